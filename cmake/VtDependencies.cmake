@@ -1,0 +1,26 @@
+# Finds OpenMP, hwloc (>= 2) and jemalloc; a missing one stops configure naming the Debian package.
+find_package(PkgConfig QUIET)
+if(NOT PkgConfig_FOUND)
+  message(FATAL_ERROR "pkg-config not found: install the Debian package 'pkg-config' "
+                      "(or run: sh cmake/setup.sh)")
+endif()
+
+find_package(OpenMP COMPONENTS C)
+if(NOT OpenMP_C_FOUND)
+  message(FATAL_ERROR "OpenMP for C not found: install the Debian package 'libgomp1' "
+                      "(part of gcc; or run: sh cmake/setup.sh)")
+endif()
+
+pkg_check_modules(HWLOC IMPORTED_TARGET hwloc>=2)
+if(NOT HWLOC_FOUND)
+  message(FATAL_ERROR "hwloc >= 2 not found: install the Debian package 'libhwloc-dev' "
+                      "(or run: sh cmake/setup.sh)")
+endif()
+
+pkg_check_modules(JEMALLOC IMPORTED_TARGET jemalloc)
+if(NOT JEMALLOC_FOUND)
+  message(FATAL_ERROR "jemalloc not found: install the Debian package 'libjemalloc-dev' "
+                      "(or run: sh cmake/setup.sh)")
+endif()
+
+find_library(VT_LIBM m)

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Installs the Debian packages vitesse needs to build and test, when any is missing.
+# Safe to run again: it installs nothing when everything is there.
+set -eu
+pkgs="build-essential cmake pkg-config libhwloc-dev libjemalloc-dev zlib1g-dev"
+missing=""
+for p in $pkgs; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+if [ -z "$missing" ]; then
+  exit 0
+fi
+echo "setup: installing Debian packages:$missing" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null

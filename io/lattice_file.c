@@ -1,0 +1,290 @@
+/* io/lattice_file.c: loads the E, N, A (S, F, R) .npy files of a lattice set and validates them. */
+#include "lattice_file.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "outfile.h"
+
+/* Scans are chunked: a branch-free pass finds whether a chunk holds a bad value, then a second
+ * pass over that chunk only locates it. */
+#define VT_SCAN_CHUNK 4096
+
+static int is_float(vt_npy_dtype t) { return t == VT_NPY_F32 || t == VT_NPY_F64; }
+
+static const char *dtype_name(vt_npy_dtype t) {
+  switch (t) {
+  case VT_NPY_F32: return "float32";
+  case VT_NPY_F64: return "float64";
+  case VT_NPY_I32: return "int32";
+  case VT_NPY_I64: return "int64";
+  }
+  return "?";
+}
+
+/* Returns the index of the first NaN or +inf among x[0..n), or -1. (-inf is allowed.) */
+static int64_t scan_f32(const float *x, int64_t n) {
+  for (int64_t i0 = 0; i0 < n; i0 += VT_SCAN_CHUNK) {
+    int64_t i1 = n - i0 < VT_SCAN_CHUNK ? n : i0 + VT_SCAN_CHUNK;
+    int bad = 0;
+    for (int64_t i = i0; i < i1; i++) bad |= !(x[i] < INFINITY);
+    if (bad)
+      for (int64_t i = i0; i < i1; i++)
+        if (!(x[i] < INFINITY)) return i;
+  }
+  return -1;
+}
+
+static int64_t scan_f64(const double *x, int64_t n) {
+  for (int64_t i0 = 0; i0 < n; i0 += VT_SCAN_CHUNK) {
+    int64_t i1 = n - i0 < VT_SCAN_CHUNK ? n : i0 + VT_SCAN_CHUNK;
+    int bad = 0;
+    for (int64_t i = i0; i < i1; i++) bad |= !(x[i] < INFINITY);
+    if (bad)
+      for (int64_t i = i0; i < i1; i++)
+        if (!(x[i] < INFINITY)) return i;
+  }
+  return -1;
+}
+
+/* Checks a float array for NaN/+inf; names the element as [i] (1-D) or [row, col] (2-D). */
+static int check_scores(const vt_npy *x, const char *path, char *err, size_t errlen) {
+  int64_t i = x->dtype == VT_NPY_F32 ? scan_f32(x->data, x->count) : scan_f64(x->data, x->count);
+  if (i < 0) return VT_OK;
+  const char *what = isnan(vt_npy_get_f(x, i)) ? "NaN" : "+inf";
+  if (x->ndim == 2)
+    vt_io_errorf(err, errlen, path, "element [%" PRId64 ", %" PRId64 "] is %s (scores must be "
+                 "finite or -inf)", i / x->shape[1], i % x->shape[1], what);
+  else
+    vt_io_errorf(err, errlen, path, "element [%" PRId64 "] is %s (scores must be finite or -inf)",
+                 i, what);
+  return VT_EFORMAT;
+}
+
+/* Opens `path` and checks its kind (float or integer) and ndim. `what` describes the expected
+ * shape for the message, e.g. "(rows, labels)". */
+static int open_checked(vt_npy *x, const char *path, int want_float, int want_ndim,
+                        const char *what, char *err, size_t errlen) {
+  char shp[64];
+  int st = vt_npy_open(x, path, err, errlen);
+  if (st != VT_OK) return st;
+  if (is_float(x->dtype) != want_float) {
+    vt_io_errorf(err, errlen, path, "dtype %s not allowed here: expected %s", dtype_name(x->dtype),
+                 want_float ? "float32 or float64 (<f4 or <f8)" : "int32 or int64 (<i4 or <i8)");
+    goto fail;
+  }
+  if (x->ndim != want_ndim) {
+    vt_io_errorf(err, errlen, path, "expected a %d-D array of shape %s, got shape %s", want_ndim,
+                 what, vt_npy_shape_str(x, shp, sizeof shp));
+    goto fail;
+  }
+  return VT_OK;
+fail:
+  vt_npy_close(x);
+  return VT_EFORMAT;
+}
+
+/* Loads a float vector (want_ndim 1) or matrix (2) of L or L x L scores, as doubles. */
+static int load_scores(double **out, const char *path, int want_ndim, int32_t L,
+                       const char *e_path, char *err, size_t errlen) {
+  int st;
+  vt_npy x;
+  char shp[64];
+  *out = NULL;
+  st = open_checked(&x, path, 1, want_ndim, want_ndim == 1 ? "(labels,)" : "(labels, labels)",
+                    err, errlen);
+  if (st != VT_OK) return st;
+  st = VT_EFORMAT;
+  if (x.shape[0] != L || (want_ndim == 2 && x.shape[1] != L)) {
+    if (want_ndim == 1)
+      vt_io_errorf(err, errlen, path, "expected shape (%" PRId32 ",) (labels of %s), got %s", L,
+                   e_path, vt_npy_shape_str(&x, shp, sizeof shp));
+    else
+      vt_io_errorf(err, errlen, path,
+                   "expected shape (%" PRId32 ", %" PRId32 ") (labels of %s), got %s", L, L,
+                   e_path, vt_npy_shape_str(&x, shp, sizeof shp));
+    goto fail;
+  }
+  if ((st = check_scores(&x, path, err, errlen)) != VT_OK) goto fail;
+  st = VT_ENOMEM;
+  *out = malloc((size_t)x.count * sizeof(double));
+  if (!*out) {
+    vt_io_errorf(err, errlen, path, "out of memory");
+    goto fail;
+  }
+  for (int64_t i = 0; i < x.count; i++) (*out)[i] = vt_npy_get_f(&x, i);
+  vt_npy_close(&x);
+  return VT_OK;
+fail:
+  vt_npy_close(&x);
+  return st;
+}
+
+static int load_lengths(vt_lattice_file *lf, const char *n_path, const char *e_path, char *err,
+                        size_t errlen) {
+  int st;
+  vt_npy n;
+  st = open_checked(&n, n_path, 0, 1, "(sentences,)", err, errlen);
+  if (st != VT_OK) return st;
+  st = VT_ENOMEM;
+  lf->n_sent = n.shape[0];
+  lf->offset = malloc(((size_t)lf->n_sent + 1) * sizeof(int64_t));
+  if (!lf->offset) {
+    vt_io_errorf(err, errlen, n_path, "out of memory");
+    goto fail;
+  }
+  st = VT_EFORMAT;
+  int64_t sum = 0;
+  lf->offset[0] = 0;
+  for (int64_t s = 0; s < lf->n_sent; s++) {
+    int64_t len = vt_npy_get_i(&n, s);
+    if (len < 0) {
+      vt_io_errorf(err, errlen, n_path, "length [%" PRId64 "] is negative (%" PRId64 ")", s, len);
+      goto fail;
+    }
+    if (len > INT32_MAX) {
+      vt_io_errorf(err, errlen, n_path, "length [%" PRId64 "] = %" PRId64 " is too large "
+                   "(at most %" PRId32 ")", s, len, INT32_MAX);
+      goto fail;
+    }
+    sum += len; /* cannot overflow: at most 2^31 per element, fewer than 2^61 elements */
+    if (sum > lf->n_rows) {
+      /* keep summing for the message, saturating */
+      for (int64_t r = s + 1; r < lf->n_sent && sum < INT64_MAX - INT32_MAX; r++) {
+        int64_t l = vt_npy_get_i(&n, r);
+        if (l > 0 && l <= INT32_MAX) sum += l;
+      }
+      break;
+    }
+    lf->offset[s + 1] = sum;
+  }
+  if (sum != lf->n_rows) {
+    vt_io_errorf(err, errlen, n_path, "lengths sum to %" PRId64 " but %s has %" PRId64 " rows",
+                 sum, e_path, lf->n_rows);
+    goto fail;
+  }
+  vt_npy_close(&n);
+  return VT_OK;
+fail:
+  vt_npy_close(&n);
+  return st;
+}
+
+static int load_rank(vt_lattice_file *lf, const char *r_path, const char *e_path, char *err,
+                     size_t errlen) {
+  int st;
+  vt_npy r;
+  char shp[64];
+  int64_t *seen = NULL;
+  int32_t L = lf->L;
+  st = open_checked(&r, r_path, 0, 1, "(labels,)", err, errlen);
+  if (st != VT_OK) return st;
+  st = VT_EFORMAT;
+  if (r.shape[0] != L) {
+    vt_io_errorf(err, errlen, r_path, "expected shape (%" PRId32 ",) (labels of %s), got %s", L,
+                 e_path, vt_npy_shape_str(&r, shp, sizeof shp));
+    goto fail;
+  }
+  st = VT_ENOMEM;
+  lf->R = malloc((size_t)L * sizeof(int32_t));
+  seen = malloc((size_t)L * sizeof(int64_t)); /* seen[label] = first index holding it, or -1 */
+  if (!lf->R || !seen) {
+    vt_io_errorf(err, errlen, r_path, "out of memory");
+    goto fail;
+  }
+  st = VT_EFORMAT;
+  for (int32_t y = 0; y < L; y++) seen[y] = -1;
+  for (int32_t i = 0; i < L; i++) {
+    int64_t y = vt_npy_get_i(&r, i);
+    if (y < 0 || y >= L) {
+      vt_io_errorf(err, errlen, r_path, "element [%" PRId32 "] = %" PRId64 " is out of range "
+                   "0..%" PRId32 " (not a permutation)", i, y, L - 1);
+      goto fail;
+    }
+    if (seen[y] >= 0) {
+      vt_io_errorf(err, errlen, r_path, "element [%" PRId32 "] = %" PRId64 " repeats element "
+                   "[%" PRId64 "] (not a permutation)", i, y, seen[y]);
+      goto fail;
+    }
+    seen[y] = i;
+    lf->R[i] = (int32_t)y;
+  }
+  free(seen);
+  vt_npy_close(&r);
+  return VT_OK;
+fail:
+  free(seen);
+  free(lf->R);
+  lf->R = NULL;
+  vt_npy_close(&r);
+  return st;
+}
+
+int vt_lattice_file_load(vt_lattice_file *lf, const char *e_path, const char *n_path,
+                         const char *a_path, const char *s_path, const char *f_path,
+                         const char *r_path, char *err, size_t errlen) {
+  int st = VT_EINVAL;
+  char shp[64];
+  memset(lf, 0, sizeof *lf);
+  if (err && errlen) err[0] = '\0';
+  if (!e_path || !n_path || !a_path) {
+    vt_io_errorf(err, errlen, "vt_lattice_file_load", "emissions, lengths and transitions "
+                 "files are required");
+    goto fail;
+  }
+  st = open_checked(&lf->E, e_path, 1, 2, "(rows, labels)", err, errlen);
+  if (st != VT_OK) goto fail;
+  st = VT_EFORMAT;
+  if (lf->E.shape[1] < 1 || lf->E.shape[1] > INT32_MAX) {
+    vt_io_errorf(err, errlen, e_path, "shape %s: the number of labels (columns) must be in "
+                 "1..%" PRId32, vt_npy_shape_str(&lf->E, shp, sizeof shp), INT32_MAX);
+    goto fail;
+  }
+  lf->L = (int32_t)lf->E.shape[1];
+  lf->n_rows = lf->E.shape[0];
+  if ((st = load_lengths(lf, n_path, e_path, err, errlen)) != VT_OK) goto fail;
+  if ((st = load_scores(&lf->A, a_path, 2, lf->L, e_path, err, errlen)) != VT_OK) goto fail;
+  if (s_path && (st = load_scores(&lf->S, s_path, 1, lf->L, e_path, err, errlen)) != VT_OK)
+    goto fail;
+  if (f_path && (st = load_scores(&lf->F, f_path, 1, lf->L, e_path, err, errlen)) != VT_OK)
+    goto fail;
+  if (r_path && (st = load_rank(lf, r_path, e_path, err, errlen)) != VT_OK) goto fail;
+  if ((st = check_scores(&lf->E, e_path, err, errlen)) != VT_OK) goto fail;
+  return VT_OK;
+fail:
+  vt_lattice_file_free(lf);
+  return st;
+}
+
+void vt_lattice_file_free(vt_lattice_file *lf) {
+  if (!lf) return;
+  vt_npy_close(&lf->E);
+  free(lf->offset);
+  free(lf->A);
+  free(lf->S);
+  free(lf->F);
+  free(lf->R);
+  memset(lf, 0, sizeof *lf);
+}
+
+int32_t vt_lattice_file_len(const vt_lattice_file *lf, int64_t s) {
+  return (int32_t)(lf->offset[s + 1] - lf->offset[s]);
+}
+
+const void *vt_lattice_file_rows(const vt_lattice_file *lf, int64_t s) {
+  size_t at = (size_t)lf->offset[s] * (size_t)lf->L * vt_npy_itemsize(lf->E.dtype);
+  return (const char *)lf->E.data + at;
+}
+
+void vt_lattice_file_copy(const vt_lattice_file *lf, int64_t s, double *dst) {
+  size_t n = (size_t)vt_lattice_file_len(lf, s) * (size_t)lf->L;
+  const void *src = vt_lattice_file_rows(lf, s);
+  if (lf->E.dtype == VT_NPY_F64) {
+    if (n) memcpy(dst, src, n * sizeof(double));
+  } else {
+    const float *f = src;
+    for (size_t i = 0; i < n; i++) dst[i] = f[i];
+  }
+}

@@ -1,0 +1,45 @@
+/* io/outfile.h: an output file that appears atomically, or not at all.
+ *
+ * vt_outfile_open creates a temp file `.NAME.tmp.XXXXXX` in the directory of the target path;
+ * the caller writes to `fp`; vt_outfile_commit closes it and renames it over the target;
+ * vt_outfile_abort (any failure path) closes and unlinks it. A reader of the target path thus
+ * sees either its old content or the complete new file, never a partial one. */
+#ifndef VT_IO_OUTFILE_H
+#define VT_IO_OUTFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "vitesse.h"
+
+typedef struct vt_outfile {
+  FILE *fp;   /* where to write; stdout when the target is stdout; NULL once closed */
+  char *path; /* target path (owned), NULL for stdout */
+  char *tmp;  /* temp file path (owned), NULL for stdout */
+} vt_outfile;
+
+/* Opens an atomic output file for `path`. NULL or "-" means stdout (no temp file; commit only
+ * flushes it, abort does nothing). Otherwise creates the temp file with mkstemp in the same
+ * directory and sets its mode to 0666 & ~umask, as fopen would (reading the umask briefly sets
+ * it: not to be called while another thread creates files).
+ * Returns VT_OK, VT_EIO (temp file cannot be created; `err` says why), VT_EINVAL (`path` names
+ * no file, e.g. ends in '/') or VT_ENOMEM. On failure *of is zeroed and nothing is left behind.
+ * `err` (errlen bytes, may be 0) receives one line "PATH: problem", always NUL-terminated. */
+int vt_outfile_open(vt_outfile *of, const char *path, char *err, size_t errlen);
+
+/* Flushes and closes the temp file (checking every write error, ENOSPC included) and renames it
+ * over the target path. Returns VT_OK, or VT_EIO with a message in `err`; on failure the temp
+ * file is unlinked. Either way *of is released (a later abort is a no-op). */
+int vt_outfile_commit(vt_outfile *of, char *err, size_t errlen);
+
+/* Closes and unlinks the temp file and releases *of. A no-op after commit, after a previous
+ * abort, on a zeroed struct and for stdout. */
+void vt_outfile_abort(vt_outfile *of);
+
+/* Formats "PATH: MESSAGE" into `err` (errlen bytes; nothing when errlen is 0), truncating as
+ * needed and always NUL-terminating; newlines and other control characters become '?', so the
+ * result is one line. `path` NULL prints "-". Shared by the io/ readers and writers. */
+void vt_io_errorf(char *err, size_t errlen, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

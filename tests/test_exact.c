@@ -1,0 +1,149 @@
+/* tests/test_exact.c: every decoder against brute-force enumeration of all L^T paths, on random
+ * lattices with T <= 6 and L <= 5: real scores, small-integer scores (ties) and -inf patterns
+ * (including sentences with no finite path). Exact decoders must return the k best scores of the
+ * enumeration, as distinct paths whose recomputed scores are the printed ones; the SIMD Viterbi
+ * must return the reference Viterbi's path; beam with B >= L must return the Viterbi path. */
+#include <string.h>
+
+#include "test_util.h"
+#include "vitesse.h"
+
+#define MAXT 6
+#define MAXL 5
+#define MAXP 15625 /* 5^6 */
+
+static long long checks;
+
+/* The score of a path, left to right, written independently of the library. */
+static double bf_score(const double *A, const double *S, const double *F, const double *E,
+                       int L, int T, const int32_t *y) {
+  double s = S[y[0]] + E[y[0]];
+  for (int t = 1; t < T; t++) s = (s + A[y[t - 1] * L + y[t]]) + E[t * L + y[t]];
+  return s + F[y[T - 1]];
+}
+
+static int cmp_desc(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x < y) - (x > y);
+}
+
+/* All finite path scores, best first; returns their count. */
+static int enumerate(const double *A, const double *S, const double *F, const double *E, int L,
+                     int T, double *out) {
+  int32_t y[MAXT] = {0};
+  int n = 0;
+  for (;;) {
+    double s = bf_score(A, S, F, E, L, T, y);
+    if (s != -INFINITY) out[n++] = s;
+    int t = T - 1;
+    while (t >= 0 && ++y[t] == L) y[t--] = 0;
+    if (t < 0) break;
+  }
+  qsort(out, (size_t)n, sizeof *out, cmp_desc);
+  return n;
+}
+
+static void check_decoder(const char *ctx, vt_trans *tr, vt_arena *ar, const double *A,
+                          const double *S, const double *F, const double *E, int L, int T,
+                          const double *bf, int nbf, vt_algo algo, int k, int beam,
+                          int32_t *ref_path, int want_ref_path) {
+  int32_t labels[100 * MAXT];
+  double scores[100];
+  int32_t n = -1;
+  vt_decode_opts o;
+  vt_decode_opts_init(&o);
+  o.algo = algo;
+  o.k = k;
+  o.beam = beam;
+  vt_status st = vt_decode(tr, &o, ar, E, T, labels, scores, &n, NULL);
+  vt_arena_reset(ar);
+  char c[256];
+  snprintf(c, sizeof c, "%s algo=%s k=%d beam=%d L=%d T=%d", ctx, vt_algo_name(algo), k, beam, L,
+           T);
+  EXPECT_EQ_INT(st, VT_OK, c);
+  checks++;
+  if (st != VT_OK) return;
+  int exact = vt_algo_exact(algo) || beam >= L;
+  int want = nbf < k ? nbf : k;
+  if (exact && !(algo == VT_ALGO_BEAM && k > 1)) {
+    EXPECT_EQ_INT(n, want, c);
+    checks++;
+  } else {
+    EXPECT(n <= want, "%s: %d paths, at most %d expected", c, n, want);
+  }
+  for (int p = 0; p < n; p++) {
+    const int32_t *y = labels + p * T;
+    int ok = 1;
+    for (int t = 0; t < T; t++) ok &= y[t] >= 0 && y[t] < L;
+    EXPECT(ok, "%s: path %d has a label out of range", c, p);
+    if (!ok) return;
+    double s = bf_score(A, S, F, E, L, T, y);
+    EXPECT_EQ_DBL(scores[p], s, c);
+    EXPECT(s != -INFINITY, "%s: path %d is not finite", c, p);
+    if (p > 0) EXPECT(scores[p] <= scores[p - 1], "%s: scores increase at %d", c, p);
+    for (int q = 0; q < p; q++)
+      EXPECT(memcmp(y, labels + q * T, (size_t)T * sizeof *y) != 0, "%s: paths %d and %d equal", c,
+             q, p);
+    if (exact && !(algo == VT_ALGO_BEAM && k > 1)) EXPECT_EQ_DBL(scores[p], bf[p], c);
+    else EXPECT(scores[p] <= bf[p], "%s: path %d beats brute force", c, p);
+    checks += 4;
+  }
+  if (want_ref_path && n > 0) {
+    EXPECT(memcmp(labels, ref_path, (size_t)T * sizeof *labels) == 0,
+           "%s: 1-best path differs from the reference Viterbi's", c);
+    checks++;
+  }
+}
+
+int main(void) {
+  test_rng rng = {12345};
+  vt_arena *ar;
+  if (vt_arena_create(&ar, 0) != VT_OK) return 1;
+  static double bf[MAXP];
+  double A[MAXL * MAXL], S[MAXL], F[MAXL], E[MAXT * MAXL];
+  const int reps = 40;
+  int lattices = 0, infeasible = 0;
+  for (int mode = SCORE_REAL; mode <= SCORE_NEGINF; mode++)
+    for (int L = 1; L <= MAXL; L++)
+      for (int T = 1; T <= MAXT; T++)
+        for (int rep = 0; rep < reps; rep++) {
+          for (int i = 0; i < L * L; i++) A[i] = test_score(&rng, (score_mode)mode);
+          for (int i = 0; i < L; i++) {
+            /* Start/end: absent (0) in a quarter of the lattices, as the CLI allows. */
+            S[i] = rep % 4 == 0 ? 0 : test_score(&rng, (score_mode)mode);
+            F[i] = rep % 4 == 1 ? 0 : test_score(&rng, (score_mode)mode);
+          }
+          for (int i = 0; i < T * L; i++) E[i] = test_score(&rng, (score_mode)mode);
+          vt_trans *tr;
+          if (vt_trans_create(&tr, L, A, S, F, NULL) != VT_OK) return 1;
+          int nbf = enumerate(A, S, F, E, L, T, bf);
+          lattices++;
+          infeasible += nbf == 0;
+          char ctx[64];
+          snprintf(ctx, sizeof ctx, "mode=%d rep=%d", mode, rep);
+          /* The reference Viterbi first: its path is what the SIMD one must reproduce. */
+          int32_t ref[MAXT];
+          double rs;
+          int32_t rn;
+          vt_decode_opts o;
+          vt_decode_opts_init(&o);
+          o.algo = VT_ALGO_VITERBI_SCALAR;
+          vt_decode(tr, &o, ar, E, T, ref, &rs, &rn, NULL);
+          vt_arena_reset(ar);
+          check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, VT_ALGO_VITERBI_SCALAR, 1, 1, ref,
+                        0);
+          check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, VT_ALGO_VITERBI, 1, 1, ref, 1);
+          static const int ks[] = {1, 2, 3, 5, 50};
+          for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+            check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, VT_ALGO_KBEST_VITERBI, ks[i], 1,
+                          ref, 0);
+          check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, VT_ALGO_BEAM, 1, L, ref, 1);
+          check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, VT_ALGO_BEAM, 1, 1, ref, 0);
+          check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, VT_ALGO_BEAM, 3, 2, ref, 0);
+          vt_trans_destroy(tr);
+        }
+  vt_arena_destroy(ar);
+  printf("test_exact: %d lattices (%d with no finite path)\n", lattices, infeasible);
+  EXPECT(infeasible > 0, "no infeasible lattice was generated");
+  return test_finish("test_exact", checks);
+}

@@ -1,0 +1,121 @@
+/* tests/test_simd.c: every SIMD kernel against the scalar one, bit for bit (values and argmax),
+ * on L in {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 100, 319, 1000}, full and prefix shapes, real,
+ * tie-heavy and -inf scores; then whole Viterbi decodes at every level against the reference
+ * Viterbi: identical paths and scores. Levels this CPU cannot run are reported and skipped. */
+#include <string.h>
+
+#include "kernel.h"
+#include "test_util.h"
+#include "trans.h"
+
+static long long checks;
+
+static void fill(test_rng *r, double *v, int n, score_mode m) {
+  for (int i = 0; i < n; i++) v[i] = test_score(r, m);
+}
+
+static void kernel_case(test_rng *rng, const vt_trans *tr, score_mode m, int n_prev, int n_cur,
+                        int with_add) {
+  const int L = tr->L;
+  double *prev = malloc(sizeof(double) * L), *add = malloc(sizeof(double) * L);
+  double *o_ref = malloc(sizeof(double) * L), *o = malloc(sizeof(double) * L);
+  int32_t *a_ref = malloc(sizeof(int32_t) * L), *a = malloc(sizeof(int32_t) * L);
+  fill(rng, prev, L, m);
+  fill(rng, add, L, m);
+  vt_kernels_scalar.maxplus(prev, n_prev, tr->A, tr->ld, with_add ? add : NULL, n_cur, o_ref,
+                            a_ref);
+  for (int lv = VT_SIMD_AVX2; lv <= VT_SIMD_AVX512; lv++) {
+    const vt_kernels *k = vt_kernels_get((vt_simd)lv);
+    if (!k) continue;
+    /* Sentinels just past n_cur catch stray writes. */
+    for (int j = 0; j < L; j++) {
+      o[j] = 12345.0;
+      a[j] = -7;
+    }
+    k->maxplus(prev, n_prev, tr->A, tr->ld, with_add ? add : NULL, n_cur, o, a);
+    char c[128];
+    snprintf(c, sizeof c, "%s L=%d n_prev=%d n_cur=%d mode=%d", vt_simd_name((vt_simd)lv), L,
+             n_prev, n_cur, (int)m);
+    int bad = 0;
+    for (int j = 0; j < n_cur && !bad; j++) {
+      if (!(o[j] == o_ref[j]) || a[j] != a_ref[j]) {
+        bad = 1;
+        EXPECT(0, "%s: j=%d got (%.17g, %d) want (%.17g, %d)", c, j, o[j], a[j], o_ref[j],
+               a_ref[j]);
+      }
+    }
+    for (int j = n_cur; j < L && !bad; j++)
+      if (o[j] != 12345.0 || a[j] != -7) {
+        bad = 1;
+        EXPECT(0, "%s: wrote past n_cur at %d", c, j);
+      }
+    checks++;
+  }
+  free(prev);
+  free(add);
+  free(o_ref);
+  free(o);
+  free(a_ref);
+  free(a);
+}
+
+static void decode_case(test_rng *rng, const vt_trans *tr, vt_arena *ar, score_mode m, int T) {
+  const int L = tr->L;
+  double *E = malloc(sizeof(double) * (size_t)T * L);
+  int32_t *ref = malloc(sizeof(int32_t) * T), *got = malloc(sizeof(int32_t) * T);
+  fill(rng, E, T * L, m);
+  vt_decode_opts o;
+  vt_decode_opts_init(&o);
+  o.algo = VT_ALGO_VITERBI_SCALAR;
+  double sr, sg;
+  int32_t nr, ng;
+  vt_decode(tr, &o, ar, E, T, ref, &sr, &nr, NULL);
+  vt_arena_reset(ar);
+  o.algo = VT_ALGO_VITERBI;
+  for (int lv = VT_SIMD_SCALAR; lv <= VT_SIMD_AVX512; lv++) {
+    if (vt_simd_force((vt_simd)lv) != VT_OK) continue;
+    vt_decode(tr, &o, ar, E, T, got, &sg, &ng, NULL);
+    vt_arena_reset(ar);
+    char c[96];
+    snprintf(c, sizeof c, "decode %s L=%d T=%d mode=%d", vt_simd_name((vt_simd)lv), L, T, m);
+    EXPECT_EQ_INT(ng, nr, c);
+    if (ng == nr && nr) {
+      EXPECT_EQ_DBL(sg, sr, c);
+      EXPECT(memcmp(got, ref, sizeof(int32_t) * T) == 0, "%s: paths differ", c);
+    }
+    checks++;
+  }
+  free(E);
+  free(ref);
+  free(got);
+}
+
+int main(void) {
+  static const int Ls[] = {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 100, 319, 1000};
+  for (int lv = VT_SIMD_AVX2; lv <= VT_SIMD_AVX512; lv++)
+    if (!vt_simd_supported((vt_simd)lv))
+      printf("test_simd: %s not supported here, skipped\n", vt_simd_name((vt_simd)lv));
+  test_rng rng = {777};
+  vt_arena *ar;
+  if (vt_arena_create(&ar, 0) != VT_OK) return 1;
+  for (size_t li = 0; li < sizeof Ls / sizeof Ls[0]; li++) {
+    const int L = Ls[li];
+    for (int m = SCORE_REAL; m <= SCORE_NEGINF; m++) {
+      double *A = malloc(sizeof(double) * (size_t)L * L);
+      fill(&rng, A, L * L, (score_mode)m);
+      vt_trans *tr;
+      if (vt_trans_create(&tr, L, A, NULL, NULL, NULL) != VT_OK) return 1;
+      int reps = L >= 319 ? 3 : 12;
+      for (int rep = 0; rep < reps; rep++) {
+        kernel_case(&rng, tr, (score_mode)m, L, L, rep & 1);
+        /* Prefix shapes, as the staggered decoders use them. */
+        kernel_case(&rng, tr, (score_mode)m, 1 + test_int(&rng, L), test_int(&rng, L + 1), 1);
+        decode_case(&rng, tr, ar, (score_mode)m, 1 + test_int(&rng, L >= 319 ? 8 : 30));
+      }
+      vt_trans_destroy(tr);
+      free(A);
+    }
+  }
+  vt_arena_destroy(ar);
+  return test_finish("test_simd", checks);
+}

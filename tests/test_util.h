@@ -1,0 +1,73 @@
+/* tests/test_util.h: tiny test helpers: a seeded RNG, random lattices, and EXPECT macros that
+ * print both values when they differ. */
+#ifndef VT_TEST_UTIL_H
+#define VT_TEST_UTIL_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int test_failures;
+
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      test_failures++;                                                                             \
+      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                            \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fputc('\n', stderr);                                                                         \
+    }                                                                                              \
+  } while (0)
+
+#define EXPECT_EQ_INT(a, b, ctx)                                                                   \
+  EXPECT((long long)(a) == (long long)(b), "%s: %lld != %lld", ctx, (long long)(a), (long long)(b))
+
+/* Exact comparison of doubles (both -inf counts as equal). */
+#define EXPECT_EQ_DBL(a, b, ctx)                                                                   \
+  EXPECT((a) == (b) || (isnan(a) && isnan(b)), "%s: %.17g != %.17g", ctx, (double)(a), (double)(b))
+
+/* Ends a test program: prints a summary line and returns the exit status. */
+static inline int test_finish(const char *name, long long checks) {
+  if (test_failures) {
+    fprintf(stderr, "%s: %d failure(s) in %lld checks\n", name, test_failures, checks);
+    return 1;
+  }
+  printf("%s: %lld checks passed\n", name, checks);
+  return 0;
+}
+
+typedef struct test_rng {
+  uint64_t s;
+} test_rng;
+
+static inline uint64_t test_next(test_rng *r) {
+  uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static inline double test_unit(test_rng *r) {
+  return (double)(test_next(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static inline int test_int(test_rng *r, int n) { return (int)(test_next(r) % (uint64_t)n); }
+
+/* Score flavours of random lattices. */
+typedef enum {
+  SCORE_REAL,  /* uniform reals in [-5, 5) */
+  SCORE_INT,   /* small integers in [-2, 2]: many ties */
+  SCORE_NEGINF /* small integers, and about 35% of entries -inf */
+} score_mode;
+
+static inline double test_score(test_rng *r, score_mode m) {
+  switch (m) {
+  case SCORE_REAL: return 10.0 * test_unit(r) - 5.0;
+  case SCORE_INT: return (double)(test_int(r, 5) - 2);
+  case SCORE_NEGINF: return test_unit(r) < 0.35 ? -INFINITY : (double)(test_int(r, 5) - 2);
+  }
+  return 0;
+}
+
+#endif
