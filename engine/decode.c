@@ -16,31 +16,45 @@ static const algo_info algos[VT_ALGO_COUNT_] = {
     [VT_ALGO_VITERBI_SCALAR] = {"viterbi-scalar", vt_viterbi_ref_decode, 1, 0},
     [VT_ALGO_KBEST_VITERBI] = {"kbest-viterbi", vt_kbest_viterbi_decode, 1, 1},
     [VT_ALGO_BEAM] = {"beam", vt_beam_decode, 0, 1},
+    /* Registered names whose decoder has not landed yet have fn = NULL. */
+    [VT_ALGO_STAGGERED] = {"staggered", NULL, 1, 0},
+    [VT_ALGO_STAGGERED_COL] = {"staggered-col", NULL, 1, 0},
+    [VT_ALGO_ASTAR] = {"astar", NULL, 1, 1},
+    [VT_ALGO_ITER_ASTAR] = {"iter-astar", NULL, 1, 0},
+    [VT_ALGO_VITERBI_ASTAR] = {"viterbi-astar", NULL, 1, 1},
+    [VT_ALGO_ITER_VITERBI_ASTAR] = {"iter-viterbi-astar", NULL, 1, 1},
 };
 
-static int algo_valid(vt_algo a) { return (int)a >= 0 && a < VT_ALGO_COUNT_ && algos[a].name; }
+static int algo_known(vt_algo a) { return (int)a >= 0 && a < VT_ALGO_COUNT_ && algos[a].name; }
+
+/* Known and implemented. */
+static int algo_valid(vt_algo a) { return algo_known(a) && algos[a].fn; }
 
 vt_status vt_algo_parse(const char *name, vt_algo *out) {
   for (int a = 0; a < VT_ALGO_COUNT_; a++) {
     if (algos[a].name && strcmp(algos[a].name, name) == 0) {
       *out = (vt_algo)a;
-      return VT_OK;
+      return algos[a].fn ? VT_OK : VT_EUNSUPPORTED;
     }
   }
   return VT_EINVAL;
 }
 
-const char *vt_algo_name(vt_algo algo) { return algo_valid(algo) ? algos[algo].name : "unknown"; }
+int vt_algo_available(vt_algo algo) { return algo_valid(algo); }
 
-int vt_algo_exact(vt_algo algo) { return algo_valid(algo) ? algos[algo].exact : 0; }
+const char *vt_algo_name(vt_algo algo) { return algo_known(algo) ? algos[algo].name : "unknown"; }
 
-int vt_algo_kbest(vt_algo algo) { return algo_valid(algo) ? algos[algo].kbest : 0; }
+int vt_algo_exact(vt_algo algo) { return algo_known(algo) ? algos[algo].exact : 0; }
+
+int vt_algo_kbest(vt_algo algo) { return algo_known(algo) ? algos[algo].kbest : 0; }
 
 void vt_decode_opts_init(vt_decode_opts *opts) {
   memset(opts, 0, sizeof *opts);
   opts->algo = VT_ALGO_VITERBI;
   opts->k = 1;
   opts->beam = 1;
+  opts->heuristic = VT_HEUR_NAIVE;
+  opts->kprime = 0;
 }
 
 vt_status vt_decode(const vt_trans *trans, const vt_decode_opts *opts, vt_arena *arena,
@@ -49,7 +63,9 @@ vt_status vt_decode(const vt_trans *trans, const vt_decode_opts *opts, vt_arena 
   vt_decode_stats local = {0};
   if (!stats) stats = &local;
   *n_paths = 0;
-  if (!algo_valid(opts->algo) || opts->k < 1 || opts->beam < 1 || T < 0) return VT_EINVAL;
+  if (!algo_known(opts->algo) || opts->k < 1 || opts->beam < 1 || T < 0 || opts->kprime < 0)
+    return VT_EINVAL;
+  if (!algo_valid(opts->algo)) return VT_EUNSUPPORTED;
   if (opts->k > 1 && !algos[opts->algo].kbest) return VT_EINVAL;
   stats->sentences++;
   stats->tokens += T;

@@ -115,12 +115,22 @@ typedef enum vt_algo {
   VT_ALGO_VITERBI_SCALAR = 1, /* exact 1-best, the plain textbook reference loop */
   VT_ALGO_KBEST_VITERBI = 2,  /* exact k-best: the k best partial paths per node, O(kTL^2) */
   VT_ALGO_BEAM = 3,           /* APPROXIMATE: beam of `beam` states per position */
+  VT_ALGO_STAGGERED = 4,      /* exact 1-best: staggered decoding (Kaji et al. 2010) */
+  VT_ALGO_STAGGERED_COL = 5,  /* exact 1-best: staggered decoding, column-wise expansion */
+  VT_ALGO_ASTAR = 6,          /* exact k-best A*, heuristic chosen by `heuristic` */
+  VT_ALGO_ITER_ASTAR = 7,     /* exact 1-best iterative A* (Huang et al. 2012, 4.2) */
+  VT_ALGO_VITERBI_ASTAR = 8,  /* exact k-best Viterbi A* (Huang et al. 2012, Algorithm 3) */
+  VT_ALGO_ITER_VITERBI_ASTAR = 9, /* exact k-best iterative Viterbi A* (Algorithm 4) */
   VT_ALGO_COUNT_
 } vt_algo;
 
 /* Parses an algorithm name ("viterbi", "viterbi-scalar", "kbest-viterbi", "beam", ...) into
- * *out. Returns VT_EINVAL for an unknown name. */
+ * *out. Returns VT_EINVAL for an unknown name, VT_EUNSUPPORTED for a known algorithm that this
+ * version does not implement yet. */
 vt_status vt_algo_parse(const char *name, vt_algo *out);
+
+/* Returns 1 when `algo` is implemented in this version, else 0. */
+int vt_algo_available(vt_algo algo);
 
 /* Returns the name of `algo` (static string), or "unknown". */
 const char *vt_algo_name(vt_algo algo);
@@ -131,20 +141,37 @@ int vt_algo_exact(vt_algo algo);
 /* Returns 1 when `algo` can return more than one path per sentence (honours k), else 0. */
 int vt_algo_kbest(vt_algo algo);
 
+/* A* heuristics: naive is Huang et al.'s equation (9); mN is the Viterbi backward score on the
+ * degenerate lattice of staggered iteration N (2^N active labels per column). */
+typedef enum vt_heuristic {
+  VT_HEUR_NAIVE = -1,
+  VT_HEUR_M0 = 0,
+  VT_HEUR_M3 = 3,
+  VT_HEUR_M6 = 6,
+  VT_HEUR_M9 = 9
+} vt_heuristic;
+
 typedef struct vt_decode_opts {
-  vt_algo algo; /* which decoder */
-  int32_t k;    /* paths wanted per sentence, >= 1; 1-best decoders require 1 */
-  int32_t beam; /* beam width for VT_ALGO_BEAM, >= 1 */
+  vt_algo algo;           /* which decoder */
+  int32_t k;              /* paths wanted per sentence, >= 1; 1-best decoders require 1 */
+  int32_t beam;           /* beam width for VT_ALGO_BEAM, >= 1 */
+  vt_heuristic heuristic; /* for VT_ALGO_ASTAR (default naive) */
+  int32_t kprime;         /* k' of iterative Viterbi A*; 0 = 2k */
 } vt_decode_opts;
 
-/* Fills `opts` with the defaults: viterbi, k = 1, beam = 1. */
+/* Fills `opts` with the defaults: viterbi, k = 1, beam = 1, naive heuristic, k' = 2k. */
 void vt_decode_opts_init(vt_decode_opts *opts);
 
 /* Counters a decoder adds to (never resets); see each field. */
 typedef struct vt_decode_stats {
-  int64_t sentences; /* sentences decoded */
-  int64_t tokens;    /* tokens decoded */
-  int64_t cells;     /* lattice cells (label x position pairs) the search scored */
+  int64_t sentences;     /* sentences decoded */
+  int64_t tokens;        /* tokens decoded */
+  int64_t cells;         /* lattice cells (label x position pairs) the search scored */
+  int64_t iterations;    /* search passes of the iterative decoders (summed over sentences) */
+  int64_t active_labels; /* active labels summed over every column of every final lattice */
+  int64_t nodes;         /* nodes of the final lattices (active labels, for pruned_fraction) */
+  int64_t pruned;        /* of those, pruned for good */
+  int64_t pops;          /* agenda pops of the A* decoders */
 } vt_decode_stats;
 
 /* Decodes one sentence.

@@ -149,15 +149,7 @@ static int load_lengths(vt_lattice_file *lf, const char *n_path, const char *e_p
                    "(at most %" PRId32 ")", s, len, INT32_MAX);
       goto fail;
     }
-    sum += len; /* cannot overflow: at most 2^31 per element, fewer than 2^61 elements */
-    if (sum > lf->n_rows) {
-      /* keep summing for the message, saturating */
-      for (int64_t r = s + 1; r < lf->n_sent && sum < INT64_MAX - INT32_MAX; r++) {
-        int64_t l = vt_npy_get_i(&n, r);
-        if (l > 0 && l <= INT32_MAX) sum += l;
-      }
-      break;
-    }
+    sum = sum <= INT64_MAX - len ? sum + len : INT64_MAX; /* saturates: only the message sees it */
     lf->offset[s + 1] = sum;
   }
   if (sum != lf->n_rows) {

@@ -13,6 +13,7 @@
 #define MAXP 15625 /* 5^6 */
 
 static long long checks;
+static vt_heuristic g_heuristic = VT_HEUR_NAIVE; /* for the A* decoder */
 
 /* The score of a path, left to right, written independently of the library. */
 static double bf_score(const double *A, const double *S, const double *F, const double *E,
@@ -55,11 +56,12 @@ static void check_decoder(const char *ctx, vt_trans *tr, vt_arena *ar, const dou
   o.algo = algo;
   o.k = k;
   o.beam = beam;
+  o.heuristic = g_heuristic;
   vt_status st = vt_decode(tr, &o, ar, E, T, labels, scores, &n, NULL);
   vt_arena_reset(ar);
   char c[256];
-  snprintf(c, sizeof c, "%s algo=%s k=%d beam=%d L=%d T=%d", ctx, vt_algo_name(algo), k, beam, L,
-           T);
+  snprintf(c, sizeof c, "%s algo=%s k=%d beam=%d heur=%d L=%d T=%d", ctx, vt_algo_name(algo), k,
+           beam, (int)g_heuristic, L, T);
   EXPECT_EQ_INT(st, VT_OK, c);
   checks++;
   if (st != VT_OK) return;
@@ -130,16 +132,33 @@ int main(void) {
           o.algo = VT_ALGO_VITERBI_SCALAR;
           vt_decode(tr, &o, ar, E, T, ref, &rs, &rn, NULL);
           vt_arena_reset(ar);
-          check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, VT_ALGO_VITERBI_SCALAR, 1, 1, ref,
-                        0);
-          check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, VT_ALGO_VITERBI, 1, 1, ref, 1);
-          static const int ks[] = {1, 2, 3, 5, 50};
-          for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
-            check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, VT_ALGO_KBEST_VITERBI, ks[i], 1,
-                          ref, 0);
-          check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, VT_ALGO_BEAM, 1, L, ref, 1);
-          check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, VT_ALGO_BEAM, 1, 1, ref, 0);
-          check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, VT_ALGO_BEAM, 3, 2, ref, 0);
+          /* Every implemented algorithm, so each new decoder is checked here as it lands. */
+          for (int a = 0; a < VT_ALGO_COUNT_; a++) {
+            vt_algo algo = (vt_algo)a;
+            if (!vt_algo_available(algo)) continue;
+            if (algo == VT_ALGO_BEAM) {
+              check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, algo, 1, L, ref, 1);
+              check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, algo, 1, 1, ref, 0);
+              check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, algo, 3, 2, ref, 0);
+              continue;
+            }
+            int heur_n = algo == VT_ALGO_ASTAR ? 5 : 1;
+            static const vt_heuristic heurs[] = {VT_HEUR_NAIVE, VT_HEUR_M0, VT_HEUR_M3,
+                                                 VT_HEUR_M6, VT_HEUR_M9};
+            for (int h = 0; h < heur_n; h++) {
+              g_heuristic = heurs[h];
+              /* The SIMD Viterbi must reproduce the reference's path, ties included. */
+              int same_path = algo == VT_ALGO_VITERBI;
+              if (!vt_algo_kbest(algo)) {
+                check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, algo, 1, 1, ref, same_path);
+                continue;
+              }
+              static const int ks[] = {1, 2, 3, 5, 20, 50, 100};
+              for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+                check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, algo, ks[i], 1, ref, 0);
+            }
+            g_heuristic = VT_HEUR_NAIVE;
+          }
           vt_trans_destroy(tr);
         }
   vt_arena_destroy(ar);

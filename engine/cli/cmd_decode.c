@@ -23,18 +23,42 @@ static void decode_usage(FILE *f) {
       "  viterbi         exact 1-best, SIMD kernels (VITESSE_SIMD=scalar|avx2|avx512 forces one)\n"
       "  viterbi-scalar  exact 1-best, the plain reference loop\n"
       "  kbest-viterbi   exact k-best (-k K), k best partial paths per node\n"
+      "  staggered       exact 1-best: staggered decoding (Kaji et al. 2010) with pruning\n"
+      "  staggered-col   exact 1-best: staggered decoding with column-wise expansion\n"
+      "  astar           exact k-best A* (--heuristic naive|m0|m3|m6|m9)\n"
+      "  iter-astar      exact 1-best iterative A*\n"
+      "  viterbi-astar   exact k-best Viterbi A* (Huang et al. 2012, Algorithm 3)\n"
+      "  iter-viterbi-astar  exact k-best iterative Viterbi A* (Algorithm 4; --kprime, default 2k)\n"
       "  beam            APPROXIMATE: beam of B states (--beam, default 1 = greedy); with -k,\n"
       "                  the k best of the final beam. The only decoder that may miss the optimum.\n"
       "options:\n"
       "  -k K            paths per sentence (default 1)\n"
       "  --beam B        beam width (default 1)\n"
+      "  --heuristic H   A* heuristic: naive (default), m0, m3, m6, m9\n"
+      "  --kprime K      k' of iter-viterbi-astar (default 2k)\n"
       "  --threads N     decoding threads (default: all cores)\n"
       "  -o OUT          write to OUT atomically (default: stdout)\n"
       "  --stats         print a JSON object of run statistics on stderr at the end\n",
       f);
 }
 
-enum { OPT_E = 256, OPT_N, OPT_A, OPT_S, OPT_F, OPT_R, OPT_ALGO, OPT_BEAM, OPT_THREADS, OPT_STATS };
+enum {
+  OPT_E = 256, OPT_N, OPT_A, OPT_S, OPT_F, OPT_R, OPT_ALGO, OPT_BEAM, OPT_THREADS, OPT_STATS,
+  OPT_HEUR, OPT_KPRIME
+};
+
+/* Parses "naive", "m0", "m3", "m6" or "m9"; 0 on success. */
+static int parse_heuristic(const char *s, vt_heuristic *out) {
+  static const struct { const char *name; vt_heuristic h; } names[] = {
+      {"naive", VT_HEUR_NAIVE}, {"m0", VT_HEUR_M0}, {"m3", VT_HEUR_M3},
+      {"m6", VT_HEUR_M6},       {"m9", VT_HEUR_M9}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(s, names[i].name)) {
+      *out = names[i].h;
+      return 0;
+    }
+  return -1;
+}
 
 int vt_cmd_decode(int argc, char **argv) {
   static const struct option longopts[] = {
@@ -43,11 +67,13 @@ int vt_cmd_decode(int argc, char **argv) {
       {"end", required_argument, 0, OPT_F},       {"rank", required_argument, 0, OPT_R},
       {"algo", required_argument, 0, OPT_ALGO},   {"beam", required_argument, 0, OPT_BEAM},
       {"threads", required_argument, 0, OPT_THREADS}, {"stats", no_argument, 0, OPT_STATS},
+      {"heuristic", required_argument, 0, OPT_HEUR}, {"kprime", required_argument, 0, OPT_KPRIME},
       {"output", required_argument, 0, 'o'},      {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   const char *path[6] = {0}; /* E N A S F R */
   const char *algo_name = NULL, *out_path = NULL;
-  long long k = 1, beam = 1, threads = omp_get_num_procs();
+  long long k = 1, beam = 1, threads = omp_get_num_procs(), kprime = 0;
+  vt_heuristic heuristic = VT_HEUR_NAIVE;
   int want_stats = 0, rc = VT_EXIT_USAGE;
   vt_lattice_file lf;
   memset(&lf, 0, sizeof lf);
@@ -84,6 +110,18 @@ int vt_cmd_decode(int argc, char **argv) {
       }
       break;
     case OPT_STATS: want_stats = 1; break;
+    case OPT_HEUR:
+      if (parse_heuristic(optarg, &heuristic)) {
+        vt_cli_error("--heuristic: expected naive|m0|m3|m6|m9, got '%s'", optarg);
+        goto done;
+      }
+      break;
+    case OPT_KPRIME:
+      if (vt_cli_parse_int(optarg, 1, 10000000, &kprime)) {
+        vt_cli_error("--kprime: expected a positive integer, got '%s'", optarg);
+        goto done;
+      }
+      break;
     case 'o': out_path = optarg; break;
     case 'h': decode_usage(stdout); rc = VT_EXIT_OK; goto done;
     default: decode_usage(stderr); goto done;
@@ -100,7 +138,12 @@ int vt_cmd_decode(int argc, char **argv) {
   }
   vt_decode_opts opts;
   vt_decode_opts_init(&opts);
-  if (vt_algo_parse(algo_name, &opts.algo) != VT_OK) {
+  int pst = vt_algo_parse(algo_name, &opts.algo);
+  if (pst == VT_EUNSUPPORTED) {
+    vt_cli_error("--algo: '%s' is not implemented in this version", algo_name);
+    goto done;
+  }
+  if (pst != VT_OK) {
     vt_cli_error("--algo: unknown algorithm '%s' (see vitesse decode --help)", algo_name);
     goto done;
   }
@@ -111,6 +154,8 @@ int vt_cmd_decode(int argc, char **argv) {
   }
   opts.k = (int32_t)k;
   opts.beam = (int32_t)beam;
+  opts.heuristic = heuristic;
+  opts.kprime = (int32_t)kprime;
 
   int st = vt_lattice_file_load(&lf, path[0], path[1], path[2], path[3], path[4], path[5], err,
                                 sizeof err);
@@ -139,13 +184,20 @@ int vt_cmd_decode(int argc, char **argv) {
   of_open = 0;
   if (want_stats) {
     double sps = rs.decode_seconds > 0 ? (double)rs.decode.sentences / rs.decode_seconds : 0;
+    double nsent = (double)rs.decode.sentences;
     fprintf(stderr,
             "{\"algo\": \"%s\", \"simd\": \"%s\", \"threads\": %lld, \"k\": %lld, "
             "\"beam\": %lld, \"sentences\": %lld, \"tokens\": %lld, \"labels\": %d, "
-            "\"cells\": %lld, \"decode_seconds\": %.6f, \"sentences_per_second\": %.1f}\n",
+            "\"cells\": %lld, \"decode_seconds\": %.6f, \"sentences_per_second\": %.1f, "
+            "\"iterations_mean\": %.3f, \"active_labels_mean\": %.3f, "
+            "\"pruned_fraction\": %.4f, \"pops_mean\": %.1f}\n",
             algo_name, vt_simd_name(vt_simd_active()), threads, k, beam,
             (long long)rs.decode.sentences, (long long)rs.decode.tokens, lf.L,
-            (long long)rs.decode.cells, rs.decode_seconds, sps);
+            (long long)rs.decode.cells, rs.decode_seconds, sps,
+            nsent ? (double)rs.decode.iterations / nsent : 0.0,
+            rs.decode.tokens ? (double)rs.decode.active_labels / (double)rs.decode.tokens : 0.0,
+            rs.decode.nodes ? (double)rs.decode.pruned / (double)rs.decode.nodes : 0.0,
+            nsent ? (double)rs.decode.pops / nsent : 0.0);
   }
   rc = VT_EXIT_OK;
 done:

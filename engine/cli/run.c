@@ -120,6 +120,11 @@ vt_status vt_cli_run(const vt_trans *trans, const vt_decode_opts *opts, const vt
     stats->decode.sentences += tstats[i].sentences;
     stats->decode.tokens += tstats[i].tokens;
     stats->decode.cells += tstats[i].cells;
+    stats->decode.iterations += tstats[i].iterations;
+    stats->decode.active_labels += tstats[i].active_labels;
+    stats->decode.nodes += tstats[i].nodes;
+    stats->decode.pruned += tstats[i].pruned;
+    stats->decode.pops += tstats[i].pops;
   }
 done:
   if (arenas)

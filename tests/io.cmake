@@ -1,0 +1,13 @@
+# tests/io.cmake: tests of io/ (.npy reader/writer, atomic output files, lattice-set validation).
+vt_add_test(test_npy unit)
+
+# badinput.CASE: `vitesse decode` on one malformed input exits 2 with one line naming the file
+# and leaves no output; `good` is the control case.
+set(VT_BADINPUT_CASES good fortran bigendian wrongdtype wrongshape_A wrongshape_E
+  lengths_mismatch negative_length truncated_data truncated_header badmagic badversion nan_E
+  posinf_A nan_S rank_not_permutation rank_out_of_range missing_file empty_file)
+foreach(case ${VT_BADINPUT_CASES})
+  add_test(NAME badinput.${case}
+    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/badinput.sh $<TARGET_FILE:vitesse> ${case})
+  set_tests_properties(badinput.${case} PROPERTIES LABELS badinput)
+endforeach()
