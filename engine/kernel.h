@@ -14,9 +14,18 @@
 typedef void (*vt_maxplus_fn)(const double *prev, int32_t n_prev, const double *M, int64_t ldm,
                               const double *add, int32_t n_cur, double *out, int32_t *arg);
 
+/* Range of x[0, n), n >= 1: *mx = the maximum (-inf when every entry is -inf), *mn = the
+ * minimum over entries > -inf (+inf when there is none). Exact at every level. */
+typedef void (*vt_range_fn)(const double *x, int32_t n, double *mx, double *mn);
+
+/* Returns the lowest index of the maximum of x[0, n), n >= 1 (0 when every entry is -inf). */
+typedef int32_t (*vt_argmax_fn)(const double *x, int32_t n);
+
 typedef struct vt_kernels {
   vt_simd level;
   vt_maxplus_fn maxplus;
+  vt_range_fn range;
+  vt_argmax_fn argmax;
 } vt_kernels;
 
 /* Returns the kernels of `level`, or NULL when this build or CPU cannot run them. */

@@ -61,4 +61,45 @@ static void maxplus_avx2(const double *prev, int32_t n_prev, const double *M, in
   if (rest == 1) block256(prev, n_prev, M, ldm, add, j0, n_cur, out, arg, 1);
 }
 
-const vt_kernels vt_kernels_avx2 = {VT_SIMD_AVX2, maxplus_avx2};
+static void range_avx2(const double *x, int32_t n, double *mx, double *mn) {
+  const __m256d ninf = _mm256_set1_pd(-INFINITY), pinf = _mm256_set1_pd(INFINITY);
+  __m256d hi = ninf, lo = pinf;
+  int32_t i = 0;
+  for (; i + W <= n; i += W) {
+    __m256d v = _mm256_loadu_pd(x + i);
+    hi = _mm256_max_pd(hi, v);
+    __m256d f = _mm256_blendv_pd(pinf, v, _mm256_cmp_pd(v, ninf, _CMP_GT_OQ));
+    lo = _mm256_min_pd(lo, f);
+  }
+  double h[4], l[4];
+  _mm256_storeu_pd(h, hi);
+  _mm256_storeu_pd(l, lo);
+  double rh = h[0], rl = l[0];
+  for (int k = 1; k < 4; k++) {
+    rh = h[k] > rh ? h[k] : rh;
+    rl = l[k] < rl ? l[k] : rl;
+  }
+  for (; i < n; i++) {
+    double v = x[i];
+    rh = v > rh ? v : rh;
+    if (v > -INFINITY && v < rl) rl = v;
+  }
+  *mx = rh;
+  *mn = rl;
+}
+
+static int32_t argmax_avx2(const double *x, int32_t n) {
+  double mx, mn;
+  range_avx2(x, n, &mx, &mn);
+  const __m256d target = _mm256_set1_pd(mx);
+  int32_t i = 0;
+  for (; i + W <= n; i += W) {
+    int eq = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(x + i), target, _CMP_EQ_OQ));
+    if (eq) return i + __builtin_ctz((unsigned)eq);
+  }
+  for (; i < n; i++)
+    if (x[i] == mx) return i;
+  return 0; /* every entry is -inf */
+}
+
+const vt_kernels vt_kernels_avx2 = {VT_SIMD_AVX2, maxplus_avx2, range_avx2, argmax_avx2};

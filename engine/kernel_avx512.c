@@ -67,4 +67,40 @@ static void maxplus_avx512(const double *prev, int32_t n_prev, const double *M, 
   if (rest == 1) block512(prev, n_prev, M, ldm, add, j0, n_cur, out, arg, 1);
 }
 
-const vt_kernels vt_kernels_avx512 = {VT_SIMD_AVX512, maxplus_avx512};
+static void range_avx512(const double *x, int32_t n, double *mx, double *mn) {
+  const __m512d ninf = _mm512_set1_pd(-INFINITY), pinf = _mm512_set1_pd(INFINITY);
+  __m512d hi = ninf, lo = pinf;
+  int32_t i = 0;
+  for (; i + W <= n; i += W) {
+    __m512d v = _mm512_loadu_pd(x + i);
+    hi = _mm512_max_pd(hi, v);
+    __mmask8 fin = _mm512_cmp_pd_mask(v, ninf, _CMP_GT_OQ);
+    lo = _mm512_mask_min_pd(lo, fin, lo, v);
+  }
+  if (i < n) {
+    __mmask8 m = (__mmask8)((1u << (n - i)) - 1u);
+    __m512d v = _mm512_mask_loadu_pd(ninf, m, x + i);
+    hi = _mm512_max_pd(hi, v);
+    __mmask8 fin = _mm512_cmp_pd_mask(v, ninf, _CMP_GT_OQ);
+    lo = _mm512_mask_min_pd(lo, fin, lo, v);
+  }
+  *mx = _mm512_reduce_max_pd(hi);
+  *mn = _mm512_reduce_min_pd(lo);
+}
+
+static int32_t argmax_avx512(const double *x, int32_t n) {
+  double mx, mn;
+  range_avx512(x, n, &mx, &mn);
+  /* Second sweep: the first position equal to the maximum. */
+  const __m512d target = _mm512_set1_pd(mx);
+  for (int32_t i = 0; i < n; i += W) {
+    __mmask8 m = n - i >= W ? (__mmask8)0xFF : (__mmask8)((1u << (n - i)) - 1u);
+    __m512d v = _mm512_maskz_loadu_pd(m, x + i);
+    __mmask8 eq = _mm512_mask_cmp_pd_mask(m, v, target, _CMP_EQ_OQ);
+    if (eq) return i + (int32_t)__builtin_ctz(eq);
+  }
+  return 0; /* every entry is -inf: the scalar rule keeps index 0 */
+}
+
+const vt_kernels vt_kernels_avx512 = {VT_SIMD_AVX512, maxplus_avx512, range_avx512,
+                                      argmax_avx512};

@@ -26,4 +26,23 @@ static void maxplus_scalar(const double *prev, int32_t n_prev, const double *M, 
     for (int32_t j = 0; j < n_cur; j++) out[j] += add[j];
 }
 
-const vt_kernels vt_kernels_scalar = {VT_SIMD_SCALAR, maxplus_scalar};
+static void range_scalar(const double *x, int32_t n, double *mx, double *mn) {
+  double hi = -INFINITY, lo = INFINITY;
+  for (int32_t i = 0; i < n; i++) {
+    double v = x[i];
+    hi = v > hi ? v : hi;
+    double f = v > -INFINITY ? v : INFINITY; /* -inf entries do not count for the minimum */
+    lo = f < lo ? f : lo;
+  }
+  *mx = hi;
+  *mn = lo;
+}
+
+static int32_t argmax_scalar(const double *x, int32_t n) {
+  int32_t arg = 0;
+  for (int32_t i = 1; i < n; i++)
+    if (x[i] > x[arg]) arg = i;
+  return arg;
+}
+
+const vt_kernels vt_kernels_scalar = {VT_SIMD_SCALAR, maxplus_scalar, range_scalar, argmax_scalar};

@@ -20,12 +20,11 @@ vt_status vt_trans_create(vt_trans **out, int32_t L, const double *A, const doub
   tr->ld = vt_pad_up(L);
   size_t mat = (size_t)L * (size_t)tr->ld * sizeof(double);
   tr->A = aligned_alloc(64, mat);
-  tr->At = aligned_alloc(64, mat);
   tr->S = calloc((size_t)L, sizeof(double));
   tr->F = calloc((size_t)L, sizeof(double));
   tr->rank = malloc((size_t)L * sizeof(int32_t));
   tr->rank_of = malloc((size_t)L * sizeof(int32_t));
-  if (!tr->A || !tr->At || !tr->S || !tr->F || !tr->rank || !tr->rank_of) goto fail;
+  if (!tr->A || !tr->S || !tr->F || !tr->rank || !tr->rank_of) goto fail;
 
   st = VT_EFORMAT;
   for (int32_t i = 0; i < L; i++) {
@@ -35,9 +34,6 @@ vt_status vt_trans_create(vt_trans **out, int32_t L, const double *A, const doub
       tr->A[(size_t)i * tr->ld + j] = v;
     }
   }
-  for (int32_t j = 0; j < L; j++)
-    for (int32_t i = 0; i < tr->ld; i++)
-      tr->At[(size_t)j * tr->ld + i] = i < L ? tr->A[(size_t)i * tr->ld + j] : -INFINITY;
   for (int32_t y = 0; y < L; y++) {
     if (S) tr->S[y] = S[y];
     if (F) tr->F[y] = F[y];
@@ -52,6 +48,8 @@ vt_status vt_trans_create(vt_trans **out, int32_t L, const double *A, const doub
     tr->rank[r] = y;
     tr->rank_of[y] = r;
   }
+  st = vt_bounds_build(tr);
+  if (st != VT_OK) goto fail;
   *out = tr;
   return VT_OK;
 fail:
@@ -61,8 +59,8 @@ fail:
 
 void vt_trans_destroy(vt_trans *trans) {
   if (!trans) return;
+  vt_bounds_free(trans);
   free(trans->A);
-  free(trans->At);
   free(trans->S);
   free(trans->F);
   free(trans->rank);
