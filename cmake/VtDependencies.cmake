@@ -24,3 +24,10 @@ if(NOT JEMALLOC_FOUND)
 endif()
 
 find_library(VT_LIBM m)
+
+# zlib: the CoNLL reader reads .gz corpora; the model format checksums its sections with crc32.
+find_package(ZLIB)
+if(NOT ZLIB_FOUND)
+  message(FATAL_ERROR "zlib not found: install the Debian package 'zlib1g-dev' "
+                      "(or run: sh cmake/setup.sh)")
+endif()

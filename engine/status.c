@@ -9,6 +9,7 @@ const char *vt_strerror(int status) {
   case VT_EIO: return "input/output error";
   case VT_EFORMAT: return "malformed input";
   case VT_EUNSUPPORTED: return "not supported";
+  case VT_ECANCELED: return "canceled";
   }
   return "unknown status";
 }

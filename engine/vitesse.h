@@ -32,7 +32,8 @@ typedef enum vt_status {
   VT_EINVAL = -2,      /* an argument is out of its documented range */
   VT_EIO = -3,         /* a file could not be opened, read or written */
   VT_EFORMAT = -4,     /* input data is malformed (file format, NaN or +inf scores, ...) */
-  VT_EUNSUPPORTED = -5 /* the request is valid but this build or decoder does not support it */
+  VT_EUNSUPPORTED = -5, /* the request is valid but this build or decoder does not support it */
+  VT_ECANCELED = -6     /* a run was stopped before its end (a signal or a stop request) */
 } vt_status;
 
 /* Returns a static, human-readable description of status code `status` (never NULL). */
@@ -101,6 +102,12 @@ typedef struct vt_trans vt_trans;
  * score, VT_ENOMEM on allocation failure. */
 vt_status vt_trans_create(vt_trans **out, int32_t L, const double *A, const double *S,
                           const double *F, const int32_t *rank);
+
+/* Fills rank[0..L) with the labels ordered by decreasing count[label] (ties: lower label first),
+ * the order vt_trans_create expects: from training frequencies, or, with no training data, from
+ * how often each label is the emission argmax of a column of the input. Returns VT_EINVAL for
+ * L < 1, VT_ENOMEM. */
+vt_status vt_rank_from_counts(const int64_t *count, int32_t L, int32_t *rank);
 
 /* Frees a transition model. NULL is a no-op. */
 void vt_trans_destroy(vt_trans *trans);

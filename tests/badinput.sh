@@ -68,6 +68,13 @@ npy() {
   } >"$1"
 }
 
+# listing: the names in $W (hidden ones too), on one line.
+listing() {
+  (cd "$W" && for f in .* *; do
+    case $f in .|..) ;; *) if [ -e "$f" ]; then printf '%s ' "$f"; fi ;; esac
+  done)
+}
+
 # Little-endian element bytes.
 F0='\000\000\000\000'           # float32 0
 F1='\000\000\200\077'           # float32 1
@@ -162,7 +169,7 @@ case $CASE in
     exit 64 ;;
 esac
 
-before=$(ls -A "$W")
+before=$(listing)
 "$VITESSE" decode --emissions "$E" --lengths "$N" --transitions "$A" --start "$S" --end "$F" \
   --rank "$R" --algo viterbi --threads 1 -o "$OUT" >"$base/stdout" 2>"$base/stderr"
 status=$?
@@ -173,8 +180,9 @@ if [ "$CASE" = good ]; then
   [ ! -s "$base/stderr" ] || fail "unexpected stderr"
   lines=$(wc -l <"$OUT")
   [ "$lines" -eq 2 ] || fail "output has $lines lines, expected 2 (one per sentence)"
-  after=$(ls -A "$W" | grep -v '^out\.tsv$')
-  [ "$before" = "$after" ] || fail "stray files in $W: $(ls -A "$W" | tr '\n' ' ')"
+  rm -f "$OUT"
+  after=$(listing)
+  [ "$before" = "$after" ] || fail "stray files in $W: $after"
   exit 0
 fi
 
@@ -193,6 +201,6 @@ case $msg in
   *) fail "stderr does not say '$WORD'" ;;
 esac
 [ ! -e "$OUT" ] || fail "output file $OUT exists after a failure"
-after=$(ls -A "$W")
-[ "$before" = "$after" ] || fail "files changed in $W (temp file left?): $(echo $after)"
+after=$(listing)
+[ "$before" = "$after" ] || fail "files changed in $W (temp file left?): $after"
 exit 0

@@ -59,6 +59,30 @@ static void kernel_case(test_rng *rng, const vt_trans *tr, score_mode m, int n_p
   free(a);
 }
 
+/* range and argmax of every level against the scalar ones, on x[0, n). */
+static void reduce_case(test_rng *rng, int n, score_mode m) {
+  double *x = malloc(sizeof(double) * (size_t)n);
+  fill(rng, x, n, m);
+  if (test_int(rng, 4) == 0)
+    for (int i = 0; i < n; i++) x[i] = -INFINITY; /* all forbidden */
+  double mx0, mn0;
+  vt_kernels_scalar.range(x, n, &mx0, &mn0);
+  int32_t a0 = vt_kernels_scalar.argmax(x, n);
+  for (int lv = VT_SIMD_AVX2; lv <= VT_SIMD_AVX512; lv++) {
+    const vt_kernels *k = vt_kernels_get((vt_simd)lv);
+    if (!k) continue;
+    double mx, mn;
+    k->range(x, n, &mx, &mn);
+    char c[96];
+    snprintf(c, sizeof c, "%s range/argmax n=%d mode=%d", vt_simd_name((vt_simd)lv), n, (int)m);
+    EXPECT_EQ_DBL(mx, mx0, c);
+    EXPECT_EQ_DBL(mn, mn0, c);
+    EXPECT_EQ_INT(k->argmax(x, n), a0, c);
+    checks += 3;
+  }
+  free(x);
+}
+
 static void decode_case(test_rng *rng, const vt_trans *tr, vt_arena *ar, score_mode m, int T) {
   const int L = tr->L;
   double *E = malloc(sizeof(double) * (size_t)T * L);
@@ -111,6 +135,8 @@ int main(void) {
         /* Prefix shapes, as the staggered decoders use them. */
         kernel_case(&rng, tr, (score_mode)m, 1 + test_int(&rng, L), test_int(&rng, L + 1), 1);
         decode_case(&rng, tr, ar, (score_mode)m, 1 + test_int(&rng, L >= 319 ? 8 : 30));
+        reduce_case(&rng, L, (score_mode)m);
+        reduce_case(&rng, 1 + test_int(&rng, L), (score_mode)m);
       }
       vt_trans_destroy(tr);
       free(A);

@@ -163,6 +163,25 @@ int vt_cmd_decode(int argc, char **argv) {
     vt_cli_error("%s", err);
     goto done;
   }
+  if (!lf.R) {
+    /* No --rank: order labels by how often each is a column's emission argmax in this input. */
+    int32_t *rank = malloc((size_t)lf.L * sizeof *rank);
+    int64_t *count = calloc((size_t)lf.L, sizeof *count);
+    if (rank && count) {
+      for (int64_t row = 0; row < lf.n_rows; row++) {
+        int32_t arg = 0;
+        for (int32_t y = 1; y < lf.L; y++)
+          if (vt_npy_get_f(&lf.E, row * lf.L + y) > vt_npy_get_f(&lf.E, row * lf.L + arg)) arg = y;
+        count[arg]++;
+      }
+      if (vt_rank_from_counts(count, lf.L, rank) == VT_OK) {
+        lf.R = rank;
+        rank = NULL;
+      }
+    }
+    free(rank);
+    free(count);
+  }
   st = vt_trans_create(&trans, lf.L, lf.A, lf.S, lf.F, lf.R);
   if (st != VT_OK) {
     vt_cli_error("%s: %s", path[2], vt_strerror(st));
