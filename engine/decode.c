@@ -19,10 +19,10 @@ static const algo_info algos[VT_ALGO_COUNT_] = {
     /* Registered names whose decoder has not landed yet have fn = NULL. */
     [VT_ALGO_STAGGERED] = {"staggered", vt_staggered_decode, 1, 0},
     [VT_ALGO_STAGGERED_COL] = {"staggered-col", vt_staggered_decode, 1, 0},
-    [VT_ALGO_ASTAR] = {"astar", NULL, 1, 1},
-    [VT_ALGO_ITER_ASTAR] = {"iter-astar", NULL, 1, 0},
-    [VT_ALGO_VITERBI_ASTAR] = {"viterbi-astar", NULL, 1, 1},
-    [VT_ALGO_ITER_VITERBI_ASTAR] = {"iter-viterbi-astar", NULL, 1, 1},
+    [VT_ALGO_ASTAR] = {"astar", vt_astar_decode, 1, 1},
+    [VT_ALGO_ITER_ASTAR] = {"iter-astar", vt_iter_astar_decode, 1, 0},
+    [VT_ALGO_VITERBI_ASTAR] = {"viterbi-astar", vt_viterbi_astar_decode, 1, 1},
+    [VT_ALGO_ITER_VITERBI_ASTAR] = {"iter-viterbi-astar", vt_iter_viterbi_astar_decode, 1, 1},
 };
 
 static int algo_known(vt_algo a) { return (int)a >= 0 && a < VT_ALGO_COUNT_ && algos[a].name; }

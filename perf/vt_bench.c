@@ -1,6 +1,7 @@
 /* perf/vt_bench.c: the decoding benchmark driver (not a test).
  *
- *   vt_bench [--rounds R] [--seconds S] [--csv FILE] [--algos a,b,...] [-k K] DATASET...
+ *   vt_bench [--rounds R] [--seconds S] [--csv FILE] [--algos a,b,...] [-k K] [--heuristic H]
+ *            DATASET...
  *
  * A DATASET is a directory holding E.npy N.npy A.npy [S.npy F.npy R.npy] (the real lattices in
  * ../shared/lattices/), or `synth:L:N` for N seeded synthetic sentences over L labels (mean
@@ -186,6 +187,7 @@ static int algo_listed(const char *list, const char *name) {
 
 int main(int argc, char **argv) {
   int rounds = 3, kbig = 5;
+  vt_heuristic heur = VT_HEUR_NAIVE; /* for astar: naive, m0, m3, m6 or m9 */
   double budget = 1.0;
   const char *csv = NULL, *algos = NULL;
   int first = 1;
@@ -195,8 +197,12 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[first], "--csv") && first + 1 < argc) csv = argv[++first];
     else if (!strcmp(argv[first], "--algos") && first + 1 < argc) algos = argv[++first];
     else if (!strcmp(argv[first], "-k") && first + 1 < argc) kbig = atoi(argv[++first]);
-    else {
+    else if (!strcmp(argv[first], "--heuristic") && first + 1 < argc) {
+      const char *h = argv[++first];
+      heur = !strcmp(h, "naive") ? VT_HEUR_NAIVE : h[0] == 'm' ? (vt_heuristic)atoi(h + 1) : heur;
+    } else {
       fprintf(stderr, "usage: vt_bench [--rounds R] [--seconds S] [--csv FILE] [--algos a,b] "
+                      "[--heuristic naive|m0|m3|m6|m9] "
                       "[-k K] DATASET...\n");
       return 2;
     }
@@ -232,6 +238,7 @@ int main(int argc, char **argv) {
           vt_decode_opts_init(&c->opts);
           c->opts.algo = algo;
           c->opts.k = kk ? kbig : 1;
+          c->opts.heuristic = heur;
           c->opts.beam = algo == VT_ALGO_BEAM ? (kk ? kbig : 1) : 1;
           c->simd = (vt_simd)lv;
         }

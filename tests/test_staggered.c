@@ -9,101 +9,12 @@
  * VT_TEST_SCALE (default 1) scales the sentence counts, for the slower sanitizer build. */
 #include <string.h>
 
+#include "test_shapes.h"
 #include "test_util.h"
 #include "vitesse.h"
 
-typedef enum { SH_PEAKED, SH_FLAT, SH_NOISE, SH_TIES, SH_BIO, SH_ADVERSARIAL, SH_COUNT } shape;
-static const char *shape_name[SH_COUNT] = {"peaked", "flat", "noise", "ties", "bio", "adversarial"};
-
-typedef enum { RK_TRUE, RK_RANDOM, RK_WORST, RK_COUNT } rank_mode;
-
-static double gauss(test_rng *r) {
-  double u = test_unit(r) + 1e-300, v = test_unit(r);
-  return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
-}
-
-/* Transitions, start and end for shape `sh` (L labels). */
-static void make_model(test_rng *r, shape sh, int L, double *A, double *S, double *F) {
-  for (int i = 0; i < L; i++) {
-    S[i] = sh == SH_TIES ? test_int(r, 3) - 1 : gauss(r);
-    F[i] = sh == SH_TIES ? test_int(r, 3) - 1 : gauss(r);
-    for (int j = 0; j < L; j++) {
-      double v;
-      switch (sh) {
-      case SH_TIES: v = test_int(r, 5) - 2; break;
-      case SH_NOISE: v = 10 * test_unit(r) - 5; break;
-      case SH_ADVERSARIAL: v = (test_unit(r) < 0.5 ? 1e-3 : 1e3) * gauss(r); break;
-      default: v = gauss(r); break;
-      }
-      A[(size_t)i * L + j] = v;
-    }
-  }
-  if (sh == SH_BIO && L >= 3) {
-    /* Label 0 = O; odd labels B-x, even labels >= 2 I-x of the B just before: I-x may only
-     * follow B-x or I-x, and no sentence starts with I-x. */
-    for (int j = 2; j < L; j += 2) {
-      for (int i = 0; i < L; i++)
-        if (i != j - 1 && i != j) A[(size_t)i * L + j] = -INFINITY;
-      S[j] = -INFINITY;
-    }
-  }
-}
-
-/* Emissions of one sentence. `hot` returns the label that got the largest boost per token. */
-static void make_sentence(test_rng *r, shape sh, int L, int T, double *E, int *hot) {
-  for (int t = 0; t < T; t++) {
-    double *row = E + (size_t)t * L;
-    int h = test_int(r, L);
-    hot[t] = h;
-    for (int y = 0; y < L; y++) {
-      switch (sh) {
-      case SH_PEAKED: row[y] = 2.0 * gauss(r); break;
-      case SH_FLAT: row[y] = 1e-3 * gauss(r); break;
-      case SH_NOISE: row[y] = 10 * test_unit(r) - 5; break;
-      case SH_TIES: row[y] = test_int(r, 5) - 2; break;
-      case SH_BIO: row[y] = test_unit(r) < 0.1 ? -INFINITY : 3.0 * gauss(r); break;
-      case SH_ADVERSARIAL: row[y] = 1e15 + 0.25 * test_int(r, 8) + 1e-3 * gauss(r); break;
-      default: break;
-      }
-    }
-    if (sh == SH_PEAKED) {
-      row[h] += 12.0;
-      for (int c = 0; c < 2; c++) row[test_int(r, L)] += 6.0;
-    }
-  }
-}
-
-/* rank: RK_TRUE puts the boosted labels first, RK_WORST last, RK_RANDOM shuffles. */
-static void make_rank(test_rng *r, rank_mode rm, int L, const int *hot, int T, int32_t *rank) {
-  int *count = calloc((size_t)L, sizeof *count);
-  for (int t = 0; t < T; t++) count[hot[t]]++;
-  for (int i = 0; i < L; i++) rank[i] = i;
-  if (rm == RK_RANDOM) {
-    for (int i = L - 1; i > 0; i--) {
-      int j = test_int(r, i + 1), tmp = rank[i];
-      rank[i] = rank[j];
-      rank[j] = tmp;
-    }
-  } else {
-    /* Insertion sort by count (descending for RK_TRUE, ascending for RK_WORST). */
-    for (int i = 1; i < L; i++) {
-      int32_t x = rank[i];
-      int k = i;
-      while (k > 0 && (rm == RK_TRUE ? count[rank[k - 1]] < count[x]
-                                     : count[rank[k - 1]] > count[x])) {
-        rank[k] = rank[k - 1];
-        k--;
-      }
-      rank[k] = x;
-    }
-  }
-  free(count);
-}
-
 int main(void) {
-  const char *scale_env = getenv("VT_TEST_SCALE");
-  double scale = scale_env ? atof(scale_env) : 1.0;
-  if (!(scale > 0)) scale = 1.0;
+  const double scale = test_scale();
   /* Sentences per label count and the longest sentence: large L gets fewer, shorter sentences
    * so the reference Viterbi (T L^2) stays affordable. */
   static const struct { int L, n, maxT; } plan[] = {
@@ -118,28 +29,16 @@ int main(void) {
   for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {
     const int L = plan[p].L, maxT = plan[p].maxT;
     const int n = (int)(plan[p].n * scale) + 1;
-    double *A = malloc(sizeof(double) * (size_t)L * L), *S = malloc(sizeof(double) * L),
-           *F = malloc(sizeof(double) * L), *E = malloc(sizeof(double) * (size_t)maxT * L);
-    int32_t *rank = malloc(sizeof(int32_t) * L), *yv = malloc(sizeof(int32_t) * maxT),
-            *ys = malloc(sizeof(int32_t) * maxT);
-    int *hot = malloc(sizeof(int) * maxT);
-    /* A new model every 50 sentences (or every sentence for tiny L): many models, many inputs. */
-    vt_trans *tr = NULL;
-    shape sh = SH_PEAKED;
+    int32_t *yv = malloc(sizeof(int32_t) * maxT), *ys = malloc(sizeof(int32_t) * maxT);
+    /* A new model every 50 sentences: many models, many inputs. */
+    test_stream ts;
+    if (!yv || !ys || test_stream_init(&ts, L, maxT, 30, 50, (int)p) != 0) return 1;
     for (int i = 0; i < n; i++) {
-      if (i % 50 == 0) {
-        vt_trans_destroy(tr);
-        sh = (shape)((i / 50 + (int)p) % SH_COUNT);
-        make_model(&rng, sh, L, A, S, F);
-        /* The rank is fitted on a sample sentence, then kept for the model's sentences. */
-        int T0 = 1 + test_int(&rng, maxT);
-        make_sentence(&rng, sh, L, T0, E, hot);
-        make_rank(&rng, (rank_mode)((i / 50) % RK_COUNT), L, hot, T0, rank);
-        if (vt_trans_create(&tr, L, A, S, F, rank) != VT_OK) return 1;
-      }
-      int T = 1 + test_int(&rng, maxT);
-      if (test_unit(&rng) < 0.5) T = 1 + test_int(&rng, maxT < 30 ? maxT : 30);
-      make_sentence(&rng, sh, L, T, E, hot);
+      const int T = test_stream_next(&ts, &rng);
+      if (T < 0) return 1;
+      vt_trans *tr = ts.tr;
+      const double *E = ts.E;
+      const shape sh = ts.sh;
       vt_decode_opts o;
       vt_decode_opts_init(&o);
       double sv = 0, ss = 0;
@@ -182,15 +81,9 @@ int main(void) {
       sentences++;
       per_shape[sh]++;
     }
-    vt_trans_destroy(tr);
-    free(A);
-    free(S);
-    free(F);
-    free(E);
-    free(rank);
+    test_stream_free(&ts);
     free(yv);
     free(ys);
-    free(hot);
   }
   vt_arena_destroy(ar);
   printf("test_staggered: %lld sentences (", sentences);

@@ -1,0 +1,170 @@
+/* tests/test_astar.c: the A* family against kbest-viterbi on >= 20,000 random sentences of the
+ * shapes of test_shapes.h (peaked, flat, noise, ties, BIO -inf constraints, adversarial
+ * magnitudes; rankings right, random or worst-first), T from 1 to 200, L up to 945, k in
+ * {1, 5, 20}: viterbi-astar and iter-viterbi-astar (k' = 2k, k and 3k) must return exactly the
+ * score list of kbest-viterbi (as many paths, the same scores in the same order), as distinct
+ * paths; astar (every heuristic) and iter-astar too where their search stays small. Then every
+ * algorithm must give byte-identical output at every SIMD level this CPU runs.
+ * VT_TEST_SCALE (default 1) scales the sentence counts, for the slower sanitizer build. */
+#include <string.h>
+
+#include "test_shapes.h"
+#include "test_util.h"
+#include "vitesse.h"
+
+#define KMAX 20
+
+static long long checks;
+
+/* Decodes with `o` and checks the result against the reference score list ref[0, nref). */
+static void check_list(vt_trans *tr, vt_arena *ar, const vt_decode_opts *o, const double *E,
+                       int T, const double *ref, int nref, const char *ctx) {
+  static int32_t lab[KMAX * 200];
+  double sc[KMAX];
+  int32_t n = -1;
+  vt_status st = vt_decode(tr, o, ar, E, T, lab, sc, &n, NULL);
+  vt_arena_reset(ar);
+  char c[256];
+  snprintf(c, sizeof c, "%s algo=%s k=%d k'=%d heur=%d", ctx, vt_algo_name(o->algo), o->k,
+           o->kprime, (int)o->heuristic);
+  EXPECT_EQ_INT(st, VT_OK, c);
+  const int want = nref < o->k ? nref : o->k;
+  EXPECT_EQ_INT(n, want, c);
+  checks += 2;
+  for (int p = 0; p < n && p < want; p++) {
+    EXPECT_EQ_DBL(sc[p], ref[p], c);
+    for (int q = 0; q < p; q++)
+      EXPECT(memcmp(lab + (size_t)p * T, lab + (size_t)q * T, sizeof(int32_t) * T) != 0,
+             "%s: paths %d and %d are equal", c, q, p);
+    checks += 1 + p;
+  }
+}
+
+/* Output of every A* decoder at k = 5 into buf (labels then scores); returns the bytes used.
+ * astar only for L <= 65 (its search is large on flat lattices). */
+static size_t run_all(vt_trans *tr, vt_arena *ar, const double *E, int T, unsigned char *buf) {
+  static const vt_algo algos[] = {VT_ALGO_ASTAR, VT_ALGO_ITER_ASTAR, VT_ALGO_VITERBI_ASTAR,
+                                  VT_ALGO_ITER_VITERBI_ASTAR};
+  size_t used = 0;
+  for (size_t a = vt_trans_labels(tr) <= 65 ? 0 : 1; a < sizeof algos / sizeof algos[0]; a++) {
+    vt_decode_opts o;
+    vt_decode_opts_init(&o);
+    o.algo = algos[a];
+    o.k = algos[a] == VT_ALGO_ITER_ASTAR ? 1 : 5;
+    o.heuristic = VT_HEUR_M3;
+    int32_t lab[5 * 40], n = 0;
+    double sc[5];
+    EXPECT_EQ_INT(vt_decode(tr, &o, ar, E, T, lab, sc, &n, NULL), VT_OK, "determinism");
+    vt_arena_reset(ar);
+    memcpy(buf + used, &n, sizeof n);
+    used += sizeof n;
+    memcpy(buf + used, lab, sizeof(int32_t) * (size_t)n * T);
+    used += sizeof(int32_t) * (size_t)n * T;
+    memcpy(buf + used, sc, sizeof(double) * (size_t)n);
+    used += sizeof(double) * (size_t)n;
+  }
+  return used;
+}
+
+/* Same output at every SIMD level the CPU supports. */
+static void check_simd_levels(vt_trans *tr, vt_arena *ar, const double *E, int T,
+                              const char *ctx) {
+  static unsigned char first[8192], other[8192];
+  const vt_simd active = vt_simd_active();
+  size_t n0 = 0;
+  int have = 0;
+  for (int lv = VT_SIMD_SCALAR; lv <= VT_SIMD_AVX512; lv++) {
+    if (!vt_simd_supported((vt_simd)lv) || vt_simd_force((vt_simd)lv) != VT_OK) continue;
+    if (!have) {
+      n0 = run_all(tr, ar, E, T, first);
+      have = 1;
+      continue;
+    }
+    size_t n1 = run_all(tr, ar, E, T, other);
+    EXPECT(n1 == n0 && memcmp(first, other, n0) == 0, "%s: output differs at SIMD level %s",
+           ctx, vt_simd_name((vt_simd)lv));
+    checks++;
+  }
+  vt_simd_force(active);
+}
+
+int main(void) {
+  const double scale = test_scale();
+  /* Sentences per label count and the longest sentence: kbest-viterbi (k T L^2) bounds the
+   * sizes. astar runs where k T L^2 <= 5e4 (its search grows so on flat lattices with the weak
+   * heuristics), iter-astar where L <= 65. */
+  static const struct { int L, n, maxT; } plan[] = {
+      {1, 1600, 200}, {2, 3000, 200}, {3, 3000, 150}, {5, 3000, 100}, {17, 3000, 60},
+      {45, 2500, 30}, {64, 1800, 24}, {65, 1800, 24}, {319, 260, 12}, {945, 40, 6}};
+  static const vt_heuristic heurs[] = {VT_HEUR_NAIVE, VT_HEUR_M0, VT_HEUR_M3, VT_HEUR_M6,
+                                       VT_HEUR_M9};
+  static const int ks[] = {1, 5, KMAX};
+  vt_arena *ar;
+  if (vt_arena_create(&ar, 0) != VT_OK) return 1;
+  test_rng rng = {424242};
+  long long sentences = 0, infeasible = 0, short_lists = 0, per_shape[SH_COUNT] = {0};
+  for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {
+    const int L = plan[p].L, maxT = plan[p].maxT;
+    const int n = (int)(plan[p].n * scale) + 1;
+    int32_t *ref_lab = malloc(sizeof(int32_t) * KMAX * maxT);
+    test_stream ts; /* a new model every 40 sentences */
+    if (!ref_lab || test_stream_init(&ts, L, maxT, 20, 40, (int)p) != 0) return 1;
+    for (int i = 0; i < n; i++) {
+      const int T = test_stream_next(&ts, &rng);
+      EXPECT(T > 0, "vt_trans_create failed");
+      if (T < 0) return test_finish("test_astar", checks);
+      vt_trans *tr = ts.tr;
+      const double *E = ts.E;
+      const shape sh = ts.sh;
+      char ctx[160];
+      snprintf(ctx, sizeof ctx, "L=%d T=%d shape=%s model=%d sentence=%d", L, T, shape_name[sh],
+               i / 40, i);
+      vt_decode_opts o;
+      vt_decode_opts_init(&o);
+      o.algo = VT_ALGO_KBEST_VITERBI;
+      o.k = KMAX;
+      double ref[KMAX];
+      int32_t nref = 0;
+      EXPECT_EQ_INT(vt_decode(tr, &o, ar, E, T, ref_lab, ref, &nref, NULL), VT_OK, ctx);
+      vt_arena_reset(ar);
+      infeasible += nref == 0;
+      short_lists += nref < KMAX;
+      for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+        o.k = ks[ki];
+        o.kprime = 0;
+        o.heuristic = VT_HEUR_NAIVE;
+        o.algo = VT_ALGO_VITERBI_ASTAR;
+        check_list(tr, ar, &o, E, T, ref, nref, ctx);
+        o.algo = VT_ALGO_ITER_VITERBI_ASTAR;
+        check_list(tr, ar, &o, E, T, ref, nref, ctx);
+        o.kprime = i % 2 ? o.k : 3 * o.k;
+        check_list(tr, ar, &o, E, T, ref, nref, ctx);
+        o.kprime = 0;
+        if ((double)o.k * T * L * L <= 5e4) {
+          o.algo = VT_ALGO_ASTAR;
+          o.heuristic = heurs[(i + (int)ki) % 5];
+          check_list(tr, ar, &o, E, T, ref, nref, ctx);
+          o.heuristic = VT_HEUR_NAIVE;
+        }
+        if (o.k == 1 && L <= 65) {
+          o.algo = VT_ALGO_ITER_ASTAR;
+          check_list(tr, ar, &o, E, T, ref, nref, ctx);
+        }
+      }
+      if (i % 25 == 0 && T <= 40 && L <= 319) check_simd_levels(tr, ar, E, T, ctx);
+      if (test_failures > 20) return test_finish("test_astar", checks);
+      sentences++;
+      per_shape[sh]++;
+    }
+    test_stream_free(&ts);
+    free(ref_lab);
+  }
+  vt_arena_destroy(ar);
+  printf("test_astar: %lld sentences (", sentences);
+  for (int s = 0; s < SH_COUNT; s++)
+    printf("%s%s %lld", s ? ", " : "", shape_name[s], per_shape[s]);
+  printf("), %lld with no finite path, %lld with fewer than %d paths\n", infeasible, short_lists,
+         KMAX);
+  EXPECT(scale < 1.0 || sentences >= 20000, "only %lld sentences", sentences);
+  return test_finish("test_astar", checks);
+}
