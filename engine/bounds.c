@@ -59,33 +59,42 @@ vt_status vt_bounds_build(vt_trans *tr) {
   for (int32_t j = 0; j < L; j++)
     for (int32_t i = 0; i < ld; i++)
       b->Art[(size_t)j * ld + i] = i < L ? Ar[(size_t)i * ld + j] : -INFINITY;
-  for (int32_t r = 0; r < L; r++) {
-    b->Sr[r] = tr->S[tr->rank[r]];
-    b->Fr[r] = tr->F[tr->rank[r]];
-  }
-
-  /* Suffix maxima: one backward sweep per row (to_max) and per column (from_max), recording the
-   * running maximum at every power of two. */
-  double amax = -INFINITY, mag = 0, smag = 0, fmag = 0;
   for (int32_t i = 0; i < L; i++) {
-    const double *row = Ar + (size_t)i * ld;
-    const double *col = b->Art + (size_t)i * ld; /* column i of Ar */
-    double run_row = -INFINITY, run_col = -INFINITY;
-    for (int32_t j = L - 1; j >= 1; j--) {
-      run_row = dmax(run_row, row[j]);
-      run_col = dmax(run_col, col[j]);
-      if ((j & (j - 1)) == 0) {
-        int32_t k = vt_level_of(j);
-        b->to_max[(size_t)k * L + i] = run_row;
-        b->from_max[(size_t)k * L + i] = run_col;
-      }
-    }
-    for (int32_t j = 0; j < L; j++) {
-      amax = dmax(amax, row[j]);
-      if (isfinite(row[j])) mag = dmax(mag, fabs(row[j]));
-    }
+    vt_bounds_row(tr, i);
+    vt_bounds_col(tr, i);
   }
+  vt_bounds_both(tr);
+  vt_bounds_edges(tr);
+  vt_bounds_global(tr);
+  return VT_OK;
+}
+
+void vt_bounds_row(vt_trans *tr, int32_t ri) {
+  vt_bounds *b = &tr->bd;
+  const int32_t L = tr->L;
+  const double *row = b->Ar + (size_t)ri * tr->ld;
+  double run = -INFINITY;
+  for (int32_t j = L - 1; j >= 1; j--) {
+    run = dmax(run, row[j]);
+    if ((j & (j - 1)) == 0) b->to_max[(size_t)vt_level_of(j) * L + ri] = run;
+  }
+}
+
+void vt_bounds_col(vt_trans *tr, int32_t rj) {
+  vt_bounds *b = &tr->bd;
+  const int32_t L = tr->L;
+  const double *col = b->Art + (size_t)rj * tr->ld; /* column rj of Ar */
+  double run = -INFINITY;
+  for (int32_t i = L - 1; i >= 1; i--) {
+    run = dmax(run, col[i]);
+    if ((i & (i - 1)) == 0) b->from_max[(size_t)vt_level_of(i) * L + rj] = run;
+  }
+}
+
+void vt_bounds_both(vt_trans *tr) {
   /* both_max[k1][k2] = max over rows i >= 2^k1 of to_max[k2][i]: a suffix max over rows. */
+  vt_bounds *b = &tr->bd;
+  const int32_t L = tr->L, K = b->K;
   for (int32_t k2 = 0; k2 < K; k2++) {
     double run = -INFINITY;
     for (int32_t i = L - 1; i >= 1; i--) {
@@ -93,7 +102,16 @@ vt_status vt_bounds_build(vt_trans *tr) {
       if ((i & (i - 1)) == 0) b->both_max[(size_t)vt_level_of(i) * K + k2] = run;
     }
   }
-  double rs = -INFINITY, rf = -INFINITY;
+}
+
+void vt_bounds_edges(vt_trans *tr) {
+  vt_bounds *b = &tr->bd;
+  const int32_t L = tr->L;
+  double rs = -INFINITY, rf = -INFINITY, smag = 0, fmag = 0;
+  for (int32_t r = 0; r < L; r++) {
+    b->Sr[r] = tr->S[tr->rank[r]];
+    b->Fr[r] = tr->F[tr->rank[r]];
+  }
   for (int32_t r = L - 1; r >= 1; r--) {
     rs = dmax(rs, b->Sr[r]);
     rf = dmax(rf, b->Fr[r]);
@@ -106,8 +124,19 @@ vt_status vt_bounds_build(vt_trans *tr) {
     if (isfinite(b->Sr[r])) smag = dmax(smag, fabs(b->Sr[r]));
     if (isfinite(b->Fr[r])) fmag = dmax(fmag, fabs(b->Fr[r]));
   }
+  b->mag_sf = smag + fmag;
+}
+
+void vt_bounds_global(vt_trans *tr) {
+  vt_bounds *b = &tr->bd;
+  double amax = -INFINITY, mag = 0;
+  for (int32_t i = 0; i < tr->L; i++) {
+    const double *row = b->Ar + (size_t)i * tr->ld;
+    for (int32_t j = 0; j < tr->L; j++) {
+      amax = dmax(amax, row[j]);
+      if (isfinite(row[j])) mag = dmax(mag, fabs(row[j]));
+    }
+  }
   b->a_max = amax;
   b->mag_a = mag;
-  b->mag_sf = smag + fmag;
-  return VT_OK;
 }

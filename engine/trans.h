@@ -44,6 +44,15 @@ vt_status vt_bounds_build(vt_trans *tr);
 /* Frees tr->bd. */
 void vt_bounds_free(vt_trans *tr);
 
+/* The parts of vt_bounds_build, for in-place updates (trans_update.c) that changed a few cells:
+ * recompute to_max of rank row ri, from_max of rank column rj, both_max (after rows changed),
+ * Sr/Fr and their suffix maxima and magnitudes, and a_max/mag_a. Each needs Ar/Art current. */
+void vt_bounds_row(vt_trans *tr, int32_t ri);
+void vt_bounds_col(vt_trans *tr, int32_t rj);
+void vt_bounds_both(vt_trans *tr);
+void vt_bounds_edges(vt_trans *tr);
+void vt_bounds_global(vt_trans *tr);
+
 /* Returns the suffix level k of an active count n = 2^k < L (n must be a power of two). */
 static inline int32_t vt_level_of(int32_t n) { return (int32_t)__builtin_ctz((unsigned)n); }
 

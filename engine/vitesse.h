@@ -78,7 +78,8 @@ void vt_arena_destroy(vt_arena *arena);
 void *vt_arena_alloc(vt_arena *arena, size_t size);
 
 /* Releases every allocation at once. Keeps (and, when the last use needed several blocks,
- * grows) the first block so that a steady workload allocates nothing from the heap. */
+ * grows, up to 256 MiB) the first block so that a steady workload allocates nothing from the
+ * heap. */
 void vt_arena_reset(vt_arena *arena);
 
 /* Returns the largest number of bytes ever in use at once. */
@@ -114,6 +115,17 @@ void vt_trans_destroy(vt_trans *trans);
 
 /* Returns the number of labels of the model. */
 int32_t vt_trans_labels(const vt_trans *trans);
+
+/* Rewrites scores of a bound model in place, the one place where they change after binding (an
+ * online learner such as the perceptron calls it after each update): for c < n, A of the cell
+ * (prev[c] -> cur[c]) becomes a[c]; `S` and `F`, when not NULL, replace the start and end
+ * vectors (L entries each). Every layout and bound table the decoders read is refreshed, at a
+ * cost of O(L) per distinct row or column touched instead of the O(L^2) of a new binding.
+ * NOT thread-safe: no other thread may decode with `trans` while it runs.
+ * Returns VT_EINVAL for n < 0 or a label out of range, VT_EFORMAT for a NaN or +inf score
+ * (nothing is changed then), VT_ENOMEM (the model must then be destroyed). */
+vt_status vt_trans_update(vt_trans *trans, int32_t n, const int32_t *prev, const int32_t *cur,
+                          const double *a, const double *S, const double *F);
 
 /* ---- decoding -------------------------------------------------------------------------------- */
 

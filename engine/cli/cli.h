@@ -23,6 +23,7 @@ typedef struct vt_cli_source {
   const void *E;
   int E_is_f64;
   int32_t L;
+  int E_mapped; /* E is a read-only file mapping: pages behind the writer may be released */
 } vt_cli_source;
 
 typedef struct vt_cli_run_stats {
@@ -31,11 +32,11 @@ typedef struct vt_cli_run_stats {
   int64_t sentences_done;
 } vt_cli_run_stats;
 
-/* Decodes `src` with `opts` on `threads` OpenMP threads, chunk by chunk, writing one line per
- * sentence and path to `out` (NULL: no output) in input order:
+/* Decodes `src` with `opts` on the engine with `threads` workers (0 = one per core), bound to
+ * cores, writing one line per sentence and path to `out` (NULL: no output) in input order:
  *   sentence<TAB>rank<TAB>score<TAB>labels
- * Stops early after `time_budget` seconds of decoding when it is > 0. Returns VT_OK or the first
- * decoder failure (the message is printed). */
+ * Stops reading after `time_budget` seconds when it is > 0. Returns VT_OK or the first decoder
+ * failure (the message is printed). vt_cli_decode_run (run.h) gives every engine option. */
 vt_status vt_cli_run(const vt_trans *trans, const vt_decode_opts *opts, const vt_cli_source *src,
                      int threads, FILE *out, double time_budget, vt_cli_run_stats *stats);
 
@@ -45,5 +46,6 @@ double vt_cli_now(void);
 int vt_cmd_decode(int argc, char **argv);
 int vt_cmd_synth(int argc, char **argv);
 int vt_cmd_demo(int argc, char **argv);
+int vt_cmd_topo(int argc, char **argv);
 
 #endif

@@ -1,18 +1,21 @@
 /* engine/cli/cmd_decode.c: `vitesse decode`, score lattices from .npy files to paths. */
+#include <errno.h>
 #include <getopt.h>
-#include <omp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "engine_cli.h"
 #include "lattice_file.h"
 #include "outfile.h"
+#include "run.h"
 
 static void decode_usage(FILE *f) {
   fputs(
       "usage: vitesse decode --emissions E.npy --lengths N.npy --transitions A.npy\n"
       "                      [--start S.npy] [--end F.npy] [--rank R.npy]\n"
-      "                      --algo NAME [-k K] [--beam B] [--threads N] [-o OUT] [--stats]\n"
+      "                      --algo NAME [-k K] [--beam B] [-o OUT] [engine options]\n"
       "\n"
       "Decodes score lattices: E (sum T, L) float32/float64 emissions of the sentences one after\n"
       "the other, N (S,) int lengths, A (L, L) transitions A[prev][cur], optional S/F (L,) start\n"
@@ -36,15 +39,14 @@ static void decode_usage(FILE *f) {
       "  --beam B        beam width (default 1)\n"
       "  --heuristic H   A* heuristic: naive (default), m0, m3, m6, m9\n"
       "  --kprime K      k' of iter-viterbi-astar (default 2k)\n"
-      "  --threads N     decoding threads (default: all cores)\n"
-      "  -o OUT          write to OUT atomically (default: stdout)\n"
-      "  --stats         print a JSON object of run statistics on stderr at the end\n",
+      "  -o OUT          write to OUT atomically (default: stdout; an interrupted or failed\n"
+      "                  run leaves OUT untouched)\n",
       f);
+  fputs(vt_cli_engine_usage, f);
 }
 
 enum {
-  OPT_E = 256, OPT_N, OPT_A, OPT_S, OPT_F, OPT_R, OPT_ALGO, OPT_BEAM, OPT_THREADS, OPT_STATS,
-  OPT_HEUR, OPT_KPRIME
+  OPT_E = 256, OPT_N, OPT_A, OPT_S, OPT_F, OPT_R, OPT_ALGO, OPT_BEAM, OPT_HEUR, OPT_KPRIME
 };
 
 /* Parses "naive", "m0", "m3", "m6" or "m9"; 0 on success. */
@@ -66,15 +68,23 @@ int vt_cmd_decode(int argc, char **argv) {
       {"transitions", required_argument, 0, OPT_A}, {"start", required_argument, 0, OPT_S},
       {"end", required_argument, 0, OPT_F},       {"rank", required_argument, 0, OPT_R},
       {"algo", required_argument, 0, OPT_ALGO},   {"beam", required_argument, 0, OPT_BEAM},
-      {"threads", required_argument, 0, OPT_THREADS}, {"stats", no_argument, 0, OPT_STATS},
+      VT_CLI_ENGINE_LONGOPTS,
       {"heuristic", required_argument, 0, OPT_HEUR}, {"kprime", required_argument, 0, OPT_KPRIME},
       {"output", required_argument, 0, 'o'},      {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   const char *path[6] = {0}; /* E N A S F R */
   const char *algo_name = NULL, *out_path = NULL;
-  long long k = 1, beam = 1, threads = omp_get_num_procs(), kprime = 0;
+  long long k = 1, beam = 1, kprime = 0;
   vt_heuristic heuristic = VT_HEUR_NAIVE;
-  int want_stats = 0, rc = VT_EXIT_USAGE;
+  int rc = VT_EXIT_USAGE;
+  vt_cli_engine eng;
+  vt_cli_engine_init(&eng);
+  vt_topo topo;
+  vt_plan plan;
+  memset(&topo, 0, sizeof topo);
+  memset(&plan, 0, sizeof plan);
+  vt_sched_stats ss;
+  memset(&ss, 0, sizeof ss);
   vt_lattice_file lf;
   memset(&lf, 0, sizeof lf);
   vt_trans *trans = NULL;
@@ -86,6 +96,9 @@ int vt_cmd_decode(int argc, char **argv) {
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "k:o:h", longopts, NULL)) != -1) {
+    int eo = vt_cli_engine_opt(&eng, c, optarg);
+    if (eo < 0) goto done;
+    if (eo > 0) continue;
     switch (c) {
     case OPT_E: case OPT_N: case OPT_A: case OPT_S: case OPT_F: case OPT_R:
       path[c - OPT_E] = optarg;
@@ -103,13 +116,6 @@ int vt_cmd_decode(int argc, char **argv) {
         goto done;
       }
       break;
-    case OPT_THREADS:
-      if (vt_cli_parse_int(optarg, 1, 4096, &threads)) {
-        vt_cli_error("--threads: expected an integer in 1..4096, got '%s'", optarg);
-        goto done;
-      }
-      break;
-    case OPT_STATS: want_stats = 1; break;
     case OPT_HEUR:
       if (parse_heuristic(optarg, &heuristic)) {
         vt_cli_error("--heuristic: expected naive|m0|m3|m6|m9, got '%s'", optarg);
@@ -187,40 +193,77 @@ int vt_cmd_decode(int argc, char **argv) {
     vt_cli_error("%s: %s", path[2], vt_strerror(st));
     goto done;
   }
+  if (vt_cli_engine_plan(&eng, &topo, &plan) != 0) goto done;
+  vt_cli_signals_install(); /* before the temp file exists: a ^C now still cleans up */
   if (vt_outfile_open(&of, out_path, err, sizeof err) != VT_OK) {
     vt_cli_error("%s", err);
     goto done;
   }
   of_open = 1;
-  vt_cli_source src = {lf.n_sent, lf.offset, lf.E.data, lf.E.dtype == VT_NPY_F64, lf.L};
+  vt_cli_source src = {lf.n_sent, lf.offset, lf.E.data, lf.E.dtype == VT_NPY_F64, lf.L,
+                       lf.E.map != NULL && lf.E.owned == NULL};
   vt_cli_run_stats rs;
+  int werr = 0;
   rc = VT_EXIT_FAIL;
-  if (vt_cli_run(trans, &opts, &src, (int)threads, of.fp, 0, &rs) != VT_OK) goto done;
+  st = vt_cli_decode_run(&eng, &topo, &plan, trans, &opts, &src, of.fp, 0, &vt_cli_stop, &rs,
+                         &ss, &werr);
+  if (st == VT_OK && !of.tmp && fflush(stdout) != 0) { /* see a closed pipe before commit does */
+    werr = errno;
+    st = VT_EIO;
+  }
+  if (werr == EPIPE) { /* the reader went away: end quietly, as a killed-by-SIGPIPE tool does */
+    rc = 128 + SIGPIPE;
+    goto done;
+  }
+  if (werr) {
+    vt_cli_error("%s: write failed: %s", out_path ? out_path : "-", strerror(werr));
+    goto done;
+  }
+  if (st == VT_ECANCELED) {
+    int sig = atomic_load(&vt_cli_stop);
+    if (of.tmp)
+      vt_cli_error("interrupted by %s: %lld of %lld sentences were decoded in order; %s was "
+                   "not written", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+                   (long long)rs.sentences_done, (long long)lf.n_sent, out_path);
+    else
+      vt_cli_error("interrupted by %s: the first %lld of %lld sentences were written",
+                   sig == SIGTERM ? "SIGTERM" : "SIGINT", (long long)rs.sentences_done,
+                   (long long)lf.n_sent);
+    rc = 128 + (sig ? sig : SIGINT);
+    goto done;
+  }
+  if (st != VT_OK) goto done;
   if (vt_outfile_commit(&of, err, sizeof err) != VT_OK) {
     vt_cli_error("%s", err);
     goto done;
   }
   of_open = 0;
-  if (want_stats) {
+  if (eng.stats) {
     double sps = rs.decode_seconds > 0 ? (double)rs.decode.sentences / rs.decode_seconds : 0;
     double nsent = (double)rs.decode.sentences;
     fprintf(stderr,
-            "{\"algo\": \"%s\", \"simd\": \"%s\", \"threads\": %lld, \"k\": %lld, "
+            "{\"algo\": \"%s\", \"simd\": \"%s\", \"k\": %lld, "
             "\"beam\": %lld, \"sentences\": %lld, \"tokens\": %lld, \"labels\": %d, "
             "\"cells\": %lld, \"decode_seconds\": %.6f, \"sentences_per_second\": %.1f, "
             "\"iterations_mean\": %.3f, \"active_labels_mean\": %.3f, "
-            "\"pruned_fraction\": %.4f, \"pops_mean\": %.1f}\n",
-            algo_name, vt_simd_name(vt_simd_active()), threads, k, beam,
+            "\"pruned_fraction\": %.4f, \"pops_mean\": %.1f, ",
+            algo_name, vt_simd_name(vt_simd_active()), k, beam,
             (long long)rs.decode.sentences, (long long)rs.decode.tokens, lf.L,
             (long long)rs.decode.cells, rs.decode_seconds, sps,
             nsent ? (double)rs.decode.iterations / nsent : 0.0,
             rs.decode.tokens ? (double)rs.decode.active_labels / (double)rs.decode.tokens : 0.0,
             rs.decode.nodes ? (double)rs.decode.pruned / (double)rs.decode.nodes : 0.0,
             nsent ? (double)rs.decode.pops / nsent : 0.0);
+    vt_cli_engine_stats_json(stderr, &eng, &plan, &ss);
+    fputs("}\n", stderr);
   }
   rc = VT_EXIT_OK;
 done:
   if (of_open) vt_outfile_abort(&of);
+  vt_cli_signals_restore();
+  free((void *)ss.workers);
+  vt_plan_free(&plan);
+  vt_topo_free(&topo);
   vt_trans_destroy(trans);
   vt_lattice_file_free(&lf);
   return rc;

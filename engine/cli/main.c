@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "chunk_cli.h"
 #include "cli.h"
+#include "text_cli.h"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -12,7 +14,14 @@ static void usage(FILE *f) {
           "commands:\n"
           "  decode   decode score lattices (.npy) with a chosen algorithm\n"
           "  demo     decode a seeded synthetic 300-label lattice set with every algorithm\n"
-          "  synth    write a seeded synthetic lattice set as .npy files\n",
+          "  synth    write a seeded synthetic lattice set as .npy files\n"
+          "  train    train an averaged-perceptron tagger from a column corpus and templates\n"
+          "  tag      tag a column corpus with a trained model\n"
+          "  eval     token accuracy and conlleval chunk P/R/F1 of a tagged corpus\n"
+          "  lattice  write the score lattices a model gives a corpus as .npy files\n"
+          "  topo     show where the engine places its workers (NUMA nodes, cores, queues)\n"
+          "  chunk-train  train a joint POS + chunk model (Shimizu & Haas 2006)\n"
+          "  chunk-tag    tag with a joint POS + chunk model (exact label-chunk decoding)\n",
           vt_version());
 }
 
@@ -25,6 +34,13 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "decode")) return vt_cmd_decode(argc - 1, argv + 1);
   if (!strcmp(cmd, "demo")) return vt_cmd_demo(argc - 1, argv + 1);
   if (!strcmp(cmd, "synth")) return vt_cmd_synth(argc - 1, argv + 1);
+  if (!strcmp(cmd, "train")) return vt_cmd_train(argc - 1, argv + 1);
+  if (!strcmp(cmd, "tag")) return vt_cmd_tag(argc - 1, argv + 1);
+  if (!strcmp(cmd, "eval")) return vt_cmd_eval(argc - 1, argv + 1);
+  if (!strcmp(cmd, "lattice")) return vt_cmd_lattice(argc - 1, argv + 1);
+  if (!strcmp(cmd, "topo")) return vt_cmd_topo(argc - 1, argv + 1);
+  if (!strcmp(cmd, "chunk-train")) return vt_cmd_chunk_train(argc - 1, argv + 1);
+  if (!strcmp(cmd, "chunk-tag")) return vt_cmd_chunk_tag(argc - 1, argv + 1);
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     usage(stdout);
     return VT_EXIT_OK;

@@ -1,0 +1,309 @@
+/* engine/cli/cmd_chunk_train.c: `vitesse chunk-train` (= `vitesse train --joint-chunk`), the
+ * joint POS + chunk model of Shimizu & Haas (2006) trained by the averaged voted perceptron or
+ * its max-margin update. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "chunk_cli.h"
+#include "chunk_corpus_file.h"
+#include "chunk_model_file.h"
+#include "chunk_tag.h"
+#include "chunk_train.h"
+#include "cli.h"
+#include "text_cli.h"
+
+static void usage(FILE *f) {
+  fputs(
+      "usage: vitesse chunk-train --train FILE [--test FILE] [--sentences N] [--epochs N]\n"
+      "         [--update vp|mmvp] [--collapse none|paper] [--chunk-types NP,..|all]\n"
+      "         [--features all|observed] [--max-chunk L] [--lex-warmup N] [--word-col C]\n"
+      "         [--pos-col C] [--chunk-col C] [--seed S] [--quiet] [corpus options] -o MODEL\n"
+      "   (or: vitesse train --joint-chunk ...)\n"
+      "\n"
+      "Trains a joint POS-tagging and chunking model (Shimizu & Haas 2006: one exact decoder\n"
+      "over label-chunk structures) from a column corpus such as CoNLL-2000 (word POS chunk),\n"
+      "with the voted perceptron (averaged weights, Collins 2002).\n"
+      "options:\n"
+      "  --train FILE      training corpus (plain, .gz or - for stdin)\n"
+      "  --test FILE       corpus evaluated after every epoch: POS accuracy, chunk-tag accuracy\n"
+      "                    and chunk F1 (conlleval)\n"
+      "  --sentences N     train on the first N sentences only (default: all)\n"
+      "  --epochs N        passes over the training corpus (default 10)\n"
+      "  --update U        vp: the perceptron update (Algorithm 4.2, default); mmvp: the\n"
+      "                    max-margin update (Algorithm 4.3)\n"
+      "  --collapse M      none (default) or paper: POS tags collapsed to NOUN VERB JADJ RBP\n"
+      "                    OTHER (Table 3: NN* VB* JJ* RB* and the rest)\n"
+      "  --chunk-types T   chunk types forming chunks, comma-separated (default NP); all = every\n"
+      "                    type in the training corpus; other labels are outside (O)\n"
+      "  --features F      all (default): every output for each observation seen in training\n"
+      "                    (parts of at most 256 outputs); observed: only pairs in gold parts\n"
+      "  --max-chunk L     longest chunk the decoder considers (default 0: no bound); longer\n"
+      "                    gold chunks and O runs are cut; tag uses the same bound by default\n"
+      "  --lex-warmup N    epochs that update only unlexicalized features (default 1)\n"
+      "  --word-col C, --pos-col C, --chunk-col C   columns (defaults 0, 1, last)\n"
+      "  --seed S          shuffle the sentences before every epoch, seeded with S (default 0:\n"
+      "                    corpus order, as the paper)\n"
+      "  --quiet           no per-epoch lines\n"
+      "  -o MODEL          the model file to write (atomically)\n",
+      f);
+  fputs(VT_CORPUS_HELP, f);
+}
+
+enum {
+  OPT_TRAIN = 256,
+  OPT_TEST,
+  OPT_SENTENCES,
+  OPT_EPOCHS,
+  OPT_UPDATE,
+  OPT_COLLAPSE,
+  OPT_TYPES,
+  OPT_FEATURES,
+  OPT_MAXCHUNK,
+  OPT_WARMUP,
+  OPT_WORDCOL,
+  OPT_POSCOL,
+  OPT_CHUNKCOL,
+  OPT_QUIET,
+  OPT_JOINT,
+  OPT_SEED
+};
+
+typedef struct epoch_ctx {
+  const vt_chunk_corpus *test;
+  int32_t W;
+  int quiet;
+  int64_t n_train;
+  vt_status st;
+} epoch_ctx;
+
+static int on_epoch(void *vctx, const vt_chunk_model *m, const vt_chunk_epoch *ep) {
+  epoch_ctx *ctx = vctx;
+  if (ctx->quiet) return 0;
+  fprintf(stderr, "epoch %d: %lld/%lld sentences wrong, %lld updates, %.2f s (total %.2f s)",
+          ep->epoch, (long long)ep->mistakes, (long long)ctx->n_train, (long long)ep->updates,
+          ep->seconds, ep->train_seconds);
+  if (ctx->test) {
+    vt_chunk_eval ev = {0};
+    double secs;
+    ctx->st = vt_chunk_corpus_eval(m, ctx->test, ctx->W, &ev, &secs);
+    if (ctx->st != VT_OK) return 1;
+    fprintf(stderr, "; test POS %.2f%% chunk-tags %.2f%% F1 %.2f (%.0f sentences/s)",
+            vt_chunk_eval_pos_acc(&ev), vt_chunk_eval_tag_acc(&ev), vt_chunk_eval_f1(&ev, 0, 0),
+            secs > 0 ? (double)ctx->test->n_sent / secs : 0.0);
+  }
+  fputc('\n', stderr);
+  return 0;
+}
+
+/* Adds the comma-separated chunk types of `list` to m. 0, or -1 (message printed). */
+static int add_types(vt_chunk_model *m, const char *list) {
+  for (const char *s = list; *s;) {
+    const char *e = strchr(s, ',');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    int32_t id;
+    if (n == 0 || (n == 1 && *s == 'O')) {
+      vt_cli_error("--chunk-types: bad type list '%s'", list);
+      return -1;
+    }
+    if (vt_featdict_add(&m->chunk_names, s, n, &id) != VT_OK) return -1;
+    s += n + (e ? 1 : 0);
+  }
+  m->c = m->chunk_names.n;
+  return 0;
+}
+
+static int parse_col(const char *opt, const char *arg, int32_t *col) {
+  if (vt_cli_parse_col(arg, col) == 0) return 0;
+  vt_cli_error("%s: expected a 0-based column, last or a CoNLL-U name, got '%s'", opt, arg);
+  return -1;
+}
+
+int vt_cmd_chunk_train(int argc, char **argv) {
+  static const struct option longopts[] = {{"train", required_argument, 0, OPT_TRAIN},
+                                           {"test", required_argument, 0, OPT_TEST},
+                                           {"sentences", required_argument, 0, OPT_SENTENCES},
+                                           {"epochs", required_argument, 0, OPT_EPOCHS},
+                                           {"update", required_argument, 0, OPT_UPDATE},
+                                           {"collapse", required_argument, 0, OPT_COLLAPSE},
+                                           {"chunk-types", required_argument, 0, OPT_TYPES},
+                                           {"features", required_argument, 0, OPT_FEATURES},
+                                           {"max-chunk", required_argument, 0, OPT_MAXCHUNK},
+                                           {"lex-warmup", required_argument, 0, OPT_WARMUP},
+                                           {"word-col", required_argument, 0, OPT_WORDCOL},
+                                           {"pos-col", required_argument, 0, OPT_POSCOL},
+                                           {"chunk-col", required_argument, 0, OPT_CHUNKCOL},
+                                           {"seed", required_argument, 0, OPT_SEED},
+                                           {"quiet", no_argument, 0, OPT_QUIET},
+                                           {"joint-chunk", no_argument, 0, OPT_JOINT},
+                                           {"output", required_argument, 0, 'o'},
+                                           {"help", no_argument, 0, 'h'},
+                                           VT_CORPUS_LONGOPTS,
+                                           {0, 0, 0, 0}};
+  const char *train_path = NULL, *test_path = NULL, *out_path = NULL, *types = "NP";
+  int rc = VT_EXIT_USAGE, c, features = VT_CFEAT_ALL, quiet = 0;
+  long long v;
+  char err[512];
+  vt_chunk_model m;
+  vt_chunk_corpus train, test;
+  memset(&train, 0, sizeof train);
+  memset(&test, 0, sizeof test);
+  vt_conll_opts co;
+  vt_conll_opts_init(&co);
+  vt_chunk_read_opts ro;
+  vt_chunk_read_opts_init(&ro);
+  vt_chunk_train_opts to;
+  vt_chunk_train_opts_init(&to);
+  if (vt_chunk_model_init(&m) != VT_OK) {
+    vt_cli_error("out of memory");
+    return VT_EXIT_FAIL;
+  }
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+    int h = vt_cli_corpus_opt(c, optarg, &co);
+    if (h < 0) goto done;
+    if (h > 0) continue;
+    switch (c) {
+    case OPT_TRAIN: train_path = optarg; break;
+    case OPT_TEST: test_path = optarg; break;
+    case 'o': out_path = optarg; break;
+    case OPT_TYPES: types = optarg; break;
+    case OPT_QUIET: quiet = 1; break;
+    case OPT_JOINT: break;
+    case OPT_UPDATE:
+      if (!strcmp(optarg, "vp") || !strcmp(optarg, "perceptron"))
+        to.margin = 0;
+      else if (!strcmp(optarg, "mmvp") || !strcmp(optarg, "margin"))
+        to.margin = 1;
+      else {
+        vt_cli_error("--update: expected vp or mmvp, got '%s'", optarg);
+        goto done;
+      }
+      break;
+    case OPT_COLLAPSE:
+      if (!strcmp(optarg, "none"))
+        m.collapse = VT_COLLAPSE_NONE;
+      else if (!strcmp(optarg, "paper"))
+        m.collapse = VT_COLLAPSE_PAPER;
+      else {
+        vt_cli_error("--collapse: expected none or paper, got '%s'", optarg);
+        goto done;
+      }
+      break;
+    case OPT_FEATURES:
+      if (!strcmp(optarg, "all"))
+        features = VT_CFEAT_ALL;
+      else if (!strcmp(optarg, "observed"))
+        features = VT_CFEAT_OBSERVED;
+      else {
+        vt_cli_error("--features: expected all or observed, got '%s'", optarg);
+        goto done;
+      }
+      break;
+    case OPT_SENTENCES:
+    case OPT_EPOCHS:
+    case OPT_MAXCHUNK:
+    case OPT_WARMUP:
+      if (vt_cli_parse_int(optarg, c == OPT_SENTENCES || c == OPT_EPOCHS ? 1 : 0, 1000000000, &v)) {
+        vt_cli_error("%s: expected a %s integer, got '%s'", argv[optind - 1],
+                     c == OPT_SENTENCES || c == OPT_EPOCHS ? "positive" : "non-negative", optarg);
+        goto done;
+      }
+      if (c == OPT_SENTENCES)
+        ro.max_sents = v;
+      else if (c == OPT_EPOCHS)
+        to.epochs = (int32_t)v;
+      else if (c == OPT_MAXCHUNK)
+        to.max_chunk = (int32_t)v;
+      else
+        to.lex_warmup = (int32_t)v;
+      break;
+    case OPT_SEED:
+      if (vt_cli_parse_int(optarg, 0, INT64_MAX, &v)) {
+        vt_cli_error("--seed: expected a non-negative integer, got '%s'", optarg);
+        goto done;
+      }
+      to.seed = (uint64_t)v;
+      break;
+    case OPT_WORDCOL:
+      if (parse_col("--word-col", optarg, &ro.word_col)) goto done;
+      break;
+    case OPT_POSCOL:
+      if (parse_col("--pos-col", optarg, &ro.pos_col)) goto done;
+      break;
+    case OPT_CHUNKCOL:
+      if (parse_col("--chunk-col", optarg, &ro.chunk_col)) goto done;
+      break;
+    case 'h':
+      usage(stdout);
+      rc = VT_EXIT_OK;
+      goto done;
+    default: usage(stderr); goto done;
+    }
+  }
+  if (!train_path || !out_path || optind != argc) {
+    vt_cli_error("chunk-train: --train FILE and -o MODEL are required, and nothing else "
+                 "(see vitesse chunk-train --help)");
+    goto done;
+  }
+  if (ro.word_col < 0 || ro.pos_col < 0) {
+    vt_cli_error("chunk-train: the word and POS columns cannot be 'last'");
+    goto done;
+  }
+  ro.all_types = !strcmp(types, "all");
+  if (!ro.all_types && add_types(&m, types)) goto done;
+  ro.grow = 1;
+  ro.max_chunk = to.max_chunk;
+  vt_status st = vt_chunk_corpus_read(&train, &m, train_path, &co, &ro, err, sizeof err);
+  if (st == VT_OK && train.n_sent == 0) {
+    snprintf(err, sizeof err, "%s: no sentences", train_path);
+    st = VT_EFORMAT;
+  }
+  if (st == VT_OK && test_path) {
+    vt_chunk_read_opts te = ro;
+    te.grow = 0;
+    te.max_chunk = 0;
+    te.max_sents = 0;
+    st = vt_chunk_corpus_read(&test, &m, test_path, &co, &te, err, sizeof err);
+  }
+  if (st != VT_OK) {
+    vt_cli_error("%s", err);
+    rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
+    goto done;
+  }
+  rc = VT_EXIT_FAIL;
+  if (vt_chunk_features_build(&m, &train, features) != VT_OK) {
+    vt_cli_error("out of memory");
+    goto done;
+  }
+  if (!quiet)
+    fprintf(stderr,
+            "chunk-train: %lld sentences, %lld tokens, %d POS tags, %d chunk tags, "
+            "%lld weights%s\n",
+            (long long)train.n_sent, (long long)train.n_tok, m.p, m.c, (long long)m.n_feat,
+            train.cut ? " (some gold chunks cut by --max-chunk)" : "");
+  epoch_ctx ctx = {test_path ? &test : NULL, to.max_chunk, quiet, train.n_sent, VT_OK};
+  to.on_epoch = on_epoch;
+  to.ctx = &ctx;
+  st = vt_chunk_train(&m, &train, &to);
+  if (st == VT_OK) st = ctx.st;
+  if (st != VT_OK) {
+    vt_cli_error("chunk-train: %s", vt_strerror(st));
+    goto done;
+  }
+  if (vt_chunk_model_write(out_path, &m, err, sizeof err) != VT_OK) {
+    vt_cli_error("%s", err);
+    goto done;
+  }
+  rc = VT_EXIT_OK;
+done:
+  vt_chunk_corpus_free(&train);
+  vt_chunk_corpus_free(&test);
+  vt_chunk_model_free(&m);
+  return rc;
+}
+
+int vt_chunk_cli_wants_joint(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--joint-chunk")) return 1;
+  return 0;
+}

@@ -1,0 +1,69 @@
+/* engine/cli/text_cli.c: corpus options and defaults shared by train, tag, lattice and eval. */
+#define _POSIX_C_SOURCE 200809L
+#include "text_cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+int vt_cli_corpus_opt(int c, const char *arg, vt_conll_opts *o) {
+  long long v;
+  switch (c) {
+  case VT_OPT_SEP:
+    if (!strcmp(arg, "tab"))
+      o->sep = VT_SEP_TAB;
+    else if (!strcmp(arg, "space"))
+      o->sep = VT_SEP_SPACE;
+    else if (!strcmp(arg, "auto"))
+      o->sep = VT_SEP_AUTO;
+    else {
+      vt_cli_error("--sep: expected tab, space or auto, got '%s'", arg);
+      return -1;
+    }
+    return 1;
+  case VT_OPT_COMMENTS: o->comments = 1; return 1;
+  case VT_OPT_CONLLU: o->conllu = 1; return 1;
+  case VT_OPT_MAX_TOKENS:
+    if (vt_cli_parse_int(arg, 1, 100000000, &v)) {
+      vt_cli_error("--max-tokens: expected a positive integer, got '%s'", arg);
+      return -1;
+    }
+    o->max_tokens = (int32_t)v;
+    return 1;
+  default: return 0;
+  }
+}
+
+int vt_cli_parse_col(const char *s, int32_t *col) {
+  static const char *const names[] = {"ID",    "FORM", "LEMMA",  "UPOS", "XPOS",
+                                      "FEATS", "HEAD", "DEPREL", "DEPS", "MISC"};
+  long long v;
+  if (!strcasecmp(s, "last")) {
+    *col = -1;
+    return 0;
+  }
+  for (int i = 0; i < 10; i++)
+    if (!strcasecmp(s, names[i])) {
+      *col = i;
+      return 0;
+    }
+  if (vt_cli_parse_int(s, 0, 1000000, &v)) return -1;
+  *col = (int32_t)v;
+  return 0;
+}
+
+vt_algo vt_cli_default_algo(void) {
+  return vt_algo_available(VT_ALGO_STAGGERED_COL) ? VT_ALGO_STAGGERED_COL : VT_ALGO_VITERBI;
+}
+
+uint32_t vt_cli_reader_pack(const vt_conll_opts *o) {
+  return (o->comments ? 1u : 0u) | (o->conllu ? 2u : 0u) | ((uint32_t)o->sep & 3u) << 2;
+}
+
+void vt_cli_reader_unpack(uint32_t packed, vt_conll_opts *o) {
+  o->comments = (int)(packed & 1);
+  o->conllu = (int)(packed >> 1 & 1);
+  o->sep = (vt_conll_sep)(packed >> 2 & 3);
+}

@@ -1,0 +1,55 @@
+/* engine/cli/text_cli.h: what the text-pipeline subcommands (train, tag, lattice, eval) share:
+ * the corpus reader options and the decoder chosen by default. */
+#ifndef VT_CLI_TEXT_CLI_H
+#define VT_CLI_TEXT_CLI_H
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "conll.h"
+#include "vitesse.h"
+
+/* getopt_long codes of the corpus options (above every subcommand's own codes). */
+enum {
+  VT_OPT_SEP = 1000,
+  VT_OPT_COMMENTS,
+  VT_OPT_CONLLU,
+  VT_OPT_MAX_TOKENS,
+};
+
+#define VT_CORPUS_LONGOPTS                                                                         \
+  {"sep", required_argument, 0, VT_OPT_SEP}, {"comments", no_argument, 0, VT_OPT_COMMENTS},        \
+      {"conllu", no_argument, 0, VT_OPT_CONLLU}, {                                                 \
+    "max-tokens", required_argument, 0, VT_OPT_MAX_TOKENS                                          \
+  }
+
+#define VT_CORPUS_HELP                                                                             \
+  "corpus options:\n"                                                                              \
+  "  --sep tab|space|auto  column separator (auto: tabs if the first token line has one,\n"        \
+  "                  else runs of blanks)\n"                                                       \
+  "  --comments      lines starting with '#' are comments (kept in the output)\n"                  \
+  "  --conllu        CoNLL-U: tabs, comments, multiword ranges and empty nodes passed through\n"   \
+  "  --max-tokens N  longest sentence accepted (default 10000)\n"
+
+/* Handles corpus option `c` with argument `arg` into `o`: 1 when handled, 0 when `c` is not a
+ * corpus option, -1 on a bad value (message printed). */
+int vt_cli_corpus_opt(int c, const char *arg, vt_conll_opts *o);
+
+/* Parses a column: a 0-based index, "last", or a CoNLL-U column name (ID FORM LEMMA UPOS XPOS
+ * FEATS HEAD DEPREL DEPS MISC, any case). "last" gives -1. 0 on success, -1 otherwise. */
+int vt_cli_parse_col(const char *s, int32_t *col);
+
+/* The fastest exact decoder this build has: staggered-col when available, else viterbi. */
+vt_algo vt_cli_default_algo(void);
+
+/* Packs / unpacks reader options into the 32-bit field models keep (vt_model_meta.reader). */
+uint32_t vt_cli_reader_pack(const vt_conll_opts *o);
+void vt_cli_reader_unpack(uint32_t packed, vt_conll_opts *o);
+
+int vt_cmd_train(int argc, char **argv);
+int vt_cmd_tag(int argc, char **argv);
+int vt_cmd_lattice(int argc, char **argv);
+int vt_cmd_eval(int argc, char **argv);
+
+#endif

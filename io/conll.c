@@ -1,0 +1,276 @@
+/* io/conll.c: the streaming CoNLL column reader (see conll.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "conll.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "errmsg.h"
+
+#define READ_CHUNK (1u << 18)
+
+struct vt_conll {
+  gzFile gz;
+  const char *name;
+  vt_conll_opts opts;
+  char sep; /* 0 until decided, then '\t' or ' ' */
+  char *buf;
+  size_t cap, start, end, scan; /* unread bytes buf[start, end); no '\n' in [start, scan) */
+  int eof;
+  uint64_t lineno;
+};
+
+void vt_conll_opts_init(vt_conll_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->sep = VT_SEP_AUTO;
+  o->max_tokens = 10000;
+}
+
+vt_status vt_conll_open(vt_conll **out, const char *path, const vt_conll_opts *opts, char *err,
+                        size_t errlen) {
+  *out = NULL;
+  int is_stdin = !path || !strcmp(path, "-");
+  const char *name = is_stdin ? "-" : path;
+  int fd = is_stdin ? dup(0) : open(path, O_RDONLY);
+  if (fd < 0) {
+    vt_errorf(err, errlen, name, "cannot open: %s", strerror(errno));
+    return VT_EIO;
+  }
+  struct stat stt;
+  if (fstat(fd, &stt) == 0 && S_ISDIR(stt.st_mode)) {
+    close(fd);
+    vt_errorf(err, errlen, name, "is a directory");
+    return VT_EIO;
+  }
+  vt_conll *r = calloc(1, sizeof *r);
+  if (r) r->buf = malloc(READ_CHUNK);
+  if (!r || !r->buf) goto nomem;
+  r->gz = gzdopen(fd, "rb");
+  if (!r->gz) goto nomem;
+  fd = -1;
+  gzbuffer(r->gz, READ_CHUNK);
+  r->name = name;
+  r->opts = *opts;
+  if (opts->conllu || opts->sep == VT_SEP_TAB)
+    r->sep = '\t';
+  else if (opts->sep == VT_SEP_SPACE)
+    r->sep = ' ';
+  r->cap = READ_CHUNK;
+  *out = r;
+  return VT_OK;
+nomem:
+  if (fd >= 0) close(fd);
+  vt_conll_close(r);
+  vt_errorf(err, errlen, name, "out of memory");
+  return VT_ENOMEM;
+}
+
+void vt_conll_close(vt_conll *r) {
+  if (!r) return;
+  if (r->gz) gzclose(r->gz);
+  free(r->buf);
+  free(r);
+}
+
+/* Next line (without '\n'): 1 and [*line, *len) valid until the next call; 0 at the end;
+ * negative status on error. */
+static int next_line(vt_conll *r, char **line, size_t *len, char *err, size_t errlen) {
+  for (;;) {
+    char *nl = memchr(r->buf + r->scan, '\n', r->end - r->scan);
+    if (nl) {
+      *line = r->buf + r->start;
+      *len = (size_t)(nl - *line);
+      r->start = r->scan = (size_t)(nl - r->buf) + 1;
+      r->lineno++;
+      return 1;
+    }
+    r->scan = r->end;
+    if (r->eof) {
+      if (r->end == r->start) return 0;
+      *line = r->buf + r->start;
+      *len = r->end - r->start;
+      r->start = r->scan = r->end;
+      r->lineno++;
+      return 1;
+    }
+    if (r->start > 0) {
+      memmove(r->buf, r->buf + r->start, r->end - r->start);
+      r->end -= r->start;
+      r->scan -= r->start;
+      r->start = 0;
+    }
+    if (r->cap - r->end < READ_CHUNK / 2) {
+      char *nb = realloc(r->buf, r->cap * 2);
+      if (!nb) {
+        vt_errorf(err, errlen, r->name, "out of memory (a line of %zu bytes)", r->end);
+        return VT_ENOMEM;
+      }
+      r->buf = nb;
+      r->cap *= 2;
+    }
+    size_t want = r->cap - r->end;
+    int n = gzread(r->gz, r->buf + r->end, (unsigned)(want > INT_MAX ? INT_MAX : want));
+    if (n < 0) {
+      int code;
+      const char *msg = gzerror(r->gz, &code);
+      if (code == Z_ERRNO) {
+        vt_errorf(err, errlen, r->name, "read error: %s", strerror(errno));
+        return VT_EIO;
+      }
+      vt_errorf(err, errlen, r->name, "corrupt gzip data: %s", msg);
+      return VT_EFORMAT;
+    }
+    if (n == 0) {
+      int code;
+      const char *msg = gzerror(r->gz, &code);
+      if (code != Z_OK && code != Z_STREAM_END) {
+        vt_errorf(err, errlen, r->name, "corrupt or truncated gzip data: %s", msg);
+        return code == Z_ERRNO ? VT_EIO : VT_EFORMAT;
+      }
+      r->eof = 1;
+    }
+    r->end += (size_t)n;
+  }
+}
+
+static int grow(void **p, size_t elem, size_t need, size_t *cap) {
+  if (need <= *cap) return 0;
+  size_t ncap = *cap ? *cap : 64;
+  while (ncap < need) ncap *= 2;
+  void *np = realloc(*p, ncap * elem);
+  if (!np) return -1;
+  *p = np;
+  *cap = ncap;
+  return 0;
+}
+
+#define GROW32(ptr, n, capf)                                                                       \
+  do {                                                                                             \
+    size_t cap_ = (capf);                                                                          \
+    if (grow((void **)&(ptr), sizeof *(ptr), (size_t)(n), &cap_)) goto nomem;                      \
+    (capf) = (uint32_t)cap_;                                                                       \
+  } while (0)
+
+static int is_blank(const char *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r') return 0;
+  return 1;
+}
+
+vt_status vt_conll_read(vt_conll *r, vt_sentbatch *b, int32_t max_sents, size_t max_bytes,
+                        int32_t *n_read, char *err, size_t errlen) {
+  *n_read = 0;
+  vt_sentence *cur = NULL;
+  uint64_t first_tok_line = 0;
+  for (;;) {
+    char *line;
+    size_t len;
+    int got = next_line(r, &line, &len, err, errlen);
+    if (got < 0) return (vt_status)got;
+    if (got == 0 || is_blank(line, got ? len : 0)) {
+      if (cur) {
+        cur = NULL;
+        ++*n_read;
+        if (*n_read >= max_sents || b->n_bytes >= max_bytes) return VT_OK;
+      }
+      if (got == 0) return VT_OK;
+      continue;
+    }
+    if (len && line[len - 1] == '\r') len--;
+    if (b->n_bytes + len + 1 > UINT32_MAX) {
+      vt_errorf(err, errlen, NULL, "%s:%llu: sentence too large (4 GiB)", r->name,
+                (unsigned long long)r->lineno);
+      return VT_EFORMAT;
+    }
+    if (!cur) {
+      size_t cap = (size_t)b->cap_sents;
+      if (grow((void **)&b->sents, sizeof *b->sents, (size_t)b->n_sents + 1, &cap)) goto nomem;
+      b->cap_sents = (int32_t)cap;
+      cur = &b->sents[b->n_sents++];
+      memset(cur, 0, sizeof *cur);
+      cur->file = r->name;
+      cur->line0 = b->n_lines;
+      cur->tok0 = b->n_toks;
+      cur->field0 = b->n_fields / 2;
+    }
+    GROW32(b->lines, b->n_lines + 1, b->cap_lines);
+    size_t bcap = b->cap_bytes;
+    if (grow((void **)&b->bytes, 1, b->n_bytes + len + 1, &bcap)) goto nomem;
+    b->cap_bytes = bcap;
+    uint32_t off = (uint32_t)b->n_bytes;
+    memcpy(b->bytes + off, line, len);
+    b->n_bytes += len;
+    vt_sentline *ln = &b->lines[b->n_lines++];
+    ln->off = off;
+    ln->len = (uint32_t)len;
+    ln->tok = -1;
+    ln->lineno = r->lineno;
+    cur->nlines++;
+    if ((r->opts.comments || r->opts.conllu) && len && line[0] == '#') continue;
+
+    if (!r->sep) r->sep = memchr(line, '\t', len) ? '\t' : ' ';
+    cur->sep = r->sep;
+    /* Split into fields, appended provisionally; a pass-through line takes them back. */
+    const char *p = b->bytes + off, *end = p + len;
+    uint32_t nf0 = b->n_fields;
+    int32_t ncols = 0;
+    if (r->sep == '\t') {
+      for (;;) {
+        const char *tab = memchr(p, '\t', (size_t)(end - p));
+        const char *fe = tab ? tab : end;
+        GROW32(b->fields, b->n_fields + 2, b->cap_fields);
+        b->fields[b->n_fields++] = (uint32_t)(p - b->bytes);
+        b->fields[b->n_fields++] = (uint32_t)(fe - p);
+        ncols++;
+        if (!tab) break;
+        p = tab + 1;
+      }
+    } else {
+      for (;;) {
+        while (p < end && (*p == ' ' || *p == '\t')) p++;
+        if (p >= end) break;
+        const char *fs = p;
+        while (p < end && *p != ' ' && *p != '\t') p++;
+        GROW32(b->fields, b->n_fields + 2, b->cap_fields);
+        b->fields[b->n_fields++] = (uint32_t)(fs - b->bytes);
+        b->fields[b->n_fields++] = (uint32_t)(p - fs);
+        ncols++;
+      }
+    }
+    if (r->opts.conllu) {
+      const char *id = b->bytes + b->fields[nf0];
+      uint32_t idlen = b->fields[nf0 + 1];
+      if (memchr(id, '-', idlen) || memchr(id, '.', idlen)) {
+        b->n_fields = nf0;
+        continue;
+      }
+    }
+    if (cur->T == 0) {
+      cur->ncols = ncols;
+      first_tok_line = r->lineno;
+    } else if (ncols != cur->ncols) {
+      vt_errorf(err, errlen, NULL,
+                "%s:%llu: %d columns, but the sentence's first token (line %llu) has %d", r->name,
+                (unsigned long long)r->lineno, ncols, (unsigned long long)first_tok_line,
+                cur->ncols);
+      return VT_EFORMAT;
+    }
+    if (cur->T >= r->opts.max_tokens) {
+      vt_errorf(err, errlen, NULL, "%s:%llu: sentence longer than %d tokens (--max-tokens)",
+                r->name, (unsigned long long)r->lineno, r->opts.max_tokens);
+      return VT_EFORMAT;
+    }
+    GROW32(b->tok_line, b->n_toks + 1, b->cap_toks);
+    b->tok_line[b->n_toks++] = b->n_lines - 1;
+    ln->tok = cur->T++;
+  }
+nomem:
+  vt_errorf(err, errlen, r->name, "out of memory");
+  return VT_ENOMEM;
+}

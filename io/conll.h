@@ -1,0 +1,52 @@
+/* io/conll.h: streaming reader of CoNLL-style column corpora (plain, .gz, stdin).
+ *
+ * One token per line, a blank line (or only blanks) ends a sentence. Columns are separated by
+ * tabs, or, in a file whose first token line has no tab, by runs of spaces and tabs (sep auto;
+ * --sep tab / space force one). With `comments` (or `conllu`), lines starting with '#' are kept
+ * as pass-through lines; `conllu` also passes through multiword-token ranges (`1-2`) and empty
+ * nodes (`8.1`) and forces tabs. CRLF line ends, a missing final newline and any bytes are
+ * accepted. Errors name "FILE:LINE": a token line whose column count differs from its sentence's
+ * first token line, a sentence over `max_tokens` tokens, unreadable or corrupt (.gz) input.
+ *
+ * Sentences are appended to a vt_sentbatch (engine/sentbatch.h) that the caller owns and
+ * clears; memory is bounded by the batch limits, not by the corpus. */
+#ifndef VT_IO_CONLL_H
+#define VT_IO_CONLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sentbatch.h"
+#include "vitesse.h"
+
+typedef enum vt_conll_sep { VT_SEP_AUTO = 0, VT_SEP_TAB = 1, VT_SEP_SPACE = 2 } vt_conll_sep;
+
+typedef struct vt_conll_opts {
+  vt_conll_sep sep;
+  int comments;       /* '#' lines are comments */
+  int conllu;         /* CoNLL-U (implies comments and tabs) */
+  int32_t max_tokens; /* longest sentence accepted */
+} vt_conll_opts;
+
+/* Fills `o` with the defaults: sep auto, no comments, not CoNLL-U, max_tokens 10000. */
+void vt_conll_opts_init(vt_conll_opts *o);
+
+typedef struct vt_conll vt_conll;
+
+/* Opens `path` for reading ("-" or NULL: standard input); gzip data is detected and inflated.
+ * `path` must stay valid while batches filled from it are used. Returns VT_OK, VT_EIO (cannot
+ * open; message in `err`) or VT_ENOMEM. */
+vt_status vt_conll_open(vt_conll **out, const char *path, const vt_conll_opts *opts, char *err,
+                        size_t errlen);
+
+/* Appends sentences to `b` until `max_sents` were appended, `b` holds `max_bytes` bytes or the
+ * input ends; *n_read gets the number appended (0: end of input). A sentence of only
+ * pass-through lines is appended with T = 0. Returns VT_OK, VT_EFORMAT (bad input: "FILE:LINE:
+ * problem" in `err`; the batch is then unusable until cleared), VT_EIO or VT_ENOMEM. */
+vt_status vt_conll_read(vt_conll *r, vt_sentbatch *b, int32_t max_sents, size_t max_bytes,
+                        int32_t *n_read, char *err, size_t errlen);
+
+/* Closes the reader. NULL is a no-op. */
+void vt_conll_close(vt_conll *r);
+
+#endif

@@ -1,0 +1,34 @@
+/* io/model_file.h: the binary model file: written once by `vitesse train`, mapped read-only by
+ * `vitesse tag` and shared by all threads.
+ *
+ * Layout, all little-endian:
+ *   header (64 bytes): magic "\x89VTMODL\n", u32 version (1), u32 section count, u64 file size,
+ *     u32 CRC-32 of the header (this field zeroed) and the section table, zero padding;
+ *   section table: per section u32 id, u32 0, u64 offset, u64 size, u32 CRC-32, u32 0;
+ *   sections, each 64-byte aligned: META (fixed 128 bytes), LABELS (u64 frequencies, i32 rank,
+ *     u32 name offsets, name bytes), TEMPLATES (the template file's text), FEATURES (records,
+ *     engine/model.h), HASH (u32 slots), TRANS (f32 A[L*L], S[L], F[L]).
+ * Loading checks the magic, version, size, every checksum, then every offset, index and value
+ * (so a damaged file is refused with a message, never read out of bounds). */
+#ifndef VT_IO_MODEL_FILE_H
+#define VT_IO_MODEL_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "vitesse.h"
+
+#define VT_MODEL_VERSION 1
+
+/* Writes `img` to `path` atomically (io/outfile.h). Returns VT_OK, VT_EIO, VT_EINVAL (too
+ * large) or VT_ENOMEM; `err` (errlen bytes) gets one line "PATH: problem" on failure. */
+int vt_model_write(const char *path, const vt_model_image *img, char *err, size_t errlen);
+
+/* Loads and validates the model file `path` (mapped read-only; read into memory when it cannot
+ * be mapped) and binds its transition model. Returns VT_OK, VT_EIO, VT_EFORMAT (not a model,
+ * another version, truncated, corrupted: the message says which), or VT_ENOMEM. On failure
+ * *out is NULL and `err` holds one line "PATH: problem". */
+int vt_model_load(vt_model **out, const char *path, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,102 @@
+#!/bin/sh
+# tests/chunk_badinput.sh VITESSE CASE: the joint label-chunk commands on one bad input fail
+# cleanly: exit status exactly 2, stderr exactly one line naming the file (and line, for a
+# corpus), no output file and no temp file left behind. CASE `good` trains, saves, reloads and
+# tags a small corpus (also through `vitesse train --joint-chunk` and `vitesse tag`).
+set -u
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 VITESSE CASE" >&2
+  exit 64
+fi
+VITESSE=$1
+CASE=$2
+base=$(mktemp -d "${TMPDIR:-/tmp}/vt_chunk_bad.XXXXXX") || exit 1
+trap 'rm -rf "$base"' EXIT
+W=$base/w
+mkdir "$W" || exit 1
+
+fail() {
+  printf 'chunk_badinput.%s: FAIL: %s\n' "$CASE" "$*" >&2
+  [ -s "$base/stderr" ] && { printf -- '--- stderr:\n' >&2; cat "$base/stderr" >&2; }
+  exit 1
+}
+
+cat >"$W/train.txt" <<'EOF'
+the DT B-NP
+cat NN I-NP
+sat VBD B-VP
+on IN B-PP
+the DT B-NP
+mat NN I-NP
+. . O
+
+a DT B-NP
+dog NN I-NP
+ran VBD B-VP
+EOF
+"$VITESSE" chunk-train --train "$W/train.txt" --epochs 3 --quiet -o "$W/m" 2>"$base/stderr" ||
+  fail "cannot train the control model"
+
+# expect_bad PATTERN OUTPUT CMD...: CMD fails with status 2, one stderr line matching PATTERN,
+# and OUTPUT (a path) does not exist afterwards; no temp file is left in $W.
+expect_bad() {
+  pattern=$1
+  out=$2
+  shift 2
+  before=$(ls -a "$W" | wc -l)
+  "$@" >"$base/stdout" 2>"$base/stderr"
+  rc=$?
+  [ $rc -eq 2 ] || fail "exit status $rc, expected 2"
+  [ "$(wc -l <"$base/stderr")" -eq 1 ] || fail "stderr is not one line"
+  grep -q -- "$pattern" "$base/stderr" || fail "stderr does not match '$pattern'"
+  [ -e "$out" ] && fail "output $out was written"
+  [ "$(ls -a "$W" | wc -l)" -eq "$before" ] || fail "a file was left behind"
+  exit 0
+}
+
+case $CASE in
+good)
+  "$VITESSE" train --joint-chunk --train "$W/train.txt" --epochs 3 --quiet -o "$W/m2" \
+    2>"$base/stderr" || fail "train --joint-chunk"
+  cmp -s "$W/m" "$W/m2" || fail "train --joint-chunk differs from chunk-train"
+  "$VITESSE" tag -m "$W/m2" "$W/train.txt" -o "$W/out" 2>"$base/stderr" || fail "tag"
+  [ "$(grep -c . "$W/out")" -eq 10 ] || fail "tag printed $(grep -c . "$W/out") token lines"
+  awk 'NF && NF != 5 { exit 1 }' "$W/out" || fail "token lines must have 5 columns"
+  "$VITESSE" chunk-tag -m "$W/m" --eval "$W/train.txt" >/dev/null 2>"$base/stderr" ||
+    fail "chunk-tag --eval"
+  grep -q "POS accuracy" "$base/stderr" || fail "no evaluation line"
+  ;;
+ragged)
+  printf 'the DT B-NP\ncat NN\n' >"$W/bad.txt"
+  expect_bad "bad.txt:2" "$W/out" "$VITESSE" chunk-train --train "$W/bad.txt" -o "$W/out"
+  ;;
+too_few_columns)
+  printf 'the DT\ncat NN\n' >"$W/bad.txt"
+  expect_bad "bad.txt:1" "$W/out" "$VITESSE" chunk-train --train "$W/bad.txt" -o "$W/out"
+  ;;
+eval_missing_column)
+  printf 'the\ncat\n' >"$W/bad.txt"
+  expect_bad "bad.txt:1" "$W/out" "$VITESSE" chunk-tag -m "$W/m" --eval "$W/bad.txt" -o "$W/out"
+  ;;
+missing_corpus)
+  expect_bad "nothere.txt" "$W/out" "$VITESSE" chunk-train --train "$W/nothere.txt" -o "$W/out"
+  ;;
+truncated_model)
+  head -c 200 "$W/m" >"$W/t"
+  expect_bad "$W/t: truncated" "$W/out" "$VITESSE" chunk-tag -m "$W/t" "$W/train.txt" -o "$W/out"
+  ;;
+corrupt_model)
+  size=$(wc -c <"$W/m")
+  { head -c $((size - 9)) "$W/m"; printf 'X'; tail -c 8 "$W/m"; } >"$W/c"
+  expect_bad "$W/c: corrupt model" "$W/out" "$VITESSE" tag -m "$W/c" "$W/train.txt" -o "$W/out"
+  ;;
+not_a_model)
+  expect_bad "bad magic" "$W/out" "$VITESSE" chunk-tag -m "$W/train.txt" "$W/train.txt" -o "$W/out"
+  ;;
+*)
+  echo "unknown case $CASE" >&2
+  exit 64
+  ;;
+esac
+exit 0

@@ -1,0 +1,93 @@
+#!/bin/sh
+# tests/sched_signal.sh VITESSE: stopping `vitesse decode`.
+#   SIGINT with -o OUT: exit 130, a message saying what was done, no OUT and no temp file left.
+#   SIGTERM to stdout: exit 143; what was written is complete lines of the first N sentences, in
+#     order, N as the message says.
+#   A closed stdout (| head): exit 141 (as if killed by SIGPIPE) and nothing on stderr.
+# The runs are slow on purpose (kbest-viterbi, k = 64) and are signalled once output appears,
+# so no timing is assumed. Background jobs of sh ignore SIGINT (and vitesse keeps an ignored
+# SIGINT ignored, as Unix tools do): `env --default-signal=INT` restores it for the test.
+set -u
+VITESSE=$1
+base=$(mktemp -d "${TMPDIR:-/tmp}/vt_signal.XXXXXX") || exit 1
+trap 'rm -rf "$base"' EXIT
+fails=0
+fail() {
+  printf 'sched_signal: FAIL: %s\n' "$*" >&2
+  fails=$((fails + 1))
+}
+
+"$VITESSE" synth -o "$base" --labels 45 --sentences 3000 --seed 5 >/dev/null || exit 1
+DATA="--emissions $base/E.npy --lengths $base/N.npy --transitions $base/A.npy --start $base/S.npy
+  --end $base/F.npy"
+SLOW="--algo kbest-viterbi -k 64 --threads 2 --batch-tokens 16"
+mkdir "$base/w"
+
+# wait_for FILE-PATTERN: waits until a non-empty file matching it exists (the run has started
+# writing); fails if the run ended first.
+wait_for() {
+  while :; do
+    for f in $1; do
+      [ -s "$f" ] && return 0
+    done
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.05
+  done
+}
+
+# 1. SIGINT, output to a file.
+# shellcheck disable=SC2086
+env --default-signal=INT "$VITESSE" decode $DATA $SLOW -o "$base/w/out" 2>"$base/err1" &
+pid=$!
+if wait_for "$base/w/.out.tmp.*"; then
+  kill -INT "$pid"
+  wait "$pid"
+  st=$?
+  [ $st -eq 130 ] || fail "SIGINT: exit status $st, expected 130"
+  grep -q 'interrupted by SIGINT: [0-9]* of 3000 sentences were decoded in order;.*not written' \
+    "$base/err1" || fail "SIGINT: message: $(cat "$base/err1")"
+  [ -z "$(ls -A "$base/w")" ] || fail "SIGINT: files left behind: $(ls -A "$base/w")"
+else
+  wait "$pid"
+  fail "SIGINT: the run ended before writing anything (status $?): $(cat "$base/err1")"
+fi
+
+# 2. SIGTERM, output to stdout (a file here).
+# shellcheck disable=SC2086
+"$VITESSE" decode $DATA $SLOW >"$base/out2" 2>"$base/err2" &
+pid=$!
+if wait_for "$base/out2"; then
+  kill -TERM "$pid"
+  wait "$pid"
+  st=$?
+  [ $st -eq 143 ] || fail "SIGTERM: exit status $st, expected 143"
+  n=$(sed -n 's/.*by SIGTERM: the first \([0-9]*\) of 3000 sentences were written.*/\1/p' \
+    "$base/err2")
+  if [ -z "$n" ]; then
+    fail "SIGTERM: message: $(cat "$base/err2")"
+  else
+    [ "$(tail -c 1 "$base/out2" | od -An -c | tr -d ' ')" = '\n' ] ||
+      fail "SIGTERM: the output does not end with a complete line"
+    # Sentences 0 .. n-1, each with its 64 paths, in order.
+    awk -F '\t' -v n="$n" '
+      { if ($1 != int((NR - 1) / 64) || $2 != (NR - 1) % 64) { bad = 1; exit } }
+      END { if (bad || NR != n * 64) { print "lines " NR ", expected " n * 64; exit 1 } }' \
+      "$base/out2" || fail "SIGTERM: the output is not the first $n sentences in order"
+  fi
+else
+  wait "$pid"
+  fail "SIGTERM: the run ended before writing anything: $(cat "$base/err2")"
+fi
+
+# 3. A closed stdout.
+# shellcheck disable=SC2086
+{
+  "$VITESSE" decode $DATA --algo viterbi --threads 2 2>"$base/err3"
+  echo $? >"$base/st3"
+} | head -c 1000 >/dev/null
+st=$(cat "$base/st3")
+[ "$st" -eq 141 ] || fail "closed stdout: exit status $st, expected 141"
+[ ! -s "$base/err3" ] || fail "closed stdout: stderr not empty: $(cat "$base/err3")"
+
+[ $fails -eq 0 ] || exit 1
+echo "sched_signal: all checks passed"

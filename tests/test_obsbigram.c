@@ -1,0 +1,119 @@
+/* tests/test_obsbigram.c: the decoders of position-dependent transitions (models with
+ * observation-dependent bigram templates) against brute force on small lattices: viterbi finds
+ * an optimal path, kbest-viterbi the k best scores, beam with B >= L the optimum; without
+ * deltas, viterbi agrees with vt_decode. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "obsbigram.h"
+#include "test_util.h"
+
+static long long checks;
+
+static int cmp_desc(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void run(int32_t L, int32_t T, score_mode mode, int with_deltas, test_rng *r) {
+  double A[16], S[4], F[4], E[6 * 4], dval[64];
+  int32_t dkey[64];
+  int64_t doff[7];
+  for (int32_t i = 0; i < L * L; i++) A[i] = test_score(r, mode == SCORE_NEGINF ? SCORE_INT : mode);
+  for (int32_t y = 0; y < L; y++) {
+    S[y] = test_score(r, SCORE_INT);
+    F[y] = test_score(r, SCORE_INT);
+  }
+  for (int32_t i = 0; i < T * L; i++) E[i] = test_score(r, mode);
+  int64_t n = 0;
+  doff[0] = doff[1] = 0;
+  for (int32_t t = 1; t < T; t++) {
+    int32_t k = with_deltas ? test_int(r, 6) : 0;
+    for (int32_t j = 0; j < k; j++, n++) {
+      dkey[n] = test_int(r, L * L);
+      dval[n] = test_score(r, mode == SCORE_NEGINF ? SCORE_INT : mode);
+    }
+    doff[t + 1] = n;
+  }
+  vt_obs_lattice lat = {L, T, A, S, F, E, doff, dkey, dval};
+
+  /* Brute force: every path's score, sorted. */
+  int32_t np = 1;
+  for (int32_t t = 0; t < T; t++) np *= L;
+  double *all = malloc(sizeof(double) * (size_t)np);
+  int32_t y[6];
+  for (int32_t p = 0; p < np; p++) {
+    for (int32_t t = 0, q = p; t < T; t++, q /= L) y[t] = q % L;
+    all[p] = vt_obs_path_score(&lat, y);
+  }
+  qsort(all, (size_t)np, sizeof *all, cmp_desc);
+  int32_t finite = 0;
+  while (finite < np && all[finite] > -INFINITY) finite++;
+
+  vt_arena *arena;
+  vt_arena_create(&arena, 0);
+  int32_t labels[8 * 6], n_paths;
+  double scores[8];
+  vt_decode_opts o;
+  vt_decode_opts_init(&o);
+  char ctx[64];
+  snprintf(ctx, sizeof ctx, "L=%d T=%d mode %d deltas %d", L, T, (int)mode, with_deltas);
+
+  o.algo = VT_ALGO_VITERBI;
+  vt_obs_decode(&lat, &o, arena, labels, scores, &n_paths, NULL);
+  checks++;
+  EXPECT(n_paths == (finite ? 1 : 0) && (!finite || scores[0] == all[0]),
+         "%s: viterbi %d paths, score %g, best %g", ctx, n_paths, scores[0], all[0]);
+  if (!with_deltas && mode == SCORE_REAL) {
+    vt_trans *tr;
+    vt_trans_create(&tr, L, A, S, F, NULL);
+    int32_t ref[6], nr;
+    double sr;
+    vt_decode(tr, &o, arena, E, T, ref, &sr, &nr, NULL);
+    checks++;
+    EXPECT(nr == n_paths && !memcmp(ref, labels, sizeof(int32_t) * (size_t)T),
+           "%s: viterbi path differs from vt_decode", ctx);
+    vt_trans_destroy(tr);
+  }
+
+  o.algo = VT_ALGO_KBEST_VITERBI;
+  o.k = 5;
+  vt_obs_decode(&lat, &o, arena, labels, scores, &n_paths, NULL);
+  int32_t want = finite < 5 ? finite : 5;
+  checks++;
+  EXPECT(n_paths == want, "%s: kbest gave %d paths, want %d", ctx, n_paths, want);
+  for (int32_t p = 0; p < n_paths && p < want; p++) {
+    checks += 2;
+    EXPECT(scores[p] == all[p], "%s: kbest path %d scores %g, want %g", ctx, p, scores[p], all[p]);
+    for (int32_t q = 0; q < p; q++)
+      EXPECT(memcmp(labels + p * T, labels + q * T, sizeof(int32_t) * (size_t)T) != 0,
+             "%s: kbest paths %d and %d are equal", ctx, p, q);
+  }
+
+  o.algo = VT_ALGO_BEAM;
+  o.k = 1;
+  o.beam = L;
+  vt_obs_decode(&lat, &o, arena, labels, scores, &n_paths, NULL);
+  checks++;
+  EXPECT(n_paths == (finite ? 1 : 0) && (!finite || scores[0] == all[0]),
+         "%s: beam B=L: %d paths, score %g, best %g", ctx, n_paths, scores[0], all[0]);
+
+  o.algo = VT_ALGO_STAGGERED_COL;
+  checks++;
+  EXPECT(vt_obs_decode(&lat, &o, arena, labels, scores, &n_paths, NULL) == VT_EUNSUPPORTED,
+         "%s: staggered-col must be refused", ctx);
+  vt_arena_destroy(arena);
+  free(all);
+}
+
+int main(void) {
+  test_rng r = {7};
+  for (int rep = 0; rep < 40; rep++)
+    for (int32_t L = 1; L <= 4; L++)
+      for (int32_t T = 1; T <= 5; T++) {
+        run(L, T, SCORE_REAL, rep % 2, &r);
+        run(L, T, SCORE_INT, 1, &r);
+        run(L, T, SCORE_NEGINF, 1, &r);
+      }
+  return test_finish("test_obsbigram", checks);
+}

@@ -1,0 +1,182 @@
+/* tests/test_template.c: the template language against hand-computed feature strings: CRF++
+ * macros, several per line, sentinels, Wapiti's %t / %m / upper-case commands, the regex
+ * subset, and the errors of malformed templates. */
+#include <string.h>
+
+#include "template.h"
+#include "test_util.h"
+
+static long long checks;
+
+/* A sentence of T tokens and 2 columns, from "w0/p0 w1/p1 ..." pairs. */
+typedef struct sent {
+  char base[512];
+  uint32_t fields[64];
+  vt_tokens tk;
+} sent;
+
+static void sent_make(sent *s, const char *const *cols, int T) {
+  size_t n = 0;
+  for (int i = 0; i < 2 * T; i++) {
+    size_t len = strlen(cols[i]);
+    memcpy(s->base + n, cols[i], len);
+    s->fields[2 * i] = (uint32_t)n;
+    s->fields[2 * i + 1] = (uint32_t)len;
+    n += len;
+  }
+  s->tk.T = T;
+  s->tk.ncols = 2;
+  s->tk.base = s->base;
+  s->tk.fields = s->fields;
+}
+
+/* Expands template i of `ts` at t and compares with `want`. */
+static void expect_expand(const vt_tmplset *ts, int32_t i, const sent *s, int32_t t,
+                          const char *want) {
+  char buf[512];
+  size_t bound = vt_tmpl_bound(ts, i, 64), at = vt_tmpl_bound_at(ts, i, &s->tk, t);
+  size_t n = vt_tmpl_expand(ts, i, &s->tk, t, buf);
+  checks += 3;
+  EXPECT(n < bound, "template %d at %d: length %zu over its bound %zu", i, t, n, bound);
+  EXPECT(n < at, "template %d at %d: length %zu over its position bound %zu", i, t, n, at);
+  EXPECT(n == strlen(want) && memcmp(buf, want, n) == 0, "template %d at %d: got '%.*s', want '%s'",
+         i, t, (int)n, buf, want);
+}
+
+static void test_crfpp(void) {
+  const char *text = "# a comment\r\n"
+                     "\n"
+                     "U00:%x[-2,0]\n"
+                     "U01:%x[0,0]\r\n"
+                     "U02:%x[1,1]\n"
+                     "U05:%x[-1,0]/%x[0,0]/%x[1,0]\n"
+                     "  U06:%x[3,1]  \n"
+                     "U\n"
+                     "B\n"
+                     "B10:%x[0,1]\n";
+  vt_tmplset ts;
+  char err[256];
+  vt_status st = vt_tmplset_parse(&ts, text, strlen(text), "t.tmpl", err, sizeof err);
+  checks++;
+  EXPECT(st == VT_OK, "parse: %s", err);
+  if (st != VT_OK) return;
+  checks += 5;
+  EXPECT_EQ_INT(ts.n, 7, "templates kept (plain B is the matrix)");
+  EXPECT_EQ_INT(ts.n_u, 6, "unigram templates");
+  EXPECT_EQ_INT(ts.n_b, 1, "observation-dependent bigram templates");
+  EXPECT_EQ_INT(ts.plain_bigram, 1, "plain bigram");
+  EXPECT_EQ_INT(ts.max_col, 1, "max column");
+  static const char *const cols[] = {"He", "PRP", "reckons", "VBZ", "the", "DT"};
+  sent s;
+  sent_make(&s, cols, 3);
+  expect_expand(&ts, 0, &s, 0, "U00:_B-2");
+  expect_expand(&ts, 0, &s, 1, "U00:_B-1");
+  expect_expand(&ts, 0, &s, 2, "U00:He");
+  expect_expand(&ts, 1, &s, 1, "U01:reckons");
+  expect_expand(&ts, 2, &s, 0, "U02:VBZ");
+  expect_expand(&ts, 2, &s, 2, "U02:_B+1");
+  expect_expand(&ts, 3, &s, 0, "U05:_B-1/He/reckons");
+  expect_expand(&ts, 3, &s, 2, "U05:reckons/the/_B+1");
+  expect_expand(&ts, 4, &s, 0, "U06:_B+1");
+  expect_expand(&ts, 4, &s, 2, "U06:_B+3");
+  expect_expand(&ts, 5, &s, 1, "U");
+  expect_expand(&ts, 6, &s, 1, "B10:VBZ");
+  vt_tmplset_free(&ts);
+}
+
+static void test_wapiti(void) {
+  const char *text = "U30:%m[0,0,\".?.?.?$\"]\n"     /* 3-byte suffix */
+                     "U31:%m[0,0,\"^.?.?\"]\n"       /* 2-byte prefix */
+                     "U32:%t[0,0,\"^\\u\"]\n"        /* capitalized */
+                     "U33:%T[0,0,\"\\d\"]/%X[0,0]\n" /* has a digit / lower-cased word */
+                     "U34:%M[0,0,\"\\u\\l*\"]\n"     /* a capital and the fewest lower case */
+                     "U35:%m[0,0,\"\\d\\d?\"]\n"     /* first digits, ? greedy */
+                     "U36:%m[-1,0,\"B.\"]\n"         /* on a sentinel */
+                     "U37:%t[0,0,\"^\\A*$\"]\n"      /* no letter at all */
+                     "U38:%m[0,0,\"x$\"]\n"          /* no match: empty */
+                     "U39:%m[0,0,\"\\p\"]\n";        /* first punctuation */
+  vt_tmplset ts;
+  char err[256];
+  vt_status st = vt_tmplset_parse(&ts, text, strlen(text), "w.tmpl", err, sizeof err);
+  checks++;
+  EXPECT(st == VT_OK, "parse: %s", err);
+  if (st != VT_OK) return;
+  static const char *const cols[] = {"Reckons", "x", "A4-b77", "y", "hi", "z", "12", "w"};
+  sent s;
+  sent_make(&s, cols, 4);
+  expect_expand(&ts, 0, &s, 0, "U30:ons");
+  expect_expand(&ts, 0, &s, 2, "U30:hi");
+  expect_expand(&ts, 1, &s, 0, "U31:Re");
+  expect_expand(&ts, 1, &s, 2, "U31:hi");
+  expect_expand(&ts, 2, &s, 0, "U32:true");
+  expect_expand(&ts, 2, &s, 2, "U32:false");
+  expect_expand(&ts, 3, &s, 0, "U33:false/reckons");
+  expect_expand(&ts, 3, &s, 1, "U33:true/a4-b77");
+  expect_expand(&ts, 4, &s, 0, "U34:r");
+  expect_expand(&ts, 4, &s, 1, "U34:a");
+  expect_expand(&ts, 4, &s, 2, "U34:");
+  expect_expand(&ts, 5, &s, 1, "U35:4");
+  expect_expand(&ts, 5, &s, 3, "U35:12");
+  expect_expand(&ts, 6, &s, 0, "U36:B-");
+  expect_expand(&ts, 7, &s, 3, "U37:true");
+  expect_expand(&ts, 7, &s, 1, "U37:false");
+  expect_expand(&ts, 8, &s, 0, "U38:");
+  expect_expand(&ts, 9, &s, 1, "U39:-");
+  vt_tmplset_free(&ts);
+}
+
+/* The regex subset directly: leftmost match, * takes the fewest, ? the most. */
+static void test_regex(void) {
+  static const struct {
+    const char *re, *s;
+    int hit;
+    size_t start, len;
+  } cases[] = {
+      {"b*", "abc", 1, 0, 0},     {"ab*c", "xabbbc", 1, 1, 5},  {"a?b", "b", 1, 0, 1},
+      {"a?ab", "ab", 1, 0, 2},    {"^a", "ba", 0, 0, 0},        {"a$", "aba", 1, 2, 1},
+      {"\\d\\D", "a1b", 1, 1, 2}, {"\\s", "a b", 1, 1, 1},      {"\\.", "a.b", 1, 1, 1},
+      {"^$", "", 1, 0, 0},        {"\\w*$", "ab", 1, 0, 2},     {"\\W", "ab", 0, 0, 0},
+      {".", "\xce\xb1", 1, 0, 1}, {"\\a", "\xce\xb1", 0, 0, 0}, {"$", "ab", 1, 2, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    size_t st = 99, len = 99;
+    int hit = vt_regex_search(cases[i].re, cases[i].s, strlen(cases[i].s), &st, &len);
+    checks++;
+    EXPECT(hit == cases[i].hit && (!hit || (st == cases[i].start && len == cases[i].len)),
+           "regex '%s' on '%s': hit %d at %zu len %zu", cases[i].re, cases[i].s, hit, st, len);
+  }
+}
+
+static void test_errors(void) {
+  static const struct {
+    const char *text, *want;
+  } cases[] = {
+      {"U00:%x[0,0]\nX01:%x[0,0]\n", "bad.tmpl:2: a template starts with U or B"},
+      {"U00:%x[0]\n", "bad.tmpl:1: malformed macro"},
+      {"U00:%x[a,0]\n", "bad.tmpl:1: malformed macro"},
+      {"U00:%y[0,0]\n", "bad.tmpl:1: unknown macro"},
+      {"U00:%t[0,0]\n", "bad.tmpl:1: malformed macro"},
+      {"U00:%m[0,0,\"ab\n", "bad.tmpl:1: malformed macro"},
+      {"\n\nU00:%m[0,0,\"*a\"]\n", "bad.tmpl:3: regex"},
+      {"U00:%m[0,0,\"a**\"]\n", "bad.tmpl:1: regex"},
+      {"# nothing\n\n", "bad.tmpl: no templates"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    vt_tmplset ts;
+    char err[256] = "";
+    vt_status st =
+        vt_tmplset_parse(&ts, cases[i].text, strlen(cases[i].text), "bad.tmpl", err, sizeof err);
+    checks += 2;
+    EXPECT(st == VT_EFORMAT, "case %zu: status %d", i, st);
+    EXPECT(strncmp(err, cases[i].want, strlen(cases[i].want)) == 0, "case %zu: '%s'", i, err);
+    vt_tmplset_free(&ts);
+  }
+}
+
+int main(void) {
+  test_crfpp();
+  test_wapiti();
+  test_regex();
+  test_errors();
+  return test_finish("test_template", checks);
+}

@@ -1,0 +1,318 @@
+/* tests/test_textmodel.c: training, model files and tagging, in process, on a corpus the test
+ * writes: the averaged perceptron reaches 100% on a separable task; a saved model loads back
+ * with the same labels, features and predictions; every single-byte corruption is refused or
+ * (in unchecked padding) changes nothing, and every truncation is refused; tagging a batch in
+ * pieces gives the same bytes as in one piece. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conll.h"
+#include "model_file.h"
+#include "tagger.h"
+#include "test_util.h"
+#include "train.h"
+#include "train_export.h"
+
+static long long checks;
+static char dir[] = "/tmp/vt_test_textmodel.XXXXXX";
+static char corpus[300], model[300], scratch[300];
+
+/* Sentences of words w0..w9 whose label is a function of the word and the previous word: the
+ * templates below can separate them exactly. */
+static void write_corpus(const char *path, int n, uint64_t seed) {
+  static const char *const labels[] = {"NN", "VB", "DT", "JJ", "B-NP"};
+  test_rng r = {seed};
+  FILE *f = fopen(path, "w");
+  for (int s = 0; s < n; s++) {
+    int T = 1 + test_int(&r, 12), prev = 10;
+    for (int t = 0; t < T; t++) {
+      int w = test_int(&r, 10);
+      fprintf(f, "w%d\tx%d\t%s\n", w, w % 3, labels[(w * 7 + prev * 3) % 5]);
+      prev = w;
+    }
+    fputs(s % 3 == 2 ? "\r\n" : "\n", f);
+  }
+  fclose(f);
+}
+
+static const char tmpl_text[] = "U00:%x[0,0]\nU01:%x[-1,0]/%x[0,0]\nU02:%x[0,1]\n"
+                                "U03:%m[0,0,\".$\"]\nB\n";
+
+/* Trains on `corpus` and writes `model`; returns the last epoch's training accuracy. */
+static double train(const char *tmpl, int epochs, vt_algo algo) {
+  char err[256];
+  vt_tmplset ts;
+  vt_trainset d;
+  vt_tcorpus c;
+  vt_weights W;
+  vt_export x;
+  memset(&c, 0, sizeof c);
+  double acc = -1;
+  if (vt_tmplset_parse(&ts, tmpl, strlen(tmpl), "t", err, sizeof err) != VT_OK) return -2;
+  vt_trainset_init(&d, &ts, -1);
+  vt_conll_opts o;
+  vt_conll_opts_init(&o);
+  vt_conll *r;
+  vt_sentbatch b;
+  memset(&b, 0, sizeof b);
+  vt_conll_open(&r, corpus, &o, err, sizeof err);
+  int32_t n;
+  while (vt_conll_read(r, &b, 7, 1 << 20, &n, err, sizeof err) == VT_OK && n > 0) {
+    vt_trainset_compile(&d, &c, &b, err, sizeof err);
+    vt_sentbatch_clear(&b);
+  }
+  vt_conll_close(r);
+  vt_sentbatch_free(&b);
+  vt_trainset_freeze(&d, &c, 1);
+  int32_t *rank = malloc(sizeof(int32_t) * (size_t)d.labels.n);
+  vt_export_rank(&d, rank);
+  vt_weights_init(&W, d.labels.n, d.n_weights, d.bigram);
+  vt_train_opts to = {epochs, 5, algo, 0, NULL};
+  vt_train_report rep;
+  if (vt_train_run(&W, &c, NULL, rank, ts.n_b > 0, &to, &rep, err, sizeof err) == VT_OK)
+    vt_train_evaluate(&W, &c, rank, ts.n_b > 0, algo, &acc);
+  vt_model_meta meta;
+  memset(&meta, 0, sizeof meta);
+  meta.label_col = -1;
+  meta.epochs = epochs;
+  snprintf(meta.decoder, sizeof meta.decoder, "%s", vt_algo_name(algo));
+  if (vt_export_build(&x, &d, &W, tmpl, strlen(tmpl), &meta) != VT_OK ||
+      vt_model_write(model, &x.img, err, sizeof err) != VT_OK)
+    acc = -3;
+  vt_export_free(&x);
+  vt_weights_free(&W);
+  vt_tcorpus_free(&c);
+  vt_trainset_free(&d);
+  vt_tmplset_free(&ts);
+  free(rank);
+  return acc;
+}
+
+/* Tags `corpus` with model `m` in chunks of `chunk` sentences; returns the text (malloc'd). */
+static char *tag_all(const vt_model *m, vt_algo algo, int32_t k, int32_t chunk, size_t *len) {
+  char err[256];
+  vt_conll_opts o;
+  vt_conll_opts_init(&o);
+  vt_conll *r;
+  vt_sentbatch b;
+  memset(&b, 0, sizeof b);
+  vt_textbuf out = {0};
+  vt_arena *arena;
+  vt_arena_create(&arena, 0);
+  vt_decode_opts d;
+  vt_decode_opts_init(&d);
+  d.algo = algo;
+  d.k = k;
+  vt_conll_open(&r, corpus, &o, err, sizeof err);
+  int32_t n;
+  while (vt_conll_read(r, &b, 1000, 1 << 20, &n, err, sizeof err) == VT_OK && n > 0) {
+    for (int32_t s = 0; s < b.n_sents; s += chunk) {
+      int32_t e = s + chunk < b.n_sents ? s + chunk : b.n_sents;
+      if (vt_tagger_tag_batch(m, &d, arena, &b, s, e, &out, NULL, err, sizeof err) != VT_OK)
+        fprintf(stderr, "tag: %s\n", err);
+    }
+    vt_sentbatch_clear(&b);
+  }
+  vt_conll_close(r);
+  vt_sentbatch_free(&b);
+  vt_arena_destroy(arena);
+  *len = out.len;
+  return out.p;
+}
+
+/* Token accuracy of tagged text: the last column against the one before. */
+static double accuracy(const char *text, size_t len) {
+  long tok = 0, ok = 0;
+  const char *p = text, *end = text + len;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *a = NULL, *b = NULL;
+    for (const char *q = p; q < nl; q++)
+      if (*q == '\t') {
+        a = b;
+        b = q;
+      }
+    if (a && b) {
+      tok++;
+      ok += (size_t)(b - a - 1) == (size_t)(nl - b - 1) &&
+            !memcmp(a + 1, b + 1, (size_t)(nl - b - 1));
+    }
+    p = nl + 1;
+  }
+  return tok ? (double)ok / (double)tok : -1;
+}
+
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  fseek(f, 0, SEEK_END);
+  *len = (size_t)ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *p = malloc(*len + 1);
+  if (fread(p, 1, *len, f) != *len) *len = 0;
+  fclose(f);
+  return p;
+}
+
+static void write_bytes(const char *path, const char *p, size_t n) {
+  FILE *f = fopen(path, "wb");
+  fwrite(p, 1, n, f);
+  fclose(f);
+}
+
+static void test_train_and_roundtrip(void) {
+  vt_algo algos[] = {VT_ALGO_VITERBI, VT_ALGO_STAGGERED_COL};
+  for (size_t a = 0; a < 2; a++) {
+    if (!vt_algo_available(algos[a])) continue;
+    double acc = train(tmpl_text, 12, algos[a]);
+    checks++;
+    EXPECT(acc == 1.0, "%s: training accuracy %g, want 1", vt_algo_name(algos[a]), acc);
+    char err[256];
+    vt_model *m = NULL;
+    int st = vt_model_load(&m, model, err, sizeof err);
+    checks++;
+    EXPECT(st == VT_OK, "load: %s", err);
+    if (st != VT_OK) continue;
+    checks += 4;
+    EXPECT_EQ_INT(m->L, 5, "labels");
+    EXPECT_EQ_INT(m->meta.epochs, 12, "epochs recorded");
+    EXPECT(!strcmp(m->meta.decoder, vt_algo_name(algos[a])), "decoder recorded");
+    uint64_t total = 0;
+    for (int32_t y = 0; y < m->L; y++) total += m->label_freq[y];
+    for (int32_t r = 1; r < m->L; r++)
+      EXPECT(m->label_freq[m->rank[r - 1]] >= m->label_freq[m->rank[r]], "rank order");
+    /* Every record is found from its own string. */
+    uint64_t pos = 0;
+    int32_t found = 0;
+    for (uint32_t f = 0; f < m->n_feat; f++) {
+      vt_feat ft;
+      vt_feat_read(m->recs + pos, m->key_bytes, &ft);
+      found += vt_model_find(m, ft.str, ft.len) == m->recs + pos;
+      pos += vt_feat_size(ft.len, ft.nnz, vt_feat_key_bytes(&ft, m->key_bytes));
+    }
+    checks += 2;
+    EXPECT_EQ_INT(found, m->n_feat, "records found by their strings");
+    EXPECT(vt_model_find(m, "U00:nope", 8) == NULL, "absent feature");
+    size_t len, len2, len3;
+    char *out = tag_all(m, algos[a], 1, 1000, &len);
+    char *out2 = tag_all(m, VT_ALGO_VITERBI, 1, 3, &len2);
+    char *out3 = tag_all(m, VT_ALGO_KBEST_VITERBI, 3, 5, &len3);
+    checks += 3;
+    EXPECT(accuracy(out, len) == 1.0, "tagging accuracy %g", accuracy(out, len));
+    EXPECT(len == len2 && !memcmp(out, out2, len), "tag output depends on chunking or decoder");
+    EXPECT(len3 > 2 * len && !strncmp(out3, "# 0 ", 4), "k-best output");
+    free(out);
+    free(out2);
+    free(out3);
+    vt_model_free(m);
+  }
+}
+
+static void test_corruption(void) {
+  size_t size, base_len;
+  char err[256];
+  vt_model *m = NULL;
+  vt_model_load(&m, model, err, sizeof err);
+  char *base = tag_all(m, VT_ALGO_VITERBI, 1, 1000, &base_len);
+  vt_model_free(m);
+  char *bytes = read_file(model, &size);
+  long refused = 0, same = 0;
+  /* Every byte of the header, section table and META; then every 5th (each section still gets
+   * hundreds of hits; the checksums do not depend on where the damage is). */
+  long tried = 0;
+  for (size_t i = 0; i < size; i += i < 512 ? 1 : 5) {
+    tried++;
+    bytes[i] ^= 0x5A;
+    write_bytes(scratch, bytes, size);
+    bytes[i] ^= 0x5A;
+    m = NULL;
+    int st = vt_model_load(&m, scratch, err, sizeof err);
+    if (st != VT_OK) {
+      refused++;
+      checks += 2;
+      EXPECT(st == VT_EFORMAT, "flip at %zu: status %d", i, st);
+      EXPECT(!strncmp(err, scratch, strlen(scratch)) && !strchr(err, '\n'), "message '%s'", err);
+      continue;
+    }
+    size_t len;
+    char *out = tag_all(m, VT_ALGO_VITERBI, 1, 1000, &len);
+    checks++;
+    EXPECT(len == base_len && !memcmp(out, base, len), "flip at %zu loads and changes the output",
+           i);
+    same++;
+    free(out);
+    vt_model_free(m);
+  }
+  checks++;
+  EXPECT(refused > tried * 9 / 10, "only %ld of %ld corruptions refused", refused, tried);
+  for (size_t n = 0; n < size; n += n < 512 || n + 64 > size ? 1 : 7) {
+    write_bytes(scratch, bytes, n);
+    m = NULL;
+    int st = vt_model_load(&m, scratch, err, sizeof err);
+    checks++;
+    EXPECT(st == VT_EFORMAT, "truncated to %zu bytes: status %d", n, st);
+    vt_model_free(m);
+  }
+  /* Not a model at all, and a future version. */
+  write_bytes(scratch, "hello\n", 6);
+  checks++;
+  EXPECT(vt_model_load(&m, scratch, err, sizeof err) == VT_EFORMAT && strstr(err, "not a vitesse"),
+         "text file: %s", err);
+  bytes[8] = 9;
+  write_bytes(scratch, bytes, size);
+  checks++;
+  EXPECT(vt_model_load(&m, scratch, err, sizeof err) == VT_EFORMAT && strstr(err, "version 9"),
+         "version: %s", err);
+  free(bytes);
+  free(base);
+}
+
+/* Observation-dependent bigram templates: trained and tagged with the position-dependent
+ * decoders; the others are refused. */
+static void test_obs_bigram(void) {
+  static const char t2[] = "U00:%x[0,0]\nB01:%x[-1,0]/%x[0,0]\nB\n";
+  double acc = train(t2, 40, VT_ALGO_VITERBI);
+  checks++;
+  EXPECT(acc == 1.0, "obs-bigram training accuracy %g", acc);
+  char err[256];
+  vt_model *m = NULL;
+  checks++;
+  EXPECT(vt_model_load(&m, model, err, sizeof err) == VT_OK && m->obs_bigram, "load: %s", err);
+  if (!m) return;
+  size_t len, len2;
+  char *out = tag_all(m, VT_ALGO_VITERBI, 1, 4, &len);
+  char *out2 = tag_all(m, VT_ALGO_BEAM, 1, 1000, &len2);
+  checks += 2;
+  EXPECT(accuracy(out, len) == 1.0, "obs-bigram tagging accuracy %g", accuracy(out, len));
+  EXPECT(len2 == len, "beam output length");
+  vt_decode_opts d;
+  vt_decode_opts_init(&d);
+  d.algo = VT_ALGO_STAGGERED_COL;
+  vt_sentbatch b;
+  memset(&b, 0, sizeof b);
+  vt_textbuf tb = {0};
+  checks++;
+  EXPECT(vt_tagger_tag_batch(m, &d, NULL, &b, 0, 0, &tb, NULL, err, sizeof err) ==
+                 VT_EUNSUPPORTED &&
+             strstr(err, "bigram"),
+         "staggered-col on an obs-bigram model: %s", err);
+  free(out);
+  free(out2);
+  vt_model_free(m);
+}
+
+int main(void) {
+  if (!mkdtemp(dir)) return 1;
+  snprintf(corpus, sizeof corpus, "%s/corpus.txt", dir);
+  snprintf(model, sizeof model, "%s/model.bin", dir);
+  snprintf(scratch, sizeof scratch, "%s/scratch.bin", dir);
+  write_corpus(corpus, 150, 3);
+  test_train_and_roundtrip();
+  test_corruption();
+  test_obs_bigram();
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  if (system(cmd)) return 1;
+  return test_finish("test_textmodel", checks);
+}
