@@ -2,6 +2,7 @@
  * chunk_model_file.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "chunk_model_file.h"
+#include "binfmt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -20,30 +21,6 @@ enum { SEC_META = 1, SEC_POS, SEC_CHUNKS, SEC_WORDS, SEC_ROWS, SEC_OUTS, SEC_WEI
 #define META_SIZE 64
 #define MAX_TAGS 4096
 
-static uint32_t crc_of(uint32_t crc, const void *p, uint64_t n) {
-  const unsigned char *b = p;
-  while (n) {
-    uInt part = n > (1u << 30) ? (1u << 30) : (uInt)n;
-    crc = (uint32_t)crc32(crc, b, part);
-    b += part;
-    n -= part;
-  }
-  return crc;
-}
-
-static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
-static uint32_t get32(const unsigned char *p) {
-  uint32_t v;
-  memcpy(&v, p, 4);
-  return v;
-}
-static uint64_t get64(const unsigned char *p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-  return v;
-}
-static uint64_t align64(uint64_t n) { return (n + 63) & ~63ull; }
 
 /* ---- writing ----------------------------------------------------------------------------------
  */
@@ -54,7 +31,7 @@ static unsigned char *names_pack(const vt_featdict *d, uint64_t *size) {
   if (bytes > UINT32_MAX) return NULL;
   unsigned char *p = malloc((size_t)(head + bytes) + 1);
   if (!p) return NULL;
-  for (int32_t i = 0; i <= d->n; i++) put32(p + 4 * (size_t)i, (uint32_t)d->off[i]);
+  for (int32_t i = 0; i <= d->n; i++) vt_bin_put32(p + 4 * (size_t)i, (uint32_t)d->off[i]);
   memcpy(p + head, d->pool, (size_t)bytes);
   *size = head + bytes;
   return p;
@@ -75,14 +52,14 @@ int vt_chunk_model_write(const char *path, const vt_chunk_model *m, char *err, s
     goto fail;
   }
   memset(meta, 0, sizeof meta);
-  put32(meta + 0, (uint32_t)m->c);
-  put32(meta + 4, (uint32_t)m->p);
-  put32(meta + 8, (uint32_t)m->collapse);
-  put32(meta + 12, (uint32_t)m->max_chunk);
-  put32(meta + 16, VT_CHUNK_NTMPL);
-  put32(meta + 20, (uint32_t)m->words.n);
-  put64(meta + 24, (uint64_t)m->n_rows);
-  put64(meta + 32, (uint64_t)m->n_feat);
+  vt_bin_put32(meta + 0, (uint32_t)m->c);
+  vt_bin_put32(meta + 4, (uint32_t)m->p);
+  vt_bin_put32(meta + 8, (uint32_t)m->collapse);
+  vt_bin_put32(meta + 12, (uint32_t)m->max_chunk);
+  vt_bin_put32(meta + 16, VT_CHUNK_NTMPL);
+  vt_bin_put32(meta + 20, (uint32_t)m->words.n);
+  vt_bin_put64(meta + 24, (uint64_t)m->n_rows);
+  vt_bin_put64(meta + 32, (uint64_t)m->n_feat);
   const void *data[N_SEC] = {meta, names[0], names[1], names[2], m->rowptr, m->outs, m->w};
   const uint64_t size[N_SEC] = {META_SIZE,
                                 names_size[0],
@@ -91,22 +68,22 @@ int vt_chunk_model_write(const char *path, const vt_chunk_model *m, char *err, s
                                 8 * ((uint64_t)m->n_rows + 1),
                                 4 * (uint64_t)m->n_feat,
                                 8 * (uint64_t)m->n_feat};
-  uint64_t offset[N_SEC], at = align64(sizeof header);
+  uint64_t offset[N_SEC], at = vt_bin_align64(sizeof header);
   memset(header, 0, sizeof header);
   memcpy(header, MAGIC, 8);
-  put32(header + 8, VT_CHUNK_MODEL_VERSION);
-  put32(header + 12, N_SEC);
+  vt_bin_put32(header + 8, VT_CHUNK_MODEL_VERSION);
+  vt_bin_put32(header + 12, N_SEC);
   for (int i = 0; i < N_SEC; i++) {
     unsigned char *e = header + HEADER_SIZE + i * ENTRY_SIZE;
     offset[i] = at;
-    put32(e, (uint32_t)(i + 1));
-    put64(e + 8, at);
-    put64(e + 16, size[i]);
-    put32(e + 24, crc_of(0, data[i], size[i]));
-    at = align64(at + size[i]);
+    vt_bin_put32(e, (uint32_t)(i + 1));
+    vt_bin_put64(e + 8, at);
+    vt_bin_put64(e + 16, size[i]);
+    vt_bin_put32(e + 24, vt_bin_crc(0, data[i], size[i]));
+    at = vt_bin_align64(at + size[i]);
   }
-  put64(header + 16, offset[N_SEC - 1] + size[N_SEC - 1]);
-  put32(header + 24, crc_of(0, header, sizeof header));
+  vt_bin_put64(header + 16, offset[N_SEC - 1] + size[N_SEC - 1]);
+  vt_bin_put32(header + 24, vt_bin_crc(0, header, sizeof header));
   if ((st = vt_outfile_open(&of, path, err, errlen)) != VT_OK) goto fail;
   static const unsigned char zeros[64];
   at = sizeof header;
@@ -179,12 +156,12 @@ static const char *names_load(vt_featdict *d, const unsigned char *p, uint64_t s
                               uint64_t count) {
   if (size < 4 * (count + 1)) return "is too short";
   const uint64_t head = 4 * (count + 1);
-  uint32_t prev = get32(p);
-  if (prev != 0 || head + get32(p + 4 * count) != size) return "has bad offsets";
+  uint32_t prev = vt_bin_get32(p);
+  if (prev != 0 || head + vt_bin_get32(p + 4 * count) != size) return "has bad offsets";
   vt_featdict_free(d);
   if (vt_featdict_init(d) != VT_OK) return "out of memory";
   for (uint64_t i = 0; i < count; i++) {
-    uint32_t next = get32(p + 4 * (i + 1));
+    uint32_t next = vt_bin_get32(p + 4 * (i + 1));
     if (next < prev) return "has bad offsets";
     int32_t id;
     if (vt_featdict_add(d, (const char *)p + head + prev, next - prev, &id) != VT_OK)
@@ -212,40 +189,40 @@ int vt_chunk_model_load(vt_chunk_model *m, const char *path, char *err, size_t e
   if (len < 8 || memcmp(buf, MAGIC, 8)) BAD("not a joint label-chunk model (bad magic)");
   if (len < sizeof header) BAD("truncated model (%zu bytes)", len);
   memcpy(header, buf, sizeof header);
-  if (get32(header + 8) != VT_CHUNK_MODEL_VERSION)
-    BAD("model version %u, this vitesse reads version %d", get32(header + 8),
+  if (vt_bin_get32(header + 8) != VT_CHUNK_MODEL_VERSION)
+    BAD("model version %u, this vitesse reads version %d", vt_bin_get32(header + 8),
         VT_CHUNK_MODEL_VERSION);
-  if (get32(header + 12) != N_SEC) BAD("corrupt model: %u sections", get32(header + 12));
-  if (get64(header + 16) != len)
+  if (vt_bin_get32(header + 12) != N_SEC) BAD("corrupt model: %u sections", vt_bin_get32(header + 12));
+  if (vt_bin_get64(header + 16) != len)
     BAD("truncated or padded model: %zu bytes, header says %llu", len,
-        (unsigned long long)get64(header + 16));
-  const uint32_t hcrc = get32(header + 24);
-  put32(header + 24, 0);
-  if (crc_of(0, header, sizeof header) != hcrc) BAD("corrupt model: header checksum mismatch");
+        (unsigned long long)vt_bin_get64(header + 16));
+  const uint32_t hcrc = vt_bin_get32(header + 24);
+  vt_bin_put32(header + 24, 0);
+  if (vt_bin_crc(0, header, sizeof header) != hcrc) BAD("corrupt model: header checksum mismatch");
   const unsigned char *sec[N_SEC + 1];
   uint64_t size[N_SEC + 1];
   for (int i = 0; i < N_SEC; i++) {
     const unsigned char *e = header + HEADER_SIZE + i * ENTRY_SIZE;
-    const uint64_t off = get64(e + 8), sz = get64(e + 16);
-    if (get32(e) != (uint32_t)(i + 1) || off % 64 || off > len || sz > len - off)
+    const uint64_t off = vt_bin_get64(e + 8), sz = vt_bin_get64(e + 16);
+    if (vt_bin_get32(e) != (uint32_t)(i + 1) || off % 64 || off > len || sz > len - off)
       BAD("corrupt model: section %d out of bounds", i + 1);
-    if (crc_of(0, buf + off, sz) != get32(e + 24))
+    if (vt_bin_crc(0, buf + off, sz) != vt_bin_get32(e + 24))
       BAD("corrupt model: section %d checksum mismatch", i + 1);
     sec[i + 1] = buf + off;
     size[i + 1] = sz;
   }
   if (size[SEC_META] != META_SIZE) BAD("corrupt model: META size");
   const unsigned char *mt = sec[SEC_META];
-  const uint32_t c = get32(mt), p = get32(mt + 4), words = get32(mt + 20);
-  const uint64_t n_rows = get64(mt + 24), n_feat = get64(mt + 32);
+  const uint32_t c = vt_bin_get32(mt), p = vt_bin_get32(mt + 4), words = vt_bin_get32(mt + 20);
+  const uint64_t n_rows = vt_bin_get64(mt + 24), n_feat = vt_bin_get64(mt + 32);
   if (c < 1 || c > MAX_TAGS || p < 1 || p > MAX_TAGS) BAD("corrupt model: %u x %u tags", c, p);
-  if (get32(mt + 8) > VT_COLLAPSE_PAPER || get32(mt + 12) > INT32_MAX ||
-      get32(mt + 16) != VT_CHUNK_NTMPL || words < 2 || words > INT32_MAX - 1)
+  if (vt_bin_get32(mt + 8) > VT_COLLAPSE_PAPER || vt_bin_get32(mt + 12) > INT32_MAX ||
+      vt_bin_get32(mt + 16) != VT_CHUNK_NTMPL || words < 2 || words > INT32_MAX - 1)
     BAD("corrupt model: META fields");
   m->c = (int32_t)c;
   m->p = (int32_t)p;
-  m->collapse = (int32_t)get32(mt + 8);
-  m->max_chunk = (int32_t)get32(mt + 12);
+  m->collapse = (int32_t)vt_bin_get32(mt + 8);
+  m->max_chunk = (int32_t)vt_bin_get32(mt + 12);
   const char *why;
   if ((why = names_load(&m->pos_names, sec[SEC_POS], size[SEC_POS], p)))
     BAD("corrupt model: POS names %s", why);

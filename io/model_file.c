@@ -1,6 +1,7 @@
 /* io/model_file.c: writes and loads the binary model file (see model_file.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "model_file.h"
+#include "binfmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,31 +26,6 @@ static const char *const SEC_NAME[N_SEC + 1] = {"",         "META", "LABELS", "T
 #define META_SIZE 128
 #define MAX_LABELS 46340 /* L * L fits in an int32 pair key */
 
-static uint32_t crc_of(uint32_t crc, const void *p, uint64_t n) {
-  const unsigned char *b = p;
-  while (n) {
-    uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
-    crc = (uint32_t)crc32(crc, b, chunk);
-    b += chunk;
-    n -= chunk;
-  }
-  return crc;
-}
-
-static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
-static uint32_t get32(const unsigned char *p) {
-  uint32_t v;
-  memcpy(&v, p, 4);
-  return v;
-}
-static uint64_t get64(const unsigned char *p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-  return v;
-}
-
-static uint64_t align64(uint64_t n) { return (n + 63) & ~63ull; }
 
 /* ---- writing ----------------------------------------------------------------------------------
  */
@@ -70,7 +46,7 @@ typedef struct section {
 static void sec_add(section *s, const void *p, uint64_t n) {
   s->parts[s->n_parts++] = (piece){p, n};
   s->size += n;
-  s->crc = crc_of(s->crc, p, n);
+  s->crc = vt_bin_crc(s->crc, p, n);
 }
 
 static int fwrite_all(FILE *fp, const void *p, uint64_t n) {
@@ -100,19 +76,19 @@ int vt_model_write(const char *path, const vt_model_image *img, char *err, size_
     vt_io_errorf(err, errlen, path, "too many features to write");
     return VT_EINVAL;
   }
-  put32(meta + 0, (uint32_t)L);
-  put32(meta + 4, img->n_feat);
-  put32(meta + 8, (uint32_t)img->key_bytes);
-  put32(meta + 12, (uint32_t)hash_bits);
-  put32(meta + 16, (uint32_t)off_bits);
-  put32(meta + 20, img->obs_bigram ? 1u : 0u);
-  put32(meta + 24, (uint32_t)img->meta.label_col);
-  put32(meta + 28, (uint32_t)img->meta.ncols);
-  put32(meta + 32, (uint32_t)img->meta.epochs);
-  put32(meta + 36, img->meta.reader);
-  put64(meta + 40, img->meta.seed);
-  put64(meta + 48, img->meta.train_sentences);
-  put64(meta + 56, img->meta.train_tokens);
+  vt_bin_put32(meta + 0, (uint32_t)L);
+  vt_bin_put32(meta + 4, img->n_feat);
+  vt_bin_put32(meta + 8, (uint32_t)img->key_bytes);
+  vt_bin_put32(meta + 12, (uint32_t)hash_bits);
+  vt_bin_put32(meta + 16, (uint32_t)off_bits);
+  vt_bin_put32(meta + 20, img->obs_bigram ? 1u : 0u);
+  vt_bin_put32(meta + 24, (uint32_t)img->meta.label_col);
+  vt_bin_put32(meta + 28, (uint32_t)img->meta.ncols);
+  vt_bin_put32(meta + 32, (uint32_t)img->meta.epochs);
+  vt_bin_put32(meta + 36, img->meta.reader);
+  vt_bin_put64(meta + 40, img->meta.seed);
+  vt_bin_put64(meta + 48, img->meta.train_sentences);
+  vt_bin_put64(meta + 56, img->meta.train_tokens);
   memcpy(meta + 64, img->meta.decoder, sizeof img->meta.decoder);
   meta[64 + sizeof img->meta.decoder - 1] = 0;
 
@@ -153,26 +129,26 @@ int vt_model_write(const char *path, const vt_model_image *img, char *err, size_
   sec_add(&sec[3], img->recs, img->recs_len);
   sec_add(&sec[4], slots, n_slots * 4);
   sec_add(&sec[5], trans, tn * 4);
-  uint64_t off = align64(HEADER_SIZE + N_SEC * ENTRY_SIZE);
+  uint64_t off = vt_bin_align64(HEADER_SIZE + N_SEC * ENTRY_SIZE);
   for (int i = 0; i < N_SEC; i++) {
     sec[i].offset = off;
-    off = align64(off + sec[i].size);
+    off = vt_bin_align64(off + sec[i].size);
   }
   uint64_t file_size = sec[N_SEC - 1].offset + sec[N_SEC - 1].size;
 
   memset(header, 0, sizeof header);
   memcpy(header, MAGIC, 8);
-  put32(header + 8, VT_MODEL_VERSION);
-  put32(header + 12, N_SEC);
-  put64(header + 16, file_size);
+  vt_bin_put32(header + 8, VT_MODEL_VERSION);
+  vt_bin_put32(header + 12, N_SEC);
+  vt_bin_put64(header + 16, file_size);
   for (int i = 0; i < N_SEC; i++) {
     unsigned char *e = header + HEADER_SIZE + i * ENTRY_SIZE;
-    put32(e, sec[i].id);
-    put64(e + 8, sec[i].offset);
-    put64(e + 16, sec[i].size);
-    put32(e + 24, sec[i].crc);
+    vt_bin_put32(e, sec[i].id);
+    vt_bin_put64(e + 8, sec[i].offset);
+    vt_bin_put64(e + 16, sec[i].size);
+    vt_bin_put32(e + 24, sec[i].crc);
   }
-  put32(header + 24, crc_of(0, header, sizeof header));
+  vt_bin_put32(header + 24, vt_bin_crc(0, header, sizeof header));
 
   st = vt_outfile_open(&of, path, err, errlen);
   if (st != VT_OK) goto fail;
@@ -322,36 +298,36 @@ int vt_model_load(vt_model **out, const char *path, char *err, size_t errlen) {
       BAD("truncated model file (%llu bytes)", (unsigned long long)size);
     BAD("not a vitesse model file (bad magic)");
   }
-  uint32_t version = get32(b + 8);
+  uint32_t version = vt_bin_get32(b + 8);
   if (version != VT_MODEL_VERSION)
     BAD("model file version %u; this vitesse reads version %d", version, VT_MODEL_VERSION);
-  uint64_t fsize = get64(b + 16);
+  uint64_t fsize = vt_bin_get64(b + 16);
   if (fsize != size)
     BAD("truncated or extended model file: %llu bytes, the header says %llu",
         (unsigned long long)size, (unsigned long long)fsize);
-  uint32_t n_sec = get32(b + 12);
+  uint32_t n_sec = vt_bin_get32(b + 12);
   if (n_sec < 1 || n_sec > 64 || HEADER_SIZE + (uint64_t)n_sec * ENTRY_SIZE > size)
     BAD("corrupted model file: bad section count %u", n_sec);
   {
-    uint32_t want = get32(b + 24);
+    uint32_t want = vt_bin_get32(b + 24);
     unsigned char hz[HEADER_SIZE];
     memcpy(hz, b, HEADER_SIZE);
-    put32(hz + 24, 0);
+    vt_bin_put32(hz + 24, 0);
     uint32_t crc =
-        crc_of(crc_of(0, hz, HEADER_SIZE), b + HEADER_SIZE, (uint64_t)n_sec * ENTRY_SIZE);
+        vt_bin_crc(vt_bin_crc(0, hz, HEADER_SIZE), b + HEADER_SIZE, (uint64_t)n_sec * ENTRY_SIZE);
     if (crc != want) BAD("corrupted model file: header checksum mismatch");
   }
   const unsigned char *sp[N_SEC + 1] = {0};
   uint64_t sz[N_SEC + 1] = {0};
   for (uint32_t i = 0; i < n_sec; i++) {
     const unsigned char *e = b + HEADER_SIZE + (size_t)i * ENTRY_SIZE;
-    uint32_t id = get32(e);
-    uint64_t off = get64(e + 8), n = get64(e + 16);
+    uint32_t id = vt_bin_get32(e);
+    uint64_t off = vt_bin_get64(e + 8), n = vt_bin_get64(e + 16);
     if (off % 8 || off > size || n > size - off)
       BAD("corrupted model file: section %u out of bounds", id);
     if (id < 1 || id > N_SEC) continue; /* unknown sections are skipped */
     if (sp[id]) BAD("corrupted model file: section %s twice", SEC_NAME[id]);
-    if (crc_of(0, b + off, n) != get32(e + 24))
+    if (vt_bin_crc(0, b + off, n) != vt_bin_get32(e + 24))
       BAD("corrupted model file: checksum mismatch in section %s", SEC_NAME[id]);
     sp[id] = b + off;
     sz[id] = n;
@@ -362,19 +338,19 @@ int vt_model_load(vt_model **out, const char *path, char *err, size_t errlen) {
   /* META */
   if (sz[SEC_META] != META_SIZE) BAD("corrupted model file: META section size");
   const unsigned char *mt = sp[SEC_META];
-  m->L = (int32_t)get32(mt);
-  m->n_feat = get32(mt + 4);
-  m->key_bytes = (int)get32(mt + 8);
-  uint32_t hash_bits = get32(mt + 12);
-  m->off_bits = (int)get32(mt + 16);
-  m->obs_bigram = (int)(get32(mt + 20) & 1);
-  m->meta.label_col = (int32_t)get32(mt + 24);
-  m->meta.ncols = (int32_t)get32(mt + 28);
-  m->meta.epochs = (int32_t)get32(mt + 32);
-  m->meta.reader = get32(mt + 36);
-  m->meta.seed = get64(mt + 40);
-  m->meta.train_sentences = get64(mt + 48);
-  m->meta.train_tokens = get64(mt + 56);
+  m->L = (int32_t)vt_bin_get32(mt);
+  m->n_feat = vt_bin_get32(mt + 4);
+  m->key_bytes = (int)vt_bin_get32(mt + 8);
+  uint32_t hash_bits = vt_bin_get32(mt + 12);
+  m->off_bits = (int)vt_bin_get32(mt + 16);
+  m->obs_bigram = (int)(vt_bin_get32(mt + 20) & 1);
+  m->meta.label_col = (int32_t)vt_bin_get32(mt + 24);
+  m->meta.ncols = (int32_t)vt_bin_get32(mt + 28);
+  m->meta.epochs = (int32_t)vt_bin_get32(mt + 32);
+  m->meta.reader = vt_bin_get32(mt + 36);
+  m->meta.seed = vt_bin_get64(mt + 40);
+  m->meta.train_sentences = vt_bin_get64(mt + 48);
+  m->meta.train_tokens = vt_bin_get64(mt + 56);
   memcpy(m->meta.decoder, mt + 64, sizeof m->meta.decoder);
   m->meta.decoder[sizeof m->meta.decoder - 1] = 0;
   const int32_t L = m->L;
