@@ -207,16 +207,9 @@ int vt_cmd_decode(int argc, char **argv) {
   rc = VT_EXIT_FAIL;
   st = vt_cli_decode_run(&eng, &topo, &plan, trans, &opts, &src, of.fp, 0, &vt_cli_stop, &rs,
                          &ss, &werr);
-  if (st == VT_OK && !of.tmp && fflush(stdout) != 0) { /* see a closed pipe before commit does */
-    werr = errno;
-    st = VT_EIO;
-  }
-  if (werr == EPIPE) { /* the reader went away: end quietly, as a killed-by-SIGPIPE tool does */
-    rc = 128 + SIGPIPE;
-    goto done;
-  }
-  if (werr) {
-    vt_cli_error("%s: write failed: %s", out_path ? out_path : "-", strerror(werr));
+  int end = vt_cli_output_end(&st, werr, !of.tmp, out_path);
+  if (end >= 0) {
+    rc = end;
     goto done;
   }
   if (st == VT_ECANCELED) {

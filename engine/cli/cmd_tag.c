@@ -182,16 +182,9 @@ int vt_cmd_tag(int argc, char **argv) {
   int werr = 0;
   st = vt_cli_tag_run(&eng, &topo, &plan, m, &opts, &ro, argv + optind, argc - optind, of.fp,
                       &vt_cli_stop, &tot, &ss, &werr, err, sizeof err);
-  if (st == VT_OK && !of.tmp && fflush(stdout) != 0) { /* see a closed pipe before commit does */
-    werr = errno;
-    st = VT_EIO;
-  }
-  if (werr == EPIPE) { /* the reader went away: end quietly, as a killed-by-SIGPIPE tool does */
-    rc = 128 + SIGPIPE;
-    goto done;
-  }
-  if (werr) {
-    vt_cli_error("%s: write failed: %s", out_path ? out_path : "-", strerror(werr));
+  int end = vt_cli_output_end(&st, werr, !of.tmp, out_path);
+  if (end >= 0) {
+    rc = end;
     goto done;
   }
   if (st == VT_ECANCELED) {

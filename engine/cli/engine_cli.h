@@ -72,6 +72,12 @@ extern atomic_int vt_cli_stop;
  * ignored, so a write to a closed pipe fails with EPIPE instead. */
 void vt_cli_signals_install(void);
 
+/* Ends a run's output: when writing to stdout (`to_stdout`) and *st is VT_OK, flushes it to see a
+ * closed pipe (then *st becomes VT_EIO); `werr` is the errno of a failed write, 0 if none.
+ * Returns the exit status to end with (128 + SIGPIPE quietly for a closed pipe, VT_EXIT_FAIL
+ * after printing a write error), or -1 when the caller goes on. */
+int vt_cli_output_end(vt_status *st, int werr, int to_stdout, const char *out_path);
+
 /* Restores the default actions. */
 void vt_cli_signals_restore(void);
 
