@@ -49,9 +49,21 @@ static int64_t scan_f64(const double *x, int64_t n) {
   return -1;
 }
 
-/* Checks a float array for NaN/+inf; names the element as [i] (1-D) or [row, col] (2-D). */
+/* Elements scanned between two releases of the pages behind the scan (4-8 MB). */
+#define VT_SCAN_RELEASE ((int64_t)1 << 20)
+
+/* Checks a float array for NaN/+inf; names the element as [i] (1-D) or [row, col] (2-D). A
+ * mapped array is scanned in slices whose pages are released behind the scan, so validating a
+ * large E does not leave it all resident. */
 static int check_scores(const vt_npy *x, const char *path, char *err, size_t errlen) {
-  int64_t i = x->dtype == VT_NPY_F32 ? scan_f32(x->data, x->count) : scan_f64(x->data, x->count);
+  int64_t i = -1;
+  for (int64_t s0 = 0; s0 < x->count && i < 0; s0 += VT_SCAN_RELEASE) {
+    int64_t n = x->count - s0 < VT_SCAN_RELEASE ? x->count - s0 : VT_SCAN_RELEASE;
+    i = x->dtype == VT_NPY_F32 ? scan_f32((const float *)x->data + s0, n)
+                               : scan_f64((const double *)x->data + s0, n);
+    if (i >= 0) i += s0;
+    else vt_npy_release(x, s0, n);
+  }
   if (i < 0) return VT_OK;
   const char *what = isnan(vt_npy_get_f(x, i)) ? "NaN" : "+inf";
   if (x->ndim == 2)

@@ -1,5 +1,5 @@
 /* io/npy.c: the .npy reader (mmap, strict header parser) and writer (v1.0, atomic). */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise(MADV_DONTNEED); implies _POSIX_C_SOURCE 200809L */
 
 #include "npy.h"
 
@@ -442,6 +442,17 @@ void vt_npy_close(vt_npy *npy) {
   if (npy->map) munmap(npy->map, npy->map_len);
   free(npy->owned);
   memset(npy, 0, sizeof *npy);
+}
+
+void vt_npy_release(const vt_npy *npy, int64_t first, int64_t count) {
+  if (!npy || !npy->map || npy->owned || count <= 0) return;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  size_t item = vt_npy_itemsize(npy->dtype);
+  uintptr_t lo = (uintptr_t)npy->data + (size_t)first * item;
+  uintptr_t hi = lo + (size_t)count * item;
+  lo = (lo + page - 1) & ~(page - 1); /* only pages wholly inside the range */
+  hi &= ~(page - 1);
+  if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 double vt_npy_get_f(const vt_npy *npy, int64_t i) {

@@ -62,6 +62,33 @@ static int parse_heuristic(const char *s, vt_heuristic *out) {
   return -1;
 }
 
+
+/* No --rank: orders labels by how often each is a column's emission argmax in this input, and
+ * releases E's pages behind the pass (as the loader's scan does) so a large E is not left
+ * resident. Returns a malloc'd rank array, or NULL (out of memory: identity order). */
+static int32_t *rank_from_argmax(const vt_lattice_file *lf) {
+  int32_t *rank = malloc((size_t)lf->L * sizeof *rank);
+  int64_t *count = calloc((size_t)lf->L, sizeof *count);
+  if (!rank || !count) goto fail;
+  for (int64_t row = 0, done = 0; row < lf->n_rows; row++) {
+    int32_t arg = 0;
+    for (int32_t y = 1; y < lf->L; y++)
+      if (vt_npy_get_f(&lf->E, row * lf->L + y) > vt_npy_get_f(&lf->E, row * lf->L + arg)) arg = y;
+    count[arg]++;
+    if ((row + 1) * lf->L - done >= ((int64_t)1 << 20) || row + 1 == lf->n_rows) {
+      vt_npy_release(&lf->E, done, (row + 1) * lf->L - done);
+      done = (row + 1) * lf->L;
+    }
+  }
+  if (vt_rank_from_counts(count, lf->L, rank) != VT_OK) goto fail;
+  free(count);
+  return rank;
+fail:
+  free(rank);
+  free(count);
+  return NULL;
+}
+
 int vt_cmd_decode(int argc, char **argv) {
   static const struct option longopts[] = {
       {"emissions", required_argument, 0, OPT_E}, {"lengths", required_argument, 0, OPT_N},
@@ -169,25 +196,7 @@ int vt_cmd_decode(int argc, char **argv) {
     vt_cli_error("%s", err);
     goto done;
   }
-  if (!lf.R) {
-    /* No --rank: order labels by how often each is a column's emission argmax in this input. */
-    int32_t *rank = malloc((size_t)lf.L * sizeof *rank);
-    int64_t *count = calloc((size_t)lf.L, sizeof *count);
-    if (rank && count) {
-      for (int64_t row = 0; row < lf.n_rows; row++) {
-        int32_t arg = 0;
-        for (int32_t y = 1; y < lf.L; y++)
-          if (vt_npy_get_f(&lf.E, row * lf.L + y) > vt_npy_get_f(&lf.E, row * lf.L + arg)) arg = y;
-        count[arg]++;
-      }
-      if (vt_rank_from_counts(count, lf.L, rank) == VT_OK) {
-        lf.R = rank;
-        rank = NULL;
-      }
-    }
-    free(rank);
-    free(count);
-  }
+  if (!lf.R) lf.R = rank_from_argmax(&lf);
   st = vt_trans_create(&trans, lf.L, lf.A, lf.S, lf.F, lf.R);
   if (st != VT_OK) {
     vt_cli_error("%s: %s", path[2], vt_strerror(st));
