@@ -217,6 +217,8 @@ vt_status vt_tmplset_parse(vt_tmplset *ts, const char *text, size_t len, const c
     st = VT_EFORMAT;
     goto fail;
   }
+  ts->n_items = b.n_items;
+  ts->pool_len = b.pool_len;
   st = VT_ENOMEM;
   ts->u_idx = malloc(((size_t)ts->n + 1) * sizeof(int32_t));
   ts->b_idx = malloc(((size_t)ts->n + 1) * sizeof(int32_t));

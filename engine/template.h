@@ -53,6 +53,8 @@ typedef struct vt_tmplset {
   vt_tmpl *t;
   vt_tmpl_item *items;
   char *pool;
+  uint32_t n_items; /* entries of items */
+  size_t pool_len;  /* bytes of pool */
   int32_t n_u, n_b; /* unigram and observation-dependent bigram templates */
   int32_t *u_idx;   /* the n_u unigram templates' indices in t */
   int32_t *b_idx;   /* the n_b observation-dependent bigram templates' indices */

@@ -10,7 +10,10 @@
 
 #include "conll.h"
 #include "model_file.h"
+#include "model_replica.h"
+#include "node_mem.h"
 #include "tagger.h"
+#include "topo.h"
 #include "test_util.h"
 #include "train.h"
 #include "train_export.h"
@@ -302,6 +305,50 @@ static void test_obs_bigram(void) {
   vt_model_free(m);
 }
 
+/* A per-node replica (vt_model_clone_to) tags byte for byte as the model it was copied from,
+ * after that model is freed, from the heap and from node-bound memory; here for the model last
+ * trained into `model` and the decoders in algos (k-best where k > 1). */
+static void check_replicas(const vt_algo *algos, const int32_t *ks, int n_algos) {
+  char err[700];
+  vt_topo t;
+  vt_node_mem nm;
+  int have_topo = vt_topo_load(&t, NULL, err, sizeof err) == VT_OK;
+  if (have_topo) vt_node_mem_init(&nm, t.hw, 0);
+  const vt_mem *mems[2] = {&vt_mem_heap, have_topo ? &nm.mem : &vt_mem_heap};
+  for (int mi = 0; mi < 2; mi++) {
+    vt_model *ref = NULL, *doomed = NULL, *copy = NULL;
+    checks++;
+    EXPECT(vt_model_load(&ref, model, err, sizeof err) == VT_OK &&
+               vt_model_load(&doomed, model, err, sizeof err) == VT_OK &&
+               vt_model_clone_to(&copy, doomed, mems[mi]) == VT_OK,
+           "load and clone: %s", err);
+    vt_model_free(doomed); /* the copy owes it nothing */
+    for (int a = 0; a < n_algos && copy; a++) {
+      size_t len, len2;
+      char *want = tag_all(ref, algos[a], ks[a], 7, &len);
+      char *got = tag_all(copy, algos[a], ks[a], 7, &len2);
+      checks += 2;
+      EXPECT(len > 0 && want != NULL, "%s: no reference output", vt_algo_name(algos[a]));
+      EXPECT(len == len2 && !memcmp(want, got, len), "%s k=%d: the replica in memory %d tags "
+             "differently", vt_algo_name(algos[a]), (int)ks[a], mi);
+      free(want);
+      free(got);
+    }
+    if (copy) {
+      checks += 2;
+      EXPECT(copy->trans && copy->trans != ref->trans && copy->map != ref->map,
+             "the replica has its own transition model and file bytes");
+      EXPECT(copy->tmpl.pool != ref->tmpl.pool && copy->tmpl.n == ref->tmpl.n, "own templates");
+    }
+    vt_model_clone_free(copy, mems[mi]);
+    vt_model_free(ref);
+  }
+  if (have_topo) {
+    vt_node_mem_fini(&nm);
+    vt_topo_free(&t);
+  }
+}
+
 int main(void) {
   if (!mkdtemp(dir)) return 1;
   snprintf(corpus, sizeof corpus, "%s/corpus.txt", dir);
@@ -309,8 +356,18 @@ int main(void) {
   snprintf(scratch, sizeof scratch, "%s/scratch.bin", dir);
   write_corpus(corpus, 150, 3);
   test_train_and_roundtrip();
+  {
+    const vt_algo algos[] = {VT_ALGO_VITERBI, VT_ALGO_STAGGERED_COL, VT_ALGO_KBEST_VITERBI};
+    const int32_t ks[] = {1, 1, 3};
+    check_replicas(algos, ks, vt_algo_available(VT_ALGO_STAGGERED_COL) ? 3 : 1);
+  }
   test_corruption();
   test_obs_bigram();
+  {
+    const vt_algo algos[] = {VT_ALGO_VITERBI, VT_ALGO_BEAM, VT_ALGO_KBEST_VITERBI};
+    const int32_t ks[] = {1, 1, 3};
+    check_replicas(algos, ks, 3);
+  }
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd)) return 1;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_replica.h"
+
 #define BYTES_PER_TOKEN 16
 
 typedef struct padded_tag_stats {
@@ -14,7 +16,6 @@ typedef struct padded_tag_stats {
 } padded_tag_stats;
 
 typedef struct tag_job {
-  const vt_model *m;
   const vt_decode_opts *opts;
   const vt_conll_opts *ro;
   char **files;
@@ -64,7 +65,7 @@ static vt_status tag_work(void *ctx, const vt_sched_worker *w, vt_sched_batch *b
   const vt_sentbatch *sb = &j->sb[b->slot];
   vt_textbuf *tb = &j->tb[b->slot];
   tb->len = 0;
-  return vt_tagger_tag_batch(j->m, j->opts, w->arena, sb, 0, sb->n_sents, tb, &j->ws[w->id].s,
+  return vt_tagger_tag_batch(w->model, j->opts, w->arena, sb, 0, sb->n_sents, tb, &j->ws[w->id].s,
                              b->err, sizeof b->err);
 }
 
@@ -86,6 +87,15 @@ static vt_status tag_write(void *ctx, vt_sched_batch *b) {
   return VT_OK;
 }
 
+static vt_status model_clone(const void *model, const vt_mem *mem, void **out) {
+  vt_model *m = NULL;
+  vt_status st = vt_model_clone_to(&m, model, mem);
+  *out = m;
+  return st;
+}
+
+static void model_free(void *replica, const vt_mem *mem) { vt_model_clone_free(replica, mem); }
+
 static void tag_progress(void *ctx, const vt_sched_progress *p) {
   vt_cli_progress_show(&((tag_job *)ctx)->progress, p);
 }
@@ -105,7 +115,6 @@ vt_status vt_cli_tag_run(const vt_cli_engine *eng, const vt_topo *topo, const vt
   memset(tot, 0, sizeof *tot);
   if (write_errno) *write_errno = 0;
   if (err && errlen) err[0] = '\0';
-  j.m = m;
   j.opts = opts;
   j.ro = ro;
   j.files = files;
@@ -115,7 +124,7 @@ vt_status vt_cli_tag_run(const vt_cli_engine *eng, const vt_topo *topo, const vt
   j.tot = tot;
   vt_cli_progress_init(&j.progress, eng->quiet, 0);
 
-  vt_sched_config cfg = {topo, plan, eng->slots, 0, NULL, NULL, NULL};
+  vt_sched_config cfg = {topo, plan, eng->slots, 0, m, model_clone, model_free};
   if ((st = vt_sched_create(&sched, &cfg)) != VT_OK) {
     snprintf(err, errlen, "cannot set up the engine: %s", vt_strerror(st));
     goto done;

@@ -17,8 +17,8 @@ typedef struct vt_cli_tag_totals {
 /* Tags `files` (n_files of them, in order; none = standard input) with model `m` and decoder
  * `opts` on the engine configured by `eng` and planned in `topo`/`plan`, writing to `out` in
  * input order. A batch holds about eng->batch_tokens tokens (the reader counts 16 bytes a token
- * line: it cuts by sentences and bytes). The model is shared by every worker (a text model has
- * no per-node replica yet). Stops when `cancel` (may be NULL) becomes nonzero.
+ * line: it cuts by sentences and bytes). Each plan node gets its own replica of the model, in
+ * memory bound to that node (vt_model_clone_to), and its workers tag from it. Stops when `cancel` (may be NULL) becomes nonzero.
  * Returns VT_OK; VT_ECANCELED; VT_EIO with *write_errno set when writing failed; or the reader's
  * or tagger's failure (VT_EFORMAT for bad input, ...) with its one-line message in `err`. Fills
  * `tot` and `ss` (its `workers` array is a copy the caller frees; `ss` may be NULL). */
