@@ -55,7 +55,7 @@ vt_status vt_model_clone_to(vt_model **out, const vt_model *src, const vt_mem *m
     at += round64(sz[i]);
   }
   const vt_tmplset *ts = &src->tmpl;
-  const void *from[N_PARTS] = {src->map, src->A,     src->S,    src->F,    ts->t,
+  const void *from[N_PARTS] = {src->map,  src->A,   src->S,    src->F,   ts->t,
                                ts->items, ts->pool, ts->u_idx, ts->b_idx};
   for (int i = 0; i < N_PARTS; i++)
     if (sz[i] && from[i]) memcpy(part[i], from[i], sz[i]);

@@ -11,6 +11,7 @@
 #include "arena.h"
 #include "errmsg.h"
 #include "rowadd.h"
+#include "rowcache.h"
 #include "strhash.h"
 
 static double now(void) {
@@ -57,55 +58,13 @@ static const uint8_t *slot_record(const vt_model *m, uint32_t v, uint64_t h) {
   return m->recs + 4 * (uint64_t)((v & ((1u << m->off_bits) - 1)) - 1);
 }
 
-vt_status vt_tagger_emissions(const vt_model *m, const vt_tokens *tk, vt_arena *arena, double *E,
-                              vt_obs_lattice *lat, vt_tag_stats *stats) {
-  const vt_tmplset *ts = &m->tmpl;
-  const int32_t L = m->L, T = tk->T, nu = ts->n_u;
-  size_t maxf = 0;
-  for (size_t f = 0; f < (size_t)T * (size_t)tk->ncols; f++)
-    if (tk->fields[2 * f + 1] > maxf) maxf = tk->fields[2 * f + 1];
-  size_t need = 1, all = 0; /* the longest single string; all unigram strings together */
-  for (int32_t i = 0; i < ts->n; i++) {
-    size_t b = vt_tmpl_bound(ts, i, maxf);
-    if (b > need) need = b;
-  }
-  for (int32_t t = 0; t < T; t++)
-    for (int32_t k = 0; k < nu; k++) all += vt_tmpl_bound_at(ts, ts->u_idx[k], tk, t);
-  if (all > UINT32_MAX) return VT_ENOMEM;
-  /* Every feature string of the sentence first, hashing each and prefetching its hash slot;
-   * then each slot, prefetching the record it points to; then the records: the cache misses
-   * of one sentence overlap instead of following one another. */
-  const size_t nl = (size_t)T * (size_t)nu;
-  char *sbuf = VT_ARENA_NEW(arena, char, all + need);
-  uint32_t *soff = VT_ARENA_NEW(arena, uint32_t, nl + 1);
-  uint64_t *hh = VT_ARENA_NEW(arena, uint64_t, nl + 1);
-  const uint8_t **recs = VT_ARENA_NEW(arena, const uint8_t *, nl + 1);
-  if (!sbuf || !soff || !hh || !recs) return VT_ENOMEM;
-  size_t pos = 0, i = 0;
-  for (int32_t t = 0; t < T; t++)
-    for (int32_t k = 0; k < nu; k++, i++) {
-      soff[i] = (uint32_t)pos;
-      size_t n = vt_tmpl_expand(ts, ts->u_idx[k], tk, t, sbuf + pos);
-      hh[i] = vt_strhash(sbuf + pos, n);
-      __builtin_prefetch(&m->slots[(uint32_t)hh[i] & m->slot_mask]);
-      pos += n;
-    }
-  soff[nl] = (uint32_t)pos;
-  for (i = 0; i < nl; i++) {
-    uint32_t v = m->slots[(uint32_t)hh[i] & m->slot_mask];
-    const uint8_t *rec = v ? slot_record(m, v, hh[i]) : NULL;
-    recs[i] = v ? rec : NULL;
-    if (rec) {
-      __builtin_prefetch(rec);
-      __builtin_prefetch(rec + 64);
-    } else if (v) {
-      recs[i] = (const uint8_t *)1; /* tag mismatch: probe further below */
-    }
-  }
-  memset(E, 0, (size_t)T * (size_t)L * sizeof *E);
-  vt_rowadd_f32_fn add = vt_rowadd_f32();
+/* Adds the records of lookups [i0, i1) (recs from the slot pass; strings in sbuf at soff) into
+ * emission row `row`; returns how many feature strings the model lacks. */
+static int64_t add_features(const vt_model *m, const uint8_t *const *recs, const char *sbuf,
+                            const uint32_t *soff, size_t i0, size_t i1, double *row,
+                            vt_rowadd_f32_fn add) {
   int64_t unknown = 0;
-  for (i = 0; i < nl; i++) {
+  for (size_t i = i0; i < i1; i++) {
     const uint8_t *rec = recs[i];
     if (!rec) {
       unknown++;
@@ -121,7 +80,97 @@ vt_status vt_tagger_emissions(const vt_model *m, const vt_tokens *tk, vt_arena *
         continue;
       }
     }
-    add_unigram(rec, m->key_bytes, E + (i / (size_t)nu) * (size_t)L, add);
+    add_unigram(rec, m->key_bytes, row, add);
+  }
+  return unknown;
+}
+
+vt_status vt_tagger_emissions(const vt_model *m, const vt_tokens *tk, vt_arena *arena, double *E,
+                              vt_obs_lattice *lat, vt_rowcache *cache, vt_tag_stats *stats) {
+  const vt_tmplset *ts = &m->tmpl;
+  const int32_t L = m->L, T = tk->T, nu = ts->n_u;
+  size_t maxf = 0;
+  for (size_t f = 0; f < (size_t)T * (size_t)tk->ncols; f++)
+    if (tk->fields[2 * f + 1] > maxf) maxf = tk->fields[2 * f + 1];
+  size_t need = 1, all = 0; /* the longest single string; all unigram strings together */
+  for (int32_t i = 0; i < ts->n; i++) {
+    size_t b = vt_tmpl_bound(ts, i, maxf);
+    if (b > need) need = b;
+  }
+  for (int32_t t = 0; t < T; t++)
+    for (int32_t k = 0; k < nu; k++) all += vt_tmpl_bound_at(ts, ts->u_idx[k], tk, t);
+  if (all > UINT32_MAX) return VT_ENOMEM;
+  /* Local templates first (see rowcache.h), then the others. A token found in the cache gets
+   * its local row copied and only its other templates expanded. */
+  const size_t nl = (size_t)T * (size_t)nu;
+  int32_t *ord = VT_ARENA_NEW(arena, int32_t, (size_t)nu + 1);
+  int64_t *hit = VT_ARENA_NEW(arena, int64_t, (size_t)T + 1);
+  int64_t *fill = VT_ARENA_NEW(arena, int64_t, (size_t)T + 1);
+  uint64_t *khash = VT_ARENA_NEW(arena, uint64_t, (size_t)T + 1);
+  uint32_t *first = VT_ARENA_NEW(arena, uint32_t, (size_t)T + 1);
+  char *sbuf = VT_ARENA_NEW(arena, char, all + need);
+  uint32_t *soff = VT_ARENA_NEW(arena, uint32_t, nl + 1);
+  uint64_t *hh = VT_ARENA_NEW(arena, uint64_t, nl + 1);
+  const uint8_t **recs = VT_ARENA_NEW(arena, const uint8_t *, nl + 1);
+  if (!ord || !hit || !fill || !khash || !first || !sbuf || !soff || !hh || !recs) return VT_ENOMEM;
+  uint32_t cols;
+  const int32_t nloc = vt_rowcache_order(ts, ord, &cols);
+  if (cache && (cache->model != m || cols == UINT32_MAX || nloc == 0)) cache = NULL;
+  /* Every feature string of the sentence first, hashing each and prefetching its hash slot;
+   * then each slot, prefetching the record it points to; then the records: the cache misses
+   * of one sentence overlap instead of following one another. */
+  size_t pos = 0, i = 0;
+  for (int32_t t = 0; t < T; t++) {
+    hit[t] = fill[t] = -1;
+    if (cache) hit[t] = vt_rowcache_probe(cache, tk, t, cols, &fill[t], &khash[t]);
+    first[t] = (uint32_t)i;
+    for (int32_t k = hit[t] >= 0 ? nloc : 0; k < nu; k++, i++) {
+      soff[i] = (uint32_t)pos;
+      size_t n = vt_tmpl_expand(ts, ord[k], tk, t, sbuf + pos);
+      hh[i] = vt_strhash(sbuf + pos, n);
+      __builtin_prefetch(&m->slots[(uint32_t)hh[i] & m->slot_mask]);
+      pos += n;
+    }
+  }
+  const size_t ni = i;
+  first[T] = (uint32_t)ni;
+  soff[ni] = (uint32_t)pos;
+  for (i = 0; i < ni; i++) {
+    uint32_t v = m->slots[(uint32_t)hh[i] & m->slot_mask];
+    const uint8_t *rec = v ? slot_record(m, v, hh[i]) : NULL;
+    recs[i] = v ? rec : NULL;
+    if (rec) {
+      __builtin_prefetch(rec);
+      __builtin_prefetch(rec + 64);
+    } else if (v) {
+      recs[i] = (const uint8_t *)1; /* tag mismatch: probe further below */
+    }
+  }
+  vt_rowadd_f32_fn add = vt_rowadd_f32();
+  int64_t unknown = 0;
+  for (int32_t t = 0; t < T; t++) {
+    double *row = E + (size_t)t * (size_t)L;
+    size_t i0 = first[t], i1 = first[t + 1];
+    if (hit[t] >= 0) {
+      memcpy(row, cache->rows + (size_t)hit[t] * cache->ld, (size_t)L * sizeof *row);
+      unknown += cache->entries[hit[t]].unknown;
+      cache->hits++;
+    } else {
+      memset(row, 0, (size_t)L * sizeof *row);
+      int64_t u = add_features(m, recs, sbuf, soff, i0, i0 + (size_t)nloc, row, add);
+      unknown += u;
+      i0 += (size_t)nloc;
+      if (fill[t] >= 0) { /* the local sum is complete: remember it */
+        vt_rowcache_entry *en = &cache->entries[fill[t]];
+        en->hash = khash[t];
+        en->klen = vt_rowcache_key(tk, t, cols, en->key);
+        en->unknown = (int32_t)u;
+        en->uses = 0;
+        memcpy(cache->rows + (size_t)fill[t] * cache->ld, row, (size_t)L * sizeof *row);
+        cache->misses++;
+      }
+    }
+    unknown += add_features(m, recs, sbuf, soff, i0, i1, row, add);
   }
   if (stats) {
     stats->lookups += (int64_t)nl;
@@ -215,8 +264,8 @@ static int put_sentence(const vt_model *m, const vt_sentbatch *b, const vt_sente
 }
 
 vt_status vt_tagger_tag_batch(const vt_model *m, const vt_decode_opts *opts, vt_arena *arena,
-                              const vt_sentbatch *b, int32_t s0, int32_t s1, vt_textbuf *out,
-                              vt_tag_stats *stats, char *err, size_t errlen) {
+                              vt_rowcache *cache, const vt_sentbatch *b, int32_t s0, int32_t s1,
+                              vt_textbuf *out, vt_tag_stats *stats, char *err, size_t errlen) {
   const int32_t L = m->L, k = opts->k;
   if (m->obs_bigram && !vt_obs_algo_supported(opts->algo)) {
     vt_errorf(err, errlen, NULL,
@@ -243,7 +292,7 @@ vt_status vt_tagger_tag_batch(const vt_model *m, const vt_decode_opts *opts, vt_
       scores = VT_ARENA_NEW(arena, double, k);
       if (!E || !labels || !scores) goto nomem;
       vt_obs_lattice lat;
-      st = vt_tagger_emissions(m, &tk, arena, E, m->obs_bigram ? &lat : NULL, stats);
+      st = vt_tagger_emissions(m, &tk, arena, E, m->obs_bigram ? &lat : NULL, cache, stats);
       if (st != VT_OK) goto nomem;
       double t1 = now();
       if (m->obs_bigram)

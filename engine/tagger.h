@@ -12,6 +12,7 @@
 
 #include "model.h"
 #include "obsbigram.h"
+#include "rowcache.h"
 #include "sentbatch.h"
 #include "vitesse.h"
 
@@ -36,21 +37,25 @@ typedef struct vt_tag_stats {
   int64_t lookups;
 } vt_tag_stats;
 
-/* Computes the T x L emissions of sentence `tk` under `m` into E (zeroed first). For a model
- * with bigram templates, and `lat` not NULL, also fills lat's deltas (arena memory) and its
- * L, T, A, S, F, E. Requires tk->ncols > m->tmpl.max_col. Returns VT_OK or VT_ENOMEM. */
+/* Computes the T x L emissions of sentence `tk` under `m` into E (every entry written): per
+ * token, the local unigram templates' weights summed in template order from 0.0, then the other
+ * unigram templates' (engine/rowcache.h). `cache` (may be NULL; one per thread, made for `m`)
+ * supplies and remembers local sums; the result is the same bits with or without it. For a
+ * model with bigram templates, and `lat` not NULL, also fills lat's deltas (arena memory) and
+ * its L, T, A, S, F, E. Requires tk->ncols > m->tmpl.max_col. Returns VT_OK or VT_ENOMEM. */
 vt_status vt_tagger_emissions(const vt_model *m, const vt_tokens *tk, vt_arena *arena, double *E,
-                              vt_obs_lattice *lat, vt_tag_stats *stats);
+                              vt_obs_lattice *lat, vt_rowcache *cache, vt_tag_stats *stats);
 
-/* Tags sentences [s0, s1) of `b` with decoder `opts` and appends their text to `out`: each
+/* Tags sentences [s0, s1) of `b` with decoder `opts` (emissions through `cache`, which may be
+ * NULL: see vt_tagger_emissions) and appends their text to `out`: each
  * input line, token lines followed by the separator and the predicted label, then a blank
  * line per sentence; with opts->k > 1, each sentence once per path, after a line
  * "# RANK SCORE". Returns VT_OK, VT_EFORMAT (a sentence lacks a column the templates read:
  * "FILE:LINE: problem" in err), VT_EUNSUPPORTED (decoder unusable for this model), VT_ENOMEM or
  * a decoder failure. */
 vt_status vt_tagger_tag_batch(const vt_model *m, const vt_decode_opts *opts, vt_arena *arena,
-                              const vt_sentbatch *b, int32_t s0, int32_t s1, vt_textbuf *out,
-                              vt_tag_stats *stats, char *err, size_t errlen);
+                              vt_rowcache *cache, const vt_sentbatch *b, int32_t s0, int32_t s1,
+                              vt_textbuf *out, vt_tag_stats *stats, char *err, size_t errlen);
 
 /* Checks that sentence `s` of `b` has every column the model's templates read; VT_OK or
  * VT_EFORMAT with "FILE:LINE: problem" in err. */

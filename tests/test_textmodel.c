@@ -12,6 +12,7 @@
 #include "model_file.h"
 #include "model_replica.h"
 #include "node_mem.h"
+#include "rowcache.h"
 #include "tagger.h"
 #include "topo.h"
 #include "test_util.h"
@@ -113,7 +114,7 @@ static char *tag_all(const vt_model *m, vt_algo algo, int32_t k, int32_t chunk, 
   while (vt_conll_read(r, &b, 1000, 1 << 20, &n, err, sizeof err) == VT_OK && n > 0) {
     for (int32_t s = 0; s < b.n_sents; s += chunk) {
       int32_t e = s + chunk < b.n_sents ? s + chunk : b.n_sents;
-      if (vt_tagger_tag_batch(m, &d, arena, &b, s, e, &out, NULL, err, sizeof err) != VT_OK)
+      if (vt_tagger_tag_batch(m, &d, arena, NULL, &b, s, e, &out, NULL, err, sizeof err) != VT_OK)
         fprintf(stderr, "tag: %s\n", err);
     }
     vt_sentbatch_clear(&b);
@@ -296,12 +297,79 @@ static void test_obs_bigram(void) {
   memset(&b, 0, sizeof b);
   vt_textbuf tb = {0};
   checks++;
-  EXPECT(vt_tagger_tag_batch(m, &d, NULL, &b, 0, 0, &tb, NULL, err, sizeof err) ==
+  EXPECT(vt_tagger_tag_batch(m, &d, NULL, NULL, &b, 0, 0, &tb, NULL, err, sizeof err) ==
                  VT_EUNSUPPORTED &&
              strstr(err, "bigram"),
          "staggered-col on an obs-bigram model: %s", err);
   free(out);
   free(out2);
+  vt_model_free(m);
+}
+
+/* The row cache changes no bit of the emissions nor of the statistics: sentences of random
+ * tokens (known and unknown words, keys too long to cache, repeated words in one sentence) get
+ * the same E with a 16-entry cache (constant conflicts and evictions), a large one and none. */
+static void test_rowcache(void) {
+  char err[256];
+  vt_model *m = NULL;
+  checks++;
+  EXPECT(vt_model_load(&m, model, err, sizeof err) == VT_OK, "load: %s", err);
+  if (!m) return;
+  static const char *const extra[] = {
+      "zz", "w1w1", "a-much-longer-token-than-any-cache-key-can-hold-0123456789", "W3", ""};
+  vt_rowcache *small = NULL, *big = NULL;
+  checks += 2;
+  EXPECT(vt_rowcache_create(&small, m, 0) == VT_OK && small->mask == 15, "16-entry cache");
+  EXPECT(vt_rowcache_create(&big, m, (size_t)8 << 20) == VT_OK, "large cache");
+  vt_arena *arena = NULL;
+  vt_arena_create(&arena, 0);
+  test_rng r = {77};
+  const int32_t L = m->L;
+  char text[64 * 40 * 2];
+  uint32_t fields[2 * 40 * 2];
+  double *E[3];
+  for (int c = 0; c < 3; c++) E[c] = malloc((size_t)40 * (size_t)L * sizeof(double));
+  int64_t mismatches = 0, stat_mismatches = 0;
+  for (int s = 0; s < 3000 && small && big && arena; s++) {
+    int32_t T = 1 + test_int(&r, 40);
+    size_t pos = 0;
+    for (int32_t t = 0; t < T; t++)
+      for (int c = 0; c < 2; c++) {
+        char w[80];
+        int pick = test_int(&r, 14);
+        if (pick < 10)
+          snprintf(w, sizeof w, c ? "x%d" : "w%d", c ? pick % 3 : pick);
+        else
+          snprintf(w, sizeof w, "%s", extra[pick - 10]);
+        size_t n = strlen(w);
+        memcpy(text + pos, w, n);
+        fields[2 * (t * 2 + c)] = (uint32_t)pos;
+        fields[2 * (t * 2 + c) + 1] = (uint32_t)n;
+        pos += n;
+      }
+    vt_tokens tk = {T, 2, text, fields};
+    vt_tag_stats st[3];
+    memset(st, 0, sizeof st);
+    vt_rowcache *caches[3] = {NULL, small, big};
+    for (int c = 0; c < 3; c++) {
+      vt_arena_reset(arena);
+      EXPECT(vt_tagger_emissions(m, &tk, arena, E[c], NULL, caches[c], &st[c]) == VT_OK, "E");
+    }
+    for (int c = 1; c < 3; c++) {
+      mismatches += memcmp(E[0], E[c], (size_t)T * (size_t)L * sizeof(double)) != 0;
+      stat_mismatches += st[0].unknown_features != st[c].unknown_features ||
+                         st[0].lookups != st[c].lookups;
+    }
+  }
+  checks += 4;
+  EXPECT_EQ_INT(mismatches, 0, "sentences whose emissions depend on the cache");
+  EXPECT_EQ_INT(stat_mismatches, 0, "sentences whose statistics depend on the cache");
+  EXPECT(small && small->hits > 1000 && small->misses > 1000, "the small cache hits and misses");
+  EXPECT(big && big->hits > 10 * big->misses, "the large cache mostly hits");
+  for (int c = 0; c < 3; c++) free(E[c]);
+  vt_arena_destroy(arena);
+  vt_rowcache_destroy(small);
+  vt_rowcache_destroy(big);
   vt_model_free(m);
 }
 
@@ -356,6 +424,7 @@ int main(void) {
   snprintf(scratch, sizeof scratch, "%s/scratch.bin", dir);
   write_corpus(corpus, 150, 3);
   test_train_and_roundtrip();
+  test_rowcache();
   {
     const vt_algo algos[] = {VT_ALGO_VITERBI, VT_ALGO_STAGGERED_COL, VT_ALGO_KBEST_VITERBI};
     const int32_t ks[] = {1, 1, 3};

@@ -69,7 +69,7 @@ static int add_file(const vt_model *m, const char *path, const vt_conll_opts *ro
       vt_sentbatch_tokens(&b, s, &tk);
       double *e = VT_ARENA_NEW(arena, double, (size_t)T * m->L);
       float *f = VT_ARENA_NEW(arena, float, (size_t)T * m->L);
-      st = e && f ? vt_tagger_emissions(m, &tk, arena, e, NULL, NULL) : VT_ENOMEM;
+      st = e && f ? vt_tagger_emissions(m, &tk, arena, e, NULL, NULL, NULL) : VT_ENOMEM;
       if (st != VT_OK) break;
       for (size_t i = 0; i < (size_t)T * m->L; i++) f[i] = (float)e[i];
       int64_t len = T;

@@ -11,6 +11,9 @@
 
 #define BYTES_PER_TOKEN 16
 
+/* Memory of each worker's cache of local emission rows (engine/rowcache.h). */
+#define ROW_CACHE_BYTES ((size_t)4 << 20)
+
 typedef struct padded_tag_stats {
   _Alignas(64) vt_tag_stats s; /* one cache line per worker */
 } padded_tag_stats;
@@ -25,6 +28,7 @@ typedef struct tag_job {
   vt_sentbatch *sb; /* per slot */
   vt_textbuf *tb;   /* per slot */
   padded_tag_stats *ws;
+  vt_rowcache **cache; /* per worker, made by the worker on its first batch (NULL: none) */
   FILE *out;
   int write_errno;
   vt_cli_tag_totals *tot;
@@ -65,8 +69,10 @@ static vt_status tag_work(void *ctx, const vt_sched_worker *w, vt_sched_batch *b
   const vt_sentbatch *sb = &j->sb[b->slot];
   vt_textbuf *tb = &j->tb[b->slot];
   tb->len = 0;
-  return vt_tagger_tag_batch(w->model, j->opts, w->arena, sb, 0, sb->n_sents, tb, &j->ws[w->id].s,
-                             b->err, sizeof b->err);
+  if (!j->cache[w->id])
+    (void)vt_rowcache_create(&j->cache[w->id], w->model, ROW_CACHE_BYTES); /* NULL: no cache */
+  return vt_tagger_tag_batch(w->model, j->opts, w->arena, j->cache[w->id], sb, 0, sb->n_sents, tb,
+                             &j->ws[w->id].s, b->err, sizeof b->err);
 }
 
 static vt_status tag_write(void *ctx, vt_sched_batch *b) {
@@ -134,7 +140,8 @@ vt_status vt_cli_tag_run(const vt_cli_engine *eng, const vt_topo *topo, const vt
   j.sb = calloc((size_t)slots, sizeof *j.sb);
   j.tb = calloc((size_t)slots, sizeof *j.tb);
   j.ws = aligned_alloc(64, (size_t)plan->n_workers * sizeof *j.ws);
-  if (!j.sb || !j.tb || !j.ws) {
+  j.cache = calloc((size_t)plan->n_workers, sizeof *j.cache);
+  if (!j.sb || !j.tb || !j.ws || !j.cache) {
     snprintf(err, errlen, "out of memory");
     goto done;
   }
@@ -168,6 +175,8 @@ done:
   free(j.sb);
   free(j.tb);
   free(j.ws);
+  for (int i = 0; i < plan->n_workers && j.cache; i++) vt_rowcache_destroy(j.cache[i]);
+  free(j.cache);
   vt_sched_destroy(sched);
   return st;
 }
