@@ -173,6 +173,7 @@ vt_status vt_tagger_emissions(const vt_model *m, const vt_tokens *tk, vt_arena *
     unknown += add_features(m, recs, sbuf, soff, i0, i1, row, add);
   }
   if (stats) {
+    for (int32_t t = 0; t < T; t++) stats->cache_hits += hit[t] >= 0;
     stats->lookups += (int64_t)nl;
     stats->unknown_features += unknown;
   }

@@ -35,6 +35,7 @@ typedef struct vt_tag_stats {
   double decode_seconds;    /* the decoder */
   int64_t unknown_features; /* feature strings the model does not have */
   int64_t lookups;
+  int64_t cache_hits; /* tokens whose local row came from the row cache */
 } vt_tag_stats;
 
 /* Computes the T x L emissions of sentence `tk` under `m` into E (every entry written): per

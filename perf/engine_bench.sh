@@ -76,12 +76,18 @@ scale() {
     echo "$name: no round ran on an idle machine (tried $tried)"
     return
   fi
+  # Each round runs 1 and 2 threads back to back, so its own ratio cancels the slow drifts of
+  # this shared machine's speed; the median of those ratios is the figure to quote.
   awk -v a="$name" -v n="$n" -v tried="$tried" \
     -v e1="$(cut -d' ' -f1 "$W/clean" | median)" -v e2="$(cut -d' ' -f4 "$W/clean" | median)" \
     -v p1="$(cut -d' ' -f2 "$W/clean" | median)" -v p2="$(cut -d' ' -f5 "$W/clean" | median)" \
-    'BEGIN { printf "%-22s engine 1 thread %.3f s, 2 threads %.3f s: %.2fx | process %.2f s, " \
-      "%.2f s: %.2fx  (median of %d clean rounds, %d tried)\n", a, e1, e2, e1 / e2, p1, p2,
-      p1 / p2, n, tried }'
+    -v re="$(awk '{ print $1 / $4 }' "$W/clean" | median)" \
+    -v rp="$(awk '{ print $2 / $5 }' "$W/clean" | median)" \
+    'BEGIN { printf "%-22s engine 1 thread %.3f s, 2 threads %.3f s: %.2fx, per round %.2fx | " \
+      "process %.2f s, %.2f s: %.2fx, per round %.2fx  (medians of %d clean rounds, %d tried)\n",
+      a, e1, e2, e1 / e2, re, p1, p2, p1 / p2, rp, n, tried }'
+  awk '{ printf " %.2f", $1 / $4 }' "$W/clean" | sed 's/^/    engine speed-up of each round:/'
+  echo
   tr '{' '\n' <"$W/stats" | awk -F', ' '/"worker":/ {
     for (i = 1; i <= NF; i++) { split($i, kv, ": "); gsub(/[" }\]]/, "", kv[1]); v[kv[1]] = kv[2] }
     printf "    2 threads, worker %s: %s sentences, %s steals, busy %s s, arena high water %s B\n",

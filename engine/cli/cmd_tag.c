@@ -213,15 +213,17 @@ int vt_cmd_tag(int argc, char **argv) {
     fprintf(stderr,
             "{\"algo\": \"%s\", \"simd\": \"%s\", \"k\": %lld, \"beam\": %lld, "
             "\"labels\": %d, \"sentences\": %lld, \"tokens\": %lld, \"seconds\": %.6f, "
-            "\"cpu_seconds\": %.6f, "
+            "\"setup_seconds\": %.6f, \"cpu_seconds\": %.6f, "
             "\"sentences_per_second\": %.1f, \"feature_seconds\": %.6f, "
             "\"decode_seconds\": %.6f, \"decode_sentences_per_second\": %.1f, "
-            "\"unknown_feature_fraction\": %.4f, ",
+            "\"unknown_feature_fraction\": %.4f, \"row_cache_hit_fraction\": %.4f, ",
             vt_algo_name(opts.algo), vt_simd_name(vt_simd_active()), k, beam, m->L,
-            (long long)tot.sentences, (long long)tot.tokens, secs, cpu,
-            secs > 0 ? ns / secs : 0.0, tot.tag.feature_seconds, tot.tag.decode_seconds,
-            tot.tag.decode_seconds > 0 ? ns / tot.tag.decode_seconds : 0.0,
-            tot.tag.lookups ? (double)tot.tag.unknown_features / (double)tot.tag.lookups : 0.0);
+            (long long)tot.sentences, (long long)tot.tokens, secs,
+            secs > ss.wall_seconds ? secs - ss.wall_seconds : 0.0, cpu,
+            ss.wall_seconds > 0 ? ns / ss.wall_seconds : 0.0, tot.tag.feature_seconds,
+            tot.tag.decode_seconds, tot.tag.decode_seconds > 0 ? ns / tot.tag.decode_seconds : 0.0,
+            tot.tag.lookups ? (double)tot.tag.unknown_features / (double)tot.tag.lookups : 0.0,
+            tot.tokens ? (double)tot.tag.cache_hits / (double)tot.tokens : 0.0);
     vt_cli_engine_stats_json(stderr, &eng, &plan, &ss);
     fputs("}\n", stderr);
   }

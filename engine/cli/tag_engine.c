@@ -155,6 +155,7 @@ vt_status vt_cli_tag_run(const vt_cli_engine *eng, const vt_topo *topo, const vt
     tot->tag.decode_seconds += w->decode_seconds;
     tot->tag.unknown_features += w->unknown_features;
     tot->tag.lookups += w->lookups;
+    tot->tag.cache_hits += w->cache_hits;
     tot->tag.decode.sentences += w->decode.sentences;
     tot->tag.decode.tokens += w->decode.tokens;
     tot->tag.decode.cells += w->decode.cells;
