@@ -48,7 +48,8 @@ vt_status vt_rowcache_create(vt_rowcache **out, const vt_model *m, size_t max_by
     vt_rowcache_destroy(c);
     return VT_ENOMEM;
   }
-  for (size_t i = 0; i < n; i++) c->entries[i].klen = UINT32_MAX;
+  memset(c->entries, 0, n * sizeof *c->entries);
+  for (size_t i = 0; i < n; i++) c->entries[i].klen = UINT32_MAX; /* empty, no uses */
   *out = c;
   return VT_OK;
 }
