@@ -214,7 +214,7 @@ vt_status vt_iter_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts 
     if (!all_active) {
       /* Column-wise: the best path used these degenerate nodes, which are alive. */
       for (int32_t t = 0; t < T; t++)
-        if (s.deg[t] && s.path[t] == s.n[t]) vt_degen_expand(&s, t);
+        if (s.deg[t] && s.path[t] == s.n[t]) vt_degen_expand_far(&s, t, VT_DEGEN_COL_EXTRA);
     } /* a backward all-active path: confirm it forward first */
     forward = !forward;
   }

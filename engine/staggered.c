@@ -50,7 +50,7 @@ vt_status vt_staggered_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
       for (int32_t t = 0; t < T; t++) {
         if (!s.deg[t]) continue;
         if (colwise && s.path[t] != s.n[t]) continue;
-        vt_degen_expand(&s, t);
+        vt_degen_expand_far(&s, t, colwise ? VT_DEGEN_COL_EXTRA : 0);
       }
     }
     forward = !forward;
