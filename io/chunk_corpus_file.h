@@ -1,5 +1,5 @@
 /* io/chunk_corpus_file.h: reads a whole column corpus (io/conll.h) into a joint-model corpus
- * (engine/chunk_corpus.h). */
+ * (engine/chunk/chunk_corpus.h). */
 #ifndef VT_IO_CHUNK_CORPUS_FILE_H
 #define VT_IO_CHUNK_CORPUS_FILE_H
 

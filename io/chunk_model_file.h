@@ -1,4 +1,4 @@
-/* io/chunk_model_file.h: the joint label-chunk model's file (engine/chunk_model.h).
+/* io/chunk_model_file.h: the joint label-chunk model's file (engine/chunk/chunk_model.h).
  *
  * The container of io/model_file.h (64-byte header, 32-byte section entries, 64-byte aligned
  * sections, CRC-32 of the header and of every section, little-endian), with its own magic

@@ -8,7 +8,7 @@
  * accepted. Errors name "FILE:LINE": a token line whose column count differs from its sentence's
  * first token line, a sentence over `max_tokens` tokens, unreadable or corrupt (.gz) input.
  *
- * Sentences are appended to a vt_sentbatch (engine/sentbatch.h) that the caller owns and
+ * Sentences are appended to a vt_sentbatch (engine/text/sentbatch.h) that the caller owns and
  * clears; memory is bounded by the batch limits, not by the corpus. */
 #ifndef VT_IO_CONLL_H
 #define VT_IO_CONLL_H

@@ -7,7 +7,7 @@
  *   section table: per section u32 id, u32 0, u64 offset, u64 size, u32 CRC-32, u32 0;
  *   sections, each 64-byte aligned: META (fixed 128 bytes), LABELS (u64 frequencies, i32 rank,
  *     u32 name offsets, name bytes), TEMPLATES (the template file's text), FEATURES (records,
- *     engine/model.h), HASH (u32 slots), TRANS (f32 A[L*L], S[L], F[L]).
+ *     engine/text/model.h), HASH (u32 slots), TRANS (f32 A[L*L], S[L], F[L]).
  * Loading checks the magic, version, size, every checksum, then every offset, index and value
  * (so a damaged file is refused with a message, never read out of bounds). */
 #ifndef VT_IO_MODEL_FILE_H

@@ -1,5 +1,5 @@
 /* engine/cli/engine_cli.h: what the batch commands (`decode`, and `tag` when it plugs in) share
- * to run on the engine (engine/scheduler.h): the engine options and their parsing, the plan,
+ * to run on the engine (engine/sched/scheduler.h): the engine options and their parsing, the plan,
  * signals, the progress line and the --stats report.
  *
  * A batch command splices VT_CLI_ENGINE_LONGOPTS into its getopt_long table, passes every

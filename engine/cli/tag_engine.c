@@ -11,7 +11,7 @@
 
 #define BYTES_PER_TOKEN 16
 
-/* Memory of each worker's cache of local emission rows (engine/rowcache.h). */
+/* Memory of each worker's cache of local emission rows (engine/text/rowcache.h). */
 #define ROW_CACHE_BYTES ((size_t)4 << 20)
 
 typedef struct padded_tag_stats {

@@ -1,0 +1,142 @@
+/* engine/core/bounds.c: rank-space layouts and suffix-maximum tables for degenerate lattices,
+ * computed once per transition model (O(L^2) time, O(L^2) for the permuted matrices and
+ * O(L log L) for the tables). The staggered and A* decoders read only these. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trans.h"
+
+static double dmax(double a, double b) { return a > b ? a : b; }
+
+void vt_bounds_free(vt_trans *tr) {
+  vt_bounds *b = &tr->bd;
+  if (b->Ar != tr->A) free(b->Ar);
+  free(b->Art);
+  free(b->Sr);
+  free(b->Fr);
+  free(b->to_max);
+  free(b->from_max);
+  free(b->both_max);
+  free(b->s_suf);
+  free(b->f_suf);
+  memset(b, 0, sizeof *b);
+}
+
+vt_status vt_bounds_build(vt_trans *tr) {
+  const int32_t L = tr->L, ld = tr->ld;
+  vt_bounds *b = &tr->bd;
+  int identity = 1;
+  vt_bounds_free(tr);
+  for (int32_t r = 0; r < L; r++) identity &= tr->rank[r] == r;
+  int32_t K = 0;
+  while (((int64_t)1 << K) < L) K++;
+  b->K = K;
+  size_t mat = (size_t)L * (size_t)ld * sizeof(double);
+  b->Ar = identity ? tr->A : aligned_alloc(64, mat);
+  b->Art = aligned_alloc(64, mat);
+  b->Sr = malloc((size_t)L * sizeof(double));
+  b->Fr = malloc((size_t)L * sizeof(double));
+  size_t kl = (size_t)(K ? K : 1) * (size_t)L;
+  b->to_max = malloc(kl * sizeof(double));
+  b->from_max = malloc(kl * sizeof(double));
+  b->both_max = malloc((size_t)(K ? K * K : 1) * sizeof(double));
+  b->s_suf = malloc((size_t)(K ? K : 1) * sizeof(double));
+  b->f_suf = malloc((size_t)(K ? K : 1) * sizeof(double));
+  if (!b->Ar || !b->Art || !b->Sr || !b->Fr || !b->to_max || !b->from_max || !b->both_max ||
+      !b->s_suf || !b->f_suf) {
+    vt_bounds_free(tr);
+    return VT_ENOMEM;
+  }
+  double *Ar = b->Ar;
+  if (!identity)
+    for (int32_t ri = 0; ri < L; ri++) {
+      const double *src = tr->A + (size_t)tr->rank[ri] * ld;
+      double *dst = Ar + (size_t)ri * ld;
+      for (int32_t rj = 0; rj < L; rj++) dst[rj] = src[tr->rank[rj]];
+      for (int32_t rj = L; rj < ld; rj++) dst[rj] = -INFINITY;
+    }
+  for (int32_t j = 0; j < L; j++)
+    for (int32_t i = 0; i < ld; i++)
+      b->Art[(size_t)j * ld + i] = i < L ? Ar[(size_t)i * ld + j] : -INFINITY;
+  for (int32_t i = 0; i < L; i++) {
+    vt_bounds_row(tr, i);
+    vt_bounds_col(tr, i);
+  }
+  vt_bounds_both(tr);
+  vt_bounds_edges(tr);
+  vt_bounds_global(tr);
+  return VT_OK;
+}
+
+void vt_bounds_row(vt_trans *tr, int32_t ri) {
+  vt_bounds *b = &tr->bd;
+  const int32_t L = tr->L;
+  const double *row = b->Ar + (size_t)ri * tr->ld;
+  double run = -INFINITY;
+  for (int32_t j = L - 1; j >= 1; j--) {
+    run = dmax(run, row[j]);
+    if ((j & (j - 1)) == 0) b->to_max[(size_t)vt_level_of(j) * L + ri] = run;
+  }
+}
+
+void vt_bounds_col(vt_trans *tr, int32_t rj) {
+  vt_bounds *b = &tr->bd;
+  const int32_t L = tr->L;
+  const double *col = b->Art + (size_t)rj * tr->ld; /* column rj of Ar */
+  double run = -INFINITY;
+  for (int32_t i = L - 1; i >= 1; i--) {
+    run = dmax(run, col[i]);
+    if ((i & (i - 1)) == 0) b->from_max[(size_t)vt_level_of(i) * L + rj] = run;
+  }
+}
+
+void vt_bounds_both(vt_trans *tr) {
+  /* both_max[k1][k2] = max over rows i >= 2^k1 of to_max[k2][i]: a suffix max over rows. */
+  vt_bounds *b = &tr->bd;
+  const int32_t L = tr->L, K = b->K;
+  for (int32_t k2 = 0; k2 < K; k2++) {
+    double run = -INFINITY;
+    for (int32_t i = L - 1; i >= 1; i--) {
+      run = dmax(run, b->to_max[(size_t)k2 * L + i]);
+      if ((i & (i - 1)) == 0) b->both_max[(size_t)vt_level_of(i) * K + k2] = run;
+    }
+  }
+}
+
+void vt_bounds_edges(vt_trans *tr) {
+  vt_bounds *b = &tr->bd;
+  const int32_t L = tr->L;
+  double rs = -INFINITY, rf = -INFINITY, smag = 0, fmag = 0;
+  for (int32_t r = 0; r < L; r++) {
+    b->Sr[r] = tr->S[tr->rank[r]];
+    b->Fr[r] = tr->F[tr->rank[r]];
+  }
+  for (int32_t r = L - 1; r >= 1; r--) {
+    rs = dmax(rs, b->Sr[r]);
+    rf = dmax(rf, b->Fr[r]);
+    if ((r & (r - 1)) == 0) {
+      b->s_suf[vt_level_of(r)] = rs;
+      b->f_suf[vt_level_of(r)] = rf;
+    }
+  }
+  for (int32_t r = 0; r < L; r++) {
+    if (isfinite(b->Sr[r])) smag = dmax(smag, fabs(b->Sr[r]));
+    if (isfinite(b->Fr[r])) fmag = dmax(fmag, fabs(b->Fr[r]));
+  }
+  b->mag_sf = smag + fmag;
+}
+
+void vt_bounds_global(vt_trans *tr) {
+  vt_bounds *b = &tr->bd;
+  double amax = -INFINITY, mag = 0;
+  for (int32_t i = 0; i < tr->L; i++) {
+    const double *row = b->Ar + (size_t)i * tr->ld;
+    for (int32_t j = 0; j < tr->L; j++) {
+      amax = dmax(amax, row[j]);
+      if (isfinite(row[j])) mag = dmax(mag, fabs(row[j]));
+    }
+  }
+  b->a_max = amax;
+  b->mag_a = mag;
+}

@@ -1,0 +1,12 @@
+/* engine/core/errmsg.h: one-line error messages for the text pipeline ("NAME:...: problem"). */
+#ifndef VT_ENGINE_ERRMSG_H
+#define VT_ENGINE_ERRMSG_H
+
+#include <stddef.h>
+
+/* Formats "NAME: MESSAGE" (or "MESSAGE" when name is NULL) into err (errlen bytes, may be 0),
+ * truncating, always NUL-terminated; control characters become '?' so it stays one line. */
+void vt_errorf(char *err, size_t errlen, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,59 @@
+/* engine/core/trans.h: the bound transition model, in the layouts the kernels read. */
+#ifndef VT_ENGINE_TRANS_H
+#define VT_ENGINE_TRANS_H
+
+#include "vitesse.h"
+
+/* Kernel rows are padded to a multiple of VT_PAD doubles (one 64-byte cache line). */
+#define VT_PAD 8
+
+static inline int32_t vt_pad_up(int32_t n) { return (n + VT_PAD - 1) / VT_PAD * VT_PAD; }
+
+/* Bounds over label suffixes in rank space, for degenerate lattices (see bounds.c). A column
+ * with n = 2^k active labels (the rank prefix [0, n)) has a degenerate label standing for the
+ * suffix [n, L); level k indexes those suffixes, k = 0 .. K-1 where 2^(K-1) < L <= 2^K. */
+typedef struct vt_bounds {
+  int32_t K;         /* suffix levels */
+  double *Ar;        /* rank-space A, L rows x ld (aliases A when the rank is the identity) */
+  double *Art;       /* its transpose: Art[j*ld + i] = Ar[i][j] */
+  double *Sr, *Fr;   /* rank-space start and end scores */
+  double *to_max;    /* [k*L + i] = max_{j >= 2^k} Ar[i][j]: active i -> degenerate */
+  double *from_max;  /* [k*L + j] = max_{i >= 2^k} Ar[i][j]: degenerate -> active j */
+  double *both_max;  /* [k1*K + k2] = max_{i >= 2^k1, j >= 2^k2} Ar[i][j] */
+  double *s_suf;     /* [k] = max_{r >= 2^k} Sr[r] */
+  double *f_suf;     /* [k] = max_{r >= 2^k} Fr[r] */
+  double a_max;      /* max of A (the naive heuristic's transition term), -inf if none finite */
+  double mag_a;      /* max |A| over finite entries (for rounding slack) */
+  double mag_sf;     /* max |S| + max |F| over finite entries */
+} vt_bounds;
+
+struct vt_trans {
+  int32_t L;
+  int32_t ld;       /* row stride of A: vt_pad_up(L) */
+  double *A;        /* L rows x ld, A[i*ld + j] = A(i -> j); padding is -inf */
+  double *S;        /* L start scores (0 when none were given) */
+  double *F;        /* L end scores (0 when none were given) */
+  int32_t *rank;    /* rank[r] = label of rank r (most likely first) */
+  int32_t *rank_of; /* rank_of[label] = its rank */
+  vt_bounds bd;     /* rank-space layouts and suffix bounds */
+};
+
+/* (Re)builds tr->bd from A, S, F and the rank. Returns VT_OK or VT_ENOMEM (bd then empty). */
+vt_status vt_bounds_build(vt_trans *tr);
+
+/* Frees tr->bd. */
+void vt_bounds_free(vt_trans *tr);
+
+/* The parts of vt_bounds_build, for in-place updates (trans_update.c) that changed a few cells:
+ * recompute to_max of rank row ri, from_max of rank column rj, both_max (after rows changed),
+ * Sr/Fr and their suffix maxima and magnitudes, and a_max/mag_a. Each needs Ar/Art current. */
+void vt_bounds_row(vt_trans *tr, int32_t ri);
+void vt_bounds_col(vt_trans *tr, int32_t rj);
+void vt_bounds_both(vt_trans *tr);
+void vt_bounds_edges(vt_trans *tr);
+void vt_bounds_global(vt_trans *tr);
+
+/* Returns the suffix level k of an active count n = 2^k < L (n must be a power of two). */
+static inline int32_t vt_level_of(int32_t n) { return (int32_t)__builtin_ctz((unsigned)n); }
+
+#endif

@@ -1,0 +1,168 @@
+/* engine/decode/astar.c: k-best A* (Huang et al. 2012, sections 4.1 and 4.3) and the `astar` decoder.
+ *
+ * A search node is a prefix: a node of column t reached by a parent prefix, with g its
+ * left-to-right score (emission of the node included). Its key is g + h + slack, where h bounds
+ * the score to the right of the node (the naive eq. (9), or the Viterbi backward score on the
+ * degenerate lattice of staggered iteration N, 2^N active labels per column); a prefix reaching
+ * the last column becomes a complete path keyed by its exact score g + end. Pops come in key
+ * order, so a popped complete path beats everything still unexplored: the k first are the k best.
+ *
+ * Exactness in floating point. slack bounds the rounding error of any summation order of a
+ * path's terms (degen.h), and h is the computed maximum of right-to-left sums, so key >= the
+ * left-to-right score of every completion: keys are admissible whatever the rounding.
+ * k best labels per node (section 4.3): a prefix popped at a node where k expanded prefixes
+ * score at least as much is dropped: for any completion, those k prefixes give k distinct paths
+ * scoring at least as much (rounding is monotone), and by induction over later drops k distinct
+ * kept paths do. In exact arithmetic with a consistent h, prefixes reach a node best first and
+ * this is exactly "expand a node at most k times"; when rounding disorders the keys (huge
+ * magnitudes), a node expands a prefix again only if it beats the k-th best expanded there, so
+ * out-of-order arrivals cost a logarithmic number of extra expansions, not an exponential one.
+ * Complete paths and the floor of agenda.h prune the rest.
+ * Paths are distinct: each is one chain of prefixes. */
+#include "astar.h"
+
+#include <math.h>
+
+#include "agenda.h"
+#include "decoders.h"
+
+typedef struct as_node {
+  int64_t parent; /* -1 at column 0 */
+  double g;       /* left-to-right prefix score, emission of (t, y) included */
+  int32_t t, y;
+} as_node;
+
+typedef struct as_search {
+  const vt_degen *s;
+  const vt_heur *h;
+  vt_agenda q;
+  int32_t *cnt;   /* T x ld: prefixes expanded per lattice node, at most k counted */
+  double **topg;  /* T x ld: min-heap of the k best g expanded there (allocated on first use) */
+  int64_t cells;
+} as_search;
+
+/* Heuristic of node j of column t. */
+static inline double heur(const as_search *a, int32_t t, int32_t j) {
+  return a->h->H ? a->h->H[(size_t)t * a->s->ld + j] : a->h->hcol[t];
+}
+
+/* Pushes the prefix `parent` extended by node j of column t, with prefix score g. */
+static vt_status prefix_push(as_search *a, int64_t parent, int32_t t, int32_t j, double g) {
+  const vt_degen *s = a->s;
+  const as_node nd = {parent, g, t, j};
+  a->cells++;
+  if (t == s->T - 1) {
+    const double sc = g + vt_degen_end(s, j);
+    if (sc == -INFINITY || !(sc > a->q.floor)) return VT_OK;
+    vt_status st = vt_agenda_add(&a->q, &nd, sc, 1);
+    if (st == VT_OK) vt_agenda_record(&a->q, sc);
+    return st;
+  }
+  const size_t c = (size_t)t * s->ld + j;
+  if (a->cnt[c] == a->q.k && g <= a->topg[c][0]) return VT_OK; /* dominated already */
+  const double key = (g + heur(a, t, j)) + s->slack;
+  if (!(key > a->q.floor)) return VT_OK; /* -inf never passes */
+  return vt_agenda_add(&a->q, &nd, key, 0);
+}
+
+/* Pushes every extension of prefix x (at node i of column t) into column t + 1. */
+static vt_status prefix_expand(as_search *a, int64_t x, int32_t t, int32_t i, double g) {
+  const vt_degen *s = a->s;
+  const int32_t u = t + 1, nu = s->n[u];
+  const double *E = s->Er + (size_t)u * s->le;
+  const double *from = i < s->n[t] ? s->bd->Ar + (size_t)i * s->ld
+                                   : s->bd->from_max + (size_t)vt_level_of(s->n[t]) * s->L;
+  for (int32_t j = 0; j < nu; j++) {
+    const double gj = (g + from[j]) + E[j];
+    if (gj == -INFINITY) continue;
+    vt_status st = prefix_push(a, x, u, j, gj);
+    if (st != VT_OK) return st;
+  }
+  if (s->deg[u]) {
+    const double gj = (g + vt_degen_trans(s, t, i, nu)) + vt_degen_emit(s, u, nu);
+    if (gj != -INFINITY) return prefix_push(a, x, u, nu, gj);
+  }
+  return VT_OK;
+}
+
+vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, int32_t k,
+                         int32_t *nodes, double *scores, int32_t *n_out, int64_t *pops,
+                         int64_t *cells) {
+  const int32_t T = s->T, ld = s->ld;
+  as_search a = {.s = s, .h = h};
+  *n_out = 0;
+  a.cnt = VT_ARENA_NEW(arena, int32_t, (size_t)T * ld);
+  a.topg = VT_ARENA_NEW(arena, double *, (size_t)T * ld);
+  vt_status st = vt_agenda_init(&a.q, arena, k, sizeof(as_node));
+  if (st != VT_OK || !a.cnt || !a.topg) return VT_ENOMEM;
+  for (size_t c = 0; c < (size_t)T * ld; c++) a.cnt[c] = 0;
+  for (int32_t j = 0; j < s->n[0] + s->deg[0]; j++) {
+    const double g = vt_degen_start(s, j) + vt_degen_emit(s, 0, j);
+    if (g == -INFINITY) continue;
+    st = prefix_push(&a, -1, 0, j, g);
+    if (st != VT_OK) return st;
+  }
+  vt_agenda_item it;
+  int32_t got = 0;
+  while (got < k && vt_agenda_pop(&a.q, &it)) {
+    (*pops)++;
+    if (it.key < a.q.floor) continue; /* k recorded paths score above everything below it */
+    const int64_t x = vt_agenda_node(&it);
+    const as_node nd = *(const as_node *)vt_agenda_at(&a.q, x);
+    if (nd.t == T - 1) { /* a complete path, exact key */
+      int32_t *lab = nodes + (size_t)got * T;
+      for (int64_t c = x; c >= 0;) {
+        const as_node *p = vt_agenda_at(&a.q, c);
+        lab[p->t] = p->y;
+        c = p->parent;
+      }
+      scores[got++] = it.key;
+      continue;
+    }
+    const size_t c = (size_t)nd.t * ld + nd.y;
+    if (a.cnt[c] == 0 && !(a.topg[c] = VT_ARENA_NEW(arena, double, k))) return VT_ENOMEM;
+    if (a.cnt[c] == k && nd.g <= a.topg[c][0]) continue; /* dominated by k expanded prefixes */
+    vt_topk_push(a.topg[c], &a.cnt[c], k, nd.g);
+    st = prefix_expand(&a, x, nd.t, nd.y, nd.g);
+    if (st != VT_OK) return st;
+  }
+  *n_out = got;
+  *cells += a.cells;
+  return VT_OK;
+}
+
+vt_status vt_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
+                          const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats) {
+  const int32_t L = tr->L;
+  const int naive = opts->heuristic < 0; /* VT_HEUR_NAIVE (and any other negative value) */
+  const int32_t n0 = naive || opts->heuristic >= 30 ? L : (int32_t)1 << (int)opts->heuristic;
+  vt_degen s;
+  vt_status st = vt_degen_init(&s, tr, arena, E, T, n0);
+  if (st != VT_OK) return st;
+  vt_heur h = {NULL, s.Qd};
+  out->n = 0;
+  if (naive) {
+    vt_degen_q_naive(&s);
+  } else {
+    /* mN: a Viterbi backward pass on the degenerate lattice with 2^N active labels per column;
+     * an inactive label gets its degenerate node's bound. Then the search lattice is the full
+     * one, and Q is the heuristic table. */
+    s.prune = 0;
+    for (int32_t t = 0; t < T; t++) stats->cells += s.n[t] + s.deg[t];
+    vt_degen_backward(&s);
+    for (int32_t t = 0; t < T; t++) {
+      double *Q = s.Q + (size_t)t * s.ld;
+      for (int32_t j = s.n[t]; j < L; j++) Q[j] = s.deg[t] ? s.Qd[t] : -INFINITY;
+      s.n[t] = s.hi[t] = L;
+      s.deg[t] = 0;
+    }
+    h.H = s.Q;
+  }
+  int32_t n = 0;
+  st = vt_degen_astar(&s, &h, arena, opts->k, out->labels, out->scores, &n, &stats->pops,
+                      &stats->cells);
+  if (st != VT_OK) return st;
+  for (size_t i = 0; i < (size_t)n * T; i++) out->labels[i] = tr->rank[out->labels[i]];
+  out->n = n;
+  return VT_OK;
+}

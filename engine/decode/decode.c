@@ -1,0 +1,96 @@
+/* engine/decode/decode.c: vt_decode, the one entry point to every decoder; algorithm names. */
+#include <string.h>
+
+#include "arena.h"
+#include "decoders.h"
+
+typedef struct algo_info {
+  const char *name;
+  vt_decoder_fn fn;
+  int exact;
+  int kbest;
+} algo_info;
+
+static const algo_info algos[VT_ALGO_COUNT_] = {
+    [VT_ALGO_VITERBI] = {"viterbi", vt_viterbi_decode, 1, 0},
+    [VT_ALGO_VITERBI_SCALAR] = {"viterbi-scalar", vt_viterbi_ref_decode, 1, 0},
+    [VT_ALGO_KBEST_VITERBI] = {"kbest-viterbi", vt_kbest_viterbi_decode, 1, 1},
+    [VT_ALGO_BEAM] = {"beam", vt_beam_decode, 0, 1},
+    /* Registered names whose decoder has not landed yet have fn = NULL. */
+    [VT_ALGO_STAGGERED] = {"staggered", vt_staggered_decode, 1, 0},
+    [VT_ALGO_STAGGERED_COL] = {"staggered-col", vt_staggered_decode, 1, 0},
+    [VT_ALGO_ASTAR] = {"astar", vt_astar_decode, 1, 1},
+    [VT_ALGO_ITER_ASTAR] = {"iter-astar", vt_iter_astar_decode, 1, 0},
+    [VT_ALGO_VITERBI_ASTAR] = {"viterbi-astar", vt_viterbi_astar_decode, 1, 1},
+    [VT_ALGO_ITER_VITERBI_ASTAR] = {"iter-viterbi-astar", vt_iter_viterbi_astar_decode, 1, 1},
+};
+
+static int algo_known(vt_algo a) { return (int)a >= 0 && a < VT_ALGO_COUNT_ && algos[a].name; }
+
+/* Known and implemented. */
+static int algo_valid(vt_algo a) { return algo_known(a) && algos[a].fn; }
+
+vt_status vt_algo_parse(const char *name, vt_algo *out) {
+  for (int a = 0; a < VT_ALGO_COUNT_; a++) {
+    if (algos[a].name && strcmp(algos[a].name, name) == 0) {
+      *out = (vt_algo)a;
+      return algos[a].fn ? VT_OK : VT_EUNSUPPORTED;
+    }
+  }
+  return VT_EINVAL;
+}
+
+int vt_algo_available(vt_algo algo) { return algo_valid(algo); }
+
+const char *vt_algo_name(vt_algo algo) { return algo_known(algo) ? algos[algo].name : "unknown"; }
+
+int vt_algo_exact(vt_algo algo) { return algo_known(algo) ? algos[algo].exact : 0; }
+
+int vt_algo_kbest(vt_algo algo) { return algo_known(algo) ? algos[algo].kbest : 0; }
+
+void vt_decode_opts_init(vt_decode_opts *opts) {
+  memset(opts, 0, sizeof *opts);
+  opts->algo = VT_ALGO_VITERBI;
+  opts->k = 1;
+  opts->beam = 1;
+  opts->heuristic = VT_HEUR_NAIVE;
+  opts->kprime = 0;
+}
+
+vt_status vt_decode(const vt_trans *trans, const vt_decode_opts *opts, vt_arena *arena,
+                    const double *E, int32_t T, int32_t *labels, double *scores, int32_t *n_paths,
+                    vt_decode_stats *stats) {
+  vt_decode_stats local = {0};
+  if (!stats) stats = &local;
+  *n_paths = 0;
+  if (!algo_known(opts->algo) || opts->k < 1 || opts->beam < 1 || T < 0 || opts->kprime < 0)
+    return VT_EINVAL;
+  if (!algo_valid(opts->algo)) return VT_EUNSUPPORTED;
+  if (opts->k > 1 && !algos[opts->algo].kbest) return VT_EINVAL;
+  stats->sentences++;
+  stats->tokens += T;
+  if (T == 0) {
+    scores[0] = 0.0;
+    *n_paths = 1;
+    return VT_OK;
+  }
+  vt_paths out = {opts->k, labels, scores, 0};
+  vt_status st = algos[opts->algo].fn(trans, opts, arena, E, T, &out, stats);
+  if (st != VT_OK) return st;
+  for (int32_t p = 0; p < out.n; p++)
+    scores[p] = vt_path_score(trans, E, T, labels + (size_t)p * T);
+  *n_paths = out.n;
+  return VT_OK;
+}
+
+vt_status vt_decode_f32(const vt_trans *trans, const vt_decode_opts *opts, vt_arena *arena,
+                        const float *E, int32_t T, int32_t *labels, double *scores,
+                        int32_t *n_paths, vt_decode_stats *stats) {
+  *n_paths = 0;
+  if (T < 0) return VT_EINVAL;
+  size_t n = (size_t)T * (size_t)trans->L;
+  double *Ed = VT_ARENA_NEW(arena, double, n);
+  if (!Ed) return VT_ENOMEM;
+  for (size_t i = 0; i < n; i++) Ed[i] = E[i];
+  return vt_decode(trans, opts, arena, Ed, T, labels, scores, n_paths, stats);
+}

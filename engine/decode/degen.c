@@ -1,0 +1,246 @@
+/* engine/decode/degen.c: the degenerate lattice (see degen.h): allocation, rank-space emissions and
+ * their suffix maxima, forward and backward passes with pruning, lower bounds, expansion. */
+#include "degen.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+static double dmax(double a, double b) { return a > b ? a : b; }
+
+/* Score of a rank-space path, left to right, exactly as vt_path_score evaluates it. */
+double vt_degen_path_score(const vt_degen *s, const int32_t *y) {
+  const vt_bounds *b = s->bd;
+  double v = b->Sr[y[0]] + s->Er[y[0]];
+  for (int32_t t = 1; t < s->T; t++) {
+    v = v + b->Ar[(size_t)y[t - 1] * s->ld + y[t]];
+    v = v + s->Er[(size_t)t * s->le + y[t]];
+  }
+  return v + b->Fr[y[s->T - 1]];
+}
+
+/* The passes and row operations, one copy per instruction set (see degen_pass.inc). */
+#define DG(name) name##_scalar
+#include "degen_pass.inc"
+#undef DG
+#if defined(VT_HAVE_AVX2)
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#define DG(name) name##_avx2
+#include "degen_pass.inc"
+#undef DG
+#pragma GCC pop_options
+#endif
+#if defined(VT_HAVE_AVX512)
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,prefer-vector-width=512")
+#define DG(name) name##_avx512
+#include "degen_pass.inc"
+#undef DG
+#pragma GCC pop_options
+#endif
+
+/* The copy for the kernels' level. */
+static const vt_degen_ops *ops_for(vt_simd level) {
+  switch (level) {
+#if defined(VT_HAVE_AVX512)
+  case VT_SIMD_AVX512: return &ops_avx512;
+#endif
+#if defined(VT_HAVE_AVX2)
+  case VT_SIMD_AVX2: return &ops_avx2;
+#endif
+  default: return &ops_scalar;
+  }
+}
+
+double vt_degen_forward(vt_degen *s) { return s->ops->forward(s, 1); }
+
+double vt_degen_forward_from(vt_degen *s, int32_t t0) { return s->ops->forward(s, t0); }
+
+double vt_degen_backward(vt_degen *s) { return s->ops->backward(s); }
+
+/* Raises lb with a real path made from the last pass's best path: each degenerate node is
+ * replaced by the inactive label with the best emission there. Returns 1 if the path was
+ * all active. */
+int vt_degen_lb_raise(vt_degen *s) {
+  int all_active = 1;
+  for (int32_t t = 0; t < s->T; t++) {
+    int32_t i = s->path[t];
+    if (i < s->n[t]) {
+      s->alt[t] = i;
+    } else {
+      all_active = 0;
+      const double *E = s->Er + (size_t)t * s->le;
+      s->alt[t] = s->n[t] + s->kern->argmax(E + s->n[t], s->L - s->n[t]);
+    }
+  }
+  double v = vt_degen_path_score(s, s->alt);
+  if (v > s->lb) s->lb = v;
+  return all_active;
+}
+
+/* Greedy (beam 1) path: the initial lower bound. Each step is a max-plus kernel call with one
+ * previous label (cur + A[y][j] + E[t][j], the order of the path score) and an argmax. */
+void vt_degen_lb_greedy(vt_degen *s) {
+  const vt_bounds *b = s->bd;
+  const int32_t L = s->L, ld = s->ld;
+  double *v = s->vec;
+  for (int32_t j = 0; j < L; j++) v[j] = b->Sr[j] + s->Er[j];
+  int32_t y = s->kern->argmax(v, L);
+  double cur = v[y];
+  s->alt[0] = y;
+  for (int32_t t = 1; t < s->T && cur != -INFINITY; t++) {
+    s->kern->maxplus(&cur, 1, b->Ar + (size_t)y * ld, ld, s->Er + (size_t)t * s->le, L, v,
+                     s->arg);
+    y = s->kern->argmax(v, L);
+    cur = v[y];
+    s->alt[t] = y;
+  }
+  s->lb = cur == -INFINITY ? -INFINITY : vt_degen_path_score(s, s->alt);
+}
+
+/* Rank-space emissions (E itself when the rank is the identity, else gathered into `buf`), their
+ * suffix maxima at every level (segment maxima [2^k, 2^(k+1)) combined from the top), and the
+ * rounding slack from the largest finite magnitudes. */
+static void emissions_prepare(vt_degen *s, const vt_trans *tr, const double *E, double *buf) {
+  const int32_t T = s->T, L = s->L, K = s->K;
+  const vt_bounds *b = s->bd;
+  if (b->Ar == tr->A) { /* identity rank */
+    s->Er = E;
+    s->le = L;
+  } else {
+    for (int32_t t = 0; t < T; t++) {
+      const double *src = E + (size_t)t * L;
+      double *dst = buf + (size_t)t * L;
+      for (int32_t r = 0; r < L; r++) dst[r] = src[tr->rank[r]];
+    }
+    s->Er = buf;
+    s->le = L;
+  }
+  double mag = b->mag_sf + (double)(T > 1 ? T - 1 : 0) * b->mag_a;
+  for (int32_t t = 0; t < T; t++) {
+    const double *row = s->Er + (size_t)t * L;
+    double *suf = s->Esuf + (size_t)t * K;
+    double run = -INFINITY, lo = INFINITY, mx, mn;
+    for (int32_t k = b->K - 1; k >= 0; k--) {
+      int32_t a = (int32_t)1 << k, e = a * 2 < L ? a * 2 : L;
+      s->kern->range(row + a, e - a, &mx, &mn);
+      run = dmax(run, mx);
+      lo = mn < lo ? mn : lo;
+      suf[k] = run;
+    }
+    s->kern->range(row, 1, &mx, &mn);
+    run = dmax(run, mx);
+    lo = mn < lo ? mn : lo;
+    /* The largest finite magnitude of the column: from its max and its finite min. */
+    double m = 0;
+    if (run > -INFINITY) m = dmax(m, fabs(run));
+    if (lo < INFINITY) m = dmax(m, fabs(lo));
+    mag += m;
+  }
+  s->slack = mag * (4.0 * T + 16.0) * DBL_EPSILON;
+}
+
+/* Naive suffix bound (Huang et al. eq. 9, plus the end score): Q for the first forward pass. */
+void vt_degen_q_naive(vt_degen *s) {
+  const vt_bounds *b = s->bd;
+  const int32_t T = s->T, ld = s->ld, K = s->K;
+  double fmax = b->Fr[0], h;
+  for (int32_t r = 1; r < s->L; r++) fmax = dmax(fmax, b->Fr[r]);
+  h = fmax;
+  for (int32_t t = T - 1; t >= 0; t--) {
+    double *Q = s->Q + (size_t)t * ld;
+    for (int32_t j = 0; j < s->n[t]; j++) Q[j] = h;
+    s->Qd[t] = h;
+    /* Max emission of column t: rank 0 or the suffix [1, L). */
+    double em = s->Er[(size_t)t * s->le];
+    if (b->K > 0) em = dmax(em, s->Esuf[(size_t)t * K]);
+    h = h + b->a_max + em; /* finite or -inf: no term is +inf */
+  }
+}
+
+/* Doubles the active labels of column t (capped at L); new labels inherit the degenerate node's
+ * bounds. */
+void vt_degen_expand(vt_degen *s, int32_t t) {
+  const int32_t n = s->n[t], m = n * 2 < s->L ? n * 2 : s->L;
+  double *P = s->P + (size_t)t * s->ld, *Q = s->Q + (size_t)t * s->ld;
+  for (int32_t j = n; j < m; j++) {
+    P[j] = s->Pd[t];
+    Q[j] = s->Qd[t];
+  }
+  s->n[t] = s->hi[t] = m; /* the new labels live (the degenerate node did) */
+  if (m == s->L) s->deg[t] = 0;
+}
+
+int32_t vt_degen_expand_far(vt_degen *s, int32_t t, int32_t extra) {
+  const double cut = s->lb - s->slack;
+  int32_t done = 0;
+  for (;;) {
+    vt_degen_expand(s, t);
+    done++;
+    if (!s->deg[t] || done > extra) break;
+    const double e = s->Esuf[(size_t)t * s->K + vt_level_of(s->n[t])];
+    if (s->Pd[t] + e + s->Qd[t] < cut) break; /* the rest would be pruned: stop here */
+  }
+  return done;
+}
+
+void vt_degen_stats_add(const vt_degen *s, int64_t iters, vt_decode_stats *stats) {
+  int64_t active = 0;
+  for (int32_t t = 0; t < s->T; t++) active += s->n[t];
+  stats->iterations += iters;
+  stats->active_labels += active;
+  stats->nodes += active + s->T;
+  stats->pruned += s->pruned;
+}
+
+double vt_degen_chain(const vt_degen *s, const int32_t *y) {
+  double v = vt_degen_start(s, y[0]) + vt_degen_emit(s, 0, y[0]);
+  for (int32_t t = 1; t < s->T; t++) {
+    v = v + vt_degen_trans(s, t - 1, y[t - 1], y[t]);
+    v = v + vt_degen_emit(s, t, y[t]);
+  }
+  return v + vt_degen_end(s, y[s->T - 1]);
+}
+
+vt_status vt_degen_init(vt_degen *s, const vt_trans *tr, vt_arena *arena, const double *E,
+                        int32_t T, int32_t n0) {
+  memset(s, 0, sizeof *s);
+  const int32_t L = tr->L, ld = tr->ld, K = tr->bd.K > 0 ? tr->bd.K : 1;
+  s->T = T;
+  s->L = L;
+  s->ld = ld;
+  s->K = K;
+  s->bd = &tr->bd;
+  s->kern = vt_kernels_active();
+  s->ops = ops_for(s->kern->level);
+  s->lb = -INFINITY;
+  s->prune = 1;
+  const int identity = tr->bd.Ar == tr->A;
+  double *Ebuf = identity ? NULL : VT_ARENA_NEW(arena, double, (size_t)T * L);
+  s->arg = VT_ARENA_NEW(arena, int32_t, ld);
+  s->Esuf = VT_ARENA_NEW(arena, double, (size_t)T * K);
+  s->P = VT_ARENA_NEW(arena, double, (size_t)T * ld);
+  s->Q = VT_ARENA_NEW(arena, double, (size_t)T * ld);
+  s->Pd = VT_ARENA_NEW(arena, double, T);
+  s->Qd = VT_ARENA_NEW(arena, double, T);
+  s->n = VT_ARENA_NEW(arena, int32_t, T);
+  s->hi = VT_ARENA_NEW(arena, int32_t, T);
+  s->deg = VT_ARENA_NEW(arena, uint8_t, T);
+  s->ptr = VT_ARENA_NEW(arena, int32_t, (size_t)T * ld);
+  s->ptrd = VT_ARENA_NEW(arena, int32_t, T);
+  s->vec = VT_ARENA_NEW(arena, double, ld);
+  s->path = VT_ARENA_NEW(arena, int32_t, T);
+  s->alt = VT_ARENA_NEW(arena, int32_t, T);
+  if ((!identity && !Ebuf) || !s->arg || !s->Esuf || !s->P || !s->Q || !s->Pd || !s->Qd ||
+      !s->n || !s->hi || !s->deg || !s->ptr || !s->ptrd || !s->vec || !s->path || !s->alt)
+    return VT_ENOMEM;
+  emissions_prepare(s, tr, E, Ebuf);
+  const int32_t n = n0 < L ? n0 : L;
+  for (int32_t t = 0; t < T; t++) {
+    s->n[t] = s->hi[t] = n;
+    s->deg[t] = n < L;
+    s->Pd[t] = s->Qd[t] = 0; /* defined before any pass (expansion copies them) */
+  }
+  return VT_OK;
+}

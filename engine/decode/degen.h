@@ -1,0 +1,173 @@
+/* engine/decode/degen.h: the degenerate lattice shared by staggered decoding and the iterative A*
+ * decoders (Kaji et al. 2010; Huang et al. 2012, sections 3.2 and 4).
+ *
+ * Rank space: column t holds the active labels [0, n[t]) of the rank order, n a power of two or
+ * L, plus, while n[t] < L and it is not pruned, one degenerate node (index n[t]) standing for
+ * [n[t], L) whose scores are the suffix maxima of vt_bounds. Per node we keep P (the best prefix
+ * score into the node, without its emission) from the last forward pass and Q (the best suffix
+ * score after the node, without its emission) from the last backward pass; both are upper bounds
+ * on the original lattice, and a node whose P or Q is -inf is dead for good (bounds only fall as
+ * the lattice is refined). Newly active labels inherit the degenerate node's P and Q.
+ *
+ * Exactness in floating point:
+ * - A node is pruned only when P + E + Q < lb - slack, where slack bounds the rounding error of
+ *   any summation order of a path's terms ((4T + 16) eps times the sum of magnitudes), so a path
+ *   whose computed left-to-right score is >= lb is never pruned.
+ * - The P of a node is the left-to-right evaluation of the path its back pointers trace (every
+ *   max-plus candidate is one rounded left-to-right step), and rounding is monotone, so after a
+ *   forward pass P + E + end of the best final node is >= the computed score of every original
+ *   path: a forward pass whose best path is all active is exact (Lemma 1 holds exactly).
+ *
+ * Speed: the passes are compiled once per instruction set (degen_pass.inc) and run the copy of
+ * the kernels' level, so their O(active labels) loops are vectorized like the kernels; they
+ * touch only the live prefix [0, hi) of each column, as pruned nodes never come back.
+ */
+#ifndef VT_ENGINE_DEGEN_H
+#define VT_ENGINE_DEGEN_H
+
+#include "arena.h"
+#include "kernel.h"
+#include "trans.h"
+
+typedef struct vt_degen vt_degen;
+
+/* The passes and row operations compiled for one instruction set (degen_pass.inc). */
+typedef struct vt_degen_ops {
+  double (*forward)(vt_degen *s, int32_t t0);
+  double (*backward)(vt_degen *s);
+  int32_t (*scan_above)(const double *x, int32_t n, double thr, int32_t *idx);
+  void (*row_step)(double *row, double p, const double *A, const double *E, int32_t n);
+  void (*row_join)(double *row, const double *P, const double *E, const double *into,
+                   double tau, int32_t n);
+} vt_degen_ops;
+
+struct vt_degen {
+  int32_t T, L, ld, K;
+  const vt_bounds *bd;
+  const vt_kernels *kern;
+  const vt_degen_ops *ops; /* the copy for kern->level */
+  const double *Er; /* T rows of le: rank-space emissions (E itself when the rank is identity) */
+  int32_t le;       /* row stride of Er */
+  double *Esuf;     /* T x K: Esuf[t*K + k] = max_{r >= 2^k} Er[t][r] */
+  double *P, *Q;    /* T x ld */
+  double *Pd, *Qd;  /* T: the degenerate node's */
+  int32_t *n;       /* T: active labels */
+  int32_t *hi;      /* T: 1 + the last active node not dead (those after it are all dead) */
+  uint8_t *deg;     /* T: degenerate node alive */
+  int32_t *ptr;     /* T x ld: back (forward pass) or next (backward pass) pointers */
+  int32_t *ptrd;    /* T: the degenerate node's */
+  double *vec;      /* ld scratch: alpha or beta of one column */
+  int32_t *path;    /* T: best path of the last pass, index n[t] = degenerate */
+  int32_t *alt;     /* T: a real path derived from it, for the lower bound */
+  int32_t *arg;     /* ld scratch for the greedy path's kernel calls */
+  double lb, slack;
+  int prune;        /* 1: passes prune against lb (and kill dead nodes); 0: pure Viterbi passes */
+  int64_t pruned;
+};
+
+/* Allocates the lattice of a sentence (T >= 1 rows of E, label space) from `arena`, prepares the
+ * rank-space emissions, their suffix maxima and the slack, and starts every column with `n0`
+ * active labels (a power of two, capped at L) plus its degenerate node. Pruning is on with
+ * lb = -inf; P and Q are not initialized. Returns VT_OK or VT_ENOMEM. */
+vt_status vt_degen_init(vt_degen *s, const vt_trans *tr, vt_arena *arena, const double *E,
+                        int32_t T, int32_t n0);
+
+/* Forward pass: recomputes P (and back pointers) column by column, prunes, and writes the best
+ * path into s->path. Returns its score (-inf when the lattice has no finite path). Q must hold
+ * values (vt_degen_q_naive or a backward pass) when pruning is on. */
+double vt_degen_forward(vt_degen *s);
+
+/* As vt_degen_forward, keeping columns [0, t0) from the last forward pass: valid when the
+ * lattice has not changed there since (nodes it would prune there stay; they only cost time). */
+double vt_degen_forward_from(vt_degen *s, int32_t t0);
+
+/* Backward pass: the mirror image, recomputing Q (and next pointers) from the last column. P must
+ * hold values when pruning is on. */
+double vt_degen_backward(vt_degen *s);
+
+/* Row operations for the searches, vectorized for the kernels' level (identical results):
+ * vt_degen_scan writes to idx the indices j of x[0, n) with x[j] > thr, ascending, and returns
+ * their count; vt_degen_row_step sets row[j] = (p + A[j]) + E[j] (one left-to-right step);
+ * vt_degen_row_join sets row[j] = (P[j] + E[j]) + (into[j] + tau) (prefix, then a suffix
+ * summed right to left). */
+static inline int32_t vt_degen_scan(const vt_degen *s, const double *x, int32_t n, double thr,
+                                    int32_t *idx) {
+  return s->ops->scan_above(x, n, thr, idx);
+}
+static inline void vt_degen_row_step(const vt_degen *s, double *row, double p, const double *A,
+                                     const double *E, int32_t n) {
+  s->ops->row_step(row, p, A, E, n);
+}
+static inline void vt_degen_row_join(const vt_degen *s, double *row, const double *P,
+                                     const double *E, const double *into, double tau,
+                                     int32_t n) {
+  s->ops->row_join(row, P, E, into, tau, n);
+}
+
+/* Naive suffix bound (Huang et al. eq. 9, plus the end score): fills Q and Qd. */
+void vt_degen_q_naive(vt_degen *s);
+
+/* Greedy (beam 1) path on the original lattice into s->alt; sets lb to its score. */
+void vt_degen_lb_greedy(vt_degen *s);
+
+/* Raises lb with a real path made from s->path: each degenerate node is replaced by the inactive
+ * label with the best emission there. Returns 1 if s->path was all active. */
+int vt_degen_lb_raise(vt_degen *s);
+
+/* Doubles the active labels of column t (capped at L); new labels inherit the degenerate node's
+ * bounds. */
+void vt_degen_expand(vt_degen *s, int32_t t);
+
+/* Doubles the active labels of column t once, then again (at most `extra` more times) while the
+ * degenerate node would survive pruning by its own bound: its P and Q (valid bounds for any
+ * suffix of the inactive labels) plus the emission maximum of the smaller suffix are still
+ * above lb - slack. Saves the passes that would otherwise expand such a column one doubling at
+ * a time. Returns the number of doublings. */
+int32_t vt_degen_expand_far(vt_degen *s, int32_t t, int32_t extra);
+
+/* Extra doublings for column-wise expansion. With one, staggered-col on the 2,012 CoNLL-2000
+ * joint test sentences (319 labels) runs 5.3 passes instead of 8.7 over 63 active labels per
+ * column instead of 42: 10% faster (median of 9 back-to-back A/B runs, every one faster), 2%
+ * on Greek (945 labels; mixed), 1.4x on synthetic 45 labels. Two is slower everywhere (too many
+ * labels), and plain staggered (every column) is slower with any (perf/README.md). */
+#define VT_DEGEN_COL_EXTRA 1
+
+/* Adds a finished search's figures to `stats`: `iters` passes, the active labels and nodes of
+ * the final lattice, the nodes pruned. */
+void vt_degen_stats_add(const vt_degen *s, int64_t iters, vt_decode_stats *stats);
+
+/* Score of a rank-space path of real labels, left to right, exactly as vt_path_score. */
+double vt_degen_path_score(const vt_degen *s, const int32_t *y);
+
+/* Emission of node j of column t (j == n[t]: the degenerate node). */
+static inline double vt_degen_emit(const vt_degen *s, int32_t t, int32_t j) {
+  return j < s->n[t] ? s->Er[(size_t)t * s->le + j]
+                     : s->Esuf[(size_t)t * s->K + vt_level_of(s->n[t])];
+}
+
+/* Transition score from node i of column t to node j of column t + 1. */
+static inline double vt_degen_trans(const vt_degen *s, int32_t t, int32_t i, int32_t j) {
+  const vt_bounds *b = s->bd;
+  const int32_t np = s->n[t], nc = s->n[t + 1];
+  if (i < np && j < nc) return b->Ar[(size_t)i * s->ld + j];
+  if (i < np) return b->to_max[(size_t)vt_level_of(nc) * s->L + i];
+  if (j < nc) return b->from_max[(size_t)vt_level_of(np) * s->L + j];
+  return b->both_max[vt_level_of(np) * s->K + vt_level_of(nc)];
+}
+
+/* Start score of node j of column 0. */
+static inline double vt_degen_start(const vt_degen *s, int32_t j) {
+  return j < s->n[0] ? s->bd->Sr[j] : s->bd->s_suf[vt_level_of(s->n[0])];
+}
+
+/* End score of node j of column T - 1. */
+static inline double vt_degen_end(const vt_degen *s, int32_t j) {
+  const int32_t t = s->T - 1;
+  return j < s->n[t] ? s->bd->Fr[j] : s->bd->f_suf[vt_level_of(s->n[t])];
+}
+
+/* Left-to-right score of a path of node indices over the current lattice (degenerate nodes use
+ * their bounds), in the order of vt_path_score: equal to it on an all-active path. */
+double vt_degen_chain(const vt_degen *s, const int32_t *y);
+
+#endif

@@ -1,0 +1,17 @@
+/* engine/decode/viterbi_astar.h: k-best Viterbi A* (Huang et al. 2012, Algorithm 3) on a degenerate
+ * lattice, the backward search shared by viterbi-astar and iter-viterbi-astar. */
+#ifndef VT_ENGINE_VITERBI_ASTAR_H
+#define VT_ENGINE_VITERBI_ASTAR_H
+
+#include "degen.h"
+
+/* The k best paths of lattice `s`, whose P and back pointers come from a forward pass run just
+ * before (with nothing pruned since). A path is a list of T node indices (n[t] = the degenerate
+ * node); its score is its left-to-right evaluation (vt_degen_chain), so an all-active path
+ * scores exactly as vt_path_score. Writes up to k distinct paths, best first, scores
+ * non-increasing, to nodes[p*T ..] and scores[p]; *n_out = how many (fewer than k only when the
+ * lattice holds fewer finite paths). Adds its agenda pops to *pops. Returns VT_OK or VT_ENOMEM. */
+vt_status vt_degen_kbest(const vt_degen *s, vt_arena *arena, int32_t k, int32_t *nodes,
+                         double *scores, int32_t *n_out, int64_t *pops);
+
+#endif

@@ -1,0 +1,482 @@
+/* engine/sched/scheduler.c: the batch engine (see scheduler.h): slot ring, per-node queues, workers,
+ * and the coordinator loop that reads, dispatches and writes in order. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "scheduler.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "arena.h"
+#include "heap_stats.h"
+#include "node_mem.h"
+
+enum { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE, SLOT_FAILED, SLOT_DROPPED };
+
+typedef struct slot {
+  vt_sched_batch b;
+  int state;
+  vt_status status;
+} slot;
+
+typedef struct node_queue {
+  int *ring; /* slot indices, FIFO: oldest batch first */
+  int head, count;
+  int workers, idle;
+  pthread_cond_t cv; /* this node's idle workers wait here */
+  vt_node_mem mem;
+  void *replica;
+} node_queue;
+
+typedef struct worker {
+  _Alignas(64) vt_sched *s; /* one cache line or more per worker: stats are written often */
+  int id, node;
+  pthread_t thread;
+  vt_arena *arena;
+  vt_sched_worker_stats st;
+} worker;
+
+struct vt_sched {
+  const vt_topo *topo;
+  const vt_plan *plan;
+  int n_slots;
+  slot *slots;
+  int n_nodes;
+  node_queue *nodes;
+  int n_workers;
+  worker *workers;
+  vt_sched_worker_stats *wstats; /* copies handed out in vt_sched_stats */
+  void (*model_free)(void *replica, const vt_mem *mem);
+  int membind;
+  pthread_mutex_t mu;
+  pthread_cond_t done_cv; /* the coordinator waits here (CLOCK_MONOTONIC) */
+  /* Run state, under mu. */
+  const vt_sched_job *job;
+  int eof;     /* no batch will be queued any more: idle workers exit */
+  int running; /* batches inside work() */
+  int failed;  /* some work() failed */
+  int rr;      /* where the dispatcher's tie-break starts */
+};
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+vt_status vt_sched_buf_reserve(vt_sched_buf *b, size_t extra) {
+  if (b->cap - b->len >= extra) return VT_OK;
+  if (extra > SIZE_MAX / 2 - b->len) return VT_ENOMEM;
+  size_t cap = b->cap ? b->cap : 4096;
+  while (cap - b->len < extra) cap *= 2;
+  char *p = realloc(b->data, cap);
+  if (!p) return VT_ENOMEM;
+  b->data = p;
+  b->cap = cap;
+  return VT_OK;
+}
+
+int vt_sched_slots(const vt_sched *s) { return s->n_slots; }
+
+/* ---- queues (caller holds mu) ---------------------------------------------------------------- */
+
+static void queue_push(vt_sched *s, node_queue *q, int idx) {
+  q->ring[(q->head + q->count) % s->n_slots] = idx;
+  q->count++;
+}
+
+static int queue_pop(vt_sched *s, node_queue *q) {
+  if (!q->count) return -1;
+  int idx = q->ring[q->head];
+  q->head = (q->head + 1) % s->n_slots;
+  q->count--;
+  return idx;
+}
+
+/* Takes the oldest batch queued on another node than `home` (the one the writer needs
+ * soonest), or returns -1. */
+static int queue_steal(vt_sched *s, int home) {
+  int best = -1;
+  for (int n = 0; n < s->n_nodes; n++) {
+    node_queue *q = &s->nodes[n];
+    if (n == home || !q->count) continue;
+    if (best < 0 ||
+        s->slots[q->ring[q->head]].b.seq < s->slots[s->nodes[best].ring[s->nodes[best].head]].b.seq)
+      best = n;
+  }
+  return best < 0 ? -1 : queue_pop(s, &s->nodes[best]);
+}
+
+/* Queues slot `idx` on the node with the fewest queued batches per worker (ties rotate), and
+ * wakes one of its idle workers, or else any idle worker (who will steal it). */
+static void dispatch(vt_sched *s, int idx) {
+  int best = -1;
+  for (int i = 0; i < s->n_nodes; i++) {
+    int n = (s->rr + i) % s->n_nodes;
+    node_queue *q = &s->nodes[n];
+    if (best < 0 ||
+        (int64_t)q->count * s->nodes[best].workers < (int64_t)s->nodes[best].count * q->workers)
+      best = n;
+  }
+  s->rr = (best + 1) % s->n_nodes;
+  s->slots[idx].state = SLOT_QUEUED;
+  queue_push(s, &s->nodes[best], idx);
+  if (s->nodes[best].idle) {
+    pthread_cond_signal(&s->nodes[best].cv);
+    return;
+  }
+  for (int n = 0; n < s->n_nodes; n++)
+    if (s->nodes[n].idle) {
+      pthread_cond_signal(&s->nodes[n].cv);
+      return;
+    }
+}
+
+/* Marks every queued batch dropped and empties the queues. */
+static int64_t drop_queued(vt_sched *s) {
+  int64_t dropped = 0;
+  for (int n = 0; n < s->n_nodes; n++) {
+    int idx;
+    while ((idx = queue_pop(s, &s->nodes[n])) >= 0) {
+      s->slots[idx].state = SLOT_DROPPED;
+      dropped++;
+    }
+  }
+  return dropped;
+}
+
+static void wake_all(vt_sched *s) {
+  for (int n = 0; n < s->n_nodes; n++) pthread_cond_broadcast(&s->nodes[n].cv);
+}
+
+/* ---- workers --------------------------------------------------------------------------------- */
+
+static void *worker_main(void *arg) {
+  worker *w = arg;
+  vt_sched *s = w->s;
+  const vt_sched_job *job = s->job;
+  vt_sched_worker view = {w->id, w->node, w->arena, s->nodes[w->node].replica};
+  w->st.bound = s->plan->bind != VT_BIND_NONE && vt_topo_bind(s->topo, s->plan, w->id) == VT_OK;
+  int64_t heap0 = vt_heap_thread_allocated();
+  pthread_mutex_lock(&s->mu);
+  for (;;) {
+    node_queue *home = &s->nodes[w->node];
+    int idx = queue_pop(s, home), stolen = 0;
+    if (idx < 0) stolen = (idx = queue_steal(s, w->node)) >= 0;
+    if (idx < 0) {
+      if (s->eof) break;
+      home->idle++;
+      pthread_cond_wait(&home->cv, &s->mu);
+      home->idle--;
+      continue;
+    }
+    slot *sl = &s->slots[idx];
+    sl->state = SLOT_RUNNING;
+    s->running++;
+    pthread_mutex_unlock(&s->mu);
+
+    double t0 = now_seconds();
+    sl->b.out.len = 0;
+    sl->b.err[0] = '\0';
+    vt_status st = job->work(job->ctx, &view, &sl->b);
+    w->st.busy_seconds += now_seconds() - t0;
+    w->st.batches++;
+    w->st.items += sl->b.items;
+    w->st.tokens += sl->b.tokens;
+    w->st.steals += stolen;
+
+    pthread_mutex_lock(&s->mu);
+    sl->status = st;
+    sl->state = st == VT_OK ? SLOT_DONE : SLOT_FAILED;
+    if (st != VT_OK) s->failed = 1;
+    s->running--;
+    pthread_cond_signal(&s->done_cv);
+  }
+  pthread_mutex_unlock(&s->mu);
+  int64_t heap1 = vt_heap_thread_allocated();
+  w->st.heap_bytes = heap0 >= 0 && heap1 >= 0 ? heap1 - heap0 : -1;
+  return NULL;
+}
+
+/* ---- creation -------------------------------------------------------------------------------- */
+
+vt_status vt_sched_create(vt_sched **out, const vt_sched_config *cfg) {
+  vt_status st = VT_ENOMEM;
+  const vt_plan *plan = cfg->plan;
+  vt_sched *s = NULL;
+  *out = NULL;
+  if (plan->n_workers < 1 || plan->n_nodes < 1) return VT_EINVAL;
+  s = calloc(1, sizeof *s);
+  if (!s) return VT_ENOMEM;
+  s->topo = cfg->topo;
+  s->plan = plan;
+  s->model_free = cfg->model_free;
+  s->n_workers = plan->n_workers;
+  s->n_nodes = plan->n_nodes;
+  s->n_slots = cfg->slots > 0 ? cfg->slots : 4 * plan->n_workers;
+  if (s->n_slots < 4) s->n_slots = 4;
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&s->done_cv, &ca);
+  pthread_condattr_destroy(&ca);
+
+  s->slots = calloc((size_t)s->n_slots, sizeof *s->slots);
+  s->nodes = calloc((size_t)s->n_nodes, sizeof *s->nodes);
+  s->workers = aligned_alloc(64, (size_t)s->n_workers * sizeof *s->workers);
+  s->wstats = calloc((size_t)s->n_workers, sizeof *s->wstats);
+  if (!s->slots || !s->nodes || !s->workers || !s->wstats) goto fail;
+  memset(s->workers, 0, (size_t)s->n_workers * sizeof *s->workers);
+  for (int i = 0; i < s->n_slots; i++) s->slots[i].b.slot = i;
+
+  /* Node-bound memory only where workers are bound to the node: an unbound worker may run
+   * anywhere, so its memory is ordinary. */
+  s->membind = plan->bind != VT_BIND_NONE && cfg->topo->this_system;
+  for (int n = 0; n < s->n_nodes; n++) {
+    node_queue *q = &s->nodes[n];
+    pthread_cond_init(&q->cv, NULL);
+    q->ring = malloc((size_t)s->n_slots * sizeof *q->ring);
+    if (!q->ring) goto fail;
+    int numa = plan->bind == VT_BIND_NONE ? -1 : plan->nodes[n].numa;
+    if ((st = vt_node_mem_init(&q->mem, cfg->topo->hw, numa)) != VT_OK) goto fail;
+    s->membind &= q->mem.bound;
+    if (cfg->model && (st = cfg->model_clone(cfg->model, &q->mem.mem, &q->replica)) != VT_OK)
+      goto fail;
+    st = VT_ENOMEM;
+  }
+  for (int i = 0; i < s->n_workers; i++) {
+    worker *w = &s->workers[i];
+    w->s = s;
+    w->id = i;
+    w->node = plan->workers[i].node;
+    s->nodes[w->node].workers++;
+    if (vt_arena_create_in(&w->arena, cfg->arena_block, &s->nodes[w->node].mem.mem) != VT_OK)
+      goto fail;
+  }
+  *out = s;
+  return VT_OK;
+fail:
+  vt_sched_destroy(s);
+  return st;
+}
+
+void vt_sched_destroy(vt_sched *s) {
+  if (!s) return;
+  if (s->workers)
+    for (int i = 0; i < s->n_workers; i++) vt_arena_destroy(s->workers[i].arena);
+  if (s->nodes)
+    for (int n = 0; n < s->n_nodes; n++) {
+      node_queue *q = &s->nodes[n];
+      if (q->replica && s->model_free) s->model_free(q->replica, &q->mem.mem);
+      vt_node_mem_fini(&q->mem);
+      free(q->ring);
+      pthread_cond_destroy(&q->cv);
+    }
+  if (s->slots)
+    for (int i = 0; i < s->n_slots; i++) {
+      free(s->slots[i].b.in.data);
+      free(s->slots[i].b.out.data);
+    }
+  pthread_cond_destroy(&s->done_cv);
+  pthread_mutex_destroy(&s->mu);
+  free(s->slots);
+  free(s->nodes);
+  free(s->workers);
+  free(s->wstats);
+  free(s);
+}
+
+/* ---- the run --------------------------------------------------------------------------------- */
+
+static void set_err(char *err, size_t errlen, const char *msg) {
+  if (err && errlen) snprintf(err, errlen, "%s", msg);
+}
+
+static void run_reset(vt_sched *s, const vt_sched_job *job) {
+  s->job = job;
+  s->eof = s->running = s->failed = s->rr = 0;
+  for (int i = 0; i < s->n_slots; i++) s->slots[i].state = SLOT_FREE;
+  for (int n = 0; n < s->n_nodes; n++) {
+    s->nodes[n].head = s->nodes[n].count = s->nodes[n].idle = 0;
+  }
+  for (int i = 0; i < s->n_workers; i++) memset(&s->workers[i].st, 0, sizeof s->workers[i].st);
+}
+
+/* Joins the first `n` workers after telling them that nothing more comes. */
+static void workers_join(vt_sched *s, int n) {
+  pthread_mutex_lock(&s->mu);
+  s->eof = 1;
+  wake_all(s);
+  pthread_mutex_unlock(&s->mu);
+  for (int i = 0; i < n; i++) pthread_join(s->workers[i].thread, NULL);
+}
+
+vt_status vt_sched_run(vt_sched *s, const vt_sched_job *job, vt_sched_stats *stats, char *err,
+                       size_t errlen) {
+  vt_status result = VT_OK;
+  vt_sched_stats rs;
+  memset(&rs, 0, sizeof rs);
+  if (err && errlen) err[0] = '\0';
+  run_reset(s, job);
+  const double t_start = now_seconds();
+  const double pinterval = job->progress_seconds > 0 ? job->progress_seconds : 0.25;
+  double t_progress = t_start;
+
+  int started = 0;
+  for (; started < s->n_workers; started++)
+    if (pthread_create(&s->workers[started].thread, NULL, worker_main, &s->workers[started])) break;
+  if (started < s->n_workers) {
+    workers_join(s, started);
+    set_err(err, errlen, "cannot start the worker threads");
+    return VT_ENOMEM;
+  }
+
+  /* Heap use of the steady state: after the threads are started, before they are joined (a
+   * thread start allocates its TLS vector). */
+  int64_t heap0 = vt_heap_thread_allocated();
+  int64_t next_read = 0, next_write = 0;
+  int reading = 1, writing = 1, stopping = 0;
+  pthread_mutex_lock(&s->mu);
+  for (;;) {
+    /* A cancel or a failed batch: stop reading and drop what has not started. */
+    if (!stopping && ((job->cancel && atomic_load(job->cancel)) || s->failed)) {
+      stopping = 1;
+      reading = 0;
+      rs.canceled = !s->failed;
+      rs.batches_dropped += drop_queued(s);
+    }
+    /* Write the next batch in order when it is done. */
+    slot *sl = &s->slots[next_write % s->n_slots];
+    if (writing && next_write < next_read) {
+      if (sl->state == SLOT_DONE) {
+        pthread_mutex_unlock(&s->mu);
+        double t0 = now_seconds();
+        vt_status st = job->write(job->ctx, &sl->b);
+        rs.write_seconds += now_seconds() - t0;
+        pthread_mutex_lock(&s->mu);
+        if (st != VT_OK) {
+          result = st;
+          set_err(err, errlen, "writing the output failed");
+          writing = reading = 0;
+          stopping = 1;
+          rs.batches_dropped += drop_queued(s);
+          continue;
+        }
+        sl->state = SLOT_FREE;
+        next_write++;
+        rs.batches_written++;
+        rs.items_written += sl->b.items;
+        rs.tokens_written += sl->b.tokens;
+        continue;
+      }
+      if (sl->state == SLOT_FAILED || sl->state == SLOT_DROPPED) {
+        /* The first gap: nothing after it is written. */
+        if (sl->state == SLOT_FAILED && result == VT_OK) {
+          result = sl->status;
+          set_err(err, errlen, sl->b.err[0] ? sl->b.err : vt_strerror(sl->status));
+        }
+        writing = 0;
+        continue;
+      }
+    }
+    /* Read the next batch when a slot is free. */
+    if (reading && next_read - next_write < s->n_slots) {
+      slot *rd = &s->slots[next_read % s->n_slots];
+      rd->b.seq = next_read;
+      rd->b.first = rd->b.items = rd->b.tokens = 0;
+      rd->b.in.len = 0;
+      rd->b.err[0] = '\0';
+      pthread_mutex_unlock(&s->mu);
+      double t0 = now_seconds();
+      int r = job->read(job->ctx, &rd->b);
+      rs.read_seconds += now_seconds() - t0;
+      pthread_mutex_lock(&s->mu);
+      if (r > 0) {
+        dispatch(s, next_read % s->n_slots);
+        next_read++;
+        rs.batches_read++;
+        rs.items_read += rd->b.items;
+        if (next_read - next_write > rs.max_in_flight)
+          rs.max_in_flight = (int)(next_read - next_write);
+      } else {
+        reading = 0;
+        s->eof = 1;
+        wake_all(s);
+        if (r < 0) {
+          result = (vt_status)r;
+          set_err(err, errlen, rd->b.err[0] ? rd->b.err : "reading the input failed");
+          stopping = 1;
+          rs.batches_dropped += drop_queued(s);
+        }
+      }
+      continue;
+    }
+    /* Done: nothing more to read, and everything written, or nothing more writable and no
+     * worker still busy (dropped batches never run). */
+    if (!reading && (writing ? next_write == next_read : s->running == 0)) break;
+
+    double t = now_seconds();
+    if (job->progress && t - t_progress >= pinterval) {
+      vt_sched_progress pr = {rs.batches_written, rs.items_written, rs.tokens_written, t - t_start,
+                              0};
+      t_progress = t;
+      pthread_mutex_unlock(&s->mu);
+      job->progress(job->ctx, &pr);
+      pthread_mutex_lock(&s->mu);
+      continue;
+    }
+    /* Wake up at least every 50 ms to see a cancel flag set by a signal handler. */
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += 50 * 1000 * 1000;
+    if (until.tv_nsec >= 1000000000L) {
+      until.tv_sec++;
+      until.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&s->done_cv, &s->mu, &until);
+  }
+  pthread_mutex_unlock(&s->mu);
+  int64_t heap1 = vt_heap_thread_allocated();
+  workers_join(s, s->n_workers);
+
+  /* A failed batch behind the first gap was never reached by the writer: report the earliest. */
+  const slot *first_failed = NULL;
+  for (int i = 0; i < s->n_slots && result == VT_OK; i++)
+    if (s->slots[i].state == SLOT_FAILED &&
+        (!first_failed || s->slots[i].b.seq < first_failed->b.seq))
+      first_failed = &s->slots[i];
+  if (first_failed) {
+    result = first_failed->status;
+    set_err(err, errlen,
+            first_failed->b.err[0] ? first_failed->b.err : vt_strerror(first_failed->status));
+  }
+  if (result == VT_OK && rs.canceled) {
+    result = VT_ECANCELED;
+    set_err(err, errlen, "canceled");
+  }
+  rs.wall_seconds = now_seconds() - t_start;
+  rs.coordinator_heap_bytes = heap0 >= 0 && heap1 >= 0 ? heap1 - heap0 : -1;
+  for (int i = 0; i < s->n_workers; i++) {
+    worker *w = &s->workers[i];
+    w->st.arena_high_water = vt_arena_high_water(w->arena);
+    w->st.arena_reserved = vt_arena_reserved(w->arena);
+    w->st.arena_blocks = vt_arena_block_allocs(w->arena);
+    s->wstats[i] = w->st;
+  }
+  rs.n_workers = s->n_workers;
+  rs.workers = s->wstats;
+  rs.n_nodes = s->n_nodes;
+  rs.membind = s->membind;
+  rs.slots = s->n_slots;
+  if (job->progress) {
+    vt_sched_progress pr = {rs.batches_written, rs.items_written, rs.tokens_written,
+                            rs.wall_seconds, 1};
+    job->progress(job->ctx, &pr);
+  }
+  if (stats) *stats = rs;
+  return result;
+}

@@ -1,0 +1,66 @@
+/* engine/text/tagger.h: tagging with a loaded model: features -> emissions -> decoding -> text.
+ *
+ * vt_tagger_tag_batch is the unit of work a scheduler hands to a worker: a range of sentences
+ * of one batch in, their output text out, no shared state written (the model is read-only),
+ * scratch memory from the worker's arena (reset per sentence), so the output of a batch is the
+ * same bytes whichever thread runs it. */
+#ifndef VT_ENGINE_TAGGER_H
+#define VT_ENGINE_TAGGER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "obsbigram.h"
+#include "rowcache.h"
+#include "sentbatch.h"
+#include "vitesse.h"
+
+/* A growable output buffer (grows geometrically; reused across batches). */
+typedef struct vt_textbuf {
+  char *p;
+  size_t len, cap;
+} vt_textbuf;
+
+/* Makes room for `more` bytes; returns 0 or -1 (out of memory). */
+int vt_textbuf_reserve(vt_textbuf *b, size_t more);
+
+/* Frees the buffer; *b becomes zeroed. */
+void vt_textbuf_free(vt_textbuf *b);
+
+/* Counters of a tagging run (added to, never reset). */
+typedef struct vt_tag_stats {
+  vt_decode_stats decode;
+  double feature_seconds;   /* template expansion, lookups, emissions */
+  double decode_seconds;    /* the decoder */
+  int64_t unknown_features; /* feature strings the model does not have */
+  int64_t lookups;
+  int64_t cache_hits; /* tokens whose local row came from the row cache */
+} vt_tag_stats;
+
+/* Computes the T x L emissions of sentence `tk` under `m` into E (every entry written): per
+ * token, the local unigram templates' weights summed in template order from 0.0, then the other
+ * unigram templates' (engine/text/rowcache.h). `cache` (may be NULL; one per thread, made for `m`)
+ * supplies and remembers local sums; the result is the same bits with or without it. For a
+ * model with bigram templates, and `lat` not NULL, also fills lat's deltas (arena memory) and
+ * its L, T, A, S, F, E. Requires tk->ncols > m->tmpl.max_col. Returns VT_OK or VT_ENOMEM. */
+vt_status vt_tagger_emissions(const vt_model *m, const vt_tokens *tk, vt_arena *arena, double *E,
+                              vt_obs_lattice *lat, vt_rowcache *cache, vt_tag_stats *stats);
+
+/* Tags sentences [s0, s1) of `b` with decoder `opts` (emissions through `cache`, which may be
+ * NULL: see vt_tagger_emissions) and appends their text to `out`: each
+ * input line, token lines followed by the separator and the predicted label, then a blank
+ * line per sentence; with opts->k > 1, each sentence once per path, after a line
+ * "# RANK SCORE". Returns VT_OK, VT_EFORMAT (a sentence lacks a column the templates read:
+ * "FILE:LINE: problem" in err), VT_EUNSUPPORTED (decoder unusable for this model), VT_ENOMEM or
+ * a decoder failure. */
+vt_status vt_tagger_tag_batch(const vt_model *m, const vt_decode_opts *opts, vt_arena *arena,
+                              vt_rowcache *cache, const vt_sentbatch *b, int32_t s0, int32_t s1,
+                              vt_textbuf *out, vt_tag_stats *stats, char *err, size_t errlen);
+
+/* Checks that sentence `s` of `b` has every column the model's templates read; VT_OK or
+ * VT_EFORMAT with "FILE:LINE: problem" in err. */
+vt_status vt_tagger_check(const vt_model *m, const vt_sentbatch *b, int32_t s, char *err,
+                          size_t errlen);
+
+#endif

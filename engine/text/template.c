@@ -1,0 +1,247 @@
+/* engine/text/template.c: parses template files into vt_tmplset (see template.h). */
+#include "template.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+
+typedef struct builder {
+  vt_tmplset *ts;
+  int32_t cap_t;
+  uint32_t n_items, cap_items;
+  size_t pool_len, pool_cap;
+} builder;
+
+static int grow(void **p, size_t elem, size_t need, size_t *cap) {
+  if (need <= *cap) return 0;
+  size_t ncap = *cap ? *cap : 16;
+  while (ncap < need) ncap *= 2;
+  void *np = realloc(*p, ncap * elem);
+  if (!np) return -1;
+  *p = np;
+  *cap = ncap;
+  return 0;
+}
+
+/* Appends `len` bytes (and a NUL) to the pool; returns their offset via *off. */
+static int pool_add(builder *b, const char *s, size_t len, uint32_t *off) {
+  if (b->pool_len + len + 1 > UINT32_MAX) return -1;
+  if (grow((void **)&b->ts->pool, 1, b->pool_len + len + 1, &b->pool_cap)) return -1;
+  if (len) memcpy(b->ts->pool + b->pool_len, s, len);
+  b->ts->pool[b->pool_len + len] = '\0';
+  *off = (uint32_t)b->pool_len;
+  b->pool_len += len + 1;
+  return 0;
+}
+
+static vt_tmpl_item *item_new(builder *b) {
+  size_t cap = b->cap_items;
+  if (grow((void **)&b->ts->items, sizeof(vt_tmpl_item), (size_t)b->n_items + 1, &cap)) return NULL;
+  b->cap_items = (uint32_t)cap;
+  vt_tmpl_item *it = &b->ts->items[b->n_items++];
+  memset(it, 0, sizeof *it);
+  return it;
+}
+
+/* Recognizes the prefix pattern "^" + n x ".?" (1) and the suffix pattern n x ".?" + "$" (2),
+ * whose leftmost matches are the first / last min(n, length) bytes; 0 otherwise. */
+static uint8_t regex_shortcut(const char *re, uint32_t *n) {
+  int prefix = re[0] == '^';
+  const char *p = re + prefix;
+  uint32_t k = 0;
+  while (p[0] == '.' && p[1] == '?') {
+    p += 2;
+    k++;
+  }
+  *n = k;
+  if (k == 0) return 0;
+  if (prefix && p[0] == '\0') return 1;
+  if (!prefix && p[0] == '$' && p[1] == '\0') return 2;
+  return 0;
+}
+
+static const char *skip_blanks(const char *p, const char *end) {
+  while (p < end && (*p == ' ' || *p == '\t')) p++;
+  return p;
+}
+
+/* Parses an optionally signed decimal integer with |value| <= 1000000. */
+static const char *parse_int(const char *p, const char *end, int allow_sign, int32_t *out) {
+  int neg = 0;
+  if (allow_sign && p < end && (*p == '-' || *p == '+')) neg = *p++ == '-';
+  if (p >= end || *p < '0' || *p > '9') return NULL;
+  int32_t v = 0;
+  while (p < end && *p >= '0' && *p <= '9') {
+    v = v * 10 + (*p++ - '0');
+    if (v > 1000000) return NULL;
+  }
+  *out = neg ? -v : v;
+  return p;
+}
+
+/* Parses one template line [p, end) (trimmed, non-empty, not a comment). */
+static vt_status parse_line(builder *b, const char *p, const char *end, int32_t lineno,
+                            const char *name, char *err, size_t errlen) {
+  vt_tmplset *ts = b->ts;
+  if (*p != 'U' && *p != 'B') {
+    vt_errorf(err, errlen, NULL, "%s:%d: a template starts with U or B, got '%c'", name, lineno,
+              *p);
+    return VT_EFORMAT;
+  }
+  vt_tmpl tm = {*p == 'B', b->n_items, 0, 0, 0, lineno};
+  const char *lit = p, *q = p;
+  while (q < end) {
+    if (*q != '%') {
+      q++;
+      continue;
+    }
+    if (q > lit) {
+      vt_tmpl_item *it = item_new(b);
+      if (!it || pool_add(b, lit, (size_t)(q - lit), &it->off)) return VT_ENOMEM;
+      it->kind = VT_TI_LIT;
+      it->len = (uint32_t)(q - lit);
+      tm.lit_len += it->len;
+    }
+    const char *cmd = q;
+    char c = q + 1 < end ? q[1] : '\0';
+    char lc = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    if (lc != 'x' && lc != 't' && lc != 'm') {
+      vt_errorf(err, errlen, NULL, "%s:%d: unknown macro '%%%c' (expected %%x, %%t or %%m)", name,
+                lineno, c ? c : ' ');
+      return VT_EFORMAT;
+    }
+    q += 2;
+    int32_t row = 0, col = 0;
+    const char *re = NULL;
+    size_t re_len = 0;
+    if (q >= end || *q != '[') goto syntax;
+    q = skip_blanks(q + 1, end);
+    if (!(q = parse_int(q, end, 1, &row))) goto syntax;
+    q = skip_blanks(q, end);
+    if (q >= end || *q != ',') goto syntax;
+    q = skip_blanks(q + 1, end);
+    if (!(q = parse_int(q, end, 0, &col))) goto syntax;
+    q = skip_blanks(q, end);
+    if (lc != 'x') {
+      if (q >= end || *q != ',') goto syntax;
+      q = skip_blanks(q + 1, end);
+      if (q >= end || *q != '"') goto syntax;
+      re = ++q;
+      while (q < end && *q != '"') q += (*q == '\\' && q + 1 < end) ? 2 : 1;
+      if (q >= end) goto syntax;
+      re_len = (size_t)(q - re);
+      q = skip_blanks(q + 1, end);
+    }
+    if (q >= end || *q != ']') goto syntax;
+    q++;
+    vt_tmpl_item *it = item_new(b);
+    if (!it) return VT_ENOMEM;
+    it->kind = lc == 'x' ? VT_TI_X : lc == 't' ? VT_TI_T : VT_TI_M;
+    it->caps = c != lc;
+    it->row = row;
+    it->col = col;
+    if (re) {
+      if (memchr(re, '\0', re_len) || pool_add(b, re, re_len, &it->off)) {
+        vt_errorf(err, errlen, NULL, "%s:%d: invalid regex", name, lineno);
+        return VT_EFORMAT;
+      }
+      it->len = (uint32_t)re_len;
+      it->fast = regex_shortcut(ts->pool + it->off, &it->fast_n);
+      const char *why = vt_regex_check(ts->pool + it->off);
+      if (why) {
+        vt_errorf(err, errlen, NULL, "%s:%d: regex \"%.*s\": %s", name, lineno, (int)re_len, re,
+                  why);
+        return VT_EFORMAT;
+      }
+    }
+    if (col > ts->max_col) ts->max_col = col;
+    tm.n_macros++;
+    lit = q;
+    continue;
+  syntax:
+    vt_errorf(err, errlen, NULL, "%s:%d: malformed macro '%.*s' (expected %%%c[row,col%s])", name,
+              lineno, (int)(end - cmd > 40 ? 40 : end - cmd), cmd, c,
+              lc == 'x' ? "" : ",\"regex\"");
+    return VT_EFORMAT;
+  }
+  if (end > lit) {
+    vt_tmpl_item *it = item_new(b);
+    if (!it || pool_add(b, lit, (size_t)(end - lit), &it->off)) return VT_ENOMEM;
+    it->kind = VT_TI_LIT;
+    it->len = (uint32_t)(end - lit);
+    tm.lit_len += it->len;
+  }
+  tm.n = b->n_items - tm.item0;
+  if (tm.bigram && tm.n_macros == 0) {
+    ts->plain_bigram = 1; /* every macro-free B line is the same label-bigram feature */
+    b->n_items = tm.item0;
+    return VT_OK;
+  }
+  size_t cap = (size_t)b->cap_t;
+  if (grow((void **)&ts->t, sizeof(vt_tmpl), (size_t)ts->n + 1, &cap)) return VT_ENOMEM;
+  b->cap_t = (int32_t)cap;
+  ts->t[ts->n++] = tm;
+  return VT_OK;
+}
+
+vt_status vt_tmplset_parse(vt_tmplset *ts, const char *text, size_t len, const char *name,
+                           char *err, size_t errlen) {
+  vt_status st = VT_OK;
+  builder b;
+  memset(ts, 0, sizeof *ts);
+  memset(&b, 0, sizeof b);
+  b.ts = ts;
+  ts->max_col = -1;
+  const char *p = text, *end = text + len;
+  int32_t lineno = 0;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *le = nl ? nl : end;
+    lineno++;
+    const char *s = skip_blanks(p, le), *e = le;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
+    if (e > s && *s != '#') {
+      if (memchr(s, '\0', (size_t)(e - s))) {
+        vt_errorf(err, errlen, NULL, "%s:%d: NUL byte in a template", name, lineno);
+        st = VT_EFORMAT;
+        goto fail;
+      }
+      st = parse_line(&b, s, e, lineno, name, err, errlen);
+      if (st != VT_OK) goto fail;
+    }
+    p = nl ? nl + 1 : end;
+  }
+  if (ts->n == 0 && !ts->plain_bigram) {
+    vt_errorf(err, errlen, name, "no templates (a template is a U or B line)");
+    st = VT_EFORMAT;
+    goto fail;
+  }
+  ts->n_items = b.n_items;
+  ts->pool_len = b.pool_len;
+  st = VT_ENOMEM;
+  ts->u_idx = malloc(((size_t)ts->n + 1) * sizeof(int32_t));
+  ts->b_idx = malloc(((size_t)ts->n + 1) * sizeof(int32_t));
+  if (!ts->u_idx || !ts->b_idx) goto fail;
+  for (int32_t i = 0; i < ts->n; i++) {
+    if (ts->t[i].bigram)
+      ts->b_idx[ts->n_b++] = i;
+    else
+      ts->u_idx[ts->n_u++] = i;
+  }
+  return VT_OK;
+fail:
+  if (st == VT_ENOMEM) vt_errorf(err, errlen, name, "out of memory");
+  vt_tmplset_free(ts);
+  return st;
+}
+
+void vt_tmplset_free(vt_tmplset *ts) {
+  free(ts->t);
+  free(ts->items);
+  free(ts->pool);
+  free(ts->u_idx);
+  free(ts->b_idx);
+  memset(ts, 0, sizeof *ts);
+  ts->max_col = -1;
+}

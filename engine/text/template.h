@@ -1,0 +1,94 @@
+/* engine/text/template.h: feature templates (the CRF++ language plus Wapiti's pattern commands).
+ *
+ * One template per line: `U...` (unigram: scores a label) or `B...` (bigram: scores a label
+ * pair); `#` comment lines and blank lines are skipped. In a template's text:
+ *   %x[row,col]        the token `row` positions away (relative), column `col` (0-based)
+ *   %t[row,col,"re"]   "true" when the regex matches somewhere in that token, else "false"
+ *   %m[row,col,"re"]   the first (leftmost) match of the regex, empty when none
+ *   %X %T %M           the same, lower-cased (ASCII)
+ * Everything else is copied, so the template's own text is part of the feature string
+ * (`U02:%x[0,0]` at "the" gives `U02:the`). Rows outside the sentence read the CRF++ sentinels
+ * `_B-1`, `_B-2`, ... before it and `_B+1`, `_B+2`, ... after it.
+ * The regex subset is Wapiti's: `.`, the classes \d \a \w \l \u \p \s (ASCII; upper case =
+ * complement), `\c` = the character c, `^` at the start, `$` at the end, `*` (any number of
+ * the previous item, fewest first, as Wapiti) and `?` (optional, taken first when possible).
+ * A `B` template without macros is the plain label bigram (the transition matrix). */
+#ifndef VT_ENGINE_TEMPLATE_H
+#define VT_ENGINE_TEMPLATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vitesse.h"
+
+/* A sentence as templates see it: T tokens of ncols columns each. Token t, column c is the
+ * fields[2*(t*ncols + c) + 1] bytes at base + fields[2*(t*ncols + c)]. */
+typedef struct vt_tokens {
+  int32_t T, ncols;
+  const char *base;
+  const uint32_t *fields;
+} vt_tokens;
+
+enum { VT_TI_LIT = 0, VT_TI_X = 1, VT_TI_T = 2, VT_TI_M = 3 };
+
+typedef struct vt_tmpl_item {
+  uint8_t kind;      /* VT_TI_* */
+  uint8_t caps;      /* lower-case the result */
+  uint8_t fast;      /* regex shortcut: 1 = "^.?.?..." (prefix), 2 = "....?$" (suffix) */
+  uint32_t fast_n;   /* how many ".?" the shortcut has */
+  int32_t row, col;  /* macros */
+  uint32_t off, len; /* literal bytes, or the regex (NUL-terminated), in the pool */
+} vt_tmpl_item;
+
+typedef struct vt_tmpl {
+  int bigram;        /* 1 for B */
+  uint32_t item0, n; /* items[item0 .. item0 + n) */
+  int32_t n_macros;
+  uint32_t lit_len; /* total literal bytes */
+  int32_t line;     /* line in the template file */
+} vt_tmpl;
+
+typedef struct vt_tmplset {
+  int32_t n; /* templates kept (U and observation-dependent B) */
+  vt_tmpl *t;
+  vt_tmpl_item *items;
+  char *pool;
+  uint32_t n_items; /* entries of items */
+  size_t pool_len;  /* bytes of pool */
+  int32_t n_u, n_b; /* unigram and observation-dependent bigram templates */
+  int32_t *u_idx;   /* the n_u unigram templates' indices in t */
+  int32_t *b_idx;   /* the n_b observation-dependent bigram templates' indices */
+  int plain_bigram; /* a `B` line without macros was seen (the label-bigram matrix) */
+  int32_t max_col;  /* largest column any macro reads, -1 when none */
+} vt_tmplset;
+
+/* Parses template text `text` (`len` bytes; `name` names it in messages). Lines may end in
+ * CRLF; leading and trailing blanks are ignored. Returns VT_OK, VT_EFORMAT with one line
+ * "NAME:LINE: problem" in `err` (errlen bytes), or VT_ENOMEM. On failure *ts is zeroed. */
+vt_status vt_tmplset_parse(vt_tmplset *ts, const char *text, size_t len, const char *name,
+                           char *err, size_t errlen);
+
+/* Frees a template set; *ts becomes zeroed. Fine on a zeroed struct. */
+void vt_tmplset_free(vt_tmplset *ts);
+
+/* Returns an upper bound on the length of template i's expansion over tokens whose fields are
+ * at most `max_field` bytes long. */
+size_t vt_tmpl_bound(const vt_tmplset *ts, int32_t i, size_t max_field);
+
+/* Returns an upper bound on the length of template i's expansion at position t of `s` (the
+ * literal text plus, per macro, the length of the field it reads or of a sentinel). */
+size_t vt_tmpl_bound_at(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int32_t t);
+
+/* Writes template i's feature string at position t (0 <= t < s->T) of `s` into `buf`, which
+ * holds at least vt_tmpl_bound(ts, i, longest field of s) bytes; returns its length. Every
+ * column a macro reads must exist (s->ncols > ts->max_col: the caller checks). */
+size_t vt_tmpl_expand(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int32_t t, char *buf);
+
+/* Wapiti regex search: finds the leftmost match of `re` (validated by the parser) in the `n`
+ * bytes at `s`. Returns 1 and sets *mstart, *mlen on a match, else 0. */
+int vt_regex_search(const char *re, const char *s, size_t n, size_t *mstart, size_t *mlen);
+
+/* Checks that `re` is a valid pattern of the subset; returns NULL or a static message. */
+const char *vt_regex_check(const char *re);
+
+#endif

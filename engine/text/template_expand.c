@@ -1,0 +1,90 @@
+/* engine/text/template_expand.c: expands a template into its feature string at one position. */
+#include <stdio.h>
+#include <string.h>
+
+#include "template.h"
+
+/* Longest sentinel: "_B-" or "_B+" and up to 10 digits. */
+#define SENTINEL_MAX 16
+
+size_t vt_tmpl_bound(const vt_tmplset *ts, int32_t i, size_t max_field) {
+  const vt_tmpl *tm = &ts->t[i];
+  size_t per = max_field > SENTINEL_MAX ? max_field : SENTINEL_MAX;
+  return tm->lit_len + (size_t)tm->n_macros * per + 1;
+}
+
+size_t vt_tmpl_bound_at(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int32_t t) {
+  const vt_tmpl *tm = &ts->t[i];
+  const vt_tmpl_item *it = ts->items + tm->item0;
+  size_t n = tm->lit_len + 1;
+  for (uint32_t k = 0; k < tm->n; k++, it++) {
+    if (it->kind == VT_TI_LIT) continue;
+    int64_t idx = (int64_t)t + it->row;
+    size_t f = 0;
+    if (idx >= 0 && idx < s->T)
+      f = s->fields[2 * ((size_t)idx * (size_t)s->ncols + (size_t)it->col) + 1];
+    n += f > SENTINEL_MAX ? f : SENTINEL_MAX;
+  }
+  return n;
+}
+
+/* Writes the sentinel of a row offset `idx` outside [0, T) into buf; returns its length. */
+static size_t sentinel(int64_t idx, int32_t T, char *buf) {
+  if (idx < 0) return (size_t)snprintf(buf, SENTINEL_MAX, "_B-%lld", (long long)-idx);
+  return (size_t)snprintf(buf, SENTINEL_MAX, "_B+%lld", (long long)(idx - T + 1));
+}
+
+static void lower(char *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i] >= 'A' && p[i] <= 'Z') p[i] = (char)(p[i] - 'A' + 'a');
+}
+
+size_t vt_tmpl_expand(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int32_t t, char *buf) {
+  const vt_tmpl *tm = &ts->t[i];
+  const vt_tmpl_item *it = ts->items + tm->item0;
+  char sent[SENTINEL_MAX];
+  size_t n = 0;
+  for (uint32_t k = 0; k < tm->n; k++, it++) {
+    if (it->kind == VT_TI_LIT) {
+      memcpy(buf + n, ts->pool + it->off, it->len);
+      n += it->len;
+      continue;
+    }
+    int64_t idx = (int64_t)t + it->row;
+    const char *v;
+    size_t vlen;
+    if (idx < 0 || idx >= s->T) {
+      vlen = sentinel(idx, s->T, sent);
+      v = sent;
+    } else {
+      const uint32_t *f = s->fields + 2 * ((size_t)idx * (size_t)s->ncols + (size_t)it->col);
+      v = s->base + f[0];
+      vlen = f[1];
+    }
+    if (it->fast) {
+      /* "^.?.?..." and "....?$" always match: the first or last min(n, vlen) bytes. */
+      size_t ml = vlen < it->fast_n ? vlen : it->fast_n;
+      if (it->kind == VT_TI_T) {
+        v = "true";
+        vlen = 4;
+      } else {
+        if (it->fast == 2) v += vlen - ml;
+        vlen = ml;
+      }
+    } else if (it->kind == VT_TI_T) {
+      size_t ms, ml;
+      int hit = vt_regex_search(ts->pool + it->off, v, vlen, &ms, &ml);
+      v = hit ? "true" : "false";
+      vlen = hit ? 4 : 5;
+    } else if (it->kind == VT_TI_M) {
+      size_t ms = 0, ml = 0;
+      if (!vt_regex_search(ts->pool + it->off, v, vlen, &ms, &ml)) ml = 0;
+      v += ms;
+      vlen = ml;
+    }
+    memcpy(buf + n, v, vlen);
+    if (it->caps) lower(buf + n, vlen);
+    n += vlen;
+  }
+  return n;
+}

@@ -1,0 +1,315 @@
+/* engine/text/train.c: the averaged-perceptron training loop (see train.h).
+ *
+ * Per sentence: emissions from the current weights (sparse rows added into a T x L buffer),
+ * exact decoding with the chosen decoder, and, when the prediction differs from the gold path,
+ * the update +1 on the gold features and -1 on the predicted ones. The bound transition model
+ * is changed in place for just the cells the update touched (vt_trans_update), so decoding
+ * always sees the current weights at O(T) cost instead of a new O(L^2) binding. */
+#define _POSIX_C_SOURCE 200809L
+#include "train.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "errmsg.h"
+#include "obsbigram.h"
+#include "strhash.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Collects the bigram-feature deltas of every position into arena arrays for vt_obs_decode. */
+static vt_status obs_deltas(const vt_weights *W, const int32_t *bfeat, int32_t n_b, int32_t T,
+                            int avg, vt_arena *arena, vt_obs_lattice *lat) {
+  int64_t *doff = VT_ARENA_NEW(arena, int64_t, (size_t)T + 1);
+  if (!doff) return VT_ENOMEM;
+  int64_t n = 0;
+  doff[0] = 0;
+  for (int32_t t = 0; t < T; t++) {
+    if (t > 0)
+      for (int32_t k = 0; k < n_b; k++) {
+        int32_t f = bfeat[(size_t)t * n_b + k];
+        if (f >= 0) n += W->v[f].n;
+      }
+    doff[t + 1] = n;
+  }
+  int32_t *key = VT_ARENA_NEW(arena, int32_t, (size_t)n + 1);
+  double *val = VT_ARENA_NEW(arena, double, (size_t)n + 1);
+  if (!key || !val) return VT_ENOMEM;
+  int64_t d = 0;
+  for (int32_t t = 1; t < T; t++)
+    for (int32_t k = 0; k < n_b; k++) {
+      int32_t f = bfeat[(size_t)t * n_b + k];
+      if (f < 0) continue;
+      const vt_wvec *v = &W->v[f];
+      for (int32_t i = 0; i < v->n; i++, d++) {
+        key[d] = vt_wvec_key(v, i);
+        val[d] = avg ? vt_weights_avg(W, vt_wvec_w(v, i), v->u[i]) : vt_wvec_w(v, i);
+      }
+    }
+  lat->doff = doff;
+  lat->dkey = key;
+  lat->dval = val;
+  return VT_OK;
+}
+
+/* Averaged transitions as doubles (float-rounded, as the model file stores them). */
+static vt_status averaged_trans(const vt_weights *W, double **A, double **S, double **F) {
+  const int32_t L = W->L;
+  size_t LL = (size_t)L * (size_t)L;
+  *A = malloc(LL * sizeof **A);
+  *S = malloc((size_t)L * sizeof **S);
+  *F = malloc((size_t)L * sizeof **F);
+  if (!*A || !*S || !*F) return VT_ENOMEM;
+  for (size_t i = 0; i < LL; i++) (*A)[i] = vt_weights_avg(W, W->A[i], W->Au[i]);
+  for (int32_t y = 0; y < L; y++) {
+    (*S)[y] = vt_weights_avg(W, W->S[y], W->Su[y]);
+    (*F)[y] = vt_weights_avg(W, W->F[y], W->Fu[y]);
+  }
+  return VT_OK;
+}
+
+vt_status vt_train_evaluate(const vt_weights *W, const vt_tcorpus *c, const int32_t *rank,
+                            int obs_bigram, vt_algo algo, double *accuracy) {
+  vt_status st = VT_ENOMEM;
+  double *A = NULL, *S = NULL, *F = NULL, *E = NULL;
+  int32_t *pred = NULL;
+  vt_trans *tr = NULL;
+  vt_arena *arena = NULL;
+  *accuracy = -1;
+  if (!c || c->n_tok == 0) return VT_OK;
+  const int32_t L = W->L;
+  E = malloc((size_t)c->max_T * (size_t)L * sizeof *E);
+  pred = malloc((size_t)c->max_T * sizeof *pred);
+  if (!E || !pred || vt_arena_create(&arena, 0) != VT_OK) goto done;
+  if ((st = averaged_trans(W, &A, &S, &F)) != VT_OK) goto done;
+  if (!obs_bigram && (st = vt_trans_create(&tr, L, A, S, F, rank)) != VT_OK) goto done;
+  vt_decode_opts opts;
+  vt_decode_opts_init(&opts);
+  opts.algo = obs_bigram ? VT_ALGO_VITERBI : algo;
+  int64_t correct = 0;
+  for (int64_t s = 0; s < c->n_sent; s++) {
+    const int64_t t0 = c->sent_off[s];
+    const int32_t T = (int32_t)(c->sent_off[s + 1] - t0);
+    vt_weights_emit(W, c->ufeat + t0 * c->n_u, c->n_u, T, E, 1);
+    double score;
+    int32_t np;
+    if (obs_bigram) {
+      vt_obs_lattice lat = {L, T, A, S, F, E, NULL, NULL, NULL};
+      st = obs_deltas(W, c->bfeat + t0 * c->n_b, c->n_b, T, 1, arena, &lat);
+      if (st == VT_OK) st = vt_obs_decode(&lat, &opts, arena, pred, &score, &np, NULL);
+    } else {
+      st = vt_decode(tr, &opts, arena, E, T, pred, &score, &np, NULL);
+    }
+    vt_arena_reset(arena);
+    if (st != VT_OK) goto done;
+    for (int32_t t = 0; t < T; t++) correct += np > 0 && pred[t] == c->gold[t0 + t];
+  }
+  *accuracy = (double)correct / (double)c->n_tok;
+  st = VT_OK;
+done:
+  vt_trans_destroy(tr);
+  vt_arena_destroy(arena);
+  free(A);
+  free(S);
+  free(F);
+  free(E);
+  free(pred);
+  return st;
+}
+
+/* The perceptron update for one sentence (gold y, prediction p); collects the transition
+ * cells it changed into cprev/ccur/cval (their new values) and says whether S or F changed. */
+static vt_status update(vt_weights *W, const vt_tcorpus *c, int64_t t0, int32_t T, const int32_t *p,
+                        int32_t *cprev, int32_t *ccur, double *cval, int32_t *n_cells,
+                        int *se_changed) {
+  const int32_t L = W->L, *y = c->gold + t0;
+  const double cnt = W->c;
+  int32_t nc = 0;
+  for (int32_t t = 0; t < T; t++) {
+    if (y[t] == p[t]) continue;
+    const int32_t *fs = c->ufeat + (t0 + t) * c->n_u;
+    for (int32_t k = 0; k < c->n_u; k++) {
+      if (fs[k] < 0) continue;
+      if (vt_weights_add(W, fs[k], y[t], 1.0) != VT_OK) return VT_ENOMEM;
+      if (vt_weights_add(W, fs[k], p[t], -1.0) != VT_OK) return VT_ENOMEM;
+    }
+  }
+  for (int32_t t = 1; t < T; t++) {
+    if (y[t - 1] == p[t - 1] && y[t] == p[t]) continue;
+    size_t g = (size_t)y[t - 1] * L + (size_t)y[t], q = (size_t)p[t - 1] * L + (size_t)p[t];
+    W->A[g] += 1.0;
+    W->Au[g] += cnt;
+    W->A[q] -= 1.0;
+    W->Au[q] -= cnt;
+    cprev[nc] = y[t - 1];
+    ccur[nc] = y[t];
+    cprev[nc + 1] = p[t - 1];
+    ccur[nc + 1] = p[t];
+    nc += 2;
+    const int32_t *bf = c->bfeat + (t0 + t) * c->n_b;
+    for (int32_t k = 0; k < c->n_b; k++) {
+      if (bf[k] < 0) continue;
+      if (vt_weights_add(W, bf[k], (int32_t)g, 1.0) != VT_OK) return VT_ENOMEM;
+      if (vt_weights_add(W, bf[k], (int32_t)q, -1.0) != VT_OK) return VT_ENOMEM;
+    }
+  }
+  for (int32_t i = 0; i < nc; i++) cval[i] = W->A[(size_t)cprev[i] * L + (size_t)ccur[i]];
+  *se_changed = 0;
+  if (y[0] != p[0]) {
+    W->S[y[0]] += 1.0;
+    W->Su[y[0]] += cnt;
+    W->S[p[0]] -= 1.0;
+    W->Su[p[0]] -= cnt;
+    *se_changed = 1;
+  }
+  if (y[T - 1] != p[T - 1]) {
+    W->F[y[T - 1]] += 1.0;
+    W->Fu[y[T - 1]] += cnt;
+    W->F[p[T - 1]] -= 1.0;
+    W->Fu[p[T - 1]] -= cnt;
+    *se_changed = 1;
+  }
+  *n_cells = nc;
+  return VT_OK;
+}
+
+static void progress_draw(FILE *log, int32_t epoch, int32_t epochs, int64_t done, int64_t n) {
+  const int width = 40;
+  int fill = n ? (int)(done * width / n) : width;
+  char bar[64];
+  for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
+  bar[width] = 0;
+  fprintf(log, "\repoch %d/%d [%s] %3d%%", epoch, epochs, bar, n ? (int)(done * 100 / n) : 100);
+  fflush(log);
+}
+
+vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus *dev,
+                       const int32_t *rank, int obs_bigram, const vt_train_opts *o,
+                       vt_train_report *rep, char *err, size_t errlen) {
+  vt_status st = VT_ENOMEM;
+  const int32_t L = W->L;
+  vt_arena *arena = NULL;
+  vt_trans *tr = NULL;
+  int64_t *order = NULL;
+  double *E = NULL, *cval = NULL;
+  int32_t *pred = NULL, *cprev = NULL, *ccur = NULL;
+  memset(rep, 0, sizeof *rep);
+  rep->dev_accuracy = -1;
+  vt_decode_opts opts;
+  vt_decode_opts_init(&opts);
+  opts.algo = o->algo;
+  if (obs_bigram && o->algo != VT_ALGO_VITERBI) {
+    vt_errorf(err, errlen, NULL,
+              "--decoder %s: a model with observation-dependent bigram "
+              "templates (B lines with macros) trains with viterbi only",
+              vt_algo_name(o->algo));
+    return VT_EUNSUPPORTED;
+  }
+  const size_t maxT = (size_t)(train->max_T > 0 ? train->max_T : 1);
+  E = malloc(maxT * (size_t)L * sizeof *E);
+  pred = malloc(maxT * sizeof *pred);
+  cprev = malloc(2 * maxT * sizeof *cprev);
+  ccur = malloc(2 * maxT * sizeof *ccur);
+  cval = malloc(2 * maxT * sizeof *cval);
+  order = malloc(((size_t)train->n_sent + 1) * sizeof *order);
+  if (!E || !pred || !cprev || !ccur || !cval || !order) goto fail;
+  if (vt_arena_create(&arena, 0) != VT_OK) goto fail;
+  if (!obs_bigram) {
+    st = vt_trans_create(&tr, L, W->A, W->S, W->F, rank);
+    if (st != VT_OK) goto fail;
+  }
+  for (int64_t s = 0; s < train->n_sent; s++) order[s] = s;
+  uint64_t rng = o->seed;
+  const int64_t tick = train->n_sent / 100 + 1;
+
+  for (int32_t epoch = 1; epoch <= o->epochs; epoch++) {
+    double t_start = now();
+    /* Fisher-Yates with a splitmix64 stream: the same seed gives the same orders. */
+    for (int64_t i = train->n_sent - 1; i > 0; i--) {
+      rng += 0x9E3779B97F4A7C15ull;
+      int64_t j = (int64_t)(vt_mix64(rng) % (uint64_t)(i + 1));
+      int64_t tmp = order[i];
+      order[i] = order[j];
+      order[j] = tmp;
+    }
+    int64_t tok_err = 0, sent_err = 0;
+    for (int64_t i = 0; i < train->n_sent; i++) {
+      if (o->progress && o->log && i % tick == 0)
+        progress_draw(o->log, epoch, o->epochs, i, train->n_sent);
+      const int64_t s = order[i], t0 = train->sent_off[s];
+      const int32_t T = (int32_t)(train->sent_off[s + 1] - t0);
+      vt_weights_emit(W, train->ufeat + t0 * train->n_u, train->n_u, T, E, 0);
+      double score, d0 = now();
+      int32_t np;
+      if (obs_bigram) {
+        vt_obs_lattice lat = {L, T, W->A, W->S, W->F, E, NULL, NULL, NULL};
+        st = obs_deltas(W, train->bfeat + t0 * train->n_b, train->n_b, T, 0, arena, &lat);
+        if (st == VT_OK) st = vt_obs_decode(&lat, &opts, arena, pred, &score, &np, &rep->decode);
+      } else {
+        st = vt_decode(tr, &opts, arena, E, T, pred, &score, &np, &rep->decode);
+      }
+      rep->decode_seconds += now() - d0;
+      vt_arena_reset(arena);
+      if (st != VT_OK) {
+        vt_errorf(err, errlen, NULL, "training: decoding failed: %s", vt_strerror(st));
+        goto fail;
+      }
+      int32_t wrong = 0;
+      for (int32_t t = 0; t < T; t++) wrong += pred[t] != train->gold[t0 + t];
+      if (wrong) {
+        int32_t nc;
+        int se;
+        tok_err += wrong;
+        sent_err++;
+        st = update(W, train, t0, T, pred, cprev, ccur, cval, &nc, &se);
+        if (st != VT_OK) goto fail;
+        if (tr) {
+          st = vt_trans_update(tr, nc, cprev, ccur, cval, se ? W->S : NULL, se ? W->F : NULL);
+          if (st != VT_OK) goto fail;
+        }
+      }
+      W->c += 1;
+    }
+    double secs = now() - t_start;
+    rep->seconds += secs;
+    rep->train_accuracy = train->n_tok ? 1.0 - (double)tok_err / (double)train->n_tok : 0;
+    if (dev) {
+      st = vt_train_evaluate(W, dev, rank, obs_bigram, o->algo, &rep->dev_accuracy);
+      if (st != VT_OK) goto fail;
+    }
+    if (o->log) {
+      if (o->progress) fputs("\r\033[K", o->log);
+      fprintf(o->log,
+              "epoch %d/%d: %.2f s, train: %lld of %lld sentences wrong, token "
+              "accuracy %.2f%%",
+              epoch, o->epochs, secs, (long long)sent_err, (long long)train->n_sent,
+              100.0 * rep->train_accuracy);
+      if (dev && rep->dev_accuracy >= 0)
+        fprintf(o->log, "; dev token accuracy %.2f%%", 100.0 * rep->dev_accuracy);
+      fputc('\n', o->log);
+      fflush(o->log);
+    }
+  }
+  st = VT_OK;
+  goto done;
+fail:
+  if (st == VT_ENOMEM) vt_errorf(err, errlen, NULL, "training: out of memory");
+done:
+  vt_trans_destroy(tr);
+  vt_arena_destroy(arena);
+  free(order);
+  free(E);
+  free(pred);
+  free(cprev);
+  free(ccur);
+  free(cval);
+  return st;
+}
