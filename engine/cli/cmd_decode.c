@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "decoder_cli.h"
 #include "engine_cli.h"
 #include "lattice_file.h"
 #include "outfile.h"
@@ -35,33 +36,14 @@ static void decode_usage(FILE *f) {
       "  beam            APPROXIMATE: beam of B states (--beam, default 1 = greedy); with -k,\n"
       "                  the k best of the final beam. The only decoder that may miss the optimum.\n"
       "options:\n"
-      "  -k K            paths per sentence (default 1)\n"
-      "  --beam B        beam width (default 1)\n"
-      "  --heuristic H   A* heuristic: naive (default), m0, m3, m6, m9\n"
-      "  --kprime K      k' of iter-viterbi-astar (default 2k)\n"
       "  -o OUT          write to OUT atomically (default: stdout; an interrupted or failed\n"
       "                  run leaves OUT untouched)\n",
       f);
+  fputs(vt_cli_decoder_usage, f);
   fputs(vt_cli_engine_usage, f);
 }
 
-enum {
-  OPT_E = 256, OPT_N, OPT_A, OPT_S, OPT_F, OPT_R, OPT_ALGO, OPT_BEAM, OPT_HEUR, OPT_KPRIME
-};
-
-/* Parses "naive", "m0", "m3", "m6" or "m9"; 0 on success. */
-static int parse_heuristic(const char *s, vt_heuristic *out) {
-  static const struct { const char *name; vt_heuristic h; } names[] = {
-      {"naive", VT_HEUR_NAIVE}, {"m0", VT_HEUR_M0}, {"m3", VT_HEUR_M3},
-      {"m6", VT_HEUR_M6},       {"m9", VT_HEUR_M9}};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (!strcmp(s, names[i].name)) {
-      *out = names[i].h;
-      return 0;
-    }
-  return -1;
-}
-
+enum { OPT_E = 256, OPT_N, OPT_A, OPT_S, OPT_F, OPT_R };
 
 /* No --rank: orders labels by how often each is a column's emission argmax in this input, and
  * releases E's pages behind the pass (as the loader's scan does) so a large E is not left
@@ -94,15 +76,13 @@ int vt_cmd_decode(int argc, char **argv) {
       {"emissions", required_argument, 0, OPT_E}, {"lengths", required_argument, 0, OPT_N},
       {"transitions", required_argument, 0, OPT_A}, {"start", required_argument, 0, OPT_S},
       {"end", required_argument, 0, OPT_F},       {"rank", required_argument, 0, OPT_R},
-      {"algo", required_argument, 0, OPT_ALGO},   {"beam", required_argument, 0, OPT_BEAM},
-      VT_CLI_ENGINE_LONGOPTS,
-      {"heuristic", required_argument, 0, OPT_HEUR}, {"kprime", required_argument, 0, OPT_KPRIME},
+      VT_CLI_DECODER_LONGOPTS,                    VT_CLI_ENGINE_LONGOPTS,
       {"output", required_argument, 0, 'o'},      {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   const char *path[6] = {0}; /* E N A S F R */
-  const char *algo_name = NULL, *out_path = NULL;
-  long long k = 1, beam = 1, kprime = 0;
-  vt_heuristic heuristic = VT_HEUR_NAIVE;
+  const char *out_path = NULL;
+  vt_cli_decoder dec;
+  vt_cli_decoder_init(&dec);
   int rc = VT_EXIT_USAGE;
   vt_cli_engine eng;
   vt_cli_engine_init(&eng);
@@ -124,36 +104,12 @@ int vt_cmd_decode(int argc, char **argv) {
   int c;
   while ((c = getopt_long(argc, argv, "k:o:h", longopts, NULL)) != -1) {
     int eo = vt_cli_engine_opt(&eng, c, optarg);
+    if (eo == 0) eo = vt_cli_decoder_opt(&dec, c, optarg);
     if (eo < 0) goto done;
     if (eo > 0) continue;
     switch (c) {
     case OPT_E: case OPT_N: case OPT_A: case OPT_S: case OPT_F: case OPT_R:
       path[c - OPT_E] = optarg;
-      break;
-    case OPT_ALGO: algo_name = optarg; break;
-    case 'k':
-      if (vt_cli_parse_int(optarg, 1, 1000000, &k)) {
-        vt_cli_error("-k: expected an integer in 1..1000000, got '%s'", optarg);
-        goto done;
-      }
-      break;
-    case OPT_BEAM:
-      if (vt_cli_parse_int(optarg, 1, 1 << 30, &beam)) {
-        vt_cli_error("--beam: expected a positive integer, got '%s'", optarg);
-        goto done;
-      }
-      break;
-    case OPT_HEUR:
-      if (parse_heuristic(optarg, &heuristic)) {
-        vt_cli_error("--heuristic: expected naive|m0|m3|m6|m9, got '%s'", optarg);
-        goto done;
-      }
-      break;
-    case OPT_KPRIME:
-      if (vt_cli_parse_int(optarg, 1, 10000000, &kprime)) {
-        vt_cli_error("--kprime: expected a positive integer, got '%s'", optarg);
-        goto done;
-      }
       break;
     case 'o': out_path = optarg; break;
     case 'h': decode_usage(stdout); rc = VT_EXIT_OK; goto done;
@@ -164,31 +120,13 @@ int vt_cmd_decode(int argc, char **argv) {
     vt_cli_error("decode: unexpected argument '%s'", argv[optind]);
     goto done;
   }
-  if (!path[0] || !path[1] || !path[2] || !algo_name) {
+  if (!path[0] || !path[1] || !path[2] || !dec.algo) {
     vt_cli_error("decode: --emissions, --lengths, --transitions and --algo are required "
                  "(see vitesse decode --help)");
     goto done;
   }
   vt_decode_opts opts;
-  vt_decode_opts_init(&opts);
-  int pst = vt_algo_parse(algo_name, &opts.algo);
-  if (pst == VT_EUNSUPPORTED) {
-    vt_cli_error("--algo: '%s' is not implemented in this version", algo_name);
-    goto done;
-  }
-  if (pst != VT_OK) {
-    vt_cli_error("--algo: unknown algorithm '%s' (see vitesse decode --help)", algo_name);
-    goto done;
-  }
-  if (k > 1 && !vt_algo_kbest(opts.algo)) {
-    vt_cli_error("-k %lld: algorithm '%s' returns one path; use kbest-viterbi or beam", k,
-                 algo_name);
-    goto done;
-  }
-  opts.k = (int32_t)k;
-  opts.beam = (int32_t)beam;
-  opts.heuristic = heuristic;
-  opts.kprime = (int32_t)kprime;
+  if (vt_cli_decoder_resolve(&dec, VT_ALGO_VITERBI, &opts)) goto done;
 
   int st = vt_lattice_file_load(&lf, path[0], path[1], path[2], path[3], path[4], path[5], err,
                                 sizeof err);
@@ -249,7 +187,7 @@ int vt_cmd_decode(int argc, char **argv) {
             "\"cells\": %lld, \"decode_seconds\": %.6f, \"sentences_per_second\": %.1f, "
             "\"iterations_mean\": %.3f, \"active_labels_mean\": %.3f, "
             "\"pruned_fraction\": %.4f, \"pops_mean\": %.1f, ",
-            algo_name, vt_simd_name(vt_simd_active()), k, beam,
+            dec.algo, vt_simd_name(vt_simd_active()), dec.k, dec.beam,
             (long long)rs.decode.sentences, (long long)rs.decode.tokens, lf.L,
             (long long)rs.decode.cells, rs.decode_seconds, sps,
             nsent ? (double)rs.decode.iterations / nsent : 0.0,

@@ -13,6 +13,7 @@
 
 #include "chunk_cli.h"
 #include "cli.h"
+#include "decoder_cli.h"
 #include "engine_cli.h"
 #include "model_file.h"
 #include "outfile.h"
@@ -21,7 +22,7 @@
 #include "text_cli.h"
 
 static void tag_usage(FILE *f) {
-  fputs("usage: vitesse tag -m MODEL [--algo A] [-k K] [--beam B] [engine options]\n"
+  fputs("usage: vitesse tag -m MODEL [--algo A] [decoder options] [engine options]\n"
         "                   [corpus options] [FILE...] [-o OUT]\n"
         "\n"
         "Tags column corpora (files, .gz, or standard input when no FILE or -): prints every\n"
@@ -31,19 +32,18 @@ static void tag_usage(FILE *f) {
         "--threads.\n"
         "options:\n"
         "  -m MODEL        model written by vitesse train\n"
-        "  --algo A        decoder (default: staggered-col when this build has it, else viterbi;\n"
-        "                  see vitesse decode --help)\n"
-        "  -k K            paths per sentence (kbest-viterbi, beam, and the other k-best ones)\n"
-        "  --beam B        beam width for --algo beam (default 1)\n"
-        "  -o OUT          write to OUT atomically (default: stdout)\n"
-        "The corpus options default to those the model was trained with. A joint POS + chunk\n"
+        "  --algo A        any decoder of vitesse decode (see vitesse decode --help; default:\n"
+        "                  staggered-col when this build has it, else viterbi; kbest-viterbi\n"
+        "                  with -k > 1)\n"
+        "  -o OUT          write to OUT atomically (default: stdout)\n",
+        f);
+  fputs(vt_cli_decoder_usage, f);
+  fputs("The corpus options default to those the model was trained with. A joint POS + chunk\n"
         "model (vitesse train --joint-chunk) is tagged as vitesse chunk-tag does.\n",
         f);
   fputs(VT_CORPUS_HELP, f);
   fputs(vt_cli_engine_usage, f);
 }
-
-enum { OPT_ALGO = 256, OPT_BEAM };
 
 /* CPU time of the whole process (all threads), in seconds. */
 static double cpu_now(void) {
@@ -55,15 +55,15 @@ static double cpu_now(void) {
 int vt_cmd_tag(int argc, char **argv) {
   if (vt_chunk_cli_joint_model(argc, argv)) return vt_cmd_chunk_tag(argc, argv);
   static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
-                                           {"algo", required_argument, 0, OPT_ALGO},
-                                           {"beam", required_argument, 0, OPT_BEAM},
+                                           VT_CLI_DECODER_LONGOPTS,
                                            VT_CLI_ENGINE_LONGOPTS,
                                            {"output", required_argument, 0, 'o'},
                                            {"help", no_argument, 0, 'h'},
                                            VT_CORPUS_LONGOPTS,
                                            {0, 0, 0, 0}};
-  const char *model_path = NULL, *algo_name = NULL, *out_path = NULL;
-  long long k = 1, beam = 1;
+  const char *model_path = NULL, *out_path = NULL;
+  vt_cli_decoder dec;
+  vt_cli_decoder_init(&dec);
   int rc = VT_EXIT_USAGE, of_open = 0;
   vt_cli_engine eng;
   vt_cli_engine_init(&eng);
@@ -86,6 +86,7 @@ int vt_cmd_tag(int argc, char **argv) {
   int c;
   while ((c = getopt_long(argc, argv, "m:k:o:h", longopts, NULL)) != -1) {
     int eo = vt_cli_engine_opt(&eng, c, optarg);
+    if (eo == 0) eo = vt_cli_decoder_opt(&dec, c, optarg);
     if (eo < 0) goto done;
     if (eo > 0) continue;
     int h = vt_cli_corpus_opt(c, optarg, &given);
@@ -96,20 +97,7 @@ int vt_cmd_tag(int argc, char **argv) {
     }
     switch (c) {
     case 'm': model_path = optarg; break;
-    case OPT_ALGO: algo_name = optarg; break;
     case 'o': out_path = optarg; break;
-    case 'k':
-      if (vt_cli_parse_int(optarg, 1, 100000, &k)) {
-        vt_cli_error("-k: expected an integer in 1..100000, got '%s'", optarg);
-        goto done;
-      }
-      break;
-    case OPT_BEAM:
-      if (vt_cli_parse_int(optarg, 1, 1 << 30, &beam)) {
-        vt_cli_error("--beam: expected a positive integer, got '%s'", optarg);
-        goto done;
-      }
-      break;
     case 'h':
       tag_usage(stdout);
       rc = VT_EXIT_OK;
@@ -122,28 +110,7 @@ int vt_cmd_tag(int argc, char **argv) {
     goto done;
   }
   vt_decode_opts opts;
-  vt_decode_opts_init(&opts);
-  opts.algo = vt_cli_default_algo();
-  if (algo_name) {
-    vt_status pst = vt_algo_parse(algo_name, &opts.algo);
-    if (pst != VT_OK) {
-      vt_cli_error("--algo: %s '%s'",
-                   pst == VT_EUNSUPPORTED ? "not implemented in this version:"
-                                          : "unknown algorithm",
-                   algo_name);
-      goto done;
-    }
-  }
-  if (k > 1 && !vt_algo_kbest(opts.algo)) {
-    if (algo_name) {
-      vt_cli_error("-k %lld: algorithm '%s' returns one path; use kbest-viterbi or beam", k,
-                   algo_name);
-      goto done;
-    }
-    opts.algo = VT_ALGO_KBEST_VITERBI;
-  }
-  opts.k = (int32_t)k;
-  opts.beam = (int32_t)beam;
+  if (vt_cli_decoder_resolve(&dec, vt_cli_default_algo(), &opts)) goto done;
 
   int st = vt_model_load(&m, model_path, err, sizeof err);
   if (st != VT_OK) {
@@ -151,7 +118,7 @@ int vt_cmd_tag(int argc, char **argv) {
     rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
     goto done;
   }
-  if (m->obs_bigram && !algo_name && opts.algo != VT_ALGO_KBEST_VITERBI)
+  if (m->obs_bigram && !dec.algo && opts.algo != VT_ALGO_KBEST_VITERBI)
     opts.algo = VT_ALGO_VITERBI;
   if (m->obs_bigram && !vt_obs_algo_supported(opts.algo)) {
     vt_cli_error("--algo %s: this model has observation-dependent bigram templates; use "
@@ -217,7 +184,7 @@ int vt_cmd_tag(int argc, char **argv) {
             "\"sentences_per_second\": %.1f, \"feature_seconds\": %.6f, "
             "\"decode_seconds\": %.6f, \"decode_sentences_per_second\": %.1f, "
             "\"unknown_feature_fraction\": %.4f, \"row_cache_hit_fraction\": %.4f, ",
-            vt_algo_name(opts.algo), vt_simd_name(vt_simd_active()), k, beam, m->L,
+            vt_algo_name(opts.algo), vt_simd_name(vt_simd_active()), dec.k, dec.beam, m->L,
             (long long)tot.sentences, (long long)tot.tokens, secs,
             secs > ss.wall_seconds ? secs - ss.wall_seconds : 0.0, cpu,
             ss.wall_seconds > 0 ? ns / ss.wall_seconds : 0.0, tot.tag.feature_seconds,

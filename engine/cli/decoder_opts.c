@@ -1,0 +1,98 @@
+/* engine/cli/decoder_opts.c: the shared decoder options (decoder_cli.h). */
+#include <string.h>
+
+#include "cli.h"
+#include "decoder_cli.h"
+
+const char vt_cli_decoder_usage[] =
+    "  -k K            paths per sentence (default 1; kbest-viterbi, astar, viterbi-astar,\n"
+    "                  iter-viterbi-astar, beam)\n"
+    "  --beam B        beam width of --algo beam (default 1)\n"
+    "  --heuristic H   A* heuristic: naive (default), m0, m3, m6, m9\n"
+    "  --kprime K      k' of iter-viterbi-astar (default 2k)\n";
+
+/* Parses "naive", "m0", "m3", "m6" or "m9"; 0 on success. */
+static int parse_heuristic(const char *s, vt_heuristic *out) {
+  static const struct {
+    const char *name;
+    vt_heuristic h;
+  } names[] = {{"naive", VT_HEUR_NAIVE},
+               {"m0", VT_HEUR_M0},
+               {"m3", VT_HEUR_M3},
+               {"m6", VT_HEUR_M6},
+               {"m9", VT_HEUR_M9}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(s, names[i].name)) {
+      *out = names[i].h;
+      return 0;
+    }
+  return -1;
+}
+
+void vt_cli_decoder_init(vt_cli_decoder *d) {
+  memset(d, 0, sizeof *d);
+  d->k = 1;
+  d->beam = 1;
+  d->heuristic = VT_HEUR_NAIVE;
+}
+
+int vt_cli_decoder_opt(vt_cli_decoder *d, int code, const char *arg) {
+  switch (code) {
+  case VT_CLI_OPT_ALGO: d->algo = arg; return 1;
+  case 'k':
+    if (vt_cli_parse_int(arg, 1, 1000000, &d->k)) {
+      vt_cli_error("-k: expected an integer in 1..1000000, got '%s'", arg);
+      return -1;
+    }
+    return 1;
+  case VT_CLI_OPT_BEAM:
+    if (vt_cli_parse_int(arg, 1, 1 << 30, &d->beam)) {
+      vt_cli_error("--beam: expected a positive integer, got '%s'", arg);
+      return -1;
+    }
+    return 1;
+  case VT_CLI_OPT_HEURISTIC:
+    if (parse_heuristic(arg, &d->heuristic)) {
+      vt_cli_error("--heuristic: expected naive|m0|m3|m6|m9, got '%s'", arg);
+      return -1;
+    }
+    return 1;
+  case VT_CLI_OPT_KPRIME:
+    if (vt_cli_parse_int(arg, 1, 10000000, &d->kprime)) {
+      vt_cli_error("--kprime: expected a positive integer, got '%s'", arg);
+      return -1;
+    }
+    return 1;
+  default: return 0;
+  }
+}
+
+int vt_cli_decoder_resolve(const vt_cli_decoder *d, vt_algo fallback, vt_decode_opts *opts) {
+  vt_decode_opts_init(opts);
+  opts->algo = fallback;
+  if (d->algo) {
+    vt_status st = vt_algo_parse(d->algo, &opts->algo);
+    if (st == VT_EUNSUPPORTED) {
+      vt_cli_error("--algo: '%s' is not implemented in this version", d->algo);
+      return -1;
+    }
+    if (st != VT_OK) {
+      vt_cli_error("--algo: unknown algorithm '%s' (see vitesse decode --help)", d->algo);
+      return -1;
+    }
+  }
+  if (d->k > 1 && !vt_algo_kbest(opts->algo)) {
+    if (d->algo) {
+      vt_cli_error("-k %lld: algorithm '%s' returns one path; use a k-best one (kbest-viterbi, "
+                   "iter-viterbi-astar, ...) or beam",
+                   d->k, d->algo);
+      return -1;
+    }
+    opts->algo = VT_ALGO_KBEST_VITERBI;
+  }
+  opts->k = (int32_t)d->k;
+  opts->beam = (int32_t)d->beam;
+  opts->heuristic = d->heuristic;
+  opts->kprime = (int32_t)d->kprime;
+  return 0;
+}
