@@ -95,9 +95,10 @@ int vt_cmd_lattice(int argc, char **argv) {
                                            VT_CORPUS_LONGOPTS,
                                            {0, 0, 0, 0}};
   const char *model_path = NULL, *dir = NULL;
-  int rc = VT_EXIT_USAGE, reader_set = 0;
-  vt_conll_opts ro, given;
-  vt_conll_opts_init(&given);
+  int rc = VT_EXIT_USAGE;
+  vt_conll_opts ro;
+  vt_cli_reader reader;
+  vt_cli_reader_init(&reader);
   vt_model *m = NULL;
   vt_arena *arena = NULL;
   grow_buf E = {0}, N = {0};
@@ -107,12 +108,9 @@ int vt_cmd_lattice(int argc, char **argv) {
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "m:o:h", longopts, NULL)) != -1) {
-    int h = vt_cli_corpus_opt(c, optarg, &given);
+    int h = vt_cli_reader_opt(&reader, c, optarg);
     if (h < 0) goto done;
-    if (h > 0) {
-      reader_set |= c == VT_OPT_SEP ? 1 : c == VT_OPT_COMMENTS ? 2 : c == VT_OPT_CONLLU ? 4 : 0;
-      continue;
-    }
+    if (h > 0) continue;
     switch (c) {
     case 'm': model_path = optarg; break;
     case 'o': dir = optarg; break;
@@ -139,12 +137,7 @@ int vt_cmd_lattice(int argc, char **argv) {
                  model_path);
     goto done;
   }
-  vt_conll_opts_init(&ro);
-  vt_cli_reader_unpack(m->meta.reader, &ro);
-  if (reader_set & 1) ro.sep = given.sep;
-  if (reader_set & 2) ro.comments = 1;
-  if (reader_set & 4) ro.conllu = 1;
-  ro.max_tokens = given.max_tokens;
+  vt_cli_reader_for_model(&reader, m->meta.reader, &ro);
   rc = VT_EXIT_FAIL;
   if (vt_arena_create(&arena, 0) != VT_OK) goto nomem;
   for (int i = optind; i < argc; i++)

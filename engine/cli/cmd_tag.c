@@ -73,10 +73,10 @@ int vt_cmd_tag(int argc, char **argv) {
   memset(&plan, 0, sizeof plan);
   vt_sched_stats ss;
   memset(&ss, 0, sizeof ss);
-  vt_conll_opts ro, given;
-  vt_conll_opts_init(&given);
+  vt_conll_opts ro;
   memset(&ro, 0, sizeof ro);
-  int reader_set = 0;
+  vt_cli_reader reader;
+  vt_cli_reader_init(&reader);
   vt_model *m = NULL;
   vt_outfile of;
   memset(&of, 0, sizeof of);
@@ -89,12 +89,9 @@ int vt_cmd_tag(int argc, char **argv) {
     if (eo == 0) eo = vt_cli_decoder_opt(&dec, c, optarg);
     if (eo < 0) goto done;
     if (eo > 0) continue;
-    int h = vt_cli_corpus_opt(c, optarg, &given);
+    int h = vt_cli_reader_opt(&reader, c, optarg);
     if (h < 0) goto done;
-    if (h > 0) {
-      reader_set |= c == VT_OPT_SEP ? 1 : c == VT_OPT_COMMENTS ? 2 : c == VT_OPT_CONLLU ? 4 : 0;
-      continue;
-    }
+    if (h > 0) continue;
     switch (c) {
     case 'm': model_path = optarg; break;
     case 'o': out_path = optarg; break;
@@ -126,12 +123,7 @@ int vt_cmd_tag(int argc, char **argv) {
                  vt_algo_name(opts.algo));
     goto done;
   }
-  vt_conll_opts_init(&ro);
-  vt_cli_reader_unpack(m->meta.reader, &ro);
-  if (reader_set & 1) ro.sep = given.sep;
-  if (reader_set & 2) ro.comments = 1;
-  if (reader_set & 4) ro.conllu = 1;
-  ro.max_tokens = given.max_tokens;
+  vt_cli_reader_for_model(&reader, m->meta.reader, &ro);
 
   rc = VT_EXIT_FAIL;
   if (vt_cli_engine_plan(&eng, &topo, &plan) != 0) {

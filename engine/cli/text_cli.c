@@ -67,3 +67,23 @@ void vt_cli_reader_unpack(uint32_t packed, vt_conll_opts *o) {
   o->conllu = (int)(packed >> 1 & 1);
   o->sep = (vt_conll_sep)(packed >> 2 & 3);
 }
+
+void vt_cli_reader_init(vt_cli_reader *r) {
+  vt_conll_opts_init(&r->given);
+  r->set = 0;
+}
+
+int vt_cli_reader_opt(vt_cli_reader *r, int c, const char *arg) {
+  int h = vt_cli_corpus_opt(c, arg, &r->given);
+  if (h > 0) r->set |= c == VT_OPT_SEP ? 1 : c == VT_OPT_COMMENTS ? 2 : c == VT_OPT_CONLLU ? 4 : 0;
+  return h;
+}
+
+void vt_cli_reader_for_model(const vt_cli_reader *r, uint32_t packed, vt_conll_opts *o) {
+  vt_conll_opts_init(o);
+  vt_cli_reader_unpack(packed, o);
+  if (r->set & 1) o->sep = r->given.sep;
+  if (r->set & 2) o->comments = 1;
+  if (r->set & 4) o->conllu = 1;
+  o->max_tokens = r->given.max_tokens;
+}

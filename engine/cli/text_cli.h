@@ -47,6 +47,23 @@ vt_algo vt_cli_default_algo(void);
 uint32_t vt_cli_reader_pack(const vt_conll_opts *o);
 void vt_cli_reader_unpack(uint32_t packed, vt_conll_opts *o);
 
+/* The corpus options of a command that reads with a model's reader options (tag, lattice):
+ * what was given, and which of --sep, --comments, --conllu were. */
+typedef struct vt_cli_reader {
+  vt_conll_opts given;
+  int set; /* bit 0: --sep, bit 1: --comments, bit 2: --conllu */
+} vt_cli_reader;
+
+/* Starts with nothing given (vt_conll_opts defaults). */
+void vt_cli_reader_init(vt_cli_reader *r);
+
+/* As vt_cli_corpus_opt, into r->given, remembering which reader options were given. */
+int vt_cli_reader_opt(vt_cli_reader *r, int c, const char *arg);
+
+/* The options to read with: the model's (`packed`, vt_model_meta.reader), overridden by those
+ * given, and the given --max-tokens. */
+void vt_cli_reader_for_model(const vt_cli_reader *r, uint32_t packed, vt_conll_opts *o);
+
 int vt_cmd_train(int argc, char **argv);
 int vt_cmd_tag(int argc, char **argv);
 int vt_cmd_lattice(int argc, char **argv);
