@@ -1,5 +1,5 @@
 /* engine/text/model_replica.c: vt_model_clone_to. The block is laid out as
- *   struct | file bytes | A | S | F | templates | items | pool | u_idx | b_idx
+ *   struct | file bytes | A | S | F | templates | items | pool | u_idx | b_idx | u_ord
  * (each part 64-byte aligned); pointers into the model file are rebased onto the copy of its
  * bytes, the rest point at their own copies. The bound vt_trans is a second block from the
  * same memory (vt_trans_clone_to). */
@@ -9,14 +9,15 @@
 
 #include "trans_replica.h"
 
-_Static_assert(sizeof(vt_model) == 312 && sizeof(vt_tmplset) == 80,
-               "vt_model or vt_tmplset changed: copy its new arrays in engine/text/model_replica.c, "
-               "then update this check");
+_Static_assert(
+    sizeof(vt_model) == 328 && sizeof(vt_tmplset) == 96,
+    "vt_model or vt_tmplset changed: copy its new arrays in engine/text/model_replica.c, "
+    "then update this check");
 
 static size_t round64(size_t n) { return (n + 63) & ~(size_t)63; }
 
 /* The sizes of the parts after the struct, in layout order. */
-enum { P_FILE, P_A, P_S, P_F, P_T, P_ITEMS, P_POOL, P_UIDX, P_BIDX, N_PARTS };
+enum { P_FILE, P_A, P_S, P_F, P_T, P_ITEMS, P_POOL, P_UIDX, P_BIDX, P_UORD, N_PARTS };
 
 static void part_sizes(const vt_model *m, size_t sz[N_PARTS]) {
   size_t L = (size_t)m->L;
@@ -27,7 +28,7 @@ static void part_sizes(const vt_model *m, size_t sz[N_PARTS]) {
   sz[P_T] = (size_t)ts->n * sizeof(vt_tmpl);
   sz[P_ITEMS] = (size_t)ts->n_items * sizeof(vt_tmpl_item);
   sz[P_POOL] = ts->pool_len;
-  sz[P_UIDX] = sz[P_BIDX] = ((size_t)ts->n + 1) * sizeof(int32_t);
+  sz[P_UIDX] = sz[P_BIDX] = sz[P_UORD] = ((size_t)ts->n + 1) * sizeof(int32_t);
 }
 
 static size_t block_bytes(const vt_model *m) {
@@ -55,8 +56,8 @@ vt_status vt_model_clone_to(vt_model **out, const vt_model *src, const vt_mem *m
     at += round64(sz[i]);
   }
   const vt_tmplset *ts = &src->tmpl;
-  const void *from[N_PARTS] = {src->map,  src->A,   src->S,    src->F,   ts->t,
-                               ts->items, ts->pool, ts->u_idx, ts->b_idx};
+  const void *from[N_PARTS] = {src->map,  src->A,   src->S,    src->F,    ts->t,
+                               ts->items, ts->pool, ts->u_idx, ts->b_idx, ts->u_ord};
   for (int i = 0; i < N_PARTS; i++)
     if (sz[i] && from[i]) memcpy(part[i], from[i], sz[i]);
 
@@ -78,6 +79,7 @@ vt_status vt_model_clone_to(vt_model **out, const vt_model *src, const vt_mem *m
   m->tmpl.pool = part[P_POOL];
   m->tmpl.u_idx = (int32_t *)(void *)part[P_UIDX];
   m->tmpl.b_idx = (int32_t *)(void *)part[P_BIDX];
+  m->tmpl.u_ord = (int32_t *)(void *)part[P_UORD];
   m->map = part[P_FILE];
   m->map_is_heap = 0;
   m->trans = NULL;

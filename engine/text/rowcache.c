@@ -8,30 +8,6 @@
 
 _Static_assert(sizeof(vt_rowcache_entry) == 64, "a cache entry is one cache line");
 
-int32_t vt_rowcache_order(const vt_tmplset *ts, int32_t *ord, uint32_t *cols) {
-  int32_t n = 0, nloc = 0;
-  *cols = 0;
-  for (int pass = 0; pass < 2; pass++)
-    for (int32_t k = 0; k < ts->n_u; k++) {
-      const vt_tmpl *tm = &ts->t[ts->u_idx[k]];
-      const vt_tmpl_item *it = ts->items + tm->item0;
-      int local = 1;
-      uint32_t c = 0;
-      for (uint32_t j = 0; j < tm->n; j++, it++) {
-        if (it->kind == VT_TI_LIT) continue;
-        if (it->row != 0) local = 0;
-        c = it->col < 31 && c != UINT32_MAX ? c | 1u << it->col : UINT32_MAX;
-      }
-      if (local != (pass == 0)) continue;
-      ord[n++] = ts->u_idx[k];
-      if (local) {
-        nloc++;
-        *cols = c == UINT32_MAX || *cols == UINT32_MAX ? UINT32_MAX : *cols | c;
-      }
-    }
-  return nloc;
-}
-
 vt_status vt_rowcache_create(vt_rowcache **out, const vt_model *m, size_t max_bytes) {
   *out = NULL;
   if (!m) return VT_EINVAL;

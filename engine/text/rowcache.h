@@ -41,12 +41,6 @@ typedef struct vt_rowcache {
   int64_t hits, misses;
 } vt_rowcache;
 
-/* The unigram templates of `ts` in emission order: the local ones (every macro reads row 0)
- * first, then the others, each group in template order; fills ord[0 .. ts->n_u) with indices
- * into ts->t and returns how many are local. *cols gets the columns the local templates read
- * as a bit set, or UINT32_MAX when one reads a column >= 31 (the cache then stays unused). */
-int32_t vt_rowcache_order(const vt_tmplset *ts, int32_t *ord, uint32_t *cols);
-
 /* Writes the key of token t of `tk` (the fields of the columns in `cols`, each as a 4-byte
  * length and its bytes) into key (VT_ROWCACHE_KEY_MAX bytes); returns its length, or 0 when it
  * does not fit (the token is then not cached). */

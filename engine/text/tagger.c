@@ -103,7 +103,6 @@ vt_status vt_tagger_emissions(const vt_model *m, const vt_tokens *tk, vt_arena *
   /* Local templates first (see rowcache.h), then the others. A token found in the cache gets
    * its local row copied and only its other templates expanded. */
   const size_t nl = (size_t)T * (size_t)nu;
-  int32_t *ord = VT_ARENA_NEW(arena, int32_t, (size_t)nu + 1);
   int64_t *hit = VT_ARENA_NEW(arena, int64_t, (size_t)T + 1);
   int64_t *fill = VT_ARENA_NEW(arena, int64_t, (size_t)T + 1);
   uint64_t *khash = VT_ARENA_NEW(arena, uint64_t, (size_t)T + 1);
@@ -112,9 +111,9 @@ vt_status vt_tagger_emissions(const vt_model *m, const vt_tokens *tk, vt_arena *
   uint32_t *soff = VT_ARENA_NEW(arena, uint32_t, nl + 1);
   uint64_t *hh = VT_ARENA_NEW(arena, uint64_t, nl + 1);
   const uint8_t **recs = VT_ARENA_NEW(arena, const uint8_t *, nl + 1);
-  if (!ord || !hit || !fill || !khash || !first || !sbuf || !soff || !hh || !recs) return VT_ENOMEM;
-  uint32_t cols;
-  const int32_t nloc = vt_rowcache_order(ts, ord, &cols);
+  if (!hit || !fill || !khash || !first || !sbuf || !soff || !hh || !recs) return VT_ENOMEM;
+  const int32_t *ord = ts->u_ord, nloc = ts->n_local;
+  const uint32_t cols = ts->local_cols;
   if (cache && (cache->model != m || cols == UINT32_MAX || nloc == 0)) cache = NULL;
   /* Every feature string of the sentence first, hashing each and prefetching its hash slot;
    * then each slot, prefetching the record it points to; then the records: the cache misses
@@ -155,6 +154,7 @@ vt_status vt_tagger_emissions(const vt_model *m, const vt_tokens *tk, vt_arena *
       memcpy(row, cache->rows + (size_t)hit[t] * cache->ld, (size_t)L * sizeof *row);
       unknown += cache->entries[hit[t]].unknown;
       cache->hits++;
+      if (stats) stats->cache_hits++;
     } else {
       memset(row, 0, (size_t)L * sizeof *row);
       int64_t u = add_features(m, recs, sbuf, soff, i0, i0 + (size_t)nloc, row, add);
@@ -173,7 +173,6 @@ vt_status vt_tagger_emissions(const vt_model *m, const vt_tokens *tk, vt_arena *
     unknown += add_features(m, recs, sbuf, soff, i0, i1, row, add);
   }
   if (stats) {
-    for (int32_t t = 0; t < T; t++) stats->cache_hits += hit[t] >= 0;
     stats->lookups += (int64_t)nl;
     stats->unknown_features += unknown;
   }

@@ -185,6 +185,34 @@ static vt_status parse_line(builder *b, const char *p, const char *end, int32_t 
   return VT_OK;
 }
 
+/* Whether template i reads only row 0 (true for one without macros); adds the columns it reads
+ * to *cols (UINT32_MAX once a column is >= 31). */
+static int tmpl_local(const vt_tmplset *ts, int32_t i, uint32_t *cols) {
+  const vt_tmpl *tm = &ts->t[i];
+  const vt_tmpl_item *it = ts->items + tm->item0;
+  uint32_t c = *cols;
+  for (uint32_t j = 0; j < tm->n; j++, it++) {
+    if (it->kind == VT_TI_LIT) continue;
+    if (it->row != 0) return 0;
+    c = it->col < 31 && c != UINT32_MAX ? c | 1u << it->col : UINT32_MAX;
+  }
+  *cols = c;
+  return 1;
+}
+
+/* Fills u_ord, n_local and local_cols (see vt_tmplset) from u_idx. */
+static void order_unigrams(vt_tmplset *ts) {
+  int32_t n = 0;
+  ts->local_cols = 0;
+  for (int32_t k = 0; k < ts->n_u; k++)
+    if (tmpl_local(ts, ts->u_idx[k], &ts->local_cols)) ts->u_ord[n++] = ts->u_idx[k];
+  ts->n_local = n;
+  for (int32_t k = 0; k < ts->n_u; k++) {
+    uint32_t ignored = 0;
+    if (!tmpl_local(ts, ts->u_idx[k], &ignored)) ts->u_ord[n++] = ts->u_idx[k];
+  }
+}
+
 vt_status vt_tmplset_parse(vt_tmplset *ts, const char *text, size_t len, const char *name,
                            char *err, size_t errlen) {
   vt_status st = VT_OK;
@@ -222,13 +250,15 @@ vt_status vt_tmplset_parse(vt_tmplset *ts, const char *text, size_t len, const c
   st = VT_ENOMEM;
   ts->u_idx = malloc(((size_t)ts->n + 1) * sizeof(int32_t));
   ts->b_idx = malloc(((size_t)ts->n + 1) * sizeof(int32_t));
-  if (!ts->u_idx || !ts->b_idx) goto fail;
+  ts->u_ord = malloc(((size_t)ts->n + 1) * sizeof(int32_t));
+  if (!ts->u_idx || !ts->b_idx || !ts->u_ord) goto fail;
   for (int32_t i = 0; i < ts->n; i++) {
     if (ts->t[i].bigram)
       ts->b_idx[ts->n_b++] = i;
     else
       ts->u_idx[ts->n_u++] = i;
   }
+  order_unigrams(ts);
   return VT_OK;
 fail:
   if (st == VT_ENOMEM) vt_errorf(err, errlen, name, "out of memory");
@@ -242,6 +272,7 @@ void vt_tmplset_free(vt_tmplset *ts) {
   free(ts->pool);
   free(ts->u_idx);
   free(ts->b_idx);
+  free(ts->u_ord);
   memset(ts, 0, sizeof *ts);
   ts->max_col = -1;
 }
