@@ -450,8 +450,8 @@ void vt_npy_release(const vt_npy *npy, int64_t first, int64_t count) {
   size_t item = vt_npy_itemsize(npy->dtype);
   uintptr_t lo = (uintptr_t)npy->data + (size_t)first * item;
   uintptr_t hi = lo + (size_t)count * item;
-  lo = (lo + page - 1) & ~(page - 1); /* only pages wholly inside the range */
-  hi &= ~(page - 1);
+  lo &= ~(page - 1); /* from the page holding element `first`, */
+  hi &= ~(page - 1); /* up to the page holding the first element after the range */
   if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 

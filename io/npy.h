@@ -47,10 +47,11 @@ int vt_npy_open(vt_npy *out, const char *path, char *err, size_t errlen);
 /* Unmaps / frees the array and zeroes *npy. Idempotent; fine on a zeroed struct and NULL. */
 void vt_npy_close(vt_npy *npy);
 
-/* Drops the resident pages that hold only elements [first, first + count) of a mapped array
- * (MADV_DONTNEED on a read-only private file mapping: the data stay readable and come back from
- * the file when touched again). Lets a pass over a large array keep resident memory flat. A
- * no-op for arrays read into the heap and for an empty range. */
+/* Drops the resident pages of a mapped array from the one holding element `first` up to, not
+ * including, the one holding element first + count (MADV_DONTNEED on a read-only private file
+ * mapping: the data stay readable and come back from the file when touched again). Releasing
+ * consecutive ranges behind a pass thus drops every page it has finished with and keeps
+ * resident memory flat. A no-op for arrays read into the heap and for an empty range. */
 void vt_npy_release(const vt_npy *npy, int64_t first, int64_t count);
 
 /* Returns element `i` (0 <= i < count, flat C-order index) as a double. Meant for the float

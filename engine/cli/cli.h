@@ -23,7 +23,7 @@ typedef struct vt_cli_source {
   const void *E;
   int E_is_f64;
   int32_t L;
-  int E_mapped; /* E is a read-only file mapping: pages behind the writer may be released */
+  const struct vt_npy *E_file; /* the .npy E maps (pages behind the writer are released), or NULL */
 } vt_cli_source;
 
 typedef struct vt_cli_run_stats {

@@ -147,8 +147,7 @@ int vt_cmd_decode(int argc, char **argv) {
     goto done;
   }
   of_open = 1;
-  vt_cli_source src = {lf.n_sent, lf.offset, lf.E.data, lf.E.dtype == VT_NPY_F64, lf.L,
-                       lf.E.map != NULL && lf.E.owned == NULL};
+  vt_cli_source src = {lf.n_sent, lf.offset, lf.E.data, lf.E.dtype == VT_NPY_F64, lf.L, &lf.E};
   vt_cli_run_stats rs;
   int werr = 0;
   rc = VT_EXIT_FAIL;

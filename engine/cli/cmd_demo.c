@@ -91,7 +91,7 @@ int vt_cmd_demo(int argc, char **argv) {
          vt_version(), n, L, (long long)syn.n_rows, threads, vt_simd_name(vt_simd_active()));
   printf("%-20s %4s %10s %14s %12s  %s\n", "algorithm", "k", "sentences", "sentences/s",
          "x scalar", "best score = reference");
-  vt_cli_source src = {syn.n_sent, syn.offset, syn.E, 0, syn.L, 0};
+  vt_cli_source src = {syn.n_sent, syn.offset, syn.E, 0, syn.L, NULL};
   double scalar_sps = 0;
   /* The reference first (the speed-up column is against it), then every implemented algorithm. */
   for (int a = -1; a < VT_ALGO_COUNT_; a++) {

@@ -3,22 +3,19 @@
  * sentence by sentence with its node's replica of the model, scratch from its arena (reset after
  * every sentence), and formats the lines into the batch's output buffer; the writer writes the
  * buffers in order and releases the pages of E behind it. */
-#define _DEFAULT_SOURCE
-
 #include "run.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "arena.h"
+#include "npy.h"
 #include "trans_replica.h"
 
-/* Drop pages of E behind the writer once this many bytes are behind it. */
-#define RELEASE_STEP ((size_t)1 << 20)
+/* Drop pages of E behind the writer once this many values are behind it (1-2 MB). */
+#define RELEASE_STEP ((int64_t)1 << 18)
 
 typedef struct padded_stats {
   _Alignas(64) vt_decode_stats d; /* one cache line per worker */
@@ -33,23 +30,16 @@ typedef struct decode_job {
   int64_t next;    /* next sentence to read */
   padded_stats *wstats;
   int write_errno;
-  uintptr_t released; /* E is released up to here (page-aligned) */
+  int64_t released; /* values of E released (those before it) */
   vt_cli_progress progress;
 } decode_job;
 
-static size_t row_bytes(const vt_cli_source *src) {
-  return (size_t)src->L * (src->E_is_f64 ? sizeof(double) : sizeof(float));
-}
-
-/* Releases whole pages of E below the first row of sentence `upto` (all of E for n_sent). */
-static void release_rows(decode_job *j, int64_t upto, int force) {
-  const vt_cli_source *src = j->src;
-  if (!src->E_mapped) return;
-  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-  uintptr_t hi = ((uintptr_t)src->E + (size_t)src->offset[upto] * row_bytes(src)) & ~(page - 1);
-  if (hi <= j->released || (!force && hi - j->released < RELEASE_STEP)) return;
-  madvise((void *)j->released, hi - j->released, MADV_DONTNEED);
-  j->released = hi;
+/* Releases the pages of E below the first row of sentence `upto`, once enough are behind. */
+static void release_rows(decode_job *j, int64_t upto) {
+  const int64_t end = j->src->offset[upto] * j->src->L;
+  if (!j->src->E_file || end - j->released < RELEASE_STEP) return;
+  vt_npy_release(j->src->E_file, j->released, end - j->released);
+  j->released = end;
 }
 
 static int decode_read(void *ctx, vt_sched_batch *b) {
@@ -152,7 +142,7 @@ static vt_status decode_write(void *ctx, vt_sched_batch *b) {
       return VT_EIO;
     }
   }
-  release_rows(j, b->first + b->items, 0);
+  release_rows(j, b->first + b->items);
   return VT_OK;
 }
 
@@ -193,14 +183,6 @@ vt_status vt_cli_decode_run(const vt_cli_engine *eng, const vt_topo *topo, const
   if (!j.wstats) goto done;
   memset(j.wstats, 0, (size_t)plan->n_workers * sizeof *j.wstats);
   vt_cli_progress_init(&j.progress, eng->quiet || !out, src->n_sent);
-  if (src->E_mapped) {
-    /* Loading validated every value of E: drop those pages now, decoding maps them back. */
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    j.released = ((uintptr_t)src->E + page - 1) & ~(page - 1);
-    release_rows(&j, src->n_sent, 1);
-    j.released = ((uintptr_t)src->E + page - 1) & ~(page - 1);
-  }
-
   vt_sched_config cfg = {topo, plan, eng->slots, 0, trans, trans_clone, trans_free};
   st = vt_sched_create(&sched, &cfg);
   if (st != VT_OK) {

@@ -10,7 +10,7 @@
  * writing one line per sentence and path to `out` (NULL: no output) in input order:
  *   sentence<TAB>rank<TAB>score<TAB>labels
  * Stops reading after `time_budget` seconds when it is > 0, and when `cancel` (may be NULL)
- * becomes nonzero. When src->E_mapped, pages of E behind the writer are released, so resident
+ * becomes nonzero. When src->E_file is set, pages of E behind the writer are released, so resident
  * memory stays flat however large E is. Fills `stats` (decoder counters summed over workers,
  * wall seconds, sentences written) and `sstats` (may be NULL; its `workers` array is then a
  * copy the caller frees with free((void *)sstats->workers)).
