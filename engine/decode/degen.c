@@ -172,17 +172,14 @@ void vt_degen_expand(vt_degen *s, int32_t t) {
   if (m == s->L) s->deg[t] = 0;
 }
 
-int32_t vt_degen_expand_far(vt_degen *s, int32_t t, int32_t extra) {
+void vt_degen_expand_far(vt_degen *s, int32_t t, int32_t extra) {
   const double cut = s->lb - s->slack;
-  int32_t done = 0;
-  for (;;) {
-    vt_degen_expand(s, t);
-    done++;
-    if (!s->deg[t] || done > extra) break;
+  vt_degen_expand(s, t);
+  for (int32_t more = 0; more < extra && s->deg[t]; more++) {
     const double e = s->Esuf[(size_t)t * s->K + vt_level_of(s->n[t])];
     if (s->Pd[t] + e + s->Qd[t] < cut) break; /* the rest would be pruned: stop here */
+    vt_degen_expand(s, t);
   }
-  return done;
 }
 
 void vt_degen_stats_add(const vt_degen *s, int64_t iters, vt_decode_stats *stats) {

@@ -122,14 +122,15 @@ void vt_degen_expand(vt_degen *s, int32_t t);
  * degenerate node would survive pruning by its own bound: its P and Q (valid bounds for any
  * suffix of the inactive labels) plus the emission maximum of the smaller suffix are still
  * above lb - slack. Saves the passes that would otherwise expand such a column one doubling at
- * a time. Returns the number of doublings. */
-int32_t vt_degen_expand_far(vt_degen *s, int32_t t, int32_t extra);
+ * a time. */
+void vt_degen_expand_far(vt_degen *s, int32_t t, int32_t extra);
 
 /* Extra doublings for column-wise expansion. With one, staggered-col on the 2,012 CoNLL-2000
  * joint test sentences (319 labels) runs 5.3 passes instead of 8.7 over 63 active labels per
  * column instead of 42: 10% faster (median of 9 back-to-back A/B runs, every one faster), 2%
  * on Greek (945 labels; mixed), 1.4x on synthetic 45 labels. Two is slower everywhere (too many
- * labels), and plain staggered (every column) is slower with any (perf/README.md). */
+ * labels); plain staggered (every column) is slower with one at 319 and 945 labels, faster at
+ * 45 and 443, and keeps single doublings (perf/README.md). */
 #define VT_DEGEN_COL_EXTRA 1
 
 /* Adds a finished search's figures to `stats`: `iters` passes, the active labels and nodes of
