@@ -84,14 +84,8 @@ int vt_cmd_decode(int argc, char **argv) {
   vt_cli_decoder dec;
   vt_cli_decoder_init(&dec);
   int rc = VT_EXIT_USAGE;
-  vt_cli_engine eng;
-  vt_cli_engine_init(&eng);
-  vt_topo topo;
-  vt_plan plan;
-  memset(&topo, 0, sizeof topo);
-  memset(&plan, 0, sizeof plan);
-  vt_sched_stats ss;
-  memset(&ss, 0, sizeof ss);
+  vt_cli_batch run;
+  vt_cli_batch_init(&run);
   vt_lattice_file lf;
   memset(&lf, 0, sizeof lf);
   vt_trans *trans = NULL;
@@ -103,7 +97,7 @@ int vt_cmd_decode(int argc, char **argv) {
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "k:o:h", longopts, NULL)) != -1) {
-    int eo = vt_cli_engine_opt(&eng, c, optarg);
+    int eo = vt_cli_engine_opt(&run.eng, c, optarg);
     if (eo == 0) eo = vt_cli_decoder_opt(&dec, c, optarg);
     if (eo < 0) goto done;
     if (eo > 0) continue;
@@ -140,7 +134,7 @@ int vt_cmd_decode(int argc, char **argv) {
     vt_cli_error("%s: %s", path[2], vt_strerror(st));
     goto done;
   }
-  if (vt_cli_engine_plan(&eng, &topo, &plan) != 0) goto done;
+  if (vt_cli_engine_plan(&run.eng, &run.topo, &run.plan) != 0) goto done;
   vt_cli_signals_install(); /* before the temp file exists: a ^C now still cleans up */
   if (vt_outfile_open(&of, out_path, err, sizeof err) != VT_OK) {
     vt_cli_error("%s", err);
@@ -151,8 +145,8 @@ int vt_cmd_decode(int argc, char **argv) {
   vt_cli_run_stats rs;
   int werr = 0;
   rc = VT_EXIT_FAIL;
-  st = vt_cli_decode_run(&eng, &topo, &plan, trans, &opts, &src, of.fp, 0, &vt_cli_stop, &rs,
-                         &ss, &werr);
+  st = vt_cli_decode_run(&run.eng, &run.topo, &run.plan, trans, &opts, &src, of.fp, 0,
+                         &vt_cli_stop, &rs, &run.ss, &werr);
   int end = vt_cli_output_end(&st, werr, !of.tmp, out_path);
   if (end >= 0) {
     rc = end;
@@ -177,7 +171,7 @@ int vt_cmd_decode(int argc, char **argv) {
     goto done;
   }
   of_open = 0;
-  if (eng.stats) {
+  if (run.eng.stats) {
     double sps = rs.decode_seconds > 0 ? (double)rs.decode.sentences / rs.decode_seconds : 0;
     double nsent = (double)rs.decode.sentences;
     fprintf(stderr,
@@ -193,16 +187,13 @@ int vt_cmd_decode(int argc, char **argv) {
             rs.decode.tokens ? (double)rs.decode.active_labels / (double)rs.decode.tokens : 0.0,
             rs.decode.nodes ? (double)rs.decode.pruned / (double)rs.decode.nodes : 0.0,
             nsent ? (double)rs.decode.pops / nsent : 0.0);
-    vt_cli_engine_stats_json(stderr, &eng, &plan, &ss);
+    vt_cli_engine_stats_json(stderr, &run.eng, &run.plan, &run.ss);
     fputs("}\n", stderr);
   }
   rc = VT_EXIT_OK;
 done:
   if (of_open) vt_outfile_abort(&of);
-  vt_cli_signals_restore();
-  free((void *)ss.workers);
-  vt_plan_free(&plan);
-  vt_topo_free(&topo);
+  vt_cli_batch_free(&run);
   vt_trans_destroy(trans);
   vt_lattice_file_free(&lf);
   return rc;

@@ -65,14 +65,8 @@ int vt_cmd_tag(int argc, char **argv) {
   vt_cli_decoder dec;
   vt_cli_decoder_init(&dec);
   int rc = VT_EXIT_USAGE, of_open = 0;
-  vt_cli_engine eng;
-  vt_cli_engine_init(&eng);
-  vt_topo topo;
-  vt_plan plan;
-  memset(&topo, 0, sizeof topo);
-  memset(&plan, 0, sizeof plan);
-  vt_sched_stats ss;
-  memset(&ss, 0, sizeof ss);
+  vt_cli_batch run;
+  vt_cli_batch_init(&run);
   vt_conll_opts ro;
   memset(&ro, 0, sizeof ro);
   vt_cli_reader reader;
@@ -85,7 +79,7 @@ int vt_cmd_tag(int argc, char **argv) {
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "m:k:o:h", longopts, NULL)) != -1) {
-    int eo = vt_cli_engine_opt(&eng, c, optarg);
+    int eo = vt_cli_engine_opt(&run.eng, c, optarg);
     if (eo == 0) eo = vt_cli_decoder_opt(&dec, c, optarg);
     if (eo < 0) goto done;
     if (eo > 0) continue;
@@ -115,8 +109,7 @@ int vt_cmd_tag(int argc, char **argv) {
     rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
     goto done;
   }
-  if (m->obs_bigram && !dec.algo && opts.algo != VT_ALGO_KBEST_VITERBI)
-    opts.algo = VT_ALGO_VITERBI;
+  if (m->obs_bigram && !dec.algo && opts.algo != VT_ALGO_KBEST_VITERBI) opts.algo = VT_ALGO_VITERBI;
   if (m->obs_bigram && !vt_obs_algo_supported(opts.algo)) {
     vt_cli_error("--algo %s: this model has observation-dependent bigram templates; use "
                  "viterbi, viterbi-scalar, kbest-viterbi or beam",
@@ -126,7 +119,7 @@ int vt_cmd_tag(int argc, char **argv) {
   vt_cli_reader_for_model(&reader, m->meta.reader, &ro);
 
   rc = VT_EXIT_FAIL;
-  if (vt_cli_engine_plan(&eng, &topo, &plan) != 0) {
+  if (vt_cli_engine_plan(&run.eng, &run.topo, &run.plan) != 0) {
     rc = VT_EXIT_USAGE;
     goto done;
   }
@@ -139,8 +132,8 @@ int vt_cmd_tag(int argc, char **argv) {
   double t0 = vt_cli_now(), c0 = cpu_now();
   vt_cli_tag_totals tot;
   int werr = 0;
-  st = vt_cli_tag_run(&eng, &topo, &plan, m, &opts, &ro, argv + optind, argc - optind, of.fp,
-                      &vt_cli_stop, &tot, &ss, &werr, err, sizeof err);
+  st = vt_cli_tag_run(&run.eng, &run.topo, &run.plan, m, &opts, &ro, argv + optind, argc - optind,
+                      of.fp, &vt_cli_stop, &tot, &run.ss, &werr, err, sizeof err);
   int end = vt_cli_output_end(&st, werr, !of.tmp, out_path);
   if (end >= 0) {
     rc = end;
@@ -167,7 +160,7 @@ int vt_cmd_tag(int argc, char **argv) {
   }
   of_open = 0;
   double secs = vt_cli_now() - t0, cpu = cpu_now() - c0;
-  if (eng.stats) {
+  if (run.eng.stats) {
     double ns = (double)tot.sentences;
     fprintf(stderr,
             "{\"algo\": \"%s\", \"simd\": \"%s\", \"k\": %lld, \"beam\": %lld, "
@@ -178,21 +171,18 @@ int vt_cmd_tag(int argc, char **argv) {
             "\"unknown_feature_fraction\": %.4f, \"row_cache_hit_fraction\": %.4f, ",
             vt_algo_name(opts.algo), vt_simd_name(vt_simd_active()), dec.k, dec.beam, m->L,
             (long long)tot.sentences, (long long)tot.tokens, secs,
-            secs > ss.wall_seconds ? secs - ss.wall_seconds : 0.0, cpu,
-            ss.wall_seconds > 0 ? ns / ss.wall_seconds : 0.0, tot.tag.feature_seconds,
+            secs > run.ss.wall_seconds ? secs - run.ss.wall_seconds : 0.0, cpu,
+            run.ss.wall_seconds > 0 ? ns / run.ss.wall_seconds : 0.0, tot.tag.feature_seconds,
             tot.tag.decode_seconds, tot.tag.decode_seconds > 0 ? ns / tot.tag.decode_seconds : 0.0,
             tot.tag.lookups ? (double)tot.tag.unknown_features / (double)tot.tag.lookups : 0.0,
             tot.tokens ? (double)tot.tag.cache_hits / (double)tot.tokens : 0.0);
-    vt_cli_engine_stats_json(stderr, &eng, &plan, &ss);
+    vt_cli_engine_stats_json(stderr, &run.eng, &run.plan, &run.ss);
     fputs("}\n", stderr);
   }
   rc = VT_EXIT_OK;
 done:
   if (of_open) vt_outfile_abort(&of);
-  vt_cli_signals_restore();
-  free((void *)ss.workers);
-  vt_plan_free(&plan);
-  vt_topo_free(&topo);
+  vt_cli_batch_free(&run);
   vt_model_free(m);
   return rc;
 }

@@ -57,6 +57,22 @@ void vt_cli_engine_init(vt_cli_engine *e);
  * option, 0 when it is not one, -1 for a bad value (the message is printed). */
 int vt_cli_engine_opt(vt_cli_engine *e, int code, const char *arg);
 
+/* What a batch command holds while it runs on the engine: its options, the machine and plan
+ * they lead to, and the run's statistics. */
+typedef struct vt_cli_batch {
+  vt_cli_engine eng;
+  vt_topo topo;
+  vt_plan plan;
+  vt_sched_stats ss; /* its `workers` array is owned (freed by vt_cli_batch_free) */
+} vt_cli_batch;
+
+/* Engine defaults (vt_cli_engine_init), no plan, no statistics yet. */
+void vt_cli_batch_init(vt_cli_batch *b);
+
+/* Restores the signal handlers (vt_cli_signals_restore) and frees the plan, the topology and
+ * the per-worker statistics. Fine on a batch that never planned. */
+void vt_cli_batch_free(vt_cli_batch *b);
+
 /* Loads the topology (`e->topology` or this machine) and plans e->threads workers on it.
  * Prints the problem and returns nonzero on failure (*topo and *plan are then zeroed). */
 int vt_cli_engine_plan(const vt_cli_engine *e, vt_topo *topo, vt_plan *plan);

@@ -1,4 +1,5 @@
 /* engine/cli/engine_opts.c: the engine options of the batch commands, and their plan. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -64,4 +65,16 @@ int vt_cli_engine_plan(const vt_cli_engine *e, vt_topo *topo, vt_plan *plan) {
     return -1;
   }
   return 0;
+}
+
+void vt_cli_batch_init(vt_cli_batch *b) {
+  memset(b, 0, sizeof *b);
+  vt_cli_engine_init(&b->eng);
+}
+
+void vt_cli_batch_free(vt_cli_batch *b) {
+  vt_cli_signals_restore();
+  free((void *)b->ss.workers);
+  vt_plan_free(&b->plan);
+  vt_topo_free(&b->topo);
 }
