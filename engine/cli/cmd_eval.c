@@ -69,72 +69,65 @@ static int resolve(int32_t want, int32_t dflt_from_end, int32_t ncols) {
   return want;
 }
 
+/* Counts the sentences of one batch. */
+static vt_status eval_batch(void *ctx, const vt_sentbatch *b, char *err, size_t errlen) {
+  eval_run *ev = ctx;
+  vt_status st = VT_OK;
+  for (int32_t s = 0; s < b->n_sents && st == VT_OK; s++) {
+    const vt_sentence *se = &b->sents[s];
+    if (se->T == 0) continue;
+    int gc = resolve(ev->gold_col, 2, se->ncols), pc = resolve(ev->pred_col, 1, se->ncols);
+    if (gc < 0 || gc >= se->ncols || pc < 0 || pc >= se->ncols) {
+      snprintf(err, errlen,
+               "%s:%llu: %d column(s): no gold column %d and predicted "
+               "column %d",
+               se->file, (unsigned long long)vt_sentbatch_lineno(b, s, 0), se->ncols, gc, pc);
+      st = VT_EFORMAT;
+      break;
+    }
+    int all_right = 1, counted = 0;
+    for (int32_t t = 0; t < se->T && st == VT_OK; t++) {
+      size_t gl, pl, fl;
+      const char *first = vt_sentbatch_field(b, s, t, 0, &fl);
+      if (fl == 3 && memcmp(first, "-X-", 3) == 0) { /* conlleval's document boundary */
+        vt_conlleval_boundary(&ev->whole);
+        for (int l = 0; l < ev->n_layers; l++) vt_conlleval_boundary(&ev->layer[l]);
+        continue;
+      }
+      const char *g = vt_sentbatch_field(b, s, t, gc, &gl);
+      const char *p = vt_sentbatch_field(b, s, t, pc, &pl);
+      counted = 1;
+      all_right &= gl == pl && memcmp(g, p, gl) == 0;
+      st = vt_conlleval_token(&ev->whole, g, gl, p, pl);
+      if (!ev->split) continue;
+      const char *gp[MAX_LAYERS], *pp[MAX_LAYERS];
+      size_t gpl[MAX_LAYERS], ppl[MAX_LAYERS];
+      if (!ev->n_layers) {
+        ev->n_layers = split_label(g, gl, ev->split, ev->split_len, MAX_LAYERS, gp, gpl);
+        for (int l = 0; l < ev->n_layers; l++)
+          if (vt_conlleval_init(&ev->layer[l]) != VT_OK) st = VT_ENOMEM;
+      }
+      int ng = split_label(g, gl, ev->split, ev->split_len, ev->n_layers, gp, gpl);
+      int np = split_label(p, pl, ev->split, ev->split_len, ev->n_layers, pp, ppl);
+      for (int l = 0; l < ev->n_layers && st == VT_OK; l++)
+        st = vt_conlleval_token(&ev->layer[l], l < ng ? gp[l] : "", l < ng ? gpl[l] : 0,
+                                l < np ? pp[l] : "", l < np ? ppl[l] : 0);
+    }
+    vt_conlleval_boundary(&ev->whole);
+    for (int l = 0; l < ev->n_layers; l++) vt_conlleval_boundary(&ev->layer[l]);
+    ev->sentences += counted;
+    ev->exact += counted && all_right;
+  }
+  return st;
+}
+
 /* Adds one file; returns a CLI exit status. */
 static int eval_file(eval_run *ev, const char *path, const vt_conll_opts *ro) {
   char err[512];
-  vt_conll *r = NULL;
-  vt_sentbatch b;
-  memset(&b, 0, sizeof b);
-  int rc = VT_EXIT_OK;
-  vt_status st = vt_conll_open(&r, path, ro, err, sizeof err);
-  while (st == VT_OK) {
-    int32_t n;
-    vt_sentbatch_clear(&b);
-    st = vt_conll_read(r, &b, 1024, 8u << 20, &n, err, sizeof err);
-    if (st != VT_OK || n == 0) break;
-    for (int32_t s = 0; s < b.n_sents && st == VT_OK; s++) {
-      const vt_sentence *se = &b.sents[s];
-      if (se->T == 0) continue;
-      int gc = resolve(ev->gold_col, 2, se->ncols), pc = resolve(ev->pred_col, 1, se->ncols);
-      if (gc < 0 || gc >= se->ncols || pc < 0 || pc >= se->ncols) {
-        snprintf(err, sizeof err,
-                 "%s:%llu: %d column(s): no gold column %d and predicted "
-                 "column %d",
-                 se->file, (unsigned long long)vt_sentbatch_lineno(&b, s, 0), se->ncols, gc, pc);
-        st = VT_EFORMAT;
-        break;
-      }
-      int all_right = 1, counted = 0;
-      for (int32_t t = 0; t < se->T && st == VT_OK; t++) {
-        size_t gl, pl, fl;
-        const char *first = vt_sentbatch_field(&b, s, t, 0, &fl);
-        if (fl == 3 && memcmp(first, "-X-", 3) == 0) { /* conlleval's document boundary */
-          vt_conlleval_boundary(&ev->whole);
-          for (int l = 0; l < ev->n_layers; l++) vt_conlleval_boundary(&ev->layer[l]);
-          continue;
-        }
-        const char *g = vt_sentbatch_field(&b, s, t, gc, &gl);
-        const char *p = vt_sentbatch_field(&b, s, t, pc, &pl);
-        counted = 1;
-        all_right &= gl == pl && memcmp(g, p, gl) == 0;
-        st = vt_conlleval_token(&ev->whole, g, gl, p, pl);
-        if (!ev->split) continue;
-        const char *gp[MAX_LAYERS], *pp[MAX_LAYERS];
-        size_t gpl[MAX_LAYERS], ppl[MAX_LAYERS];
-        if (!ev->n_layers) {
-          ev->n_layers = split_label(g, gl, ev->split, ev->split_len, MAX_LAYERS, gp, gpl);
-          for (int l = 0; l < ev->n_layers; l++)
-            if (vt_conlleval_init(&ev->layer[l]) != VT_OK) st = VT_ENOMEM;
-        }
-        int ng = split_label(g, gl, ev->split, ev->split_len, ev->n_layers, gp, gpl);
-        int np = split_label(p, pl, ev->split, ev->split_len, ev->n_layers, pp, ppl);
-        for (int l = 0; l < ev->n_layers && st == VT_OK; l++)
-          st = vt_conlleval_token(&ev->layer[l], l < ng ? gp[l] : "", l < ng ? gpl[l] : 0,
-                                  l < np ? pp[l] : "", l < np ? ppl[l] : 0);
-      }
-      vt_conlleval_boundary(&ev->whole);
-      for (int l = 0; l < ev->n_layers; l++) vt_conlleval_boundary(&ev->layer[l]);
-      ev->sentences += counted;
-      ev->exact += counted && all_right;
-    }
-  }
-  if (st != VT_OK) {
-    vt_cli_error("%s", st == VT_ENOMEM ? "eval: out of memory" : err);
-    rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
-  }
-  vt_conll_close(r);
-  vt_sentbatch_free(&b);
-  return rc;
+  vt_status st = vt_cli_corpus_each(path, ro, eval_batch, ev, err, sizeof err);
+  if (st == VT_OK) return VT_EXIT_OK;
+  vt_cli_error("%s", st == VT_ENOMEM ? "eval: out of memory" : err);
+  return st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
 }
 
 static void report(const char *what, vt_conlleval *ev, int chunk) {

@@ -46,46 +46,47 @@ static int buf_add(grow_buf *g, const void *src, size_t n) {
   return 0;
 }
 
+typedef struct lattice_ctx {
+  const vt_model *m;
+  vt_arena *arena;
+  grow_buf *E, *N;
+} lattice_ctx;
+
+/* Appends the lattices of the sentences of one batch. */
+static vt_status add_batch(void *ctx, const vt_sentbatch *b, char *err, size_t errlen) {
+  lattice_ctx *x = ctx;
+  const vt_model *m = x->m;
+  vt_status st = VT_OK;
+  for (int32_t s = 0; s < b->n_sents && st == VT_OK; s++) {
+    const int32_t T = b->sents[s].T;
+    if (T == 0) continue;
+    if ((st = vt_tagger_check(m, b, s, err, errlen)) != VT_OK) break;
+    vt_arena_reset(x->arena);
+    vt_tokens tk;
+    vt_sentbatch_tokens(b, s, &tk);
+    double *e = VT_ARENA_NEW(x->arena, double, (size_t)T * m->L);
+    float *f = VT_ARENA_NEW(x->arena, float, (size_t)T * m->L);
+    st = e && f ? vt_tagger_emissions(m, &tk, x->arena, e, NULL, NULL, NULL) : VT_ENOMEM;
+    if (st != VT_OK) break;
+    for (size_t i = 0; i < (size_t)T * m->L; i++) f[i] = (float)e[i];
+    int64_t len = T;
+    if (buf_add(x->E, f, (size_t)T * m->L * sizeof *f) || buf_add(x->N, &len, sizeof len)) {
+      st = VT_ENOMEM;
+      snprintf(err, errlen, "out of memory");
+    }
+  }
+  return st;
+}
+
 /* Adds the lattices of every sentence of `path`; returns a CLI exit status. */
 static int add_file(const vt_model *m, const char *path, const vt_conll_opts *ro, vt_arena *arena,
                     grow_buf *E, grow_buf *N) {
   char err[512];
-  vt_conll *r = NULL;
-  vt_sentbatch b;
-  memset(&b, 0, sizeof b);
-  int rc = VT_EXIT_OK;
-  vt_status st = vt_conll_open(&r, path, ro, err, sizeof err);
-  while (st == VT_OK) {
-    int32_t n;
-    vt_sentbatch_clear(&b);
-    st = vt_conll_read(r, &b, 1024, 8u << 20, &n, err, sizeof err);
-    if (st != VT_OK || n == 0) break;
-    for (int32_t s = 0; s < b.n_sents && st == VT_OK; s++) {
-      const int32_t T = b.sents[s].T;
-      if (T == 0) continue;
-      if ((st = vt_tagger_check(m, &b, s, err, sizeof err)) != VT_OK) break;
-      vt_arena_reset(arena);
-      vt_tokens tk;
-      vt_sentbatch_tokens(&b, s, &tk);
-      double *e = VT_ARENA_NEW(arena, double, (size_t)T * m->L);
-      float *f = VT_ARENA_NEW(arena, float, (size_t)T * m->L);
-      st = e && f ? vt_tagger_emissions(m, &tk, arena, e, NULL, NULL, NULL) : VT_ENOMEM;
-      if (st != VT_OK) break;
-      for (size_t i = 0; i < (size_t)T * m->L; i++) f[i] = (float)e[i];
-      int64_t len = T;
-      if (buf_add(E, f, (size_t)T * m->L * sizeof *f) || buf_add(N, &len, sizeof len)) {
-        st = VT_ENOMEM;
-        snprintf(err, sizeof err, "out of memory");
-      }
-    }
-  }
-  if (st != VT_OK) {
-    vt_cli_error("%s", st == VT_ENOMEM ? "lattice: out of memory" : err);
-    rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
-  }
-  vt_conll_close(r);
-  vt_sentbatch_free(&b);
-  return rc;
+  lattice_ctx x = {m, arena, E, N};
+  vt_status st = vt_cli_corpus_each(path, ro, add_batch, &x, err, sizeof err);
+  if (st == VT_OK) return VT_EXIT_OK;
+  vt_cli_error("%s", st == VT_ENOMEM ? "lattice: out of memory" : err);
+  return st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
 }
 
 int vt_cmd_lattice(int argc, char **argv) {

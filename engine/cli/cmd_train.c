@@ -91,33 +91,24 @@ static char *slurp(const char *path, size_t *len) {
   return buf;
 }
 
+typedef struct compile_ctx {
+  vt_trainset *d;
+  vt_tcorpus *c;
+} compile_ctx;
+
+static vt_status compile_batch(void *ctx, const vt_sentbatch *b, char *err, size_t errlen) {
+  compile_ctx *x = ctx;
+  return vt_trainset_compile(x->d, x->c, b, err, errlen);
+}
+
 /* Reads and compiles every sentence of `path`; returns a CLI exit status. */
 static int compile_file(const char *path, const vt_conll_opts *ro, vt_trainset *d, vt_tcorpus *c) {
   char err[512];
-  vt_conll *r = NULL;
-  vt_sentbatch b;
-  memset(&b, 0, sizeof b);
-  int rc = VT_EXIT_FAIL;
-  vt_status st = vt_conll_open(&r, path, ro, err, sizeof err);
-  if (st != VT_OK) goto fail;
-  for (;;) {
-    int32_t n;
-    vt_sentbatch_clear(&b);
-    st = vt_conll_read(r, &b, 1024, 8u << 20, &n, err, sizeof err);
-    if (st != VT_OK) goto fail;
-    if (n == 0) break;
-    st = vt_trainset_compile(d, c, &b, err, sizeof err);
-    if (st != VT_OK) goto fail;
-  }
-  rc = VT_EXIT_OK;
-  goto done;
-fail:
+  compile_ctx x = {d, c};
+  vt_status st = vt_cli_corpus_each(path, ro, compile_batch, &x, err, sizeof err);
+  if (st == VT_OK) return VT_EXIT_OK;
   vt_cli_error("%s", err);
-  rc = st == VT_EFORMAT ? VT_EXIT_USAGE : VT_EXIT_FAIL;
-done:
-  vt_conll_close(r);
-  vt_sentbatch_free(&b);
-  return rc;
+  return st == VT_EFORMAT ? VT_EXIT_USAGE : VT_EXIT_FAIL;
 }
 
 int vt_cmd_train(int argc, char **argv) {

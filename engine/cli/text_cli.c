@@ -87,3 +87,21 @@ void vt_cli_reader_for_model(const vt_cli_reader *r, uint32_t packed, vt_conll_o
   if (r->set & 4) o->conllu = 1;
   o->max_tokens = r->given.max_tokens;
 }
+
+vt_status vt_cli_corpus_each(const char *path, const vt_conll_opts *ro, vt_cli_corpus_fn fn,
+                             void *ctx, char *err, size_t errlen) {
+  vt_conll *r = NULL;
+  vt_sentbatch b;
+  memset(&b, 0, sizeof b);
+  vt_status st = vt_conll_open(&r, path, ro, err, errlen);
+  while (st == VT_OK) {
+    int32_t n;
+    vt_sentbatch_clear(&b);
+    st = vt_conll_read(r, &b, 1024, 8u << 20, &n, err, errlen);
+    if (st != VT_OK || n == 0) break;
+    st = fn(ctx, &b, err, errlen);
+  }
+  vt_conll_close(r);
+  vt_sentbatch_free(&b);
+  return st;
+}

@@ -64,6 +64,15 @@ int vt_cli_reader_opt(vt_cli_reader *r, int c, const char *arg);
  * given, and the given --max-tokens. */
 void vt_cli_reader_for_model(const vt_cli_reader *r, uint32_t packed, vt_conll_opts *o);
 
+/* Called with each batch of sentences a corpus file yields; returns VT_OK to go on, or a failure
+ * with one line in `err` (errlen bytes) to stop. */
+typedef vt_status (*vt_cli_corpus_fn)(void *ctx, const vt_sentbatch *b, char *err, size_t errlen);
+
+/* Reads `path` with `ro` in batches of up to 1,024 sentences (8 MB of text) and hands each to
+ * `fn` in order. Returns VT_OK, or the reader's or fn's first failure with its one line in err. */
+vt_status vt_cli_corpus_each(const char *path, const vt_conll_opts *ro, vt_cli_corpus_fn fn,
+                             void *ctx, char *err, size_t errlen);
+
 int vt_cmd_train(int argc, char **argv);
 int vt_cmd_tag(int argc, char **argv);
 int vt_cmd_lattice(int argc, char **argv);
