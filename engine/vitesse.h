@@ -170,15 +170,24 @@ typedef enum vt_heuristic {
   VT_HEUR_M9 = 9
 } vt_heuristic;
 
+/* How k-best iterative Viterbi A* treats a degenerate node on a path of its Viterbi A* search.
+ * Split: the search replaces it by the column's inactive labels and goes on, so one search
+ * returns the k best paths (on a sentence where it runs past a budget of work proportional to
+ * k T, typically huge scores with many near-ties, it falls back to expand). Expand: Huang et al.'s Algorithm 4 as published:
+ * k'-best Viterbi A* over lattice paths; columns its paths leave through a degenerate node
+ * are expanded and the staggered passes go on. Both are exact. */
+typedef enum vt_refine { VT_REFINE_SPLIT = 0, VT_REFINE_EXPAND = 1 } vt_refine;
+
 typedef struct vt_decode_opts {
   vt_algo algo;           /* which decoder */
   int32_t k;              /* paths wanted per sentence, >= 1; 1-best decoders require 1 */
   int32_t beam;           /* beam width for VT_ALGO_BEAM, >= 1 */
   vt_heuristic heuristic; /* for VT_ALGO_ASTAR (default naive) */
-  int32_t kprime;         /* k' of iterative Viterbi A*; 0 = 2k */
+  int32_t kprime;         /* k' of iterative Viterbi A* when expanding; 0 = 2k */
+  vt_refine refine;       /* for VT_ALGO_ITER_VITERBI_ASTAR (default split) */
 } vt_decode_opts;
 
-/* Fills `opts` with the defaults: viterbi, k = 1, beam = 1, naive heuristic, k' = 2k. */
+/* Fills `opts` with the defaults: viterbi, k = 1, beam = 1, naive heuristic, k' = 2k, split. */
 void vt_decode_opts_init(vt_decode_opts *opts);
 
 /* Counters a decoder adds to (never resets); see each field. */
@@ -191,6 +200,7 @@ typedef struct vt_decode_stats {
   int64_t nodes;         /* nodes of the final lattices (active labels, for pruned_fraction) */
   int64_t pruned;        /* of those, pruned for good */
   int64_t pops;          /* agenda pops of the A* decoders */
+  int64_t fallbacks;     /* sentences where iter-viterbi-astar's split search gave up */
 } vt_decode_stats;
 
 /* Decodes one sentence.

@@ -39,7 +39,8 @@ for level in avx2 avx512; do
     grep -q 'not supported'; then :; else simds="$simds $level"; fi
 done
 
-for algo in "viterbi" "kbest-viterbi -k 3" "beam --beam 4 -k 2" "staggered"; do
+for algo in "viterbi" "kbest-viterbi -k 3" "beam --beam 4 -k 2" "staggered" \
+  "iter-viterbi-astar -k 3"; do
   # shellcheck disable=SC2086
   if ! "$VITESSE" decode $DATA --algo $algo --threads 1 --quiet >"$base/ref" 2>"$base/err"; then
     grep -q 'not implemented' "$base/err" && continue

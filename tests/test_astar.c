@@ -1,10 +1,12 @@
 /* tests/test_astar.c: the A* family against kbest-viterbi on >= 20,000 random sentences of the
  * shapes of test_shapes.h (peaked, flat, noise, ties, BIO -inf constraints, adversarial
  * magnitudes; rankings right, random or worst-first), T from 1 to 200, L up to 945, k in
- * {1, 5, 20}: viterbi-astar and iter-viterbi-astar (k' = 2k, k and 3k) must return exactly the
- * score list of kbest-viterbi (as many paths, the same scores in the same order), as distinct
- * paths; astar (every heuristic) and iter-astar too where their search stays small. Then every
- * algorithm must give byte-identical output at every SIMD level this CPU runs.
+ * {1, 5, 20}: viterbi-astar and iter-viterbi-astar (split, and expand with k' = 2k, k and 3k)
+ * must return exactly the score list of kbest-viterbi (as many paths, the same scores in the
+ * same order), as distinct paths; astar (every heuristic) and iter-astar too where their search
+ * stays small. The split search's fallback to expansion must have been taken at least once
+ * (huge near-tied scores). Then every algorithm must give byte-identical output at every SIMD
+ * level this CPU runs.
  * VT_TEST_SCALE (default 1) scales the sentence counts, for the slower sanitizer build. */
 #include <string.h>
 
@@ -15,6 +17,7 @@
 #define KMAX 20
 
 static long long checks;
+static vt_decode_stats g_stats; /* summed over every decode of check_list */
 
 /* Decodes with `o` and checks the result against the reference score list ref[0, nref). */
 static void check_list(vt_trans *tr, vt_arena *ar, const vt_decode_opts *o, const double *E,
@@ -22,11 +25,11 @@ static void check_list(vt_trans *tr, vt_arena *ar, const vt_decode_opts *o, cons
   static int32_t lab[KMAX * 200];
   double sc[KMAX];
   int32_t n = -1;
-  vt_status st = vt_decode(tr, o, ar, E, T, lab, sc, &n, NULL);
+  vt_status st = vt_decode(tr, o, ar, E, T, lab, sc, &n, &g_stats);
   vt_arena_reset(ar);
   char c[256];
-  snprintf(c, sizeof c, "%s algo=%s k=%d k'=%d heur=%d", ctx, vt_algo_name(o->algo), o->k,
-           o->kprime, (int)o->heuristic);
+  snprintf(c, sizeof c, "%s algo=%s k=%d refine=%d k'=%d heur=%d", ctx, vt_algo_name(o->algo),
+           o->k, (int)o->refine, o->kprime, (int)o->heuristic);
   EXPECT_EQ_INT(st, VT_OK, c);
   const int want = nref < o->k ? nref : o->k;
   EXPECT_EQ_INT(n, want, c);
@@ -44,12 +47,13 @@ static void check_list(vt_trans *tr, vt_arena *ar, const vt_decode_opts *o, cons
  * astar only for L <= 65 (its search is large on flat lattices). */
 static size_t run_all(vt_trans *tr, vt_arena *ar, const double *E, int T, unsigned char *buf) {
   static const vt_algo algos[] = {VT_ALGO_ASTAR, VT_ALGO_ITER_ASTAR, VT_ALGO_VITERBI_ASTAR,
-                                  VT_ALGO_ITER_VITERBI_ASTAR};
+                                  VT_ALGO_ITER_VITERBI_ASTAR, VT_ALGO_ITER_VITERBI_ASTAR};
   size_t used = 0;
   for (size_t a = vt_trans_labels(tr) <= 65 ? 0 : 1; a < sizeof algos / sizeof algos[0]; a++) {
     vt_decode_opts o;
     vt_decode_opts_init(&o);
     o.algo = algos[a];
+    o.refine = a == 4 ? VT_REFINE_EXPAND : VT_REFINE_SPLIT;
     o.k = algos[a] == VT_ALGO_ITER_ASTAR ? 1 : 5;
     o.heuristic = VT_HEUR_M3;
     int32_t lab[5 * 40], n = 0;
@@ -137,8 +141,10 @@ int main(void) {
         check_list(tr, ar, &o, E, T, ref, nref, ctx);
         o.algo = VT_ALGO_ITER_VITERBI_ASTAR;
         check_list(tr, ar, &o, E, T, ref, nref, ctx);
-        o.kprime = i % 2 ? o.k : 3 * o.k;
+        o.refine = VT_REFINE_EXPAND;
+        o.kprime = i % 3 == 0 ? 0 : i % 3 == 1 ? o.k : 3 * o.k;
         check_list(tr, ar, &o, E, T, ref, nref, ctx);
+        o.refine = VT_REFINE_SPLIT;
         o.kprime = 0;
         if ((double)o.k * T * L * L <= 5e4) {
           o.algo = VT_ALGO_ASTAR;
@@ -163,8 +169,9 @@ int main(void) {
   printf("test_astar: %lld sentences (", sentences);
   for (int s = 0; s < SH_COUNT; s++)
     printf("%s%s %lld", s ? ", " : "", shape_name[s], per_shape[s]);
-  printf("), %lld with no finite path, %lld with fewer than %d paths\n", infeasible, short_lists,
-         KMAX);
+  printf("), %lld with no finite path, %lld with fewer than %d paths, %lld split fallbacks\n",
+         infeasible, short_lists, KMAX, (long long)g_stats.fallbacks);
+  EXPECT(g_stats.fallbacks > 0, "the split search never fell back: that path is untested");
   EXPECT(scale < 1.0 || sentences >= 20000, "only %lld sentences", sentences);
   return test_finish("test_astar", checks);
 }

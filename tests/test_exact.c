@@ -14,6 +14,7 @@
 
 static long long checks;
 static vt_heuristic g_heuristic = VT_HEUR_NAIVE; /* for the A* decoder */
+static vt_refine g_refine = VT_REFINE_SPLIT;          /* for iter-viterbi-astar */
 
 /* The score of a path, left to right, written independently of the library. */
 static double bf_score(const double *A, const double *S, const double *F, const double *E,
@@ -57,11 +58,12 @@ static void check_decoder(const char *ctx, vt_trans *tr, vt_arena *ar, const dou
   o.k = k;
   o.beam = beam;
   o.heuristic = g_heuristic;
+  o.refine = g_refine;
   vt_status st = vt_decode(tr, &o, ar, E, T, labels, scores, &n, NULL);
   vt_arena_reset(ar);
   char c[256];
-  snprintf(c, sizeof c, "%s algo=%s k=%d beam=%d heur=%d L=%d T=%d", ctx, vt_algo_name(algo), k,
-           beam, (int)g_heuristic, L, T);
+  snprintf(c, sizeof c, "%s algo=%s k=%d beam=%d heur=%d refine=%d L=%d T=%d", ctx,
+           vt_algo_name(algo), k, beam, (int)g_heuristic, (int)g_refine, L, T);
   EXPECT_EQ_INT(st, VT_OK, c);
   checks++;
   if (st != VT_OK) return;
@@ -142,11 +144,14 @@ int main(void) {
               check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, algo, 3, 2, ref, 0);
               continue;
             }
-            int heur_n = algo == VT_ALGO_ASTAR ? 5 : 1;
+            /* astar under every heuristic, iter-viterbi-astar in both refine modes. */
+            int heur_n = algo == VT_ALGO_ASTAR ? 5 : algo == VT_ALGO_ITER_VITERBI_ASTAR ? 2 : 1;
             static const vt_heuristic heurs[] = {VT_HEUR_NAIVE, VT_HEUR_M0, VT_HEUR_M3,
                                                  VT_HEUR_M6, VT_HEUR_M9};
             for (int h = 0; h < heur_n; h++) {
-              g_heuristic = heurs[h];
+              g_heuristic = algo == VT_ALGO_ASTAR ? heurs[h] : VT_HEUR_NAIVE;
+              g_refine = algo == VT_ALGO_ITER_VITERBI_ASTAR && h ? VT_REFINE_EXPAND
+                                                                  : VT_REFINE_SPLIT;
               /* The SIMD Viterbi must reproduce the reference's path, ties included. */
               int same_path = algo == VT_ALGO_VITERBI;
               if (!vt_algo_kbest(algo)) {
@@ -158,6 +163,7 @@ int main(void) {
                 check_decoder(ctx, tr, ar, A, S, F, E, L, T, bf, nbf, algo, ks[i], 1, ref, 0);
             }
             g_heuristic = VT_HEUR_NAIVE;
+            g_refine = VT_REFINE_SPLIT;
           }
           vt_trans_destroy(tr);
         }

@@ -111,8 +111,9 @@ kbest)
     out/k || fail "ranks or scores out of order: $(cat out/k)"
   [ "$(sed -n 2p out/k | awk '{print NF}')" -eq 4 ] || fail "token line: $(sed -n 2p out/k)"
   # Every k-best decoder of `vitesse decode` tags with its own options, to the same 3 best.
-  for d in "kbest-viterbi" "viterbi-astar" "iter-viterbi-astar --kprime 4" \
-    "astar --heuristic m0" "astar --heuristic naive"; do
+  for d in "kbest-viterbi" "viterbi-astar" "iter-viterbi-astar" \
+    "iter-viterbi-astar --refine expand --kprime 4" "astar --heuristic m0" \
+    "astar --heuristic naive"; do
     # shellcheck disable=SC2086
     "$VITESSE" tag -m model.bin -k 3 --algo $d two.txt -o out/d 2>stderr || fail "tag --algo $d"
     cmp -s out/k out/d || fail "--algo $d: other 3 best: $(cat out/d)"
@@ -121,6 +122,11 @@ kbest)
     fail "-k 3 with a 1-best decoder accepted"
   fi
   grep -q "returns one path" stderr || fail "-k with staggered: $(cat stderr)"
+  "$VITESSE" tag -m model.bin -k 3 --algo iter-viterbi-astar --refine sideways two.txt \
+    >/dev/null 2>stderr
+  rc=$?
+  [ "$rc" -eq 2 ] || fail "--refine sideways: exit status $rc, expected 2"
+  grep -q "refine: expected split|expand" stderr || fail "--refine sideways: $(cat stderr)"
   ;;
 eval_conlleval)
   # The hand-worked IOB2 example of test_conlleval, through the CLI.

@@ -32,7 +32,7 @@ static void decode_usage(FILE *f) {
       "  astar           exact k-best A* (--heuristic naive|m0|m3|m6|m9)\n"
       "  iter-astar      exact 1-best iterative A*\n"
       "  viterbi-astar   exact k-best Viterbi A* (Huang et al. 2012, Algorithm 3)\n"
-      "  iter-viterbi-astar  exact k-best iterative Viterbi A* (Algorithm 4; --kprime, default 2k)\n"
+      "  iter-viterbi-astar  exact k-best iterative Viterbi A* (Algorithm 4; --refine)\n"
       "  beam            APPROXIMATE: beam of B states (--beam, default 1 = greedy); with -k,\n"
       "                  the k best of the final beam. The only decoder that may miss the optimum.\n"
       "options:\n"
@@ -179,14 +179,14 @@ int vt_cmd_decode(int argc, char **argv) {
             "\"beam\": %lld, \"sentences\": %lld, \"tokens\": %lld, \"labels\": %d, "
             "\"cells\": %lld, \"decode_seconds\": %.6f, \"sentences_per_second\": %.1f, "
             "\"iterations_mean\": %.3f, \"active_labels_mean\": %.3f, "
-            "\"pruned_fraction\": %.4f, \"pops_mean\": %.1f, ",
+            "\"pruned_fraction\": %.4f, \"pops_mean\": %.1f, \"fallbacks\": %lld, ",
             dec.algo, vt_simd_name(vt_simd_active()), dec.k, dec.beam,
             (long long)rs.decode.sentences, (long long)rs.decode.tokens, lf.L,
             (long long)rs.decode.cells, rs.decode_seconds, sps,
             nsent ? (double)rs.decode.iterations / nsent : 0.0,
             rs.decode.tokens ? (double)rs.decode.active_labels / (double)rs.decode.tokens : 0.0,
             rs.decode.nodes ? (double)rs.decode.pruned / (double)rs.decode.nodes : 0.0,
-            nsent ? (double)rs.decode.pops / nsent : 0.0);
+            nsent ? (double)rs.decode.pops / nsent : 0.0, (long long)rs.decode.fallbacks);
     vt_cli_engine_stats_json(stderr, &run.eng, &run.plan, &run.ss);
     fputs("}\n", stderr);
   }

@@ -1,5 +1,5 @@
 /* engine/cli/decoder_cli.h: the decoder options every decoding command shares (`decode`, `tag`):
- * --algo, -k, --beam, --heuristic, --kprime, their parsing, checks and --help lines.
+ * --algo, -k, --beam, --heuristic, --refine, --kprime, their parsing, checks and --help lines.
  *
  * A command splices VT_CLI_DECODER_LONGOPTS into its getopt_long table and "k:" into its short
  * options, passes every option code to vt_cli_decoder_opt, prints vt_cli_decoder_usage in its
@@ -15,26 +15,29 @@ typedef struct vt_cli_decoder {
   const char *algo; /* --algo as given; NULL when absent */
   long long k, beam, kprime;
   vt_heuristic heuristic;
+  vt_refine refine;
 } vt_cli_decoder;
 
 enum {
   VT_CLI_OPT_ALGO = 1200, /* above the engine options of engine_cli.h */
   VT_CLI_OPT_BEAM,
   VT_CLI_OPT_HEURISTIC,
-  VT_CLI_OPT_KPRIME
+  VT_CLI_OPT_KPRIME,
+  VT_CLI_OPT_REFINE
 };
 
 #define VT_CLI_DECODER_LONGOPTS                                                                    \
   {"algo", required_argument, 0, VT_CLI_OPT_ALGO},                                                 \
       {"beam", required_argument, 0, VT_CLI_OPT_BEAM},                                             \
-      {"heuristic", required_argument, 0, VT_CLI_OPT_HEURISTIC}, {                                 \
-    "kprime", required_argument, 0, VT_CLI_OPT_KPRIME                                              \
+      {"heuristic", required_argument, 0, VT_CLI_OPT_HEURISTIC},                                   \
+      {"kprime", required_argument, 0, VT_CLI_OPT_KPRIME}, {                                       \
+    "refine", required_argument, 0, VT_CLI_OPT_REFINE                                              \
   }
 
-/* The --help lines of -k, --beam, --heuristic and --kprime. */
+/* The --help lines of -k, --beam, --heuristic, --refine and --kprime. */
 extern const char vt_cli_decoder_usage[];
 
-/* Sets the defaults: no --algo, k 1, beam 1, kprime 0 (2k), naive heuristic. */
+/* Sets the defaults: no --algo, k 1, beam 1, kprime 0 (2k), naive heuristic, split. */
 void vt_cli_decoder_init(vt_cli_decoder *d);
 
 /* Handles option `code` ('k' or a VT_CLI_OPT_* decoder code) with argument `arg`. Returns 1

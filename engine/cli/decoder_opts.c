@@ -9,7 +9,10 @@ const char vt_cli_decoder_usage[] =
     "                  iter-viterbi-astar, beam)\n"
     "  --beam B        beam width of --algo beam (default 1)\n"
     "  --heuristic H   A* heuristic: naive (default), m0, m3, m6, m9\n"
-    "  --kprime K      k' of iter-viterbi-astar (default 2k)\n";
+    "  --refine R      iter-viterbi-astar: split (default; degenerate nodes are split inside\n"
+    "                  one Viterbi A* search) or expand (Algorithm 4 as published: expand\n"
+    "                  their columns and iterate)\n"
+    "  --kprime K      k' of iter-viterbi-astar --refine expand (default 2k)\n";
 
 /* Parses "naive", "m0", "m3", "m6" or "m9"; 0 on success. */
 static int parse_heuristic(const char *s, vt_heuristic *out) {
@@ -34,6 +37,7 @@ void vt_cli_decoder_init(vt_cli_decoder *d) {
   d->k = 1;
   d->beam = 1;
   d->heuristic = VT_HEUR_NAIVE;
+  d->refine = VT_REFINE_SPLIT;
 }
 
 int vt_cli_decoder_opt(vt_cli_decoder *d, int code, const char *arg) {
@@ -57,6 +61,13 @@ int vt_cli_decoder_opt(vt_cli_decoder *d, int code, const char *arg) {
       return -1;
     }
     return 1;
+  case VT_CLI_OPT_REFINE:
+    if (!strcmp(arg, "split") || !strcmp(arg, "expand")) {
+      d->refine = arg[0] == 's' ? VT_REFINE_SPLIT : VT_REFINE_EXPAND;
+      return 1;
+    }
+    vt_cli_error("--refine: expected split|expand, got '%s'", arg);
+    return -1;
   case VT_CLI_OPT_KPRIME:
     if (vt_cli_parse_int(arg, 1, 10000000, &d->kprime)) {
       vt_cli_error("--kprime: expected a positive integer, got '%s'", arg);
@@ -94,5 +105,6 @@ int vt_cli_decoder_resolve(const vt_cli_decoder *d, vt_algo fallback, vt_decode_
   opts->beam = (int32_t)d->beam;
   opts->heuristic = d->heuristic;
   opts->kprime = (int32_t)d->kprime;
+  opts->refine = d->refine;
   return 0;
 }

@@ -204,6 +204,7 @@ vt_status vt_cli_decode_run(const vt_cli_engine *eng, const vt_topo *topo, const
     stats->decode.nodes += d->nodes;
     stats->decode.pruned += d->pruned;
     stats->decode.pops += d->pops;
+    stats->decode.fallbacks += d->fallbacks;
   }
   stats->decode_seconds = rs.wall_seconds;
   stats->sentences_done = rs.items_written;

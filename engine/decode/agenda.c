@@ -115,5 +115,5 @@ void vt_topk_push(double *h, int32_t *n, int32_t k, double v) {
 
 void vt_agenda_record(vt_agenda *q, double value) {
   vt_topk_push(q->rec, &q->n_rec, q->k, value);
-  if (q->n_rec == q->k) q->floor = q->rec[0];
+  if (q->n_rec == q->k && q->rec[0] > q->floor) q->floor = q->rec[0];
 }

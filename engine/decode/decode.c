@@ -55,6 +55,7 @@ void vt_decode_opts_init(vt_decode_opts *opts) {
   opts->beam = 1;
   opts->heuristic = VT_HEUR_NAIVE;
   opts->kprime = 0;
+  opts->refine = VT_REFINE_SPLIT;
 }
 
 vt_status vt_decode(const vt_trans *trans, const vt_decode_opts *opts, vt_arena *arena,
@@ -63,7 +64,8 @@ vt_status vt_decode(const vt_trans *trans, const vt_decode_opts *opts, vt_arena 
   vt_decode_stats local = {0};
   if (!stats) stats = &local;
   *n_paths = 0;
-  if (!algo_known(opts->algo) || opts->k < 1 || opts->beam < 1 || T < 0 || opts->kprime < 0)
+  if (!algo_known(opts->algo) || opts->k < 1 || opts->beam < 1 || T < 0 || opts->kprime < 0 ||
+      (opts->refine != VT_REFINE_SPLIT && opts->refine != VT_REFINE_EXPAND))
     return VT_EINVAL;
   if (!algo_valid(opts->algo)) return VT_EUNSUPPORTED;
   if (opts->k > 1 && !algos[opts->algo].kbest) return VT_EINVAL;

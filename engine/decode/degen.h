@@ -39,6 +39,8 @@ typedef struct vt_degen_ops {
   void (*row_step)(double *row, double p, const double *A, const double *E, int32_t n);
   void (*row_join)(double *row, const double *P, const double *E, const double *into,
                    double tau, int32_t n);
+  void (*row_join_c)(double *row, double p, const double *E, const double *into, double tau,
+                     int32_t n);
 } vt_degen_ops;
 
 struct vt_degen {
@@ -89,7 +91,7 @@ double vt_degen_backward(vt_degen *s);
  * vt_degen_scan writes to idx the indices j of x[0, n) with x[j] > thr, ascending, and returns
  * their count; vt_degen_row_step sets row[j] = (p + A[j]) + E[j] (one left-to-right step);
  * vt_degen_row_join sets row[j] = (P[j] + E[j]) + (into[j] + tau) (prefix, then a suffix
- * summed right to left). */
+ * summed right to left); vt_degen_row_join_c is row_join with P[j] = p for every j. */
 static inline int32_t vt_degen_scan(const vt_degen *s, const double *x, int32_t n, double thr,
                                     int32_t *idx) {
   return s->ops->scan_above(x, n, thr, idx);
@@ -102,6 +104,10 @@ static inline void vt_degen_row_join(const vt_degen *s, double *row, const doubl
                                      const double *E, const double *into, double tau,
                                      int32_t n) {
   s->ops->row_join(row, P, E, into, tau, n);
+}
+static inline void vt_degen_row_join_c(const vt_degen *s, double *row, double p, const double *E,
+                                       const double *into, double tau, int32_t n) {
+  s->ops->row_join_c(row, p, E, into, tau, n);
 }
 
 /* Naive suffix bound (Huang et al. eq. 9, plus the end score): fills Q and Qd. */
