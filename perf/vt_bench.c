@@ -6,7 +6,8 @@
  * A DATASET is a directory holding E.npy N.npy A.npy [S.npy F.npy R.npy] (the real lattices in
  * ../shared/lattices/), or `synth:L:N` for N seeded synthetic sentences over L labels (mean
  * length 23). Every implemented algorithm (or the --algos list) runs single-threaded, `viterbi`
- * at every SIMD level the CPU has; k-best algorithms run at k = 1 and k = K (default 5). Each
+ * at every SIMD level the CPU has; k-best algorithms run at k = 1 and k = K (default 5), and
+ * iter-viterbi-astar at k = K also with --refine expand (row "iter-viterbi-astar/expand"). Each
  * configuration decodes for at most S seconds (default 1) per round; rounds interleave the
  * configurations so that machine noise hits them alike, and the median round is reported with
  * its ratios to viterbi-scalar and to the best SIMD viterbi of the same round. One CSV row per
@@ -229,7 +230,9 @@ int main(int argc, char **argv) {
     for (int al = 0; al < VT_ALGO_COUNT_; al++) {
       vt_algo algo = (vt_algo)al;
       if (!vt_algo_available(algo) || !algo_listed(algos, vt_algo_name(algo))) continue;
-      for (int kk = 0; kk < (vt_algo_kbest(algo) ? 2 : 1); kk++) {
+      /* kk: 0 = k 1, 1 = k K, 2 = k K with --refine expand (iter-viterbi-astar only). */
+      const int nk = algo == VT_ALGO_ITER_VITERBI_ASTAR ? 3 : vt_algo_kbest(algo) ? 2 : 1;
+      for (int kk = 0; kk < nk; kk++) {
         for (int lv = VT_SIMD_SCALAR; lv <= VT_SIMD_AVX512; lv++) {
           int want = algo == VT_ALGO_VITERBI ? vt_simd_supported((vt_simd)lv) : lv == (int)best_simd;
           if (!want || nc == 64) continue;
@@ -240,6 +243,7 @@ int main(int argc, char **argv) {
           c->opts.k = kk ? kbig : 1;
           c->opts.heuristic = heur;
           c->opts.beam = algo == VT_ALGO_BEAM ? (kk ? kbig : 1) : 1;
+          c->opts.refine = kk == 2 ? VT_REFINE_EXPAND : VT_REFINE_SPLIT;
           c->simd = (vt_simd)lv;
         }
       }
@@ -255,7 +259,7 @@ int main(int argc, char **argv) {
       for (int i = 0; i < nc; i++) cfg[i].sps[r] = run_config(&d, &cfg[i], ar, budget, lab, sc);
     /* Ratios per round, then medians: noise that hits one round hits both sides of a ratio. */
     printf("\n%s: %d labels, %lld sentences\n", d.name, d.L, (long long)d.n_sent);
-    printf("%-20s %4s %-7s %12s %10s %10s %7s %8s %7s\n", "algorithm", "k", "simd", "sentences/s",
+    printf("%-25s %4s %-7s %12s %10s %10s %7s %8s %7s\n", "algorithm", "k", "simd", "sentences/s",
            "x scalar", "x viterbi", "iters", "active", "pruned");
     for (int i = 0; i < nc; i++) {
       double rs[64], rv[64];
@@ -270,12 +274,14 @@ int main(int argc, char **argv) {
       }
       config *c = &cfg[i];
       double sps = median(c->sps, rounds), xs = median(rs, rounds), xv = median(rv, rounds);
-      printf("%-20s %4d %-7s %12.1f %10.2f %10.2f %7.2f %8.1f %7.3f\n",
-             vt_algo_name(c->opts.algo), c->opts.k, vt_simd_name(c->simd), sps, xs, xv, c->iters,
+      char name[64];
+      snprintf(name, sizeof name, "%s%s", vt_algo_name(c->opts.algo),
+               c->opts.refine == VT_REFINE_EXPAND ? "/expand" : "");
+      printf("%-25s %4d %-7s %12.1f %10.2f %10.2f %7.2f %8.1f %7.3f\n", name, c->opts.k, vt_simd_name(c->simd), sps, xs, xv, c->iters,
              c->active, c->pruned);
       if (out)
         fprintf(out, "\"%s\",%s,%d,%s,%d,%s,%lld,%.2f,%.3f,%.3f,%.3f,%.2f,%.4f\n", cpu, d.name,
-                d.L, vt_algo_name(c->opts.algo), c->opts.k, vt_simd_name(c->simd),
+                d.L, name, c->opts.k, vt_simd_name(c->simd),
                 (long long)c->sentences, sps, xs, xv, c->iters, c->active, c->pruned);
     }
     vt_arena_destroy(ar);
