@@ -1,9 +1,13 @@
 /* tests/test_simd.c: every SIMD kernel against the scalar one, bit for bit (values and argmax),
  * on L in {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 100, 319, 1000}, full and prefix shapes, real,
  * tie-heavy and -inf scores; then whole Viterbi decodes at every level against the reference
- * Viterbi: identical paths and scores. Levels this CPU cannot run are reported and skipped. */
+ * Viterbi: identical paths and scores. The degenerate lattice's row operations (scan above a
+ * threshold, row_step, row_join, row_join_c; hand-written per level) the same way, on lengths
+ * 1 to 1000 and thresholds at -inf, +inf and tied values, with sentinels past n. Levels this CPU
+ * cannot run are reported and skipped. */
 #include <string.h>
 
+#include "degen.h"
 #include "kernel.h"
 #include "test_util.h"
 #include "trans.h"
@@ -83,6 +87,47 @@ static void reduce_case(test_rng *rng, int n, score_mode m) {
   free(x);
 }
 
+/* The row operations of every level against the scalar copy, on n values. */
+static void rowops_case(test_rng *rng, int n, score_mode m) {
+  double *x = malloc(sizeof(double) * (size_t)n * 4), *row0 = malloc(sizeof(double) * (size_t)n);
+  double *row = malloc(sizeof(double) * (size_t)n);
+  int32_t *i0 = malloc(sizeof(int32_t) * ((size_t)n + 8)), *i1 = malloc(sizeof(int32_t) * ((size_t)n + 8));
+  fill(rng, x, 4 * n, m);
+  const double *P = x + n, *E = x + 2 * n, *into = x + 3 * n;
+  const double p = test_score(rng, m), tau = test_score(rng, m);
+  const double thrs[] = {-INFINITY, INFINITY, x[test_int(rng, n)], x[test_int(rng, n)], 0.0};
+  const vt_degen_ops *ref = vt_degen_ops_for(VT_SIMD_SCALAR);
+  for (int lv = VT_SIMD_AVX2; lv <= VT_SIMD_AVX512; lv++) {
+    const vt_degen_ops *o = vt_degen_ops_for((vt_simd)lv);
+    if (!o || !vt_simd_supported((vt_simd)lv)) continue;
+    char c[96];
+    snprintf(c, sizeof c, "%s row ops n=%d mode=%d", vt_simd_name((vt_simd)lv), n, (int)m);
+    for (size_t h = 0; h < sizeof thrs / sizeof thrs[0]; h++) {
+      for (int j = 0; j < n + 8; j++) i1[j] = -7;
+      const int32_t c0 = ref->scan_above(x, n, thrs[h], i0), c1 = o->scan_above(x, n, thrs[h], i1);
+      EXPECT_EQ_INT(c1, c0, c);
+      EXPECT(c1 != c0 || memcmp(i0, i1, sizeof(int32_t) * (size_t)c0) == 0, "%s: scan indices", c);
+      for (int j = n; j < n + 8; j++) EXPECT_EQ_INT(i1[j], -7, c);
+      checks += 3;
+    }
+    ref->row_step(row0, p, P, E, n);
+    o->row_step(row, p, P, E, n);
+    EXPECT(memcmp(row0, row, sizeof(double) * (size_t)n) == 0, "%s: row_step", c);
+    ref->row_join(row0, P, E, into, tau, n);
+    o->row_join(row, P, E, into, tau, n);
+    EXPECT(memcmp(row0, row, sizeof(double) * (size_t)n) == 0, "%s: row_join", c);
+    ref->row_join_c(row0, p, E, into, tau, n);
+    o->row_join_c(row, p, E, into, tau, n);
+    EXPECT(memcmp(row0, row, sizeof(double) * (size_t)n) == 0, "%s: row_join_c", c);
+    checks += 3;
+  }
+  free(x);
+  free(row0);
+  free(row);
+  free(i0);
+  free(i1);
+}
+
 static void decode_case(test_rng *rng, const vt_trans *tr, vt_arena *ar, score_mode m, int T) {
   const int L = tr->L;
   double *E = malloc(sizeof(double) * (size_t)T * L);
@@ -137,6 +182,8 @@ int main(void) {
         decode_case(&rng, tr, ar, (score_mode)m, 1 + test_int(&rng, L >= 319 ? 8 : 30));
         reduce_case(&rng, L, (score_mode)m);
         reduce_case(&rng, 1 + test_int(&rng, L), (score_mode)m);
+        rowops_case(&rng, L, (score_mode)m);
+        rowops_case(&rng, 1 + test_int(&rng, L), (score_mode)m);
       }
       vt_trans_destroy(tr);
       free(A);

@@ -3,6 +3,9 @@
 #include "degen.h"
 
 #include <float.h>
+#if defined(VT_HAVE_AVX2) || defined(VT_HAVE_AVX512)
+#include <immintrin.h>
+#endif
 #include <math.h>
 #include <string.h>
 
@@ -40,16 +43,16 @@ double vt_degen_path_score(const vt_degen *s, const int32_t *y) {
 #pragma GCC pop_options
 #endif
 
-/* The copy for the kernels' level. */
-static const vt_degen_ops *ops_for(vt_simd level) {
+const vt_degen_ops *vt_degen_ops_for(vt_simd level) {
   switch (level) {
+  case VT_SIMD_SCALAR: return &ops_scalar;
 #if defined(VT_HAVE_AVX512)
   case VT_SIMD_AVX512: return &ops_avx512;
 #endif
 #if defined(VT_HAVE_AVX2)
   case VT_SIMD_AVX2: return &ops_avx2;
 #endif
-  default: return &ops_scalar;
+  default: return NULL;
   }
 }
 
@@ -210,7 +213,7 @@ vt_status vt_degen_init(vt_degen *s, const vt_trans *tr, vt_arena *arena, const 
   s->K = K;
   s->bd = &tr->bd;
   s->kern = vt_kernels_active();
-  s->ops = ops_for(s->kern->level);
+  s->ops = vt_degen_ops_for(s->kern->level);
   s->lb = -INFINITY;
   s->prune = 1;
   const int identity = tr->bd.Ar == tr->A;

@@ -67,6 +67,10 @@ struct vt_degen {
   int64_t pruned;
 };
 
+/* The passes and row operations compiled for `level`, NULL when this build has no copy for it
+ * (the caller checks that the CPU runs it). */
+const vt_degen_ops *vt_degen_ops_for(vt_simd level);
+
 /* Allocates the lattice of a sentence (T >= 1 rows of E, label space) from `arena`, prepares the
  * rank-space emissions, their suffix maxima and the slack, and starts every column with `n0`
  * active labels (a power of two, capped at L) plus its degenerate node. Pruning is on with
