@@ -82,8 +82,8 @@ int vt_degen_lb_raise(vt_degen *s) {
   return all_active;
 }
 
-/* Greedy (beam 1) path: the initial lower bound. Each step is a max-plus kernel call with one
- * previous label (cur + A[y][j] + E[t][j], the order of the path score) and an argmax. */
+/* Greedy (beam 1) path: the initial lower bound. Each step is one row, cur + A[y][j] + E[t][j]
+ * in the order of the path score, and an argmax. */
 void vt_degen_lb_greedy(vt_degen *s) {
   const vt_bounds *b = s->bd;
   const int32_t L = s->L, ld = s->ld;
@@ -93,8 +93,7 @@ void vt_degen_lb_greedy(vt_degen *s) {
   double cur = v[y];
   s->alt[0] = y;
   for (int32_t t = 1; t < s->T && cur != -INFINITY; t++) {
-    s->kern->maxplus(&cur, 1, b->Ar + (size_t)y * ld, ld, s->Er + (size_t)t * s->le, L, v,
-                     s->arg);
+    vt_degen_row_step(s, v, cur, b->Ar + (size_t)y * ld, s->Er + (size_t)t * s->le, L);
     y = s->kern->argmax(v, L);
     cur = v[y];
     s->alt[t] = y;
@@ -218,7 +217,6 @@ vt_status vt_degen_init(vt_degen *s, const vt_trans *tr, vt_arena *arena, const 
   s->prune = 1;
   const int identity = tr->bd.Ar == tr->A;
   double *Ebuf = identity ? NULL : VT_ARENA_NEW(arena, double, (size_t)T * L);
-  s->arg = VT_ARENA_NEW(arena, int32_t, ld);
   s->Esuf = VT_ARENA_NEW(arena, double, (size_t)T * K);
   s->P = VT_ARENA_NEW(arena, double, (size_t)T * ld);
   s->Q = VT_ARENA_NEW(arena, double, (size_t)T * ld);
@@ -232,7 +230,7 @@ vt_status vt_degen_init(vt_degen *s, const vt_trans *tr, vt_arena *arena, const 
   s->vec = VT_ARENA_NEW(arena, double, ld);
   s->path = VT_ARENA_NEW(arena, int32_t, T);
   s->alt = VT_ARENA_NEW(arena, int32_t, T);
-  if ((!identity && !Ebuf) || !s->arg || !s->Esuf || !s->P || !s->Q || !s->Pd || !s->Qd ||
+  if ((!identity && !Ebuf) || !s->Esuf || !s->P || !s->Q || !s->Pd || !s->Qd ||
       !s->n || !s->hi || !s->deg || !s->ptr || !s->ptrd || !s->vec || !s->path || !s->alt)
     return VT_ENOMEM;
   emissions_prepare(s, tr, E, Ebuf);

@@ -61,7 +61,6 @@ struct vt_degen {
   double *vec;      /* ld scratch: alpha or beta of one column */
   int32_t *path;    /* T: best path of the last pass, index n[t] = degenerate */
   int32_t *alt;     /* T: a real path derived from it, for the lower bound */
-  int32_t *arg;     /* ld scratch for the greedy path's kernel calls */
   double lb, slack;
   int prune;        /* 1: passes prune against lb (and kill dead nodes); 0: pure Viterbi passes */
   int64_t pruned;
