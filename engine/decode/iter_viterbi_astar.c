@@ -35,6 +35,17 @@
 #include "degen.h"
 #include "viterbi_astar.h"
 
+/* Active labels per column of the first lattice: the power of two nearest below L / 32, from 1
+ * (the paper's start) to 8. At 319 labels, 8 saves the passes over tiny lattices (3.6 passes
+ * instead of 5.3, the same 62 active labels in the end): 5-best about 10% faster (median of 5
+ * interleaved vt_bench runs), 1-best about 20%; at 945 labels about the same speed. Small label
+ * sets keep the paper's single label. */
+static int32_t initial_active(int32_t L) {
+  int32_t n = 1;
+  while (n < 8 && 64 * n <= L) n *= 2;
+  return n;
+}
+
 typedef struct iva_scratch {
   double *row;   /* ld: one column's values */
   int32_t *idx;  /* ld: indices from vt_degen_scan */
@@ -190,7 +201,7 @@ vt_status vt_iter_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts 
   const int32_t k = opts->k, kp = opts->kprime > k ? opts->kprime : opts->kprime ? k : 2 * k;
   const int32_t ld = tr->ld;
   vt_degen s;
-  vt_status st = vt_degen_init(&s, tr, arena, E, T, 1);
+  vt_status st = vt_degen_init(&s, tr, arena, E, T, initial_active(tr->L));
   if (st != VT_OK) return st;
   iva_scratch w;
   w.row = VT_ARENA_NEW(arena, double, ld);
