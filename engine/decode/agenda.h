@@ -7,8 +7,9 @@
  *
  * The floor: every path whose exact score is known to be at least some value is recorded with
  * vt_agenda_record (each distinct path at most once); the floor is the k-th largest recorded
- * value (-inf until k are recorded). k distinct paths score at least the floor, so a candidate
- * whose upper bound is <= floor can be dropped without changing the k best score list. */
+ * value (-inf until k are recorded), or higher if the caller set it (it only rises): k distinct
+ * paths score at least the floor, so a candidate whose upper bound is <= floor can be dropped
+ * without changing the k best score list. */
 #ifndef VT_ENGINE_AGENDA_H
 #define VT_ENGINE_AGENDA_H
 
@@ -28,7 +29,7 @@ typedef struct vt_agenda {
   int64_t n_nodes;
   double *rec;         /* min-heap of the k largest recorded values */
   int32_t k, n_rec;
-  double floor;        /* rec[0] once n_rec == k, else -inf */
+  double floor;        /* max(rec[0] once n_rec == k, what the caller set), else -inf */
 } vt_agenda;
 
 #define VT_AGENDA_EST ((uint64_t)1 << 62)
