@@ -25,3 +25,8 @@ set_tests_properties(sched_cli PROPERTIES LABELS "unit;sched")
 add_test(NAME sched_signal COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/sched_signal.sh
   $<TARGET_FILE:vitesse>)
 set_tests_properties(sched_signal PROPERTIES LABELS "unit;sched")
+
+# demo: the README's main job, small: every algorithm runs and every exact one agrees with the
+# reference Viterbi on the sentences it checks (the demo exits 1 otherwise).
+add_test(NAME demo COMMAND $<TARGET_FILE:vitesse> demo --labels 40 --sentences 60 --seconds 1)
+set_tests_properties(demo PROPERTIES LABELS unit)
