@@ -92,36 +92,40 @@ vt_status vt_tagger_emissions(const vt_model *m, const vt_tokens *tk, vt_arena *
   size_t maxf = 0;
   for (size_t f = 0; f < (size_t)T * (size_t)tk->ncols; f++)
     if (tk->fields[2 * f + 1] > maxf) maxf = tk->fields[2 * f + 1];
-  size_t need = 1, all = 0; /* the longest single string; all unigram strings together */
+  /* Local templates first (see rowcache.h), then the others. A token found in the cache gets
+   * its local row copied and only its other templates expanded (and sized). */
+  const int32_t *ord = ts->u_ord, nloc = ts->n_local;
+  const uint32_t cols = ts->local_cols;
+  if (cache && (cache->model != m || cols == UINT32_MAX || nloc == 0)) cache = NULL;
+  int64_t *hit = VT_ARENA_NEW(arena, int64_t, (size_t)T + 1);
+  int64_t *fill = VT_ARENA_NEW(arena, int64_t, (size_t)T + 1);
+  uint64_t *khash = VT_ARENA_NEW(arena, uint64_t, (size_t)T + 1);
+  uint32_t *first = VT_ARENA_NEW(arena, uint32_t, (size_t)T + 1);
+  if (!hit || !fill || !khash || !first) return VT_ENOMEM;
+  for (int32_t t = 0; t < T; t++) {
+    hit[t] = fill[t] = -1;
+    if (cache) hit[t] = vt_rowcache_probe(cache, tk, t, cols, &fill[t], &khash[t]);
+  }
+  size_t need = 1, all = 0; /* the longest single string; the strings to expand together */
   for (int32_t i = 0; i < ts->n; i++) {
     size_t b = vt_tmpl_bound(ts, i, maxf);
     if (b > need) need = b;
   }
   for (int32_t t = 0; t < T; t++)
-    for (int32_t k = 0; k < nu; k++) all += vt_tmpl_bound_at(ts, ts->u_idx[k], tk, t);
+    for (int32_t k = hit[t] >= 0 ? nloc : 0; k < nu; k++)
+      all += vt_tmpl_bound_at(ts, ord[k], tk, t);
   if (all > UINT32_MAX) return VT_ENOMEM;
-  /* Local templates first (see rowcache.h), then the others. A token found in the cache gets
-   * its local row copied and only its other templates expanded. */
   const size_t nl = (size_t)T * (size_t)nu;
-  int64_t *hit = VT_ARENA_NEW(arena, int64_t, (size_t)T + 1);
-  int64_t *fill = VT_ARENA_NEW(arena, int64_t, (size_t)T + 1);
-  uint64_t *khash = VT_ARENA_NEW(arena, uint64_t, (size_t)T + 1);
-  uint32_t *first = VT_ARENA_NEW(arena, uint32_t, (size_t)T + 1);
   char *sbuf = VT_ARENA_NEW(arena, char, all + need);
   uint32_t *soff = VT_ARENA_NEW(arena, uint32_t, nl + 1);
   uint64_t *hh = VT_ARENA_NEW(arena, uint64_t, nl + 1);
   const uint8_t **recs = VT_ARENA_NEW(arena, const uint8_t *, nl + 1);
-  if (!hit || !fill || !khash || !first || !sbuf || !soff || !hh || !recs) return VT_ENOMEM;
-  const int32_t *ord = ts->u_ord, nloc = ts->n_local;
-  const uint32_t cols = ts->local_cols;
-  if (cache && (cache->model != m || cols == UINT32_MAX || nloc == 0)) cache = NULL;
+  if (!sbuf || !soff || !hh || !recs) return VT_ENOMEM;
   /* Every feature string of the sentence first, hashing each and prefetching its hash slot;
    * then each slot, prefetching the record it points to; then the records: the cache misses
    * of one sentence overlap instead of following one another. */
   size_t pos = 0, i = 0;
   for (int32_t t = 0; t < T; t++) {
-    hit[t] = fill[t] = -1;
-    if (cache) hit[t] = vt_rowcache_probe(cache, tk, t, cols, &fill[t], &khash[t]);
     first[t] = (uint32_t)i;
     for (int32_t k = hit[t] >= 0 ? nloc : 0; k < nu; k++, i++) {
       soff[i] = (uint32_t)pos;
