@@ -273,11 +273,11 @@ vt_status vt_degen_kbest(const vt_degen *s, vt_arena *arena, int32_t k, int spli
   int32_t got = 0;
   const int64_t pops0 = *pops;
   while (got < k && vt_agenda_pop(&v.q, &it)) {
-    if (split && (++*pops - pops0 > budget || v.q.n_nodes > 2 * budget)) {
-      *n_out = -1;
+    (*pops)++;
+    if (split && (*pops - pops0 > budget || v.q.n_nodes > 2 * budget)) {
+      *n_out = -1; /* over budget: the caller expands instead */
       return VT_OK;
     }
-    if (!split) (*pops)++;
     const int64_t x = vt_agenda_node(&it);
     if (it.key < v.q.floor) continue; /* k recorded paths score above everything below it */
     const va_node *nd = vt_agenda_at(&v.q, x);
