@@ -28,10 +28,10 @@ extern "C" {
 
 typedef enum vt_status {
   VT_OK = 0,
-  VT_ENOMEM = -1,      /* an allocation failed */
-  VT_EINVAL = -2,      /* an argument is out of its documented range */
-  VT_EIO = -3,         /* a file could not be opened, read or written */
-  VT_EFORMAT = -4,     /* input data is malformed (file format, NaN or +inf scores, ...) */
+  VT_ENOMEM = -1,       /* an allocation failed */
+  VT_EINVAL = -2,       /* an argument is out of its documented range */
+  VT_EIO = -3,          /* a file could not be opened, read or written */
+  VT_EFORMAT = -4,      /* input data is malformed (file format, NaN or +inf scores, ...) */
   VT_EUNSUPPORTED = -5, /* the request is valid but this build or decoder does not support it */
   VT_ECANCELED = -6     /* a run was stopped before its end (a signal or a stop request) */
 } vt_status;
@@ -130,15 +130,15 @@ vt_status vt_trans_update(vt_trans *trans, int32_t n, const int32_t *prev, const
 /* ---- decoding -------------------------------------------------------------------------------- */
 
 typedef enum vt_algo {
-  VT_ALGO_VITERBI = 0,        /* exact 1-best, SIMD max-plus kernels */
-  VT_ALGO_VITERBI_SCALAR = 1, /* exact 1-best, the plain textbook reference loop */
-  VT_ALGO_KBEST_VITERBI = 2,  /* exact k-best: the k best partial paths per node, O(kTL^2) */
-  VT_ALGO_BEAM = 3,           /* APPROXIMATE: beam of `beam` states per position */
-  VT_ALGO_STAGGERED = 4,      /* exact 1-best: staggered decoding (Kaji et al. 2010) */
-  VT_ALGO_STAGGERED_COL = 5,  /* exact 1-best: staggered decoding, column-wise expansion */
-  VT_ALGO_ASTAR = 6,          /* exact k-best A*, heuristic chosen by `heuristic` */
-  VT_ALGO_ITER_ASTAR = 7,     /* exact 1-best iterative A* (Huang et al. 2012, 4.2) */
-  VT_ALGO_VITERBI_ASTAR = 8,  /* exact k-best Viterbi A* (Huang et al. 2012, Algorithm 3) */
+  VT_ALGO_VITERBI = 0,            /* exact 1-best, SIMD max-plus kernels */
+  VT_ALGO_VITERBI_SCALAR = 1,     /* exact 1-best, the plain textbook reference loop */
+  VT_ALGO_KBEST_VITERBI = 2,      /* exact k-best: the k best partial paths per node, O(kTL^2) */
+  VT_ALGO_BEAM = 3,               /* APPROXIMATE: beam of `beam` states per position */
+  VT_ALGO_STAGGERED = 4,          /* exact 1-best: staggered decoding (Kaji et al. 2010) */
+  VT_ALGO_STAGGERED_COL = 5,      /* exact 1-best: staggered decoding, column-wise expansion */
+  VT_ALGO_ASTAR = 6,              /* exact k-best A*, heuristic chosen by `heuristic` */
+  VT_ALGO_ITER_ASTAR = 7,         /* exact 1-best iterative A* (Huang et al. 2012, 4.2) */
+  VT_ALGO_VITERBI_ASTAR = 8,      /* exact k-best Viterbi A* (Huang et al. 2012, Algorithm 3) */
   VT_ALGO_ITER_VITERBI_ASTAR = 9, /* exact k-best iterative Viterbi A* (Algorithm 4) */
   VT_ALGO_COUNT_
 } vt_algo;
@@ -173,9 +173,9 @@ typedef enum vt_heuristic {
 /* How k-best iterative Viterbi A* treats a degenerate node on a path of its Viterbi A* search.
  * Split: the search replaces it by the column's inactive labels and goes on, so one search
  * returns the k best paths (on a sentence where it runs past a budget of work proportional to
- * k T, typically huge scores with many near-ties, it falls back to expand). Expand: Huang et al.'s Algorithm 4 as published:
- * k'-best Viterbi A* over lattice paths; columns its paths leave through a degenerate node
- * are expanded and the staggered passes go on. Both are exact. */
+ * k T, typically huge scores with many near-ties, it falls back to expand). Expand: Huang et al.'s
+ * Algorithm 4 as published: k'-best Viterbi A* over lattice paths; columns its paths leave through
+ * a degenerate node are expanded and the staggered passes go on. Both are exact. */
 typedef enum vt_refine { VT_REFINE_SPLIT = 0, VT_REFINE_EXPAND = 1 } vt_refine;
 
 typedef struct vt_decode_opts {

@@ -122,8 +122,8 @@ static int dataset_open(dataset *d, const char *spec) {
     paths[i] = f || i < 3 ? p[i] : NULL;
     if (f) fclose(f);
   }
-  if (vt_lattice_file_load(&d->lf, paths[0], paths[1], paths[2], paths[3], paths[4], paths[5],
-                           err, sizeof err) != VT_OK) {
+  if (vt_lattice_file_load(&d->lf, paths[0], paths[1], paths[2], paths[3], paths[4], paths[5], err,
+                           sizeof err) != VT_OK) {
     fprintf(stderr, "vt_bench: %s\n", err);
     return -1;
   }
@@ -140,8 +140,10 @@ static int dataset_open(dataset *d, const char *spec) {
 
 static void dataset_close(dataset *d) {
   vt_trans_destroy(d->tr);
-  if (d->syn.E) vt_synth_free(&d->syn);
-  else vt_lattice_file_free(&d->lf);
+  if (d->syn.E)
+    vt_synth_free(&d->syn);
+  else
+    vt_lattice_file_free(&d->lf);
 }
 
 /* Decodes sentences in order for at most `budget` seconds; returns sentences/s. */
@@ -155,11 +157,10 @@ static double run_config(const dataset *d, config *c, vt_arena *ar, double budge
   for (; s < d->n_sent; s++) {
     int64_t row = d->offset[s];
     int32_t T = (int32_t)(d->offset[s + 1] - row), n;
-    vt_status rc =
-        d->is_f64 ? vt_decode(d->tr, &c->opts, ar, (const double *)d->E + row * d->L, T, lab, sc,
-                              &n, &st)
-                  : vt_decode_f32(d->tr, &c->opts, ar, (const float *)d->E + row * d->L, T, lab,
-                                  sc, &n, &st);
+    vt_status rc = d->is_f64 ? vt_decode(d->tr, &c->opts, ar, (const double *)d->E + row * d->L, T,
+                                         lab, sc, &n, &st)
+                             : vt_decode_f32(d->tr, &c->opts, ar, (const float *)d->E + row * d->L,
+                                             T, lab, sc, &n, &st);
     vt_arena_reset(ar);
     if (rc != VT_OK) {
       fprintf(stderr, "vt_bench: %s failed: %s\n", vt_algo_name(c->opts.algo), vt_strerror(rc));
@@ -193,11 +194,16 @@ int main(int argc, char **argv) {
   const char *csv = NULL, *algos = NULL;
   int first = 1;
   for (; first < argc && argv[first][0] == '-'; first++) {
-    if (!strcmp(argv[first], "--rounds") && first + 1 < argc) rounds = atoi(argv[++first]);
-    else if (!strcmp(argv[first], "--seconds") && first + 1 < argc) budget = atof(argv[++first]);
-    else if (!strcmp(argv[first], "--csv") && first + 1 < argc) csv = argv[++first];
-    else if (!strcmp(argv[first], "--algos") && first + 1 < argc) algos = argv[++first];
-    else if (!strcmp(argv[first], "-k") && first + 1 < argc) kbig = atoi(argv[++first]);
+    if (!strcmp(argv[first], "--rounds") && first + 1 < argc)
+      rounds = atoi(argv[++first]);
+    else if (!strcmp(argv[first], "--seconds") && first + 1 < argc)
+      budget = atof(argv[++first]);
+    else if (!strcmp(argv[first], "--csv") && first + 1 < argc)
+      csv = argv[++first];
+    else if (!strcmp(argv[first], "--algos") && first + 1 < argc)
+      algos = argv[++first];
+    else if (!strcmp(argv[first], "-k") && first + 1 < argc)
+      kbig = atoi(argv[++first]);
     else if (!strcmp(argv[first], "--heuristic") && first + 1 < argc) {
       const char *h = argv[++first];
       heur = !strcmp(h, "naive") ? VT_HEUR_NAIVE : h[0] == 'm' ? (vt_heuristic)atoi(h + 1) : heur;
@@ -219,8 +225,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "vt_bench: cannot open %s\n", csv);
     return 2;
   }
-  printf("cpu: %s; one thread; median of %d rounds of <= %.1f s per configuration\n", cpu,
-         rounds, budget);
+  printf("cpu: %s; one thread; median of %d rounds of <= %.1f s per configuration\n", cpu, rounds,
+         budget);
   vt_simd best_simd = vt_simd_active();
   for (int a = first; a < argc; a++) {
     dataset d;
@@ -234,7 +240,8 @@ int main(int argc, char **argv) {
       const int nk = algo == VT_ALGO_ITER_VITERBI_ASTAR ? 3 : vt_algo_kbest(algo) ? 2 : 1;
       for (int kk = 0; kk < nk; kk++) {
         for (int lv = VT_SIMD_SCALAR; lv <= VT_SIMD_AVX512; lv++) {
-          int want = algo == VT_ALGO_VITERBI ? vt_simd_supported((vt_simd)lv) : lv == (int)best_simd;
+          int want =
+              algo == VT_ALGO_VITERBI ? vt_simd_supported((vt_simd)lv) : lv == (int)best_simd;
           if (!want || nc == 64) continue;
           config *c = &cfg[nc++];
           memset(c, 0, sizeof *c);
@@ -277,12 +284,12 @@ int main(int argc, char **argv) {
       char name[64];
       snprintf(name, sizeof name, "%s%s", vt_algo_name(c->opts.algo),
                c->opts.refine == VT_REFINE_EXPAND ? "/expand" : "");
-      printf("%-25s %4d %-7s %12.1f %10.2f %10.2f %7.2f %8.1f %7.3f\n", name, c->opts.k, vt_simd_name(c->simd), sps, xs, xv, c->iters,
-             c->active, c->pruned);
+      printf("%-25s %4d %-7s %12.1f %10.2f %10.2f %7.2f %8.1f %7.3f\n", name, c->opts.k,
+             vt_simd_name(c->simd), sps, xs, xv, c->iters, c->active, c->pruned);
       if (out)
-        fprintf(out, "\"%s\",%s,%d,%s,%d,%s,%lld,%.2f,%.3f,%.3f,%.3f,%.2f,%.4f\n", cpu, d.name,
-                d.L, name, c->opts.k, vt_simd_name(c->simd),
-                (long long)c->sentences, sps, xs, xv, c->iters, c->active, c->pruned);
+        fprintf(out, "\"%s\",%s,%d,%s,%d,%s,%lld,%.2f,%.3f,%.3f,%.3f,%.2f,%.4f\n", cpu, d.name, d.L,
+                name, c->opts.k, vt_simd_name(c->simd), (long long)c->sentences, sps, xs, xv,
+                c->iters, c->active, c->pruned);
     }
     vt_arena_destroy(ar);
     free(lab);

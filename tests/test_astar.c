@@ -20,16 +20,16 @@ static long long checks;
 static vt_decode_stats g_stats; /* summed over every decode of check_list */
 
 /* Decodes with `o` and checks the result against the reference score list ref[0, nref). */
-static void check_list(vt_trans *tr, vt_arena *ar, const vt_decode_opts *o, const double *E,
-                       int T, const double *ref, int nref, const char *ctx) {
+static void check_list(vt_trans *tr, vt_arena *ar, const vt_decode_opts *o, const double *E, int T,
+                       const double *ref, int nref, const char *ctx) {
   static int32_t lab[KMAX * 200];
   double sc[KMAX];
   int32_t n = -1;
   vt_status st = vt_decode(tr, o, ar, E, T, lab, sc, &n, &g_stats);
   vt_arena_reset(ar);
   char c[256];
-  snprintf(c, sizeof c, "%s algo=%s k=%d refine=%d k'=%d heur=%d", ctx, vt_algo_name(o->algo),
-           o->k, (int)o->refine, o->kprime, (int)o->heuristic);
+  snprintf(c, sizeof c, "%s algo=%s k=%d refine=%d k'=%d heur=%d", ctx, vt_algo_name(o->algo), o->k,
+           (int)o->refine, o->kprime, (int)o->heuristic);
   EXPECT_EQ_INT(st, VT_OK, c);
   const int want = nref < o->k ? nref : o->k;
   EXPECT_EQ_INT(n, want, c);
@@ -71,8 +71,7 @@ static size_t run_all(vt_trans *tr, vt_arena *ar, const double *E, int T, unsign
 }
 
 /* Same output at every SIMD level the CPU supports. */
-static void check_simd_levels(vt_trans *tr, vt_arena *ar, const double *E, int T,
-                              const char *ctx) {
+static void check_simd_levels(vt_trans *tr, vt_arena *ar, const double *E, int T, const char *ctx) {
   static unsigned char first[8192], other[8192];
   const vt_simd active = vt_simd_active();
   size_t n0 = 0;
@@ -85,8 +84,8 @@ static void check_simd_levels(vt_trans *tr, vt_arena *ar, const double *E, int T
       continue;
     }
     size_t n1 = run_all(tr, ar, E, T, other);
-    EXPECT(n1 == n0 && memcmp(first, other, n0) == 0, "%s: output differs at SIMD level %s",
-           ctx, vt_simd_name((vt_simd)lv));
+    EXPECT(n1 == n0 && memcmp(first, other, n0) == 0, "%s: output differs at SIMD level %s", ctx,
+           vt_simd_name((vt_simd)lv));
     checks++;
   }
   vt_simd_force(active);
@@ -97,9 +96,10 @@ int main(void) {
   /* Sentences per label count and the longest sentence: kbest-viterbi (k T L^2) bounds the
    * sizes. astar runs where k T L^2 <= 5e4 (its search grows so on flat lattices with the weak
    * heuristics), iter-astar where L <= 65. */
-  static const struct { int L, n, maxT; } plan[] = {
-      {1, 1600, 200}, {2, 3000, 200}, {3, 3000, 150}, {5, 3000, 100}, {17, 3000, 60},
-      {45, 2500, 30}, {64, 1800, 24}, {65, 1800, 24}, {319, 260, 12}, {945, 40, 6}};
+  static const struct {
+    int L, n, maxT;
+  } plan[] = {{1, 1600, 200}, {2, 3000, 200}, {3, 3000, 150}, {5, 3000, 100}, {17, 3000, 60},
+              {45, 2500, 30}, {64, 1800, 24}, {65, 1800, 24}, {319, 260, 12}, {945, 40, 6}};
   static const vt_heuristic heurs[] = {VT_HEUR_NAIVE, VT_HEUR_M0, VT_HEUR_M3, VT_HEUR_M6,
                                        VT_HEUR_M9};
   static const int ks[] = {1, 5, KMAX};

@@ -14,11 +14,11 @@
 
 static long long checks;
 static vt_heuristic g_heuristic = VT_HEUR_NAIVE; /* for the A* decoder */
-static vt_refine g_refine = VT_REFINE_SPLIT;          /* for iter-viterbi-astar */
+static vt_refine g_refine = VT_REFINE_SPLIT;     /* for iter-viterbi-astar */
 
 /* The score of a path, left to right, written independently of the library. */
-static double bf_score(const double *A, const double *S, const double *F, const double *E,
-                       int L, int T, const int32_t *y) {
+static double bf_score(const double *A, const double *S, const double *F, const double *E, int L,
+                       int T, const int32_t *y) {
   double s = S[y[0]] + E[y[0]];
   for (int t = 1; t < T; t++) s = (s + A[y[t - 1] * L + y[t]]) + E[t * L + y[t]];
   return s + F[y[T - 1]];
@@ -88,8 +88,10 @@ static void check_decoder(const char *ctx, vt_trans *tr, vt_arena *ar, const dou
     for (int q = 0; q < p; q++)
       EXPECT(memcmp(y, labels + q * T, (size_t)T * sizeof *y) != 0, "%s: paths %d and %d equal", c,
              q, p);
-    if (exact && !(algo == VT_ALGO_BEAM && k > 1)) EXPECT_EQ_DBL(scores[p], bf[p], c);
-    else EXPECT(scores[p] <= bf[p], "%s: path %d beats brute force", c, p);
+    if (exact && !(algo == VT_ALGO_BEAM && k > 1))
+      EXPECT_EQ_DBL(scores[p], bf[p], c);
+    else
+      EXPECT(scores[p] <= bf[p], "%s: path %d beats brute force", c, p);
     checks += 4;
   }
   if (want_ref_path && n > 0) {
@@ -146,12 +148,12 @@ int main(void) {
             }
             /* astar under every heuristic, iter-viterbi-astar in both refine modes. */
             int heur_n = algo == VT_ALGO_ASTAR ? 5 : algo == VT_ALGO_ITER_VITERBI_ASTAR ? 2 : 1;
-            static const vt_heuristic heurs[] = {VT_HEUR_NAIVE, VT_HEUR_M0, VT_HEUR_M3,
-                                                 VT_HEUR_M6, VT_HEUR_M9};
+            static const vt_heuristic heurs[] = {VT_HEUR_NAIVE, VT_HEUR_M0, VT_HEUR_M3, VT_HEUR_M6,
+                                                 VT_HEUR_M9};
             for (int h = 0; h < heur_n; h++) {
               g_heuristic = algo == VT_ALGO_ASTAR ? heurs[h] : VT_HEUR_NAIVE;
-              g_refine = algo == VT_ALGO_ITER_VITERBI_ASTAR && h ? VT_REFINE_EXPAND
-                                                                  : VT_REFINE_SPLIT;
+              g_refine =
+                  algo == VT_ALGO_ITER_VITERBI_ASTAR && h ? VT_REFINE_EXPAND : VT_REFINE_SPLIT;
               /* The SIMD Viterbi must reproduce the reference's path, ties included. */
               int same_path = algo == VT_ALGO_VITERBI;
               if (!vt_algo_kbest(algo)) {

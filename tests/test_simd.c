@@ -91,7 +91,8 @@ static void reduce_case(test_rng *rng, int n, score_mode m) {
 static void rowops_case(test_rng *rng, int n, score_mode m) {
   double *x = malloc(sizeof(double) * (size_t)n * 4), *row0 = malloc(sizeof(double) * (size_t)n);
   double *row = malloc(sizeof(double) * (size_t)n);
-  int32_t *i0 = malloc(sizeof(int32_t) * ((size_t)n + 8)), *i1 = malloc(sizeof(int32_t) * ((size_t)n + 8));
+  int32_t *i0 = malloc(sizeof(int32_t) * ((size_t)n + 8)),
+          *i1 = malloc(sizeof(int32_t) * ((size_t)n + 8));
   fill(rng, x, 4 * n, m);
   const double *P = x + n, *E = x + 2 * n, *into = x + 3 * n;
   const double p = test_score(rng, m), tau = test_score(rng, m);

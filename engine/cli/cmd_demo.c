@@ -38,12 +38,10 @@ static int64_t demo_agree(const vt_trans *trans, const vt_decode_opts *opts, con
 }
 
 int vt_cmd_demo(int argc, char **argv) {
-  static const struct option longopts[] = {{"labels", required_argument, 0, 'L'},
-                                           {"sentences", required_argument, 0, 'n'},
-                                           {"seconds", required_argument, 0, 't'},
-                                           {"threads", required_argument, 0, 'j'},
-                                           {"help", no_argument, 0, 'h'},
-                                           {0, 0, 0, 0}};
+  static const struct option longopts[] = {
+      {"labels", required_argument, 0, 'L'},  {"sentences", required_argument, 0, 'n'},
+      {"seconds", required_argument, 0, 't'}, {"threads", required_argument, 0, 'j'},
+      {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
   long long L = 300, n = 2000, seconds = 2, threads = 1;
   int rc = VT_EXIT_USAGE, c;
   vt_synth syn;
@@ -53,8 +51,11 @@ int vt_cmd_demo(int argc, char **argv) {
   double *A = NULL, *S = NULL, *F = NULL;
   optind = 1;
   while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-    long long *dst = c == 'L' ? &L : c == 'n' ? &n : c == 't' ? &seconds : c == 'j' ? &threads
-                                                                                     : NULL;
+    long long *dst = c == 'L'   ? &L
+                     : c == 'n' ? &n
+                     : c == 't' ? &seconds
+                     : c == 'j' ? &threads
+                                : NULL;
     if (dst) {
       if (vt_cli_parse_int(optarg, 1, c == 'L' ? 5000 : 10000000, dst)) {
         vt_cli_error("demo: bad number '%s'", optarg);
@@ -89,8 +90,8 @@ int vt_cmd_demo(int argc, char **argv) {
   printf("vitesse %s demo: %lld synthetic sentences (seed 1), %lld labels, %lld tokens, "
          "%lld thread(s), SIMD %s\n",
          vt_version(), n, L, (long long)syn.n_rows, threads, vt_simd_name(vt_simd_active()));
-  printf("%-20s %4s %10s %14s %12s  %s\n", "algorithm", "k", "sentences", "sentences/s",
-         "x scalar", "best score = reference");
+  printf("%-20s %4s %10s %14s %12s  %s\n", "algorithm", "k", "sentences", "sentences/s", "x scalar",
+         "best score = reference");
   vt_cli_source src = {syn.n_sent, syn.offset, syn.E, 0, syn.L, NULL};
   double scalar_sps = 0;
   /* The reference first (the speed-up column is against it), then every implemented algorithm. */
@@ -116,7 +117,9 @@ int vt_cmd_demo(int argc, char **argv) {
     int64_t agree = demo_agree(trans, &opts, &syn, check, arena);
     char name[64];
     snprintf(name, sizeof name, "%s%s", vt_algo_name(opts.algo),
-             opts.algo == VT_ALGO_BEAM ? " (B=8)" : opts.algo == VT_ALGO_ASTAR ? " (m9)" : "");
+             opts.algo == VT_ALGO_BEAM    ? " (B=8)"
+             : opts.algo == VT_ALGO_ASTAR ? " (m9)"
+                                          : "");
     printf("%-20s %4d %10lld %14.1f %11.1fx  %lld/%lld%s\n", name, opts.k,
            (long long)rs.decode.sentences, sps, scalar_sps > 0 ? sps / scalar_sps : 0,
            (long long)agree, (long long)check, vt_algo_exact(opts.algo) ? "" : " (approximate)");

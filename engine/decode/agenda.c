@@ -1,6 +1,6 @@
-/* engine/decode/agenda.c: the A* agenda (binary max-heap in the arena) and its k-best floor. A 4-ary
- * heap with cache-line-aligned children measured no faster on the large agendas of `astar` with
- * weak heuristics, where pops miss the cache at any arity. */
+/* engine/decode/agenda.c: the A* agenda (binary max-heap in the arena) and its k-best floor. A
+ * 4-ary heap with cache-line-aligned children measured no faster on the large agendas of `astar`
+ * with weak heuristics, where pops miss the cache at any arity. */
 #include "agenda.h"
 
 #include <math.h>
@@ -38,8 +38,7 @@ vt_status vt_agenda_init(vt_agenda *q, vt_arena *arena, int32_t k, size_t node_s
 
 vt_status vt_agenda_add(vt_agenda *q, const void *node, double key, int exact) {
   const size_t used = (size_t)q->n_nodes * q->node_size;
-  vt_status st =
-      array_grow(q->arena, (void **)&q->pool, &q->pool_bytes, used, used + q->node_size);
+  vt_status st = array_grow(q->arena, (void **)&q->pool, &q->pool_bytes, used, used + q->node_size);
   if (st != VT_OK) return st;
   memcpy(q->pool + used, node, q->node_size);
   return vt_agenda_push(q, key, exact, q->n_nodes++);

@@ -1,5 +1,5 @@
-/* engine/decode/agenda.h: the agenda of the A* decoders: a binary max-heap of (key, node) items in the
- * caller's arena, plus a floor below which nothing can be among the k best.
+/* engine/decode/agenda.h: the agenda of the A* decoders: a binary max-heap of (key, node) items in
+ * the caller's arena, plus a floor below which nothing can be among the k best.
  *
  * Items are ordered by key (larger first), then exact before estimated, then by node index (the
  * order of creation): a total order, so the search is deterministic. The nodes (the decoder's
@@ -27,9 +27,9 @@ typedef struct vt_agenda {
   unsigned char *pool; /* the nodes, node_size bytes each, indexed by creation order */
   size_t node_size, pool_bytes;
   int64_t n_nodes;
-  double *rec;         /* min-heap of the k largest recorded values */
+  double *rec; /* min-heap of the k largest recorded values */
   int32_t k, n_rec;
-  double floor;        /* max(rec[0] once n_rec == k, what the caller set), else -inf */
+  double floor; /* max(rec[0] once n_rec == k, what the caller set), else -inf */
 } vt_agenda;
 
 #define VT_AGENDA_EST ((uint64_t)1 << 62)

@@ -1,4 +1,5 @@
-/* engine/decode/astar.c: k-best A* (Huang et al. 2012, sections 4.1 and 4.3) and the `astar` decoder.
+/* engine/decode/astar.c: k-best A* (Huang et al. 2012, sections 4.1 and 4.3) and the `astar`
+ * decoder.
  *
  * A search node is a prefix: a node of column t reached by a parent prefix, with g its
  * left-to-right score (emission of the node included). Its key is g + h + slack, where h bounds
@@ -36,8 +37,8 @@ typedef struct as_search {
   const vt_degen *s;
   const vt_heur *h;
   vt_agenda q;
-  int32_t *cnt;   /* T x ld: prefixes expanded per lattice node, at most k counted */
-  double **topg;  /* T x ld: min-heap of the k best g expanded there (allocated on first use) */
+  int32_t *cnt;  /* T x ld: prefixes expanded per lattice node, at most k counted */
+  double **topg; /* T x ld: min-heap of the k best g expanded there (allocated on first use) */
   int64_t cells;
 } as_search;
 
@@ -92,7 +93,7 @@ vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, i
   as_search a = {.s = s, .h = h};
   *n_out = 0;
   a.cnt = VT_ARENA_NEW(arena, int32_t, (size_t)T * ld);
-  a.topg = VT_ARENA_NEW(arena, double *, (size_t)T * ld);
+  a.topg = VT_ARENA_NEW(arena, double *, (size_t)T *ld);
   vt_status st = vt_agenda_init(&a.q, arena, k, sizeof(as_node));
   if (st != VT_OK || !a.cnt || !a.topg) return VT_ENOMEM;
   for (size_t c = 0; c < (size_t)T * ld; c++) a.cnt[c] = 0;

@@ -21,10 +21,9 @@ typedef vt_status (*vt_decoder_fn)(const vt_trans *tr, const vt_decode_opts *opt
 vt_status vt_viterbi_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
                             const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats);
 vt_status vt_viterbi_ref_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
-                                const double *E, int32_t T, vt_paths *out,
-                                vt_decode_stats *stats);
-vt_status vt_kbest_viterbi_decode(const vt_trans *tr, const vt_decode_opts *opts,
-                                  vt_arena *arena, const double *E, int32_t T, vt_paths *out,
+                                const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats);
+vt_status vt_kbest_viterbi_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
+                                  const double *E, int32_t T, vt_paths *out,
                                   vt_decode_stats *stats);
 vt_status vt_beam_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
                          const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats);
@@ -34,13 +33,12 @@ vt_status vt_staggered_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
 vt_status vt_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
                           const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats);
 vt_status vt_iter_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
-                               const double *E, int32_t T, vt_paths *out,
-                               vt_decode_stats *stats);
-vt_status vt_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts *opts,
-                                  vt_arena *arena, const double *E, int32_t T, vt_paths *out,
+                               const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats);
+vt_status vt_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
+                                  const double *E, int32_t T, vt_paths *out,
                                   vt_decode_stats *stats);
 vt_status vt_iter_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts *opts,
-                                       vt_arena *arena, const double *E, int32_t T,
-                                       vt_paths *out, vt_decode_stats *stats);
+                                       vt_arena *arena, const double *E, int32_t T, vt_paths *out,
+                                       vt_decode_stats *stats);
 
 #endif

@@ -216,10 +216,10 @@ vt_status vt_degen_init(vt_degen *s, const vt_trans *tr, vt_arena *arena, const 
   s->lb = -INFINITY;
   s->prune = 1;
   const int identity = tr->bd.Ar == tr->A;
-  double *Ebuf = identity ? NULL : VT_ARENA_NEW(arena, double, (size_t)T * L);
-  s->Esuf = VT_ARENA_NEW(arena, double, (size_t)T * K);
-  s->P = VT_ARENA_NEW(arena, double, (size_t)T * ld);
-  s->Q = VT_ARENA_NEW(arena, double, (size_t)T * ld);
+  double *Ebuf = identity ? NULL : VT_ARENA_NEW(arena, double, (size_t)T *L);
+  s->Esuf = VT_ARENA_NEW(arena, double, (size_t)T *K);
+  s->P = VT_ARENA_NEW(arena, double, (size_t)T *ld);
+  s->Q = VT_ARENA_NEW(arena, double, (size_t)T *ld);
   s->Pd = VT_ARENA_NEW(arena, double, T);
   s->Qd = VT_ARENA_NEW(arena, double, T);
   s->n = VT_ARENA_NEW(arena, int32_t, T);
@@ -230,8 +230,8 @@ vt_status vt_degen_init(vt_degen *s, const vt_trans *tr, vt_arena *arena, const 
   s->vec = VT_ARENA_NEW(arena, double, ld);
   s->path = VT_ARENA_NEW(arena, int32_t, T);
   s->alt = VT_ARENA_NEW(arena, int32_t, T);
-  if ((!identity && !Ebuf) || !s->Esuf || !s->P || !s->Q || !s->Pd || !s->Qd ||
-      !s->n || !s->hi || !s->deg || !s->ptr || !s->ptrd || !s->vec || !s->path || !s->alt)
+  if ((!identity && !Ebuf) || !s->Esuf || !s->P || !s->Q || !s->Pd || !s->Qd || !s->n || !s->hi ||
+      !s->deg || !s->ptr || !s->ptrd || !s->vec || !s->path || !s->alt)
     return VT_ENOMEM;
   emissions_prepare(s, tr, E, Ebuf);
   const int32_t n = n0 < L ? n0 : L;

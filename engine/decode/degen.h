@@ -37,8 +37,8 @@ typedef struct vt_degen_ops {
   double (*backward)(vt_degen *s);
   int32_t (*scan_above)(const double *x, int32_t n, double thr, int32_t *idx);
   void (*row_step)(double *row, double p, const double *A, const double *E, int32_t n);
-  void (*row_join)(double *row, const double *P, const double *E, const double *into,
-                   double tau, int32_t n);
+  void (*row_join)(double *row, const double *P, const double *E, const double *into, double tau,
+                   int32_t n);
   void (*row_join_c)(double *row, double p, const double *E, const double *into, double tau,
                      int32_t n);
 } vt_degen_ops;
@@ -62,7 +62,7 @@ struct vt_degen {
   int32_t *path;    /* T: best path of the last pass, index n[t] = degenerate */
   int32_t *alt;     /* T: a real path derived from it, for the lower bound */
   double lb, slack;
-  int prune;        /* 1: passes prune against lb (and kill dead nodes); 0: pure Viterbi passes */
+  int prune; /* 1: passes prune against lb (and kill dead nodes); 0: pure Viterbi passes */
   int64_t pruned;
 };
 
@@ -104,8 +104,7 @@ static inline void vt_degen_row_step(const vt_degen *s, double *row, double p, c
   s->ops->row_step(row, p, A, E, n);
 }
 static inline void vt_degen_row_join(const vt_degen *s, double *row, const double *P,
-                                     const double *E, const double *into, double tau,
-                                     int32_t n) {
+                                     const double *E, const double *into, double tau, int32_t n) {
   s->ops->row_join(row, P, E, into, tau, n);
 }
 static inline void vt_degen_row_join_c(const vt_degen *s, double *row, double p, const double *E,

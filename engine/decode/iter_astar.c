@@ -1,6 +1,6 @@
-/* engine/decode/iter_astar.c: 1-best iterative A* (Huang et al. 2012, section 4.2): A* with the naive
- * heuristic on degenerate lattices, starting from one active label per column and doubling the
- * columns whose degenerate node the best path uses, until the best path is all active. There is
+/* engine/decode/iter_astar.c: 1-best iterative A* (Huang et al. 2012, section 4.2): A* with the
+ * naive heuristic on degenerate lattices, starting from one active label per column and doubling
+ * the columns whose degenerate node the best path uses, until the best path is all active. There is
  * no pruning (as in the paper).
  *
  * Exactness: the A* returns the lattice path with the best left-to-right evaluation (astar.h). A
@@ -13,8 +13,7 @@
 #include "decoders.h"
 
 vt_status vt_iter_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
-                               const double *E, int32_t T, vt_paths *out,
-                               vt_decode_stats *stats) {
+                               const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats) {
   vt_degen s;
   vt_status st = vt_degen_init(&s, tr, arena, E, T, 1);
   if (st != VT_OK) return st;

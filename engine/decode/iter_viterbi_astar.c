@@ -151,8 +151,8 @@ static void paths_out(const vt_degen *s, const vt_trans *tr, const int32_t *cand
  * active (written to `out`) or on error (*st); else raises lb with the k-th best all-active path
  * found, expands the columns whose degenerate node any of the k' paths uses, and returns the
  * first column it expanded. */
-static int32_t kbest_try(vt_degen *s, const vt_trans *tr, vt_arena *arena, int32_t k,
-                         int32_t kp, int *split, int32_t *cand, double *cscore, vt_paths *out,
+static int32_t kbest_try(vt_degen *s, const vt_trans *tr, vt_arena *arena, int32_t k, int32_t kp,
+                         int *split, int32_t *cand, double *cscore, vt_paths *out,
                          vt_decode_stats *stats, vt_status *st) {
   const int32_t T = s->T;
   int32_t m = 0;
@@ -196,8 +196,8 @@ static int32_t kbest_try(vt_degen *s, const vt_trans *tr, vt_arena *arena, int32
 }
 
 vt_status vt_iter_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts *opts,
-                                       vt_arena *arena, const double *E, int32_t T,
-                                       vt_paths *out, vt_decode_stats *stats) {
+                                       vt_arena *arena, const double *E, int32_t T, vt_paths *out,
+                                       vt_decode_stats *stats) {
   const int32_t k = opts->k, kp = opts->kprime > k ? opts->kprime : opts->kprime ? k : 2 * k;
   const int32_t ld = tr->ld;
   vt_degen s;

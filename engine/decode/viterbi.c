@@ -1,4 +1,5 @@
-/* engine/decode/viterbi.c: exact 1-best Viterbi on the SIMD max-plus kernels (broadcast-previous). */
+/* engine/decode/viterbi.c: exact 1-best Viterbi on the SIMD max-plus kernels (broadcast-previous).
+ */
 #include <math.h>
 
 #include "arena.h"

@@ -63,7 +63,7 @@ typedef struct va_search {
   double *row;  /* ld: estimates of one column's deviations */
   int32_t *idx; /* ld: those that pass the floor */
   double *amax; /* T: the largest alpha among the active nodes of each column */
-  int32_t *dc;  /* T x ld (split): the last column < t where node y's Viterbi prefix is degenerate */
+  int32_t *dc; /* T x ld (split): the last column < t where node y's Viterbi prefix is degenerate */
 } va_search;
 
 /* Back pointer of node y of column t >= 1. */
@@ -120,8 +120,8 @@ static vt_status node_push(va_search *v, const va_node *nd, double e) {
 static vt_status degen_push(va_search *v, int64_t x, int32_t i, int32_t y, int real, double tau) {
   const vt_degen *s = v->s;
   const int32_t ni = s->n[i];
-  const double tr = real ? s->bd->from_max[(size_t)vt_level_of(ni) * s->L + y]
-                         : vt_degen_trans(s, i, ni, y);
+  const double tr =
+      real ? s->bd->from_max[(size_t)vt_level_of(ni) * s->L + y] : vt_degen_trans(s, i, ni, y);
   const double sg = tr + tau, e = alpha(s, i, ni) + sg;
   if (!(e + v->slack > v->q.floor)) return VT_OK;
   const va_node nd = {x, sg, tau, i, ni, y, VA_VIT};
@@ -138,8 +138,8 @@ static vt_status column_deviations(va_search *v, int64_t x, int32_t i, int32_t y
   const int32_t nu = s->n[i + 1];
   /* Transitions into y from the active nodes of column i, contiguous over them. */
   const int active = real || y < nu;
-  const double *into = active ? b->Art + (size_t)y * s->ld
-                              : b->to_max + (size_t)vt_level_of(nu) * s->L;
+  const double *into =
+      active ? b->Art + (size_t)y * s->ld : b->to_max + (size_t)vt_level_of(nu) * s->L;
   /* Skip the column when even its best alpha and the best transition into y cannot pass the
    * floor (rounding is monotone, so this bound is above every estimate of the column). */
   const double into_max = active ? col_max(b, y) : b->a_max;
@@ -232,8 +232,8 @@ static void degen_columns(va_search *v) {
   }
 }
 
-vt_status vt_degen_kbest(const vt_degen *s, vt_arena *arena, int32_t k, int split,
-                         int32_t *nodes, double *scores, int32_t *n_out, int64_t *pops) {
+vt_status vt_degen_kbest(const vt_degen *s, vt_arena *arena, int32_t k, int split, int32_t *nodes,
+                         double *scores, int32_t *n_out, int64_t *pops) {
   const int64_t budget = VT_SPLIT_POPS_PER_PATH * (int64_t)k * s->T;
   const int32_t T = s->T, last = T - 1;
   va_search v = {.s = s, .slack = s->slack, .split = split};
@@ -310,8 +310,8 @@ vt_status vt_degen_kbest(const vt_degen *s, vt_arena *arena, int32_t k, int spli
   return VT_OK;
 }
 
-vt_status vt_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts *opts,
-                                  vt_arena *arena, const double *E, int32_t T, vt_paths *out,
+vt_status vt_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
+                                  const double *E, int32_t T, vt_paths *out,
                                   vt_decode_stats *stats) {
   vt_degen s;
   vt_status st = vt_degen_init(&s, tr, arena, E, T, tr->L);

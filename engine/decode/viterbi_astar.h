@@ -15,8 +15,8 @@
  * distinct paths, best first, scores non-increasing, to nodes[p*T ..] and scores[p]; *n_out =
  * how many (fewer than k only when the lattice holds fewer finite paths). Adds its agenda pops
  * to *pops. Returns VT_OK or VT_ENOMEM. */
-vt_status vt_degen_kbest(const vt_degen *s, vt_arena *arena, int32_t k, int split,
-                         int32_t *nodes, double *scores, int32_t *n_out, int64_t *pops);
+vt_status vt_degen_kbest(const vt_degen *s, vt_arena *arena, int32_t k, int split, int32_t *nodes,
+                         double *scores, int32_t *n_out, int64_t *pops);
 
 /* The split search's budget: pops per path and column. No sentence of the real lattices (319
  * and 945 labels, k = 5, 20, 100) reached it; at 8, 8 of 1,500 did at k = 5. A sentence beyond

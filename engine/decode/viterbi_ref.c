@@ -1,5 +1,5 @@
-/* engine/decode/viterbi_ref.c: the plain textbook Viterbi, the reference every other decoder is checked
- * against. For each current label it scans the previous labels down a column of A (the loop
+/* engine/decode/viterbi_ref.c: the plain textbook Viterbi, the reference every other decoder is
+ * checked against. For each current label it scans the previous labels down a column of A (the loop
  * CRFsuite and Wapiti use): simple to trust, slow by design. */
 #include <math.h>
 
@@ -7,10 +7,9 @@
 #include "decoders.h"
 
 vt_status vt_viterbi_ref_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
-                                const double *E, int32_t T, vt_paths *out,
-                                vt_decode_stats *stats) {
+                                const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats) {
   const int32_t L = tr->L;
-  double *alpha = VT_ARENA_NEW(arena, double, (size_t)T * L);
+  double *alpha = VT_ARENA_NEW(arena, double, (size_t)T *L);
   int32_t *bp = VT_ARENA_NEW(arena, int32_t, (size_t)T * L);
   if (!alpha || !bp) return VT_ENOMEM;
 
