@@ -20,9 +20,20 @@
 extern "C" {
 #endif
 
+/* Marks what the shared library exports; everything else in it is hidden. */
+#if defined(__GNUC__) || defined(__clang__)
+#define VT_API __attribute__((visibility("default")))
+#else
+#define VT_API
+#endif
+
+/* The version: these three lines are its one source (CMakeLists.txt reads them for the
+ * package version, the shared library's SONAME and the pkg-config file). */
 #define VT_VERSION_MAJOR 0
-#define VT_VERSION_MINOR 1
+#define VT_VERSION_MINOR 2
 #define VT_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH: compare with vt_version_number() at run time. */
+#define VT_VERSION_NUMBER (VT_VERSION_MAJOR * 10000 + VT_VERSION_MINOR * 100 + VT_VERSION_PATCH)
 
 /* ---- status codes ---------------------------------------------------------------------------- */
 
@@ -37,10 +48,19 @@ typedef enum vt_status {
 } vt_status;
 
 /* Returns a static, human-readable description of status code `status` (never NULL). */
-const char *vt_strerror(int status);
+VT_API const char *vt_strerror(int status);
+
+/* Returns the one-line message of the last call that failed on the calling thread, the same
+ * line the CLI prints ("FILE:LINE: problem", "FILE: problem" or the reason), or "" when no call
+ * has failed on it yet. Valid until the next failing call on this thread. */
+VT_API const char *vt_last_error(void);
 
 /* Returns the library version as "MAJOR.MINOR.PATCH" (static string). */
-const char *vt_version(void);
+VT_API const char *vt_version(void);
+
+/* Returns the library's version as MAJOR * 10000 + MINOR * 100 + PATCH. A program built against
+ * this header runs with any library of the same MAJOR whose number is >= VT_VERSION_NUMBER. */
+VT_API int vt_version_number(void);
 
 /* ---- SIMD level ------------------------------------------------------------------------------ */
 
@@ -49,17 +69,17 @@ typedef enum vt_simd { VT_SIMD_SCALAR = 0, VT_SIMD_AVX2 = 1, VT_SIMD_AVX512 = 2 
 /* Returns the kernel level the decoders use: the best one the CPU and OS support, unless the
  * environment variable VITESSE_SIMD (scalar|avx2|avx512) or vt_simd_force chose one. Chosen
  * once, thread-safely, on first use. */
-vt_simd vt_simd_active(void);
+VT_API vt_simd vt_simd_active(void);
 
 /* Forces kernel level `level` for the whole process. Returns VT_EUNSUPPORTED when this CPU
  * cannot run it (the active level is then unchanged). Not to be called while decoding. */
-vt_status vt_simd_force(vt_simd level);
+VT_API vt_status vt_simd_force(vt_simd level);
 
 /* Returns 1 when this CPU and OS can run kernels of `level`, else 0. */
-int vt_simd_supported(vt_simd level);
+VT_API int vt_simd_supported(vt_simd level);
 
 /* Returns "scalar", "avx2" or "avx512" for `level` (static string). */
-const char *vt_simd_name(vt_simd level);
+VT_API const char *vt_simd_name(vt_simd level);
 
 /* ---- arenas ---------------------------------------------------------------------------------- */
 
@@ -68,25 +88,25 @@ typedef struct vt_arena vt_arena;
 
 /* Creates an arena whose first block holds `first_block` bytes (0 = a default of 1 MiB).
  * Stores it in *out. Returns VT_ENOMEM on failure (*out is then NULL). */
-vt_status vt_arena_create(vt_arena **out, size_t first_block);
+VT_API vt_status vt_arena_create(vt_arena **out, size_t first_block);
 
 /* Frees the arena and every block it holds. NULL is a no-op. */
-void vt_arena_destroy(vt_arena *arena);
+VT_API void vt_arena_destroy(vt_arena *arena);
 
 /* Returns `size` bytes, 64-byte aligned, valid until the next vt_arena_reset, or NULL when
  * memory is exhausted. size 0 returns a valid unique pointer. */
-void *vt_arena_alloc(vt_arena *arena, size_t size);
+VT_API void *vt_arena_alloc(vt_arena *arena, size_t size);
 
 /* Releases every allocation at once. Keeps (and, when the last use needed several blocks,
  * grows, up to 256 MiB) the first block so that a steady workload allocates nothing from the
  * heap. */
-void vt_arena_reset(vt_arena *arena);
+VT_API void vt_arena_reset(vt_arena *arena);
 
 /* Returns the largest number of bytes ever in use at once. */
-size_t vt_arena_high_water(const vt_arena *arena);
+VT_API size_t vt_arena_high_water(const vt_arena *arena);
 
 /* Returns how many blocks the arena has taken from the heap since it was created. */
-uint64_t vt_arena_block_allocs(const vt_arena *arena);
+VT_API uint64_t vt_arena_block_allocs(const vt_arena *arena);
 
 /* ---- transition models ----------------------------------------------------------------------- */
 
@@ -101,20 +121,20 @@ typedef struct vt_trans vt_trans;
  * the staggered and A* decoders); NULL means the identity order. The arrays are copied.
  * Returns VT_EINVAL for L < 1 or a rank that is not a permutation, VT_EFORMAT for a NaN or +inf
  * score, VT_ENOMEM on allocation failure. */
-vt_status vt_trans_create(vt_trans **out, int32_t L, const double *A, const double *S,
+VT_API vt_status vt_trans_create(vt_trans **out, int32_t L, const double *A, const double *S,
                           const double *F, const int32_t *rank);
 
 /* Fills rank[0..L) with the labels ordered by decreasing count[label] (ties: lower label first),
  * the order vt_trans_create expects: from training frequencies, or, with no training data, from
  * how often each label is the emission argmax of a column of the input. Returns VT_EINVAL for
  * L < 1, VT_ENOMEM. */
-vt_status vt_rank_from_counts(const int64_t *count, int32_t L, int32_t *rank);
+VT_API vt_status vt_rank_from_counts(const int64_t *count, int32_t L, int32_t *rank);
 
 /* Frees a transition model. NULL is a no-op. */
-void vt_trans_destroy(vt_trans *trans);
+VT_API void vt_trans_destroy(vt_trans *trans);
 
 /* Returns the number of labels of the model. */
-int32_t vt_trans_labels(const vt_trans *trans);
+VT_API int32_t vt_trans_labels(const vt_trans *trans);
 
 /* Rewrites scores of a bound model in place, the one place where they change after binding (an
  * online learner such as the perceptron calls it after each update): for c < n, A of the cell
@@ -124,7 +144,7 @@ int32_t vt_trans_labels(const vt_trans *trans);
  * NOT thread-safe: no other thread may decode with `trans` while it runs.
  * Returns VT_EINVAL for n < 0 or a label out of range, VT_EFORMAT for a NaN or +inf score
  * (nothing is changed then), VT_ENOMEM (the model must then be destroyed). */
-vt_status vt_trans_update(vt_trans *trans, int32_t n, const int32_t *prev, const int32_t *cur,
+VT_API vt_status vt_trans_update(vt_trans *trans, int32_t n, const int32_t *prev, const int32_t *cur,
                           const double *a, const double *S, const double *F);
 
 /* ---- decoding -------------------------------------------------------------------------------- */
@@ -146,19 +166,19 @@ typedef enum vt_algo {
 /* Parses an algorithm name ("viterbi", "viterbi-scalar", "kbest-viterbi", "beam", ...) into
  * *out. Returns VT_EINVAL for an unknown name, VT_EUNSUPPORTED for a known algorithm that this
  * version does not implement yet. */
-vt_status vt_algo_parse(const char *name, vt_algo *out);
+VT_API vt_status vt_algo_parse(const char *name, vt_algo *out);
 
 /* Returns 1 when `algo` is implemented in this version, else 0. */
-int vt_algo_available(vt_algo algo);
+VT_API int vt_algo_available(vt_algo algo);
 
 /* Returns the name of `algo` (static string), or "unknown". */
-const char *vt_algo_name(vt_algo algo);
+VT_API const char *vt_algo_name(vt_algo algo);
 
 /* Returns 1 when `algo` is exact (returns optimal paths), 0 when it is approximate. */
-int vt_algo_exact(vt_algo algo);
+VT_API int vt_algo_exact(vt_algo algo);
 
 /* Returns 1 when `algo` can return more than one path per sentence (honours k), else 0. */
-int vt_algo_kbest(vt_algo algo);
+VT_API int vt_algo_kbest(vt_algo algo);
 
 /* A* heuristics: naive is Huang et al.'s equation (9); mN is the Viterbi backward score on the
  * degenerate lattice of staggered iteration N (2^N active labels per column). */
@@ -188,7 +208,7 @@ typedef struct vt_decode_opts {
 } vt_decode_opts;
 
 /* Fills `opts` with the defaults: viterbi, k = 1, beam = 1, naive heuristic, k' = 2k, split. */
-void vt_decode_opts_init(vt_decode_opts *opts);
+VT_API void vt_decode_opts_init(vt_decode_opts *opts);
 
 /* Counters a decoder adds to (never resets); see each field. */
 typedef struct vt_decode_stats {
@@ -216,18 +236,18 @@ typedef struct vt_decode_stats {
  * Returns VT_EINVAL for a bad option (k < 1, a 1-best algorithm with k > 1, beam < 1) or T < 0,
  * VT_ENOMEM when the arena runs out. Emission values are not checked for NaN here (the readers
  * reject them); a NaN gives an unspecified path, never a crash. */
-vt_status vt_decode(const vt_trans *trans, const vt_decode_opts *opts, vt_arena *arena,
+VT_API vt_status vt_decode(const vt_trans *trans, const vt_decode_opts *opts, vt_arena *arena,
                     const double *E, int32_t T, int32_t *labels, double *scores, int32_t *n_paths,
                     vt_decode_stats *stats);
 
 /* As vt_decode, for float emissions (converted to double in the arena, exactly). */
-vt_status vt_decode_f32(const vt_trans *trans, const vt_decode_opts *opts, vt_arena *arena,
+VT_API vt_status vt_decode_f32(const vt_trans *trans, const vt_decode_opts *opts, vt_arena *arena,
                         const float *E, int32_t T, int32_t *labels, double *scores,
                         int32_t *n_paths, vt_decode_stats *stats);
 
 /* Returns the score of path `labels` (T entries) under `trans` and emissions `E`, evaluated left
  * to right in double exactly as the decoders do; T = 0 gives 0. */
-double vt_path_score(const vt_trans *trans, const double *E, int32_t T, const int32_t *labels);
+VT_API double vt_path_score(const vt_trans *trans, const double *E, int32_t T, const int32_t *labels);
 
 #ifdef __cplusplus
 }

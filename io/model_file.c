@@ -53,7 +53,7 @@ static int fwrite_all(FILE *fp, const void *p, uint64_t n) {
   return n == 0 || fwrite(p, 1, (size_t)n, fp) == (size_t)n ? 0 : -1;
 }
 
-int vt_model_write(const char *path, const vt_model_image *img, char *err, size_t errlen) {
+int vt_textmodel_write(const char *path, const vt_textmodel_image *img, char *err, size_t errlen) {
   int st = VT_ENOMEM;
   const int32_t L = img->L;
   unsigned char meta[META_SIZE], header[HEADER_SIZE + N_SEC * ENTRY_SIZE];
@@ -111,7 +111,7 @@ int vt_model_write(const char *path, const vt_model_image *img, char *err, size_
     uint64_t h = vt_strhash(ft.str, ft.len);
     uint32_t i = (uint32_t)h & (uint32_t)(n_slots - 1);
     while (slots[i]) i = (i + 1) & (uint32_t)(n_slots - 1);
-    slots[i] = vt_model_tag(h, off_bits) << (off_bits & 31) | (uint32_t)(pos / 4 + 1);
+    slots[i] = vt_textmodel_tag(h, off_bits) << (off_bits & 31) | (uint32_t)(pos / 4 + 1);
     if (off_bits >= 32) slots[i] = (uint32_t)(pos / 4 + 1);
     pos += vt_feat_size(ft.len, ft.nnz, vt_feat_key_bytes(&ft, img->key_bytes));
   }
@@ -224,7 +224,7 @@ static int finite_all(const float *v, size_t n) {
 }
 
 /* Walks the feature records: bounds, keys, values; marks record starts in `starts`. */
-static const char *check_records(const vt_model *m, uint8_t *starts) {
+static const char *check_records(const vt_textmodel *m, uint8_t *starts) {
   uint64_t pos = 0;
   const uint64_t L2 = (uint64_t)m->L * (uint64_t)m->L;
   for (uint32_t f = 0; f < m->n_feat; f++) {
@@ -249,7 +249,7 @@ static const char *check_records(const vt_model *m, uint8_t *starts) {
   return NULL;
 }
 
-int vt_model_load(vt_model **out, const char *path, char *err, size_t errlen) {
+int vt_textmodel_load(vt_textmodel **out, const char *path, char *err, size_t errlen) {
   int st = VT_ENOMEM;
   *out = NULL;
   uint8_t *starts = NULL;
@@ -258,7 +258,7 @@ int vt_model_load(vt_model **out, const char *path, char *err, size_t errlen) {
     vt_io_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
     return VT_EIO;
   }
-  vt_model *m = calloc(1, sizeof *m);
+  vt_textmodel *m = calloc(1, sizeof *m);
   if (!m) goto fail;
   m->tmpl.max_col = -1;
   struct stat sb;
@@ -439,7 +439,7 @@ int vt_model_load(vt_model **out, const char *path, char *err, size_t errlen) {
     m->S[y] = tf[LL + (size_t)y];
     m->F[y] = tf[LL + (size_t)L + (size_t)y];
   }
-  st = vt_model_bind(m);
+  st = vt_textmodel_bind(m);
   if (st != VT_OK) {
     vt_io_errorf(err, errlen, path, "cannot bind the transition model: %s", vt_strerror(st));
     goto fail;
@@ -452,6 +452,6 @@ nomem:
 fail:
   if (fd >= 0) close(fd);
   free(starts);
-  vt_model_free(m);
+  vt_textmodel_free(m);
   return st;
 }

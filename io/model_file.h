@@ -23,12 +23,12 @@
 
 /* Writes `img` to `path` atomically (io/outfile.h). Returns VT_OK, VT_EIO, VT_EINVAL (too
  * large) or VT_ENOMEM; `err` (errlen bytes) gets one line "PATH: problem" on failure. */
-int vt_model_write(const char *path, const vt_model_image *img, char *err, size_t errlen);
+int vt_textmodel_write(const char *path, const vt_textmodel_image *img, char *err, size_t errlen);
 
 /* Loads and validates the model file `path` (mapped read-only; read into memory when it cannot
  * be mapped) and binds its transition model. Returns VT_OK, VT_EIO, VT_EFORMAT (not a model,
  * another version, truncated, corrupted: the message says which), or VT_ENOMEM. On failure
  * *out is NULL and `err` holds one line "PATH: problem". */
-int vt_model_load(vt_model **out, const char *path, char *err, size_t errlen);
+int vt_textmodel_load(vt_textmodel **out, const char *path, char *err, size_t errlen);
 
 #endif

@@ -77,13 +77,13 @@ static double train(const char *tmpl, int epochs, vt_algo algo) {
   vt_train_report rep;
   if (vt_train_run(&W, &c, NULL, rank, ts.n_b > 0, &to, &rep, err, sizeof err) == VT_OK)
     vt_train_evaluate(&W, &c, rank, ts.n_b > 0, algo, &acc);
-  vt_model_meta meta;
+  vt_textmodel_meta meta;
   memset(&meta, 0, sizeof meta);
   meta.label_col = -1;
   meta.epochs = epochs;
   snprintf(meta.decoder, sizeof meta.decoder, "%s", vt_algo_name(algo));
   if (vt_export_build(&x, &d, &W, tmpl, strlen(tmpl), &meta) != VT_OK ||
-      vt_model_write(model, &x.img, err, sizeof err) != VT_OK)
+      vt_textmodel_write(model, &x.img, err, sizeof err) != VT_OK)
     acc = -3;
   vt_export_free(&x);
   vt_weights_free(&W);
@@ -95,7 +95,7 @@ static double train(const char *tmpl, int epochs, vt_algo algo) {
 }
 
 /* Tags `corpus` with model `m` in chunks of `chunk` sentences; returns the text (malloc'd). */
-static char *tag_all(const vt_model *m, vt_algo algo, int32_t k, int32_t chunk, size_t *len) {
+static char *tag_all(const vt_textmodel *m, vt_algo algo, int32_t k, int32_t chunk, size_t *len) {
   char err[256];
   vt_conll_opts o;
   vt_conll_opts_init(&o);
@@ -114,7 +114,7 @@ static char *tag_all(const vt_model *m, vt_algo algo, int32_t k, int32_t chunk, 
   while (vt_conll_read(r, &b, 1000, 1 << 20, &n, err, sizeof err) == VT_OK && n > 0) {
     for (int32_t s = 0; s < b.n_sents; s += chunk) {
       int32_t e = s + chunk < b.n_sents ? s + chunk : b.n_sents;
-      if (vt_tagger_tag_batch(m, &d, arena, NULL, &b, s, e, &out, NULL, err, sizeof err) != VT_OK)
+      if (vt_text_tag_batch(m, &d, arena, NULL, &b, s, e, &out, NULL, err, sizeof err) != VT_OK)
         fprintf(stderr, "tag: %s\n", err);
     }
     vt_sentbatch_clear(&b);
@@ -173,8 +173,8 @@ static void test_train_and_roundtrip(void) {
     checks++;
     EXPECT(acc == 1.0, "%s: training accuracy %g, want 1", vt_algo_name(algos[a]), acc);
     char err[256];
-    vt_model *m = NULL;
-    int st = vt_model_load(&m, model, err, sizeof err);
+    vt_textmodel *m = NULL;
+    int st = vt_textmodel_load(&m, model, err, sizeof err);
     checks++;
     EXPECT(st == VT_OK, "load: %s", err);
     if (st != VT_OK) continue;
@@ -192,12 +192,12 @@ static void test_train_and_roundtrip(void) {
     for (uint32_t f = 0; f < m->n_feat; f++) {
       vt_feat ft;
       vt_feat_read(m->recs + pos, m->key_bytes, &ft);
-      found += vt_model_find(m, ft.str, ft.len) == m->recs + pos;
+      found += vt_textmodel_find(m, ft.str, ft.len) == m->recs + pos;
       pos += vt_feat_size(ft.len, ft.nnz, vt_feat_key_bytes(&ft, m->key_bytes));
     }
     checks += 2;
     EXPECT_EQ_INT(found, m->n_feat, "records found by their strings");
-    EXPECT(vt_model_find(m, "U00:nope", 8) == NULL, "absent feature");
+    EXPECT(vt_textmodel_find(m, "U00:nope", 8) == NULL, "absent feature");
     size_t len, len2, len3;
     char *out = tag_all(m, algos[a], 1, 1000, &len);
     char *out2 = tag_all(m, VT_ALGO_VITERBI, 1, 3, &len2);
@@ -209,17 +209,17 @@ static void test_train_and_roundtrip(void) {
     free(out);
     free(out2);
     free(out3);
-    vt_model_free(m);
+    vt_textmodel_free(m);
   }
 }
 
 static void test_corruption(void) {
   size_t size, base_len;
   char err[256];
-  vt_model *m = NULL;
-  vt_model_load(&m, model, err, sizeof err);
+  vt_textmodel *m = NULL;
+  vt_textmodel_load(&m, model, err, sizeof err);
   char *base = tag_all(m, VT_ALGO_VITERBI, 1, 1000, &base_len);
-  vt_model_free(m);
+  vt_textmodel_free(m);
   char *bytes = read_file(model, &size);
   long refused = 0, same = 0;
   /* Every byte of the header, section table and META; then every 5th (each section still gets
@@ -231,7 +231,7 @@ static void test_corruption(void) {
     write_bytes(scratch, bytes, size);
     bytes[i] ^= 0x5A;
     m = NULL;
-    int st = vt_model_load(&m, scratch, err, sizeof err);
+    int st = vt_textmodel_load(&m, scratch, err, sizeof err);
     if (st != VT_OK) {
       refused++;
       checks += 2;
@@ -246,27 +246,27 @@ static void test_corruption(void) {
            i);
     same++;
     free(out);
-    vt_model_free(m);
+    vt_textmodel_free(m);
   }
   checks++;
   EXPECT(refused > tried * 9 / 10, "only %ld of %ld corruptions refused", refused, tried);
   for (size_t n = 0; n < size; n += n < 512 || n + 64 > size ? 1 : 7) {
     write_bytes(scratch, bytes, n);
     m = NULL;
-    int st = vt_model_load(&m, scratch, err, sizeof err);
+    int st = vt_textmodel_load(&m, scratch, err, sizeof err);
     checks++;
     EXPECT(st == VT_EFORMAT, "truncated to %zu bytes: status %d", n, st);
-    vt_model_free(m);
+    vt_textmodel_free(m);
   }
   /* Not a model at all, and a future version. */
   write_bytes(scratch, "hello\n", 6);
   checks++;
-  EXPECT(vt_model_load(&m, scratch, err, sizeof err) == VT_EFORMAT && strstr(err, "not a vitesse"),
+  EXPECT(vt_textmodel_load(&m, scratch, err, sizeof err) == VT_EFORMAT && strstr(err, "not a vitesse"),
          "text file: %s", err);
   bytes[8] = 9;
   write_bytes(scratch, bytes, size);
   checks++;
-  EXPECT(vt_model_load(&m, scratch, err, sizeof err) == VT_EFORMAT && strstr(err, "version 9"),
+  EXPECT(vt_textmodel_load(&m, scratch, err, sizeof err) == VT_EFORMAT && strstr(err, "version 9"),
          "version: %s", err);
   free(bytes);
   free(base);
@@ -280,9 +280,9 @@ static void test_obs_bigram(void) {
   checks++;
   EXPECT(acc == 1.0, "obs-bigram training accuracy %g", acc);
   char err[256];
-  vt_model *m = NULL;
+  vt_textmodel *m = NULL;
   checks++;
-  EXPECT(vt_model_load(&m, model, err, sizeof err) == VT_OK && m->obs_bigram, "load: %s", err);
+  EXPECT(vt_textmodel_load(&m, model, err, sizeof err) == VT_OK && m->obs_bigram, "load: %s", err);
   if (!m) return;
   size_t len, len2;
   char *out = tag_all(m, VT_ALGO_VITERBI, 1, 4, &len);
@@ -297,13 +297,13 @@ static void test_obs_bigram(void) {
   memset(&b, 0, sizeof b);
   vt_textbuf tb = {0};
   checks++;
-  EXPECT(vt_tagger_tag_batch(m, &d, NULL, NULL, &b, 0, 0, &tb, NULL, err, sizeof err) ==
+  EXPECT(vt_text_tag_batch(m, &d, NULL, NULL, &b, 0, 0, &tb, NULL, err, sizeof err) ==
                  VT_EUNSUPPORTED &&
              strstr(err, "bigram"),
          "staggered-col on an obs-bigram model: %s", err);
   free(out);
   free(out2);
-  vt_model_free(m);
+  vt_textmodel_free(m);
 }
 
 /* The row cache changes no bit of the emissions nor of the statistics: sentences of random
@@ -311,9 +311,9 @@ static void test_obs_bigram(void) {
  * the same E with a 16-entry cache (constant conflicts and evictions), a large one and none. */
 static void test_rowcache(void) {
   char err[256];
-  vt_model *m = NULL;
+  vt_textmodel *m = NULL;
   checks++;
-  EXPECT(vt_model_load(&m, model, err, sizeof err) == VT_OK, "load: %s", err);
+  EXPECT(vt_textmodel_load(&m, model, err, sizeof err) == VT_OK, "load: %s", err);
   if (!m) return;
   static const char *const extra[] = {
       "zz", "w1w1", "a-much-longer-token-than-any-cache-key-can-hold-0123456789", "W3", ""};
@@ -353,7 +353,7 @@ static void test_rowcache(void) {
     vt_rowcache *caches[3] = {NULL, small, big};
     for (int c = 0; c < 3; c++) {
       vt_arena_reset(arena);
-      EXPECT(vt_tagger_emissions(m, &tk, arena, E[c], NULL, caches[c], &st[c]) == VT_OK, "E");
+      EXPECT(vt_text_emissions(m, &tk, arena, E[c], NULL, caches[c], &st[c]) == VT_OK, "E");
     }
     for (int c = 1; c < 3; c++) {
       mismatches += memcmp(E[0], E[c], (size_t)T * (size_t)L * sizeof(double)) != 0;
@@ -370,10 +370,10 @@ static void test_rowcache(void) {
   vt_arena_destroy(arena);
   vt_rowcache_destroy(small);
   vt_rowcache_destroy(big);
-  vt_model_free(m);
+  vt_textmodel_free(m);
 }
 
-/* A per-node replica (vt_model_clone_to) tags byte for byte as the model it was copied from,
+/* A per-node replica (vt_textmodel_clone_to) tags byte for byte as the model it was copied from,
  * after that model is freed, from the heap and from node-bound memory; here for the model last
  * trained into `model` and the decoders in algos (k-best where k > 1). */
 static void check_replicas(const vt_algo *algos, const int32_t *ks, int n_algos) {
@@ -384,13 +384,13 @@ static void check_replicas(const vt_algo *algos, const int32_t *ks, int n_algos)
   if (have_topo) vt_node_mem_init(&nm, t.hw, 0);
   const vt_mem *mems[2] = {&vt_mem_heap, have_topo ? &nm.mem : &vt_mem_heap};
   for (int mi = 0; mi < 2; mi++) {
-    vt_model *ref = NULL, *doomed = NULL, *copy = NULL;
+    vt_textmodel *ref = NULL, *doomed = NULL, *copy = NULL;
     checks++;
-    EXPECT(vt_model_load(&ref, model, err, sizeof err) == VT_OK &&
-               vt_model_load(&doomed, model, err, sizeof err) == VT_OK &&
-               vt_model_clone_to(&copy, doomed, mems[mi]) == VT_OK,
+    EXPECT(vt_textmodel_load(&ref, model, err, sizeof err) == VT_OK &&
+               vt_textmodel_load(&doomed, model, err, sizeof err) == VT_OK &&
+               vt_textmodel_clone_to(&copy, doomed, mems[mi]) == VT_OK,
            "load and clone: %s", err);
-    vt_model_free(doomed); /* the copy owes it nothing */
+    vt_textmodel_free(doomed); /* the copy owes it nothing */
     for (int a = 0; a < n_algos && copy; a++) {
       size_t len, len2;
       char *want = tag_all(ref, algos[a], ks[a], 7, &len);
@@ -408,8 +408,8 @@ static void check_replicas(const vt_algo *algos, const int32_t *ks, int n_algos)
              "the replica has its own transition model and file bytes");
       EXPECT(copy->tmpl.pool != ref->tmpl.pool && copy->tmpl.n == ref->tmpl.n, "own templates");
     }
-    vt_model_clone_free(copy, mems[mi]);
-    vt_model_free(ref);
+    vt_textmodel_clone_free(copy, mems[mi]);
+    vt_textmodel_free(ref);
   }
   if (have_topo) {
     vt_node_mem_fini(&nm);

@@ -47,7 +47,7 @@ static int buf_add(grow_buf *g, const void *src, size_t n) {
 }
 
 typedef struct lattice_ctx {
-  const vt_model *m;
+  const vt_textmodel *m;
   vt_arena *arena;
   grow_buf *E, *N;
 } lattice_ctx;
@@ -55,18 +55,18 @@ typedef struct lattice_ctx {
 /* Appends the lattices of the sentences of one batch. */
 static vt_status add_batch(void *ctx, const vt_sentbatch *b, char *err, size_t errlen) {
   lattice_ctx *x = ctx;
-  const vt_model *m = x->m;
+  const vt_textmodel *m = x->m;
   vt_status st = VT_OK;
   for (int32_t s = 0; s < b->n_sents && st == VT_OK; s++) {
     const int32_t T = b->sents[s].T;
     if (T == 0) continue;
-    if ((st = vt_tagger_check(m, b, s, err, errlen)) != VT_OK) break;
+    if ((st = vt_text_check(m, b, s, err, errlen)) != VT_OK) break;
     vt_arena_reset(x->arena);
     vt_tokens tk;
     vt_sentbatch_tokens(b, s, &tk);
     double *e = VT_ARENA_NEW(x->arena, double, (size_t)T * m->L);
     float *f = VT_ARENA_NEW(x->arena, float, (size_t)T * m->L);
-    st = e && f ? vt_tagger_emissions(m, &tk, x->arena, e, NULL, NULL, NULL) : VT_ENOMEM;
+    st = e && f ? vt_text_emissions(m, &tk, x->arena, e, NULL, NULL, NULL) : VT_ENOMEM;
     if (st != VT_OK) break;
     for (size_t i = 0; i < (size_t)T * m->L; i++) f[i] = (float)e[i];
     int64_t len = T;
@@ -79,7 +79,7 @@ static vt_status add_batch(void *ctx, const vt_sentbatch *b, char *err, size_t e
 }
 
 /* Adds the lattices of every sentence of `path`; returns a CLI exit status. */
-static int add_file(const vt_model *m, const char *path, const vt_conll_opts *ro, vt_arena *arena,
+static int add_file(const vt_textmodel *m, const char *path, const vt_conll_opts *ro, vt_arena *arena,
                     grow_buf *E, grow_buf *N) {
   char err[512];
   lattice_ctx x = {m, arena, E, N};
@@ -100,7 +100,7 @@ int vt_cmd_lattice(int argc, char **argv) {
   vt_conll_opts ro;
   vt_cli_reader reader;
   vt_cli_reader_init(&reader);
-  vt_model *m = NULL;
+  vt_textmodel *m = NULL;
   vt_arena *arena = NULL;
   grow_buf E = {0}, N = {0};
   float *tf = NULL;
@@ -126,7 +126,7 @@ int vt_cmd_lattice(int argc, char **argv) {
     vt_cli_error("lattice: -m MODEL, -o DIR and at least one FILE are required");
     goto done;
   }
-  int st = vt_model_load(&m, model_path, err, sizeof err);
+  int st = vt_textmodel_load(&m, model_path, err, sizeof err);
   if (st != VT_OK) {
     vt_cli_error("%s", err);
     rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
@@ -194,7 +194,7 @@ nomem:
   rc = VT_EXIT_FAIL;
 done:
   vt_arena_destroy(arena);
-  vt_model_free(m);
+  vt_textmodel_free(m);
   free(E.p);
   free(N.p);
   free(tf);

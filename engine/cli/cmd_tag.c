@@ -2,7 +2,7 @@
  * label appended out.
  *
  * The corpus runs through the engine (engine/cli/tag_engine.c): the reader cuts batches of
- * whole sentences, workers tag them with vt_tagger_tag_batch, the writer writes them in input
+ * whole sentences, workers tag them with vt_text_tag_batch, the writer writes them in input
  * order: the output is the same bytes for any thread count and batch size. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -71,7 +71,7 @@ int vt_cmd_tag(int argc, char **argv) {
   memset(&ro, 0, sizeof ro);
   vt_cli_reader reader;
   vt_cli_reader_init(&reader);
-  vt_model *m = NULL;
+  vt_textmodel *m = NULL;
   vt_outfile of;
   memset(&of, 0, sizeof of);
   char err[512];
@@ -103,7 +103,7 @@ int vt_cmd_tag(int argc, char **argv) {
   vt_decode_opts opts;
   if (vt_cli_decoder_resolve(&dec, vt_cli_default_algo(), &opts)) goto done;
 
-  int st = vt_model_load(&m, model_path, err, sizeof err);
+  int st = vt_textmodel_load(&m, model_path, err, sizeof err);
   if (st != VT_OK) {
     vt_cli_error("%s", err);
     rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
@@ -183,6 +183,6 @@ int vt_cmd_tag(int argc, char **argv) {
 done:
   if (of_open) vt_outfile_abort(&of);
   vt_cli_batch_free(&run);
-  vt_model_free(m);
+  vt_textmodel_free(m);
   return rc;
 }

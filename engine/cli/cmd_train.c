@@ -258,7 +258,7 @@ int vt_cmd_train(int argc, char **argv) {
     rc = st == VT_EUNSUPPORTED ? VT_EXIT_USAGE : VT_EXIT_FAIL;
     goto done;
   }
-  vt_model_meta meta;
+  vt_textmodel_meta meta;
   memset(&meta, 0, sizeof meta);
   meta.label_col = label_col;
   meta.ncols = d.ncols;
@@ -273,7 +273,7 @@ int vt_cmd_train(int argc, char **argv) {
     vt_cli_error("%s: %s", out_path, st == VT_EINVAL ? "model too large" : "out of memory");
     goto done;
   }
-  if (vt_model_write(out_path, &x.img, err, sizeof err) != VT_OK) {
+  if (vt_textmodel_write(out_path, &x.img, err, sizeof err) != VT_OK) {
     vt_cli_error("%s", err);
     goto done;
   }

@@ -71,7 +71,7 @@ static vt_status tag_work(void *ctx, const vt_sched_worker *w, vt_sched_batch *b
   tb->len = 0;
   if (!j->cache[w->id])
     (void)vt_rowcache_create(&j->cache[w->id], w->model, ROW_CACHE_BYTES); /* NULL: no cache */
-  return vt_tagger_tag_batch(w->model, j->opts, w->arena, j->cache[w->id], sb, 0, sb->n_sents, tb,
+  return vt_text_tag_batch(w->model, j->opts, w->arena, j->cache[w->id], sb, 0, sb->n_sents, tb,
                              &j->ws[w->id].s, b->err, sizeof b->err);
 }
 
@@ -94,20 +94,20 @@ static vt_status tag_write(void *ctx, vt_sched_batch *b) {
 }
 
 static vt_status model_clone(const void *model, const vt_mem *mem, void **out) {
-  vt_model *m = NULL;
-  vt_status st = vt_model_clone_to(&m, model, mem);
+  vt_textmodel *m = NULL;
+  vt_status st = vt_textmodel_clone_to(&m, model, mem);
   *out = m;
   return st;
 }
 
-static void model_free(void *replica, const vt_mem *mem) { vt_model_clone_free(replica, mem); }
+static void model_free(void *replica, const vt_mem *mem) { vt_textmodel_clone_free(replica, mem); }
 
 static void tag_progress(void *ctx, const vt_sched_progress *p) {
   vt_cli_progress_show(&((tag_job *)ctx)->progress, p);
 }
 
 vt_status vt_cli_tag_run(const vt_cli_engine *eng, const vt_topo *topo, const vt_plan *plan,
-                         const vt_model *m, const vt_decode_opts *opts, const vt_conll_opts *ro,
+                         const vt_textmodel *m, const vt_decode_opts *opts, const vt_conll_opts *ro,
                          char **files, int n_files, FILE *out, const atomic_int *cancel,
                          vt_cli_tag_totals *tot, vt_sched_stats *ss, int *write_errno, char *err,
                          size_t errlen) {

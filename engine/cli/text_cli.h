@@ -43,7 +43,7 @@ int vt_cli_parse_col(const char *s, int32_t *col);
 /* The fastest exact decoder this build has: staggered-col when available, else viterbi. */
 vt_algo vt_cli_default_algo(void);
 
-/* Packs / unpacks reader options into the 32-bit field models keep (vt_model_meta.reader). */
+/* Packs / unpacks reader options into the 32-bit field models keep (vt_textmodel_meta.reader). */
 uint32_t vt_cli_reader_pack(const vt_conll_opts *o);
 void vt_cli_reader_unpack(uint32_t packed, vt_conll_opts *o);
 
@@ -60,7 +60,7 @@ void vt_cli_reader_init(vt_cli_reader *r);
 /* As vt_cli_corpus_opt, into r->given, remembering which reader options were given. */
 int vt_cli_reader_opt(vt_cli_reader *r, int c, const char *arg);
 
-/* The options to read with: the model's (`packed`, vt_model_meta.reader), overridden by those
+/* The options to read with: the model's (`packed`, vt_textmodel_meta.reader), overridden by those
  * given, and the given --max-tokens. */
 void vt_cli_reader_for_model(const vt_cli_reader *r, uint32_t packed, vt_conll_opts *o);
 

@@ -9,4 +9,11 @@
 void vt_errorf(char *err, size_t errlen, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+#include "vitesse.h"
+
+/* Records the thread's last error (vt_last_error) and returns `st`: the message is printf-style
+ * `fmt`, or vt_strerror(st) when fmt is NULL; control characters become '?'. VT_OK records
+ * nothing. Every public function that fails returns through it. */
+vt_status vt_fail(vt_status st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

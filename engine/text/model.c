@@ -8,9 +8,9 @@
 
 #include "strhash.h"
 
-const uint8_t *vt_model_find(const vt_model *m, const char *s, size_t len) {
+const uint8_t *vt_textmodel_find(const vt_textmodel *m, const char *s, size_t len) {
   uint64_t h = vt_strhash(s, len);
-  const uint32_t tag = vt_model_tag(h, m->off_bits);
+  const uint32_t tag = vt_textmodel_tag(h, m->off_bits);
   const uint32_t omask = m->off_bits >= 32 ? 0xFFFFFFFFu : (1u << m->off_bits) - 1;
   uint32_t i = (uint32_t)h & m->slot_mask;
   for (;;) {
@@ -25,13 +25,13 @@ const uint8_t *vt_model_find(const vt_model *m, const char *s, size_t len) {
   }
 }
 
-vt_status vt_model_bind(vt_model *m) {
+vt_status vt_textmodel_bind(vt_textmodel *m) {
   vt_trans_destroy(m->trans);
   m->trans = NULL;
   return vt_trans_create(&m->trans, m->L, m->A, m->S, m->F, m->rank);
 }
 
-void vt_model_free(vt_model *m) {
+void vt_textmodel_free(vt_textmodel *m) {
   if (!m) return;
   vt_trans_destroy(m->trans);
   vt_tmplset_free(&m->tmpl);

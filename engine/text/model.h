@@ -19,7 +19,7 @@
 #include "vitesse.h"
 
 /* What a model records about its training (META section). */
-typedef struct vt_model_meta {
+typedef struct vt_textmodel_meta {
   int32_t label_col; /* label column used in training; -1 = last */
   int32_t ncols;     /* columns of the training corpus */
   int32_t epochs;
@@ -27,10 +27,10 @@ typedef struct vt_model_meta {
   uint64_t seed;
   uint64_t train_sentences, train_tokens;
   char decoder[32]; /* algorithm used in training (NUL-terminated) */
-} vt_model_meta;
+} vt_textmodel_meta;
 
 /* Everything a model file holds, as the trainer hands it to the writer. */
-typedef struct vt_model_image {
+typedef struct vt_textmodel_image {
   int32_t L;
   const char *label_bytes;
   const uint32_t *label_off; /* L + 1 */
@@ -44,10 +44,10 @@ typedef struct vt_model_image {
   int key_bytes;
   int obs_bigram;
   const float *A, *S, *F;
-  vt_model_meta meta;
-} vt_model_image;
+  vt_textmodel_meta meta;
+} vt_textmodel_image;
 
-typedef struct vt_model {
+typedef struct vt_textmodel {
   int32_t L;
   const uint32_t *label_off; /* L + 1 offsets into label_bytes */
   const char *label_bytes;
@@ -66,11 +66,11 @@ typedef struct vt_model {
   int obs_bigram;    /* has observation-dependent bigram templates */
   double *A, *S, *F; /* L*L row-major, L, L (owned) */
   vt_trans *trans;   /* bound from A, S, F and rank (owned) */
-  vt_model_meta meta;
+  vt_textmodel_meta meta;
   void *map; /* the file mapping or heap copy (owned) */
   size_t map_len;
   int map_is_heap;
-} vt_model;
+} vt_textmodel;
 
 /* A feature record's parts. */
 typedef struct vt_feat {
@@ -110,23 +110,23 @@ static inline void vt_feat_read(const uint8_t *rec, int key_bytes, vt_feat *f) {
 }
 
 /* Returns the record of feature string [s, s + len), or NULL when the model does not have it. */
-const uint8_t *vt_model_find(const vt_model *m, const char *s, size_t len);
+const uint8_t *vt_textmodel_find(const vt_textmodel *m, const char *s, size_t len);
 
 /* Hash-table slot value parts for a string hash `h`, shared with the writer. */
-static inline uint32_t vt_model_tag(uint64_t h, int off_bits) {
+static inline uint32_t vt_textmodel_tag(uint64_t h, int off_bits) {
   return off_bits >= 32 ? 0 : (uint32_t)(h >> 32) >> off_bits;
 }
 
 /* The name of label y (0 <= y < L) and its length. */
-static inline const char *vt_model_label(const vt_model *m, int32_t y, size_t *len) {
+static inline const char *vt_textmodel_label(const vt_textmodel *m, int32_t y, size_t *len) {
   *len = m->label_off[y + 1] - m->label_off[y];
   return m->label_bytes + m->label_off[y];
 }
 
 /* Binds m->trans from m->A, m->S, m->F and m->rank. Returns a vt_status. */
-vt_status vt_model_bind(vt_model *m);
+vt_status vt_textmodel_bind(vt_textmodel *m);
 
 /* Frees a loaded model (mapping, templates, transitions). NULL is a no-op. */
-void vt_model_free(vt_model *m);
+void vt_textmodel_free(vt_textmodel *m);
 
 #endif

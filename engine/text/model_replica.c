@@ -1,4 +1,4 @@
-/* engine/text/model_replica.c: vt_model_clone_to. The block is laid out as
+/* engine/text/model_replica.c: vt_textmodel_clone_to. The block is laid out as
  *   struct | file bytes | A | S | F | templates | items | pool | u_idx | b_idx | u_ord
  * (each part 64-byte aligned); pointers into the model file are rebased onto the copy of its
  * bytes, the rest point at their own copies. The bound vt_trans is a second block from the
@@ -10,8 +10,8 @@
 #include "trans_replica.h"
 
 _Static_assert(
-    sizeof(vt_model) == 328 && sizeof(vt_tmplset) == 96,
-    "vt_model or vt_tmplset changed: copy its new arrays in engine/text/model_replica.c, "
+    sizeof(vt_textmodel) == 328 && sizeof(vt_tmplset) == 96,
+    "vt_textmodel or vt_tmplset changed: copy its new arrays in engine/text/model_replica.c, "
     "then update this check");
 
 static size_t round64(size_t n) { return (n + 63) & ~(size_t)63; }
@@ -19,7 +19,7 @@ static size_t round64(size_t n) { return (n + 63) & ~(size_t)63; }
 /* The sizes of the parts after the struct, in layout order. */
 enum { P_FILE, P_A, P_S, P_F, P_T, P_ITEMS, P_POOL, P_UIDX, P_BIDX, P_UORD, N_PARTS };
 
-static void part_sizes(const vt_model *m, size_t sz[N_PARTS]) {
+static void part_sizes(const vt_textmodel *m, size_t sz[N_PARTS]) {
   size_t L = (size_t)m->L;
   const vt_tmplset *ts = &m->tmpl;
   sz[P_FILE] = m->map_len;
@@ -31,7 +31,7 @@ static void part_sizes(const vt_model *m, size_t sz[N_PARTS]) {
   sz[P_UIDX] = sz[P_BIDX] = sz[P_UORD] = ((size_t)ts->n + 1) * sizeof(int32_t);
 }
 
-static size_t block_bytes(const vt_model *m) {
+static size_t block_bytes(const vt_textmodel *m) {
   size_t sz[N_PARTS], n = round64(sizeof *m);
   part_sizes(m, sz);
   for (int i = 0; i < N_PARTS; i++) n += round64(sz[i]);
@@ -39,11 +39,11 @@ static size_t block_bytes(const vt_model *m) {
 }
 
 /* Moves a pointer into the source file's bytes onto the copy's. */
-static const void *rebase(const void *p, const vt_model *src, const char *file) {
+static const void *rebase(const void *p, const vt_textmodel *src, const char *file) {
   return p ? file + ((const char *)p - (const char *)src->map) : NULL;
 }
 
-vt_status vt_model_clone_to(vt_model **out, const vt_model *src, const vt_mem *mem) {
+vt_status vt_textmodel_clone_to(vt_textmodel **out, const vt_textmodel *src, const vt_mem *mem) {
   size_t sz[N_PARTS], total = block_bytes(src);
   char *block = vt_mem_alloc(mem, total);
   char *part[N_PARTS];
@@ -61,7 +61,7 @@ vt_status vt_model_clone_to(vt_model **out, const vt_model *src, const vt_mem *m
   for (int i = 0; i < N_PARTS; i++)
     if (sz[i] && from[i]) memcpy(part[i], from[i], sz[i]);
 
-  vt_model *m = (vt_model *)block;
+  vt_textmodel *m = (vt_textmodel *)block;
   memcpy(m, src, sizeof *m);
   const char *file = part[P_FILE];
   m->label_off = rebase(src->label_off, src, file);
@@ -91,7 +91,7 @@ vt_status vt_model_clone_to(vt_model **out, const vt_model *src, const vt_mem *m
   return VT_OK;
 }
 
-void vt_model_clone_free(vt_model *clone, const vt_mem *mem) {
+void vt_textmodel_clone_free(vt_textmodel *clone, const vt_mem *mem) {
   if (!clone) return;
   vt_trans_clone_free(clone->trans, mem);
   vt_mem_free(mem, clone, block_bytes(clone));

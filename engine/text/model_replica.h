@@ -11,11 +11,11 @@
  * (labels, feature records, hash table, template text), the transition scores and the compiled
  * templates, plus a vt_trans_clone_to copy of the bound transition model. The copy shares
  * nothing with `src` (which may be freed first), is read-only like it and tags identically.
- * Free it with vt_model_clone_free and the same `mem`, never with vt_model_free.
+ * Free it with vt_textmodel_clone_free and the same `mem`, never with vt_textmodel_free.
  * Returns VT_OK or VT_ENOMEM (*out is then NULL). */
-vt_status vt_model_clone_to(vt_model **out, const vt_model *src, const vt_mem *mem);
+vt_status vt_textmodel_clone_to(vt_textmodel **out, const vt_textmodel *src, const vt_mem *mem);
 
-/* Frees a copy made by vt_model_clone_to from `mem`. NULL is a no-op. */
-void vt_model_clone_free(vt_model *clone, const vt_mem *mem);
+/* Frees a copy made by vt_textmodel_clone_to from `mem`. NULL is a no-op. */
+void vt_textmodel_clone_free(vt_textmodel *clone, const vt_mem *mem);
 
 #endif

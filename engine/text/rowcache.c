@@ -8,7 +8,7 @@
 
 _Static_assert(sizeof(vt_rowcache_entry) == 64, "a cache entry is one cache line");
 
-vt_status vt_rowcache_create(vt_rowcache **out, const vt_model *m, size_t max_bytes) {
+vt_status vt_rowcache_create(vt_rowcache **out, const vt_textmodel *m, size_t max_bytes) {
   *out = NULL;
   if (!m) return VT_EINVAL;
   vt_rowcache *c = calloc(1, sizeof *c);

@@ -33,7 +33,7 @@ typedef struct vt_rowcache_entry {
 } vt_rowcache_entry;
 
 typedef struct vt_rowcache {
-  const vt_model *model; /* the model the rows belong to */
+  const vt_textmodel *model; /* the model the rows belong to */
   uint32_t mask;         /* entries - 1 */
   size_t ld;             /* doubles per row (L rounded up to 8) */
   vt_rowcache_entry *entries;
@@ -60,7 +60,7 @@ int64_t vt_rowcache_probe(vt_rowcache *c, const vt_tokens *tk, int32_t t, uint32
 /* Creates a cache for model `m` holding as many rows as fit in about `max_bytes` (a power of
  * two, at least 16 and at most 65,536 entries). Returns VT_OK, VT_EINVAL (m NULL) or
  * VT_ENOMEM (*out is then NULL). */
-vt_status vt_rowcache_create(vt_rowcache **out, const vt_model *m, size_t max_bytes);
+vt_status vt_rowcache_create(vt_rowcache **out, const vt_textmodel *m, size_t max_bytes);
 
 /* Frees the cache. NULL is a no-op. */
 void vt_rowcache_destroy(vt_rowcache *c);

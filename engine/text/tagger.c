@@ -52,15 +52,15 @@ static void add_unigram(const uint8_t *rec, int key_bytes, double *e, vt_rowadd_
 }
 
 /* The record `v` (a non-empty slot) points to, when its hash tag matches `h`, else NULL. */
-static const uint8_t *slot_record(const vt_model *m, uint32_t v, uint64_t h) {
+static const uint8_t *slot_record(const vt_textmodel *m, uint32_t v, uint64_t h) {
   if (m->off_bits >= 32) return m->recs + 4 * (uint64_t)(v - 1);
-  if (v >> m->off_bits != vt_model_tag(h, m->off_bits)) return NULL;
+  if (v >> m->off_bits != vt_textmodel_tag(h, m->off_bits)) return NULL;
   return m->recs + 4 * (uint64_t)((v & ((1u << m->off_bits) - 1)) - 1);
 }
 
 /* Adds the records of lookups [i0, i1) (recs from the slot pass; strings in sbuf at soff) into
  * emission row `row`; returns how many feature strings the model lacks. */
-static int64_t add_features(const vt_model *m, const uint8_t *const *recs, const char *sbuf,
+static int64_t add_features(const vt_textmodel *m, const uint8_t *const *recs, const char *sbuf,
                             const uint32_t *soff, size_t i0, size_t i1, double *row,
                             vt_rowadd_f32_fn add) {
   int64_t unknown = 0;
@@ -74,7 +74,7 @@ static int64_t add_features(const vt_model *m, const uint8_t *const *recs, const
     const size_t n = soff[i + 1] - soff[i];
     const uint32_t *hd = (const uint32_t *)(const void *)rec;
     if (rec == (const uint8_t *)1 || hd[0] != n || memcmp(rec + 8, s, n) != 0) {
-      rec = vt_model_find(m, s, n); /* a collision in the first slot: the general probe */
+      rec = vt_textmodel_find(m, s, n); /* a collision in the first slot: the general probe */
       if (!rec) {
         unknown++;
         continue;
@@ -85,7 +85,7 @@ static int64_t add_features(const vt_model *m, const uint8_t *const *recs, const
   return unknown;
 }
 
-vt_status vt_tagger_emissions(const vt_model *m, const vt_tokens *tk, vt_arena *arena, double *E,
+vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena *arena, double *E,
                               vt_obs_lattice *lat, vt_rowcache *cache, vt_tag_stats *stats) {
   const vt_tmplset *ts = &m->tmpl;
   const int32_t L = m->L, T = tk->T, nu = ts->n_u;
@@ -195,7 +195,7 @@ vt_status vt_tagger_emissions(const vt_model *m, const vt_tokens *tk, vt_arena *
       const uint8_t *rec = NULL;
       if (t > 0) {
         size_t n = vt_tmpl_expand(ts, ts->b_idx[k], tk, t, buf);
-        rec = vt_model_find(m, buf, n);
+        rec = vt_textmodel_find(m, buf, n);
         if (rec) {
           vt_feat f;
           vt_feat_read(rec, m->key_bytes, &f);
@@ -232,7 +232,7 @@ vt_status vt_tagger_emissions(const vt_model *m, const vt_tokens *tk, vt_arena *
   return VT_OK;
 }
 
-vt_status vt_tagger_check(const vt_model *m, const vt_sentbatch *b, int32_t s, char *err,
+vt_status vt_text_check(const vt_textmodel *m, const vt_sentbatch *b, int32_t s, char *err,
                           size_t errlen) {
   const vt_sentence *se = &b->sents[s];
   if (se->T == 0 || se->ncols > m->tmpl.max_col) return VT_OK;
@@ -242,7 +242,7 @@ vt_status vt_tagger_check(const vt_model *m, const vt_sentbatch *b, int32_t s, c
 }
 
 /* Appends the lines of sentence `se` with the labels of path y (NULL: "_"). */
-static int put_sentence(const vt_model *m, const vt_sentbatch *b, const vt_sentence *se,
+static int put_sentence(const vt_textmodel *m, const vt_sentbatch *b, const vt_sentence *se,
                         const int32_t *y, vt_textbuf *out) {
   for (uint32_t l = se->line0; l < se->line0 + se->nlines; l++) {
     const vt_sentline *ln = &b->lines[l];
@@ -250,7 +250,7 @@ static int put_sentence(const vt_model *m, const vt_sentbatch *b, const vt_sente
     const char *lab = "_";
     if (ln->tok >= 0) {
       if (y)
-        lab = vt_model_label(m, y[ln->tok], &llen);
+        lab = vt_textmodel_label(m, y[ln->tok], &llen);
       else
         llen = 1;
     }
@@ -267,7 +267,7 @@ static int put_sentence(const vt_model *m, const vt_sentbatch *b, const vt_sente
   return 0;
 }
 
-vt_status vt_tagger_tag_batch(const vt_model *m, const vt_decode_opts *opts, vt_arena *arena,
+vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts, vt_arena *arena,
                               vt_rowcache *cache, const vt_sentbatch *b, int32_t s0, int32_t s1,
                               vt_textbuf *out, vt_tag_stats *stats, char *err, size_t errlen) {
   const int32_t L = m->L, k = opts->k;
@@ -281,7 +281,7 @@ vt_status vt_tagger_tag_batch(const vt_model *m, const vt_decode_opts *opts, vt_
   for (int32_t s = s0; s < s1; s++) {
     const vt_sentence *se = &b->sents[s];
     const int32_t T = se->T;
-    vt_status st = vt_tagger_check(m, b, s, err, errlen);
+    vt_status st = vt_text_check(m, b, s, err, errlen);
     if (st != VT_OK) return st;
     vt_arena_reset(arena);
     int32_t np = 0;
@@ -296,7 +296,7 @@ vt_status vt_tagger_tag_batch(const vt_model *m, const vt_decode_opts *opts, vt_
       scores = VT_ARENA_NEW(arena, double, k);
       if (!E || !labels || !scores) goto nomem;
       vt_obs_lattice lat;
-      st = vt_tagger_emissions(m, &tk, arena, E, m->obs_bigram ? &lat : NULL, cache, stats);
+      st = vt_text_emissions(m, &tk, arena, E, m->obs_bigram ? &lat : NULL, cache, stats);
       if (st != VT_OK) goto nomem;
       double t1 = now();
       if (m->obs_bigram)

@@ -1,6 +1,6 @@
 /* engine/text/tagger.h: tagging with a loaded model: features -> emissions -> decoding -> text.
  *
- * vt_tagger_tag_batch is the unit of work a scheduler hands to a worker: a range of sentences
+ * vt_text_tag_batch is the unit of work a scheduler hands to a worker: a range of sentences
  * of one batch in, their output text out, no shared state written (the model is read-only),
  * scratch memory from the worker's arena (reset per sentence), so the output of a batch is the
  * same bytes whichever thread runs it. */
@@ -44,23 +44,23 @@ typedef struct vt_tag_stats {
  * supplies and remembers local sums; the result is the same bits with or without it. For a
  * model with bigram templates, and `lat` not NULL, also fills lat's deltas (arena memory) and
  * its L, T, A, S, F, E. Requires tk->ncols > m->tmpl.max_col. Returns VT_OK or VT_ENOMEM. */
-vt_status vt_tagger_emissions(const vt_model *m, const vt_tokens *tk, vt_arena *arena, double *E,
+vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena *arena, double *E,
                               vt_obs_lattice *lat, vt_rowcache *cache, vt_tag_stats *stats);
 
 /* Tags sentences [s0, s1) of `b` with decoder `opts` (emissions through `cache`, which may be
- * NULL: see vt_tagger_emissions) and appends their text to `out`: each
+ * NULL: see vt_text_emissions) and appends their text to `out`: each
  * input line, token lines followed by the separator and the predicted label, then a blank
  * line per sentence; with opts->k > 1, each sentence once per path, after a line
  * "# RANK SCORE". Returns VT_OK, VT_EFORMAT (a sentence lacks a column the templates read:
  * "FILE:LINE: problem" in err), VT_EUNSUPPORTED (decoder unusable for this model), VT_ENOMEM or
  * a decoder failure. */
-vt_status vt_tagger_tag_batch(const vt_model *m, const vt_decode_opts *opts, vt_arena *arena,
+vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts, vt_arena *arena,
                               vt_rowcache *cache, const vt_sentbatch *b, int32_t s0, int32_t s1,
                               vt_textbuf *out, vt_tag_stats *stats, char *err, size_t errlen);
 
 /* Checks that sentence `s` of `b` has every column the model's templates read; VT_OK or
  * VT_EFORMAT with "FILE:LINE: problem" in err. */
-vt_status vt_tagger_check(const vt_model *m, const vt_sentbatch *b, int32_t s, char *err,
+vt_status vt_text_check(const vt_textmodel *m, const vt_sentbatch *b, int32_t s, char *err,
                           size_t errlen);
 
 #endif

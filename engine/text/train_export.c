@@ -48,7 +48,7 @@ void vt_export_free(vt_export *x) {
 }
 
 vt_status vt_export_build(vt_export *x, const vt_trainset *d, const vt_weights *W,
-                          const char *tmpl_text, size_t tmpl_len, const vt_model_meta *meta) {
+                          const char *tmpl_text, size_t tmpl_len, const vt_textmodel_meta *meta) {
   vt_status st = VT_ENOMEM;
   memset(x, 0, sizeof *x);
   const int32_t L = W->L;

@@ -8,7 +8,7 @@
 
 /* Buffers an exported image owns. */
 typedef struct vt_export {
-  vt_model_image img;
+  vt_textmodel_image img;
   char *label_bytes;
   uint32_t *label_off;
   uint64_t *label_freq;
@@ -25,7 +25,7 @@ void vt_export_rank(const vt_trainset *d, int32_t *rank);
  * `tmpl_text`, only the non-zero averaged weights (as floats), features without any dropped.
  * Returns VT_OK, VT_EINVAL (too large for the format) or VT_ENOMEM. */
 vt_status vt_export_build(vt_export *x, const vt_trainset *d, const vt_weights *W,
-                          const char *tmpl_text, size_t tmpl_len, const vt_model_meta *meta);
+                          const char *tmpl_text, size_t tmpl_len, const vt_textmodel_meta *meta);
 
 /* Frees an export; *x becomes zeroed. */
 void vt_export_free(vt_export *x);
