@@ -1,5 +1,5 @@
-/* tests/test_util.h: tiny test helpers: a seeded RNG, random lattices, and EXPECT macros that
- * print both values when they differ. */
+/* tests/test_util.h: test helpers over the harness (harness.h): a seeded RNG and random lattice
+ * scores. */
 #ifndef VT_TEST_UTIL_H
 #define VT_TEST_UTIL_H
 
@@ -8,32 +8,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int test_failures;
+#include "harness.h"
 
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      test_failures++;                                                                             \
-      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                            \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-    }                                                                                              \
-  } while (0)
-
-#define EXPECT_EQ_INT(a, b, ctx)                                                                   \
-  EXPECT((long long)(a) == (long long)(b), "%s: %lld != %lld", ctx, (long long)(a), (long long)(b))
-
-/* Exact comparison of doubles (both -inf counts as equal). */
-#define EXPECT_EQ_DBL(a, b, ctx)                                                                   \
-  EXPECT((a) == (b) || (isnan(a) && isnan(b)), "%s: %.17g != %.17g", ctx, (double)(a), (double)(b))
+/* Transitional: tests not yet written as TEST cases count failures here and end with
+ * test_finish. */
+#define test_failures test_case_failures
 
 /* Ends a test program: prints a summary line and returns the exit status. */
 static inline int test_finish(const char *name, long long checks) {
+  (void)checks;
   if (test_failures) {
-    fprintf(stderr, "%s: %d failure(s) in %lld checks\n", name, test_failures, checks);
+    fprintf(stderr, "%s: %d failure(s) in %lld checks\n", name, test_failures, test_checks);
     return 1;
   }
-  printf("%s: %lld checks passed\n", name, checks);
+  printf("%s: %lld checks passed\n", name, test_checks);
   return 0;
 }
 
