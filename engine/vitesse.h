@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -248,6 +249,367 @@ VT_API vt_status vt_decode_f32(const vt_trans *trans, const vt_decode_opts *opts
 /* Returns the score of path `labels` (T entries) under `trans` and emissions `E`, evaluated left
  * to right in double exactly as the decoders do; T = 0 gives 0. */
 VT_API double vt_path_score(const vt_trans *trans, const double *E, int32_t T, const int32_t *labels);
+
+/* ---- errors of the engine and the text pipeline ------------------------------------------------
+ * Every function below that returns a failing vt_status also leaves its one-line message in
+ * vt_last_error(). */
+
+/* ---- atomic output files --------------------------------------------------------------------- */
+
+/* An output file written atomically: a temporary file beside PATH, renamed over it by
+ * vt_output_commit, removed by vt_output_abort (and left nowhere on failure). "-" or NULL is
+ * standard output, written directly. */
+typedef struct vt_output vt_output;
+
+/* Opens output `path` ("-" or NULL: stdout). Returns VT_OK, VT_EIO (cannot create the temporary
+ * file: message in vt_last_error) or VT_ENOMEM. */
+VT_API vt_status vt_output_open(vt_output **out, const char *path);
+
+/* The stream to write to (valid until commit or abort). */
+VT_API FILE *vt_output_file(const vt_output *o);
+
+/* Returns 1 when `o` writes to a temporary file that commit will rename (not stdout). */
+VT_API int vt_output_is_atomic(const vt_output *o);
+
+/* Flushes, syncs and renames the temporary file over the target, then frees `o`. Returns VT_OK or
+ * VT_EIO (the target is then untouched and the temporary file removed). */
+VT_API vt_status vt_output_commit(vt_output *o);
+
+/* Removes the temporary file (stdout: only flushes) and frees `o`. NULL is a no-op. */
+VT_API void vt_output_abort(vt_output *o);
+
+/* ---- corpus reader options ------------------------------------------------------------------- */
+
+typedef enum vt_sep { VT_SEP_AUTO = 0, VT_SEP_TAB = 1, VT_SEP_SPACE = 2 } vt_sep;
+
+/* How column corpora are read: one token per line, columns separated by tabs or blanks, a blank
+ * line after each sentence; plain, .gz, or "-" for standard input. */
+typedef struct vt_reader_opts {
+  vt_sep sep;         /* auto: tabs when the first token line has one, else runs of blanks */
+  int comments;       /* lines starting with '#' are comments, passed through */
+  int conllu;         /* CoNLL-U: tabs, comments, multiword ranges and empty nodes passed */
+  int32_t max_tokens; /* longest sentence accepted (default 10000) */
+  int32_t reserved[4];
+} vt_reader_opts;
+
+/* Fills `o` with the defaults: auto, no comments, not CoNLL-U, 10000 tokens. */
+VT_API void vt_reader_opts_init(vt_reader_opts *o);
+
+/* ---- models ---------------------------------------------------------------------------------- */
+
+/* A model ready to tag or decode with: read-only once opened, shared by every thread. */
+typedef struct vt_model vt_model;
+
+typedef enum vt_model_kind {
+  VT_MODEL_TAGGER = 1,      /* a tagger trained by vitesse train: templates, features, labels */
+  VT_MODEL_JOINT_CHUNK = 2, /* a joint POS + chunk model (vitesse train --joint-chunk) */
+  VT_MODEL_TRANSITIONS = 3  /* transitions only (an (L, L) .npy matrix): decode score lattices */
+} vt_model_kind;
+
+/* Opens the model file `path`, recognising its kind from its first bytes: a tagger model, a
+ * joint model, or a NumPy .npy (L, L) float matrix of transitions. Every offset and count of
+ * the file is checked before use. Returns VT_OK, VT_EIO (unreadable), VT_EFORMAT (not a model, or
+ * damaged: "PATH: problem" in vt_last_error) or VT_ENOMEM. */
+VT_API vt_status vt_model_open(vt_model **out, const char *path);
+
+/* As vt_model_open, for the `size` bytes of a model file held in memory at `data` (copied: the
+ * caller may free them at once). `name` names it in messages (NULL: "memory"). */
+VT_API vt_status vt_model_open_memory(vt_model **out, const void *data, size_t size,
+                                      const char *name);
+
+/* Frees a model. NULL is a no-op. No vt_tagger or engine run may use it any more. */
+VT_API void vt_model_close(vt_model *m);
+
+/* What a model is and how it was trained. Strings point into the model (valid while it is
+ * open). */
+typedef struct vt_model_info {
+  vt_model_kind kind;
+  int32_t labels;          /* output labels (joint: POS tags) */
+  int32_t chunk_labels;    /* joint: chunk labels "O", "B-X", "I-X", ...; else 0 */
+  const char *templates;   /* tagger: the feature templates as trained; else NULL */
+  vt_reader_opts reader;   /* corpus options it was trained with (defaults when unknown) */
+  int32_t label_col;       /* tagger: label column in training, -1 = last */
+  int32_t columns;         /* tagger: columns of the training corpus; joint: columns read */
+  int32_t epochs;          /* training epochs (0 when unknown) */
+  int32_t max_chunk;       /* joint: chunk-length bound of training, 0 = none */
+  uint64_t train_sentences, train_tokens;
+  const char *decoder;     /* tagger: decoder used in training ("" when unknown) */
+  int obs_bigram;          /* tagger: has observation-dependent bigram templates */
+  int32_t reserved[15];
+} vt_model_info;
+
+/* Fills `info` for model `m`. */
+VT_API void vt_model_describe(const vt_model *m, vt_model_info *info);
+
+/* Returns the name of label `y` (0 <= y < info.labels; joint: a POS tag), NUL-terminated, or
+ * NULL when y is out of range. Transition models name their labels "0", "1", ... */
+VT_API const char *vt_model_label_name(const vt_model *m, int32_t y);
+
+/* Joint models: the name of chunk label `c` (0 <= c < info.chunk_labels): "O", "B-NP",
+ * "I-NP", ... NULL when out of range or for other kinds. */
+VT_API const char *vt_model_chunk_name(const vt_model *m, int32_t c);
+
+/* The transition model the decoders use (tagger and transition models; NULL for joint). */
+VT_API const vt_trans *vt_model_trans(const vt_model *m);
+
+/* The decoder a model tags with by default: the fastest exact one it supports (staggered-col for
+ * taggers, viterbi for taggers with bigram templates; kbest-viterbi when k > 1 and the fastest
+ * one is 1-best). Fills `opts` (k from opts->k when > 1, else 1). */
+VT_API void vt_model_default_decoder(const vt_model *m, int32_t k, vt_decode_opts *opts);
+
+/* Returns VT_OK when `m` can tag with `opts`, else VT_EUNSUPPORTED (message in vt_last_error:
+ * e.g. bigram templates need viterbi, viterbi-scalar, kbest-viterbi or beam) or VT_EINVAL. */
+VT_API vt_status vt_model_check_decoder(const vt_model *m, const vt_decode_opts *opts);
+
+/* ---- tagging sentences held in memory -------------------------------------------------------- */
+
+/* One thread's state for tagging with one model: scratch arena, feature row cache, buffers.
+ * Create one per thread; the model is shared read-only. */
+typedef struct vt_tagger vt_tagger;
+
+/* Creates a tagger for model `m` (tagger or joint model) decoding with `opts` (NULL: the
+ * model's default decoder, vt_model_default_decoder). Returns VT_OK, VT_EUNSUPPORTED (a
+ * transition model has nothing to tag with, or the decoder does not fit the model), VT_EINVAL or
+ * VT_ENOMEM. */
+VT_API vt_status vt_tagger_create(vt_tagger **out, const vt_model *m, const vt_decode_opts *opts);
+
+/* Frees a tagger. NULL is a no-op. */
+VT_API void vt_tagger_destroy(vt_tagger *t);
+
+/* What one sentence's tagging writes: caller-owned buffers, and counters. */
+typedef struct vt_tag_out {
+  int32_t *labels; /* k*T entries: path p's labels at [p*T, p*T + T) (joint: POS tag ids) */
+  double *scores;  /* k entries: path scores, best first (joint: the structure's score) */
+  int32_t *chunks; /* joint models: T chunk label ids (vt_model_chunk_name); may be NULL */
+  int32_t n_paths; /* written: paths found (0: no finite path; 1 for T = 0) */
+  int32_t reserved0;
+  vt_decode_stats stats; /* added to: sentences, tokens, cells, ... */
+  int64_t reserved[8];
+} vt_tag_out;
+
+/* Tags one sentence of T tokens with `ncols` columns each: cells[t*ncols + c] is column c of
+ * token t as a NUL-terminated string (the columns the model's templates read; a label column
+ * may be present or not). Writes up to k paths into `out` as vt_decode does. Returns VT_OK,
+ * VT_EFORMAT (fewer columns than the templates read), VT_EINVAL (T < 0, ncols < 1) or
+ * VT_ENOMEM. Never allocates in the steady state. */
+VT_API vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T, int32_t ncols,
+                               vt_tag_out *out);
+
+/* ---- score lattices -------------------------------------------------------------------------- */
+
+/* A set of sentences' emission scores: rows of L scores, sentence after sentence. */
+typedef struct vt_lattices vt_lattices;
+
+/* Opens the lattice set of `vitesse decode`: E (sum T, L) float32/float64 and N (S,) int32/int64
+ * lengths, as .npy files (mapped, not read into memory). Every value is validated (NaN and +inf
+ * rejected). Returns VT_OK, VT_EIO, VT_EFORMAT ("PATH: problem") or VT_ENOMEM. */
+VT_API vt_status vt_lattices_open(vt_lattices **out, const char *e_path, const char *n_path);
+
+/* Wraps `n_sent` sentences held in memory (not copied: they must outlive the lattice set):
+ * lengths[s] >= 0 tokens each, their rows back to back in E (float when `is_f64` is 0, else
+ * double), L >= 1 columns. Returns VT_OK, VT_EINVAL or VT_ENOMEM. */
+VT_API vt_status vt_lattices_wrap(vt_lattices **out, const void *E, int is_f64, int32_t L,
+                                  const int64_t *lengths, int64_t n_sent);
+
+/* Frees a lattice set. NULL is a no-op. */
+VT_API void vt_lattices_close(vt_lattices *l);
+
+/* Number of sentences, and of labels (columns of E). */
+VT_API int64_t vt_lattices_sentences(const vt_lattices *l);
+VT_API int32_t vt_lattices_labels(const vt_lattices *l);
+
+/* Binds the transition model of a lattice set from .npy files: A (L, L) required; S, F (L,) and
+ * R (L,) rank order may be NULL. Without R, labels are ranked by how often each is a column's
+ * emission argmax in `lat` (NULL: identity order). Returns VT_OK, VT_EIO, VT_EFORMAT ("PATH:
+ * problem") or VT_ENOMEM. */
+VT_API vt_status vt_trans_load(vt_trans **out, const char *a_path, const char *s_path,
+                               const char *f_path, const char *r_path, const vt_lattices *lat);
+
+/* ---- the batch engine ------------------------------------------------------------------------ */
+
+/* How workers are pinned: to a core each, to their NUMA node, or not at all. */
+typedef enum vt_bind { VT_BIND_NONE = 0, VT_BIND_CORE = 1, VT_BIND_NUMA = 2 } vt_bind;
+
+/* What a progress callback sees: written so far, in input order. */
+typedef struct vt_progress {
+  int64_t batches, items, tokens; /* items: sentences */
+  double elapsed;                 /* seconds since the run started */
+  int final;                      /* 1 on the last call, after the run */
+} vt_progress;
+
+typedef struct vt_engine_opts {
+  int threads;          /* workers; 0 = one per core */
+  vt_bind bind;         /* default core */
+  const char *topology; /* NULL: this machine; else plan on that synthetic topology (see
+                           `vitesse topo --help`) and bind nothing */
+  int64_t batch_tokens; /* token budget of a batch (default 4096; a longer sentence is a batch
+                           of its own) */
+  int slots;            /* batches in flight; 0 = 4 per worker */
+  /* Optional: called on the calling thread about every 0.25 s and once at the end. */
+  void (*progress)(void *ctx, const vt_progress *p);
+  void *progress_ctx;
+  int64_t reserved[8];
+} vt_engine_opts;
+
+/* Fills `o` with the defaults: one worker per core, bound to cores, this machine, 4096 tokens. */
+VT_API void vt_engine_opts_init(vt_engine_opts *o);
+
+/* Parses a binding name ("core", "numa", "none") into *out; VT_EINVAL for another. */
+VT_API vt_status vt_bind_parse(const char *name, vt_bind *out);
+
+/* A planned set of workers: reader -> batches -> NUMA-placed workers -> reorder -> writer. The
+ * calling thread reads and writes; workers decode. Reusable for any number of runs. */
+typedef struct vt_engine vt_engine;
+
+/* Loads the topology and plans the workers. Returns VT_OK, VT_EINVAL (bad option or topology:
+ * message in vt_last_error) or VT_ENOMEM. */
+VT_API vt_status vt_engine_create(vt_engine **out, const vt_engine_opts *opts);
+
+/* Frees an engine. NULL is a no-op. Not while a run is going on. */
+VT_API void vt_engine_destroy(vt_engine *e);
+
+/* Returns the number of workers planned. */
+VT_API int vt_engine_threads(const vt_engine *e);
+
+/* Asks the run in progress (or the next one) to stop: reading stops, queued batches are dropped,
+ * running ones finish, and everything complete in input order is written; the run returns
+ * VT_ECANCELED. Async-signal-safe and thread-safe: a signal handler may call it. */
+VT_API void vt_engine_cancel(vt_engine *e);
+
+/* Prints the engine's plan (nodes, workers and their cores) to `f`, as `vitesse topo` does. */
+VT_API void vt_engine_print_plan(const vt_engine *e, FILE *f);
+
+/* Receives the output, in input order, on the calling thread. Returns VT_OK to go on; anything
+ * else stops the run with that status (a write error: keep errno in your context). */
+typedef vt_status (*vt_sink_fn)(void *ctx, const char *data, size_t len);
+
+/* Writes `len` bytes to the FILE* `ctx` (fwrite); VT_EIO when it fails (errno kept). */
+VT_API vt_status vt_sink_file(void *ctx, const char *data, size_t len);
+
+/* What a tagging run does beyond the decoder. */
+typedef struct vt_tag_opts {
+  vt_decode_opts decode; /* tagger models (vt_model_default_decoder when unset: k = 0) */
+  vt_reader_opts reader; /* corpus options */
+  int reader_from_model; /* 1 (default): sep, comments and conllu are the model's unless
+                            `reader_set` says they were given */
+  int reader_set;        /* bit 0: sep given, bit 1: comments, bit 2: conllu */
+  int32_t max_chunk;     /* joint: chunk-length bound, -1 = the model's */
+  int32_t word_col;      /* joint: word column (default 0) */
+  int32_t pos_col;       /* joint, with eval: gold POS column (default 1) */
+  int32_t chunk_col;     /* joint, with eval: gold chunk column (default -1: last) */
+  int eval;              /* joint: compare with the gold columns (vt_tag_report's eval) */
+  int64_t reserved[8];
+} vt_tag_opts;
+
+/* Defaults: the model's decoder and corpus options, joint columns 0, 1, last, no eval. */
+VT_API void vt_tag_opts_init(vt_tag_opts *o);
+
+/* What a run did. */
+typedef struct vt_run_report {
+  int64_t sentences;       /* sentences written (tag: with at least one token) */
+  int64_t tokens;          /* tokens written */
+  double wall_seconds;     /* the run: reading, decoding and writing, set-up excluded */
+  double setup_seconds;    /* model replicas and workers */
+  vt_decode_stats decode;  /* decoder counters summed over workers */
+  double feature_seconds;  /* tag: features and emissions, summed over workers */
+  double decode_seconds;   /* tag: inside the decoder, summed over workers */
+  int64_t lookups, unknown_features, cache_hits; /* tag: feature lookups, misses, row-cache hits */
+  int64_t eval_tokens, eval_pos_ok, eval_tag_ok;           /* joint eval */
+  int64_t eval_chunks_gold, eval_chunks_pred, eval_chunks_ok; /* joint eval: chunks other than O */
+  int canceled;            /* the run was canceled */
+  int write_errno;         /* errno of the failed sink write, 0 when none */
+  int64_t reserved[8];
+} vt_run_report;
+
+/* Tags the column corpora `files` (n_files of them, in order; none: standard input; "-" is
+ * standard input; .gz inflated) with model `m` (tagger or joint) on engine `e`, handing the output
+ * to `sink` in input order: every input line, token lines followed by the separator and the
+ * predicted label (joint: POS tag and chunk label), a blank line after each sentence; with k > 1
+ * each sentence once per path after "# RANK SCORE". The bytes are the same for any thread count
+ * and batch size. `rep` may be NULL. Returns VT_OK, VT_ECANCELED, VT_EFORMAT (bad input:
+ * "FILE:LINE: problem"), VT_EIO (unreadable input, or a sink failure: rep->write_errno),
+ * VT_EUNSUPPORTED, VT_ENOMEM; the message is in vt_last_error. */
+VT_API vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
+                               const char *const *files, int n_files, vt_sink_fn sink,
+                               void *sink_ctx, vt_run_report *rep);
+
+/* Decodes every sentence of `lat` with `trans` and `opts` on engine `e`, handing `sink` one line
+ * per sentence and path, in input order: sentence<TAB>rank<TAB>score<TAB>labels (score %.9g
+ * along the path; -inf and no labels when no path is finite). The pages of a mapped E behind the
+ * writer are released, so resident memory stays flat. Same bytes for any thread count. Returns as
+ * vt_engine_tag. */
+VT_API vt_status vt_engine_decode(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
+                                  const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
+                                  vt_run_report *rep);
+
+/* Prints the engine's part of the last run's --stats JSON object to `f`: `"key": value` pairs
+ * separated by ", ", without braces (threads, bind, batch tokens, slots, wall/read/decode/write
+ * split, per-worker figures, the process's memory). */
+VT_API void vt_engine_stats_json(const vt_engine *e, FILE *f);
+
+/* ---- training -------------------------------------------------------------------------------- */
+
+/* A sentence held in memory for training: T tokens of `ncols` columns (cells[t*ncols + c],
+ * NUL-terminated), the gold label in column opts.label_col. */
+typedef struct vt_sentence_in {
+  const char *const *cells;
+  int32_t T, ncols;
+} vt_sentence_in;
+
+/* What a training epoch reports to the callback. */
+typedef struct vt_epoch_report {
+  int32_t epoch;          /* 1-based */
+  int32_t epochs;         /* planned */
+  double train_accuracy;  /* tagger: online token accuracy this epoch (-1 joint) */
+  double dev_accuracy;    /* accuracy of the averaged model on dev (-1 without dev) */
+  int64_t mistakes;       /* joint: sentences decoded wrong */
+  double seconds;         /* this epoch */
+  int64_t reserved[6];
+} vt_epoch_report;
+
+typedef struct vt_train_opts {
+  const char *templates;   /* tagger: template text (CRF++/Wapiti U/B lines); required */
+  vt_reader_opts reader;   /* corpus options of the training files */
+  int32_t epochs;          /* default 10 */
+  uint64_t seed;           /* shuffle of every epoch (default 1; joint: 0 = corpus order) */
+  int32_t label_col;       /* tagger: label column, -1 = last (default) */
+  uint32_t min_count;      /* tagger: keep features seen at least this often (default 1) */
+  vt_algo decoder;         /* tagger: exact decoder inside training; default: the fastest */
+  int decoder_set;         /* 1 when `decoder` was chosen (else bigram templates use viterbi) */
+  /* joint (vt_train_joint): */
+  int32_t margin;          /* 0: perceptron update; 1: max-margin (MMVP) */
+  int32_t lex_warmup;      /* first epochs update only unlexicalised features (default 1) */
+  int32_t max_chunk;       /* chunk-length bound, 0 = none */
+  int32_t collapse;        /* 0 none; 1 the paper's five POS classes */
+  int32_t chunk_types_all; /* 0: NP chunks only (default); 1: every chunk type */
+  int64_t max_sentences;   /* use only the first N training sentences (0: all) */
+  /* Optional, after every epoch; returning nonzero stops training (the model is still
+   * written with the epochs done). */
+  int (*on_epoch)(void *ctx, const vt_epoch_report *r);
+  void *ctx;
+  int64_t reserved[8];
+} vt_train_opts;
+
+/* Defaults as documented per field. */
+VT_API void vt_train_opts_init(vt_train_opts *o);
+
+/* Trains an averaged-perceptron tagger (Collins 2002) over the templates of `opts` on the
+ * corpus files `train` (n_train of them) and optional `dev` files, and writes the model to
+ * `out_path` atomically. Returns VT_OK, VT_EFORMAT (bad corpus or templates: "FILE:LINE:
+ * problem"), VT_EIO, VT_EUNSUPPORTED, VT_EINVAL or VT_ENOMEM (message in vt_last_error). */
+VT_API vt_status vt_train_tagger(const vt_train_opts *opts, const char *const *train, int n_train,
+                                 const char *const *dev, int n_dev, const char *out_path);
+
+/* As vt_train_tagger, from sentences held in memory. */
+VT_API vt_status vt_train_tagger_mem(const vt_train_opts *opts, const vt_sentence_in *train,
+                                     int64_t n_train, const vt_sentence_in *dev, int64_t n_dev,
+                                     const char *out_path);
+
+/* Trains the joint POS + chunk model (Shimizu & Haas 2006) on a CoNLL-2000 corpus (columns
+ * word, POS, chunk) and writes it to `out_path` atomically. `test` (may be NULL) is evaluated
+ * after every epoch (dev_accuracy: chunk F1). Returns as vt_train_tagger. */
+VT_API vt_status vt_train_joint(const vt_train_opts *opts, const char *train, const char *test,
+                                const char *out_path);
 
 #ifdef __cplusplus
 }

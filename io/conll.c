@@ -26,6 +26,10 @@ struct vt_conll {
   uint64_t lineno;
 };
 
+void vt_reader_opts_init(vt_reader_opts *o) {
+  vt_conll_opts_init(o);
+}
+
 void vt_conll_opts_init(vt_conll_opts *o) {
   memset(o, 0, sizeof *o);
   o->sep = VT_SEP_AUTO;

@@ -19,14 +19,9 @@
 #include "sentbatch.h"
 #include "vitesse.h"
 
-typedef enum vt_conll_sep { VT_SEP_AUTO = 0, VT_SEP_TAB = 1, VT_SEP_SPACE = 2 } vt_conll_sep;
-
-typedef struct vt_conll_opts {
-  vt_conll_sep sep;
-  int comments;       /* '#' lines are comments */
-  int conllu;         /* CoNLL-U (implies comments and tabs) */
-  int32_t max_tokens; /* longest sentence accepted */
-} vt_conll_opts;
+/* The reader's options are the public vt_reader_opts (vitesse.h). */
+typedef vt_sep vt_conll_sep;
+typedef vt_reader_opts vt_conll_opts;
 
 /* Fills `o` with the defaults: sep auto, no comments, not CoNLL-U, max_tokens 10000. */
 void vt_conll_opts_init(vt_conll_opts *o);

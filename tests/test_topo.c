@@ -155,7 +155,7 @@ static void test_errors(void) {
   EXPECT(vt_topo_load(&t, "pack:2 banana:3", err, sizeof err) == VT_EINVAL, "bad synthetic");
   EXPECT(strstr(err, "banana") != NULL, "message names the input: %s", err);
   vt_bind b;
-  EXPECT(vt_bind_parse("cores", &b) == -1, "bind parse rejects 'cores'");
+  EXPECT(vt_bind_parse("cores", &b) == VT_EINVAL, "bind parse rejects 'cores'");
 }
 
 /* This machine: a valid plan, one worker per core by default. */

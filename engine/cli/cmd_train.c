@@ -248,9 +248,9 @@ int vt_cmd_train(int argc, char **argv) {
             (long long)train.n_sent, (long long)train.n_tok, L, d.n_weights, ts.n,
             vt_algo_name(algo), vt_cli_now() - t0);
 
-  vt_train_opts to = {(int32_t)epochs, (uint64_t)seed, algo, !quiet && isatty(2),
+  vt_perc_opts to = {(int32_t)epochs, (uint64_t)seed, algo, !quiet && isatty(2),
                       quiet ? NULL : stderr};
-  vt_train_report rep;
+  vt_perc_report rep;
   vt_status st = vt_train_run(&W, &train, dev_path ? &dev : NULL, rank, ts.n_b > 0, &to, &rep, err,
                               sizeof err);
   if (st != VT_OK) {

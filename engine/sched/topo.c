@@ -1,18 +1,20 @@
 /* engine/sched/topo.c: topology discovery (hwloc) and the placement plan of the engine's workers. */
 #include "topo.h"
 
+#include "errmsg.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-int vt_bind_parse(const char *s, vt_bind *out) {
+vt_status vt_bind_parse(const char *s, vt_bind *out) {
   static const char *names[] = {"none", "core", "numa"};
   for (int i = 0; i < 3; i++)
     if (!strcmp(s, names[i])) {
       *out = (vt_bind)i;
-      return 0;
+      return VT_OK;
     }
-  return -1;
+  return vt_fail(VT_EINVAL, "bind: expected core, numa or none, got '%s'", s);
 }
 
 const char *vt_bind_name(vt_bind bind) {

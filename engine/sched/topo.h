@@ -25,11 +25,6 @@
 
 #include "vitesse.h"
 
-typedef enum vt_bind { VT_BIND_NONE = 0, VT_BIND_CORE = 1, VT_BIND_NUMA = 2 } vt_bind;
-
-/* Parses "none", "core" or "numa" into *out; returns 0, or -1 for anything else. */
-int vt_bind_parse(const char *s, vt_bind *out);
-
 /* Returns "none", "core" or "numa". */
 const char *vt_bind_name(vt_bind bind);
 

@@ -192,8 +192,8 @@ static void progress_draw(FILE *log, int32_t epoch, int32_t epochs, int64_t done
 }
 
 vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus *dev,
-                       const int32_t *rank, int obs_bigram, const vt_train_opts *o,
-                       vt_train_report *rep, char *err, size_t errlen) {
+                       const int32_t *rank, int obs_bigram, const vt_perc_opts *o,
+                       vt_perc_report *rep, char *err, size_t errlen) {
   vt_status st = VT_ENOMEM;
   const int32_t L = W->L;
   vt_arena *arena = NULL;

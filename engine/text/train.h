@@ -9,21 +9,21 @@
 #include "train_weights.h"
 #include "vitesse.h"
 
-typedef struct vt_train_opts {
+typedef struct vt_perc_opts {
   int32_t epochs;
   uint64_t seed; /* the shuffle of every epoch derives from it */
   vt_algo algo;  /* the exact decoder used inside training */
   int progress;  /* draw a progress bar on `log` */
   FILE *log;     /* one line per epoch (NULL: silent) */
-} vt_train_opts;
+} vt_perc_opts;
 
-typedef struct vt_train_report {
+typedef struct vt_perc_report {
   double seconds;         /* training time (epochs, dev evaluation excluded) */
   double dev_accuracy;    /* last epoch's token accuracy on dev (-1 without dev) */
   double train_accuracy;  /* last epoch's online token accuracy on train */
   vt_decode_stats decode; /* counters of the training decoder */
   double decode_seconds;  /* time inside the decoder */
-} vt_train_report;
+} vt_perc_report;
 
 /* Trains `W` (zero or warm) on `train` for o->epochs epochs, each over a shuffled order, with
  * the perceptron update after each sentence. With `dev` (may be NULL), reports the token
@@ -32,8 +32,8 @@ typedef struct vt_train_report {
  * only the viterbi decoder is used). Returns VT_OK, VT_EUNSUPPORTED (decoder unusable for this
  * model: message in err), VT_ENOMEM or a decoder failure. */
 vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus *dev,
-                       const int32_t *rank, int obs_bigram, const vt_train_opts *o,
-                       vt_train_report *rep, char *err, size_t errlen);
+                       const int32_t *rank, int obs_bigram, const vt_perc_opts *o,
+                       vt_perc_report *rep, char *err, size_t errlen);
 
 /* The token accuracy (0..1) of the averaged weights `W` on `c` with decoder `algo`, or -1 when
  * c has no token. Returns VT_OK or a failure. */
