@@ -1,0 +1,42 @@
+/* engine/sched/engine.h: what a public vt_engine holds (vitesse.h): the options, the machine and
+ * the plan they lead to, the cancel flag and the last run's scheduler statistics; and the run
+ * loops (engine/sched/ *_job.c) that drive the scheduler for each kind of input. */
+#ifndef VT_SCHED_ENGINE_H
+#define VT_SCHED_ENGINE_H
+
+#include <stdatomic.h>
+
+#include "scheduler.h"
+#include "topo.h"
+#include "vitesse.h"
+
+struct vt_engine {
+  vt_engine_opts opts;
+  vt_topo topo;
+  vt_plan plan;
+  atomic_int cancel; /* set by vt_engine_cancel; cleared when the run it stopped returns */
+  vt_sched_stats ss; /* the last run's; its `workers` array is owned (a copy) */
+};
+
+/* Keeps a copy of `rs` (and of its per-worker array) as the engine's last-run statistics. */
+void vt_engine_keep_stats(vt_engine *e, const vt_sched_stats *rs);
+
+/* The run loops. Each fills `rep` (never NULL here), leaves the message of a failure in
+ * vt_last_error, and keeps the scheduler statistics in e->ss. */
+
+/* Tags corpus files with a tagger model (engine/sched/tag_job.c). */
+vt_status vt_tag_job_run(vt_engine *e, const struct vt_textmodel *m, const vt_tag_opts *o,
+                         const vt_reader_opts *ro, const char *const *files, int n_files,
+                         vt_sink_fn sink, void *sink_ctx, vt_run_report *rep);
+
+/* Tags corpus files with a joint label-chunk model (engine/sched/chunk_job.c). */
+vt_status vt_chunk_job_run(vt_engine *e, const struct vt_chunk_model *m, const vt_tag_opts *o,
+                           const vt_reader_opts *ro, const char *const *files, int n_files,
+                           vt_sink_fn sink, void *sink_ctx, vt_run_report *rep);
+
+/* Decodes a lattice set (engine/sched/decode_job.c). */
+vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
+                            const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
+                            vt_run_report *rep);
+
+#endif
