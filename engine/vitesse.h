@@ -123,7 +123,7 @@ typedef struct vt_trans vt_trans;
  * Returns VT_EINVAL for L < 1 or a rank that is not a permutation, VT_EFORMAT for a NaN or +inf
  * score, VT_ENOMEM on allocation failure. */
 VT_API vt_status vt_trans_create(vt_trans **out, int32_t L, const double *A, const double *S,
-                          const double *F, const int32_t *rank);
+                                 const double *F, const int32_t *rank);
 
 /* Fills rank[0..L) with the labels ordered by decreasing count[label] (ties: lower label first),
  * the order vt_trans_create expects: from training frequencies, or, with no training data, from
@@ -145,8 +145,9 @@ VT_API int32_t vt_trans_labels(const vt_trans *trans);
  * NOT thread-safe: no other thread may decode with `trans` while it runs.
  * Returns VT_EINVAL for n < 0 or a label out of range, VT_EFORMAT for a NaN or +inf score
  * (nothing is changed then), VT_ENOMEM (the model must then be destroyed). */
-VT_API vt_status vt_trans_update(vt_trans *trans, int32_t n, const int32_t *prev, const int32_t *cur,
-                          const double *a, const double *S, const double *F);
+VT_API vt_status vt_trans_update(vt_trans *trans, int32_t n, const int32_t *prev,
+                                 const int32_t *cur, const double *a, const double *S,
+                                 const double *F);
 
 /* ---- decoding -------------------------------------------------------------------------------- */
 
@@ -238,17 +239,18 @@ typedef struct vt_decode_stats {
  * VT_ENOMEM when the arena runs out. Emission values are not checked for NaN here (the readers
  * reject them); a NaN gives an unspecified path, never a crash. */
 VT_API vt_status vt_decode(const vt_trans *trans, const vt_decode_opts *opts, vt_arena *arena,
-                    const double *E, int32_t T, int32_t *labels, double *scores, int32_t *n_paths,
-                    vt_decode_stats *stats);
+                           const double *E, int32_t T, int32_t *labels, double *scores,
+                           int32_t *n_paths, vt_decode_stats *stats);
 
 /* As vt_decode, for float emissions (converted to double in the arena, exactly). */
 VT_API vt_status vt_decode_f32(const vt_trans *trans, const vt_decode_opts *opts, vt_arena *arena,
-                        const float *E, int32_t T, int32_t *labels, double *scores,
-                        int32_t *n_paths, vt_decode_stats *stats);
+                               const float *E, int32_t T, int32_t *labels, double *scores,
+                               int32_t *n_paths, vt_decode_stats *stats);
 
 /* Returns the score of path `labels` (T entries) under `trans` and emissions `E`, evaluated left
  * to right in double exactly as the decoders do; T = 0 gives 0. */
-VT_API double vt_path_score(const vt_trans *trans, const double *E, int32_t T, const int32_t *labels);
+VT_API double vt_path_score(const vt_trans *trans, const double *E, int32_t T,
+                            const int32_t *labels);
 
 /* ---- errors of the engine and the text pipeline ------------------------------------------------
  * Every function below that returns a failing vt_status also leaves its one-line message in
@@ -312,6 +314,10 @@ typedef enum vt_model_kind {
  * damaged: "PATH: problem" in vt_last_error) or VT_ENOMEM. */
 VT_API vt_status vt_model_open(vt_model **out, const char *path);
 
+/* Returns the kind of the model file `path` from its first bytes (as vt_model_open recognises
+ * it, without loading it), or 0 when it cannot be read or is no model. */
+VT_API int vt_model_file_kind(const char *path);
+
 /* As vt_model_open, for the `size` bytes of a model file held in memory at `data` (copied: the
  * caller may free them at once). `name` names it in messages (NULL: "memory"). */
 VT_API vt_status vt_model_open_memory(vt_model **out, const void *data, size_t size,
@@ -324,17 +330,17 @@ VT_API void vt_model_close(vt_model *m);
  * open). */
 typedef struct vt_model_info {
   vt_model_kind kind;
-  int32_t labels;          /* output labels (joint: POS tags) */
-  int32_t chunk_labels;    /* joint: chunk labels "O", "B-X", "I-X", ...; else 0 */
-  const char *templates;   /* tagger: the feature templates as trained; else NULL */
-  vt_reader_opts reader;   /* corpus options it was trained with (defaults when unknown) */
-  int32_t label_col;       /* tagger: label column in training, -1 = last */
-  int32_t columns;         /* tagger: columns of the training corpus; joint: columns read */
-  int32_t epochs;          /* training epochs (0 when unknown) */
-  int32_t max_chunk;       /* joint: chunk-length bound of training, 0 = none */
+  int32_t labels;        /* output labels (joint: POS tags) */
+  int32_t chunk_labels;  /* joint: chunk labels "O", "B-X", "I-X", ...; else 0 */
+  const char *templates; /* tagger: the feature templates as trained; else NULL */
+  vt_reader_opts reader; /* corpus options it was trained with (defaults when unknown) */
+  int32_t label_col;     /* tagger: label column in training, -1 = last */
+  int32_t columns;       /* tagger: columns of the training corpus; joint: columns read */
+  int32_t epochs;        /* training epochs (0 when unknown) */
+  int32_t max_chunk;     /* joint: chunk-length bound of training, 0 = none */
   uint64_t train_sentences, train_tokens;
-  const char *decoder;     /* tagger: decoder used in training ("" when unknown) */
-  int obs_bigram;          /* tagger: has observation-dependent bigram templates */
+  const char *decoder; /* tagger: decoder used in training ("" when unknown) */
+  int obs_bigram;      /* tagger: has observation-dependent bigram templates */
   int32_t reserved[15];
 } vt_model_info;
 
@@ -414,9 +420,33 @@ VT_API vt_status vt_lattices_wrap(vt_lattices **out, const void *E, int is_f64, 
 /* Frees a lattice set. NULL is a no-op. */
 VT_API void vt_lattices_close(vt_lattices *l);
 
+/* Makes a seeded synthetic lattice set shaped like a trained tagger's: Zipf label priors, hidden
+ * label sequences from a sparse Markov chain, emissions peaked on the hidden label and a few
+ * confusable ones, small transitions with a few strong pairs (float32). `n_sent` sentences of
+ * about `mean_length` tokens over L labels; the same seed gives the same set. It carries its
+ * transition model (vt_lattices_synth_trans). Returns VT_OK, VT_EINVAL or VT_ENOMEM. */
+VT_API vt_status vt_lattices_synth(vt_lattices **out, int32_t L, int64_t n_sent, double mean_length,
+                                   uint64_t seed);
+
+/* Binds the transition model (A, S, F and rank order) of a synthetic set. VT_EINVAL for a set
+ * that is not synthetic. */
+VT_API vt_status vt_lattices_synth_trans(const vt_lattices *l, vt_trans **out);
+
+/* Writes the set as the .npy files `vitesse decode` reads into directory `dir`: E.npy (float32 or
+ * float64 as held) and N.npy (int32), and for a synthetic set also A, S, F (float32) and R
+ * (int32). Each file is written atomically. Returns VT_OK, VT_EIO or VT_ENOMEM. */
+VT_API vt_status vt_lattices_save(const vt_lattices *l, const char *dir);
+
 /* Number of sentences, and of labels (columns of E). */
 VT_API int64_t vt_lattices_sentences(const vt_lattices *l);
 VT_API int32_t vt_lattices_labels(const vt_lattices *l);
+
+/* Sentence `s` (0 <= s < sentences): stores its length in *T and returns its first emission row
+ * (T*L values, row-major): `const float *` when vt_lattices_is_f64 is 0, else `const double *`. */
+VT_API const void *vt_lattices_rows(const vt_lattices *l, int64_t s, int32_t *T);
+
+/* Returns 1 when the emissions are double, 0 when float. */
+VT_API int vt_lattices_is_f64(const vt_lattices *l);
 
 /* Binds the transition model of a lattice set from .npy files: A (L, L) required; S, F (L,) and
  * R (L,) rank order may be NULL. Without R, labels are ranked by how often each is a column's
@@ -506,18 +536,18 @@ VT_API void vt_tag_opts_init(vt_tag_opts *o);
 
 /* What a run did. */
 typedef struct vt_run_report {
-  int64_t sentences;       /* sentences written (tag: with at least one token) */
-  int64_t tokens;          /* tokens written */
-  double wall_seconds;     /* the run: reading, decoding and writing, set-up excluded */
-  double setup_seconds;    /* model replicas and workers */
-  vt_decode_stats decode;  /* decoder counters summed over workers */
-  double feature_seconds;  /* tag: features and emissions, summed over workers */
-  double decode_seconds;   /* tag: inside the decoder, summed over workers */
+  int64_t sentences;      /* sentences written (tag: with at least one token) */
+  int64_t tokens;         /* tokens written */
+  double wall_seconds;    /* the run: reading, decoding and writing, set-up excluded */
+  double setup_seconds;   /* model replicas and workers */
+  vt_decode_stats decode; /* decoder counters summed over workers */
+  double feature_seconds; /* tag: features and emissions, summed over workers */
+  double decode_seconds;  /* tag: inside the decoder, summed over workers */
   int64_t lookups, unknown_features, cache_hits; /* tag: feature lookups, misses, row-cache hits */
-  int64_t eval_tokens, eval_pos_ok, eval_tag_ok;           /* joint eval */
+  int64_t eval_tokens, eval_pos_ok, eval_tag_ok; /* joint eval */
   int64_t eval_chunks_gold, eval_chunks_pred, eval_chunks_ok; /* joint eval: chunks other than O */
-  int canceled;            /* the run was canceled */
-  int write_errno;         /* errno of the failed sink write, 0 when none */
+  int canceled;                                               /* the run was canceled */
+  int write_errno; /* errno of the failed sink write, 0 when none */
   int64_t reserved[8];
 } vt_run_report;
 
@@ -532,6 +562,11 @@ typedef struct vt_run_report {
 VT_API vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
                                const char *const *files, int n_files, vt_sink_fn sink,
                                void *sink_ctx, vt_run_report *rep);
+
+/* Joint-model runs with eval: the percentages of the report's counts (POS accuracy, chunk-tag
+ * accuracy, chunk precision and recall, each 0..100; pointers may be NULL). Returns chunk F1. */
+VT_API double vt_run_report_chunk_f1(const vt_run_report *r, double *pos_acc, double *tag_acc,
+                                     double *precision, double *recall);
 
 /* Decodes every sentence of `lat` with `trans` and `opts` on engine `e`, handing `sink` one line
  * per sentence and path, in input order: sentence<TAB>rank<TAB>score<TAB>labels (score %.9g
@@ -558,24 +593,24 @@ typedef struct vt_sentence_in {
 
 /* What a training epoch reports to the callback. */
 typedef struct vt_epoch_report {
-  int32_t epoch;          /* 1-based */
-  int32_t epochs;         /* planned */
-  double train_accuracy;  /* tagger: online token accuracy this epoch (-1 joint) */
-  double dev_accuracy;    /* accuracy of the averaged model on dev (-1 without dev) */
-  int64_t mistakes;       /* joint: sentences decoded wrong */
-  double seconds;         /* this epoch */
+  int32_t epoch;         /* 1-based */
+  int32_t epochs;        /* planned */
+  double train_accuracy; /* tagger: online token accuracy this epoch (-1 joint) */
+  double dev_accuracy;   /* accuracy of the averaged model on dev (-1 without dev) */
+  int64_t mistakes;      /* joint: sentences decoded wrong */
+  double seconds;        /* this epoch */
   int64_t reserved[6];
 } vt_epoch_report;
 
 typedef struct vt_train_opts {
-  const char *templates;   /* tagger: template text (CRF++/Wapiti U/B lines); required */
-  vt_reader_opts reader;   /* corpus options of the training files */
-  int32_t epochs;          /* default 10 */
-  uint64_t seed;           /* shuffle of every epoch (default 1; joint: 0 = corpus order) */
-  int32_t label_col;       /* tagger: label column, -1 = last (default) */
-  uint32_t min_count;      /* tagger: keep features seen at least this often (default 1) */
-  vt_algo decoder;         /* tagger: exact decoder inside training; default: the fastest */
-  int decoder_set;         /* 1 when `decoder` was chosen (else bigram templates use viterbi) */
+  const char *templates; /* tagger: template text (CRF++/Wapiti U/B lines); required */
+  vt_reader_opts reader; /* corpus options of the training files */
+  int32_t epochs;        /* default 10 */
+  uint64_t seed;         /* shuffle of every epoch (default 1; joint: 0 = corpus order) */
+  int32_t label_col;     /* tagger: label column, -1 = last (default) */
+  uint32_t min_count;    /* tagger: keep features seen at least this often (default 1) */
+  vt_algo decoder;       /* tagger: exact decoder inside training; default: the fastest */
+  int decoder_set;       /* 1 when `decoder` was chosen (else bigram templates use viterbi) */
   /* joint (vt_train_joint): */
   int32_t margin;          /* 0: perceptron update; 1: max-margin (MMVP) */
   int32_t lex_warmup;      /* first epochs update only unlexicalised features (default 1) */

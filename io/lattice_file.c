@@ -233,9 +233,8 @@ int vt_lattice_file_load(vt_lattice_file *lf, const char *e_path, const char *n_
   char shp[64];
   memset(lf, 0, sizeof *lf);
   if (err && errlen) err[0] = '\0';
-  if (!e_path || !n_path || !a_path) {
-    vt_io_errorf(err, errlen, "vt_lattice_file_load", "emissions, lengths and transitions "
-                 "files are required");
+  if (!e_path || !n_path) {
+    vt_io_errorf(err, errlen, "vt_lattice_file_load", "emissions and lengths files are required");
     goto fail;
   }
   st = open_checked(&lf->E, e_path, 1, 2, "(rows, labels)", err, errlen);
@@ -249,17 +248,28 @@ int vt_lattice_file_load(vt_lattice_file *lf, const char *e_path, const char *n_
   lf->L = (int32_t)lf->E.shape[1];
   lf->n_rows = lf->E.shape[0];
   if ((st = load_lengths(lf, n_path, e_path, err, errlen)) != VT_OK) goto fail;
-  if ((st = load_scores(&lf->A, a_path, 2, lf->L, e_path, err, errlen)) != VT_OK) goto fail;
-  if (s_path && (st = load_scores(&lf->S, s_path, 1, lf->L, e_path, err, errlen)) != VT_OK)
+  if ((st = vt_lattice_file_load_trans(lf, e_path, a_path, s_path, f_path, r_path, err,
+                                       errlen)) != VT_OK)
     goto fail;
-  if (f_path && (st = load_scores(&lf->F, f_path, 1, lf->L, e_path, err, errlen)) != VT_OK)
-    goto fail;
-  if (r_path && (st = load_rank(lf, r_path, e_path, err, errlen)) != VT_OK) goto fail;
   if ((st = check_scores(&lf->E, e_path, err, errlen)) != VT_OK) goto fail;
   return VT_OK;
 fail:
   vt_lattice_file_free(lf);
   return st;
+}
+
+int vt_lattice_file_load_trans(vt_lattice_file *lf, const char *e_path, const char *a_path,
+                               const char *s_path, const char *f_path, const char *r_path,
+                               char *err, size_t errlen) {
+  int st = VT_OK;
+  if (a_path && (st = load_scores(&lf->A, a_path, 2, lf->L, e_path, err, errlen)) != VT_OK)
+    return st;
+  if (s_path && (st = load_scores(&lf->S, s_path, 1, lf->L, e_path, err, errlen)) != VT_OK)
+    return st;
+  if (f_path && (st = load_scores(&lf->F, f_path, 1, lf->L, e_path, err, errlen)) != VT_OK)
+    return st;
+  if (r_path && (st = load_rank(lf, r_path, e_path, err, errlen)) != VT_OK) return st;
+  return VT_OK;
 }
 
 void vt_lattice_file_free(vt_lattice_file *lf) {

@@ -36,9 +36,17 @@ typedef struct vt_lattice_file {
  * Returns VT_OK; VT_EIO when a file cannot be read; VT_EFORMAT for any invalid content;
  * VT_EUNSUPPORTED on a big-endian host; VT_ENOMEM. On failure *lf is zeroed (nothing to free)
  * and `err` (errlen bytes, may be 0) holds one line "PATH: problem", NUL-terminated. */
+/* (a_path may be NULL: no transitions are loaded.) */
 int vt_lattice_file_load(vt_lattice_file *lf, const char *e_path, const char *n_path,
                          const char *a_path, const char *s_path, const char *f_path,
                          const char *r_path, char *err, size_t errlen);
+
+/* The transition part of vt_lattice_file_load, for a set whose E is loaded (lf->L set): A from
+ * `a_path` (NULL: none), and S, F, R when not NULL, checked against L; messages name `e_path`
+ * as the file that gave L. On failure the caller frees `lf`. */
+int vt_lattice_file_load_trans(vt_lattice_file *lf, const char *e_path, const char *a_path,
+                               const char *s_path, const char *f_path, const char *r_path,
+                               char *err, size_t errlen);
 
 /* Unmaps and frees everything and zeroes *lf. Idempotent; fine on a zeroed struct and NULL. */
 void vt_lattice_file_free(vt_lattice_file *lf);

@@ -249,6 +249,10 @@ static const char *check_records(const vt_textmodel *m, uint8_t *starts) {
   return NULL;
 }
 
+int vt_textmodel_sniff(const unsigned char *head, size_t n) {
+  return n >= 8 && memcmp(head, MAGIC, 8) == 0;
+}
+
 int vt_textmodel_load(vt_textmodel **out, const char *path, char *err, size_t errlen) {
   int st = VT_ENOMEM;
   *out = NULL;

@@ -29,6 +29,9 @@ int vt_textmodel_write(const char *path, const vt_textmodel_image *img, char *er
  * be mapped) and binds its transition model. Returns VT_OK, VT_EIO, VT_EFORMAT (not a model,
  * another version, truncated, corrupted: the message says which), or VT_ENOMEM. On failure
  * *out is NULL and `err` holds one line "PATH: problem". */
+/* Returns 1 when the first `n` bytes of a file, `head`, start a tagger model file, else 0. */
+int vt_textmodel_sniff(const unsigned char *head, size_t n);
+
 int vt_textmodel_load(vt_textmodel **out, const char *path, char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,5 @@
 /* io/outfile.c: atomic output files (temp file in the target's directory, rename on commit). */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 
 #include "outfile.h"
 
@@ -25,6 +25,22 @@ void vt_io_errorf(char *err, size_t errlen, const char *path, const char *fmt, .
     if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
 }
 
+/* The target of symbolic link `path` as a path usable from here (a relative target is taken from
+ * the link's directory), heap-allocated; NULL when it cannot be read. */
+static char *link_target(const char *path) {
+  char buf[4096];
+  ssize_t n = readlink(path, buf, sizeof buf - 1);
+  if (n <= 0) return NULL;
+  buf[n] = '\0';
+  const char *slash = strrchr(path, '/');
+  size_t dirlen = buf[0] == '/' || !slash ? 0 : (size_t)(slash - path) + 1;
+  char *out = malloc(dirlen + (size_t)n + 1);
+  if (!out) return NULL;
+  memcpy(out, path, dirlen);
+  memcpy(out + dirlen, buf, (size_t)n + 1);
+  return out;
+}
+
 static int is_stdout(const char *path) { return !path || strcmp(path, "-") == 0; }
 
 int vt_outfile_open(vt_outfile *of, const char *path, char *err, size_t errlen) {
@@ -36,6 +52,30 @@ int vt_outfile_open(vt_outfile *of, const char *path, char *err, size_t errlen) 
     of->fp = stdout;
     return VT_OK;
   }
+  struct stat sb;
+  char *resolved = NULL;
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+    /* A device or FIFO: write in place. (A directory fails at commit, as rename says.) */
+    of->path = strdup(path);
+    if (!of->path) {
+      vt_io_errorf(err, errlen, path, "out of memory");
+      goto fail;
+    }
+    if (!(of->fp = fopen(path, "wb"))) {
+      vt_io_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
+      st = VT_EIO;
+      goto fail;
+    }
+    of->direct = 1;
+    return VT_OK;
+  }
+  struct stat lb;
+  if (lstat(path, &lb) == 0 && S_ISLNK(lb.st_mode)) {
+    /* Replace the file the link points to, not the link; a dangling link names the file to
+     * create, relative to the link's directory. */
+    if (!(resolved = realpath(path, NULL))) resolved = link_target(path);
+    if (resolved) path = resolved;
+  }
   const char *slash = strrchr(path, '/');
   const char *base = slash ? slash + 1 : path;
   size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0; /* keeps the '/' */
@@ -44,7 +84,8 @@ int vt_outfile_open(vt_outfile *of, const char *path, char *err, size_t errlen) 
     st = VT_EINVAL;
     goto fail;
   }
-  of->path = strdup(path);
+  of->path = resolved ? resolved : strdup(path);
+  resolved = NULL;
   of->tmp = malloc(dirlen + strlen(base) + sizeof(".") + sizeof(".tmp.XXXXXX"));
   if (!of->path || !of->tmp) {
     vt_io_errorf(err, errlen, path, "out of memory");
@@ -69,6 +110,7 @@ int vt_outfile_open(vt_outfile *of, const char *path, char *err, size_t errlen) 
   }
   return VT_OK;
 fail:
+  free(resolved);
   if (fd >= 0 && !of->fp) close(fd);
   vt_outfile_abort(of);
   return st;
@@ -82,15 +124,16 @@ int vt_outfile_commit(vt_outfile *of, char *err, size_t errlen) {
     vt_io_errorf(err, errlen, of->path, "output file is not open");
     return VT_EINVAL;
   }
-  if (!of->tmp) { /* stdout */
+  if (!of->tmp) { /* stdout, or a target written in place */
     errno = 0;
-    if (fflush(of->fp) != 0 || ferror(of->fp)) {
-      vt_io_errorf(err, errlen, "-", "write failed: %s", errno ? strerror(errno) : "I/O error");
-      of->fp = NULL;
-      return VT_EIO;
-    }
+    int bad = fflush(of->fp) != 0 || ferror(of->fp);
+    e = bad ? (errno ? errno : EIO) : 0;
+    if (of->direct && fclose(of->fp) != 0 && !e) e = errno ? errno : EIO;
     of->fp = NULL;
-    return VT_OK;
+    if (e) vt_io_errorf(err, errlen, of->path ? of->path : "-", "write failed: %s", strerror(e));
+    free(of->path);
+    memset(of, 0, sizeof *of);
+    return e ? VT_EIO : VT_OK;
   }
   errno = 0;
   if (fflush(of->fp) != 0 || ferror(of->fp)) e = errno ? errno : EIO;
@@ -102,8 +145,7 @@ int vt_outfile_commit(vt_outfile *of, char *err, size_t errlen) {
     goto fail;
   }
   if (rename(of->tmp, of->path) != 0) {
-    vt_io_errorf(err, errlen, of->path, "cannot rename temp file into place: %s",
-                 strerror(errno));
+    vt_io_errorf(err, errlen, of->path, "cannot rename temp file into place: %s", strerror(errno));
     goto fail;
   }
   free(of->tmp);
@@ -117,7 +159,8 @@ fail:
 
 void vt_outfile_abort(vt_outfile *of) {
   if (!of) return;
-  if (!of->tmp) { /* stdout, or nothing open */
+  if (!of->tmp) { /* stdout, a target written in place, or nothing open */
+    if (of->direct && of->fp) fclose(of->fp);
     free(of->path);
     memset(of, 0, sizeof *of);
     return;

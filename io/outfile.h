@@ -14,12 +14,15 @@
 
 typedef struct vt_outfile {
   FILE *fp;   /* where to write; stdout when the target is stdout; NULL once closed */
-  char *path; /* target path (owned), NULL for stdout */
-  char *tmp;  /* temp file path (owned), NULL for stdout */
+  char *path; /* target path (owned; a symbolic link resolved), NULL for stdout */
+  char *tmp;  /* temp file path (owned), NULL for stdout and direct targets */
+  int direct; /* the target is no regular file (a device, a FIFO): written in place */
 } vt_outfile;
 
 /* Opens an atomic output file for `path`. NULL or "-" means stdout (no temp file; commit only
- * flushes it, abort does nothing). Otherwise creates the temp file with mkstemp in the same
+ * flushes it, abort does nothing). A target that exists and is not a regular file (/dev/null,
+ * a terminal, a FIFO) is written in place, never replaced; a symbolic link is followed, and the
+ * file it points to is replaced atomically (the link stays). Otherwise creates the temp file with mkstemp in the same
  * directory and sets its mode to 0666 & ~umask, as fopen would (reading the umask briefly sets
  * it: not to be called while another thread creates files).
  * Returns VT_OK, VT_EIO (temp file cannot be created; `err` says why), VT_EINVAL (`path` names

@@ -490,7 +490,7 @@ static void test_outfile(void) {
   /* a full disk is reported at commit (when /dev/full exists) */
   if (access("/dev/full", W_OK) == 0) {
     FILE *full = fopen("/dev/full", "w");
-    vt_outfile so = {full, NULL, NULL}; /* stdout-like: flush only */
+    vt_outfile so = {full, NULL, NULL, 0}; /* stdout-like: flush only */
     fputs("x", full);
     st = vt_outfile_commit(&so, err, sizeof err);
     CHECK(st == VT_EIO && strstr(err, "No space"), "ENOSPC: %d '%s'", st, err);

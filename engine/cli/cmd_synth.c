@@ -4,8 +4,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "npy.h"
-#include "synth.h"
 
 int vt_cmd_synth(int argc, char **argv) {
   static const struct option longopts[] = {{"labels", required_argument, 0, 'L'},
@@ -18,8 +16,7 @@ int vt_cmd_synth(int argc, char **argv) {
   long long L = 300, n = 1000, mean = 23, seed = 1;
   const char *dir = NULL;
   int rc = VT_EXIT_USAGE, c;
-  vt_synth syn;
-  memset(&syn, 0, sizeof syn);
+  vt_lattices *syn = NULL;
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
     long long *dst = c == 'L' ? &L : c == 'n' ? &n : c == 'T' ? &mean : c == 's' ? &seed : NULL;
@@ -49,34 +46,17 @@ int vt_cmd_synth(int argc, char **argv) {
     vt_cli_error("synth: --labels %lld is too large (at most 20000)", L);
     goto done;
   }
-  vt_synth_opts so = {(int32_t)L, n, (double)mean, (uint64_t)seed};
   rc = VT_EXIT_FAIL;
-  if (vt_synth_make(&syn, &so) != VT_OK) {
+  if (vt_lattices_synth(&syn, (int32_t)L, n, (double)mean, (uint64_t)seed) != VT_OK) {
     vt_cli_error("synth: out of memory");
     goto done;
   }
-  char path[4096], err[512];
-  int64_t shE[2] = {syn.n_rows, syn.L}, shN[1] = {syn.n_sent}, shA[2] = {syn.L, syn.L},
-          shL[1] = {syn.L};
-  struct {
-    const char *name;
-    vt_npy_dtype dt;
-    int nd;
-    const int64_t *sh;
-    const void *data;
-  } files[] = {{"E", VT_NPY_F32, 2, shE, syn.E}, {"N", VT_NPY_I32, 1, shN, syn.lengths},
-               {"A", VT_NPY_F32, 2, shA, syn.A}, {"S", VT_NPY_F32, 1, shL, syn.S},
-               {"F", VT_NPY_F32, 1, shL, syn.F}, {"R", VT_NPY_I32, 1, shL, syn.R}};
-  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-    snprintf(path, sizeof path, "%s/%s.npy", dir, files[i].name);
-    if (vt_npy_write(path, files[i].dt, files[i].nd, files[i].sh, files[i].data, err,
-                     sizeof err) != VT_OK) {
-      vt_cli_error("%s", err);
-      goto done;
-    }
+  if (vt_lattices_save(syn, dir) != VT_OK) {
+    vt_cli_error("%s", vt_last_error());
+    goto done;
   }
   rc = VT_EXIT_OK;
 done:
-  vt_synth_free(&syn);
+  vt_lattices_close(syn);
   return rc;
 }

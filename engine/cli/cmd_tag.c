@@ -15,10 +15,6 @@
 #include "cli.h"
 #include "decoder_cli.h"
 #include "engine_cli.h"
-#include "model_file.h"
-#include "outfile.h"
-#include "tag_engine.h"
-#include "tagger.h"
 #include "text_cli.h"
 
 static void tag_usage(FILE *f) {
@@ -64,22 +60,19 @@ int vt_cmd_tag(int argc, char **argv) {
   const char *model_path = NULL, *out_path = NULL;
   vt_cli_decoder dec;
   vt_cli_decoder_init(&dec);
-  int rc = VT_EXIT_USAGE, of_open = 0;
-  vt_cli_batch run;
-  vt_cli_batch_init(&run);
-  vt_conll_opts ro;
-  memset(&ro, 0, sizeof ro);
+  int rc = VT_EXIT_USAGE;
+  vt_cli_engine run;
+  vt_cli_engine_init(&run);
+  vt_engine *eng = NULL;
   vt_cli_reader reader;
   vt_cli_reader_init(&reader);
-  vt_textmodel *m = NULL;
-  vt_outfile of;
-  memset(&of, 0, sizeof of);
-  char err[512];
+  vt_model *m = NULL;
+  vt_output *of = NULL;
 
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "m:k:o:h", longopts, NULL)) != -1) {
-    int eo = vt_cli_engine_opt(&run.eng, c, optarg);
+    int eo = vt_cli_engine_opt(&run, c, optarg);
     if (eo == 0) eo = vt_cli_decoder_opt(&dec, c, optarg);
     if (eo < 0) goto done;
     if (eo > 0) continue;
@@ -100,67 +93,68 @@ int vt_cmd_tag(int argc, char **argv) {
     vt_cli_error("tag: -m MODEL is required (see vitesse tag --help)");
     goto done;
   }
-  vt_decode_opts opts;
-  if (vt_cli_decoder_resolve(&dec, vt_cli_default_algo(), &opts)) goto done;
+  vt_tag_opts to;
+  vt_tag_opts_init(&to);
+  if (vt_cli_decoder_resolve(&dec, VT_ALGO_STAGGERED_COL, &to.decode)) goto done;
 
-  int st = vt_textmodel_load(&m, model_path, err, sizeof err);
+  vt_status st = vt_model_open(&m, model_path);
   if (st != VT_OK) {
-    vt_cli_error("%s", err);
+    vt_cli_error("%s", vt_last_error());
     rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
     goto done;
   }
-  if (m->obs_bigram && !dec.algo && opts.algo != VT_ALGO_KBEST_VITERBI) opts.algo = VT_ALGO_VITERBI;
-  if (m->obs_bigram && !vt_obs_algo_supported(opts.algo)) {
-    vt_cli_error("--algo %s: this model has observation-dependent bigram templates; use "
-                 "viterbi, viterbi-scalar, kbest-viterbi or beam",
-                 vt_algo_name(opts.algo));
+  if (!dec.algo) vt_model_default_decoder(m, to.decode.k, &to.decode);
+  if (vt_model_check_decoder(m, &to.decode) != VT_OK) {
+    vt_cli_error("%s", vt_last_error());
     goto done;
   }
-  vt_cli_reader_for_model(&reader, m->meta.reader, &ro);
+  to.reader = reader.given;
+  to.reader_set = reader.set;
+  vt_model_info info;
+  vt_model_describe(m, &info);
 
   rc = VT_EXIT_FAIL;
-  if (vt_cli_engine_plan(&run.eng, &run.topo, &run.plan) != 0) {
+  if (vt_cli_engine_start(&run, 0, &eng) != 0) {
     rc = VT_EXIT_USAGE;
     goto done;
   }
-  vt_cli_signals_install();
-  if (vt_outfile_open(&of, out_path, err, sizeof err) != VT_OK) {
-    vt_cli_error("%s", err);
+  if (vt_output_open(&of, out_path) != VT_OK) {
+    vt_cli_error("%s", vt_last_error());
     goto done;
   }
-  of_open = 1;
   double t0 = vt_cli_now(), c0 = cpu_now();
-  vt_cli_tag_totals tot;
-  int werr = 0;
-  st = vt_cli_tag_run(&run.eng, &run.topo, &run.plan, m, &opts, &ro, argv + optind, argc - optind,
-                      of.fp, &vt_cli_stop, &tot, &run.ss, &werr, err, sizeof err);
-  int end = vt_cli_output_end(&st, werr, !of.tmp, out_path);
+  vt_run_report tot;
+  st = vt_engine_tag(eng, m, &to, (const char *const *)argv + optind, argc - optind, vt_sink_file,
+                     vt_output_file(of), &tot);
+  int end = vt_cli_output_end(&st, tot.write_errno, !vt_output_is_atomic(of), out_path);
   if (end >= 0) {
     rc = end;
     goto done;
   }
   if (st == VT_ECANCELED) {
     int sig = atomic_load(&vt_cli_stop);
+    int atomic = vt_output_is_atomic(of);
     vt_cli_error("interrupted by %s: %lld sentences were tagged in order%s%s%s",
                  sig == SIGTERM ? "SIGTERM" : "SIGINT", (long long)tot.sentences,
-                 of.tmp ? "; " : " and written", of.tmp ? out_path : "",
-                 of.tmp ? " was not written" : "");
+                 atomic ? "; " : " and written", atomic ? out_path : "",
+                 atomic ? " was not written" : "");
     rc = 128 + (sig ? sig : SIGINT);
     goto done;
   }
   if (st != VT_OK) {
-    vt_cli_error("%s", err);
+    vt_cli_error("%s", vt_last_error());
     rc = st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EIO ? VT_EXIT_USAGE : VT_EXIT_FAIL;
     goto done;
   }
-  if (vt_outfile_commit(&of, err, sizeof err) != VT_OK) {
-    vt_cli_error("%s", err);
+  st = vt_output_commit(of);
+  of = NULL;
+  if (st != VT_OK) {
+    vt_cli_error("%s", vt_last_error());
     rc = VT_EXIT_FAIL;
     goto done;
   }
-  of_open = 0;
   double secs = vt_cli_now() - t0, cpu = cpu_now() - c0;
-  if (run.eng.stats) {
+  if (run.stats) {
     double ns = (double)tot.sentences;
     fprintf(stderr,
             "{\"algo\": \"%s\", \"simd\": \"%s\", \"k\": %lld, \"beam\": %lld, "
@@ -169,20 +163,20 @@ int vt_cmd_tag(int argc, char **argv) {
             "\"sentences_per_second\": %.1f, \"feature_seconds\": %.6f, "
             "\"decode_seconds\": %.6f, \"decode_sentences_per_second\": %.1f, "
             "\"unknown_feature_fraction\": %.4f, \"row_cache_hit_fraction\": %.4f, ",
-            vt_algo_name(opts.algo), vt_simd_name(vt_simd_active()), dec.k, dec.beam, m->L,
-            (long long)tot.sentences, (long long)tot.tokens, secs,
-            secs > run.ss.wall_seconds ? secs - run.ss.wall_seconds : 0.0, cpu,
-            run.ss.wall_seconds > 0 ? ns / run.ss.wall_seconds : 0.0, tot.tag.feature_seconds,
-            tot.tag.decode_seconds, tot.tag.decode_seconds > 0 ? ns / tot.tag.decode_seconds : 0.0,
-            tot.tag.lookups ? (double)tot.tag.unknown_features / (double)tot.tag.lookups : 0.0,
-            tot.tokens ? (double)tot.tag.cache_hits / (double)tot.tokens : 0.0);
-    vt_cli_engine_stats_json(stderr, &run.eng, &run.plan, &run.ss);
+            vt_algo_name(to.decode.algo), vt_simd_name(vt_simd_active()), dec.k, dec.beam,
+            info.labels, (long long)tot.sentences, (long long)tot.tokens, secs,
+            secs > tot.wall_seconds ? secs - tot.wall_seconds : 0.0, cpu,
+            tot.wall_seconds > 0 ? ns / tot.wall_seconds : 0.0, tot.feature_seconds,
+            tot.decode_seconds, tot.decode_seconds > 0 ? ns / tot.decode_seconds : 0.0,
+            tot.lookups ? (double)tot.unknown_features / (double)tot.lookups : 0.0,
+            tot.tokens ? (double)tot.cache_hits / (double)tot.tokens : 0.0);
+    vt_engine_stats_json(eng, stderr);
     fputs("}\n", stderr);
   }
   rc = VT_EXIT_OK;
 done:
-  if (of_open) vt_outfile_abort(&of);
-  vt_cli_batch_free(&run);
-  vt_textmodel_free(m);
+  vt_output_abort(of);
+  vt_cli_engine_stop(eng);
+  vt_model_close(m);
   return rc;
 }

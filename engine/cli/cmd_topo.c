@@ -21,8 +21,7 @@ int vt_cmd_topo(int argc, char **argv) {
   static const struct option longopts[] = {
       VT_CLI_ENGINE_LONGOPTS, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   vt_cli_engine eng;
-  vt_topo topo;
-  vt_plan plan;
+  vt_engine *e = NULL;
   vt_cli_engine_init(&eng);
   optind = 1;
   int c;
@@ -42,9 +41,11 @@ int vt_cmd_topo(int argc, char **argv) {
     vt_cli_error("topo: unexpected argument '%s'", argv[optind]);
     return VT_EXIT_USAGE;
   }
-  if (vt_cli_engine_plan(&eng, &topo, &plan) != 0) return VT_EXIT_USAGE;
-  vt_plan_print(stdout, &topo, &plan);
-  vt_plan_free(&plan);
-  vt_topo_free(&topo);
+  if (vt_engine_create(&e, &eng.opts) != VT_OK) {
+    vt_cli_error("%s", vt_last_error());
+    return VT_EXIT_USAGE;
+  }
+  vt_engine_print_plan(e, stdout);
+  vt_engine_destroy(e);
   return fflush(stdout) == 0 ? VT_EXIT_OK : VT_EXIT_FAIL;
 }

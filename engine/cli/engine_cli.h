@@ -1,10 +1,11 @@
-/* engine/cli/engine_cli.h: what the batch commands (`decode`, and `tag` when it plugs in) share
- * to run on the engine (engine/sched/scheduler.h): the engine options and their parsing, the plan,
- * signals, the progress line and the --stats report.
+/* engine/cli/engine_cli.h: what the batch commands (`decode`, `tag`, `topo`) share to run on
+ * the library's engine (vt_engine): the engine options and their parsing, signals, the progress
+ * line.
  *
  * A batch command splices VT_CLI_ENGINE_LONGOPTS into its getopt_long table, passes every
- * option code to vt_cli_engine_opt first, appends vt_cli_engine_usage to its --help, calls
- * vt_cli_engine_plan, vt_cli_signals_install, and runs its vt_sched_job (decode: run.c). */
+ * option code to vt_cli_engine_opt first, appends vt_cli_engine_usage to its --help, creates the
+ * engine with vt_cli_engine_start (which also installs the signal handlers), runs it, and ends
+ * with vt_cli_engine_stop. */
 #ifndef VT_CLI_ENGINE_CLI_H
 #define VT_CLI_ENGINE_CLI_H
 
@@ -12,21 +13,20 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-#include "scheduler.h"
-#include "topo.h"
+#include "vitesse.h"
 
-/* Default token budget of a batch: large enough that a batch takes milliseconds (scheduling
- * costs nothing), small enough that a few batches per worker in flight stay a few MB. */
-#define VT_CLI_BATCH_TOKENS 4096
+typedef struct vt_cli_progress {
+  int enabled;         /* stderr is a terminal and not --quiet */
+  int64_t total_items; /* for the ETA; 0 = unknown */
+  const char *unit;    /* "sentences" */
+  int shown;           /* a line is on the terminal */
+} vt_cli_progress;
 
 typedef struct vt_cli_engine {
-  int threads;          /* workers; 0 = one per core */
-  vt_bind bind;         /* default core */
-  const char *topology; /* NULL: this machine; else plan for that topology, bind nothing */
-  int64_t batch_tokens; /* token budget of a batch (a longer sentence is a batch of its own) */
-  int slots;            /* batches in flight; 0 = 4 per worker */
-  int quiet;            /* no progress line */
-  int stats;            /* --stats */
+  vt_engine_opts opts; /* threads, bind, topology, batch tokens (vt_engine_opts_init) */
+  int quiet;           /* no progress line */
+  int stats;           /* --stats */
+  vt_cli_progress progress;
 } vt_cli_engine;
 
 enum {
@@ -50,43 +50,31 @@ enum {
 /* The --help lines of the engine options. */
 extern const char vt_cli_engine_usage[];
 
-/* Sets the defaults: one worker per core, bind core, this machine, VT_CLI_BATCH_TOKENS. */
+/* Sets the defaults: one worker per core, bind core, this machine, 4096 tokens a batch. */
 void vt_cli_engine_init(vt_cli_engine *e);
 
 /* Handles option `code` (from getopt_long) with argument `arg`. Returns 1 when it was an engine
  * option, 0 when it is not one, -1 for a bad value (the message is printed). */
 int vt_cli_engine_opt(vt_cli_engine *e, int code, const char *arg);
 
-/* What a batch command holds while it runs on the engine: its options, the machine and plan
- * they lead to, and the run's statistics. */
-typedef struct vt_cli_batch {
-  vt_cli_engine eng;
-  vt_topo topo;
-  vt_plan plan;
-  vt_sched_stats ss; /* its `workers` array is owned (freed by vt_cli_batch_free) */
-} vt_cli_batch;
+/* Creates the engine of `e` into *out (the progress line, when enabled, counts `total_items`:
+ * 0 = unknown) and installs the signal handlers that cancel it. Prints the problem and returns
+ * nonzero on failure (*out is then NULL). */
+int vt_cli_engine_start(vt_cli_engine *e, int64_t total_items, vt_engine **out);
 
-/* Engine defaults (vt_cli_engine_init), no plan, no statistics yet. */
-void vt_cli_batch_init(vt_cli_batch *b);
-
-/* Restores the signal handlers (vt_cli_signals_restore) and frees the plan, the topology and
- * the per-worker statistics. Fine on a batch that never planned. */
-void vt_cli_batch_free(vt_cli_batch *b);
-
-/* Loads the topology (`e->topology` or this machine) and plans e->threads workers on it.
- * Prints the problem and returns nonzero on failure (*topo and *plan are then zeroed). */
-int vt_cli_engine_plan(const vt_cli_engine *e, vt_topo *topo, vt_plan *plan);
+/* Restores the signal handlers and destroys the engine (NULL: only the handlers). */
+void vt_cli_engine_stop(vt_engine *eng);
 
 /* ---- signals --------------------------------------------------------------------------------- */
 
-/* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none did. Pass it as the
- * job's cancel flag. */
+/* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none did. */
 extern atomic_int vt_cli_stop;
 
-/* SIGINT and SIGTERM set vt_cli_stop (a second one kills as usual: the handler is reset after
- * the first), unless the signal was ignored at start (background jobs of a shell); SIGPIPE is
- * ignored, so a write to a closed pipe fails with EPIPE instead. */
-void vt_cli_signals_install(void);
+/* SIGINT and SIGTERM set vt_cli_stop and cancel `eng` (may be NULL) (a second one kills as
+ * usual: the handler is reset after the first), unless the signal was ignored at start
+ * (background jobs of a shell); SIGPIPE is ignored, so a write to a closed pipe fails with EPIPE
+ * instead. */
+void vt_cli_signals_install(vt_engine *eng);
 
 /* Ends a run's output: when writing to stdout (`to_stdout`) and *st is VT_OK, flushes it to see a
  * closed pipe (then *st becomes VT_EIO); `werr` is the errno of a failed write, 0 if none.
@@ -99,25 +87,11 @@ void vt_cli_signals_restore(void);
 
 /* ---- progress -------------------------------------------------------------------------------- */
 
-typedef struct vt_cli_progress {
-  int enabled;         /* stderr is a terminal and not --quiet */
-  int64_t total_items; /* for the ETA; 0 = unknown */
-  const char *unit;    /* "sentences" */
-  int shown;           /* a line is on the terminal */
-} vt_cli_progress;
-
 /* Prepares the progress line: enabled only when stderr is a terminal and `quiet` is 0. */
 void vt_cli_progress_init(vt_cli_progress *pg, int quiet, int64_t total_items);
 
-/* Redraws the line from `p` (items done, tokens/s, elapsed, ETA); the final call erases it. */
-void vt_cli_progress_show(vt_cli_progress *pg, const vt_sched_progress *p);
-
-/* ---- statistics ------------------------------------------------------------------------------ */
-
-/* Prints the engine's part of the --stats JSON object, as `"key": value` pairs separated by
- * ", " without braces: threads, bind, batch tokens, slots, wall/read/decode/write split, the
- * per-worker array, and the process's VmRSS, RssAnon and VmHWM in kB (-1 where /proc has none). */
-void vt_cli_engine_stats_json(FILE *f, const vt_cli_engine *e, const vt_plan *plan,
-                              const vt_sched_stats *st);
+/* Redraws the line from `p` (items done, tokens/s, elapsed, ETA); the final call erases it. A
+ * vt_engine_opts progress callback (ctx: the vt_cli_progress). */
+void vt_cli_progress_show(void *ctx, const vt_progress *p);
 
 #endif

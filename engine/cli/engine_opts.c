@@ -1,4 +1,4 @@
-/* engine/cli/engine_opts.c: the engine options of the batch commands, and their plan. */
+/* engine/cli/engine_opts.c: the engine options of the batch commands, and their engine. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +18,7 @@ const char vt_cli_engine_usage[] =
 
 void vt_cli_engine_init(vt_cli_engine *e) {
   memset(e, 0, sizeof *e);
-  e->bind = VT_BIND_CORE;
-  e->batch_tokens = VT_CLI_BATCH_TOKENS;
+  vt_engine_opts_init(&e->opts);
 }
 
 int vt_cli_engine_opt(vt_cli_engine *e, int code, const char *arg) {
@@ -30,21 +29,21 @@ int vt_cli_engine_opt(vt_cli_engine *e, int code, const char *arg) {
       vt_cli_error("--threads: expected an integer in 1..4096, got '%s'", arg);
       return -1;
     }
-    e->threads = (int)v;
+    e->opts.threads = (int)v;
     return 1;
   case VT_CLI_OPT_BIND:
-    if (vt_bind_parse(arg, &e->bind)) {
+    if (vt_bind_parse(arg, &e->opts.bind) != VT_OK) {
       vt_cli_error("--bind: expected none|core|numa, got '%s'", arg);
       return -1;
     }
     return 1;
-  case VT_CLI_OPT_TOPOLOGY: e->topology = arg; return 1;
+  case VT_CLI_OPT_TOPOLOGY: e->opts.topology = arg; return 1;
   case VT_CLI_OPT_BATCH_TOKENS:
     if (vt_cli_parse_int(arg, 1, (long long)1 << 40, &v)) {
       vt_cli_error("--batch-tokens: expected a positive integer, got '%s'", arg);
       return -1;
     }
-    e->batch_tokens = v;
+    e->opts.batch_tokens = v;
     return 1;
   case VT_CLI_OPT_QUIET: e->quiet = 1; return 1;
   case VT_CLI_OPT_STATS: e->stats = 1; return 1;
@@ -52,29 +51,21 @@ int vt_cli_engine_opt(vt_cli_engine *e, int code, const char *arg) {
   return 0;
 }
 
-int vt_cli_engine_plan(const vt_cli_engine *e, vt_topo *topo, vt_plan *plan) {
-  char err[700];
-  memset(plan, 0, sizeof *plan);
-  if (vt_topo_load(topo, e->topology, err, sizeof err) != VT_OK) {
-    vt_cli_error("--topology: %s", err);
+int vt_cli_engine_start(vt_cli_engine *e, int64_t total_items, vt_engine **out) {
+  vt_cli_progress_init(&e->progress, e->quiet, total_items);
+  if (e->progress.enabled) {
+    e->opts.progress = vt_cli_progress_show;
+    e->opts.progress_ctx = &e->progress;
+  }
+  if (vt_engine_create(out, &e->opts) != VT_OK) {
+    vt_cli_error("%s", vt_last_error());
     return -1;
   }
-  if (vt_topo_plan(topo, e->threads, e->bind, plan) != VT_OK) {
-    vt_cli_error("cannot plan %d worker(s) on %s", e->threads, topo->source);
-    vt_topo_free(topo);
-    return -1;
-  }
+  vt_cli_signals_install(*out);
   return 0;
 }
 
-void vt_cli_batch_init(vt_cli_batch *b) {
-  memset(b, 0, sizeof *b);
-  vt_cli_engine_init(&b->eng);
-}
-
-void vt_cli_batch_free(vt_cli_batch *b) {
+void vt_cli_engine_stop(vt_engine *eng) {
   vt_cli_signals_restore();
-  free((void *)b->ss.workers);
-  vt_plan_free(&b->plan);
-  vt_topo_free(&b->topo);
+  vt_engine_destroy(eng);
 }

@@ -21,7 +21,8 @@ static void put_clock(char *buf, size_t len, double sec) {
     snprintf(buf, len, "%ld:%02ld", s / 60, s % 60);
 }
 
-void vt_cli_progress_show(vt_cli_progress *pg, const vt_sched_progress *p) {
+void vt_cli_progress_show(void *ctx, const vt_progress *p) {
+  vt_cli_progress *pg = ctx;
   if (!pg->enabled) return;
   if (p->final) {
     if (pg->shown) fputs("\r\033[K", stderr);

@@ -8,7 +8,13 @@
 
 atomic_int vt_cli_stop;
 
-static void on_stop(int sig) { atomic_store(&vt_cli_stop, sig); }
+static vt_engine *_Atomic stop_engine; /* the engine a signal cancels, or NULL */
+
+static void on_stop(int sig) {
+  atomic_store(&vt_cli_stop, sig);
+  vt_engine *e = atomic_load(&stop_engine);
+  if (e) vt_engine_cancel(e);
+}
 
 static int handled[2]; /* SIGINT, SIGTERM: whether we installed the handler */
 
@@ -24,14 +30,16 @@ static int stop_on(int sig) {
   return sigaction(sig, &sa, NULL) == 0;
 }
 
-void vt_cli_signals_install(void) {
+void vt_cli_signals_install(vt_engine *eng) {
   atomic_store(&vt_cli_stop, 0);
+  atomic_store(&stop_engine, eng);
   handled[0] = stop_on(SIGINT);
   handled[1] = stop_on(SIGTERM);
   signal(SIGPIPE, SIG_IGN);
 }
 
 void vt_cli_signals_restore(void) {
+  atomic_store(&stop_engine, NULL);
   if (handled[0]) signal(SIGINT, SIG_DFL);
   if (handled[1]) signal(SIGTERM, SIG_DFL);
   handled[0] = handled[1] = 0;

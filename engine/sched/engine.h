@@ -10,6 +10,9 @@
 #include "topo.h"
 #include "vitesse.h"
 
+struct vt_textmodel;
+struct vt_chunk_model;
+
 struct vt_engine {
   vt_engine_opts opts;
   vt_topo topo;

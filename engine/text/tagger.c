@@ -86,7 +86,7 @@ static int64_t add_features(const vt_textmodel *m, const uint8_t *const *recs, c
 }
 
 vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena *arena, double *E,
-                              vt_obs_lattice *lat, vt_rowcache *cache, vt_tag_stats *stats) {
+                            vt_obs_lattice *lat, vt_rowcache *cache, vt_tag_stats *stats) {
   const vt_tmplset *ts = &m->tmpl;
   const int32_t L = m->L, T = tk->T, nu = ts->n_u;
   size_t maxf = 0;
@@ -233,7 +233,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
 }
 
 vt_status vt_text_check(const vt_textmodel *m, const vt_sentbatch *b, int32_t s, char *err,
-                          size_t errlen) {
+                        size_t errlen) {
   const vt_sentence *se = &b->sents[s];
   if (se->T == 0 || se->ncols > m->tmpl.max_col) return VT_OK;
   vt_errorf(err, errlen, NULL, "%s:%llu: %d column(s), but the model's templates read column %d",
@@ -267,10 +267,34 @@ static int put_sentence(const vt_textmodel *m, const vt_sentbatch *b, const vt_s
   return 0;
 }
 
+vt_status vt_text_tag_tokens(const vt_textmodel *m, const vt_decode_opts *opts, vt_arena *arena,
+                             vt_rowcache *cache, const vt_tokens *tk, int32_t *labels,
+                             double *scores, int32_t *n_paths, vt_tag_stats *stats) {
+  const int32_t T = tk->T;
+  double t0 = now();
+  double *E = VT_ARENA_NEW(arena, double, (size_t)T *(size_t)m->L);
+  if (!E) return VT_ENOMEM;
+  vt_obs_lattice lat;
+  vt_status st = vt_text_emissions(m, tk, arena, E, m->obs_bigram ? &lat : NULL, cache, stats);
+  if (st != VT_OK) return st;
+  double t1 = now();
+  if (m->obs_bigram)
+    st = vt_obs_decode(&lat, opts, arena, labels, scores, n_paths, stats ? &stats->decode : NULL);
+  else
+    st = vt_decode(m->trans, opts, arena, E, T, labels, scores, n_paths,
+                   stats ? &stats->decode : NULL);
+  if (stats) {
+    double t2 = now();
+    stats->feature_seconds += t1 - t0;
+    stats->decode_seconds += t2 - t1;
+  }
+  return st;
+}
+
 vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts, vt_arena *arena,
-                              vt_rowcache *cache, const vt_sentbatch *b, int32_t s0, int32_t s1,
-                              vt_textbuf *out, vt_tag_stats *stats, char *err, size_t errlen) {
-  const int32_t L = m->L, k = opts->k;
+                            vt_rowcache *cache, const vt_sentbatch *b, int32_t s0, int32_t s1,
+                            vt_textbuf *out, vt_tag_stats *stats, char *err, size_t errlen) {
+  const int32_t k = opts->k;
   if (m->obs_bigram && !vt_obs_algo_supported(opts->algo)) {
     vt_errorf(err, errlen, NULL,
               "--algo %s: this model has observation-dependent bigram "
@@ -288,27 +312,13 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts, v
     int32_t *labels = NULL;
     double *scores = NULL;
     if (T > 0) {
-      double t0 = now();
       vt_tokens tk;
       vt_sentbatch_tokens(b, s, &tk);
-      double *E = VT_ARENA_NEW(arena, double, (size_t)T *L);
       labels = VT_ARENA_NEW(arena, int32_t, (size_t)T * k);
       scores = VT_ARENA_NEW(arena, double, k);
-      if (!E || !labels || !scores) goto nomem;
-      vt_obs_lattice lat;
-      st = vt_text_emissions(m, &tk, arena, E, m->obs_bigram ? &lat : NULL, cache, stats);
-      if (st != VT_OK) goto nomem;
-      double t1 = now();
-      if (m->obs_bigram)
-        st = vt_obs_decode(&lat, opts, arena, labels, scores, &np, stats ? &stats->decode : NULL);
-      else
-        st = vt_decode(m->trans, opts, arena, E, T, labels, scores, &np,
-                       stats ? &stats->decode : NULL);
-      if (stats) {
-        double t2 = now();
-        stats->feature_seconds += t1 - t0;
-        stats->decode_seconds += t2 - t1;
-      }
+      if (!labels || !scores) goto nomem;
+      st = vt_text_tag_tokens(m, opts, arena, cache, &tk, labels, scores, &np, stats);
+      if (st == VT_ENOMEM) goto nomem;
       if (st != VT_OK) {
         vt_errorf(err, errlen, NULL, "%s:%llu: decoding failed: %s", se->file,
                   (unsigned long long)vt_sentbatch_lineno(b, s, 0), vt_strerror(st));

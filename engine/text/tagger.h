@@ -45,7 +45,15 @@ typedef struct vt_tag_stats {
  * model with bigram templates, and `lat` not NULL, also fills lat's deltas (arena memory) and
  * its L, T, A, S, F, E. Requires tk->ncols > m->tmpl.max_col. Returns VT_OK or VT_ENOMEM. */
 vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena *arena, double *E,
-                              vt_obs_lattice *lat, vt_rowcache *cache, vt_tag_stats *stats);
+                            vt_obs_lattice *lat, vt_rowcache *cache, vt_tag_stats *stats);
+
+/* Tags the T >= 1 tokens `tk`: emissions (through `cache`, may be NULL), then decoder `opts`,
+ * writing up to opts->k paths to labels (k*T) and scores (k) as vt_decode does; scratch from
+ * `arena` (not reset). Returns VT_OK, VT_ENOMEM or a decoder failure. Requires
+ * tk->ncols > m->tmpl.max_col and a decoder the model supports (vt_obs_algo_supported). */
+vt_status vt_text_tag_tokens(const vt_textmodel *m, const vt_decode_opts *opts, vt_arena *arena,
+                             vt_rowcache *cache, const vt_tokens *tk, int32_t *labels,
+                             double *scores, int32_t *n_paths, vt_tag_stats *stats);
 
 /* Tags sentences [s0, s1) of `b` with decoder `opts` (emissions through `cache`, which may be
  * NULL: see vt_text_emissions) and appends their text to `out`: each
@@ -55,12 +63,12 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
  * "FILE:LINE: problem" in err), VT_EUNSUPPORTED (decoder unusable for this model), VT_ENOMEM or
  * a decoder failure. */
 vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts, vt_arena *arena,
-                              vt_rowcache *cache, const vt_sentbatch *b, int32_t s0, int32_t s1,
-                              vt_textbuf *out, vt_tag_stats *stats, char *err, size_t errlen);
+                            vt_rowcache *cache, const vt_sentbatch *b, int32_t s0, int32_t s1,
+                            vt_textbuf *out, vt_tag_stats *stats, char *err, size_t errlen);
 
 /* Checks that sentence `s` of `b` has every column the model's templates read; VT_OK or
  * VT_EFORMAT with "FILE:LINE: problem" in err. */
 vt_status vt_text_check(const vt_textmodel *m, const vt_sentbatch *b, int32_t s, char *err,
-                          size_t errlen);
+                        size_t errlen);
 
 #endif

@@ -1,13 +1,18 @@
-/* engine/cli/tag_engine.c: the tag job of the engine (see tag_engine.h). Each slot of the ring
- * owns a sentence batch (filled by the reader) and a text buffer (filled by a worker), kept
- * across batches, so the steady state allocates nothing. */
-#include "tag_engine.h"
-
+/* engine/sched/tag_job.c: the tag job of the engine (vt_engine_tag with a tagger model): the
+ * corpus reader cuts batches of whole sentences (about batch_tokens tokens, counting 16 bytes a
+ * token line), workers tag them (vt_text_tag_batch: features, emissions, decoding, text) with
+ * their node's replica of the model, the writer hands them to the sink in input order. Each slot
+ * of the ring owns a sentence batch (filled by the reader) and a text buffer (filled by a
+ * worker), kept across batches, so the steady state allocates nothing. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conll.h"
+#include "engine.h"
+#include "errmsg.h"
 #include "model_replica.h"
+#include "tagger.h"
 
 #define BYTES_PER_TOKEN 16
 
@@ -21,7 +26,7 @@ typedef struct padded_tag_stats {
 typedef struct tag_job {
   const vt_decode_opts *opts;
   const vt_conll_opts *ro;
-  char **files;
+  const char *const *files;
   int n_files, file; /* the file being read */
   vt_conll *r;
   int64_t budget, read_sents;
@@ -29,10 +34,11 @@ typedef struct tag_job {
   vt_textbuf *tb;   /* per slot */
   padded_tag_stats *ws;
   vt_rowcache **cache; /* per worker, made by the worker on its first batch (NULL: none) */
-  FILE *out;
+  vt_sink_fn sink;
+  void *sink_ctx;
   int write_errno;
-  vt_cli_tag_totals *tot;
-  vt_cli_progress progress;
+  vt_run_report *rep;
+  const vt_engine_opts *eo;
 } tag_job;
 
 static int tag_read(void *ctx, vt_sched_batch *b) {
@@ -72,7 +78,7 @@ static vt_status tag_work(void *ctx, const vt_sched_worker *w, vt_sched_batch *b
   if (!j->cache[w->id])
     (void)vt_rowcache_create(&j->cache[w->id], w->model, ROW_CACHE_BYTES); /* NULL: no cache */
   return vt_text_tag_batch(w->model, j->opts, w->arena, j->cache[w->id], sb, 0, sb->n_sents, tb,
-                             &j->ws[w->id].s, b->err, sizeof b->err);
+                           &j->ws[w->id].s, b->err, sizeof b->err);
 }
 
 static vt_status tag_write(void *ctx, vt_sched_batch *b) {
@@ -81,14 +87,15 @@ static vt_status tag_write(void *ctx, vt_sched_batch *b) {
   const vt_sentbatch *sb = &j->sb[b->slot];
   if (tb->len) {
     errno = 0;
-    if (fwrite(tb->p, 1, tb->len, j->out) != tb->len) {
+    vt_status st = j->sink(j->sink_ctx, tb->p, tb->len);
+    if (st != VT_OK) {
       j->write_errno = errno ? errno : EIO;
-      return VT_EIO;
+      return st;
     }
   }
   for (int32_t s = 0; s < sb->n_sents; s++) {
-    j->tot->sentences += sb->sents[s].T > 0;
-    j->tot->tokens += sb->sents[s].T;
+    j->rep->sentences += sb->sents[s].T > 0;
+    j->rep->tokens += sb->sents[s].T;
   }
   return VT_OK;
 }
@@ -103,36 +110,38 @@ static vt_status model_clone(const void *model, const vt_mem *mem, void **out) {
 static void model_free(void *replica, const vt_mem *mem) { vt_textmodel_clone_free(replica, mem); }
 
 static void tag_progress(void *ctx, const vt_sched_progress *p) {
-  vt_cli_progress_show(&((tag_job *)ctx)->progress, p);
+  tag_job *j = ctx;
+  vt_progress pub = {p->batches, p->items, p->tokens, p->elapsed, p->final};
+  j->eo->progress(j->eo->progress_ctx, &pub);
 }
 
-vt_status vt_cli_tag_run(const vt_cli_engine *eng, const vt_topo *topo, const vt_plan *plan,
-                         const vt_textmodel *m, const vt_decode_opts *opts, const vt_conll_opts *ro,
-                         char **files, int n_files, FILE *out, const atomic_int *cancel,
-                         vt_cli_tag_totals *tot, vt_sched_stats *ss, int *write_errno, char *err,
-                         size_t errlen) {
+vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts *o,
+                         const vt_reader_opts *ro, const char *const *files, int n_files,
+                         vt_sink_fn sink, void *sink_ctx, vt_run_report *rep) {
   vt_status st = VT_ENOMEM;
   vt_sched *sched = NULL;
   vt_sched_stats rs;
+  const vt_plan *plan = &e->plan;
+  char err[512];
   tag_job j;
   int slots = 0;
   memset(&j, 0, sizeof j);
   memset(&rs, 0, sizeof rs);
-  memset(tot, 0, sizeof *tot);
-  if (write_errno) *write_errno = 0;
-  if (err && errlen) err[0] = '\0';
-  j.opts = opts;
+  memset(rep, 0, sizeof *rep);
+  err[0] = '\0';
+  j.opts = &o->decode;
   j.ro = ro;
   j.files = files;
   j.n_files = n_files;
-  j.budget = eng->batch_tokens;
-  j.out = out;
-  j.tot = tot;
-  vt_cli_progress_init(&j.progress, eng->quiet, 0);
+  j.budget = e->opts.batch_tokens;
+  j.sink = sink;
+  j.sink_ctx = sink_ctx;
+  j.rep = rep;
+  j.eo = &e->opts;
 
-  vt_sched_config cfg = {topo, plan, eng->slots, 0, m, model_clone, model_free};
+  vt_sched_config cfg = {&e->topo, plan, e->opts.slots, 0, m, model_clone, model_free};
   if ((st = vt_sched_create(&sched, &cfg)) != VT_OK) {
-    snprintf(err, errlen, "cannot set up the engine: %s", vt_strerror(st));
+    snprintf(err, sizeof err, "cannot set up the engine: %s", vt_strerror(st));
     goto done;
   }
   st = VT_ENOMEM;
@@ -142,34 +151,34 @@ vt_status vt_cli_tag_run(const vt_cli_engine *eng, const vt_topo *topo, const vt
   j.ws = aligned_alloc(64, (size_t)plan->n_workers * sizeof *j.ws);
   j.cache = calloc((size_t)plan->n_workers, sizeof *j.cache);
   if (!j.sb || !j.tb || !j.ws || !j.cache) {
-    snprintf(err, errlen, "out of memory");
+    snprintf(err, sizeof err, "out of memory");
     goto done;
   }
   memset(j.ws, 0, (size_t)plan->n_workers * sizeof *j.ws);
-  vt_sched_job job = {&j, tag_read, tag_work, tag_write, tag_progress, 0, cancel};
-  st = vt_sched_run(sched, &job, &rs, err, errlen);
-  if (write_errno) *write_errno = j.write_errno;
+  vt_sched_job job = {&j, tag_read,  tag_work, tag_write, e->opts.progress ? tag_progress : NULL,
+                      0,  &e->cancel};
+  st = vt_sched_run(sched, &job, &rs, err, sizeof err);
+  rep->write_errno = j.write_errno;
+  if (j.write_errno) snprintf(err, sizeof err, "write error: %s", strerror(j.write_errno));
+  if (st == VT_ECANCELED) snprintf(err, sizeof err, "canceled");
   for (int i = 0; i < plan->n_workers; i++) {
     const vt_tag_stats *w = &j.ws[i].s;
-    tot->tag.feature_seconds += w->feature_seconds;
-    tot->tag.decode_seconds += w->decode_seconds;
-    tot->tag.unknown_features += w->unknown_features;
-    tot->tag.lookups += w->lookups;
-    tot->tag.cache_hits += w->cache_hits;
-    tot->tag.decode.sentences += w->decode.sentences;
-    tot->tag.decode.tokens += w->decode.tokens;
-    tot->tag.decode.cells += w->decode.cells;
-    tot->tag.decode.iterations += w->decode.iterations;
+    rep->feature_seconds += w->feature_seconds;
+    rep->decode_seconds += w->decode_seconds;
+    rep->unknown_features += w->unknown_features;
+    rep->lookups += w->lookups;
+    rep->cache_hits += w->cache_hits;
+    rep->decode.sentences += w->decode.sentences;
+    rep->decode.tokens += w->decode.tokens;
+    rep->decode.cells += w->decode.cells;
+    rep->decode.iterations += w->decode.iterations;
   }
+  rep->wall_seconds = rs.wall_seconds;
+  rep->canceled = rs.canceled;
 done:
-  if (ss) {
-    *ss = rs;
-    vt_sched_worker_stats *copy = NULL;
-    if (rs.n_workers && (copy = malloc((size_t)rs.n_workers * sizeof *copy)))
-      memcpy(copy, rs.workers, (size_t)rs.n_workers * sizeof *copy);
-    ss->workers = copy;
-    if (!copy) ss->n_workers = 0;
-  }
+  if (st != VT_OK) vt_fail(st, "%s", err);
+  vt_engine_keep_stats(e, &rs);
+  if (st == VT_ECANCELED) atomic_store(&e->cancel, 0);
   vt_conll_close(j.r);
   for (int i = 0; i < slots && j.sb; i++) vt_sentbatch_free(&j.sb[i]);
   for (int i = 0; i < slots && j.tb; i++) vt_textbuf_free(&j.tb[i]);

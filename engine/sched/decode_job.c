@@ -1,16 +1,18 @@
-/* engine/cli/run.c: the decode job of the engine. The reader cuts the lattice set into batches of
- * about --batch-tokens tokens (nothing is copied: E stays mapped); a worker decodes a batch
- * sentence by sentence with its node's replica of the model, scratch from its arena (reset after
- * every sentence), and formats the lines into the batch's output buffer; the writer writes the
- * buffers in order and releases the pages of E behind it. */
-#include "run.h"
-
+/* engine/sched/decode_job.c: the decode job of the engine (vt_engine_decode). The reader cuts the
+ * lattice set into batches of about --batch-tokens tokens (nothing is copied: E stays mapped); a
+ * worker decodes a batch sentence by sentence with its node's replica of the model, scratch from
+ * its arena (reset after every sentence), and formats the lines into the batch's output buffer; the
+ * writer writes the buffers in order and releases the pages of E behind it. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+#include "engine.h"
+#include "errmsg.h"
+#include "lattices.h"
 #include "npy.h"
 #include "trans_replica.h"
 
@@ -22,16 +24,16 @@ typedef struct padded_stats {
 } padded_stats;
 
 typedef struct decode_job {
-  const vt_cli_source *src;
+  const vt_lattices *src;
   const vt_decode_opts *opts;
   int64_t budget; /* tokens per batch */
-  FILE *out;
-  double deadline; /* stop reading at this time; 0 = never */
-  int64_t next;    /* next sentence to read */
+  vt_sink_fn sink;
+  void *sink_ctx;
+  int64_t next; /* next sentence to read */
   padded_stats *wstats;
   int write_errno;
   int64_t released; /* values of E released (those before it) */
-  vt_cli_progress progress;
+  const vt_engine_opts *eo;
 } decode_job;
 
 /* Releases the pages of E below the first row of sentence `upto`, once enough are behind. */
@@ -44,9 +46,8 @@ static void release_rows(decode_job *j, int64_t upto) {
 
 static int decode_read(void *ctx, vt_sched_batch *b) {
   decode_job *j = ctx;
-  const vt_cli_source *src = j->src;
+  const vt_lattices *src = j->src;
   if (j->next >= src->n_sent) return 0;
-  if (j->deadline > 0 && vt_cli_now() >= j->deadline) return 0;
   int64_t cost = 0;
   b->first = j->next;
   while (j->next < src->n_sent) {
@@ -104,7 +105,7 @@ static vt_status format_sentence(vt_sched_batch *b, int64_t sent, int32_t T, int
 
 static vt_status decode_work(void *ctx, const vt_sched_worker *w, vt_sched_batch *b) {
   decode_job *j = ctx;
-  const vt_cli_source *src = j->src;
+  const vt_lattices *src = j->src;
   const vt_trans *tr = w->model;
   const int32_t k = j->opts->k, L = src->L;
   vt_decode_stats *ds = &j->wstats[w->id].d;
@@ -115,7 +116,7 @@ static vt_status decode_work(void *ctx, const vt_sched_worker *w, vt_sched_batch
     double *scores = VT_ARENA_NEW(w->arena, double, k);
     vt_status st = VT_ENOMEM;
     if (labels && scores) {
-      if (src->E_is_f64)
+      if (src->is_f64)
         st = vt_decode(tr, j->opts, w->arena, (const double *)src->E + row * L, T, labels, scores,
                        &np, ds);
       else
@@ -135,11 +136,12 @@ static vt_status decode_work(void *ctx, const vt_sched_worker *w, vt_sched_batch
 
 static vt_status decode_write(void *ctx, vt_sched_batch *b) {
   decode_job *j = ctx;
-  if (j->out && b->out.len) {
+  if (j->sink && b->out.len) {
     errno = 0;
-    if (fwrite(b->out.data, 1, b->out.len, j->out) != b->out.len) {
+    vt_status st = j->sink(j->sink_ctx, b->out.data, b->out.len);
+    if (st != VT_OK) {
       j->write_errno = errno ? errno : EIO;
-      return VT_EIO;
+      return st;
     }
   }
   release_rows(j, b->first + b->items);
@@ -148,7 +150,8 @@ static vt_status decode_write(void *ctx, vt_sched_batch *b) {
 
 static void decode_progress(void *ctx, const vt_sched_progress *p) {
   decode_job *j = ctx;
-  vt_cli_progress_show(&j->progress, p);
+  vt_progress pub = {p->batches, p->items, p->tokens, p->elapsed, p->final};
+  j->eo->progress(j->eo->progress_ctx, &pub);
 }
 
 static vt_status trans_clone(const void *model, const vt_mem *mem, void **out) {
@@ -160,81 +163,72 @@ static vt_status trans_clone(const void *model, const vt_mem *mem, void **out) {
 
 static void trans_free(void *replica, const vt_mem *mem) { vt_trans_clone_free(replica, mem); }
 
-vt_status vt_cli_decode_run(const vt_cli_engine *eng, const vt_topo *topo, const vt_plan *plan,
-                            const vt_trans *trans, const vt_decode_opts *opts,
-                            const vt_cli_source *src, FILE *out, double time_budget,
-                            const atomic_int *cancel, vt_cli_run_stats *stats,
-                            vt_sched_stats *sstats, int *write_errno) {
+vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
+                            const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
+                            vt_run_report *rep) {
   vt_status st = VT_ENOMEM;
   vt_sched *sched = NULL;
   vt_sched_stats rs;
+  const vt_plan *plan = &e->plan;
   char err[300];
   decode_job j;
   memset(&j, 0, sizeof j);
-  memset(stats, 0, sizeof *stats);
+  memset(rep, 0, sizeof *rep);
   memset(&rs, 0, sizeof rs);
-  if (write_errno) *write_errno = 0;
-  j.src = src;
-  j.opts = opts;
-  j.out = out;
-  /* Under a time budget small batches let the run stop close to it. */
-  j.budget = time_budget > 0 && eng->batch_tokens > 512 ? 512 : eng->batch_tokens;
-  j.wstats = aligned_alloc(64, (size_t)plan->n_workers * sizeof *j.wstats);
-  if (!j.wstats) goto done;
-  memset(j.wstats, 0, (size_t)plan->n_workers * sizeof *j.wstats);
-  vt_cli_progress_init(&j.progress, eng->quiet || !out, src->n_sent);
-  vt_sched_config cfg = {topo, plan, eng->slots, 0, trans, trans_clone, trans_free};
-  st = vt_sched_create(&sched, &cfg);
-  if (st != VT_OK) {
-    vt_cli_error("cannot set up the engine: %s", vt_strerror(st));
+  if (vt_trans_labels(trans) != lat->L) {
+    st = vt_fail(VT_EINVAL, "the transition model has %d labels, the lattices %d",
+                 vt_trans_labels(trans), lat->L);
     goto done;
   }
-  vt_sched_job job = {&j, decode_read, decode_work, decode_write, decode_progress, 0, cancel};
-  if (time_budget > 0) j.deadline = vt_cli_now() + time_budget;
+  j.src = lat;
+  j.opts = opts;
+  j.sink = sink;
+  j.sink_ctx = sink_ctx;
+  j.eo = &e->opts;
+  j.budget = e->opts.batch_tokens;
+  j.wstats = aligned_alloc(64, (size_t)plan->n_workers * sizeof *j.wstats);
+  if (!j.wstats) {
+    vt_fail(st, "out of memory");
+    goto done;
+  }
+  memset(j.wstats, 0, (size_t)plan->n_workers * sizeof *j.wstats);
+  vt_sched_config cfg = {&e->topo, plan, e->opts.slots, 0, trans, trans_clone, trans_free};
+  st = vt_sched_create(&sched, &cfg);
+  if (st != VT_OK) {
+    vt_fail(st, "cannot set up the engine: %s", vt_strerror(st));
+    goto done;
+  }
+  vt_sched_job job = {
+      &j, decode_read, decode_work, decode_write, e->opts.progress ? decode_progress : NULL,
+      0,  &e->cancel};
   st = vt_sched_run(sched, &job, &rs, err, sizeof err);
-  if (st != VT_OK && st != VT_ECANCELED && !j.write_errno) vt_cli_error("%s", err);
-  if (write_errno) *write_errno = j.write_errno;
+  if (st == VT_ECANCELED)
+    vt_fail(st, "canceled");
+  else if (j.write_errno)
+    vt_fail(st, "write error: %s", strerror(j.write_errno));
+  else if (st != VT_OK)
+    vt_fail(st, "%s", err);
+  rep->write_errno = j.write_errno;
   for (int i = 0; i < plan->n_workers; i++) {
     const vt_decode_stats *d = &j.wstats[i].d;
-    stats->decode.sentences += d->sentences;
-    stats->decode.tokens += d->tokens;
-    stats->decode.cells += d->cells;
-    stats->decode.iterations += d->iterations;
-    stats->decode.active_labels += d->active_labels;
-    stats->decode.nodes += d->nodes;
-    stats->decode.pruned += d->pruned;
-    stats->decode.pops += d->pops;
-    stats->decode.fallbacks += d->fallbacks;
+    rep->decode.sentences += d->sentences;
+    rep->decode.tokens += d->tokens;
+    rep->decode.cells += d->cells;
+    rep->decode.iterations += d->iterations;
+    rep->decode.active_labels += d->active_labels;
+    rep->decode.nodes += d->nodes;
+    rep->decode.pruned += d->pruned;
+    rep->decode.pops += d->pops;
+    rep->decode.fallbacks += d->fallbacks;
   }
-  stats->decode_seconds = rs.wall_seconds;
-  stats->sentences_done = rs.items_written;
+  rep->wall_seconds = rs.wall_seconds;
+  rep->sentences = rs.items_written;
+  rep->tokens = rs.tokens_written;
+  rep->canceled = rs.canceled;
 done:
-  if (!j.wstats) vt_cli_error("out of memory");
-  if (sstats) *sstats = rs;
-  /* rs.workers points into the scheduler: keep a copy valid past its destruction. */
-  if (sstats && rs.n_workers) {
-    vt_sched_worker_stats *copy = malloc((size_t)rs.n_workers * sizeof *copy);
-    if (copy) memcpy(copy, rs.workers, (size_t)rs.n_workers * sizeof *copy);
-    sstats->workers = copy;
-    if (!copy) sstats->n_workers = 0;
-  }
+  vt_engine_keep_stats(e, &rs);
+  if (st == VT_ECANCELED) atomic_store(&e->cancel, 0);
   vt_sched_destroy(sched);
   free(j.wstats);
-  return st;
-}
-
-vt_status vt_cli_run(const vt_trans *trans, const vt_decode_opts *opts, const vt_cli_source *src,
-                     int threads, FILE *out, double time_budget, vt_cli_run_stats *stats) {
-  vt_cli_engine eng;
-  vt_topo topo;
-  vt_plan plan;
-  vt_cli_engine_init(&eng);
-  eng.threads = threads;
-  eng.quiet = 1;
-  if (vt_cli_engine_plan(&eng, &topo, &plan) != 0) return VT_EINVAL;
-  vt_status st = vt_cli_decode_run(&eng, &topo, &plan, trans, opts, src, out, time_budget, NULL,
-                                   stats, NULL, NULL);
-  vt_plan_free(&plan);
-  vt_topo_free(&topo);
   return st;
 }

@@ -1,0 +1,73 @@
+/* engine/api/engine_run.c: the public engine runs (vitesse.h): tagging with any model kind, and
+ * decoding score lattices. The policy lives here (which decoder and which corpus options a model
+ * tags with); the run loops are beside the scheduler (engine/sched/ *_job.c). */
+#include <string.h>
+
+#include "engine.h"
+#include "errmsg.h"
+#include "model_impl.h"
+
+void vt_tag_opts_init(vt_tag_opts *o) {
+  memset(o, 0, sizeof *o);
+  vt_decode_opts_init(&o->decode);
+  o->decode.k = 0; /* unset: the model's default decoder */
+  vt_reader_opts_init(&o->reader);
+  o->reader_from_model = 1;
+  o->max_chunk = -1;
+  o->word_col = 0;
+  o->pos_col = 1;
+  o->chunk_col = -1;
+}
+
+/* The corpus options to read with: the model's, overridden by those given. */
+static void reader_for(const vt_model *m, const vt_tag_opts *o, vt_reader_opts *ro) {
+  *ro = o->reader;
+  if (!o->reader_from_model || m->kind != VT_MODEL_TAGGER) return;
+  const vt_reader_opts *mr = &m->info.reader;
+  if (!(o->reader_set & 1)) ro->sep = mr->sep;
+  if (!(o->reader_set & 2)) ro->comments = mr->comments;
+  if (!(o->reader_set & 4)) ro->conllu = mr->conllu;
+  ro->comments |= o->reader.comments;
+  ro->conllu |= o->reader.conllu;
+}
+
+vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
+                        const char *const *files, int n_files, vt_sink_fn sink, void *sink_ctx,
+                        vt_run_report *rep) {
+  vt_run_report local;
+  vt_tag_opts o;
+  vt_reader_opts ro;
+  vt_status st;
+  if (!rep) rep = &local;
+  memset(rep, 0, sizeof *rep);
+  if (opts)
+    o = *opts;
+  else
+    vt_tag_opts_init(&o);
+  if (!sink) return vt_fail(VT_EINVAL, "tag: no sink");
+  if (m->kind == VT_MODEL_TRANSITIONS)
+    return vt_fail(VT_EUNSUPPORTED, "a transition model has no features to tag with: decode "
+                                    "score lattices with vt_engine_decode");
+  if (o.decode.k < 1) vt_model_default_decoder(m, 1, &o.decode);
+  if ((st = vt_model_check_decoder(m, &o.decode)) != VT_OK) return st;
+  reader_for(m, &o, &ro);
+  if (m->kind == VT_MODEL_JOINT_CHUNK)
+    return vt_chunk_job_run(e, &m->chunk, &o, &ro, files, n_files, sink, sink_ctx, rep);
+  return vt_tag_job_run(e, m->text, &o, &ro, files, n_files, sink, sink_ctx, rep);
+}
+
+vt_status vt_engine_decode(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
+                           const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
+                           vt_run_report *rep) {
+  vt_run_report local;
+  vt_decode_opts o;
+  if (!rep) rep = &local;
+  memset(rep, 0, sizeof *rep);
+  if (opts)
+    o = *opts;
+  else
+    vt_decode_opts_init(&o);
+  if (o.k < 1 || (o.k > 1 && !vt_algo_kbest(o.algo)) || (o.algo == VT_ALGO_BEAM && o.beam < 1))
+    return vt_fail(VT_EINVAL, "decode: k >= 1 (1 for a 1-best algorithm) and beam >= 1 expected");
+  return vt_decode_job_run(e, trans, &o, lat, sink, sink_ctx, rep);
+}

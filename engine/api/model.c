@@ -1,0 +1,197 @@
+/* engine/api/model.c: the public vt_model (vitesse.h): opening the three model kinds, their
+ * description, label names, and the decoder policy of taggers. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chunk_model_file.h"
+#include "errmsg.h"
+#include "model_file.h"
+#include "model_impl.h"
+#include "obsbigram.h"
+
+/* Returns a NUL-terminated heap copy of the `len` bytes at `s`, or NULL. */
+static char *dup_bytes(const char *s, size_t len) {
+  char *p = malloc(len + 1);
+  if (p) {
+    if (len) memcpy(p, s, len);
+    p[len] = '\0';
+  }
+  return p;
+}
+
+/* Sets m->names from the label strings; NULL entries mean out of memory. */
+static vt_status names_alloc(char ***names, int32_t n) {
+  *names = n > 0 ? calloc((size_t)n, sizeof **names) : NULL;
+  return n > 0 && !*names ? VT_ENOMEM : VT_OK;
+}
+
+vt_status vt_model_finish(vt_model *m) {
+  vt_model_info *in = &m->info;
+  memset(in, 0, sizeof *in);
+  in->kind = m->kind;
+  vt_reader_opts_init(&in->reader);
+  in->label_col = -1;
+  in->decoder = "";
+  if (m->kind == VT_MODEL_TAGGER) {
+    const vt_textmodel *t = m->text;
+    in->labels = t->L;
+    if (names_alloc(&m->names, t->L) != VT_OK) return VT_ENOMEM;
+    for (int32_t y = 0; y < t->L; y++) {
+      size_t len;
+      const char *s = vt_textmodel_label(t, y, &len);
+      if (!(m->names[y] = dup_bytes(s, len))) return VT_ENOMEM;
+    }
+    if (!(m->tmpl = dup_bytes(t->tmpl_text, t->tmpl_len))) return VT_ENOMEM;
+    in->templates = m->tmpl;
+    in->reader.comments = (int)(t->meta.reader & 1);
+    in->reader.conllu = (int)(t->meta.reader >> 1 & 1);
+    in->reader.sep = (vt_sep)(t->meta.reader >> 2 & 3);
+    in->label_col = t->meta.label_col;
+    in->columns = t->meta.ncols;
+    in->epochs = t->meta.epochs;
+    in->train_sentences = t->meta.train_sentences;
+    in->train_tokens = t->meta.train_tokens;
+    in->decoder = t->meta.decoder;
+    in->obs_bigram = t->obs_bigram;
+  } else if (m->kind == VT_MODEL_JOINT_CHUNK) {
+    const vt_chunk_model *c = &m->chunk;
+    in->labels = c->p;
+    in->chunk_labels = 2 * c->c - 1;
+    in->max_chunk = c->max_chunk;
+    if (names_alloc(&m->names, c->p) != VT_OK ||
+        names_alloc(&m->chunk_names, in->chunk_labels) != VT_OK)
+      return VT_ENOMEM;
+    for (int32_t y = 0; y < c->p; y++) {
+      size_t len;
+      const char *s = vt_featdict_str(&c->pos_names, y, &len);
+      if (!(m->names[y] = dup_bytes(s, len))) return VT_ENOMEM;
+    }
+    if (!(m->chunk_names[0] = dup_bytes("O", 1))) return VT_ENOMEM;
+    for (int32_t k = 1; k < c->c; k++) {
+      size_t len;
+      const char *s = vt_featdict_str(&c->chunk_names, k, &len);
+      for (int b = 0; b < 2; b++) {
+        char *p = malloc(len + 3);
+        if (!p) return VT_ENOMEM;
+        p[0] = b ? 'I' : 'B';
+        p[1] = '-';
+        memcpy(p + 2, s, len);
+        p[len + 2] = '\0';
+        m->chunk_names[2 * k - 1 + b] = p;
+      }
+    }
+  } else {
+    int32_t L = vt_trans_labels(m->trans);
+    in->labels = L;
+    if (names_alloc(&m->names, L) != VT_OK) return VT_ENOMEM;
+    for (int32_t y = 0; y < L; y++) {
+      char buf[16];
+      int n = snprintf(buf, sizeof buf, "%d", y);
+      if (!(m->names[y] = dup_bytes(buf, (size_t)n))) return VT_ENOMEM;
+    }
+  }
+  return VT_OK;
+}
+
+/* The first 8 bytes of `path`, or fewer (*n); 0 when it cannot be read (the loader says why). */
+static int sniff(const char *path, unsigned char *head, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  *n = 0;
+  if (!f) return 0;
+  *n = fread(head, 1, 8, f);
+  fclose(f);
+  return 1;
+}
+
+int vt_model_file_kind(const char *path) {
+  unsigned char head[8];
+  size_t n = 0;
+  if (!sniff(path, head, &n)) return 0;
+  if (vt_chunk_model_sniff(path)) return VT_MODEL_JOINT_CHUNK;
+  if (n >= 6 && !memcmp(head, "\x93NUMPY", 6)) return VT_MODEL_TRANSITIONS;
+  if (vt_textmodel_sniff(head, n)) return VT_MODEL_TAGGER;
+  return 0;
+}
+
+vt_status vt_model_open(vt_model **out, const char *path) {
+  char err[512];
+  unsigned char head[8];
+  size_t n = 0;
+  vt_status st = VT_ENOMEM;
+  vt_model *m = calloc(1, sizeof *m);
+  *out = NULL;
+  if (!m) return vt_fail(VT_ENOMEM, "%s: out of memory", path);
+  err[0] = '\0';
+  sniff(path, head, &n);
+  if (vt_chunk_model_sniff(path)) {
+    m->kind = VT_MODEL_JOINT_CHUNK;
+    st = (vt_status)vt_chunk_model_load(&m->chunk, path, err, sizeof err);
+  } else if (n >= 6 && !memcmp(head, "\x93NUMPY", 6)) {
+    m->kind = VT_MODEL_TRANSITIONS;
+    st = vt_trans_load(&m->trans, path, NULL, NULL, NULL, NULL);
+    if (st != VT_OK) snprintf(err, sizeof err, "%s", vt_last_error());
+  } else {
+    m->kind = VT_MODEL_TAGGER;
+    st = (vt_status)vt_textmodel_load(&m->text, path, err, sizeof err);
+  }
+  if (st == VT_OK && (st = vt_model_finish(m)) != VT_OK)
+    snprintf(err, sizeof err, "%s: out of memory", path);
+  if (st != VT_OK) {
+    vt_model_close(m);
+    return vt_fail(st, "%s", err);
+  }
+  *out = m;
+  return VT_OK;
+}
+
+void vt_model_close(vt_model *m) {
+  if (!m) return;
+  for (int32_t y = 0; m->names && y < m->info.labels; y++) free(m->names[y]);
+  for (int32_t c = 0; m->chunk_names && c < m->info.chunk_labels; c++) free(m->chunk_names[c]);
+  free(m->names);
+  free(m->chunk_names);
+  free(m->tmpl);
+  vt_textmodel_free(m->text);
+  vt_chunk_model_free(&m->chunk);
+  vt_trans_destroy(m->trans);
+  free(m);
+}
+
+void vt_model_describe(const vt_model *m, vt_model_info *info) { *info = m->info; }
+
+const char *vt_model_label_name(const vt_model *m, int32_t y) {
+  return y >= 0 && y < m->info.labels && m->names ? m->names[y] : NULL;
+}
+
+const char *vt_model_chunk_name(const vt_model *m, int32_t c) {
+  return c >= 0 && c < m->info.chunk_labels && m->chunk_names ? m->chunk_names[c] : NULL;
+}
+
+const vt_trans *vt_model_trans(const vt_model *m) {
+  return m->kind == VT_MODEL_TAGGER ? m->text->trans : m->trans;
+}
+
+void vt_model_default_decoder(const vt_model *m, int32_t k, vt_decode_opts *opts) {
+  vt_decode_opts_init(opts);
+  opts->k = k > 1 ? k : 1;
+  vt_algo fast = vt_algo_available(VT_ALGO_STAGGERED_COL) ? VT_ALGO_STAGGERED_COL : VT_ALGO_VITERBI;
+  if (m->kind == VT_MODEL_TAGGER && m->text->obs_bigram) fast = VT_ALGO_VITERBI;
+  opts->algo = opts->k > 1 && !vt_algo_kbest(fast) ? VT_ALGO_KBEST_VITERBI : fast;
+}
+
+vt_status vt_model_check_decoder(const vt_model *m, const vt_decode_opts *opts) {
+  if (m->kind == VT_MODEL_TAGGER && m->text->obs_bigram && !vt_obs_algo_supported(opts->algo))
+    return vt_fail(VT_EUNSUPPORTED,
+                   "--algo %s: this model has observation-dependent bigram templates; use "
+                   "viterbi, viterbi-scalar, kbest-viterbi or beam",
+                   vt_algo_name(opts->algo));
+  if (opts->k < 1 || (opts->k > 1 && !vt_algo_kbest(opts->algo)))
+    return vt_fail(VT_EINVAL, "-k %d: --algo %s returns one path", opts->k,
+                   vt_algo_name(opts->algo));
+  if (m->kind == VT_MODEL_JOINT_CHUNK && opts->k > 1)
+    return vt_fail(VT_EUNSUPPORTED, "-k %d: the joint label-chunk decoder returns one structure",
+                   opts->k);
+  return VT_OK;
+}
