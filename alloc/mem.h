@@ -1,7 +1,7 @@
 /* alloc/mem.h: where long-lived blocks come from: the heap, or memory bound to one NUMA node.
  *
  * A vt_mem is a pair of functions and their context. Arenas take their blocks from one, and a
- * model replica is copied into one (engine/sched/trans_replica.c), so the same code serves a plain
+ * model replica is copied into one (engine/core/trans_replica.c), so the same code serves a plain
  * heap and node-bound memory (alloc/node_mem.h). */
 #ifndef VT_ALLOC_MEM_H
 #define VT_ALLOC_MEM_H

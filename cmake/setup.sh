@@ -2,7 +2,9 @@
 # Installs the Debian packages vitesse needs to build and test, when any is missing.
 # Safe to run again: it installs nothing when everything is there.
 set -eu
-pkgs="build-essential cmake pkg-config libhwloc-dev libjemalloc-dev zlib1g-dev"
+# libudev-dev: hwloc's pkg-config file lists -ludev for static links (Libs.private) without
+# libhwloc-dev depending on it; the install test links libvitesse.a through pkg-config --static.
+pkgs="build-essential cmake pkg-config libhwloc-dev libjemalloc-dev zlib1g-dev libudev-dev"
 missing=""
 for p in $pkgs; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -1,6 +1,6 @@
 /* io/chunk_model_file.h: the joint label-chunk model's file (engine/chunk/chunk_model.h).
  *
- * The container of io/model_file.h (64-byte header, 32-byte section entries, 64-byte aligned
+ * The container of io/binfile.h (64-byte header, 32-byte section entries, 64-byte aligned
  * sections, CRC-32 of the header and of every section, little-endian), with its own magic
  * "\x89VTCHNK\n" naming the model type, so that a reader tells the two kinds apart from the
  * first 8 bytes. Sections: META (64 bytes: c, p, collapse, max_chunk, template count, word

@@ -1,13 +1,11 @@
 /* io/model_file.h: the binary model file: written once by `vitesse train`, mapped read-only by
  * `vitesse tag` and shared by all threads.
  *
- * Layout, all little-endian:
- *   header (64 bytes): magic "\x89VTMODL\n", u32 version (1), u32 section count, u64 file size,
- *     u32 CRC-32 of the header (this field zeroed) and the section table, zero padding;
- *   section table: per section u32 id, u32 0, u64 offset, u64 size, u32 CRC-32, u32 0;
- *   sections, each 64-byte aligned: META (fixed 128 bytes), LABELS (u64 frequencies, i32 rank,
- *     u32 name offsets, name bytes), TEMPLATES (the template file's text), FEATURES (records,
- *     engine/text/model.h), HASH (u32 slots), TRANS (f32 A[L*L], S[L], F[L]).
+ * The container of io/binfile.h (64-byte header, 32-byte section entries, 64-byte aligned
+ * sections, CRC-32 of the header and of every section, little-endian) with magic
+ * "\x89VTMODL\n" and version 1. Sections: META (fixed 128 bytes), LABELS (u64 frequencies, i32
+ * rank, u32 name offsets, name bytes), TEMPLATES (the template file's text), FEATURES (records,
+ * engine/text/model.h), HASH (u32 slots), TRANS (f32 A[L*L], S[L], F[L]).
  * Loading checks the magic, version, size, every checksum, then every offset, index and value
  * (so a damaged file is refused with a message, never read out of bounds). */
 #ifndef VT_IO_MODEL_FILE_H

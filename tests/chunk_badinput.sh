@@ -55,6 +55,15 @@ expect_bad() {
   exit 0
 }
 
+# u64 FILE OFFSET: the little-endian u64 at OFFSET. le32 V: V as 4 little-endian bytes.
+# put FILE OFFSET: overwrites FILE at OFFSET with stdin. crc32: stdin's CRC-32 (zlib's, as
+# gzip's trailer holds it), 4 little-endian bytes.
+u64() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
+le32() { printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $(($1 >> 8 & 255)) \
+  $(($1 >> 16 & 255)) $(($1 >> 24 & 255)))"; }
+put() { dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null; }
+crc32() { gzip -c | tail -c 8 | head -c 4; }
+
 case $CASE in
 good)
   "$VITESSE" train --joint-chunk --train "$W/train.txt" --epochs 3 --quiet -o "$W/m2" \
@@ -90,6 +99,19 @@ corrupt_model)
   size=$(wc -c <"$W/m")
   { head -c $((size - 9)) "$W/m"; printf 'X'; tail -c 8 "$W/m"; } >"$W/c"
   expect_bad "$W/c: corrupt model" "$W/out" "$VITESSE" tag -m "$W/c" "$W/train.txt" -o "$W/out"
+  ;;
+name_offset_past_section)
+  # A crafted file with valid checksums: the first POS name's end offset points 1 GiB past the
+  # names section. Every offset must be checked against its section before a name is read.
+  cp "$W/m" "$W/c"
+  pos_off=$(u64 "$W/c" $((64 + 32 + 8)))
+  pos_size=$(u64 "$W/c" $((64 + 32 + 16)))
+  le32 1073741824 | put "$W/c" $((pos_off + 4))
+  dd if="$W/c" bs=1 skip="$pos_off" count="$pos_size" 2>/dev/null | crc32 | put "$W/c" $((64 + 32 + 24))
+  le32 0 | put "$W/c" 24
+  head -c $((64 + 7 * 32)) "$W/c" | crc32 | put "$W/c" 24
+  expect_bad "$W/c: corrupt model file: POS names has bad offsets" "$W/out" \
+    "$VITESSE" chunk-tag -m "$W/c" "$W/train.txt" -o "$W/out"
   ;;
 not_a_model)
   expect_bad "bad magic" "$W/out" "$VITESSE" chunk-tag -m "$W/train.txt" "$W/train.txt" -o "$W/out"

@@ -1,6 +1,10 @@
 #!/bin/sh
 # install_test.sh SOURCE_DIR BUILD_DIR: installs the build into a temporary prefix, then builds
-# and runs a tiny program against it twice: through the CMake package and through pkg-config.
+# and runs a tiny program (tests/install_consumer.c) against it four ways: through the CMake
+# package (vitesse::vitesse_static and vitesse::vitesse_shared), and through pkg-config, once
+# linking the shared library (found at run time through an rpath) and once linking
+# libvitesse.a with `pkg-config --static --libs` (which must bring hwloc, jemalloc, zlib,
+# OpenMP and libm: vitesse.pc's Requires.private and Libs.private).
 set -eu
 src=$1
 build=$2
@@ -10,16 +14,34 @@ cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 test -f "$tmp/prefix/include/vitesse.h"
 test -x "$tmp/prefix/bin/vitesse"
 "$tmp/prefix/bin/vitesse" --version
+
+# The CMake package, static and shared.
 cmake -S "$src/tests/install" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
 cmake --build "$tmp/consumer" >/dev/null
 "$tmp/consumer/consumer"
-# pkg-config: link the shared library, found at run time through an rpath.
+"$tmp/consumer/consumer_shared"
+
+# pkg-config.
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig:$tmp/prefix/lib/x86_64-linux-gnu/pkgconfig"
 libdir=$(pkg-config --variable=libdir vitesse)
-cc -o "$tmp/consumer_pc" "$src/tests/install_consumer.c" $(pkg-config --cflags --libs vitesse) \
+cflags=$(pkg-config --cflags vitesse)
+# Shared: -lvitesse finds libvitesse.so; the rpath finds it at run time.
+cc -o "$tmp/consumer_pc" "$src/tests/install_consumer.c" $cflags $(pkg-config --libs vitesse) \
   -Wl,-rpath,"$libdir"
-"$tmp/consumer_pc" "$src/tests/install_consumer.c" \
-  $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig:$tmp/prefix/lib/x86_64-linux-gnu/pkgconfig" \
-    pkg-config --cflags --libs --static vitesse)
 "$tmp/consumer_pc"
+# Static: the archive in place of -lvitesse, then everything it needs, from the .pc file alone.
+static_libs=$(pkg-config --static --libs vitesse | sed "s|-lvitesse\\b|$libdir/libvitesse.a|")
+case $static_libs in
+*libvitesse.a*) ;;
+*)
+  echo "install_test: no -lvitesse in pkg-config --static --libs: $static_libs" >&2
+  exit 1
+  ;;
+esac
+cc -o "$tmp/consumer_pc_static" "$src/tests/install_consumer.c" $cflags $static_libs
+if readelf -d "$tmp/consumer_pc_static" | grep -q 'libvitesse'; then
+  echo "install_test: the static consumer needs libvitesse.so" >&2
+  exit 1
+fi
+"$tmp/consumer_pc_static"
 echo "install_test: passed"

@@ -1,5 +1,5 @@
-/* engine/sched/trans_replica.h: deep copies of a transition model into a chosen memory source, so each
- * NUMA node reads its own copy from local memory (the engine makes one per plan node). */
+/* engine/core/trans_replica.h: deep copies of a transition model into a chosen memory source, so
+ * each NUMA node reads its own copy from local memory (the engine makes one per plan node). */
 #ifndef VT_ENGINE_TRANS_REPLICA_H
 #define VT_ENGINE_TRANS_REPLICA_H
 

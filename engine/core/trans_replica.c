@@ -1,4 +1,4 @@
-/* engine/sched/trans_replica.c: vt_trans_clone_to, one block holding the struct and its arrays.
+/* engine/core/trans_replica.c: vt_trans_clone_to, one block holding the struct and its arrays.
  *
  * The arrays are listed once, in `fields`, with their sizes. A pointer equal to an earlier one
  * (the rank-space matrix aliases A when the rank order is the identity) stays an alias in the
@@ -11,7 +11,7 @@
 
 _Static_assert(sizeof(struct vt_trans) == 152 && sizeof(vt_bounds) == 104,
                "struct vt_trans changed: list its new arrays in `fields` of "
-               "engine/sched/trans_replica.c, then update this check");
+               "engine/core/trans_replica.c, then update this check");
 
 static size_t k_or_1(const vt_trans *t) { return (size_t)(t->bd.K ? t->bd.K : 1); }
 static size_t mat_bytes(const vt_trans *t) { return (size_t)t->L * (size_t)t->ld * 8; }

@@ -1,0 +1,231 @@
+/* io/binfile.c: writes, maps and checks the sectioned model container (see binfile.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "binfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "outfile.h"
+
+#define CORRUPT "corrupt model file: "
+
+void vt_binfile_section_add(vt_binfile_section *s, const void *p, uint64_t n) {
+  s->p[s->n_parts] = p;
+  s->n[s->n_parts] = n;
+  s->n_parts++;
+}
+
+static int fwrite_all(FILE *fp, const void *p, uint64_t n) {
+  return n == 0 || fwrite(p, 1, (size_t)n, fp) == (size_t)n ? 0 : -1;
+}
+
+int vt_binfile_write(const char *path, const vt_binfile_format *fmt, const vt_binfile_section *sec,
+                     char *err, size_t errlen) {
+  enum { N = VT_BINFILE_MAX_SECTIONS };
+  unsigned char header[VT_BINFILE_HEADER + N * VT_BINFILE_ENTRY];
+  const uint64_t head = VT_BINFILE_HEADER + (uint64_t)fmt->n_sec * VT_BINFILE_ENTRY;
+  uint64_t offset[N], size[N];
+  vt_outfile of;
+  memset(&of, 0, sizeof of);
+  memset(header, 0, sizeof header);
+  memcpy(header, fmt->magic, 8);
+  vt_bin_put32(header + 8, fmt->version);
+  vt_bin_put32(header + 12, (uint32_t)fmt->n_sec);
+  uint64_t at = vt_bin_align64(head);
+  for (int i = 0; i < fmt->n_sec; i++) {
+    unsigned char *e = header + VT_BINFILE_HEADER + i * VT_BINFILE_ENTRY;
+    uint32_t crc = 0;
+    size[i] = 0;
+    for (int k = 0; k < sec[i].n_parts; k++) {
+      crc = vt_bin_crc(crc, sec[i].p[k], sec[i].n[k]);
+      size[i] += sec[i].n[k];
+    }
+    offset[i] = at;
+    vt_bin_put32(e, (uint32_t)(i + 1));
+    vt_bin_put64(e + 8, at);
+    vt_bin_put64(e + 16, size[i]);
+    vt_bin_put32(e + 24, crc);
+    at = vt_bin_align64(at + size[i]);
+  }
+  vt_bin_put64(header + 16, offset[fmt->n_sec - 1] + size[fmt->n_sec - 1]);
+  vt_bin_put32(header + 24, vt_bin_crc(0, header, head));
+
+  int st = vt_outfile_open(&of, path, err, errlen);
+  if (st != VT_OK) return st;
+  static const unsigned char zeros[64];
+  int bad = fwrite_all(of.fp, header, head);
+  at = head;
+  for (int i = 0; i < fmt->n_sec && !bad; i++) {
+    bad |= fwrite_all(of.fp, zeros, offset[i] - at);
+    for (int k = 0; k < sec[i].n_parts && !bad; k++)
+      bad |= fwrite_all(of.fp, sec[i].p[k], sec[i].n[k]);
+    at = offset[i] + size[i];
+  }
+  if (bad) {
+    vt_io_errorf(err, errlen, path, "write error: %s", strerror(errno));
+    vt_outfile_abort(&of);
+    return VT_EIO;
+  }
+  return vt_outfile_commit(&of, err, errlen);
+}
+
+/* Reads a whole non-mappable file (a pipe) into 64-byte aligned memory. */
+static int read_all(int fd, void **out, size_t *len) {
+  size_t cap = 1 << 20, n = 0;
+  char *buf = aligned_alloc(64, cap);
+  if (!buf) return VT_ENOMEM;
+  for (;;) {
+    if (n == cap) {
+      char *nb = aligned_alloc(64, cap * 2);
+      if (!nb) {
+        free(buf);
+        return VT_ENOMEM;
+      }
+      memcpy(nb, buf, n);
+      free(buf);
+      buf = nb;
+      cap *= 2;
+    }
+    ssize_t r = read(fd, buf + n, cap - n);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      free(buf);
+      return VT_EIO;
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  *out = buf;
+  *len = n;
+  return VT_OK;
+}
+
+/* Maps (or reads) the whole of `path` into f->map. Returns VT_OK or VT_EIO / VT_ENOMEM. */
+static int map_file(vt_binfile *f, const char *path, char *err, size_t errlen) {
+  int st = VT_EIO;
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) {
+    vt_io_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
+    return VT_EIO;
+  }
+  struct stat sb;
+  if (fstat(fd, &sb) != 0) {
+    vt_io_errorf(err, errlen, path, "cannot stat: %s", strerror(errno));
+    goto done;
+  }
+  if (S_ISDIR(sb.st_mode)) {
+    vt_io_errorf(err, errlen, path, "is a directory");
+    goto done;
+  }
+  if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
+    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p != MAP_FAILED) {
+      f->map = p;
+      f->map_len = (size_t)sb.st_size;
+      st = VT_OK;
+      goto done;
+    }
+  }
+  st = read_all(fd, &f->map, &f->map_len);
+  if (st != VT_OK)
+    vt_io_errorf(err, errlen, path, "cannot read: %s",
+                 st == VT_EIO ? strerror(errno) : "out of memory");
+  else
+    f->map_is_heap = 1;
+done:
+  close(fd);
+  return st;
+}
+
+#define BAD(...)                                                                                   \
+  do {                                                                                             \
+    vt_io_errorf(err, errlen, path, __VA_ARGS__);                                                  \
+    st = VT_EFORMAT;                                                                               \
+    goto fail;                                                                                     \
+  } while (0)
+
+int vt_binfile_open(vt_binfile *f, const char *path, const vt_binfile_format *fmt, char *err,
+                    size_t errlen) {
+  memset(f, 0, sizeof *f);
+  int st = map_file(f, path, err, errlen);
+  if (st != VT_OK) return st;
+  const unsigned char *b = f->map;
+  const uint64_t size = f->map_len;
+  if (size < 8 || memcmp(b, fmt->magic, 8) != 0) BAD("not a %s (bad magic)", fmt->kind);
+  if (size < VT_BINFILE_HEADER)
+    BAD("truncated %s (%llu bytes)", fmt->kind, (unsigned long long)size);
+  const uint32_t version = vt_bin_get32(b + 8);
+  if (version != fmt->version)
+    BAD("%s version %u; this vitesse reads version %u", fmt->kind, version, fmt->version);
+  const uint64_t fsize = vt_bin_get64(b + 16);
+  if (fsize != size)
+    BAD("truncated or extended %s: %llu bytes, the header says %llu", fmt->kind,
+        (unsigned long long)size, (unsigned long long)fsize);
+  const uint32_t n_sec = vt_bin_get32(b + 12);
+  if (n_sec < 1 || n_sec > VT_BINFILE_MAX_TABLE ||
+      VT_BINFILE_HEADER + (uint64_t)n_sec * VT_BINFILE_ENTRY > size)
+    BAD(CORRUPT "bad section count %u", n_sec);
+  {
+    unsigned char hz[VT_BINFILE_HEADER];
+    memcpy(hz, b, VT_BINFILE_HEADER);
+    vt_bin_put32(hz + 24, 0);
+    uint32_t crc = vt_bin_crc(vt_bin_crc(0, hz, VT_BINFILE_HEADER), b + VT_BINFILE_HEADER,
+                              (uint64_t)n_sec * VT_BINFILE_ENTRY);
+    if (crc != vt_bin_get32(b + 24)) BAD(CORRUPT "header checksum mismatch");
+  }
+  for (uint32_t i = 0; i < n_sec; i++) {
+    const unsigned char *e = b + VT_BINFILE_HEADER + (size_t)i * VT_BINFILE_ENTRY;
+    const uint32_t id = vt_bin_get32(e);
+    const uint64_t off = vt_bin_get64(e + 8), n = vt_bin_get64(e + 16);
+    if (off % 64 || off > size || n > size - off) BAD(CORRUPT "section %u out of bounds", id);
+    if (id < 1 || id > (uint32_t)fmt->n_sec) continue; /* unknown sections are skipped */
+    if (f->sec[id].p) BAD(CORRUPT "section %s twice", fmt->sec_name[id]);
+    if (vt_bin_crc(0, b + off, n) != vt_bin_get32(e + 24))
+      BAD(CORRUPT "checksum mismatch in section %s", fmt->sec_name[id]);
+    f->sec[id] = (vt_binsec){b + off, n};
+  }
+  for (int id = 1; id <= fmt->n_sec; id++)
+    if (!f->sec[id].p) BAD(CORRUPT "no %s section", fmt->sec_name[id]);
+  return VT_OK;
+fail:
+  vt_binfile_close(f);
+  return st;
+}
+
+void vt_binfile_close(vt_binfile *f) {
+  if (f->map) {
+    if (f->map_is_heap)
+      free(f->map);
+    else
+      munmap(f->map, f->map_len);
+  }
+  memset(f, 0, sizeof *f);
+}
+
+void vt_binfile_release(vt_binfile *f, void **map, size_t *len, int *is_heap) {
+  *map = f->map;
+  *len = f->map_len;
+  *is_heap = f->map_is_heap;
+  memset(f, 0, sizeof *f);
+}
+
+const unsigned char *vt_binsec_at(vt_binsec s, uint64_t off, uint64_t n) {
+  if (off > s.size || n > s.size - off) return NULL;
+  return s.p + off;
+}
+
+int vt_binsec_offsets_ok(const unsigned char *offs, uint64_t count, uint64_t bytes) {
+  uint32_t prev = vt_bin_get32(offs);
+  if (prev != 0) return 0;
+  for (uint64_t i = 1; i <= count; i++) {
+    uint32_t next = vt_bin_get32(offs + 4 * i);
+    if (next < prev) return 0;
+    prev = next;
+  }
+  return prev == bytes;
+}

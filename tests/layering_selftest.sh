@@ -1,0 +1,42 @@
+#!/bin/sh
+# layering_selftest.sh: shows tests/layering.sh can fail. It runs the check on tiny fake trees
+# made in a temporary folder: a clean one must pass; one where alloc/ includes a header of
+# engine/core, and one with a folder the layer table lacks, must each fail with the right line.
+set -eu
+check="$(dirname "$0")/layering.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+mkdir -p "$tmp/clean/alloc" "$tmp/clean/engine/core" "$tmp/clean/engine/cli"
+printf '#include "vitesse.h"\n' >"$tmp/clean/alloc/arena.h"
+printf '#include "arena.h"\n#include "trans.h"\n' >"$tmp/clean/engine/core/trans.c"
+printf '#include "arena.h"\n' >"$tmp/clean/engine/core/trans.h"
+printf '#include "core/trans.h"\n#include "alloc/arena.h"\n' >"$tmp/clean/engine/cli/main.c"
+printf '/* public */\n' >"$tmp/clean/engine/vitesse.h"
+sh "$check" "$tmp/clean" || { echo "layering_selftest: clean tree rejected" >&2; exit 1; }
+
+cp -R "$tmp/clean" "$tmp/up"
+printf '#include "vitesse.h"\n\n#include "trans.h"\n' >"$tmp/up/alloc/arena.c"
+if sh "$check" "$tmp/up" >"$tmp/out"; then
+  echo "layering_selftest: an include from alloc into engine/core passed" >&2
+  exit 1
+fi
+grep -qx 'alloc/arena.c:3: includes trans.h from higher layer engine/core' "$tmp/out" || {
+  echo "layering_selftest: unexpected report:" >&2
+  cat "$tmp/out" >&2
+  exit 1
+}
+
+cp -R "$tmp/clean" "$tmp/unlisted"
+mkdir "$tmp/unlisted/engine/extra"
+printf '#include "arena.h"\n' >"$tmp/unlisted/engine/extra/x.c"
+if sh "$check" "$tmp/unlisted" >"$tmp/out"; then
+  echo "layering_selftest: a folder missing from the table passed" >&2
+  exit 1
+fi
+grep -q '^engine/extra/x.c: folder engine/extra is not in the layer table' "$tmp/out" || {
+  echo "layering_selftest: unexpected report:" >&2
+  cat "$tmp/out" >&2
+  exit 1
+}
+echo "layering_selftest: passed"
