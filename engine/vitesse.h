@@ -318,10 +318,16 @@ VT_API vt_status vt_model_open(vt_model **out, const char *path);
  * it, without loading it), or 0 when it cannot be read or is no model. */
 VT_API int vt_model_file_kind(const char *path);
 
-/* As vt_model_open, for the `size` bytes of a model file held in memory at `data` (copied: the
- * caller may free them at once). `name` names it in messages (NULL: "memory"). */
+/* As vt_model_open, for the `size` bytes of a tagger or joint model file held in memory at `data`
+ * (copied: the caller may free them at once). `name` names it in messages (NULL: "memory"). A
+ * transition model held in memory is made from its arrays: vt_model_open_trans. */
 VT_API vt_status vt_model_open_memory(vt_model **out, const void *data, size_t size,
                                       const char *name);
+
+/* Makes a transition model (VT_MODEL_TRANSITIONS) from arrays in memory, as vt_trans_create
+ * binds them (copied). Returns as vt_trans_create. */
+VT_API vt_status vt_model_open_trans(vt_model **out, int32_t L, const double *A, const double *S,
+                                     const double *F, const int32_t *rank);
 
 /* Frees a model. NULL is a no-op. No vt_tagger or engine run may use it any more. */
 VT_API void vt_model_close(vt_model *m);

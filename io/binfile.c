@@ -149,11 +149,10 @@ done:
     goto fail;                                                                                     \
   } while (0)
 
-int vt_binfile_open(vt_binfile *f, const char *path, const vt_binfile_format *fmt, char *err,
-                    size_t errlen) {
-  memset(f, 0, sizeof *f);
-  int st = map_file(f, path, err, errlen);
-  if (st != VT_OK) return st;
+/* Checks the container held in f->map (see vt_binfile_open); `path` names it in messages. */
+static int check(vt_binfile *f, const char *path, const vt_binfile_format *fmt, char *err,
+                 size_t errlen) {
+  int st;
   const unsigned char *b = f->map;
   const uint64_t size = f->map_len;
   if (size < 8 || memcmp(b, fmt->magic, 8) != 0) BAD("not a %s (bad magic)", fmt->kind);
@@ -195,6 +194,27 @@ int vt_binfile_open(vt_binfile *f, const char *path, const vt_binfile_format *fm
 fail:
   vt_binfile_close(f);
   return st;
+}
+
+int vt_binfile_open(vt_binfile *f, const char *path, const vt_binfile_format *fmt, char *err,
+                    size_t errlen) {
+  memset(f, 0, sizeof *f);
+  int st = map_file(f, path, err, errlen);
+  return st != VT_OK ? st : check(f, path, fmt, err, errlen);
+}
+
+int vt_binfile_open_mem(vt_binfile *f, const void *data, size_t size, const char *name,
+                        const vt_binfile_format *fmt, char *err, size_t errlen) {
+  memset(f, 0, sizeof *f);
+  f->map = aligned_alloc(64, (size + 64) / 64 * 64);
+  if (!f->map) {
+    vt_io_errorf(err, errlen, name, "out of memory");
+    return VT_ENOMEM;
+  }
+  if (size) memcpy(f->map, data, size);
+  f->map_len = size;
+  f->map_is_heap = 1;
+  return check(f, name, fmt, err, errlen);
 }
 
 void vt_binfile_close(vt_binfile *f) {

@@ -80,6 +80,11 @@ int vt_binfile_write(const char *path, const vt_binfile_format *fmt, const vt_bi
 int vt_binfile_open(vt_binfile *f, const char *path, const vt_binfile_format *fmt, char *err,
                     size_t errlen);
 
+/* As vt_binfile_open, for the `size` bytes of a file held at `data` (copied into 64-byte aligned
+ * heap memory); `name` names it in messages. */
+int vt_binfile_open_mem(vt_binfile *f, const void *data, size_t size, const char *name,
+                        const vt_binfile_format *fmt, char *err, size_t errlen);
+
 /* Unmaps (or frees) the file and zeroes *f. A no-op on a zeroed or released struct. */
 void vt_binfile_close(vt_binfile *f);
 

@@ -81,6 +81,10 @@ done:
     goto fail;                                                                                     \
   } while (0)
 
+int vt_chunk_model_sniff_bytes(const unsigned char *head, size_t n) {
+  return n >= 8 && !memcmp(head, FORMAT.magic, 8);
+}
+
 int vt_chunk_model_sniff(const char *path) {
   unsigned char head[8];
   FILE *fp = fopen(path, "rb");
@@ -110,7 +114,9 @@ static const char *names_load(vt_featdict *d, vt_binsec s, uint64_t count) {
   return NULL;
 }
 
-int vt_chunk_model_load(vt_chunk_model *m, const char *path, char *err, size_t errlen) {
+/* Loads from `path`, or, when `mem` is not NULL, from its `mem_len` bytes named `path`. */
+static int load(vt_chunk_model *m, const char *path, const void *mem, size_t mem_len, char *err,
+                size_t errlen) {
   vt_binfile bf;
   memset(&bf, 0, sizeof bf);
   vt_chunk_model_free(m);
@@ -119,7 +125,9 @@ int vt_chunk_model_load(vt_chunk_model *m, const char *path, char *err, size_t e
     vt_io_errorf(err, errlen, path, "out of memory");
     return st;
   }
-  if ((st = vt_binfile_open(&bf, path, &FORMAT, err, errlen)) != VT_OK) return st;
+  if ((st = (mem ? vt_binfile_open_mem(&bf, mem, mem_len, path, &FORMAT, err, errlen)
+                 : vt_binfile_open(&bf, path, &FORMAT, err, errlen))) != VT_OK)
+    return st;
   const vt_binsec *sec = bf.sec;
   if (sec[SEC_META].size != META_SIZE) BAD("corrupt model file: META size");
   const unsigned char *mt = sec[SEC_META].p;
@@ -182,4 +190,13 @@ int vt_chunk_model_load(vt_chunk_model *m, const char *path, char *err, size_t e
 fail:
   vt_binfile_close(&bf);
   return st;
+}
+
+int vt_chunk_model_load(vt_chunk_model *m, const char *path, char *err, size_t errlen) {
+  return load(m, path, NULL, 0, err, errlen);
+}
+
+int vt_chunk_model_load_mem(vt_chunk_model *m, const void *data, size_t size, const char *name,
+                            char *err, size_t errlen) {
+  return load(m, name, data ? data : "", size, err, errlen);
 }

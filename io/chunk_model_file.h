@@ -31,4 +31,12 @@ int vt_chunk_model_load(vt_chunk_model *m, const char *path, char *err, size_t e
  * cannot be read). */
 int vt_chunk_model_sniff(const char *path);
 
+/* Returns 1 when the first `n` bytes of a file, `head`, start a joint model file, else 0. */
+int vt_chunk_model_sniff_bytes(const unsigned char *head, size_t n);
+
+/* As vt_chunk_model_load, for the `size` bytes of a model file at `data` (copied); `name` names it
+ * in messages. */
+int vt_chunk_model_load_mem(vt_chunk_model *m, const void *data, size_t size, const char *name,
+                            char *err, size_t errlen);
+
 #endif

@@ -151,10 +151,12 @@ static const char *check_records(const vt_textmodel *m, uint8_t *starts) {
 }
 
 int vt_textmodel_sniff(const unsigned char *head, size_t n) {
-  return n >= 8 && memcmp(head, MAGIC, 8) == 0;
+  return n >= 8 && memcmp(head, FORMAT.magic, 8) == 0;
 }
 
-int vt_textmodel_load(vt_textmodel **out, const char *path, char *err, size_t errlen) {
+/* Loads from `path`, or, when `mem` is not NULL, from its `mem_len` bytes named `path`. */
+static int load(vt_textmodel **out, const char *path, const void *mem, size_t mem_len, char *err,
+                size_t errlen) {
   int st = VT_ENOMEM;
   *out = NULL;
   uint8_t *starts = NULL;
@@ -163,7 +165,8 @@ int vt_textmodel_load(vt_textmodel **out, const char *path, char *err, size_t er
   vt_textmodel *m = calloc(1, sizeof *m);
   if (!m) goto nomem;
   m->tmpl.max_col = -1;
-  st = vt_binfile_open(&bf, path, &FORMAT, err, errlen);
+  st = (mem ? vt_binfile_open_mem(&bf, mem, mem_len, path, &FORMAT, err, errlen)
+            : vt_binfile_open(&bf, path, &FORMAT, err, errlen));
   if (st != VT_OK) goto fail;
   const unsigned char *sp[N_SEC + 1];
   uint64_t sz[N_SEC + 1];
@@ -291,4 +294,13 @@ fail:
   free(starts);
   vt_textmodel_free(m);
   return st;
+}
+
+int vt_textmodel_load(vt_textmodel **out, const char *path, char *err, size_t errlen) {
+  return load(out, path, NULL, 0, err, errlen);
+}
+
+int vt_textmodel_load_mem(vt_textmodel **out, const void *data, size_t size, const char *name,
+                          char *err, size_t errlen) {
+  return load(out, name, data ? data : "", size, err, errlen);
 }

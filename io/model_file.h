@@ -32,4 +32,9 @@ int vt_textmodel_sniff(const unsigned char *head, size_t n);
 
 int vt_textmodel_load(vt_textmodel **out, const char *path, char *err, size_t errlen);
 
+/* As vt_textmodel_load, for the `size` bytes of a model file at `data` (copied); `name` names it in
+ * messages. */
+int vt_textmodel_load_mem(vt_textmodel **out, const void *data, size_t size, const char *name,
+                          char *err, size_t errlen);
+
 #endif

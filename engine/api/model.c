@@ -146,6 +146,55 @@ vt_status vt_model_open(vt_model **out, const char *path) {
   return VT_OK;
 }
 
+vt_status vt_model_open_memory(vt_model **out, const void *data, size_t size, const char *name) {
+  char err[512];
+  const unsigned char *head = data;
+  vt_status st = VT_ENOMEM;
+  vt_model *m = calloc(1, sizeof *m);
+  *out = NULL;
+  if (!name) name = "memory";
+  if (!m) return vt_fail(VT_ENOMEM, "%s: out of memory", name);
+  if (!data) size = 0;
+  err[0] = '\0';
+  if (vt_chunk_model_sniff_bytes(head, size)) {
+    m->kind = VT_MODEL_JOINT_CHUNK;
+    st = (vt_status)vt_chunk_model_load_mem(&m->chunk, data, size, name, err, sizeof err);
+  } else if (size >= 6 && !memcmp(head, "\x93NUMPY", 6)) {
+    m->kind = VT_MODEL_TRANSITIONS;
+    st = VT_EUNSUPPORTED;
+    snprintf(err, sizeof err,
+             "%s: a transition matrix in memory is opened from its arrays (vt_model_open_trans)",
+             name);
+  } else {
+    m->kind = VT_MODEL_TAGGER;
+    st = (vt_status)vt_textmodel_load_mem(&m->text, data, size, name, err, sizeof err);
+  }
+  if (st == VT_OK && (st = vt_model_finish(m)) != VT_OK)
+    snprintf(err, sizeof err, "%s: out of memory", name);
+  if (st != VT_OK) {
+    vt_model_close(m);
+    return vt_fail(st, "%s", err);
+  }
+  *out = m;
+  return VT_OK;
+}
+
+vt_status vt_model_open_trans(vt_model **out, int32_t L, const double *A, const double *S,
+                              const double *F, const int32_t *rank) {
+  vt_model *m = calloc(1, sizeof *m);
+  vt_status st;
+  *out = NULL;
+  if (!m) return vt_fail(VT_ENOMEM, "out of memory");
+  m->kind = VT_MODEL_TRANSITIONS;
+  if ((st = vt_trans_create(&m->trans, L, A, S, F, rank)) != VT_OK ||
+      (st = vt_model_finish(m)) != VT_OK) {
+    vt_model_close(m);
+    return vt_fail(st, "transitions: %s", vt_strerror(st));
+  }
+  *out = m;
+  return VT_OK;
+}
+
 void vt_model_close(vt_model *m) {
   if (!m) return;
   for (int32_t y = 0; m->names && y < m->info.labels; y++) free(m->names[y]);
