@@ -4,7 +4,8 @@
 # package (vitesse::vitesse_static and vitesse::vitesse_shared), and through pkg-config, once
 # linking the shared library (found at run time through an rpath) and once linking
 # libvitesse.a with `pkg-config --static --libs` (which must bring hwloc, jemalloc, zlib,
-# OpenMP and libm: vitesse.pc's Requires.private and Libs.private).
+# OpenMP and libm: vitesse.pc's Requires.private and Libs.private); then the examples, built
+# against the installed package the same ways and checked against the installed CLI.
 set -eu
 src=$1
 build=$2
@@ -44,4 +45,19 @@ if readelf -d "$tmp/consumer_pc_static" | grep -q 'libvitesse'; then
   exit 1
 fi
 "$tmp/consumer_pc_static"
+
+# The examples (examples/*.c), built against the installed package through find_package
+# (examples/CMakeLists.txt) and through pkg-config (shared, and static), each checked against
+# the installed CLI (tests/examples.sh).
+cmake -S "$src/examples" -B "$tmp/examples" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/examples" >/dev/null
+sh "$src/tests/examples.sh" "$tmp/examples" "$tmp/prefix/bin/vitesse"
+mkdir "$tmp/examples_pc" "$tmp/examples_pc_static"
+for example in tag_corpus tag_tokens decode_npy train; do
+  cc -o "$tmp/examples_pc/$example" "$src/examples/$example.c" $cflags \
+    $(pkg-config --libs vitesse) -lm -Wl,-rpath,"$libdir"
+  cc -o "$tmp/examples_pc_static/$example" "$src/examples/$example.c" $cflags $static_libs
+done
+sh "$src/tests/examples.sh" "$tmp/examples_pc" "$tmp/prefix/bin/vitesse"
+sh "$src/tests/examples.sh" "$tmp/examples_pc_static" "$tmp/prefix/bin/vitesse"
 echo "install_test: passed"

@@ -1,0 +1,500 @@
+/* tests/test_library.c: the library's public API (vitesse.h only) for models, in-memory tagging,
+ * lattices and the engine: the version, one-line errors, a model opened from memory behaves as
+ * the same file opened from its path, vt_tagger agrees with the engine's output for tagger and
+ * joint models, the engine's decode agrees with vt_decode for any thread count, cancelling, and a
+ * failing sink. Its data (a toy tagging corpus, a toy chunking corpus, random lattices) is made
+ * here. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "vitesse.h"
+
+static char dir[] = "/tmp/vt_test_library.XXXXXX";
+
+static const char *tpath(const char *name) {
+  static char buf[8][4096];
+  static int next;
+  char *p = buf[next++ % 8];
+  snprintf(p, 4096, "%s/%s", dir, name);
+  return p;
+}
+
+/* ---- a toy tagging corpus: the label depends on the word and the previous word --------------- */
+
+static const char *const WORDS[6] = {"the", "dog", "runs", "a", "cat", "sleeps"};
+static const char *const TAGS[5] = {"DT", "NN", "VB", "JJ", "RB"};
+enum { NSENT = 60, MAXT = 8 };
+
+typedef struct toy {
+  const char *cells[NSENT][2 * MAXT]; /* word, tag */
+  const char *words[NSENT][MAXT];     /* word only */
+  vt_sentence_in s[NSENT];
+} toy;
+
+static toy corpus;
+
+static void toy_make(toy *c) {
+  uint32_t r = 7;
+  for (int i = 0; i < NSENT; i++) {
+    r = r * 1103515245u + 12345u;
+    int T = 1 + (int)(r >> 16) % MAXT, prev = 0;
+    for (int t = 0; t < T; t++) {
+      r = r * 1103515245u + 12345u;
+      int w = (int)(r >> 16) % 6;
+      c->cells[i][2 * t] = c->words[i][t] = WORDS[w];
+      c->cells[i][2 * t + 1] = TAGS[(w + 2 * prev) % 5];
+      prev = w;
+    }
+    c->s[i] = (vt_sentence_in){c->cells[i], T, 2};
+  }
+}
+
+/* Writes the words of the corpus, one column, as a corpus file. */
+static void words_write(const char *path) {
+  FILE *f = fopen(path, "w");
+  for (int i = 0; f && i < NSENT; i++) {
+    for (int t = 0; t < corpus.s[i].T; t++) fprintf(f, "%s\n", corpus.words[i][t]);
+    fputc('\n', f);
+  }
+  if (f) fclose(f);
+}
+
+/* Collects a run's output in memory. */
+typedef struct membuf {
+  char *p;
+  size_t len, cap;
+  int fail_after; /* > 0: the n-th call fails */
+} membuf;
+
+static vt_status mem_sink(void *ctx, const char *data, size_t len) {
+  membuf *b = ctx;
+  if (b->fail_after > 0 && --b->fail_after == 0) return VT_EIO;
+  if (b->len + len + 1 > b->cap) {
+    size_t cap = (b->len + len + 1) * 2;
+    char *p = realloc(b->p, cap);
+    if (!p) return VT_ENOMEM;
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->len, data, len);
+  b->len += len;
+  b->p[b->len] = '\0';
+  return VT_OK;
+}
+
+static const char TMPL[] = "U00:%x[0,0]\nU01:%x[-1,0]\nU02:%x[-1,0]/%x[0,0]\nB\n";
+
+/* Trains the toy tagger into `path`. */
+static vt_status toy_train(const char *path) {
+  vt_train_opts o;
+  vt_train_opts_init(&o);
+  o.templates = TMPL;
+  o.epochs = 4;
+  return vt_train_tagger_mem(&o, corpus.s, NSENT, NULL, 0, path, NULL);
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  char *p = NULL;
+  long n;
+  if (!f) return NULL;
+  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+      (p = malloc((size_t)n + 1)) && fread(p, 1, (size_t)n, f) == (size_t)n) {
+    *len = (size_t)n;
+    p[n] = '\0';
+  } else {
+    free(p);
+    p = NULL;
+  }
+  fclose(f);
+  return p;
+}
+
+TEST(version_is_one_number) {
+  char want[32];
+  snprintf(want, sizeof want, "%d.%d.%d", VT_VERSION_MAJOR, VT_VERSION_MINOR, VT_VERSION_PATCH);
+  EXPECT_EQ_STR(vt_version(), want, "version string");
+  EXPECT_EQ_INT(vt_version_number(), VT_VERSION_NUMBER, "version number");
+}
+
+TEST(errors_are_one_line_naming_the_file) {
+  vt_model *m = NULL;
+  EXPECT_EQ_INT(vt_model_open(&m, tpath("missing.model")), VT_EIO, "missing");
+  EXPECT(strstr(vt_last_error(), tpath("missing.model")) == vt_last_error(), "names it: %s",
+         vt_last_error());
+  FILE *f = fopen(tpath("junk.model"), "w");
+  fputs("this is not a model\n", f);
+  fclose(f);
+  EXPECT_EQ_INT(vt_model_open(&m, tpath("junk.model")), VT_EFORMAT, "junk");
+  EXPECT(strstr(vt_last_error(), "bad magic") && !strchr(vt_last_error(), '\n'), "says why: %s",
+         vt_last_error());
+  EXPECT(m == NULL, "no model on failure");
+  EXPECT_EQ_INT(vt_model_file_kind(tpath("junk.model")), 0, "junk kind");
+  vt_engine_opts eo;
+  vt_engine_opts_init(&eo);
+  eo.topology = "no such topology";
+  vt_engine *e = NULL;
+  EXPECT_EQ_INT(vt_engine_create(&e, &eo), VT_EINVAL, "bad topology");
+  EXPECT(strstr(vt_last_error(), "--topology") != NULL, "topology message: %s", vt_last_error());
+}
+
+/* Tags every sentence with `t` and checks them against `m`'s engine output `text` (the input
+ * lines plus a label column; with k > 1, "# RANK SCORE" blocks). */
+static void expect_engine_equals_tagger(const vt_model *m, vt_tagger *t, int32_t k,
+                                        const char *text) {
+  const char *p = text;
+  for (int i = 0; i < NSENT; i++) {
+    int32_t T = corpus.s[i].T, labels[5 * MAXT];
+    double scores[5];
+    vt_tag_out out;
+    memset(&out, 0, sizeof out);
+    out.labels = labels;
+    out.scores = scores;
+    REQUIRE(vt_tagger_tag(t, corpus.words[i], T, 1, &out) == VT_OK, "tag: %s", vt_last_error());
+    EXPECT(out.n_paths >= 1 && out.n_paths <= k, "paths %d", out.n_paths);
+    for (int32_t path = 0; path < out.n_paths; path++) {
+      if (k > 1) {
+        char head[64];
+        int n = snprintf(head, sizeof head, "# %d %.9g\n", path, scores[path]);
+        REQUIRE(!strncmp(p, head, (size_t)n), "sentence %d path %d header", i, path);
+        p += n;
+      }
+      for (int32_t w = 0; w < T; w++) {
+        char line[128];
+        int n = snprintf(line, sizeof line, "%s %s\n", corpus.words[i][w],
+                         vt_model_label_name(m, labels[path * T + w]));
+        REQUIRE(!strncmp(p, line, (size_t)n), "sentence %d path %d token %d: want %s", i, path, w,
+                line);
+        p += n;
+      }
+      if (path + 1 < out.n_paths) p++;
+    }
+    REQUIRE(*p == '\n', "sentence %d ends with a blank line", i);
+    p++;
+  }
+  EXPECT(*p == '\0', "nothing after the last sentence");
+}
+
+TEST(tagger_agrees_with_the_engine) {
+  REQUIRE(toy_train(tpath("toy.model")) == VT_OK, "train: %s", vt_last_error());
+  words_write(tpath("words.txt"));
+  vt_model *m = NULL;
+  REQUIRE(vt_model_open(&m, tpath("toy.model")) == VT_OK, "open: %s", vt_last_error());
+  vt_model_info info;
+  vt_model_describe(m, &info);
+  EXPECT_EQ_INT(info.kind, VT_MODEL_TAGGER, "kind");
+  EXPECT_EQ_INT(info.labels, 5, "labels");
+  EXPECT_EQ_STR(info.templates, TMPL, "templates kept");
+  EXPECT_EQ_INT(vt_model_file_kind(tpath("toy.model")), VT_MODEL_TAGGER, "file kind");
+  EXPECT(vt_model_label_name(m, 5) == NULL && vt_model_label_name(m, -1) == NULL, "range");
+  const char *files[1] = {tpath("words.txt")};
+  for (int32_t k = 1; k <= 3; k += 2) {
+    for (int threads = 1; threads <= 3; threads++) {
+      vt_engine_opts eo;
+      vt_engine_opts_init(&eo);
+      eo.threads = threads;
+      eo.batch_tokens = 7; /* many batches: their order must not show */
+      vt_engine *e = NULL;
+      REQUIRE(vt_engine_create(&e, &eo) == VT_OK, "engine: %s", vt_last_error());
+      EXPECT_EQ_INT(vt_engine_threads(e), threads, "threads");
+      vt_tag_opts to;
+      vt_tag_opts_init(&to);
+      vt_model_default_decoder(m, k, &to.decode);
+      membuf b = {0};
+      vt_run_report rep;
+      EXPECT_EQ_INT(vt_engine_tag(e, m, &to, files, 1, mem_sink, &b, &rep), VT_OK, "engine tag");
+      EXPECT_EQ_INT(rep.sentences, NSENT, "sentences");
+      vt_tagger *t = NULL;
+      REQUIRE(vt_tagger_create(&t, m, &to.decode) == VT_OK, "tagger: %s", vt_last_error());
+      if (b.p) expect_engine_equals_tagger(m, t, k, b.p);
+      vt_tagger_destroy(t);
+      vt_engine_destroy(e);
+      free(b.p);
+    }
+  }
+  vt_model_close(m);
+}
+
+TEST(a_model_from_memory_is_the_model_from_its_file) {
+  REQUIRE(toy_train(tpath("mem.model")) == VT_OK, "train: %s", vt_last_error());
+  size_t len = 0;
+  char *bytes = slurp(tpath("mem.model"), &len);
+  REQUIRE(bytes != NULL, "read the model");
+  vt_model *a = NULL, *b = NULL, *bad = NULL;
+  REQUIRE(vt_model_open(&a, tpath("mem.model")) == VT_OK, "open");
+  REQUIRE(vt_model_open_memory(&b, bytes, len, "bytes") == VT_OK, "open memory: %s",
+          vt_last_error());
+  memset(bytes, 0, len); /* copied: the caller's bytes may go */
+  free(bytes);
+  vt_tagger *ta = NULL, *tb = NULL;
+  REQUIRE(vt_tagger_create(&ta, a, NULL) == VT_OK && vt_tagger_create(&tb, b, NULL) == VT_OK,
+          "taggers");
+  for (int i = 0; i < NSENT; i++) {
+    int32_t la[MAXT], lb[MAXT];
+    double sa, sb;
+    vt_tag_out oa = {.labels = la, .scores = &sa}, ob = {.labels = lb, .scores = &sb};
+    EXPECT(vt_tagger_tag(ta, corpus.words[i], corpus.s[i].T, 1, &oa) == VT_OK &&
+               vt_tagger_tag(tb, corpus.words[i], corpus.s[i].T, 1, &ob) == VT_OK,
+           "tag %d", i);
+    EXPECT(!memcmp(la, lb, sizeof(int32_t) * (size_t)corpus.s[i].T), "labels %d", i);
+    EXPECT_EQ_DBL(sa, sb, "score");
+  }
+  /* A truncated copy is refused with the caller's name in the message. */
+  bytes = slurp(tpath("mem.model"), &len);
+  EXPECT_EQ_INT(vt_model_open_memory(&bad, bytes, len / 2, "half"), VT_EFORMAT, "half");
+  EXPECT(!strncmp(vt_last_error(), "half: ", 6), "named: %s", vt_last_error());
+  free(bytes);
+  vt_tagger_destroy(ta);
+  vt_tagger_destroy(tb);
+  vt_model_close(a);
+  vt_model_close(b);
+}
+
+TEST(tagger_rejects_what_it_cannot_tag) {
+  double A[4] = {0, 1, 2, 0};
+  vt_model *m = NULL;
+  vt_tagger *t = NULL;
+  REQUIRE(vt_model_open_trans(&m, 2, A, NULL, NULL, NULL) == VT_OK, "trans model");
+  EXPECT_EQ_STR(vt_model_label_name(m, 1), "1", "numbered labels");
+  EXPECT(vt_model_trans(m) != NULL, "its transitions");
+  EXPECT_EQ_INT(vt_tagger_create(&t, m, NULL), VT_EUNSUPPORTED, "nothing to tag with");
+  vt_model_close(m);
+  REQUIRE(toy_train(tpath("cols.model")) == VT_OK, "train");
+  REQUIRE(vt_model_open(&m, tpath("cols.model")) == VT_OK, "open");
+  vt_decode_opts o;
+  vt_decode_opts_init(&o);
+  o.algo = VT_ALGO_STAGGERED;
+  o.k = 2;
+  EXPECT_EQ_INT(vt_tagger_create(&t, m, &o), VT_EINVAL, "1-best decoder with k = 2");
+  REQUIRE(vt_tagger_create(&t, m, NULL) == VT_OK, "tagger");
+  int32_t lab[2];
+  double sc;
+  vt_tag_out out = {.labels = lab, .scores = &sc};
+  const char *none[1] = {"x"};
+  EXPECT_EQ_INT(vt_tagger_tag(t, none, 0, 1, &out), VT_OK, "T = 0");
+  EXPECT_EQ_INT(out.n_paths, 1, "the empty path");
+  EXPECT_EQ_INT(vt_tagger_tag(t, none, -1, 1, &out), VT_EINVAL, "T < 0");
+  vt_tagger_destroy(t);
+  vt_model_close(m);
+}
+
+/* ---- joint label-chunk models ----------------------------------------------------------------- */
+
+TEST(joint_tagger_agrees_with_the_engine) {
+  /* word POS chunk: determiners open noun phrases, nouns continue them. */
+  FILE *f = fopen(tpath("chunks.txt"), "w");
+  REQUIRE(f != NULL, "corpus");
+  uint32_t r = 3;
+  for (int i = 0; i < 80; i++) {
+    r = r * 1103515245u + 12345u;
+    int T = 2 + (int)(r >> 16) % 6, inside = 0;
+    for (int t = 0; t < T; t++) {
+      r = r * 1103515245u + 12345u;
+      int w = (int)(r >> 16) % 6;
+      const char *chunk = w == 0 || w == 3 ? "B-NP" : (w == 1 || w == 4) && inside ? "I-NP" : "O";
+      inside = chunk[0] != 'O';
+      fprintf(f, "%s %s %s\n", WORDS[w], TAGS[w % 5], chunk);
+    }
+    fputc('\n', f);
+  }
+  fclose(f);
+  vt_train_opts o;
+  vt_train_opts_init(&o);
+  o.epochs = 3;
+  REQUIRE(vt_train_joint(&o, tpath("chunks.txt"), NULL, tpath("joint.model"), NULL) == VT_OK,
+          "train joint: %s", vt_last_error());
+  vt_model *m = NULL;
+  REQUIRE(vt_model_open(&m, tpath("joint.model")) == VT_OK, "open: %s", vt_last_error());
+  vt_model_info info;
+  vt_model_describe(m, &info);
+  EXPECT_EQ_INT(info.kind, VT_MODEL_JOINT_CHUNK, "kind");
+  EXPECT_EQ_INT(info.chunk_labels, 3, "O, B-NP, I-NP");
+  EXPECT_EQ_STR(vt_model_chunk_name(m, 1), "B-NP", "B");
+  EXPECT_EQ_STR(vt_model_chunk_name(m, 2), "I-NP", "I");
+  vt_engine *e = NULL;
+  vt_engine_opts eo;
+  vt_engine_opts_init(&eo);
+  eo.threads = 2;
+  eo.batch_tokens = 5;
+  REQUIRE(vt_engine_create(&e, &eo) == VT_OK, "engine");
+  words_write(tpath("jwords.txt"));
+  const char *files[1] = {tpath("jwords.txt")};
+  membuf b = {0};
+  REQUIRE(vt_engine_tag(e, m, NULL, files, 1, mem_sink, &b, NULL) == VT_OK, "tag: %s",
+          vt_last_error());
+  vt_tagger *t = NULL;
+  REQUIRE(vt_tagger_create(&t, m, NULL) == VT_OK, "tagger");
+  const char *p = b.p;
+  for (int i = 0; i < NSENT && p; i++) {
+    int32_t T = corpus.s[i].T, pos[MAXT], chunks[MAXT];
+    double score;
+    vt_tag_out out = {.labels = pos, .scores = &score, .chunks = chunks};
+    REQUIRE(vt_tagger_tag(t, corpus.words[i], T, 1, &out) == VT_OK, "tag %d", i);
+    EXPECT_EQ_INT(out.n_paths, 1, "one structure");
+    for (int32_t w = 0; w < T; w++) {
+      char line[128];
+      int n = snprintf(line, sizeof line, "%s %s %s\n", corpus.words[i][w],
+                       vt_model_label_name(m, pos[w]), vt_model_chunk_name(m, chunks[w]));
+      REQUIRE(!strncmp(p, line, (size_t)n), "sentence %d token %d: want %s", i, w, line);
+      p += n;
+    }
+    REQUIRE(*p == '\n', "blank line");
+    p++;
+  }
+  free(b.p);
+  vt_tagger_destroy(t);
+  vt_engine_destroy(e);
+  vt_model_close(m);
+}
+
+/* ---- lattices and the engine's decode --------------------------------------------------------- */
+
+TEST(engine_decode_agrees_with_vt_decode) {
+  enum { L = 9, S = 40 };
+  int64_t lengths[S], rows = 0;
+  uint32_t r = 11;
+  for (int s = 0; s < S; s++) {
+    r = r * 1103515245u + 12345u;
+    lengths[s] = s % 13 == 0 ? 0 : 1 + (int64_t)((r >> 16) % 12);
+    rows += lengths[s];
+  }
+  double *E = malloc((size_t)rows * L * sizeof *E), A[L * L];
+  REQUIRE(E != NULL, "memory");
+  for (int64_t i = 0; i < rows * L; i++) {
+    r = r * 1103515245u + 12345u;
+    E[i] = (r >> 16) % 17 == 0 ? -INFINITY : (double)((r >> 16) % 9) - 4.0;
+  }
+  for (int i = 0; i < L * L; i++) A[i] = (double)((i * 7) % 5) - 2.0;
+  vt_lattices *lat = NULL;
+  vt_trans *tr = NULL;
+  vt_arena *ar = NULL;
+  REQUIRE(vt_lattices_wrap(&lat, E, 1, L, lengths, S) == VT_OK, "wrap");
+  REQUIRE(vt_trans_create(&tr, L, A, NULL, NULL, NULL) == VT_OK, "trans");
+  REQUIRE(vt_arena_create(&ar, 0) == VT_OK, "arena");
+  EXPECT_EQ_INT(vt_lattices_sentences(lat), S, "sentences");
+  EXPECT_EQ_INT(vt_lattices_labels(lat), L, "labels");
+  /* The reference lines, from vt_decode. */
+  membuf ref = {0};
+  vt_decode_opts o;
+  vt_decode_opts_init(&o);
+  o.algo = VT_ALGO_ITER_VITERBI_ASTAR;
+  o.k = 3;
+  for (int s = 0; s < S; s++) {
+    int32_t T, np = 0, lab[3 * 16];
+    double sc[3];
+    const double *rows_s = vt_lattices_rows(lat, s, &T);
+    REQUIRE(vt_decode(tr, &o, ar, rows_s, T, lab, sc, &np, NULL) == VT_OK, "decode");
+    vt_arena_reset(ar);
+    for (int p = 0; p < (np ? np : 1); p++) {
+      char line[512];
+      int n = snprintf(line, sizeof line, "%d\t%d\t%.9g\t", s, p, np ? sc[p] : -INFINITY);
+      for (int t = 0; np && t < T; t++)
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s%d", t ? " " : "", lab[p * T + t]);
+      line[n++] = '\n';
+      mem_sink(&ref, line, (size_t)n);
+    }
+  }
+  for (int threads = 1; threads <= 3; threads++) {
+    vt_engine_opts eo;
+    vt_engine_opts_init(&eo);
+    eo.threads = threads;
+    eo.batch_tokens = 9;
+    vt_engine *e = NULL;
+    REQUIRE(vt_engine_create(&e, &eo) == VT_OK, "engine");
+    membuf b = {0};
+    vt_run_report rep;
+    EXPECT_EQ_INT(vt_engine_decode(e, tr, &o, lat, mem_sink, &b, &rep), VT_OK, "run");
+    EXPECT(b.p && ref.p && !strcmp(b.p, ref.p), "%d threads: the engine's lines are vt_decode's",
+           threads);
+    EXPECT_EQ_INT(rep.sentences, S, "sentences written");
+    /* A cancel asked before the run stops it; the next run is whole again. */
+    vt_engine_cancel(e);
+    membuf c = {0};
+    EXPECT_EQ_INT(vt_engine_decode(e, tr, &o, lat, mem_sink, &c, &rep), VT_ECANCELED, "cancel");
+    EXPECT(rep.sentences < S, "canceled before the end");
+    free(c.p);
+    memset(&c, 0, sizeof c);
+    EXPECT_EQ_INT(vt_engine_decode(e, tr, &o, lat, mem_sink, &c, &rep), VT_OK, "after cancel");
+    EXPECT(c.p && !strcmp(c.p, ref.p), "whole again");
+    free(c.p);
+    /* A sink that fails stops the run with its status. */
+    memset(&c, 0, sizeof c);
+    c.fail_after = 2;
+    EXPECT_EQ_INT(vt_engine_decode(e, tr, &o, lat, mem_sink, &c, &rep), VT_EIO, "sink fails");
+    free(c.p);
+    free(b.p);
+    vt_engine_destroy(e);
+  }
+  free(ref.p);
+  vt_arena_destroy(ar);
+  vt_trans_destroy(tr);
+  vt_lattices_close(lat);
+  free(E);
+}
+
+TEST(synthetic_lattices_round_trip_through_files) {
+  vt_lattices *a = NULL, *b = NULL;
+  vt_trans *ta = NULL, *tb = NULL;
+  REQUIRE(vt_lattices_synth(&a, 12, 30, 6.0, 5) == VT_OK, "synth");
+  REQUIRE(vt_lattices_save(a, dir) == VT_OK, "save: %s", vt_last_error());
+  REQUIRE(vt_lattices_open(&b, tpath("E.npy"), tpath("N.npy")) == VT_OK, "open: %s",
+          vt_last_error());
+  REQUIRE(vt_lattices_synth_trans(a, &ta) == VT_OK, "synth trans");
+  REQUIRE(vt_trans_load(&tb, tpath("A.npy"), tpath("S.npy"), tpath("F.npy"), tpath("R.npy"), b) ==
+              VT_OK,
+          "load trans: %s", vt_last_error());
+  EXPECT_EQ_INT(vt_lattices_sentences(b), 30, "sentences");
+  EXPECT_EQ_INT(vt_lattices_is_f64(b), 0, "float32");
+  vt_arena *ar = NULL;
+  REQUIRE(vt_arena_create(&ar, 0) == VT_OK, "arena");
+  vt_decode_opts o;
+  vt_decode_opts_init(&o);
+  for (int64_t s = 0; s < 30; s++) {
+    int32_t Ta, Tb, la[64], lb[64], na = 0, nb = 0;
+    double sa, sb;
+    const float *ea = vt_lattices_rows(a, s, &Ta), *eb = vt_lattices_rows(b, s, &Tb);
+    REQUIRE(Ta == Tb && Ta <= 64, "lengths");
+    EXPECT(!memcmp(ea, eb, (size_t)Ta * 12 * sizeof(float)), "rows of %lld", (long long)s);
+    EXPECT(vt_decode_f32(ta, &o, ar, ea, Ta, la, &sa, &na, NULL) == VT_OK &&
+               vt_decode_f32(tb, &o, ar, eb, Tb, lb, &sb, &nb, NULL) == VT_OK,
+           "decode");
+    EXPECT_EQ_DBL(sa, sb, "same score under both transition models");
+    vt_arena_reset(ar);
+  }
+  vt_arena_destroy(ar);
+  vt_trans_destroy(ta);
+  vt_trans_destroy(tb);
+  vt_lattices_close(a);
+  vt_lattices_close(b);
+}
+
+static void cleanup(void) {
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+static int setup(void) {
+  if (!mkdtemp(dir)) return -1;
+  atexit(cleanup);
+  toy_make(&corpus);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  static const test_case cases[] = {CASE(version_is_one_number),
+                                    CASE(errors_are_one_line_naming_the_file),
+                                    CASE(tagger_agrees_with_the_engine),
+                                    CASE(a_model_from_memory_is_the_model_from_its_file),
+                                    CASE(tagger_rejects_what_it_cannot_tag),
+                                    CASE(joint_tagger_agrees_with_the_engine),
+                                    CASE(engine_decode_agrees_with_vt_decode),
+                                    CASE(synthetic_lattices_round_trip_through_files)};
+  if (setup() != 0) return 1;
+  return test_run(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
+}
