@@ -591,41 +591,89 @@ VT_API void vt_engine_stats_json(const vt_engine *e, FILE *f);
 /* ---- training -------------------------------------------------------------------------------- */
 
 /* A sentence held in memory for training: T tokens of `ncols` columns (cells[t*ncols + c],
- * NUL-terminated), the gold label in column opts.label_col. */
+ * NUL-terminated), the gold label in column opts.label_col. Messages name the training
+ * sentences "train" and the development ones "dev", with the line numbers they would have in a
+ * corpus file (one token a line, a blank line after each sentence): "train:LINE: problem". */
 typedef struct vt_sentence_in {
   const char *const *cells;
   int32_t T, ncols;
 } vt_sentence_in;
 
+/* What a training run did: the corpus figures are filled before the first epoch (on_start sees
+ * them), the rest as training goes. Filled as far as it got when training fails. */
+typedef struct vt_train_report {
+  int64_t sentences, tokens; /* training sentences and tokens (sentences of at least one token) */
+  int32_t labels;            /* tagger: labels; joint: POS tags */
+  int32_t chunk_labels;      /* joint: chunk tags ("O", "B-X", "I-X", ...); tagger: 0 */
+  int64_t features;          /* tagger: features kept; joint: weights */
+  int32_t templates;         /* tagger: templates kept (U and observation-dependent B lines) */
+  vt_algo decoder;           /* tagger: the decoder used in training */
+  int64_t chunks_cut;        /* joint: gold chunks cut by max_chunk */
+  double read_seconds;       /* tagger: reading and compiling the corpora */
+  int input_ok;              /* 1 once every input was read and compiled: a later failure is the
+                                training's or the output file's, not the input's */
+  int32_t epochs;            /* epochs done */
+  double train_seconds;      /* the epochs (evaluation on dev excluded) */
+  double decode_seconds;     /* tagger: inside the decoder */
+  double train_accuracy;     /* tagger: the last epoch's online token accuracy, 0..1 */
+  double dev_accuracy;       /* tagger: the last epoch's dev token accuracy, 0..1 (-1: none) */
+  int64_t model_features;    /* tagger: features with a non-zero weight in the model file */
+  uint64_t model_bytes;      /* tagger: about how many bytes the model's weights take */
+  int64_t reserved[8];
+} vt_train_report;
+
 /* What a training epoch reports to the callback. */
 typedef struct vt_epoch_report {
   int32_t epoch;         /* 1-based */
   int32_t epochs;        /* planned */
-  double train_accuracy; /* tagger: online token accuracy this epoch (-1 joint) */
-  double dev_accuracy;   /* accuracy of the averaged model on dev (-1 without dev) */
-  int64_t mistakes;      /* joint: sentences decoded wrong */
-  double seconds;        /* this epoch */
+  int64_t sentences;     /* training sentences */
+  int64_t mistakes;      /* sentences decoded wrong this epoch */
+  int64_t updates;       /* joint: updates made (tau > 0); tagger: = mistakes */
+  double train_accuracy; /* tagger: online token accuracy this epoch, 0..1 (joint: -1) */
+  double dev_accuracy;   /* tagger: token accuracy of the averaged model on dev, 0..1; joint:
+                            chunk F1 on test / 100; -1 without dev (or a dev without tokens) */
+  double dev_pos, dev_chunk_tags, dev_f1; /* joint with test: POS accuracy, chunk-tag accuracy
+                                             and chunk F1 in percent (conlleval); else -1 */
+  int64_t dev_sentences; /* sentences of dev / test (0 without) */
+  double dev_seconds;    /* joint: seconds tagging test */
+  double seconds;        /* this epoch's training */
+  double total_seconds;  /* joint: training so far (callbacks excluded); tagger: = seconds
+                            summed */
   int64_t reserved[6];
 } vt_epoch_report;
 
 typedef struct vt_train_opts {
-  const char *templates; /* tagger: template text (CRF++/Wapiti U/B lines); required */
-  vt_reader_opts reader; /* corpus options of the training files */
-  int32_t epochs;        /* default 10 */
-  uint64_t seed;         /* shuffle of every epoch (default 1; joint: 0 = corpus order) */
-  int32_t label_col;     /* tagger: label column, -1 = last (default) */
-  uint32_t min_count;    /* tagger: keep features seen at least this often (default 1) */
-  vt_algo decoder;       /* tagger: exact decoder inside training; default: the fastest */
-  int decoder_set;       /* 1 when `decoder` was chosen (else bigram templates use viterbi) */
+  const char *templates;      /* tagger: template text (CRF++/Wapiti U/B lines); required */
+  size_t templates_len;       /* bytes of `templates`; 0: strlen(templates) */
+  const char *templates_name; /* names the templates in messages ("NAME:LINE: problem"); NULL:
+                                 "templates" */
+  vt_reader_opts reader;      /* corpus options of the training files */
+  int32_t epochs;             /* default 10 */
+  uint64_t seed;              /* shuffle of every epoch (default 1; joint: 0 = corpus order, the
+                                 paper's and `vitesse chunk-train`'s default) */
+  int32_t label_col;          /* tagger: label column, -1 = last (default) */
+  uint32_t min_count;         /* tagger: keep features seen at least this often (default 1) */
+  vt_algo decoder;            /* tagger: exact decoder inside training; default: the fastest */
+  int decoder_set;            /* 1 when `decoder` was chosen (else bigram templates use viterbi) */
   /* joint (vt_train_joint): */
   int32_t margin;          /* 0: perceptron update; 1: max-margin (MMVP) */
   int32_t lex_warmup;      /* first epochs update only unlexicalised features (default 1) */
   int32_t max_chunk;       /* chunk-length bound, 0 = none */
   int32_t collapse;        /* 0 none; 1 the paper's five POS classes */
-  int32_t chunk_types_all; /* 0: NP chunks only (default); 1: every chunk type */
-  int64_t max_sentences;   /* use only the first N training sentences (0: all) */
-  /* Optional, after every epoch; returning nonzero stops training (the model is still
-   * written with the epochs done). */
+  const char *chunk_types; /* comma-separated chunk types that form chunks (NULL: "NP"); "all":
+                              every type in the training corpus; other labels are outside */
+  int32_t observed_only;   /* 0: every output for each observation seen in training (parts of
+                              at most 256 outputs; default); 1: only pairs in gold parts */
+  int32_t word_col, pos_col; /* word and POS columns (defaults 0, 1; not -1) */
+  int32_t chunk_col;         /* chunk column (default -1: last) */
+  int64_t max_sentences;     /* use only the first N training sentences (0: all) */
+  /* Optional callbacks, on the calling thread, all with `ctx`: */
+  /* once the corpora are read and compiled, before the first epoch (report: corpus figures) */
+  void (*on_start)(void *ctx, const vt_train_report *r);
+  /* tagger: about 100 times an epoch, with the sentences done of `total` */
+  void (*on_progress)(void *ctx, int32_t epoch, int32_t epochs, int64_t done, int64_t total);
+  /* after every epoch; returning nonzero stops training (the model is still written, with the
+   * epochs done). A joint model's test corpus is evaluated only when this is set. */
   int (*on_epoch)(void *ctx, const vt_epoch_report *r);
   void *ctx;
   int64_t reserved[8];
@@ -635,22 +683,30 @@ typedef struct vt_train_opts {
 VT_API void vt_train_opts_init(vt_train_opts *o);
 
 /* Trains an averaged-perceptron tagger (Collins 2002) over the templates of `opts` on the
- * corpus files `train` (n_train of them) and optional `dev` files, and writes the model to
- * `out_path` atomically. Returns VT_OK, VT_EFORMAT (bad corpus or templates: "FILE:LINE:
- * problem"), VT_EIO, VT_EUNSUPPORTED, VT_EINVAL or VT_ENOMEM (message in vt_last_error). */
+ * corpus files `train` (n_train >= 1 of them, read in order as one corpus; "-" is standard
+ * input) and optional `dev` files, and writes the model to `out_path` atomically (a temporary
+ * file renamed into place: nothing is left on failure). Sentences are shuffled every epoch
+ * (seed). `rep` may be NULL. Returns VT_OK, VT_EFORMAT (bad corpus or templates: "FILE:LINE:
+ * problem"), VT_EIO (unreadable corpus, unwritable or too large model), VT_EUNSUPPORTED (the
+ * decoder cannot train these templates), VT_EINVAL (bad option) or VT_ENOMEM; the message is in
+ * vt_last_error. */
 VT_API vt_status vt_train_tagger(const vt_train_opts *opts, const char *const *train, int n_train,
-                                 const char *const *dev, int n_dev, const char *out_path);
+                                 const char *const *dev, int n_dev, const char *out_path,
+                                 vt_train_report *rep);
 
-/* As vt_train_tagger, from sentences held in memory. */
+/* As vt_train_tagger, from sentences held in memory (the same sentences as a corpus file give
+ * the same model file, byte for byte). Sentences with T = 0 are skipped. */
 VT_API vt_status vt_train_tagger_mem(const vt_train_opts *opts, const vt_sentence_in *train,
                                      int64_t n_train, const vt_sentence_in *dev, int64_t n_dev,
-                                     const char *out_path);
+                                     const char *out_path, vt_train_report *rep);
 
 /* Trains the joint POS + chunk model (Shimizu & Haas 2006) on a CoNLL-2000 corpus (columns
- * word, POS, chunk) and writes it to `out_path` atomically. `test` (may be NULL) is evaluated
- * after every epoch (dev_accuracy: chunk F1). Returns as vt_train_tagger. */
+ * word, POS, chunk) and writes it to `out_path` atomically. `test` (may be NULL) is read before
+ * training and evaluated after every epoch when opts->on_epoch is set (dev_pos, dev_chunk_tags,
+ * dev_f1). `rep` may be NULL. Returns as vt_train_tagger (VT_EINVAL also for a bad chunk type
+ * list or a word or POS column of -1). */
 VT_API vt_status vt_train_joint(const vt_train_opts *opts, const char *train, const char *test,
-                                const char *out_path);
+                                const char *out_path, vt_train_report *rep);
 
 #ifdef __cplusplus
 }

@@ -73,7 +73,7 @@ static double train(const char *tmpl, int epochs, vt_algo algo) {
   int32_t *rank = malloc(sizeof(int32_t) * (size_t)d.labels.n);
   vt_export_rank(&d, rank);
   vt_weights_init(&W, d.labels.n, d.n_weights, d.bigram);
-  vt_perc_opts to = {epochs, 5, algo, 0, NULL};
+  vt_perc_opts to = {epochs, 5, algo, NULL, NULL, NULL};
   vt_perc_report rep;
   if (vt_train_run(&W, &c, NULL, rank, ts.n_b > 0, &to, &rep, err, sizeof err) == VT_OK)
     vt_train_evaluate(&W, &c, rank, ts.n_b > 0, algo, &acc);

@@ -1,16 +1,12 @@
 /* engine/cli/cmd_chunk_train.c: `vitesse chunk-train` (= `vitesse train --joint-chunk`), the
  * joint POS + chunk model of Shimizu & Haas (2006) trained by the averaged voted perceptron or
- * its max-margin update. */
-#include <stdlib.h>
+ * its max-margin update: parses the options, calls vt_train_joint and prints its progress. */
 #include <string.h>
 
 #include "chunk_cli.h"
-#include "chunk_corpus_file.h"
-#include "chunk_model_file.h"
-#include "chunk_tag.h"
-#include "chunk_train.h"
 #include "cli.h"
 #include "text_cli.h"
+#include "vitesse.h"
 
 static void usage(FILE *f) {
   fputs(
@@ -68,48 +64,28 @@ enum {
   OPT_SEED
 };
 
-typedef struct epoch_ctx {
-  const vt_chunk_corpus *test;
-  int32_t W;
-  int quiet;
-  int64_t n_train;
-  vt_status st;
-} epoch_ctx;
-
-static int on_epoch(void *vctx, const vt_chunk_model *m, const vt_chunk_epoch *ep) {
-  epoch_ctx *ctx = vctx;
-  if (ctx->quiet) return 0;
+/* One line per epoch (with the test corpus's figures when it was given). */
+static int on_epoch(void *vctx, const vt_epoch_report *r) {
+  (void)vctx;
   fprintf(stderr, "epoch %d: %lld/%lld sentences wrong, %lld updates, %.2f s (total %.2f s)",
-          ep->epoch, (long long)ep->mistakes, (long long)ctx->n_train, (long long)ep->updates,
-          ep->seconds, ep->train_seconds);
-  if (ctx->test) {
-    vt_chunk_eval ev = {0};
-    double secs;
-    ctx->st = vt_chunk_corpus_eval(m, ctx->test, ctx->W, &ev, &secs);
-    if (ctx->st != VT_OK) return 1;
-    fprintf(stderr, "; test POS %.2f%% chunk-tags %.2f%% F1 %.2f (%.0f sentences/s)",
-            vt_chunk_eval_pos_acc(&ev), vt_chunk_eval_tag_acc(&ev), vt_chunk_eval_f1(&ev, 0, 0),
-            secs > 0 ? (double)ctx->test->n_sent / secs : 0.0);
-  }
+          r->epoch, (long long)r->mistakes, (long long)r->sentences, (long long)r->updates,
+          r->seconds, r->total_seconds);
+  if (r->dev_f1 >= 0)
+    fprintf(stderr, "; test POS %.2f%% chunk-tags %.2f%% F1 %.2f (%.0f sentences/s)", r->dev_pos,
+            r->dev_chunk_tags, r->dev_f1,
+            r->dev_seconds > 0 ? (double)r->dev_sentences / r->dev_seconds : 0.0);
   fputc('\n', stderr);
   return 0;
 }
 
-/* Adds the comma-separated chunk types of `list` to m. 0, or -1 (message printed). */
-static int add_types(vt_chunk_model *m, const char *list) {
-  for (const char *s = list; *s;) {
-    const char *e = strchr(s, ',');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    int32_t id;
-    if (n == 0 || (n == 1 && *s == 'O')) {
-      vt_cli_error("--chunk-types: bad type list '%s'", list);
-      return -1;
-    }
-    if (vt_featdict_add(&m->chunk_names, s, n, &id) != VT_OK) return -1;
-    s += n + (e ? 1 : 0);
-  }
-  m->c = m->chunk_names.n;
-  return 0;
+/* The corpus line, before the first epoch. */
+static void on_start(void *vctx, const vt_train_report *r) {
+  (void)vctx;
+  fprintf(stderr,
+          "chunk-train: %lld sentences, %lld tokens, %d POS tags, %d chunk tags, "
+          "%lld weights%s\n",
+          (long long)r->sentences, (long long)r->tokens, r->labels, r->chunk_labels,
+          (long long)r->features, r->chunks_cut ? " (some gold chunks cut by --max-chunk)" : "");
 }
 
 static int parse_col(const char *opt, const char *arg, int32_t *col) {
@@ -139,34 +115,23 @@ int vt_cmd_chunk_train(int argc, char **argv) {
                                            {"help", no_argument, 0, 'h'},
                                            VT_CORPUS_LONGOPTS,
                                            {0, 0, 0, 0}};
-  const char *train_path = NULL, *test_path = NULL, *out_path = NULL, *types = "NP";
-  int rc = VT_EXIT_USAGE, c, features = VT_CFEAT_ALL, quiet = 0;
+  const char *train_path = NULL, *test_path = NULL, *out_path = NULL;
+  int rc = VT_EXIT_USAGE, c, quiet = 0;
   long long v;
-  char err[512];
-  vt_chunk_model m;
-  vt_chunk_corpus train, test;
-  memset(&train, 0, sizeof train);
-  memset(&test, 0, sizeof test);
-  vt_conll_opts co;
-  vt_conll_opts_init(&co);
-  vt_chunk_read_opts ro;
-  vt_chunk_read_opts_init(&ro);
-  vt_chunk_train_opts to;
-  vt_chunk_train_opts_init(&to);
-  if (vt_chunk_model_init(&m) != VT_OK) {
-    vt_cli_error("out of memory");
-    return VT_EXIT_FAIL;
-  }
+  vt_train_opts to;
+  vt_train_opts_init(&to);
+  to.seed = 0; /* corpus order, as the paper */
+  to.chunk_types = "NP";
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-    int h = vt_cli_corpus_opt(c, optarg, &co);
+    int h = vt_cli_corpus_opt(c, optarg, &to.reader);
     if (h < 0) goto done;
     if (h > 0) continue;
     switch (c) {
     case OPT_TRAIN: train_path = optarg; break;
     case OPT_TEST: test_path = optarg; break;
     case 'o': out_path = optarg; break;
-    case OPT_TYPES: types = optarg; break;
+    case OPT_TYPES: to.chunk_types = optarg; break;
     case OPT_QUIET: quiet = 1; break;
     case OPT_JOINT: break;
     case OPT_UPDATE:
@@ -181,9 +146,9 @@ int vt_cmd_chunk_train(int argc, char **argv) {
       break;
     case OPT_COLLAPSE:
       if (!strcmp(optarg, "none"))
-        m.collapse = VT_COLLAPSE_NONE;
+        to.collapse = 0;
       else if (!strcmp(optarg, "paper"))
-        m.collapse = VT_COLLAPSE_PAPER;
+        to.collapse = 1;
       else {
         vt_cli_error("--collapse: expected none or paper, got '%s'", optarg);
         goto done;
@@ -191,9 +156,9 @@ int vt_cmd_chunk_train(int argc, char **argv) {
       break;
     case OPT_FEATURES:
       if (!strcmp(optarg, "all"))
-        features = VT_CFEAT_ALL;
+        to.observed_only = 0;
       else if (!strcmp(optarg, "observed"))
-        features = VT_CFEAT_OBSERVED;
+        to.observed_only = 1;
       else {
         vt_cli_error("--features: expected all or observed, got '%s'", optarg);
         goto done;
@@ -209,7 +174,7 @@ int vt_cmd_chunk_train(int argc, char **argv) {
         goto done;
       }
       if (c == OPT_SENTENCES)
-        ro.max_sents = v;
+        to.max_sentences = v;
       else if (c == OPT_EPOCHS)
         to.epochs = (int32_t)v;
       else if (c == OPT_MAXCHUNK)
@@ -225,13 +190,13 @@ int vt_cmd_chunk_train(int argc, char **argv) {
       to.seed = (uint64_t)v;
       break;
     case OPT_WORDCOL:
-      if (parse_col("--word-col", optarg, &ro.word_col)) goto done;
+      if (parse_col("--word-col", optarg, &to.word_col)) goto done;
       break;
     case OPT_POSCOL:
-      if (parse_col("--pos-col", optarg, &ro.pos_col)) goto done;
+      if (parse_col("--pos-col", optarg, &to.pos_col)) goto done;
       break;
     case OPT_CHUNKCOL:
-      if (parse_col("--chunk-col", optarg, &ro.chunk_col)) goto done;
+      if (parse_col("--chunk-col", optarg, &to.chunk_col)) goto done;
       break;
     case 'h':
       usage(stdout);
@@ -245,60 +210,20 @@ int vt_cmd_chunk_train(int argc, char **argv) {
                  "(see vitesse chunk-train --help)");
     goto done;
   }
-  if (ro.word_col < 0 || ro.pos_col < 0) {
-    vt_cli_error("chunk-train: the word and POS columns cannot be 'last'");
-    goto done;
+  if (!quiet) {
+    to.on_start = on_start;
+    to.on_epoch = on_epoch;
   }
-  ro.all_types = !strcmp(types, "all");
-  if (!ro.all_types && add_types(&m, types)) goto done;
-  ro.grow = 1;
-  ro.max_chunk = to.max_chunk;
-  vt_status st = vt_chunk_corpus_read(&train, &m, train_path, &co, &ro, err, sizeof err);
-  if (st == VT_OK && train.n_sent == 0) {
-    snprintf(err, sizeof err, "%s: no sentences", train_path);
-    st = VT_EFORMAT;
-  }
-  if (st == VT_OK && test_path) {
-    vt_chunk_read_opts te = ro;
-    te.grow = 0;
-    te.max_chunk = 0;
-    te.max_sents = 0;
-    st = vt_chunk_corpus_read(&test, &m, test_path, &co, &te, err, sizeof err);
-  }
+  vt_train_report rep;
+  vt_status st = vt_train_joint(&to, train_path, test_path, out_path, &rep);
   if (st != VT_OK) {
-    vt_cli_error("%s", err);
-    rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
-    goto done;
-  }
-  rc = VT_EXIT_FAIL;
-  if (vt_chunk_features_build(&m, &train, features) != VT_OK) {
-    vt_cli_error("out of memory");
-    goto done;
-  }
-  if (!quiet)
-    fprintf(stderr,
-            "chunk-train: %lld sentences, %lld tokens, %d POS tags, %d chunk tags, "
-            "%lld weights%s\n",
-            (long long)train.n_sent, (long long)train.n_tok, m.p, m.c, (long long)m.n_feat,
-            train.cut ? " (some gold chunks cut by --max-chunk)" : "");
-  epoch_ctx ctx = {test_path ? &test : NULL, to.max_chunk, quiet, train.n_sent, VT_OK};
-  to.on_epoch = on_epoch;
-  to.ctx = &ctx;
-  st = vt_chunk_train(&m, &train, &to);
-  if (st == VT_OK) st = ctx.st;
-  if (st != VT_OK) {
-    vt_cli_error("chunk-train: %s", vt_strerror(st));
-    goto done;
-  }
-  if (vt_chunk_model_write(out_path, &m, err, sizeof err) != VT_OK) {
-    vt_cli_error("%s", err);
+    vt_cli_error("%s", vt_last_error());
+    /* bad input (options, corpora) is a usage error; later failures are the run's */
+    rc = st != VT_ENOMEM && !rep.input_ok ? VT_EXIT_USAGE : VT_EXIT_FAIL;
     goto done;
   }
   rc = VT_EXIT_OK;
 done:
-  vt_chunk_corpus_free(&train);
-  vt_chunk_corpus_free(&test);
-  vt_chunk_model_free(&m);
   return rc;
 }
 

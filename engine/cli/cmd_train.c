@@ -1,4 +1,5 @@
-/* engine/cli/cmd_train.c: `vitesse train`, an averaged perceptron from a column corpus. */
+/* engine/cli/cmd_train.c: `vitesse train`, an averaged perceptron from a column corpus: parses
+ * the options, reads the template file, calls vt_train_tagger and prints its progress. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdlib.h>
@@ -7,10 +8,8 @@
 
 #include "chunk_cli.h"
 #include "cli.h"
-#include "model_file.h"
 #include "text_cli.h"
-#include "train.h"
-#include "train_export.h"
+#include "vitesse.h"
 
 static void train_usage(FILE *f) {
   fputs("usage: vitesse train --template T --train FILE [--dev FILE] [--epochs N]\n"
@@ -91,24 +90,46 @@ static char *slurp(const char *path, size_t *len) {
   return buf;
 }
 
-typedef struct compile_ctx {
-  vt_trainset *d;
-  vt_tcorpus *c;
-} compile_ctx;
+/* What the training callbacks print with: whether the progress bar is drawn. */
+typedef struct print_ctx {
+  int progress;
+} print_ctx;
 
-static vt_status compile_batch(void *ctx, const vt_sentbatch *b, char *err, size_t errlen) {
-  compile_ctx *x = ctx;
-  return vt_trainset_compile(x->d, x->c, b, err, errlen);
+/* The corpus line, before the first epoch. */
+static void on_start(void *vctx, const vt_train_report *r) {
+  (void)vctx;
+  fprintf(stderr,
+          "vitesse train: %lld sentences, %lld tokens, %d labels, %d features "
+          "(%d templates), decoder %s; read in %.2f s\n",
+          (long long)r->sentences, (long long)r->tokens, r->labels, (int)r->features, r->templates,
+          vt_algo_name(r->decoder), r->read_seconds);
 }
 
-/* Reads and compiles every sentence of `path`; returns a CLI exit status. */
-static int compile_file(const char *path, const vt_conll_opts *ro, vt_trainset *d, vt_tcorpus *c) {
-  char err[512];
-  compile_ctx x = {d, c};
-  vt_status st = vt_cli_corpus_each(path, ro, compile_batch, &x, err, sizeof err);
-  if (st == VT_OK) return VT_EXIT_OK;
-  vt_cli_error("%s", err);
-  return st == VT_EFORMAT ? VT_EXIT_USAGE : VT_EXIT_FAIL;
+/* The progress bar of a terminal. */
+static void on_progress(void *vctx, int32_t epoch, int32_t epochs, int64_t done, int64_t n) {
+  (void)vctx;
+  const int width = 40;
+  int fill = n ? (int)(done * width / n) : width;
+  char bar[64];
+  for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
+  bar[width] = 0;
+  fprintf(stderr, "\repoch %d/%d [%s] %3d%%", epoch, epochs, bar, n ? (int)(done * 100 / n) : 100);
+  fflush(stderr);
+}
+
+/* One line per epoch. */
+static int on_epoch(void *vctx, const vt_epoch_report *r) {
+  const print_ctx *x = vctx;
+  if (x->progress) fputs("\r\033[K", stderr);
+  fprintf(stderr,
+          "epoch %d/%d: %.2f s, train: %lld of %lld sentences wrong, token "
+          "accuracy %.2f%%",
+          r->epoch, r->epochs, r->seconds, (long long)r->mistakes, (long long)r->sentences,
+          100.0 * r->train_accuracy);
+  if (r->dev_accuracy >= 0) fprintf(stderr, "; dev token accuracy %.2f%%", 100.0 * r->dev_accuracy);
+  fputc('\n', stderr);
+  fflush(stderr);
+  return 0;
 }
 
 int vt_cmd_train(int argc, char **argv) {
@@ -131,28 +152,15 @@ int vt_cmd_train(int argc, char **argv) {
   long long epochs = 10, seed = 1, min_count = 1;
   int32_t label_col = -1;
   int quiet = 0, rc = VT_EXIT_USAGE;
-  vt_conll_opts ro;
-  vt_conll_opts_init(&ro);
+  vt_train_opts to;
+  vt_train_opts_init(&to);
   char *tmpl_text = NULL;
   size_t tmpl_len = 0;
-  vt_tmplset ts;
-  memset(&ts, 0, sizeof ts);
-  vt_trainset d;
-  memset(&d, 0, sizeof d);
-  vt_tcorpus train, dev;
-  memset(&train, 0, sizeof train);
-  memset(&dev, 0, sizeof dev);
-  vt_weights W;
-  memset(&W, 0, sizeof W);
-  vt_export x;
-  memset(&x, 0, sizeof x);
-  int32_t *rank = NULL;
-  char err[512];
 
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-    int h = vt_cli_corpus_opt(c, optarg, &ro);
+    int h = vt_cli_corpus_opt(c, optarg, &to.reader);
     if (h < 0) goto done;
     if (h > 0) continue;
     switch (c) {
@@ -202,9 +210,8 @@ int vt_cmd_train(int argc, char **argv) {
     vt_cli_error("train: --template, --train and -o are required (see vitesse train --help)");
     goto done;
   }
-  vt_algo algo = vt_cli_default_algo();
   if (decoder) {
-    vt_status pst = vt_algo_parse(decoder, &algo);
+    vt_status pst = vt_algo_parse(decoder, &to.decoder);
     if (pst != VT_OK) {
       vt_cli_error("--decoder: %s '%s'",
                    pst == VT_EUNSUPPORTED ? "not implemented in this version:"
@@ -212,92 +219,44 @@ int vt_cmd_train(int argc, char **argv) {
                    decoder);
       goto done;
     }
-    if (!vt_algo_exact(algo)) {
+    if (!vt_algo_exact(to.decoder)) {
       vt_cli_error("--decoder: '%s' is approximate; training needs an exact decoder", decoder);
       goto done;
     }
+    to.decoder_set = 1;
   }
-
   if (!(tmpl_text = slurp(tmpl_path, &tmpl_len))) goto done;
-  if (vt_tmplset_parse(&ts, tmpl_text, tmpl_len, tmpl_path, err, sizeof err) != VT_OK) {
-    vt_cli_error("%s", err);
+  to.templates = tmpl_text;
+  to.templates_len = tmpl_len;
+  to.templates_name = tmpl_path;
+  to.epochs = (int32_t)epochs;
+  to.seed = (uint64_t)seed;
+  to.label_col = label_col;
+  to.min_count = (uint32_t)min_count;
+  print_ctx px = {!quiet && isatty(2)};
+  if (!quiet) {
+    to.on_start = on_start;
+    to.on_epoch = on_epoch;
+    to.ctx = &px;
+  }
+  if (px.progress) to.on_progress = on_progress;
+  vt_train_report rep;
+  const char *const train_files[1] = {train_path}, *const dev_files[1] = {dev_path};
+  vt_status st = vt_train_tagger(&to, train_files, 1, dev_files, dev_path ? 1 : 0, out_path, &rep);
+  if (st != VT_OK) {
+    vt_cli_error("%s", vt_last_error());
+    rc =
+        st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EINVAL ? VT_EXIT_USAGE : VT_EXIT_FAIL;
     goto done;
   }
-  if (ts.n_b > 0 && !decoder) algo = VT_ALGO_VITERBI;
-  rc = VT_EXIT_FAIL;
-  if (vt_trainset_init(&d, &ts, label_col) != VT_OK) goto nomem;
-  double t0 = vt_cli_now();
-  if ((rc = compile_file(train_path, &ro, &d, &train)) != VT_EXIT_OK) goto done;
-  rc = VT_EXIT_USAGE;
-  if (train.n_sent == 0) {
-    vt_cli_error("%s: no sentence to train on", train_path);
-    goto done;
-  }
-  rc = VT_EXIT_FAIL;
-  if (vt_trainset_freeze(&d, &train, (uint32_t)min_count) != VT_OK) goto nomem;
-  if (dev_path && (rc = compile_file(dev_path, &ro, &d, &dev)) != VT_EXIT_OK) goto done;
-  rc = VT_EXIT_FAIL;
-  const int32_t L = d.labels.n;
-  rank = malloc((size_t)L * sizeof *rank);
-  if (!rank || vt_weights_init(&W, L, d.n_weights, d.bigram) != VT_OK) goto nomem;
-  vt_export_rank(&d, rank);
   if (!quiet)
     fprintf(stderr,
-            "vitesse train: %lld sentences, %lld tokens, %d labels, %d features "
-            "(%d templates), decoder %s; read in %.2f s\n",
-            (long long)train.n_sent, (long long)train.n_tok, L, d.n_weights, ts.n,
-            vt_algo_name(algo), vt_cli_now() - t0);
-
-  vt_perc_opts to = {(int32_t)epochs, (uint64_t)seed, algo, !quiet && isatty(2),
-                      quiet ? NULL : stderr};
-  vt_perc_report rep;
-  vt_status st = vt_train_run(&W, &train, dev_path ? &dev : NULL, rank, ts.n_b > 0, &to, &rep, err,
-                              sizeof err);
-  if (st != VT_OK) {
-    vt_cli_error("%s", err);
-    rc = st == VT_EUNSUPPORTED ? VT_EXIT_USAGE : VT_EXIT_FAIL;
-    goto done;
-  }
-  vt_textmodel_meta meta;
-  memset(&meta, 0, sizeof meta);
-  meta.label_col = label_col;
-  meta.ncols = d.ncols;
-  meta.epochs = (int32_t)epochs;
-  meta.reader = vt_cli_reader_pack(&ro);
-  meta.seed = (uint64_t)seed;
-  meta.train_sentences = (uint64_t)train.n_sent;
-  meta.train_tokens = (uint64_t)train.n_tok;
-  snprintf(meta.decoder, sizeof meta.decoder, "%s", vt_algo_name(algo));
-  st = vt_export_build(&x, &d, &W, tmpl_text, tmpl_len, &meta);
-  if (st != VT_OK) {
-    vt_cli_error("%s: %s", out_path, st == VT_EINVAL ? "model too large" : "out of memory");
-    goto done;
-  }
-  if (vt_textmodel_write(out_path, &x.img, err, sizeof err) != VT_OK) {
-    vt_cli_error("%s", err);
-    goto done;
-  }
-  if (!quiet) {
-    uint64_t bytes = x.img.recs_len + (uint64_t)L * L * 4;
-    fprintf(stderr,
-            "vitesse train: %d epochs in %.2f s (decoding %.2f s); model %s: %u "
+            "vitesse train: %d epochs in %.2f s (decoding %.2f s); model %s: %lld "
             "features with non-zero weights, about %.1f MB\n",
-            (int)epochs, rep.seconds, rep.decode_seconds, out_path, x.img.n_feat,
-            (double)bytes / 1e6);
-  }
+            rep.epochs, rep.train_seconds, rep.decode_seconds, out_path,
+            (long long)rep.model_features, (double)rep.model_bytes / 1e6);
   rc = VT_EXIT_OK;
-  goto done;
-nomem:
-  vt_cli_error("train: out of memory");
-  rc = VT_EXIT_FAIL;
 done:
-  vt_export_free(&x);
-  vt_weights_free(&W);
-  vt_tcorpus_free(&train);
-  vt_tcorpus_free(&dev);
-  vt_trainset_free(&d);
-  vt_tmplset_free(&ts);
   free(tmpl_text);
-  free(rank);
   return rc;
 }

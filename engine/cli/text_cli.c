@@ -58,10 +58,6 @@ vt_algo vt_cli_default_algo(void) {
   return vt_algo_available(VT_ALGO_STAGGERED_COL) ? VT_ALGO_STAGGERED_COL : VT_ALGO_VITERBI;
 }
 
-uint32_t vt_cli_reader_pack(const vt_conll_opts *o) {
-  return (o->comments ? 1u : 0u) | (o->conllu ? 2u : 0u) | ((uint32_t)o->sep & 3u) << 2;
-}
-
 void vt_cli_reader_unpack(uint32_t packed, vt_conll_opts *o) {
   o->comments = (int)(packed & 1);
   o->conllu = (int)(packed >> 1 & 1);

@@ -43,8 +43,8 @@ int vt_cli_parse_col(const char *s, int32_t *col);
 /* The fastest exact decoder this build has: staggered-col when available, else viterbi. */
 vt_algo vt_cli_default_algo(void);
 
-/* Packs / unpacks reader options into the 32-bit field models keep (vt_textmodel_meta.reader). */
-uint32_t vt_cli_reader_pack(const vt_conll_opts *o);
+/* Unpacks reader options from the 32-bit field models keep (vt_textmodel_meta.reader; the
+ * library packs it when it trains). */
 void vt_cli_reader_unpack(uint32_t packed, vt_conll_opts *o);
 
 /* The corpus options of a command that reads with a model's reader options (tag, lattice):

@@ -181,16 +181,6 @@ static vt_status update(vt_weights *W, const vt_tcorpus *c, int64_t t0, int32_t 
   return VT_OK;
 }
 
-static void progress_draw(FILE *log, int32_t epoch, int32_t epochs, int64_t done, int64_t n) {
-  const int width = 40;
-  int fill = n ? (int)(done * width / n) : width;
-  char bar[64];
-  for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
-  bar[width] = 0;
-  fprintf(log, "\repoch %d/%d [%s] %3d%%", epoch, epochs, bar, n ? (int)(done * 100 / n) : 100);
-  fflush(log);
-}
-
 vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus *dev,
                        const int32_t *rank, int obs_bigram, const vt_perc_opts *o,
                        vt_perc_report *rep, char *err, size_t errlen) {
@@ -242,8 +232,7 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
     }
     int64_t tok_err = 0, sent_err = 0;
     for (int64_t i = 0; i < train->n_sent; i++) {
-      if (o->progress && o->log && i % tick == 0)
-        progress_draw(o->log, epoch, o->epochs, i, train->n_sent);
+      if (o->progress && i % tick == 0) o->progress(o->ctx, epoch, o->epochs, i, train->n_sent);
       const int64_t s = order[i], t0 = train->sent_off[s];
       const int32_t T = (int32_t)(train->sent_off[s + 1] - t0);
       vt_weights_emit(W, train->ufeat + t0 * train->n_u, train->n_u, T, E, 0);
@@ -285,17 +274,21 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
       st = vt_train_evaluate(W, dev, rank, obs_bigram, o->algo, &rep->dev_accuracy);
       if (st != VT_OK) goto fail;
     }
-    if (o->log) {
-      if (o->progress) fputs("\r\033[K", o->log);
-      fprintf(o->log,
-              "epoch %d/%d: %.2f s, train: %lld of %lld sentences wrong, token "
-              "accuracy %.2f%%",
-              epoch, o->epochs, secs, (long long)sent_err, (long long)train->n_sent,
-              100.0 * rep->train_accuracy);
-      if (dev && rep->dev_accuracy >= 0)
-        fprintf(o->log, "; dev token accuracy %.2f%%", 100.0 * rep->dev_accuracy);
-      fputc('\n', o->log);
-      fflush(o->log);
+    rep->epochs = epoch;
+    if (o->on_epoch) {
+      vt_epoch_report er;
+      memset(&er, 0, sizeof er);
+      er.epoch = epoch;
+      er.epochs = o->epochs;
+      er.sentences = train->n_sent;
+      er.mistakes = er.updates = sent_err;
+      er.train_accuracy = rep->train_accuracy;
+      er.dev_accuracy = dev ? rep->dev_accuracy : -1;
+      er.dev_pos = er.dev_chunk_tags = er.dev_f1 = -1;
+      er.dev_sentences = dev ? dev->n_sent : 0;
+      er.seconds = secs;
+      er.total_seconds = rep->seconds;
+      if (o->on_epoch(o->ctx, &er)) break;
     }
   }
   st = VT_OK;

@@ -3,7 +3,6 @@
 #define VT_ENGINE_TRAIN_H
 
 #include <stdint.h>
-#include <stdio.h>
 
 #include "train_corpus.h"
 #include "train_weights.h"
@@ -13,8 +12,11 @@ typedef struct vt_perc_opts {
   int32_t epochs;
   uint64_t seed; /* the shuffle of every epoch derives from it */
   vt_algo algo;  /* the exact decoder used inside training */
-  int progress;  /* draw a progress bar on `log` */
-  FILE *log;     /* one line per epoch (NULL: silent) */
+  /* Optional: about 100 times an epoch, with the sentences done of `total`. */
+  void (*progress)(void *ctx, int32_t epoch, int32_t epochs, int64_t done, int64_t total);
+  /* Optional: after every epoch (dev evaluated); nonzero stops training. */
+  int (*on_epoch)(void *ctx, const vt_epoch_report *r);
+  void *ctx;
 } vt_perc_opts;
 
 typedef struct vt_perc_report {
@@ -23,14 +25,15 @@ typedef struct vt_perc_report {
   double train_accuracy;  /* last epoch's online token accuracy on train */
   vt_decode_stats decode; /* counters of the training decoder */
   double decode_seconds;  /* time inside the decoder */
+  int32_t epochs;         /* epochs done (fewer than o->epochs when on_epoch stopped them) */
 } vt_perc_report;
 
 /* Trains `W` (zero or warm) on `train` for o->epochs epochs, each over a shuffled order, with
- * the perceptron update after each sentence. With `dev` (may be NULL), reports the token
- * accuracy of the averaged model after each epoch. `rank` (L labels by decreasing frequency)
- * orders labels for the staggered decoders. `obs_bigram`: the model has bigram features (then
- * only the viterbi decoder is used). Returns VT_OK, VT_EUNSUPPORTED (decoder unusable for this
- * model: message in err), VT_ENOMEM or a decoder failure. */
+ * the perceptron update after each sentence. With `dev` (may be NULL), measures the token
+ * accuracy of the averaged model after each epoch; o->on_epoch sees it. `rank` (L labels by
+ * decreasing frequency) orders labels for the staggered decoders. `obs_bigram`: the model has
+ * bigram features (then only the viterbi decoder is used). Returns VT_OK, VT_EUNSUPPORTED (decoder
+ * unusable for this model: message in err), VT_ENOMEM or a decoder failure. */
 vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus *dev,
                        const int32_t *rank, int obs_bigram, const vt_perc_opts *o,
                        vt_perc_report *rep, char *err, size_t errlen);
