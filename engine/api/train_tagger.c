@@ -310,23 +310,28 @@ done:
   return st;
 }
 
-/* Resets *rep (or uses a scratch report when NULL) and runs train_tagger. */
+/* Zeroes *rep (NULL: nothing to do): no figure yet, no dev accuracy. */
+static void report_reset(vt_train_report *rep) {
+  if (!rep) return;
+  memset(rep, 0, sizeof *rep);
+  rep->dev_accuracy = -1;
+}
+
+/* Runs train_tagger with *rep reset, or with a scratch report when rep is NULL. */
 static vt_status run(const vt_train_opts *o, const corpus_src *train, const corpus_src *dev,
                      const char *out_path, vt_train_report *rep) {
   vt_train_report scratch;
   if (!rep) rep = &scratch;
-  memset(rep, 0, sizeof *rep);
-  rep->dev_accuracy = -1;
+  report_reset(rep);
   return train_tagger(o, train, dev, out_path, rep);
 }
 
 vt_status vt_train_tagger(const vt_train_opts *opts, const char *const *train, int n_train,
                           const char *const *dev, int n_dev, const char *out_path,
                           vt_train_report *rep) {
-  if (!train || n_train < 1 || n_dev < 0 || (n_dev > 0 && !dev)) {
-    if (rep) memset(rep, 0, sizeof *rep);
+  report_reset(rep);
+  if (!train || n_train < 1 || n_dev < 0 || (n_dev > 0 && !dev))
     return vt_fail(VT_EINVAL, "train: expected at least one training corpus");
-  }
   for (int i = 0; i < n_train; i++)
     if (!train[i]) return vt_fail(VT_EINVAL, "train: corpus path %d is NULL", i);
   for (int i = 0; i < n_dev; i++)
@@ -340,10 +345,9 @@ vt_status vt_train_tagger_mem(const vt_train_opts *opts, const vt_sentence_in *t
                               int64_t n_train, const vt_sentence_in *dev, int64_t n_dev,
                               const char *out_path, vt_train_report *rep) {
   static const vt_sentence_in none = {NULL, 0, 0};
-  if (n_train < 0 || (n_train > 0 && !train) || n_dev < 0 || (n_dev > 0 && !dev)) {
-    if (rep) memset(rep, 0, sizeof *rep);
+  report_reset(rep);
+  if (n_train < 0 || (n_train > 0 && !train) || n_dev < 0 || (n_dev > 0 && !dev))
     return vt_fail(VT_EINVAL, "train: bad sentence array");
-  }
   corpus_src ts = {NULL, 0, n_train > 0 ? train : &none, n_train, "train"};
   corpus_src ds = {NULL, 0, n_dev > 0 ? dev : &none, n_dev, "dev"};
   return run(opts, &ts, n_dev > 0 ? &ds : NULL, out_path, rep);
