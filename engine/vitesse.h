@@ -588,6 +588,41 @@ VT_API vt_status vt_engine_decode(vt_engine *e, const vt_trans *trans, const vt_
  * split, per-worker figures, the process's memory). */
 VT_API void vt_engine_stats_json(const vt_engine *e, FILE *f);
 
+/* ---- score lattices of a corpus, and evaluation ---------------------------------------------- */
+
+/* Writes the score lattices tagger model `m` gives the sentences of `files` (n_files >= 1; "-"
+ * is standard input) into directory `dir` (created if missing) as the .npy files vitesse decode
+ * reads: E.npy float32 (tokens, L) emissions, N.npy int64 lengths, A.npy float32 (L, L), S.npy
+ * and F.npy float32 (L,), R.npy int32 (L,) labels by decreasing training frequency. Decoding them
+ * gives what tagging gives (E is rounded to float32). Corpus options: o->reader as in
+ * vt_engine_tag (NULL: the model's). `rep` (may be NULL) gets sentences and tokens, and a
+ * nonzero write_errno when writing the output failed (not reading the input). Returns
+ * VT_OK, VT_EUNSUPPORTED (a joint model, or observation-dependent bigram templates: the
+ * transitions then depend on the position), VT_EFORMAT, VT_EIO or VT_ENOMEM. */
+VT_API vt_status vt_model_write_lattices(const vt_model *m, const vt_tag_opts *o,
+                                         const char *const *files, int n_files, const char *dir,
+                                         vt_run_report *rep);
+
+typedef struct vt_eval_opts {
+  int chunk;             /* conlleval's chunk figures (IOB1, IOB2, IOE1, IOE2, IOBES) */
+  const char *split;     /* evaluate each layer of joint labels split at this (NULL: none) */
+  int32_t gold_col;      /* gold label column: -2 the one before the last (default), -1 last */
+  int32_t pred_col;      /* predicted label column: -2 or -1 the last (default) */
+  vt_reader_opts reader; /* corpus options */
+  int64_t reserved[8];
+} vt_eval_opts;
+
+/* Defaults: token accuracy only, gold the column before the last, prediction the last. */
+VT_API void vt_eval_opts_init(vt_eval_opts *o);
+
+/* Compares gold and predicted labels of tagged corpus files (n_files of them; none: standard
+ * input) and prints the report to `out`: sentences exactly right, token accuracy, and with
+ * o->chunk conlleval's report (overall and per type), per layer with o->split. A line whose
+ * first column is -X- is a document boundary, as in conlleval. Returns VT_OK, VT_EFORMAT
+ * (missing columns: "FILE:LINE: problem"), VT_EIO or VT_ENOMEM ("eval: out of memory"). */
+VT_API vt_status vt_eval_files(const vt_eval_opts *o, const char *const *files, int n_files,
+                               FILE *out);
+
 /* ---- training -------------------------------------------------------------------------------- */
 
 /* A sentence held in memory for training: T tokens of `ncols` columns (cells[t*ncols + c],
@@ -634,11 +669,11 @@ typedef struct vt_epoch_report {
                             chunk F1 on test / 100; -1 without dev (or a dev without tokens) */
   double dev_pos, dev_chunk_tags, dev_f1; /* joint with test: POS accuracy, chunk-tag accuracy
                                              and chunk F1 in percent (conlleval); else -1 */
-  int64_t dev_sentences; /* sentences of dev / test (0 without) */
-  double dev_seconds;    /* joint: seconds tagging test */
-  double seconds;        /* this epoch's training */
-  double total_seconds;  /* joint: training so far (callbacks excluded); tagger: = seconds
-                            summed */
+  int64_t dev_sentences;                  /* sentences of dev / test (0 without) */
+  double dev_seconds;                     /* joint: seconds tagging test */
+  double seconds;                         /* this epoch's training */
+  double total_seconds; /* joint: training so far (callbacks excluded); tagger: = seconds
+                           summed */
   int64_t reserved[6];
 } vt_epoch_report;
 
@@ -656,14 +691,14 @@ typedef struct vt_train_opts {
   vt_algo decoder;            /* tagger: exact decoder inside training; default: the fastest */
   int decoder_set;            /* 1 when `decoder` was chosen (else bigram templates use viterbi) */
   /* joint (vt_train_joint): */
-  int32_t margin;          /* 0: perceptron update; 1: max-margin (MMVP) */
-  int32_t lex_warmup;      /* first epochs update only unlexicalised features (default 1) */
-  int32_t max_chunk;       /* chunk-length bound, 0 = none */
-  int32_t collapse;        /* 0 none; 1 the paper's five POS classes */
-  const char *chunk_types; /* comma-separated chunk types that form chunks (NULL: "NP"); "all":
-                              every type in the training corpus; other labels are outside */
-  int32_t observed_only;   /* 0: every output for each observation seen in training (parts of
-                              at most 256 outputs; default); 1: only pairs in gold parts */
+  int32_t margin;            /* 0: perceptron update; 1: max-margin (MMVP) */
+  int32_t lex_warmup;        /* first epochs update only unlexicalised features (default 1) */
+  int32_t max_chunk;         /* chunk-length bound, 0 = none */
+  int32_t collapse;          /* 0 none; 1 the paper's five POS classes */
+  const char *chunk_types;   /* comma-separated chunk types that form chunks (NULL: "NP"); "all":
+                                every type in the training corpus; other labels are outside */
+  int32_t observed_only;     /* 0: every output for each observation seen in training (parts of
+                                at most 256 outputs; default); 1: only pairs in gold parts */
   int32_t word_col, pos_col; /* word and POS columns (defaults 0, 1; not -1) */
   int32_t chunk_col;         /* chunk column (default -1: last) */
   int64_t max_sentences;     /* use only the first N training sentences (0: all) */

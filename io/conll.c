@@ -26,9 +26,7 @@ struct vt_conll {
   uint64_t lineno;
 };
 
-void vt_reader_opts_init(vt_reader_opts *o) {
-  vt_conll_opts_init(o);
-}
+void vt_reader_opts_init(vt_reader_opts *o) { vt_conll_opts_init(o); }
 
 void vt_conll_opts_init(vt_conll_opts *o) {
   memset(o, 0, sizeof *o);
@@ -277,4 +275,22 @@ vt_status vt_conll_read(vt_conll *r, vt_sentbatch *b, int32_t max_sents, size_t 
 nomem:
   vt_errorf(err, errlen, r->name, "out of memory");
   return VT_ENOMEM;
+}
+
+vt_status vt_conll_each(const char *path, const vt_conll_opts *ro, vt_conll_fn fn, void *ctx,
+                        char *err, size_t errlen) {
+  vt_conll *r = NULL;
+  vt_sentbatch b;
+  memset(&b, 0, sizeof b);
+  vt_status st = vt_conll_open(&r, path, ro, err, errlen);
+  while (st == VT_OK) {
+    int32_t n;
+    vt_sentbatch_clear(&b);
+    st = vt_conll_read(r, &b, 1024, 8u << 20, &n, err, errlen);
+    if (st != VT_OK || n == 0) break;
+    st = fn(ctx, &b, err, errlen);
+  }
+  vt_conll_close(r);
+  vt_sentbatch_free(&b);
+  return st;
 }

@@ -44,4 +44,13 @@ vt_status vt_conll_read(vt_conll *r, vt_sentbatch *b, int32_t max_sents, size_t 
 /* Closes the reader. NULL is a no-op. */
 void vt_conll_close(vt_conll *r);
 
+/* Called with each batch of sentences vt_conll_each reads; returns VT_OK to go on, or a failure
+ * with one line in `err` (errlen bytes) to stop. */
+typedef vt_status (*vt_conll_fn)(void *ctx, const vt_sentbatch *b, char *err, size_t errlen);
+
+/* Reads `path` with `ro` in batches of up to 1,024 sentences (8 MB of text) and hands each to
+ * `fn` in order. Returns VT_OK, or the reader's or fn's first failure with its one line in err. */
+vt_status vt_conll_each(const char *path, const vt_conll_opts *ro, vt_conll_fn fn, void *ctx,
+                        char *err, size_t errlen);
+
 #endif

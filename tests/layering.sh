@@ -10,7 +10,8 @@
 # The table: one line per folder (relative to ROOT), its rank; lower ranks are lower layers. A
 # file may include headers of its own rank or lower. engine/ holds only the public header
 # vitesse.h (types and declarations), which every layer may include, so it has the lowest rank.
-# perf, tests and examples sit on top and may include anything.
+# perf, tests and examples sit on top and may include anything. A folder marked `front` is a
+# front end of the library (the CLI): it may include only the public header and its own headers.
 set -eu
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 table='
@@ -23,7 +24,7 @@ engine/chunk    5
 io              6
 engine/sched    7
 engine/api      8
-engine/cli      9
+engine/cli      9  front
 perf            10
 tests           10
 tests/install   10
@@ -52,7 +53,9 @@ function base_of(p) { sub(/.*\//, "", p); return p }
 BEGIN {
   n = split(table, lines, "\n")
   for (i = 1; i <= n; i++) {
-    if (split(lines[i], f, " ") == 2) rank[f[1]] = f[2] + 0
+    k = split(lines[i], f, " ")
+    if (k >= 2) rank[f[1]] = f[2] + 0
+    if (k == 3 && f[3] == "front") front[f[1]] = 1
   }
   bad = 0
 }
@@ -93,6 +96,9 @@ END {
       if (!(hd in rank)) continue  # reported above, as a file of that folder
       if (rank[hd] > rank[d]) {
         printf "%s:%d: includes %s from higher layer %s\n", file, lineno, h, hd
+        bad = 1
+      } else if ((d in front) && hd != d && rank[hd] > 0) {
+        printf "%s:%d: includes %s from %s: a front end includes only vitesse.h and its own headers\n", file, lineno, h, hd
         bad = 1
       }
     }

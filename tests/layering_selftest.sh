@@ -1,7 +1,8 @@
 #!/bin/sh
 # layering_selftest.sh: shows tests/layering.sh can fail. It runs the check on tiny fake trees
 # made in a temporary folder: a clean one must pass; one where alloc/ includes a header of
-# engine/core, and one with a folder the layer table lacks, must each fail with the right line.
+# engine/core, one where the CLI (a front end) includes an internal header, and one with a
+# folder the layer table lacks, must each fail with the right line.
 set -eu
 check="$(dirname "$0")/layering.sh"
 tmp=$(mktemp -d)
@@ -11,7 +12,8 @@ mkdir -p "$tmp/clean/alloc" "$tmp/clean/engine/core" "$tmp/clean/engine/cli"
 printf '#include "vitesse.h"\n' >"$tmp/clean/alloc/arena.h"
 printf '#include "arena.h"\n#include "trans.h"\n' >"$tmp/clean/engine/core/trans.c"
 printf '#include "arena.h"\n' >"$tmp/clean/engine/core/trans.h"
-printf '#include "core/trans.h"\n#include "alloc/arena.h"\n' >"$tmp/clean/engine/cli/main.c"
+printf '#include "vitesse.h"\n#include "cli.h"\n' >"$tmp/clean/engine/cli/main.c"
+printf '#include "vitesse.h"\n' >"$tmp/clean/engine/cli/cli.h"
 printf '/* public */\n' >"$tmp/clean/engine/vitesse.h"
 sh "$check" "$tmp/clean" || { echo "layering_selftest: clean tree rejected" >&2; exit 1; }
 
@@ -22,6 +24,18 @@ if sh "$check" "$tmp/up" >"$tmp/out"; then
   exit 1
 fi
 grep -qx 'alloc/arena.c:3: includes trans.h from higher layer engine/core' "$tmp/out" || {
+  echo "layering_selftest: unexpected report:" >&2
+  cat "$tmp/out" >&2
+  exit 1
+}
+
+cp -R "$tmp/clean" "$tmp/front"
+printf '#include "vitesse.h"\n#include "core/trans.h"\n' >"$tmp/front/engine/cli/main.c"
+if sh "$check" "$tmp/front" >"$tmp/out"; then
+  echo "layering_selftest: the CLI including an internal header passed" >&2
+  exit 1
+fi
+grep -q '^engine/cli/main.c:2: includes core/trans.h from engine/core: a front end' "$tmp/out" || {
   echo "layering_selftest: unexpected report:" >&2
   cat "$tmp/out" >&2
   exit 1

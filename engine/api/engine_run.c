@@ -19,18 +19,6 @@ void vt_tag_opts_init(vt_tag_opts *o) {
   o->chunk_col = -1;
 }
 
-/* The corpus options to read with: the model's, overridden by those given. */
-static void reader_for(const vt_model *m, const vt_tag_opts *o, vt_reader_opts *ro) {
-  *ro = o->reader;
-  if (!o->reader_from_model || m->kind != VT_MODEL_TAGGER) return;
-  const vt_reader_opts *mr = &m->info.reader;
-  if (!(o->reader_set & 1)) ro->sep = mr->sep;
-  if (!(o->reader_set & 2)) ro->comments = mr->comments;
-  if (!(o->reader_set & 4)) ro->conllu = mr->conllu;
-  ro->comments |= o->reader.comments;
-  ro->conllu |= o->reader.conllu;
-}
-
 vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
                         const char *const *files, int n_files, vt_sink_fn sink, void *sink_ctx,
                         vt_run_report *rep) {
@@ -50,7 +38,7 @@ vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts
                                     "score lattices with vt_engine_decode");
   if (o.decode.k < 1) vt_model_default_decoder(m, 1, &o.decode);
   if ((st = vt_model_check_decoder(m, &o.decode)) != VT_OK) return st;
-  reader_for(m, &o, &ro);
+  vt_model_reader(m, &o, &ro);
   if (m->kind == VT_MODEL_JOINT_CHUNK)
     return vt_chunk_job_run(e, &m->chunk, &o, &ro, files, n_files, sink, sink_ctx, rep);
   return vt_tag_job_run(e, m->text, &o, &ro, files, n_files, sink, sink_ctx, rep);

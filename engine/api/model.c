@@ -45,9 +45,7 @@ vt_status vt_model_finish(vt_model *m) {
     }
     if (!(m->tmpl = dup_bytes(t->tmpl_text, t->tmpl_len))) return VT_ENOMEM;
     in->templates = m->tmpl;
-    in->reader.comments = (int)(t->meta.reader & 1);
-    in->reader.conllu = (int)(t->meta.reader >> 1 & 1);
-    in->reader.sep = (vt_sep)(t->meta.reader >> 2 & 3);
+    vt_textmodel_reader_unpack(t->meta.reader, &in->reader);
     in->label_col = t->meta.label_col;
     in->columns = t->meta.ncols;
     in->epochs = t->meta.epochs;
@@ -136,8 +134,9 @@ vt_status vt_model_open(vt_model **out, const char *path) {
     m->kind = VT_MODEL_TAGGER;
     st = (vt_status)vt_textmodel_load(&m->text, path, err, sizeof err);
   }
-  if (st == VT_OK && (st = vt_model_finish(m)) != VT_OK)
-    snprintf(err, sizeof err, "%s: out of memory", path);
+  if (st == VT_OK && (st = vt_model_finish(m)) == VT_OK && !(m->name = strdup(path)))
+    st = VT_ENOMEM;
+  if (st == VT_ENOMEM) snprintf(err, sizeof err, "%s: out of memory", path);
   if (st != VT_OK) {
     vt_model_close(m);
     return vt_fail(st, "%s", err);
@@ -169,8 +168,9 @@ vt_status vt_model_open_memory(vt_model **out, const void *data, size_t size, co
     m->kind = VT_MODEL_TAGGER;
     st = (vt_status)vt_textmodel_load_mem(&m->text, data, size, name, err, sizeof err);
   }
-  if (st == VT_OK && (st = vt_model_finish(m)) != VT_OK)
-    snprintf(err, sizeof err, "%s: out of memory", name);
+  if (st == VT_OK && (st = vt_model_finish(m)) == VT_OK && !(m->name = strdup(name)))
+    st = VT_ENOMEM;
+  if (st == VT_ENOMEM) snprintf(err, sizeof err, "%s: out of memory", name);
   if (st != VT_OK) {
     vt_model_close(m);
     return vt_fail(st, "%s", err);
@@ -187,7 +187,8 @@ vt_status vt_model_open_trans(vt_model **out, int32_t L, const double *A, const 
   if (!m) return vt_fail(VT_ENOMEM, "out of memory");
   m->kind = VT_MODEL_TRANSITIONS;
   if ((st = vt_trans_create(&m->trans, L, A, S, F, rank)) != VT_OK ||
-      (st = vt_model_finish(m)) != VT_OK) {
+      (st = vt_model_finish(m)) != VT_OK ||
+      (st = (m->name = strdup("transitions")) ? VT_OK : VT_ENOMEM) != VT_OK) {
     vt_model_close(m);
     return vt_fail(st, "transitions: %s", vt_strerror(st));
   }
@@ -202,10 +203,22 @@ void vt_model_close(vt_model *m) {
   free(m->names);
   free(m->chunk_names);
   free(m->tmpl);
+  free(m->name);
   vt_textmodel_free(m->text);
   vt_chunk_model_free(&m->chunk);
   vt_trans_destroy(m->trans);
   free(m);
+}
+
+void vt_model_reader(const vt_model *m, const vt_tag_opts *o, vt_reader_opts *ro) {
+  *ro = o->reader;
+  if (!o->reader_from_model || m->kind != VT_MODEL_TAGGER) return;
+  const vt_reader_opts *mr = &m->info.reader;
+  if (!(o->reader_set & 1)) ro->sep = mr->sep;
+  if (!(o->reader_set & 2)) ro->comments = mr->comments;
+  if (!(o->reader_set & 4)) ro->conllu = mr->conllu;
+  ro->comments |= o->reader.comments;
+  ro->conllu |= o->reader.conllu;
 }
 
 void vt_model_describe(const vt_model *m, vt_model_info *info) { *info = m->info; }

@@ -15,11 +15,16 @@ struct vt_model {
   char **names;         /* info.labels label names, NUL-terminated (one allocation each) */
   char **chunk_names;   /* info.chunk_labels chunk label names: "O", "B-X", "I-X", ... */
   char *tmpl;           /* tagger: NUL-terminated copy of the templates */
+  char *name;           /* the path it was opened from, or the name given (messages) */
   vt_model_info info;
 };
 
 /* Fills m->names, m->chunk_names, m->tmpl and m->info from the loaded model of m->kind.
  * Returns VT_OK or VT_ENOMEM. */
 vt_status vt_model_finish(vt_model *m);
+
+/* The corpus options to read with for `m` under tag options `o`: the model's (taggers), overridden
+ * by those `o` says were given. */
+void vt_model_reader(const vt_model *m, const vt_tag_opts *o, vt_reader_opts *ro);
 
 #endif

@@ -39,12 +39,6 @@ void vt_train_opts_init(vt_train_opts *o) {
   o->chunk_col = -1;
 }
 
-/* The reader options as the model file's META keeps them (bit 0 comments, bit 1 CoNLL-U,
- * bits 2-3 the separator): the same packing `vitesse tag` unpacks. */
-static uint32_t reader_pack(const vt_reader_opts *o) {
-  return (o->comments ? 1u : 0u) | (o->conllu ? 2u : 0u) | ((uint32_t)o->sep & 3u) << 2;
-}
-
 /* Where the sentences of one corpus come from: files, or sentences in memory named `name`. */
 typedef struct corpus_src {
   const char *const *files;
@@ -278,7 +272,7 @@ static vt_status train_tagger(const vt_train_opts *o, const corpus_src *train,
   meta.label_col = o->label_col;
   meta.ncols = d.ncols;
   meta.epochs = pr.epochs;
-  meta.reader = reader_pack(&o->reader);
+  meta.reader = vt_textmodel_reader_pack(&o->reader);
   meta.seed = o->seed;
   meta.train_sentences = (uint64_t)tc.n_sent;
   meta.train_tokens = (uint64_t)tc.n_tok;

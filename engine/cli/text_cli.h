@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "conll.h"
 #include "vitesse.h"
 
 /* getopt_long codes of the corpus options (above every subcommand's own codes). */
@@ -34,44 +33,24 @@ enum {
 
 /* Handles corpus option `c` with argument `arg` into `o`: 1 when handled, 0 when `c` is not a
  * corpus option, -1 on a bad value (message printed). */
-int vt_cli_corpus_opt(int c, const char *arg, vt_conll_opts *o);
+int vt_cli_corpus_opt(int c, const char *arg, vt_reader_opts *o);
 
 /* Parses a column: a 0-based index, "last", or a CoNLL-U column name (ID FORM LEMMA UPOS XPOS
  * FEATS HEAD DEPREL DEPS MISC, any case). "last" gives -1. 0 on success, -1 otherwise. */
 int vt_cli_parse_col(const char *s, int32_t *col);
 
-/* The fastest exact decoder this build has: staggered-col when available, else viterbi. */
-vt_algo vt_cli_default_algo(void);
-
-/* Unpacks reader options from the 32-bit field models keep (vt_textmodel_meta.reader; the
- * library packs it when it trains). */
-void vt_cli_reader_unpack(uint32_t packed, vt_conll_opts *o);
-
 /* The corpus options of a command that reads with a model's reader options (tag, lattice):
  * what was given, and which of --sep, --comments, --conllu were. */
 typedef struct vt_cli_reader {
-  vt_conll_opts given;
+  vt_reader_opts given;
   int set; /* bit 0: --sep, bit 1: --comments, bit 2: --conllu */
 } vt_cli_reader;
 
-/* Starts with nothing given (vt_conll_opts defaults). */
+/* Starts with nothing given (vt_reader_opts defaults). */
 void vt_cli_reader_init(vt_cli_reader *r);
 
 /* As vt_cli_corpus_opt, into r->given, remembering which reader options were given. */
 int vt_cli_reader_opt(vt_cli_reader *r, int c, const char *arg);
-
-/* The options to read with: the model's (`packed`, vt_textmodel_meta.reader), overridden by those
- * given, and the given --max-tokens. */
-void vt_cli_reader_for_model(const vt_cli_reader *r, uint32_t packed, vt_conll_opts *o);
-
-/* Called with each batch of sentences a corpus file yields; returns VT_OK to go on, or a failure
- * with one line in `err` (errlen bytes) to stop. */
-typedef vt_status (*vt_cli_corpus_fn)(void *ctx, const vt_sentbatch *b, char *err, size_t errlen);
-
-/* Reads `path` with `ro` in batches of up to 1,024 sentences (8 MB of text) and hands each to
- * `fn` in order. Returns VT_OK, or the reader's or fn's first failure with its one line in err. */
-vt_status vt_cli_corpus_each(const char *path, const vt_conll_opts *ro, vt_cli_corpus_fn fn,
-                             void *ctx, char *err, size_t errlen);
 
 int vt_cmd_train(int argc, char **argv);
 int vt_cmd_tag(int argc, char **argv);

@@ -29,6 +29,18 @@ typedef struct vt_textmodel_meta {
   char decoder[32]; /* algorithm used in training (NUL-terminated) */
 } vt_textmodel_meta;
 
+/* The reader options as META keeps them: bit 0 comments, bit 1 CoNLL-U, bits 2-3 the separator. */
+static inline uint32_t vt_textmodel_reader_pack(const vt_reader_opts *o) {
+  return (o->comments ? 1u : 0u) | (o->conllu ? 2u : 0u) | ((uint32_t)o->sep & 3u) << 2;
+}
+
+/* Sets the sep, comments and conllu fields of `o` from packed META bits. */
+static inline void vt_textmodel_reader_unpack(uint32_t packed, vt_reader_opts *o) {
+  o->comments = (int)(packed & 1);
+  o->conllu = (int)(packed >> 1 & 1);
+  o->sep = (vt_sep)(packed >> 2 & 3);
+}
+
 /* Everything a model file holds, as the trainer hands it to the writer. */
 typedef struct vt_textmodel_image {
   int32_t L;
