@@ -37,7 +37,10 @@ TEST(same_score_as_viterbi) {
     REQUIRE(yv && ys && test_stream_init(&ts, L, maxT, 30, 50, (int)p) == 0, "setup L=%d", L);
     for (int i = 0; i < n; i++) {
       const int T = test_stream_next(&ts, &rng);
-      REQUIRE(T >= 0, "sentence L=%d", L);
+      if (T < 0) {
+        EXPECT(T >= 0, "vt_trans_create failed (L=%d)", L);
+        return;
+      }
       vt_trans *tr = ts.tr;
       const double *E = ts.E;
       const shape sh = ts.sh;
