@@ -23,13 +23,6 @@
 #define N_SENT 10000
 #define L_LABELS 20 /* small enough that every decoder (naive A* too) runs in seconds */
 
-static long long checks;
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    checks++;                                                                                      \
-    EXPECT(cond, __VA_ARGS__);                                                                     \
-  } while (0)
-
 static vt_trans *synth_trans(const vt_synth *syn) {
   const int32_t L = syn->L;
   double *A = malloc((size_t)L * L * sizeof *A), *S = malloc((size_t)L * sizeof *S);
@@ -73,7 +66,7 @@ static int64_t decode_pass(const vt_trans *tr, const vt_decode_opts *o, const vt
   return h0 >= 0 && h1 >= 0 ? h1 - h0 : -1;
 }
 
-static void test_decoders(const vt_synth *syn, const vt_trans *tr, int *heap_known) {
+static void check_decoders(const vt_synth *syn, const vt_trans *tr, int *heap_known) {
   int32_t max_T = 0;
   for (int64_t s = 0; s < syn->n_sent; s++)
     if (syn->lengths[s] > max_T) max_T = syn->lengths[s];
@@ -84,8 +77,9 @@ static void test_decoders(const vt_synth *syn, const vt_trans *tr, int *heap_kno
     vt_decode_opts o;
     opts_for((vt_algo)a, &o);
     vt_arena *arena;
-    if (vt_arena_create(&arena, 4096) != VT_OK) {
-      test_failures++;
+    const vt_status st = vt_arena_create(&arena, 4096);
+    if (st != VT_OK) {
+      EXPECT_EQ_INT(st, VT_OK, "arena");
       continue;
     }
     int failures = 0;
@@ -94,13 +88,13 @@ static void test_decoders(const vt_synth *syn, const vt_trans *tr, int *heap_kno
     uint64_t blocks = vt_arena_block_allocs(arena);
     int64_t steady = decode_pass(tr, &o, syn, arena, labels, scores, &failures);
     uint64_t new_blocks = vt_arena_block_allocs(arena) - blocks;
-    CHECK(failures == 0, "%s: %d decoding failures", vt_algo_name(o.algo), failures);
-    CHECK(new_blocks == 0, "%s: %llu arena blocks in the steady state", vt_algo_name(o.algo),
-          (unsigned long long)new_blocks);
+    EXPECT(failures == 0, "%s: %d decoding failures", vt_algo_name(o.algo), failures);
+    EXPECT(new_blocks == 0, "%s: %llu arena blocks in the steady state", vt_algo_name(o.algo),
+           (unsigned long long)new_blocks);
     if (steady >= 0) {
       *heap_known = 1;
-      CHECK(steady == 0, "%s: %lld heap bytes over %d sentences in the steady state",
-            vt_algo_name(o.algo), (long long)steady, N_SENT);
+      EXPECT(steady == 0, "%s: %lld heap bytes over %d sentences in the steady state",
+             vt_algo_name(o.algo), (long long)steady, N_SENT);
     }
     printf("  %-20s warm-up: %lld heap bytes, %llu arena blocks; steady: %lld heap bytes, "
            "%llu blocks; arena high water %zu; %.1f s\n",
@@ -172,18 +166,19 @@ static vt_status clone(const void *m, const vt_mem *mem, void **out) {
 
 static void clone_free(void *r, const vt_mem *mem) { vt_trans_clone_free(r, mem); }
 
-static void test_engine(const vt_synth *syn, const vt_trans *tr) {
+static void check_engine(const vt_synth *syn, const vt_trans *tr) {
   vt_topo t;
   vt_plan p;
   char err[700];
   vt_sched *s = NULL;
-  if (vt_topo_load(&t, NULL, err, sizeof err) != VT_OK) {
-    test_failures++;
+  const vt_status tst = vt_topo_load(&t, NULL, err, sizeof err);
+  if (tst != VT_OK) {
+    EXPECT_EQ_INT(tst, VT_OK, err);
     return;
   }
   if (vt_topo_plan(&t, 2, VT_BIND_CORE, &p) == VT_OK) {
     vt_sched_config cfg = {&t, &p, 0, 4096, tr, clone, clone_free};
-    CHECK(vt_sched_create(&s, &cfg) == VT_OK, "engine");
+    EXPECT(vt_sched_create(&s, &cfg) == VT_OK, "engine");
   }
   const vt_algo algos[] = {VT_ALGO_VITERBI, VT_ALGO_KBEST_VITERBI}; /* memory need set by T */
   for (size_t a = 0; s && a < sizeof algos / sizeof algos[0]; a++) {
@@ -198,26 +193,26 @@ static void test_engine(const vt_synth *syn, const vt_trans *tr) {
     uint64_t blocks[2] = {0, 0};
     for (int run = 0; run < 2; run++) {
       j.next = 0;
-      CHECK(vt_sched_run(s, &job, &st, err, sizeof err) == VT_OK, "engine run: %s", err);
-      CHECK(st.items_written == j.n_sent, "engine: %lld sentences", (long long)st.items_written);
+      EXPECT(vt_sched_run(s, &job, &st, err, sizeof err) == VT_OK, "engine run: %s", err);
+      EXPECT(st.items_written == j.n_sent, "engine: %lld sentences", (long long)st.items_written);
       for (int w = 0; w < st.n_workers && w < 2; w++) {
         if (run == 1)
-          CHECK(st.workers[w].arena_blocks == blocks[w],
-                "engine, %s: worker %d arena took "
-                "blocks in the second run",
-                vt_algo_name(algos[a]), w);
+          EXPECT(st.workers[w].arena_blocks == blocks[w],
+                 "engine, %s: worker %d arena took "
+                 "blocks in the second run",
+                 vt_algo_name(algos[a]), w);
         blocks[w] = st.workers[w].arena_blocks;
       }
     }
     int64_t heap = st.coordinator_heap_bytes;
     if (heap >= 0)
-      CHECK(heap == 0, "engine, %s: the coordinator took %lld heap bytes in the second run",
-            vt_algo_name(algos[a]), (long long)heap);
+      EXPECT(heap == 0, "engine, %s: the coordinator took %lld heap bytes in the second run",
+             vt_algo_name(algos[a]), (long long)heap);
     for (int w = 0; w < st.n_workers && heap >= 0; w++) {
-      CHECK(st.workers[w].heap_bytes == 0,
-            "engine, %s: worker %d took %lld heap bytes in the "
-            "second run",
-            vt_algo_name(algos[a]), w, (long long)st.workers[w].heap_bytes);
+      EXPECT(st.workers[w].heap_bytes == 0,
+             "engine, %s: worker %d took %lld heap bytes in the "
+             "second run",
+             vt_algo_name(algos[a]), w, (long long)st.workers[w].heap_bytes);
       heap += st.workers[w].heap_bytes;
     }
     printf("  engine %-13s second run: %lld heap bytes (workers + coordinator)\n",
@@ -228,19 +223,46 @@ static void test_engine(const vt_synth *syn, const vt_trans *tr) {
   vt_topo_free(&t);
 }
 
-int main(void) {
-  vt_synth syn;
+/* The synthetic sentences and their model, made on the first call and freed at exit. */
+static vt_synth g_syn;
+static vt_trans *g_tr;
+
+static void fixture_free(void) {
+  vt_trans_destroy(g_tr);
+  vt_synth_free(&g_syn);
+}
+
+static int fixture_ready(void) {
+  static int state; /* 0: not yet, 1: ready, -1: failed */
+  if (state) return state > 0;
+  state = -1;
   vt_synth_opts so = {L_LABELS, N_SENT, 10.0, 7};
-  if (vt_synth_make(&syn, &so) != VT_OK) return 1;
-  vt_trans *tr = synth_trans(&syn);
-  if (!tr) return 1;
+  const vt_status st = vt_synth_make(&g_syn, &so);
+  EXPECT_EQ_INT(st, VT_OK, "synthetic sentences");
+  if (st != VT_OK) return 0;
+  g_tr = synth_trans(&g_syn);
+  EXPECT(g_tr != NULL, "synthetic model");
+  atexit(fixture_free);
+  if (!g_tr) return 0;
+  state = 1;
+  return 1;
+}
+
+/* Every decoder, one arena, reset after every sentence: no heap byte, no arena block in the
+ * second pass. */
+TEST(decoders_steady_state) {
+  REQUIRE(fixture_ready(), "fixture");
   int heap_known = 0;
-  test_decoders(&syn, tr, &heap_known);
-  test_engine(&syn, tr);
+  check_decoders(&g_syn, g_tr, &heap_known);
   if (!heap_known)
     printf("test_alloc: jemalloc is not this build's malloc (sanitizer): heap bytes not "
            "counted, arena blocks checked\n");
-  vt_trans_destroy(tr);
-  vt_synth_free(&syn);
-  return test_finish("test_alloc", checks);
 }
+
+/* The scheduler's second run: no heap byte in any thread, no arena block in any worker. */
+TEST(engine_steady_state) {
+  REQUIRE(fixture_ready(), "fixture");
+  check_engine(&g_syn, g_tr);
+}
+
+TEST_MAIN(CASE(decoders_steady_state), CASE(engine_steady_state))

@@ -5,16 +5,31 @@
 #include "test_util.h"
 #include "vitesse.h"
 
-int main(void) {
-  long long checks = 0;
-  vt_arena *ar;
-  vt_trans *tr = NULL;
-  double A[9] = {0, 1, -INFINITY, 2, 0, 1, 1, 1, 0}, S[3] = {0, 1, 2};
-  EXPECT_EQ_INT(vt_arena_create(&ar, 4096), VT_OK, "arena");
-  EXPECT_EQ_INT(vt_trans_create(&tr, 3, A, S, NULL, NULL), VT_OK, "trans");
-  EXPECT_EQ_INT(vt_trans_labels(tr), 3, "labels");
+static const double A[9] = {0, 1, -INFINITY, 2, 0, 1, 1, 1, 0}, S[3] = {0, 1, 2};
 
-  /* Transition-model validation. */
+/* The model of every case: 3 labels, one forbidden transition; and a 4 KiB arena. */
+typedef struct fixture {
+  vt_arena *ar;
+  vt_trans *tr;
+} fixture;
+
+static int fixture_make(fixture *f) {
+  f->ar = NULL;
+  f->tr = NULL;
+  EXPECT_EQ_INT(vt_arena_create(&f->ar, 4096), VT_OK, "arena");
+  EXPECT_EQ_INT(vt_trans_create(&f->tr, 3, A, S, NULL, NULL), VT_OK, "trans");
+  if (!f->ar || !f->tr) return 0;
+  EXPECT_EQ_INT(vt_trans_labels(f->tr), 3, "labels");
+  return 1;
+}
+
+static void fixture_free(fixture *f) {
+  vt_trans_destroy(f->tr);
+  vt_arena_destroy(f->ar);
+}
+
+/* Transition-model validation. */
+TEST(trans_validation) {
   vt_trans *bad = NULL;
   int32_t rank_dup[3] = {0, 1, 1}, rank_out[3] = {0, 1, 3}, rank_ok[3] = {2, 0, 1};
   double Anan[9] = {0, NAN, 0, 0, 0, 0, 0, 0, 0}, Ainf[9] = {0, 0, 0, 0, INFINITY, 0, 0, 0, 0};
@@ -25,9 +40,12 @@ int main(void) {
   EXPECT_EQ_INT(vt_trans_create(&bad, 0, A, NULL, NULL, NULL), VT_EINVAL, "L=0");
   EXPECT_EQ_INT(vt_trans_create(&bad, 3, A, NULL, NULL, rank_ok), VT_OK, "rank ok");
   vt_trans_destroy(bad);
-  checks += 7;
+}
 
-  /* T = 0: one empty path of score 0, for every algorithm. */
+/* T = 0: one empty path of score 0, for every algorithm; algorithm names round-trip. */
+TEST(empty_sentence_every_algo) {
+  fixture f;
+  if (!fixture_make(&f)) return;
   int32_t labels[64];
   double scores[8];
   int32_t n;
@@ -40,18 +58,28 @@ int main(void) {
     }
     vt_decode_opts_init(&o);
     o.algo = (vt_algo)a;
-    EXPECT_EQ_INT(vt_decode(tr, &o, ar, NULL, 0, labels, scores, &n, NULL), VT_OK, "T=0");
+    EXPECT_EQ_INT(vt_decode(f.tr, &o, f.ar, NULL, 0, labels, scores, &n, NULL), VT_OK, "T=0");
     EXPECT_EQ_INT(n, 1, vt_algo_name((vt_algo)a));
     EXPECT_EQ_DBL(scores[0], 0.0, "T=0 score");
     vt_algo back;
     EXPECT_EQ_INT(vt_algo_parse(vt_algo_name((vt_algo)a), &back), VT_OK, "parse");
     EXPECT_EQ_INT(back, a, "name round trip");
-    checks += 5;
   }
   vt_algo dummy;
   EXPECT_EQ_INT(vt_algo_parse("nope", &dummy), VT_EINVAL, "unknown algo");
+  fixture_free(&f);
+}
 
-  /* Option checks. */
+/* Option checks. */
+TEST(option_checks) {
+  fixture f;
+  if (!fixture_make(&f)) return;
+  vt_decode_opts o;
+  int32_t labels[64];
+  double scores[8];
+  int32_t n;
+  vt_trans *tr = f.tr;
+  vt_arena *ar = f.ar;
   double E[6] = {0, 1, 2, 3, 4, 5};
   vt_decode_opts_init(&o);
   o.k = 2;
@@ -65,9 +93,17 @@ int main(void) {
   EXPECT_EQ_INT(vt_decode(tr, &o, ar, E, 2, labels, scores, &n, NULL), VT_EINVAL, "beam=0");
   vt_decode_opts_init(&o);
   EXPECT_EQ_INT(vt_decode(tr, &o, ar, E, -1, labels, scores, &n, NULL), VT_EINVAL, "T<0");
-  checks += 5;
+  fixture_free(&f);
+}
 
-  /* Float emissions give the same answer as their double conversion. */
+/* Float emissions give the same answer as their double conversion. */
+TEST(f32_matches_f64) {
+  fixture f;
+  if (!fixture_make(&f)) return;
+  vt_decode_opts o;
+  vt_decode_opts_init(&o);
+  vt_trans *tr = f.tr;
+  vt_arena *ar = f.ar;
   float Ef[6] = {0.5f, -1.25f, 2, 3, -4.5f, 5};
   double Ed[6];
   for (int i = 0; i < 6; i++) Ed[i] = Ef[i];
@@ -78,16 +114,24 @@ int main(void) {
   vt_decode(tr, &o, ar, Ed, 2, l2, &s2, &n2, NULL);
   EXPECT(n1 == 1 && n2 == 1 && s1 == s2 && l1[0] == l2[0] && l1[1] == l2[1], "f32 vs f64");
   EXPECT_EQ_DBL(s1, vt_path_score(tr, Ed, 2, l1), "path score");
-  checks += 2;
+  fixture_free(&f);
+}
 
-  /* Status strings exist and differ. */
+/* Status strings exist and differ. */
+TEST(status_strings) {
   EXPECT(strcmp(vt_strerror(VT_ENOMEM), vt_strerror(VT_EFORMAT)) != 0, "strerror");
   EXPECT(strcmp(vt_strerror(12345), "unknown status") == 0, "strerror unknown");
-  checks += 2;
+}
 
-  /* A steady workload stops taking blocks from the heap: after a warm-up round of the largest
-   * sentence, decoding many sentences takes no new block. */
-  vt_arena_reset(ar);
+/* A steady workload stops taking blocks from the heap: after a warm-up round of the largest
+ * sentence, decoding many sentences takes no new block. */
+TEST(arena_steady_state) {
+  fixture f;
+  if (!fixture_make(&f)) return;
+  vt_decode_opts o;
+  int32_t n;
+  vt_trans *tr = f.tr;
+  vt_arena *ar = f.ar;
   const int T = 400;
   double *Ebig = malloc(sizeof(double) * T * 3);
   int32_t *lab = malloc(sizeof(int32_t) * T * 4);
@@ -105,17 +149,24 @@ int main(void) {
   }
   EXPECT_EQ_INT(vt_arena_block_allocs(ar), blocks, "arena blocks in steady state");
   EXPECT(vt_arena_high_water(ar) > 0, "high water");
-  checks += 2;
-  /* Large requests and alignment. */
+  free(Ebig);
+  free(lab);
+  fixture_free(&f);
+}
+
+/* Large requests and alignment. */
+TEST(arena_large_aligned) {
+  fixture f;
+  if (!fixture_make(&f)) return;
+  vt_arena *ar = f.ar;
   for (int i = 0; i < 10; i++) {
     void *p = vt_arena_alloc(ar, (size_t)1 << (10 + i * 2));
     EXPECT(p && ((uintptr_t)p % 64) == 0, "aligned large alloc %d", i);
-    checks++;
   }
   vt_arena_reset(ar);
-  free(Ebig);
-  free(lab);
-  vt_trans_destroy(tr);
-  vt_arena_destroy(ar);
-  return test_finish("test_api", checks);
+  fixture_free(&f);
 }
+
+TEST_MAIN(CASE(trans_validation), CASE(empty_sentence_every_algo), CASE(option_checks),
+          CASE(f32_matches_f64), CASE(status_strings), CASE(arena_steady_state),
+          CASE(arena_large_aligned))

@@ -16,7 +16,6 @@
 
 #define KMAX 20
 
-static long long checks;
 static vt_decode_stats g_stats; /* summed over every decode of check_list */
 
 /* Decodes with `o` and checks the result against the reference score list ref[0, nref). */
@@ -33,13 +32,11 @@ static void check_list(vt_trans *tr, vt_arena *ar, const vt_decode_opts *o, cons
   EXPECT_EQ_INT(st, VT_OK, c);
   const int want = nref < o->k ? nref : o->k;
   EXPECT_EQ_INT(n, want, c);
-  checks += 2;
   for (int p = 0; p < n && p < want; p++) {
     EXPECT_EQ_DBL(sc[p], ref[p], c);
     for (int q = 0; q < p; q++)
       EXPECT(memcmp(lab + (size_t)p * T, lab + (size_t)q * T, sizeof(int32_t) * T) != 0,
              "%s: paths %d and %d are equal", c, q, p);
-    checks += 1 + p;
   }
 }
 
@@ -86,12 +83,13 @@ static void check_simd_levels(vt_trans *tr, vt_arena *ar, const double *E, int T
     size_t n1 = run_all(tr, ar, E, T, other);
     EXPECT(n1 == n0 && memcmp(first, other, n0) == 0, "%s: output differs at SIMD level %s", ctx,
            vt_simd_name((vt_simd)lv));
-    checks++;
   }
   vt_simd_force(active);
 }
 
-int main(void) {
+/* Replays the seeded sentence stream (the same in both cases): with `lists`, checks every score
+ * list against kbest-viterbi; with `levels`, every 25th short sentence at every SIMD level. */
+static void run_stream(int lists, int levels) {
   const double scale = test_scale();
   /* Sentences per label count and the longest sentence: kbest-viterbi (k T L^2) bounds the
    * sizes. astar runs where k T L^2 <= 5e4 (its search grows so on flat lattices with the weak
@@ -104,7 +102,7 @@ int main(void) {
                                        VT_HEUR_M9};
   static const int ks[] = {1, 5, KMAX};
   vt_arena *ar;
-  if (vt_arena_create(&ar, 0) != VT_OK) return 1;
+  REQUIRE(vt_arena_create(&ar, 0) == VT_OK, "arena");
   test_rng rng = {424242};
   long long sentences = 0, infeasible = 0, short_lists = 0, per_shape[SH_COUNT] = {0};
   for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {
@@ -112,17 +110,21 @@ int main(void) {
     const int n = (int)(plan[p].n * scale) + 1;
     int32_t *ref_lab = malloc(sizeof(int32_t) * KMAX * maxT);
     test_stream ts; /* a new model every 40 sentences */
-    if (!ref_lab || test_stream_init(&ts, L, maxT, 20, 40, (int)p) != 0) return 1;
+    REQUIRE(ref_lab && test_stream_init(&ts, L, maxT, 20, 40, (int)p) == 0, "setup L=%d", L);
     for (int i = 0; i < n; i++) {
       const int T = test_stream_next(&ts, &rng);
       EXPECT(T > 0, "vt_trans_create failed");
-      if (T < 0) return test_finish("test_astar", checks);
+      if (T < 0) return;
       vt_trans *tr = ts.tr;
       const double *E = ts.E;
       const shape sh = ts.sh;
       char ctx[160];
       snprintf(ctx, sizeof ctx, "L=%d T=%d shape=%s model=%d sentence=%d", L, T, shape_name[sh],
                i / 40, i);
+      sentences++;
+      per_shape[sh]++;
+      if (levels && i % 25 == 0 && T <= 40 && L <= 319) check_simd_levels(tr, ar, E, T, ctx);
+      if (!lists) continue;
       vt_decode_opts o;
       vt_decode_opts_init(&o);
       o.algo = VT_ALGO_KBEST_VITERBI;
@@ -157,15 +159,13 @@ int main(void) {
           check_list(tr, ar, &o, E, T, ref, nref, ctx);
         }
       }
-      if (i % 25 == 0 && T <= 40 && L <= 319) check_simd_levels(tr, ar, E, T, ctx);
-      if (test_failures > 20) return test_finish("test_astar", checks);
-      sentences++;
-      per_shape[sh]++;
+      if (test_case_failures > 20) return;
     }
     test_stream_free(&ts);
     free(ref_lab);
   }
   vt_arena_destroy(ar);
+  if (!lists) return;
   printf("test_astar: %lld sentences (", sentences);
   for (int s = 0; s < SH_COUNT; s++)
     printf("%s%s %lld", s ? ", " : "", shape_name[s], per_shape[s]);
@@ -173,5 +173,13 @@ int main(void) {
          infeasible, short_lists, KMAX, (long long)g_stats.fallbacks);
   EXPECT(g_stats.fallbacks > 0, "the split search never fell back: that path is untested");
   EXPECT(scale < 1.0 || sentences >= 20000, "only %lld sentences", sentences);
-  return test_finish("test_astar", checks);
 }
+
+/* viterbi-astar, iter-viterbi-astar (both refines), astar and iter-astar give kbest-viterbi's
+ * score list, as distinct paths; the split search fell back at least once. */
+TEST(score_lists_match_kbest_viterbi) { run_stream(1, 0); }
+
+/* Every A* decoder gives byte-identical output at every SIMD level this CPU runs. */
+TEST(same_output_every_simd_level) { run_stream(0, 1); }
+
+TEST_MAIN(CASE(score_lists_match_kbest_viterbi), CASE(same_output_every_simd_level))

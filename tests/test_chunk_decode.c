@@ -13,8 +13,6 @@
 
 #define MAXN 6
 
-static long long checks;
-
 typedef struct bf_state {
   const vt_chunk_lattice *lat;
   double best;
@@ -118,14 +116,14 @@ static void check_one(const char *ctx, const vt_chunk_lattice *lat, int level, d
            lat->W);
   EXPECT_EQ_INT(st, VT_OK, msg);
   EXPECT_EQ_DBL(ob->o.score, want, msg);
-  checks += 2;
   if (want == -INFINITY || lat->n == 0) return;
   double re = vt_chunk_score(lat, ob->pos, ob->ctag, ob->begin);
   EXPECT_EQ_DBL(re, want, msg);
-  checks++;
 }
 
-static void test_brute_force(test_rng *rng, vt_arena *ar, int cases) {
+/* `cases` random lattices against brute force; with `check` 0, only draws them from rng (so a
+ * later case continues the same stream). */
+static void brute_force(test_rng *rng, vt_arena *ar, int cases, int check) {
   lat_buf b = {0};
   out_buf ob;
   vt_chunk_lattice lat;
@@ -137,6 +135,7 @@ static void test_brute_force(test_rng *rng, vt_arena *ar, int cases) {
     if (i % 3 == 0) W = n; /* no bound */
     score_mode mode = (score_mode)(i % 3);
     lat_fill(&lat, &b, rng, n, c, p, W, mode, i % 2);
+    if (!check) continue;
     long long count;
     double want = bf_best(&lat, &count);
     structures += count;
@@ -148,12 +147,14 @@ static void test_brute_force(test_rng *rng, vt_arena *ar, int cases) {
       if (level >= 0) check_one(ctx, &lat, 10 + level, want, ar, &ob);
     }
   }
-  printf("brute force: %d lattices, %lld structures enumerated\n", cases, structures);
+  if (check) printf("brute force: %d lattices, %lld structures enumerated\n", cases, structures);
   free(b.node), free(b.trans), free(b.ctrans), free(b.span), free(b.left), free(b.right);
 }
 
 /* The empty sentence, and a lattice where every structure is -inf. */
-static void test_edges(vt_arena *ar) {
+TEST(edges) {
+  vt_arena *ar;
+  REQUIRE(vt_arena_create(&ar, 0) == VT_OK, "arena");
   out_buf ob;
   vt_chunk_lattice lat = {0};
   lat.c = 2;
@@ -165,7 +166,6 @@ static void test_edges(vt_arena *ar) {
   lat.W = 0;
   lat.n = 3;
   EXPECT_EQ_INT(vt_chunk_decode(&lat, ar, &ob.o, NULL), VT_EINVAL, "W = 0");
-  checks += 4;
   lat_buf b = {0};
   test_rng rng = {7};
   lat_fill(&lat, &b, &rng, 4, 2, 3, 4, SCORE_INT, 0);
@@ -181,13 +181,13 @@ static void test_edges(vt_arena *ar) {
   EXPECT(!isnan(vt_chunk_score(&lat, pos, ctag, begin)), "valid");
   ctag[1] = 1;
   EXPECT(isnan(vt_chunk_score(&lat, pos, ctag, begin)), "tag change inside a chunk");
-  checks += 3;
   free(b.node), free(b.trans), free(b.ctrans), free(b.span), free(b.left), free(b.right);
+  vt_arena_destroy(ar);
 }
 
 /* Larger lattices: every level returns the scalar level's structure, bit for bit; the printed
  * algorithm returns the same score. */
-static void test_levels(test_rng *rng, vt_arena *ar, int cases) {
+static void levels(test_rng *rng, vt_arena *ar, int cases) {
   lat_buf b = {0};
   static out_buf ref, got;
   vt_chunk_lattice lat;
@@ -215,24 +215,32 @@ static void test_levels(test_rng *rng, vt_arena *ar, int cases) {
                  !memcmp(got.ctag, ref.ctag, sizeof(int32_t) * (size_t)n) &&
                  !memcmp(got.begin, ref.begin, (size_t)n),
              "%s: structures differ", ctx);
-      checks += 3;
     }
     if (n <= 60) check_one(ctx, &lat, -1, ref.o.score, ar, &got);
     if (ref.o.score != -INFINITY) {
       EXPECT_EQ_DBL(vt_chunk_score(&lat, ref.pos, ref.ctag, ref.begin), ref.o.score, ctx);
-      checks++;
     }
   }
   free(b.node), free(b.trans), free(b.ctrans), free(b.span), free(b.left), free(b.right);
 }
 
-int main(void) {
+/* Every decoder and level returns the enumeration's best score and a structure scoring it. */
+TEST(brute_force_small) {
   vt_arena *ar;
-  if (vt_arena_create(&ar, 0) != VT_OK) return 1;
+  REQUIRE(vt_arena_create(&ar, 0) == VT_OK, "arena");
   test_rng rng = {20060717};
-  test_edges(ar);
-  test_brute_force(&rng, ar, 400);
-  test_levels(&rng, ar, 300);
+  brute_force(&rng, ar, 400, 1);
   vt_arena_destroy(ar);
-  return test_finish("test_chunk_decode", checks);
 }
+
+/* Larger lattices, drawn after brute_force_small's from the same stream. */
+TEST(levels_bit_identical) {
+  vt_arena *ar;
+  REQUIRE(vt_arena_create(&ar, 0) == VT_OK, "arena");
+  test_rng rng = {20060717};
+  brute_force(&rng, ar, 400, 0);
+  levels(&rng, ar, 300);
+  vt_arena_destroy(ar);
+}
+
+TEST_MAIN(CASE(edges), CASE(brute_force_small), CASE(levels_bit_identical))

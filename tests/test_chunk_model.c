@@ -14,9 +14,7 @@
 #include "chunk_train.h"
 #include "test_util.h"
 
-static long long checks;
-
-static void test_token_types(void) {
+TEST(token_types) {
   static const struct {
     const char *s;
     int type;
@@ -35,7 +33,6 @@ static void test_token_types(void) {
                {"", VT_TTYPE_NONE}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     EXPECT_EQ_INT(vt_chunk_token_type(cases[i].s, strlen(cases[i].s)), cases[i].type, cases[i].s);
-    checks++;
   }
   static const char *const col[][2] = {{"NN", "NOUN"},    {"NNPS", "NOUN"}, {"VBZ", "VERB"},
                                        {"VB", "VERB"},    {"JJS", "JADJ"},  {"RBR", "RBP"},
@@ -47,7 +44,6 @@ static void test_token_types(void) {
     EXPECT(n == strlen(col[i][1]) && !memcmp(o, col[i][1], n), "%s -> %.*s", col[i][0], (int)n, o);
     o = vt_chunk_pos_collapse(VT_COLLAPSE_NONE, col[i][0], strlen(col[i][0]), &n);
     EXPECT(o == col[i][0] && n == strlen(col[i][0]), "none keeps %s", col[i][0]);
-    checks += 2;
   }
 }
 
@@ -83,10 +79,28 @@ static void read_toy(vt_chunk_model *m, vt_chunk_corpus *cp, const char *path, i
   m->c = m->chunk_names.n;
   vt_status st = vt_chunk_corpus_read(cp, m, path, NULL, &o, err, sizeof err);
   EXPECT_EQ_INT(st, VT_OK, err);
-  checks++;
 }
 
-static void test_gold(const char *path) {
+static char *g_toy;
+
+static void toy_remove(void) {
+  unlink(g_toy);
+  free(g_toy);
+}
+
+/* The toy corpus file, written on the first call and removed at exit. */
+static const char *toy_path(void) {
+  if (!g_toy) {
+    g_toy = write_temp(TOY, strlen(TOY));
+    if (g_toy) atexit(toy_remove);
+  }
+  return g_toy;
+}
+
+/* Gold structures from the BIO column: O runs, chunks cut at the length bound. */
+TEST(gold_structures) {
+  const char *path = toy_path();
+  REQUIRE(path != NULL, "toy corpus");
   vt_chunk_model m;
   vt_chunk_corpus cp = {0};
   vt_chunk_model_init(&m);
@@ -106,13 +120,14 @@ static void test_gold(const char *path) {
   EXPECT(cp.begin[o3] && cp.begin[o3 + 1] && cp.begin[o3 + 2] && !cp.begin[o3 + 3],
          "adjacent chunks");
   EXPECT_EQ_INT(cp.cut, 3, "NP chunks cut by W = 2");
-  checks += 4;
   vt_chunk_corpus_free(&cp);
   vt_chunk_model_free(&m);
 }
 
 /* Lattice scores against feature sums, with integer weights so that sums are exact. */
-static void test_scores(const char *path) {
+TEST(scores_are_feature_sums) {
+  const char *path = toy_path();
+  REQUIRE(path != NULL, "toy corpus");
   vt_chunk_model m;
   vt_chunk_corpus cp = {0};
   vt_chunk_model_init(&m);
@@ -138,7 +153,6 @@ static void test_scores(const char *path) {
     for (int32_t t = 0; t < x.n; t++) chunks += cp.begin[o + t], inner += !cp.begin[o + t];
     EXPECT_EQ_INT(nf, 5 * x.n + 3 * inner + 5 * chunks + 3 * (chunks - 1), "feature count");
     vt_arena_reset(ar);
-    checks += 3;
   }
   vt_arena_destroy(ar);
   vt_chunk_corpus_free(&cp);
@@ -189,10 +203,12 @@ static void train_toy(vt_chunk_model *m, vt_chunk_corpus *cp, const char *path, 
   EXPECT_EQ_INT(last[0], 40, "epochs reported");
   /* Separable data: the perceptron converges (Collins 2002, theorem 1) */
   EXPECT_EQ_INT(last[1], 0, "mistakes in the last epoch");
-  checks += 4;
 }
 
-static void test_training(const char *path) {
+/* Training fits the separable toy corpus (both updates, both feature sets); the parts loss. */
+TEST(training) {
+  const char *path = toy_path();
+  REQUIRE(path != NULL, "toy corpus");
   for (int margin = 0; margin <= 1; margin++)
     for (int features = 0; features <= 1; features++) {
       vt_chunk_model m;
@@ -203,7 +219,6 @@ static void test_training(const char *path) {
       double ok = exact_sentences(&m, &cp);
       EXPECT(ok >= 75.0, "margin %d features %d: %.1f%% of toy sentences right", margin, features,
              ok);
-      checks++;
       vt_chunk_corpus_free(&cp);
       vt_chunk_model_free(&m);
     }
@@ -215,10 +230,9 @@ static void test_training(const char *path) {
   EXPECT_EQ_INT(vt_chunk_parts_loss(3, gp, gt, gb, pp, gt, gb), 3, "one POS tag");
   uint8_t pb[3] = {1, 0, 1}; /* cut before token 2: 2 chunk nodes, 1 transition */
   EXPECT_EQ_INT(vt_chunk_parts_loss(3, gp, gt, gb, gp, gt, pb), 3, "one cut");
-  checks += 3;
 }
 
-static void test_eval(void) {
+TEST(eval) {
   /* gold:  B-NP I-NP O B-NP B-NP I-NP ;  pred: B-NP I-NP O B-NP I-NP I-NP, POS one wrong */
   int32_t gpos[6] = {0, 1, 2, 1, 0, 1}, ppos[6] = {0, 1, 2, 1, 0, 0};
   int32_t gtag[6] = {1, 1, 0, 1, 1, 1}, ptag[6] = {1, 1, 0, 1, 1, 1};
@@ -232,7 +246,6 @@ static void test_eval(void) {
   EXPECT(fabs(f1 - 40.0) < 1e-9 && fabs(p - 50.0) < 1e-9, "F1 %.3f P %.3f", f1, p);
   EXPECT(fabs(vt_chunk_eval_pos_acc(&ev) - 500.0 / 6) < 1e-9, "POS accuracy");
   EXPECT(fabs(vt_chunk_eval_tag_acc(&ev) - 500.0 / 6) < 1e-9, "tag accuracy (token 4: B vs I)");
-  checks += 6;
 }
 
 static unsigned char *slurp(const char *path, size_t *len) {
@@ -243,7 +256,10 @@ static unsigned char *slurp(const char *path, size_t *len) {
   return b;
 }
 
-static void test_model_file(const char *toy) {
+/* Round trip; truncated and corrupted files refused; a missing file. */
+TEST(model_file) {
+  const char *toy = toy_path();
+  REQUIRE(toy != NULL, "toy corpus");
   vt_chunk_model m, back;
   vt_chunk_corpus cp = {0};
   train_toy(&m, &cp, toy, 1, VT_CFEAT_ALL);
@@ -261,7 +277,6 @@ static void test_model_file(const char *toy) {
              !memcmp(back.w, m.w, sizeof(double) * (size_t)m.n_feat),
          "feature table");
   EXPECT(exact_sentences(&back, &cp) == exact_sentences(&m, &cp), "loaded model tags alike");
-  checks += 6;
   size_t len;
   unsigned char *img = slurp(path, &len);
   /* Truncated at many lengths, and one byte flipped at many places: always refused. */
@@ -286,10 +301,8 @@ static void test_model_file(const char *toy) {
   }
   EXPECT_EQ_INT(refused, tries, "damaged models refused");
   EXPECT(strstr(err, path) != NULL, "message names the file: %s", err);
-  checks += 2;
   unlink(path);
   EXPECT_EQ_INT(vt_chunk_model_load(&back, path, err, sizeof err), VT_EIO, "missing file");
-  checks++;
   free(img);
   free(path);
   vt_chunk_model_free(&back);
@@ -297,15 +310,5 @@ static void test_model_file(const char *toy) {
   vt_chunk_model_free(&m);
 }
 
-int main(void) {
-  char *toy = write_temp(TOY, strlen(TOY));
-  test_token_types();
-  test_gold(toy);
-  test_scores(toy);
-  test_training(toy);
-  test_eval();
-  test_model_file(toy);
-  unlink(toy);
-  free(toy);
-  return test_finish("test_chunk_model", checks);
-}
+TEST_MAIN(CASE(token_types), CASE(gold_structures), CASE(scores_are_feature_sums), CASE(training),
+          CASE(eval), CASE(model_file))

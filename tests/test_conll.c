@@ -10,8 +10,26 @@
 #include "conll.h"
 #include "test_util.h"
 
-static long long checks;
 static char dir[] = "/tmp/vt_test_conll.XXXXXX";
+
+static void remove_dir(void) {
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  if (system(cmd)) {
+    fprintf(stderr, "could not remove %s\n", dir);
+    _exit(1);
+  }
+}
+
+/* Makes the temporary directory on the first call (removed at exit); returns 1 when it is there. */
+static int dir_ready(void) {
+  static int state; /* 0: not yet, 1: made, -1: failed */
+  if (!state) {
+    state = mkdtemp(dir) ? 1 : -1;
+    if (state > 0) atexit(remove_dir);
+  }
+  return state > 0;
+}
 
 static const char *put(const char *name, const char *data, size_t n, int gz) {
   static char path[256];
@@ -61,12 +79,10 @@ static void expect_sents(const char *name, const char *data, size_t n, const vt_
   char err[256] = "", got[1024];
   const char *path = put(name, data, n, gz);
   vt_status st = read_all(path, o, &b, err);
-  checks += 2;
   EXPECT(st == VT_OK, "%s: %s", name, err);
   EXPECT_EQ_INT(b.n_sents, nwant, name);
   for (int32_t s = 0; s < b.n_sents && s < nwant; s++) {
     render(&b, s, got);
-    checks++;
     EXPECT(!strcmp(got, want[s]), "%s: sentence %d is '%s', want '%s'", name, s, got, want[s]);
   }
   vt_sentbatch_free(&b);
@@ -80,21 +96,33 @@ static void expect_error(const char *name, const char *data, const vt_conll_opts
   const char *path = put(name, data, strlen(data), 0);
   snprintf(want, sizeof want, "%s%s", path, want_suffix);
   vt_status st = read_all(path, o, &b, err);
-  checks += 2;
   EXPECT(st == VT_EFORMAT, "%s: status %d", name, st);
   EXPECT(!strncmp(err, want, strlen(want)), "%s: '%s', want '%s...'", name, err, want);
   vt_sentbatch_free(&b);
 }
 
-int main(void) {
-  if (!mkdtemp(dir)) return 1;
-  vt_conll_opts o;
-  vt_conll_opts_init(&o);
+/* Default options, and the directory the cases write their files in. */
+static int setup(vt_conll_opts *o) {
+  vt_conll_opts_init(o);
+  return dir_ready();
+}
 
+/* CRLF line ends, blank and white-space-only lines between sentences, no final newline; the same
+ * from a .gz file. */
+TEST(crlf_and_gz) {
+  vt_conll_opts o;
+  REQUIRE(setup(&o), "temporary directory");
   static const char crlf[] = "He PRP B-NP\r\nruns VBZ B-VP\r\n\r\n\r\n  \t \r\nOK UH O";
   static const char *const crlf_want[] = {"He|PRP|B-NP runs|VBZ|B-VP", "OK|UH|O"};
   expect_sents("crlf", crlf, strlen(crlf), &o, 0, crlf_want, 2);
   expect_sents("crlf.gz", crlf, strlen(crlf), &o, 1, crlf_want, 2);
+}
+
+/* Runs of spaces separate columns (any other byte is data); a tab-separated file keeps spaces
+ * inside fields and empty fields. */
+TEST(separators) {
+  vt_conll_opts o;
+  REQUIRE(setup(&o), "temporary directory");
 
   static const char spaces[] = "  a   b  \nc\x01\xff  \xce\xb1\n";
   static const char *const spaces_want[] = {"a|b c\x01\xff|\xce\xb1"};
@@ -103,6 +131,12 @@ int main(void) {
   static const char tabs[] = "New York\tNNP\n\tX\n";
   static const char *const tabs_want[] = {"New York|NNP |X"};
   expect_sents("tabs", tabs, strlen(tabs), &o, 0, tabs_want, 1);
+}
+
+/* A leading # is data unless comments are on. */
+TEST(comments) {
+  vt_conll_opts o;
+  REQUIRE(setup(&o), "temporary directory");
 
   static const char hash[] = "# # B-NP\nx y z\n";
   static const char *const hash_want[] = {"#|#|B-NP x|y|z"};
@@ -111,6 +145,12 @@ int main(void) {
   oc.comments = 1;
   static const char *const hash_c_want[] = {"x|y|z"};
   expect_sents("hash_comments", hash, strlen(hash), &oc, 0, hash_c_want, 1);
+}
+
+/* A NUL byte is part of its field. */
+TEST(nul_bytes) {
+  vt_conll_opts o;
+  REQUIRE(setup(&o), "temporary directory");
 
   static const char nul[] = "a\0b c\n";
   static const char *const nul_want[] = {"a|c"}; /* rendering stops at the NUL */
@@ -122,11 +162,15 @@ int main(void) {
     read_all(put("nul2", nul, sizeof nul - 1, 0), &o, &b, err);
     size_t len = 0;
     if (b.n_sents) vt_sentbatch_field(&b, 0, 0, 0, &len);
-    checks++;
     EXPECT_EQ_INT(len, 3, "a field with a NUL byte keeps its length");
     vt_sentbatch_free(&b);
   }
+}
 
+/* CoNLL-U: comments, multi-word ranges and empty nodes are kept as pass-through lines. */
+TEST(conllu) {
+  vt_conll_opts o;
+  REQUIRE(setup(&o), "temporary directory");
   vt_conll_opts ou = o;
   ou.conllu = 1;
   static const char conllu[] = "# sent_id = 1\n"
@@ -142,14 +186,17 @@ int main(void) {
     memset(&b, 0, sizeof b);
     char err[256];
     read_all(put("conllu2", conllu, strlen(conllu), 0), &ou, &b, err);
-    checks += 3;
     EXPECT_EQ_INT(b.n_sents ? b.sents[0].nlines : 0, 6, "conllu lines kept for output");
     EXPECT_EQ_INT(b.n_sents ? b.lines[1].tok : 0, -1, "a range is a pass-through line");
     EXPECT_EQ_INT(b.n_sents ? vt_sentbatch_lineno(&b, 0, 2) : 0, 6, "line of token 2");
     vt_sentbatch_free(&b);
   }
+}
 
-  /* Batches: at most 2 sentences per read. */
+/* Batches: at most 2 sentences per read; an empty file has none. */
+TEST(batches) {
+  vt_conll_opts o;
+  REQUIRE(setup(&o), "temporary directory");
   {
     static const char three[] = "a\n\nb\n\nc\n";
     vt_conll *r;
@@ -162,15 +209,19 @@ int main(void) {
     vt_sentbatch_clear(&b);
     vt_conll_read(r, &b, 2, 1 << 20, &n2, err, sizeof err);
     vt_conll_read(r, &b, 2, 1 << 20, &n3, err, sizeof err);
-    checks += 3;
     EXPECT(n1 == 2 && n2 == 1 && n3 == 0, "batches of 2: %d %d %d", n1, n2, n3);
     EXPECT_EQ_INT(b.n_sents, 1, "sentences after clear");
     EXPECT(b.n_sents == 1 && b.sents[0].T == 1 && b.bytes[b.lines[0].off] == 'c', "third");
     vt_sentbatch_free(&b);
     vt_conll_close(r);
   }
-
   expect_sents("empty", "", 0, &o, 0, NULL, 0);
+}
+
+/* Ragged columns, overlong sentences and missing files: an error naming FILE:LINE. */
+TEST(errors) {
+  vt_conll_opts o;
+  REQUIRE(setup(&o), "temporary directory");
   expect_error("ragged", "a b c\nd e f\ng h\n", &o,
                ":3: 2 columns, but the sentence's first token (line 1) has 3");
   vt_conll_opts om = o;
@@ -179,10 +230,14 @@ int main(void) {
   {
     char err[256];
     vt_conll *r;
-    checks++;
     EXPECT(vt_conll_open(&r, "/nonexistent/x", &o, err, sizeof err) == VT_EIO, "missing file");
   }
-  /* A truncated .gz file is an error, not a short corpus. */
+}
+
+/* A truncated .gz file is an error, not a short corpus. */
+TEST(truncated_gzip) {
+  vt_conll_opts o;
+  REQUIRE(setup(&o), "temporary directory");
   {
     char big[4096];
     for (size_t i = 0; i < sizeof big; i++) big[i] = (i % 7 == 6) ? '\n' : (char)('a' + i % 26);
@@ -198,12 +253,10 @@ int main(void) {
     memset(&b, 0, sizeof b);
     char err[256] = "";
     vt_status st = read_all(p, &o, &b, err);
-    checks++;
     EXPECT(st == VT_EFORMAT && strstr(err, "gzip"), "truncated gzip: status %d '%s'", st, err);
     vt_sentbatch_free(&b);
   }
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  if (system(cmd)) return 1;
-  return test_finish("test_conll", checks);
 }
+
+TEST_MAIN(CASE(crlf_and_gz), CASE(separators), CASE(comments), CASE(nul_bytes), CASE(conllu),
+          CASE(batches), CASE(errors), CASE(truncated_gzip))

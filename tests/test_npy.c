@@ -18,22 +18,10 @@
 #include "lattice_file.h"
 #include "npy.h"
 #include "outfile.h"
+#include "test_util.h"
 #include "vitesse.h"
 
-static int failures;
-static long long checks;
 static char dir[64];
-
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    checks++;                                                                                      \
-    if (!(cond)) {                                                                                 \
-      failures++;                                                                                  \
-      fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                            \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-    }                                                                                              \
-  } while (0)
 
 /* ---- helpers --------------------------------------------------------------------------------- */
 
@@ -54,8 +42,8 @@ static void write_bytes(const char *path, const void *bytes, size_t n) {
 }
 
 /* Writes a .npy file with header text `hdr` used verbatim (no padding added). */
-static void write_npy_raw(const char *path, int major, int minor, const char *hdr,
-                          const void *data, size_t nbytes) {
+static void write_npy_raw(const char *path, int major, int minor, const char *hdr, const void *data,
+                          size_t nbytes) {
   size_t hl = strlen(hdr), pre = major == 1 ? 10 : 12;
   unsigned char *b = malloc(pre + hl + nbytes + 1);
   memcpy(b, "\x93NUMPY", 6);
@@ -131,15 +119,35 @@ static void clear_dir(void) {
   if (d) closedir(d);
 }
 
+static void remove_dir(void) {
+  clear_dir();
+  rmdir(dir);
+}
+
+/* Makes the test directory on the first call (removed at exit) and empties it; returns 1 when it
+ * is there. */
+static int dir_ready(void) {
+  static int state; /* 0: not yet, 1: made, -1: failed */
+  if (!state) {
+    strcpy(dir, "/tmp/vt_test_npy.XXXXXX");
+    state = mkdtemp(dir) ? 1 : -1;
+    if (state < 0) perror("mkdtemp");
+    if (state > 0) atexit(remove_dir);
+    umask(022);
+  }
+  if (state > 0) clear_dir();
+  return state > 0;
+}
+
 /* Checks a failure: status `want`, one line in err naming `path` and holding every word. */
 static void check_err(const char *ctx, int got, int want, const char *err, const char *path, ...) {
   va_list ap;
-  CHECK(got == want, "%s: status %d, want %d (err: %s)", ctx, got, want, err);
-  CHECK(strchr(err, '\n') == NULL && err[0], "%s: err is not one non-empty line: '%s'", ctx, err);
-  CHECK(strstr(err, path) == err, "%s: err does not start with the path %s: '%s'", ctx, path, err);
+  EXPECT(got == want, "%s: status %d, want %d (err: %s)", ctx, got, want, err);
+  EXPECT(strchr(err, '\n') == NULL && err[0], "%s: err is not one non-empty line: '%s'", ctx, err);
+  EXPECT(strstr(err, path) == err, "%s: err does not start with the path %s: '%s'", ctx, path, err);
   va_start(ap, path);
   for (const char *w; (w = va_arg(ap, const char *));)
-    CHECK(strstr(err, w) != NULL, "%s: err lacks '%s': '%s'", ctx, w, err);
+    EXPECT(strstr(err, w) != NULL, "%s: err lacks '%s': '%s'", ctx, w, err);
   va_end(ap);
 }
 
@@ -151,13 +159,16 @@ static void check_err(const char *ctx, int got, int want, const char *err, const
     memset(&x_, 0x5a, sizeof x_);                                                                  \
     int st_ = vt_npy_open(&x_, (path), e_, sizeof e_);                                             \
     check_err((ctx), st_, (want), e_, (path), __VA_ARGS__, (const char *)NULL);                    \
-    CHECK(x_.map == NULL && x_.owned == NULL && x_.data == NULL, "%s: not zeroed", (ctx));         \
+    EXPECT(x_.map == NULL && x_.owned == NULL && x_.data == NULL, "%s: not zeroed", (ctx));        \
     vt_npy_close(&x_);                                                                             \
   } while (0)
 
 /* ---- npy round trips ------------------------------------------------------------------------- */
 
-static void test_roundtrip(void) {
+/* Every dtype and shape written and read back (mapped), with the file's mode and no stray
+ * files. */
+TEST(roundtrip) {
+  REQUIRE(dir_ready(), "temporary directory");
   static const int64_t shapes[][2] = {{0, 0}, {5, 0}, {0, 3}, {2, 3}};
   static const int ndims[] = {0, 1, 2, 2};
   static const vt_npy_dtype dts[] = {VT_NPY_F32, VT_NPY_F64, VT_NPY_I32, VT_NPY_I64};
@@ -179,38 +190,38 @@ static void test_roundtrip(void) {
       }
       const char *p = tpath("rt.npy");
       int st = vt_npy_write(p, dts[t], ndims[s], shapes[s], buf, err, sizeof err);
-      CHECK(st == VT_OK, "%s: write: %s", ctx, err);
+      EXPECT(st == VT_OK, "%s: write: %s", ctx, err);
       struct stat sb;
       size_t nbytes = (size_t)count * vt_npy_itemsize(dts[t]);
-      CHECK(stat(p, &sb) == 0 && (size_t)sb.st_size >= nbytes &&
-                ((size_t)sb.st_size - nbytes) % 64 == 0,
-            "%s: header not padded to 64", ctx);
-      CHECK((sb.st_mode & 0777) == 0644, "%s: mode %o", ctx, (unsigned)(sb.st_mode & 0777));
-      CHECK(dir_entries() == 1, "%s: stray files", ctx);
+      EXPECT(stat(p, &sb) == 0 && (size_t)sb.st_size >= nbytes &&
+                 ((size_t)sb.st_size - nbytes) % 64 == 0,
+             "%s: header not padded to 64", ctx);
+      EXPECT((sb.st_mode & 0777) == 0644, "%s: mode %o", ctx, (unsigned)(sb.st_mode & 0777));
+      EXPECT(dir_entries() == 1, "%s: stray files", ctx);
       vt_npy x;
       st = vt_npy_open(&x, p, err, sizeof err);
-      CHECK(st == VT_OK, "%s: open: %s", ctx, err);
+      EXPECT(st == VT_OK, "%s: open: %s", ctx, err);
       if (st != VT_OK) continue;
-      CHECK(x.dtype == dts[t] && x.ndim == ndims[s] && x.count == count, "%s: header", ctx);
-      for (int d = 0; d < ndims[s]; d++) CHECK(x.shape[d] == shapes[s][d], "%s: shape", ctx);
-      CHECK(x.map != NULL && x.owned == NULL, "%s: not mapped", ctx);
-      CHECK(nbytes == 0 || memcmp(x.data, buf, nbytes) == 0, "%s: data differs", ctx);
+      EXPECT(x.dtype == dts[t] && x.ndim == ndims[s] && x.count == count, "%s: header", ctx);
+      for (int d = 0; d < ndims[s]; d++) EXPECT(x.shape[d] == shapes[s][d], "%s: shape", ctx);
+      EXPECT(x.map != NULL && x.owned == NULL, "%s: not mapped", ctx);
+      EXPECT(nbytes == 0 || memcmp(x.data, buf, nbytes) == 0, "%s: data differs", ctx);
       for (int64_t i = 0; i < count; i++) {
         if (dts[t] == VT_NPY_F32 || dts[t] == VT_NPY_F64)
-          CHECK(vt_npy_get_f(&x, i) == (double)(i * 7 - 9) / 4.0, "%s: get_f(%lld)", ctx,
-                (long long)i);
+          EXPECT(vt_npy_get_f(&x, i) == (double)(i * 7 - 9) / 4.0, "%s: get_f(%lld)", ctx,
+                 (long long)i);
         else if (dts[t] == VT_NPY_I32)
-          CHECK(vt_npy_get_i(&x, i) == i * 7 - 9, "%s: get_i(%lld)", ctx, (long long)i);
+          EXPECT(vt_npy_get_i(&x, i) == i * 7 - 9, "%s: get_i(%lld)", ctx, (long long)i);
         else
-          CHECK(vt_npy_get_i(&x, i) == i * 7 - 9 - 5000000000LL, "%s: get_i", ctx);
+          EXPECT(vt_npy_get_i(&x, i) == i * 7 - 9 - 5000000000LL, "%s: get_i", ctx);
       }
       char shp[64];
       vt_npy_shape_str(&x, shp, sizeof shp);
       const char *want = s == 0 ? "()" : s == 1 ? "(5,)" : s == 2 ? "(0, 3)" : "(2, 3)";
-      CHECK(strcmp(shp, want) == 0, "%s: shape_str %s", ctx, shp);
+      EXPECT(strcmp(shp, want) == 0, "%s: shape_str %s", ctx, shp);
       vt_npy_close(&x);
       vt_npy_close(&x); /* idempotent */
-      CHECK(x.data == NULL && x.map == NULL, "%s: close did not zero", ctx);
+      EXPECT(x.data == NULL && x.map == NULL, "%s: close did not zero", ctx);
     }
   }
   clear_dir();
@@ -220,7 +231,9 @@ static void test_roundtrip(void) {
   vt_npy_close(NULL);
 }
 
-static void test_versions_and_headers(void) {
+/* Format versions 1.0 to 3.0 and hand-written headers numpy accepts; misaligned data copied. */
+TEST(versions_and_headers) {
+  REQUIRE(dir_ready(), "temporary directory");
   const float f[6] = {1, 2, 3, 4, 5, -INFINITY};
   const char *dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
   char hdr[256], err[512], ctx[64];
@@ -236,10 +249,10 @@ static void test_versions_and_headers(void) {
     snprintf(ctx, sizeof ctx, "version %d.0", major);
     write_npy_raw(tpath("v.npy"), major, 0, hdr, f, sizeof f);
     int st = vt_npy_open(&x, tpath("v.npy"), err, sizeof err);
-    CHECK(st == VT_OK, "%s: %s", ctx, err);
-    CHECK(st != VT_OK || (x.ndim == 2 && x.shape[0] == 2 && x.shape[1] == 3 &&
-                          x.dtype == VT_NPY_F32 && memcmp(x.data, f, sizeof f) == 0),
-          "%s: content", ctx);
+    EXPECT(st == VT_OK, "%s: %s", ctx, err);
+    EXPECT(st != VT_OK || (x.ndim == 2 && x.shape[0] == 2 && x.shape[1] == 3 &&
+                           x.dtype == VT_NPY_F32 && memcmp(x.data, f, sizeof f) == 0),
+           "%s: content", ctx);
     vt_npy_close(&x);
   }
 
@@ -265,33 +278,34 @@ static void test_versions_and_headers(void) {
     snprintf(ctx, sizeof ctx, "header %zu", i);
     write_npy_raw(tpath("h.npy"), 1, 0, ok[i].hdr, f, sizeof f);
     int st = vt_npy_open(&x, tpath("h.npy"), err, sizeof err);
-    CHECK(st == VT_OK, "%s: %s", ctx, err);
+    EXPECT(st == VT_OK, "%s: %s", ctx, err);
     if (st != VT_OK) continue;
-    CHECK(x.ndim == ok[i].ndim && x.shape[0] == ok[i].s0 && x.shape[1] == ok[i].s1 &&
-              x.dtype == ok[i].dt,
-          "%s: parsed wrong", ctx);
-    CHECK(((uintptr_t)x.data % vt_npy_itemsize(x.dtype)) == 0, "%s: misaligned data", ctx);
+    EXPECT(x.ndim == ok[i].ndim && x.shape[0] == ok[i].s0 && x.shape[1] == ok[i].s1 &&
+               x.dtype == ok[i].dt,
+           "%s: parsed wrong", ctx);
+    EXPECT(((uintptr_t)x.data % vt_npy_itemsize(x.dtype)) == 0, "%s: misaligned data", ctx);
     size_t nb = (size_t)x.count * vt_npy_itemsize(x.dtype);
-    CHECK(memcmp(x.data, f, nb) == 0, "%s: data", ctx);
+    EXPECT(memcmp(x.data, f, nb) == 0, "%s: data", ctx);
     vt_npy_close(&x);
   }
   /* a header length that leaves the data misaligned: served from a heap copy */
   write_npy_raw(tpath("h.npy"), 1, 0, "{'descr':'<f4','fortran_order':False,'shape':(6,)} ", f,
                 sizeof f);
-  CHECK(vt_npy_open(&x, tpath("h.npy"), err, sizeof err) == VT_OK, "misaligned: %s", err);
-  CHECK(x.owned != NULL && memcmp(x.data, f, sizeof f) == 0, "misaligned: not copied");
+  EXPECT(vt_npy_open(&x, tpath("h.npy"), err, sizeof err) == VT_OK, "misaligned: %s", err);
+  EXPECT(x.owned != NULL && memcmp(x.data, f, sizeof f) == 0, "misaligned: not copied");
   vt_npy_close(&x);
   /* bytes after the data are ignored */
   float g[7] = {1, 2, 3, 4, 5, 6, 7};
   write_f4("long.npy", "(2, 3)", g, 7);
-  CHECK(vt_npy_open(&x, tpath("long.npy"), err, sizeof err) == VT_OK && x.count == 6,
-        "trailing bytes: %s", err);
+  EXPECT(vt_npy_open(&x, tpath("long.npy"), err, sizeof err) == VT_OK && x.count == 6,
+         "trailing bytes: %s", err);
   vt_npy_close(&x);
   clear_dir();
 }
 
 /* A FIFO is read into memory (no mmap). */
-static void test_pipe(void) {
+TEST(fifo_read_into_memory) {
+  REQUIRE(dir_ready(), "temporary directory");
   const double d[3] = {1.5, -INFINITY, 3};
   char err[512];
   const char *fifo = tpath("fifo.npy");
@@ -308,15 +322,17 @@ static void test_pipe(void) {
   vt_npy x;
   int st = vt_npy_open(&x, fifo, err, sizeof err);
   waitpid(pid, NULL, 0);
-  CHECK(st == VT_OK, "fifo: %s", err);
-  CHECK(st != VT_OK || (x.owned && x.count == 3 && memcmp(x.data, d, sizeof d) == 0), "fifo");
+  EXPECT(st == VT_OK, "fifo: %s", err);
+  EXPECT(st != VT_OK || (x.owned && x.count == 3 && memcmp(x.data, d, sizeof d) == 0), "fifo");
   vt_npy_close(&x);
   clear_dir();
 }
 
 /* ---- npy malformed inputs -------------------------------------------------------------------- */
 
-static void test_malformed(void) {
+/* Every malformed input: its status and a one-line message naming the file. */
+TEST(malformed) {
+  REQUIRE(dir_ready(), "temporary directory");
   const float f[6] = {0};
   char err[512];
   const char *p = tpath("bad.npy");
@@ -329,8 +345,8 @@ static void test_malformed(void) {
   EXPECT_OPEN_FAIL("bigendian", p, VT_EFORMAT, "big-endian", ">f4");
   write_npy(p, HDR(">i8", "False", "(2, 3)"), f, sizeof f);
   EXPECT_OPEN_FAIL("bigendian i8", p, VT_EFORMAT, "big-endian");
-  static const char *const dtypes[] = {"<f2", "<u1", "|u1", "|b1", "<c8", "|O", "<i2", "|f4",
-                                       "<u4", "f4",  "<f16", ""};
+  static const char *const dtypes[] = {"<f2", "<u1", "|u1", "|b1", "<c8",  "|O",
+                                       "<i2", "|f4", "<u4", "f4",  "<f16", ""};
   for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++) {
     char dict[256];
     snprintf(dict, sizeof dict, HDR("%s", "False", "(2, 3)"), dtypes[i]);
@@ -432,59 +448,61 @@ static void test_malformed(void) {
   EXPECT_OPEN_FAIL("directory", tpath("sub"), VT_EIO, "directory");
   /* a control character in a path never breaks the line */
   vt_npy x;
-  CHECK(vt_npy_open(&x, tpath("new\nline.npy"), err, sizeof err) == VT_EIO &&
-            !strchr(err, '\n') && strstr(err, "new?line.npy"),
-        "newline in path: '%s'", err);
+  EXPECT(vt_npy_open(&x, tpath("new\nline.npy"), err, sizeof err) == VT_EIO && !strchr(err, '\n') &&
+             strstr(err, "new?line.npy"),
+         "newline in path: '%s'", err);
   /* a tiny err buffer is still NUL-terminated; errlen 0 writes nothing */
   char tiny[8];
-  CHECK(vt_npy_open(&x, tpath("nope.npy"), tiny, sizeof tiny) == VT_EIO &&
-            strlen(tiny) == sizeof tiny - 1,
-        "tiny err");
-  CHECK(vt_npy_open(&x, tpath("nope.npy"), NULL, 0) == VT_EIO, "NULL err");
+  EXPECT(vt_npy_open(&x, tpath("nope.npy"), tiny, sizeof tiny) == VT_EIO &&
+             strlen(tiny) == sizeof tiny - 1,
+         "tiny err");
+  EXPECT(vt_npy_open(&x, tpath("nope.npy"), NULL, 0) == VT_EIO, "NULL err");
   clear_dir();
 #undef HDR
 }
 
 /* ---- outfile and writer errors --------------------------------------------------------------- */
 
-static void test_outfile(void) {
+/* Atomic output files: hidden until commit, removed on abort; writer errors leave nothing. */
+TEST(outfile) {
+  REQUIRE(dir_ready(), "temporary directory");
   char err[512];
   vt_outfile of;
   mode_t old = umask(027);
-  CHECK(vt_outfile_open(&of, tpath("out.txt"), err, sizeof err) == VT_OK, "open: %s", err);
-  CHECK(dir_entries() == 1 && access(tpath("out.txt"), F_OK) != 0, "temp file not hidden");
+  EXPECT(vt_outfile_open(&of, tpath("out.txt"), err, sizeof err) == VT_OK, "open: %s", err);
+  EXPECT(dir_entries() == 1 && access(tpath("out.txt"), F_OK) != 0, "temp file not hidden");
   fputs("hello\n", of.fp);
-  CHECK(vt_outfile_commit(&of, err, sizeof err) == VT_OK, "commit: %s", err);
+  EXPECT(vt_outfile_commit(&of, err, sizeof err) == VT_OK, "commit: %s", err);
   vt_outfile_abort(&of); /* no-op after commit */
   struct stat sb;
-  CHECK(stat(tpath("out.txt"), &sb) == 0 && sb.st_size == 6, "committed file");
-  CHECK((sb.st_mode & 0777) == 0640, "mode %o under umask 027", (unsigned)(sb.st_mode & 0777));
-  CHECK(dir_entries() == 1, "stray files after commit");
+  EXPECT(stat(tpath("out.txt"), &sb) == 0 && sb.st_size == 6, "committed file");
+  EXPECT((sb.st_mode & 0777) == 0640, "mode %o under umask 027", (unsigned)(sb.st_mode & 0777));
+  EXPECT(dir_entries() == 1, "stray files after commit");
   umask(old);
 
   /* abort leaves the old content and no temp file */
-  CHECK(vt_outfile_open(&of, tpath("out.txt"), err, sizeof err) == VT_OK, "open 2: %s", err);
+  EXPECT(vt_outfile_open(&of, tpath("out.txt"), err, sizeof err) == VT_OK, "open 2: %s", err);
   fputs("partial", of.fp);
-  CHECK(dir_entries() == 2, "temp file missing");
+  EXPECT(dir_entries() == 2, "temp file missing");
   vt_outfile_abort(&of);
   vt_outfile_abort(&of);
-  CHECK(stat(tpath("out.txt"), &sb) == 0 && sb.st_size == 6 && dir_entries() == 1, "abort");
+  EXPECT(stat(tpath("out.txt"), &sb) == 0 && sb.st_size == 6 && dir_entries() == 1, "abort");
 
   /* a directory that does not exist */
   const char *nodir = tpath("no/such/dir/out.txt");
   int st = vt_outfile_open(&of, nodir, err, sizeof err);
   check_err("outfile no dir", st, VT_EIO, err, nodir, "temp file", (const char *)NULL);
-  CHECK(of.fp == NULL && of.tmp == NULL && of.path == NULL, "not zeroed");
+  EXPECT(of.fp == NULL && of.tmp == NULL && of.path == NULL, "not zeroed");
   vt_outfile_abort(&of);
   st = vt_outfile_open(&of, tpath("dir/"), err, sizeof err);
-  CHECK(st == VT_EINVAL, "trailing slash: %d", st);
+  EXPECT(st == VT_EINVAL, "trailing slash: %d", st);
 
   /* rename over a directory fails at commit; the temp file goes away */
   mkdir(tpath("adir"), 0700);
-  CHECK(vt_outfile_open(&of, tpath("adir"), err, sizeof err) == VT_OK, "open adir: %s", err);
+  EXPECT(vt_outfile_open(&of, tpath("adir"), err, sizeof err) == VT_OK, "open adir: %s", err);
   st = vt_outfile_commit(&of, err, sizeof err);
   check_err("commit over dir", st, VT_EIO, err, tpath("adir"), "rename", (const char *)NULL);
-  CHECK(dir_entries() == 2, "temp left after failed commit");
+  EXPECT(dir_entries() == 2, "temp left after failed commit");
   vt_outfile_abort(&of);
 
   /* a full disk is reported at commit (when /dev/full exists) */
@@ -493,27 +511,27 @@ static void test_outfile(void) {
     vt_outfile so = {full, NULL, NULL, 0}; /* stdout-like: flush only */
     fputs("x", full);
     st = vt_outfile_commit(&so, err, sizeof err);
-    CHECK(st == VT_EIO && strstr(err, "No space"), "ENOSPC: %d '%s'", st, err);
+    EXPECT(st == VT_EIO && strstr(err, "No space"), "ENOSPC: %d '%s'", st, err);
     fclose(full);
   }
 
   /* stdout */
-  CHECK(vt_outfile_open(&of, "-", err, sizeof err) == VT_OK && of.fp == stdout, "stdout");
+  EXPECT(vt_outfile_open(&of, "-", err, sizeof err) == VT_OK && of.fp == stdout, "stdout");
   vt_outfile_abort(&of);
-  CHECK(vt_outfile_open(&of, NULL, err, sizeof err) == VT_OK && of.fp == stdout, "stdout NULL");
-  CHECK(vt_outfile_commit(&of, err, sizeof err) == VT_OK, "commit stdout");
+  EXPECT(vt_outfile_open(&of, NULL, err, sizeof err) == VT_OK && of.fp == stdout, "stdout NULL");
+  EXPECT(vt_outfile_commit(&of, err, sizeof err) == VT_OK, "commit stdout");
 
   /* vt_npy_write failures leave nothing behind */
   const int64_t sh[2] = {2, 3};
   const float f[6] = {0};
   st = vt_npy_write(nodir, VT_NPY_F32, 2, sh, f, err, sizeof err);
-  CHECK(st == VT_EIO && strstr(err, nodir) == err, "npy_write no dir: %d %s", st, err);
-  CHECK(vt_npy_write(tpath("w.npy"), VT_NPY_F32, 3, sh, f, err, sizeof err) == VT_EINVAL,
-        "ndim 3");
+  EXPECT(st == VT_EIO && strstr(err, nodir) == err, "npy_write no dir: %d %s", st, err);
+  EXPECT(vt_npy_write(tpath("w.npy"), VT_NPY_F32, 3, sh, f, err, sizeof err) == VT_EINVAL,
+         "ndim 3");
   const int64_t neg[2] = {-1, 3};
-  CHECK(vt_npy_write(tpath("w.npy"), VT_NPY_F32, 2, neg, f, err, sizeof err) == VT_EINVAL,
-        "negative shape");
-  CHECK(dir_entries() == 2, "stray files after failed writes");
+  EXPECT(vt_npy_write(tpath("w.npy"), VT_NPY_F32, 2, neg, f, err, sizeof err) == VT_EINVAL,
+         "negative shape");
+  EXPECT(dir_entries() == 2, "stray files after failed writes");
   clear_dir();
 }
 
@@ -548,31 +566,33 @@ static int load_set(vt_lattice_file *lf, char *err, size_t errlen) {
     char e_[512];                                                                                  \
     int st_ = load_set(&lf_, e_, sizeof e_);                                                       \
     check_err((ctx), st_, VT_EFORMAT, e_, tpath(bad), __VA_ARGS__, (const char *)NULL);            \
-    CHECK(lf_.offset == NULL && lf_.A == NULL && lf_.E.data == NULL, "%s: not zeroed", (ctx));     \
+    EXPECT(lf_.offset == NULL && lf_.A == NULL && lf_.E.data == NULL, "%s: not zeroed", (ctx));    \
     vt_lattice_file_free(&lf_);                                                                    \
     write_good_set();                                                                              \
   } while (0)
 
-static void test_lattice(void) {
+/* Lattice-set validation: a good set loads; every inconsistency is named with its file. */
+TEST(lattice_set) {
+  REQUIRE(dir_ready(), "temporary directory");
   char err[512];
   vt_lattice_file lf;
   write_good_set();
   int st = load_set(&lf, err, sizeof err);
-  CHECK(st == VT_OK, "good set: %s", err);
+  EXPECT(st == VT_OK, "good set: %s", err);
   if (st == VT_OK) {
-    CHECK(lf.L == 3 && lf.n_sent == 2 && lf.n_rows == 5 && lf.E.dtype == VT_NPY_F32, "sizes");
-    CHECK(lf.offset[0] == 0 && lf.offset[1] == 2 && lf.offset[2] == 5, "offsets");
-    CHECK(vt_lattice_file_len(&lf, 0) == 2 && vt_lattice_file_len(&lf, 1) == 3, "lens");
-    CHECK(memcmp(lf.A, good_A, sizeof good_A) == 0, "A");
+    EXPECT(lf.L == 3 && lf.n_sent == 2 && lf.n_rows == 5 && lf.E.dtype == VT_NPY_F32, "sizes");
+    EXPECT(lf.offset[0] == 0 && lf.offset[1] == 2 && lf.offset[2] == 5, "offsets");
+    EXPECT(vt_lattice_file_len(&lf, 0) == 2 && vt_lattice_file_len(&lf, 1) == 3, "lens");
+    EXPECT(memcmp(lf.A, good_A, sizeof good_A) == 0, "A");
     for (int y = 0; y < 3; y++)
-      CHECK(lf.S[y] == good_S[y] && lf.F[y] == good_F[y] && lf.R[y] == good_R[y], "S F R");
+      EXPECT(lf.S[y] == good_S[y] && lf.F[y] == good_F[y] && lf.R[y] == good_R[y], "S F R");
     const float *r1 = vt_lattice_file_rows(&lf, 1);
-    CHECK(r1[0] == good_E[6], "rows(1)");
+    EXPECT(r1[0] == good_E[6], "rows(1)");
     double d[9];
     vt_lattice_file_copy(&lf, 1, d);
-    for (int i = 0; i < 9; i++) CHECK(d[i] == good_E[6 + i], "copy %d", i);
+    for (int i = 0; i < 9; i++) EXPECT(d[i] == good_E[6 + i], "copy %d", i);
     vt_lattice_file_copy(&lf, 0, d);
-    CHECK(d[3] == -INFINITY, "copy -inf");
+    EXPECT(d[3] == -INFINITY, "copy -inf");
   }
   vt_lattice_file_free(&lf);
   vt_lattice_file_free(&lf);
@@ -582,13 +602,13 @@ static void test_lattice(void) {
   for (int i = 0; i < 15; i++) e8[i] = good_E[i];
   write_f8("E.npy", "(5, 3)", e8, 15);
   write_i4("N.npy", "(3,)", (const int32_t[]){5, 0, 0}, 3);
-  st = vt_lattice_file_load(&lf, tpath("E.npy"), tpath("N.npy"), tpath("A.npy"), NULL, NULL,
-                            NULL, err, sizeof err);
-  CHECK(st == VT_OK && lf.S == NULL && lf.F == NULL && lf.R == NULL && lf.n_sent == 3,
-        "minimal set: %s", err);
+  st = vt_lattice_file_load(&lf, tpath("E.npy"), tpath("N.npy"), tpath("A.npy"), NULL, NULL, NULL,
+                            err, sizeof err);
+  EXPECT(st == VT_OK && lf.S == NULL && lf.F == NULL && lf.R == NULL && lf.n_sent == 3,
+         "minimal set: %s", err);
   if (st == VT_OK) {
     const double *r0 = vt_lattice_file_rows(&lf, 0);
-    CHECK(r0[14] == 14 && vt_lattice_file_len(&lf, 2) == 0, "f64 rows");
+    EXPECT(r0[14] == 14 && vt_lattice_file_len(&lf, 2) == 0, "f64 rows");
   }
   vt_lattice_file_free(&lf);
 
@@ -596,23 +616,23 @@ static void test_lattice(void) {
   write_f4("E.npy", "(0, 3)", NULL, 0);
   write_i8("N.npy", "(0,)", NULL, 0);
   st = load_set(&lf, err, sizeof err);
-  CHECK(st == VT_OK && lf.n_rows == 0 && lf.n_sent == 0 && lf.offset[0] == 0, "0 rows: %s", err);
+  EXPECT(st == VT_OK && lf.n_rows == 0 && lf.n_sent == 0 && lf.offset[0] == 0, "0 rows: %s", err);
   vt_lattice_file_free(&lf);
   write_i8("N.npy", "(2,)", (const int64_t[]){0, 0}, 2);
   st = load_set(&lf, err, sizeof err);
-  CHECK(st == VT_OK && lf.n_sent == 2 && vt_lattice_file_len(&lf, 1) == 0, "0 rows 2: %s", err);
+  EXPECT(st == VT_OK && lf.n_sent == 2 && vt_lattice_file_len(&lf, 1) == 0, "0 rows 2: %s", err);
   vt_lattice_file_free(&lf);
   write_good_set();
 
   /* the bad-input cases */
-  write_npy(tpath("E.npy"), "{'descr': '<f4', 'fortran_order': True, 'shape': (5, 3), }",
-            good_E, sizeof good_E);
+  write_npy(tpath("E.npy"), "{'descr': '<f4', 'fortran_order': True, 'shape': (5, 3), }", good_E,
+            sizeof good_E);
   EXPECT_LOAD_FAIL("fortran", "E.npy", "Fortran order");
-  write_npy(tpath("A.npy"), "{'descr': '>f8', 'fortran_order': False, 'shape': (3, 3), }",
-            good_A, sizeof good_A);
+  write_npy(tpath("A.npy"), "{'descr': '>f8', 'fortran_order': False, 'shape': (3, 3), }", good_A,
+            sizeof good_A);
   EXPECT_LOAD_FAIL("bigendian", "A.npy", "big-endian");
-  write_npy(tpath("E.npy"), "{'descr': '<i2', 'fortran_order': False, 'shape': (5, 3), }",
-            good_E, 30);
+  write_npy(tpath("E.npy"), "{'descr': '<i2', 'fortran_order': False, 'shape': (5, 3), }", good_E,
+            30);
   EXPECT_LOAD_FAIL("wrongdtype E i2", "E.npy", "dtype");
   write_i4("E.npy", "(5, 3)", (const int32_t *)(const void *)good_E, 15);
   EXPECT_LOAD_FAIL("wrongdtype E i4", "E.npy", "dtype int32", "float32 or float64");
@@ -717,18 +737,19 @@ static long resident_pages(void) {
 
 /* vt_npy_release drops the pages of a mapped array from resident memory and leaves the data
  * readable; the lattice loader's validation scan of a large E leaves it non-resident. */
-static void test_release(void) {
+TEST(release) {
+  REQUIRE(dir_ready(), "temporary directory");
   const int64_t n = (int64_t)8 << 20; /* 32 MB of float32 */
   const long page = sysconf(_SC_PAGESIZE), need = (24L << 20) / page;
   float *v = malloc((size_t)n * sizeof *v);
-  CHECK(v != NULL, "malloc");
+  EXPECT(v != NULL, "malloc");
   if (!v) return;
   for (int64_t i = 0; i < n; i++) v[i] = (float)(i % 1000);
   write_f4("E.npy", "(2097152, 4)", v, (size_t)n);
   free(v);
   vt_npy x;
   char err[512];
-  CHECK(vt_npy_open(&x, tpath("E.npy"), err, sizeof err) == VT_OK, "open: %s", err);
+  EXPECT(vt_npy_open(&x, tpath("E.npy"), err, sizeof err) == VT_OK, "open: %s", err);
   long r0 = resident_pages();
   if (r0 < 0) {
     printf("test_npy: /proc/self/statm unreadable, release checks skipped\n");
@@ -739,17 +760,17 @@ static void test_release(void) {
   double sum = 0;
   for (int64_t i = 0; i < n; i += 256) sum += ((const float *)x.data)[i];
   long r1 = resident_pages();
-  CHECK(r1 - r0 >= need, "touching 32 MB made only %ld pages resident", r1 - r0);
+  EXPECT(r1 - r0 >= need, "touching 32 MB made only %ld pages resident", r1 - r0);
   vt_npy_release(&x, 0, n);
   long r2 = resident_pages();
-  CHECK(r1 - r2 >= need, "release dropped only %ld of %ld pages", r1 - r2, r1 - r0);
+  EXPECT(r1 - r2 >= need, "release dropped only %ld of %ld pages", r1 - r2, r1 - r0);
   double again = 0;
   int same = 1;
   for (int64_t i = 0; i < n; i += 256) {
     again += ((const float *)x.data)[i];
     same &= ((const float *)x.data)[i] == (float)(i % 1000);
   }
-  CHECK(same && again == sum, "data changed after release");
+  EXPECT(same && again == sum, "data changed after release");
   vt_npy_release(&x, 5, 0); /* empty range: no-op */
   vt_npy_close(&x);
 
@@ -760,34 +781,13 @@ static void test_release(void) {
   long l0 = resident_pages();
   int st = vt_lattice_file_load(&lf, tpath("E.npy"), tpath("N.npy"), tpath("A.npy"), NULL, NULL,
                                 NULL, err, sizeof err);
-  CHECK(st == VT_OK, "load: %s", err);
+  EXPECT(st == VT_OK, "load: %s", err);
   long l1 = resident_pages();
-  CHECK(l1 - l0 < need / 3, "loading left %ld pages resident (E is %ld pages)", l1 - l0,
-        (long)(n * 4 / page));
+  EXPECT(l1 - l0 < need / 3, "loading left %ld pages resident (E is %ld pages)", l1 - l0,
+         (long)(n * 4 / page));
   if (st == VT_OK) vt_lattice_file_free(&lf);
   clear_dir();
 }
 
-int main(void) {
-  strcpy(dir, "/tmp/vt_test_npy.XXXXXX");
-  if (!mkdtemp(dir)) {
-    perror("mkdtemp");
-    return 1;
-  }
-  umask(022);
-  test_roundtrip();
-  test_versions_and_headers();
-  test_pipe();
-  test_malformed();
-  test_outfile();
-  test_lattice();
-  test_release();
-  clear_dir();
-  rmdir(dir);
-  if (failures) {
-    fprintf(stderr, "test_npy: %d failure(s) in %lld checks\n", failures, checks);
-    return 1;
-  }
-  printf("test_npy: %lld checks passed\n", checks);
-  return 0;
-}
+TEST_MAIN(CASE(roundtrip), CASE(versions_and_headers), CASE(fifo_read_into_memory), CASE(malformed),
+          CASE(outfile), CASE(lattice_set), CASE(release))

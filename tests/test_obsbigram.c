@@ -8,14 +8,20 @@
 #include "obsbigram.h"
 #include "test_util.h"
 
-static long long checks;
+/* What one case checks on every lattice of the stream. */
+typedef enum {
+  CHECK_VITERBI, /* an optimal path; without deltas, the path of vt_decode */
+  CHECK_KBEST,   /* the k best scores, distinct paths */
+  CHECK_BEAM,    /* beam with B = L finds the optimum */
+  CHECK_REFUSED  /* staggered-col is refused */
+} check;
 
 static int cmp_desc(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static void run(int32_t L, int32_t T, score_mode mode, int with_deltas, test_rng *r) {
+static void run(check which, int32_t L, int32_t T, score_mode mode, int with_deltas, test_rng *r) {
   double A[16], S[4], F[4], E[6 * 4], dval[64];
   int32_t dkey[64];
   int64_t doff[7];
@@ -59,61 +65,74 @@ static void run(int32_t L, int32_t T, score_mode mode, int with_deltas, test_rng
   char ctx[64];
   snprintf(ctx, sizeof ctx, "L=%d T=%d mode %d deltas %d", L, T, (int)mode, with_deltas);
 
-  o.algo = VT_ALGO_VITERBI;
-  vt_obs_decode(&lat, &o, arena, labels, scores, &n_paths, NULL);
-  checks++;
-  EXPECT(n_paths == (finite ? 1 : 0) && (!finite || scores[0] == all[0]),
-         "%s: viterbi %d paths, score %g, best %g", ctx, n_paths, scores[0], all[0]);
-  if (!with_deltas && mode == SCORE_REAL) {
-    vt_trans *tr;
-    vt_trans_create(&tr, L, A, S, F, NULL);
-    int32_t ref[6], nr;
-    double sr;
-    vt_decode(tr, &o, arena, E, T, ref, &sr, &nr, NULL);
-    checks++;
-    EXPECT(nr == n_paths && !memcmp(ref, labels, sizeof(int32_t) * (size_t)T),
-           "%s: viterbi path differs from vt_decode", ctx);
-    vt_trans_destroy(tr);
+  switch (which) {
+  case CHECK_VITERBI:
+    o.algo = VT_ALGO_VITERBI;
+    vt_obs_decode(&lat, &o, arena, labels, scores, &n_paths, NULL);
+    EXPECT(n_paths == (finite ? 1 : 0) && (!finite || scores[0] == all[0]),
+           "%s: viterbi %d paths, score %g, best %g", ctx, n_paths, scores[0], all[0]);
+    if (!with_deltas && mode == SCORE_REAL) {
+      vt_trans *tr;
+      vt_trans_create(&tr, L, A, S, F, NULL);
+      int32_t ref[6], nr;
+      double sr;
+      vt_decode(tr, &o, arena, E, T, ref, &sr, &nr, NULL);
+      EXPECT(nr == n_paths && !memcmp(ref, labels, sizeof(int32_t) * (size_t)T),
+             "%s: viterbi path differs from vt_decode", ctx);
+      vt_trans_destroy(tr);
+    }
+    break;
+
+  case CHECK_KBEST:
+    o.algo = VT_ALGO_KBEST_VITERBI;
+    o.k = 5;
+    vt_obs_decode(&lat, &o, arena, labels, scores, &n_paths, NULL);
+    int32_t want = finite < 5 ? finite : 5;
+    EXPECT(n_paths == want, "%s: kbest gave %d paths, want %d", ctx, n_paths, want);
+    for (int32_t p = 0; p < n_paths && p < want; p++) {
+      EXPECT(scores[p] == all[p], "%s: kbest path %d scores %g, want %g", ctx, p, scores[p],
+             all[p]);
+      for (int32_t q = 0; q < p; q++)
+        EXPECT(memcmp(labels + p * T, labels + q * T, sizeof(int32_t) * (size_t)T) != 0,
+               "%s: kbest paths %d and %d are equal", ctx, p, q);
+    }
+    break;
+
+  case CHECK_BEAM:
+    o.algo = VT_ALGO_BEAM;
+    o.k = 1;
+    o.beam = L;
+    vt_obs_decode(&lat, &o, arena, labels, scores, &n_paths, NULL);
+    EXPECT(n_paths == (finite ? 1 : 0) && (!finite || scores[0] == all[0]),
+           "%s: beam B=L: %d paths, score %g, best %g", ctx, n_paths, scores[0], all[0]);
+    break;
+
+  case CHECK_REFUSED:
+    o.algo = VT_ALGO_STAGGERED_COL;
+    EXPECT(vt_obs_decode(&lat, &o, arena, labels, scores, &n_paths, NULL) == VT_EUNSUPPORTED,
+           "%s: staggered-col must be refused", ctx);
+    break;
   }
-
-  o.algo = VT_ALGO_KBEST_VITERBI;
-  o.k = 5;
-  vt_obs_decode(&lat, &o, arena, labels, scores, &n_paths, NULL);
-  int32_t want = finite < 5 ? finite : 5;
-  checks++;
-  EXPECT(n_paths == want, "%s: kbest gave %d paths, want %d", ctx, n_paths, want);
-  for (int32_t p = 0; p < n_paths && p < want; p++) {
-    checks += 2;
-    EXPECT(scores[p] == all[p], "%s: kbest path %d scores %g, want %g", ctx, p, scores[p], all[p]);
-    for (int32_t q = 0; q < p; q++)
-      EXPECT(memcmp(labels + p * T, labels + q * T, sizeof(int32_t) * (size_t)T) != 0,
-             "%s: kbest paths %d and %d are equal", ctx, p, q);
-  }
-
-  o.algo = VT_ALGO_BEAM;
-  o.k = 1;
-  o.beam = L;
-  vt_obs_decode(&lat, &o, arena, labels, scores, &n_paths, NULL);
-  checks++;
-  EXPECT(n_paths == (finite ? 1 : 0) && (!finite || scores[0] == all[0]),
-         "%s: beam B=L: %d paths, score %g, best %g", ctx, n_paths, scores[0], all[0]);
-
-  o.algo = VT_ALGO_STAGGERED_COL;
-  checks++;
-  EXPECT(vt_obs_decode(&lat, &o, arena, labels, scores, &n_paths, NULL) == VT_EUNSUPPORTED,
-         "%s: staggered-col must be refused", ctx);
   vt_arena_destroy(arena);
   free(all);
 }
 
-int main(void) {
+/* Every case runs `which` on the same stream of lattices (seed 7). */
+static void run_all(check which) {
   test_rng r = {7};
   for (int rep = 0; rep < 40; rep++)
     for (int32_t L = 1; L <= 4; L++)
       for (int32_t T = 1; T <= 5; T++) {
-        run(L, T, SCORE_REAL, rep % 2, &r);
-        run(L, T, SCORE_INT, 1, &r);
-        run(L, T, SCORE_NEGINF, 1, &r);
+        run(which, L, T, SCORE_REAL, rep % 2, &r);
+        run(which, L, T, SCORE_INT, 1, &r);
+        run(which, L, T, SCORE_NEGINF, 1, &r);
       }
-  return test_finish("test_obsbigram", checks);
 }
+
+TEST(viterbi_optimal) { run_all(CHECK_VITERBI); }
+TEST(kbest_scores) { run_all(CHECK_KBEST); }
+TEST(beam_full_width_optimal) { run_all(CHECK_BEAM); }
+TEST(staggered_col_refused) { run_all(CHECK_REFUSED); }
+
+TEST_MAIN(CASE(viterbi_optimal), CASE(kbest_scores), CASE(beam_full_width_optimal),
+          CASE(staggered_col_refused))

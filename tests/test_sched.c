@@ -13,13 +13,6 @@
 #include "scheduler.h"
 #include "test_util.h"
 
-static long long checks;
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    checks++;                                                                                      \
-    EXPECT(cond, __VA_ARGS__);                                                                     \
-  } while (0)
-
 static int replicas_made;        /* model replicas made by the scheduler being tested */
 static atomic_int wrong_replica; /* a worker saw another node's replica */
 
@@ -149,11 +142,11 @@ static void unmake(vt_sched *s, vt_topo *t, vt_plan *p) {
   vt_topo_free(t);
 }
 
-static void test_order(const char *src, int threads, vt_bind bind, int slots) {
+static void check_order(const char *src, int threads, vt_bind bind, int slots) {
   vt_topo t;
   vt_plan p;
   vt_sched *s = make(&t, &p, src, threads, bind, slots);
-  CHECK(s != NULL, "scheduler for %s", src ? src : "this machine");
+  EXPECT(s != NULL, "scheduler for %s", src ? src : "this machine");
   if (!s) return;
   for (int run = 0; run < 2; run++) { /* a scheduler runs as often as asked */
     tjob j;
@@ -161,77 +154,74 @@ static void test_order(const char *src, int threads, vt_bind bind, int slots) {
     job_init(&j, 300, vt_sched_slots(s));
     vt_status rc = job_run(s, &j, &st, NULL, 0);
     const char *where = src ? src : "this machine";
-    CHECK(rc == VT_OK, "%s run %d: status %d", where, run, rc);
-    CHECK(j.written == 300, "%s: %lld batches written", where, (long long)j.written);
-    CHECK(j.order_ok && j.content_ok, "%s: batches written in order, intact", where);
-    CHECK(j.bound_ok && st.max_in_flight <= vt_sched_slots(s), "%s: in flight %d > slots %d", where,
-          st.max_in_flight, vt_sched_slots(s));
-    CHECK(j.progress_final == 1, "%s: one final progress call", where);
+    EXPECT(rc == VT_OK, "%s run %d: status %d", where, run, rc);
+    EXPECT(j.written == 300, "%s: %lld batches written", where, (long long)j.written);
+    EXPECT(j.order_ok && j.content_ok, "%s: batches written in order, intact", where);
+    EXPECT(j.bound_ok && st.max_in_flight <= vt_sched_slots(s), "%s: in flight %d > slots %d",
+           where, st.max_in_flight, vt_sched_slots(s));
+    EXPECT(j.progress_final == 1, "%s: one final progress call", where);
     int64_t batches = 0, items = 0;
     for (int w = 0; w < st.n_workers; w++) {
       batches += st.workers[w].batches;
       items += st.workers[w].items;
     }
-    CHECK(batches == 300 && st.batches_written == 300, "%s: every batch processed once", where);
-    CHECK(items == st.items_written, "%s: items add up", where);
-    CHECK(st.n_nodes == p.n_nodes, "%s: one queue per plan node", where);
-    CHECK(replicas_made == p.n_nodes, "%s: %d model replicas for %d nodes", where, replicas_made,
-          p.n_nodes);
-    CHECK(!atomic_load(&wrong_replica), "%s: every worker reads its own node's replica", where);
+    EXPECT(batches == 300 && st.batches_written == 300, "%s: every batch processed once", where);
+    EXPECT(items == st.items_written, "%s: items add up", where);
+    EXPECT(st.n_nodes == p.n_nodes, "%s: one queue per plan node", where);
+    EXPECT(replicas_made == p.n_nodes, "%s: %d model replicas for %d nodes", where, replicas_made,
+           p.n_nodes);
+    EXPECT(!atomic_load(&wrong_replica), "%s: every worker reads its own node's replica", where);
   }
   unmake(s, &t, &p);
 }
 
 /* Two nodes, one worker each; worker 0 is slow on its first batches, so batches queued on node 0
  * wait and the worker of node 1 steals them. */
-static void test_steal(void) {
+TEST(steal) {
   vt_topo t;
   vt_plan p;
   vt_sched *s = make(&t, &p, "numa:2 core:1", 2, VT_BIND_CORE, 16);
-  if (!s) {
-    test_failures++;
-    return;
-  }
+  REQUIRE(s != NULL, "scheduler");
   tjob j;
   vt_sched_stats st;
   job_init(&j, 200, 16);
   j.slow_worker0_ms = 30;
-  CHECK(job_run(s, &j, &st, NULL, 0) == VT_OK, "steal run");
-  CHECK(j.order_ok && j.written == 200, "steal run: order");
-  CHECK(st.n_nodes == 2, "two queues");
-  CHECK(st.workers[1].steals > 0, "worker 1 stole from node 0 (%lld steals)",
-        (long long)st.workers[1].steals);
+  EXPECT(job_run(s, &j, &st, NULL, 0) == VT_OK, "steal run");
+  EXPECT(j.order_ok && j.written == 200, "steal run: order");
+  EXPECT(st.n_nodes == 2, "two queues");
+  EXPECT(st.workers[1].steals > 0, "worker 1 stole from node 0 (%lld steals)",
+         (long long)st.workers[1].steals);
   unmake(s, &t, &p);
 }
 
-static void test_cancel(void) {
+/* A canceled run stops reading, writes an in-order prefix; the scheduler runs again after. */
+TEST(cancel) {
   vt_topo t;
   vt_plan p;
   vt_sched *s = make(&t, &p, "numa:4 core:1", 4, VT_BIND_CORE, 0);
-  if (!s) {
-    test_failures++;
-    return;
-  }
+  REQUIRE(s != NULL, "scheduler");
   tjob j;
   vt_sched_stats st;
   char err[256];
   job_init(&j, 100000, vt_sched_slots(s));
   j.cancel_after = 25;
   vt_status rc = job_run(s, &j, &st, err, sizeof err);
-  CHECK(rc == VT_ECANCELED, "cancel: status %d", rc);
-  CHECK(st.canceled, "cancel: stats say canceled");
-  CHECK(j.order_ok && j.content_ok, "cancel: the written batches are an in-order prefix");
-  CHECK(j.written >= 25 && j.written < 100000, "cancel: %lld written", (long long)j.written);
-  CHECK(st.batches_written + st.batches_dropped <= st.batches_read, "cancel: accounting");
-  CHECK(j.next <= 25 + vt_sched_slots(s), "cancel: reading stopped (%lld read)", (long long)j.next);
+  EXPECT(rc == VT_ECANCELED, "cancel: status %d", rc);
+  EXPECT(st.canceled, "cancel: stats say canceled");
+  EXPECT(j.order_ok && j.content_ok, "cancel: the written batches are an in-order prefix");
+  EXPECT(j.written >= 25 && j.written < 100000, "cancel: %lld written", (long long)j.written);
+  EXPECT(st.batches_written + st.batches_dropped <= st.batches_read, "cancel: accounting");
+  EXPECT(j.next <= 25 + vt_sched_slots(s), "cancel: reading stopped (%lld read)",
+         (long long)j.next);
   /* The scheduler is reusable after a cancel. */
   job_init(&j, 50, vt_sched_slots(s));
-  CHECK(job_run(s, &j, &st, NULL, 0) == VT_OK && j.written == 50 && j.order_ok,
-        "run after a cancel");
+  EXPECT(job_run(s, &j, &st, NULL, 0) == VT_OK && j.written == 50 && j.order_ok,
+         "run after a cancel");
   unmake(s, &t, &p);
 }
 
-static void test_failures_(void) {
+/* A failing batch: its error, and exactly the batches before it written. */
+TEST(work_failure_one_worker) {
   vt_topo t;
   vt_plan p;
   char err[256];
@@ -239,57 +229,64 @@ static void test_failures_(void) {
   tjob j;
   /* One worker: batches run in order, so a failing batch 37 follows 37 written ones. */
   vt_sched *s = make(&t, &p, NULL, 1, VT_BIND_NONE, 0);
-  if (!s) {
-    test_failures++;
-    return;
-  }
+  REQUIRE(s != NULL, "scheduler");
   job_init(&j, 100, vt_sched_slots(s));
   j.fail_work_at = 37;
   vt_status rc = job_run(s, &j, &st, err, sizeof err);
-  CHECK(rc == VT_EFORMAT, "work failure: status %d", rc);
-  CHECK(strstr(err, "batch 37") != NULL, "work failure message: '%s'", err);
-  CHECK(j.written == 37 && j.order_ok, "work failure: batches 0..36 written (%lld)",
-        (long long)j.written);
+  EXPECT(rc == VT_EFORMAT, "work failure: status %d", rc);
+  EXPECT(strstr(err, "batch 37") != NULL, "work failure message: '%s'", err);
+  EXPECT(j.written == 37 && j.order_ok, "work failure: batches 0..36 written (%lld)",
+         (long long)j.written);
   unmake(s, &t, &p);
+}
 
-  s = make(&t, &p, "numa:4 core:1", 4, VT_BIND_CORE, 0);
-  if (!s) {
-    test_failures++;
-    return;
-  }
+/* Work, read and write failures on 4 workers; an empty input. */
+TEST(failures_four_workers) {
+  vt_topo t;
+  vt_plan p;
+  char err[256];
+  vt_sched_stats st;
+  tjob j;
+  vt_status rc;
+  vt_sched *s = make(&t, &p, "numa:4 core:1", 4, VT_BIND_CORE, 0);
+  REQUIRE(s != NULL, "scheduler");
   job_init(&j, 100, vt_sched_slots(s));
   j.fail_work_at = 37;
   rc = job_run(s, &j, &st, err, sizeof err);
-  CHECK(rc == VT_EFORMAT && strstr(err, "batch 37"), "4 workers: work failure %d '%s'", rc, err);
-  CHECK(j.written <= 37 && j.order_ok, "4 workers: an in-order prefix before the failure");
+  EXPECT(rc == VT_EFORMAT && strstr(err, "batch 37"), "4 workers: work failure %d '%s'", rc, err);
+  EXPECT(j.written <= 37 && j.order_ok, "4 workers: an in-order prefix before the failure");
 
   job_init(&j, 100, vt_sched_slots(s));
   j.fail_read_at = 20;
   rc = job_run(s, &j, &st, err, sizeof err);
-  CHECK(rc == VT_EFORMAT && strstr(err, "bad input at batch 20"), "read failure %d '%s'", rc, err);
-  CHECK(j.written <= 20 && j.order_ok, "read failure: prefix");
+  EXPECT(rc == VT_EFORMAT && strstr(err, "bad input at batch 20"), "read failure %d '%s'", rc, err);
+  EXPECT(j.written <= 20 && j.order_ok, "read failure: prefix");
 
   job_init(&j, 100, vt_sched_slots(s));
   j.fail_write_at = 10;
   rc = job_run(s, &j, &st, err, sizeof err);
-  CHECK(rc == VT_EIO, "write failure: status %d", rc);
-  CHECK(j.written == 10 && j.writes_after_failure == 0, "write failure: nothing written after");
+  EXPECT(rc == VT_EIO, "write failure: status %d", rc);
+  EXPECT(j.written == 10 && j.writes_after_failure == 0, "write failure: nothing written after");
 
   job_init(&j, 0, vt_sched_slots(s));
   rc = job_run(s, &j, &st, err, sizeof err);
-  CHECK(rc == VT_OK && j.written == 0 && st.batches_read == 0, "empty input");
+  EXPECT(rc == VT_OK && j.written == 0 && st.batches_read == 0, "empty input");
   unmake(s, &t, &p);
 }
 
-int main(void) {
-  test_order(NULL, 1, VT_BIND_CORE, 0);
-  test_order(NULL, 2, VT_BIND_CORE, 4);
-  test_order(NULL, 3, VT_BIND_NONE, 0);
-  test_order(NULL, 2, VT_BIND_NUMA, 0);
-  test_order("numa:4 core:4", 4, VT_BIND_CORE, 0);
-  test_order("pack:2 numa:2 core:8 pu:2", 6, VT_BIND_CORE, 5);
-  test_steal();
-  test_cancel();
-  test_failures_();
-  return test_finish("test_sched", checks);
+/* In-order, intact output and per-node replicas on this machine: 1 to 3 workers, each binding. */
+TEST(order_this_machine) {
+  check_order(NULL, 1, VT_BIND_CORE, 0);
+  check_order(NULL, 2, VT_BIND_CORE, 4);
+  check_order(NULL, 3, VT_BIND_NONE, 0);
+  check_order(NULL, 2, VT_BIND_NUMA, 0);
 }
+
+/* The same on synthetic multi-node topologies. */
+TEST(order_synthetic_nodes) {
+  check_order("numa:4 core:4", 4, VT_BIND_CORE, 0);
+  check_order("pack:2 numa:2 core:8 pu:2", 6, VT_BIND_CORE, 5);
+}
+
+TEST_MAIN(CASE(order_this_machine), CASE(order_synthetic_nodes), CASE(steal), CASE(cancel),
+          CASE(work_failure_one_worker), CASE(failures_four_workers))

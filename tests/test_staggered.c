@@ -13,18 +13,20 @@
 #include "test_util.h"
 #include "vitesse.h"
 
-int main(void) {
+/* One case: the sentences of every label count come from one seeded stream. */
+TEST(same_score_as_viterbi) {
   const double scale = test_scale();
   /* Sentences per label count and the longest sentence: large L gets fewer, shorter sentences
    * so the reference Viterbi (T L^2) stays affordable. */
-  static const struct { int L, n, maxT; } plan[] = {
-      {1, 6000, 200},  {2, 15000, 200}, {3, 15000, 200}, {5, 15000, 150}, {17, 15000, 120},
-      {45, 12000, 80}, {64, 10000, 60}, {65, 10000, 60}, {319, 2400, 40}, {945, 300, 30},
-      {2602, 36, 20}};
+  static const struct {
+    int L, n, maxT;
+  } plan[] = {{1, 6000, 200},   {2, 15000, 200}, {3, 15000, 200}, {5, 15000, 150},
+              {17, 15000, 120}, {45, 12000, 80}, {64, 10000, 60}, {65, 10000, 60},
+              {319, 2400, 40},  {945, 300, 30},  {2602, 36, 20}};
   vt_arena *ar;
-  if (vt_arena_create(&ar, 0) != VT_OK) return 1;
+  REQUIRE(vt_arena_create(&ar, 0) == VT_OK, "arena");
   test_rng rng = {20101};
-  long long checks = 0, sentences = 0, ties = 0, infeasible = 0;
+  long long sentences = 0, ties = 0, infeasible = 0;
   long long per_shape[SH_COUNT] = {0};
   for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {
     const int L = plan[p].L, maxT = plan[p].maxT;
@@ -32,10 +34,13 @@ int main(void) {
     int32_t *yv = malloc(sizeof(int32_t) * maxT), *ys = malloc(sizeof(int32_t) * maxT);
     /* A new model every 50 sentences: many models, many inputs. */
     test_stream ts;
-    if (!yv || !ys || test_stream_init(&ts, L, maxT, 30, 50, (int)p) != 0) return 1;
+    REQUIRE(yv && ys && test_stream_init(&ts, L, maxT, 30, 50, (int)p) == 0, "setup L=%d", L);
     for (int i = 0; i < n; i++) {
       const int T = test_stream_next(&ts, &rng);
-      if (T < 0) return 1;
+      if (T < 0) {
+        EXPECT(T >= 0, "vt_trans_create failed (L=%d)", L);
+        return;
+      }
       vt_trans *tr = ts.tr;
       const double *E = ts.E;
       const shape sh = ts.sh;
@@ -51,8 +56,8 @@ int main(void) {
         vt_status st = vt_decode(tr, &o, ar, E, T, ys, &ss, &ns, NULL);
         vt_arena_reset(ar);
         char c[160];
-        snprintf(c, sizeof c, "%s L=%d T=%d shape=%s model=%d sentence=%d", vt_algo_name(o.algo),
-                 L, T, shape_name[sh], i / 50, i);
+        snprintf(c, sizeof c, "%s L=%d T=%d shape=%s model=%d sentence=%d", vt_algo_name(o.algo), L,
+                 T, shape_name[sh], i / 50, i);
         EXPECT_EQ_INT(st, VT_OK, c);
         EXPECT_EQ_INT(ns, nv, c);
         if (ns == nv && nv == 1) {
@@ -71,12 +76,10 @@ int main(void) {
               vt_decode(tr, &k2, ar, E, T, y2, s2, &n2, NULL);
               vt_arena_reset(ar);
               EXPECT(n2 == 2 && s2[1] == s2[0], "%s: path differs but the optimum is unique", c);
-              checks++;
             }
           }
         }
-        checks += 2;
-        if (test_failures > 20) return test_finish("test_staggered", checks);
+        if (test_case_failures > 20) return;
       }
       sentences++;
       per_shape[sh]++;
@@ -87,9 +90,11 @@ int main(void) {
   }
   vt_arena_destroy(ar);
   printf("test_staggered: %lld sentences (", sentences);
-  for (int s = 0; s < SH_COUNT; s++) printf("%s%s %lld", s ? ", " : "", shape_name[s], per_shape[s]);
+  for (int s = 0; s < SH_COUNT; s++)
+    printf("%s%s %lld", s ? ", " : "", shape_name[s], per_shape[s]);
   printf("), %lld with no finite path, %lld optimal ties resolved to another path\n", infeasible,
          ties);
   EXPECT(scale < 1.0 || sentences >= 100000, "only %lld sentences", sentences);
-  return test_finish("test_staggered", checks);
 }
+
+TEST_MAIN(CASE(same_score_as_viterbi))

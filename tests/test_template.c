@@ -6,8 +6,6 @@
 #include "template.h"
 #include "test_util.h"
 
-static long long checks;
-
 /* A sentence of T tokens and 2 columns, from "w0/p0 w1/p1 ..." pairs. */
 typedef struct sent {
   char base[512];
@@ -36,14 +34,14 @@ static void expect_expand(const vt_tmplset *ts, int32_t i, const sent *s, int32_
   char buf[512];
   size_t bound = vt_tmpl_bound(ts, i, 64), at = vt_tmpl_bound_at(ts, i, &s->tk, t);
   size_t n = vt_tmpl_expand(ts, i, &s->tk, t, buf);
-  checks += 3;
   EXPECT(n < bound, "template %d at %d: length %zu over its bound %zu", i, t, n, bound);
   EXPECT(n < at, "template %d at %d: length %zu over its position bound %zu", i, t, n, at);
   EXPECT(n == strlen(want) && memcmp(buf, want, n) == 0, "template %d at %d: got '%.*s', want '%s'",
          i, t, (int)n, buf, want);
 }
 
-static void test_crfpp(void) {
+/* CRF++ templates: comments, CRLF, blank lines, several macros per line, sentinels, B. */
+TEST(crfpp) {
   const char *text = "# a comment\r\n"
                      "\n"
                      "U00:%x[-2,0]\n"
@@ -57,10 +55,8 @@ static void test_crfpp(void) {
   vt_tmplset ts;
   char err[256];
   vt_status st = vt_tmplset_parse(&ts, text, strlen(text), "t.tmpl", err, sizeof err);
-  checks++;
   EXPECT(st == VT_OK, "parse: %s", err);
   if (st != VT_OK) return;
-  checks += 5;
   EXPECT_EQ_INT(ts.n, 7, "templates kept (plain B is the matrix)");
   EXPECT_EQ_INT(ts.n_u, 6, "unigram templates");
   EXPECT_EQ_INT(ts.n_b, 1, "observation-dependent bigram templates");
@@ -84,7 +80,8 @@ static void test_crfpp(void) {
   vt_tmplset_free(&ts);
 }
 
-static void test_wapiti(void) {
+/* Wapiti's %t / %m and their upper-case forms. */
+TEST(wapiti) {
   const char *text = "U30:%m[0,0,\".?.?.?$\"]\n"     /* 3-byte suffix */
                      "U31:%m[0,0,\"^.?.?\"]\n"       /* 2-byte prefix */
                      "U32:%t[0,0,\"^\\u\"]\n"        /* capitalized */
@@ -98,7 +95,6 @@ static void test_wapiti(void) {
   vt_tmplset ts;
   char err[256];
   vt_status st = vt_tmplset_parse(&ts, text, strlen(text), "w.tmpl", err, sizeof err);
-  checks++;
   EXPECT(st == VT_OK, "parse: %s", err);
   if (st != VT_OK) return;
   static const char *const cols[] = {"Reckons", "x", "A4-b77", "y", "hi", "z", "12", "w"};
@@ -126,7 +122,7 @@ static void test_wapiti(void) {
 }
 
 /* The regex subset directly: leftmost match, * takes the fewest, ? the most. */
-static void test_regex(void) {
+TEST(regex) {
   static const struct {
     const char *re, *s;
     int hit;
@@ -141,13 +137,13 @@ static void test_regex(void) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     size_t st = 99, len = 99;
     int hit = vt_regex_search(cases[i].re, cases[i].s, strlen(cases[i].s), &st, &len);
-    checks++;
     EXPECT(hit == cases[i].hit && (!hit || (st == cases[i].start && len == cases[i].len)),
            "regex '%s' on '%s': hit %d at %zu len %zu", cases[i].re, cases[i].s, hit, st, len);
   }
 }
 
-static void test_errors(void) {
+/* Malformed templates: VT_EFORMAT and one message naming file and line. */
+TEST(errors) {
   static const struct {
     const char *text, *want;
   } cases[] = {
@@ -166,17 +162,10 @@ static void test_errors(void) {
     char err[256] = "";
     vt_status st =
         vt_tmplset_parse(&ts, cases[i].text, strlen(cases[i].text), "bad.tmpl", err, sizeof err);
-    checks += 2;
     EXPECT(st == VT_EFORMAT, "case %zu: status %d", i, st);
     EXPECT(strncmp(err, cases[i].want, strlen(cases[i].want)) == 0, "case %zu: '%s'", i, err);
     vt_tmplset_free(&ts);
   }
 }
 
-int main(void) {
-  test_crfpp();
-  test_wapiti();
-  test_regex();
-  test_errors();
-  return test_finish("test_template", checks);
-}
+TEST_MAIN(CASE(crfpp), CASE(wapiti), CASE(regex), CASE(errors))

@@ -10,11 +10,8 @@
 #include "test_util.h"
 #include "topo.h"
 
-static long long checks;
-
 #define CHECK_EQ(a, b, ...)                                                                        \
   do {                                                                                             \
-    checks++;                                                                                      \
     char ctx_[160];                                                                                \
     snprintf(ctx_, sizeof ctx_, __VA_ARGS__);                                                      \
     EXPECT_EQ_INT(a, b, ctx_);                                                                     \
@@ -23,20 +20,17 @@ static long long checks;
 static int load(vt_topo *t, const char *src) {
   char err[700];
   int st = vt_topo_load(t, src, err, sizeof err);
-  if (st != VT_OK) fprintf(stderr, "load %s: %s\n", src, err);
+  if (st != VT_OK) fprintf(stderr, "load %s: %s\n", src ? src : "(this machine)", err);
   return st;
 }
 
 /* pack:2 numa:2 core:8 pu:2: 2 packages x 2 nodes x 8 cores x 2 PUs. Workers are dealt over the
  * 4 nodes: worker w is on node w%4, the (w/4)-th core of that node, on its first PU while every
  * core has fewer than one worker, its second PU after. */
-static void test_pack2(void) {
+TEST(pack2_numa2_core8_pu2) {
   vt_topo t;
   vt_plan p;
-  if (load(&t, "pack:2 numa:2 core:8 pu:2") != VT_OK) {
-    test_failures++;
-    return;
-  }
+  REQUIRE(load(&t, "pack:2 numa:2 core:8 pu:2") == VT_OK, "load");
   CHECK_EQ(t.packages, 2, "packages");
   CHECK_EQ(t.numa_nodes, 4, "numa nodes");
   CHECK_EQ(t.cores, 32, "cores");
@@ -46,7 +40,7 @@ static void test_pack2(void) {
   for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
     int threads = counts[c];
     if (vt_topo_plan(&t, threads, VT_BIND_CORE, &p) != VT_OK) {
-      test_failures++;
+      EXPECT(0, "threads %d: no plan", threads);
       continue;
     }
     int n = threads ? threads : 32;
@@ -92,13 +86,10 @@ static void test_pack2(void) {
 }
 
 /* numa:4 core:4 (hwloc wants "pu:1" appended; the loader does it). */
-static void test_numa4(void) {
+TEST(numa4_core4_and_xml) {
   vt_topo t;
   vt_plan p;
-  if (load(&t, "numa:4 core:4") != VT_OK) {
-    test_failures++;
-    return;
-  }
+  REQUIRE(load(&t, "numa:4 core:4") == VT_OK, "load");
   CHECK_EQ(t.numa_nodes, 4, "numa nodes");
   CHECK_EQ(t.cores, 16, "cores");
   CHECK_EQ(t.pus, 16, "pus");
@@ -113,7 +104,7 @@ static void test_numa4(void) {
     for (int q = 0; q < 4; q++) CHECK_EQ(p.nodes[q].workers, 4, "queue %d: workers", q);
     vt_plan_free(&p);
   } else {
-    test_failures++;
+    EXPECT(0, "no plan for numa:4 core:4");
   }
   /* 6 workers on 4 nodes: nodes 0 and 1 get two each, in dealing order. */
   if (vt_topo_plan(&t, 6, VT_BIND_CORE, &p) == VT_OK) {
@@ -129,7 +120,6 @@ static void test_numa4(void) {
   if (fd >= 0) {
     close(fd);
     vt_topo x;
-    checks++;
     if (hwloc_topology_export_xml(t.hw, path, 0) == 0 && load(&x, path) == VT_OK) {
       CHECK_EQ(x.this_system, 0, "xml: not this system");
       CHECK_EQ(x.numa_nodes, 4, "xml: numa nodes");
@@ -148,10 +138,9 @@ static void test_numa4(void) {
 }
 
 /* Bad input: an invalid synthetic description, an unknown bind mode. */
-static void test_errors(void) {
+TEST(errors) {
   vt_topo t;
   char err[700];
-  checks += 3;
   EXPECT(vt_topo_load(&t, "pack:2 banana:3", err, sizeof err) == VT_EINVAL, "bad synthetic");
   EXPECT(strstr(err, "banana") != NULL, "message names the input: %s", err);
   vt_bind b;
@@ -159,18 +148,14 @@ static void test_errors(void) {
 }
 
 /* This machine: a valid plan, one worker per core by default. */
-static void test_this_machine(void) {
+TEST(this_machine) {
   vt_topo t;
   vt_plan p;
-  if (load(&t, NULL) != VT_OK) {
-    test_failures++;
-    return;
-  }
+  REQUIRE(load(&t, NULL) == VT_OK, "load");
   CHECK_EQ(t.this_system, 1, "this system");
   if (vt_topo_plan(&t, 0, VT_BIND_CORE, &p) == VT_OK) {
     CHECK_EQ(p.n_workers, t.cores > 0 ? t.cores : t.pus, "one worker per core");
     for (int w = 0; w < p.n_workers; w++) {
-      checks++;
       EXPECT(p.workers[w].pu >= 0 && p.workers[w].pu < t.pus, "worker %d pu %d", w,
              p.workers[w].pu);
     }
@@ -179,10 +164,4 @@ static void test_this_machine(void) {
   vt_topo_free(&t);
 }
 
-int main(void) {
-  test_pack2();
-  test_numa4();
-  test_errors();
-  test_this_machine();
-  return test_finish("test_topo", checks);
-}
+TEST_MAIN(CASE(pack2_numa2_core8_pu2), CASE(numa4_core4_and_xml), CASE(errors), CASE(this_machine))

@@ -10,21 +10,6 @@
 
 #include "harness.h"
 
-/* Transitional: tests not yet written as TEST cases count failures here and end with
- * test_finish. */
-#define test_failures test_case_failures
-
-/* Ends a test program: prints a summary line and returns the exit status. */
-static inline int test_finish(const char *name, long long checks) {
-  (void)checks;
-  if (test_failures) {
-    fprintf(stderr, "%s: %d failure(s) in %lld checks\n", name, test_failures, test_checks);
-    return 1;
-  }
-  printf("%s: %lld checks passed\n", name, test_checks);
-  return 0;
-}
-
 typedef struct test_rng {
   uint64_t s;
 } test_rng;
