@@ -31,5 +31,5 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 # The engine's threads under ThreadSanitizer (pthreads; libgomp is not instrumented, and the
 # engine does not use it): only the programs the `sched` tests run are built.
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-  run_suite build-check-tsan "-L sched" "vitesse test_topo test_sched" -DVT_TSAN=ON
+  run_suite build-check-tsan "-L sched" "vitesse test_topo test_sched test_library" -DVT_TSAN=ON
 echo "== all test suites passed"

@@ -11,4 +11,7 @@ endforeach()
 add_test(NAME examples COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/examples.sh
   ${PROJECT_BINARY_DIR}/examples $<TARGET_FILE:vitesse>)
 set_tests_properties(examples PROPERTIES LABELS unit)
+# The public API's own test; it runs the engine with several threads, so ThreadSanitizer runs it
+# too (label sched).
 vt_add_test(test_library unit)
+set_property(TEST test_library APPEND PROPERTY LABELS sched)

@@ -1,0 +1,73 @@
+#!/bin/sh
+# perf/ab.sh OLD NEW DATA [ROUNDS]: two vitesse binaries side by side in one run, for a change
+# that must not cost speed. On CoNLL-2000 (DATA/conll2000, the papers' joint task: 319
+# POS|chunk labels) it trains one tagger (with NEW), then alternates OLD and NEW, ROUNDS times
+# (default 5): `tag` on the test set (1 and 2 threads), `decode` of its score lattices
+# (staggered-col and viterbi, 1 thread), and joint label-chunk tagging (Shimizu & Haas, a model
+# trained on the paper's 447 sentences; NEW with --threads 1, as OLD had one thread). Prints each configuration's median sentences/s (from
+# --stats) for OLD and NEW and their ratio NEW/OLD, and checks both write the same bytes.
+set -eu
+if [ $# -lt 3 ]; then
+  echo "usage: $0 OLD NEW DATA [ROUNDS]" >&2
+  exit 64
+fi
+abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+OLD=$(abs "$1")
+NEW=$(abs "$2")
+D=$3
+ROUNDS=${4:-5}
+T=$(cd "$(dirname "$0")" && pwd)/templates
+W=$(mktemp -d "${TMPDIR:-/tmp}/vt_ab.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+cd "$W"
+
+for f in train test; do
+  awk '{ if (NF) print $1, $2 "|" $3; else print "" }' "$D/conll2000/$f.txt" >"$f.joint"
+done
+"$NEW" train --template "$T/conll2000-joint.tmpl" --train train.joint --epochs 10 --quiet \
+  -o joint.bin
+"$NEW" lattice -m joint.bin -o lat test.joint 2>/dev/null
+"$NEW" train --joint-chunk --train "$D/conll2000/train.txt" --sentences 447 --collapse paper \
+  --update mmvp --epochs 10 --quiet -o chunk.bin
+
+# run NAME BIN KEY ARGS...: one run; appends its sentences/s (JSON key KEY) to NAME.BIN-NAME.
+run() {
+  name=$1 bin=$2 key=$3
+  shift 3
+  tag=$( [ "$bin" = "$OLD" ] && echo old || echo new)
+  "$bin" "$@" --stats -o "$name.$tag.out" 2>"$name.$tag.json"
+  sed -n "s/.*\"$key\": \([0-9.e+-]*\).*/\1/p" "$name.$tag.json" >>"$name.$tag.sps"
+}
+
+configs='tag1 tag2 dec_sta dec_vit chunk'
+one_round() {
+  for bin in "$OLD" "$NEW"; do
+    run tag1 "$bin" sentences_per_second tag -m joint.bin test.joint --threads 1
+    run tag2 "$bin" sentences_per_second tag -m joint.bin test.joint --threads 2
+    for a in staggered-col viterbi; do
+      name=dec_$(echo $a | cut -c1-3)
+      run "$name" "$bin" sentences_per_second decode --emissions lat/E.npy --lengths lat/N.npy \
+        --transitions lat/A.npy --start lat/S.npy --end lat/F.npy --rank lat/R.npy --algo "$a" \
+        --threads 1
+    done
+    # The old joint tagger had one thread and no --threads option.
+    if [ "$bin" = "$OLD" ]; then
+      run chunk "$bin" sentences_per_s tag -m chunk.bin "$D/conll2000/test.txt"
+    else
+      run chunk "$bin" sentences_per_s tag -m chunk.bin "$D/conll2000/test.txt" --threads 1
+    fi
+  done
+}
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+  one_round
+  r=$((r + 1))
+done
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+printf '%-10s %14s %14s %10s  %s\n' config old_sent/s new_sent/s new/old output
+for c in $configs; do
+  o=$(median <"$c.old.sps")
+  n=$(median <"$c.new.sps")
+  same=$(cmp -s "$c.old.out" "$c.new.out" && echo identical || echo DIFFERENT)
+  printf '%-10s %14.1f %14.1f %10.3f  %s\n' "$c" "$o" "$n" "$(echo "$n / $o" | bc -l)" "$same"
+done
