@@ -5,7 +5,8 @@
  * The passes and searches run these over the live nodes of a column, once per column, so their
  * O(active labels) loops are vectorized at the level of the max-plus kernels. Every level gives
  * the same bits: the loops are elementwise, in the order written here (ISO C: no contraction),
- * and comparisons are strict `>` / `<` on the same values. */
+ * and comparisons are strict `>` / `<` on the same values. The rows a call writes do not overlap
+ * the rows it reads (row_add, row_raise and row_prune are written with restrict). */
 #ifndef VT_ENGINE_DEGEN_OPS_H
 #define VT_ENGINE_DEGEN_OPS_H
 

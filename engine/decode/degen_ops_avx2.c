@@ -34,12 +34,13 @@ static void row_join_c_avx2(double *row, double p, const double *E, const double
   for (int32_t j = 0; j < n; j++) row[j] = (p + E[j]) + (into[j] + tau);
 }
 
-static void row_add_avx2(double *out, const double *a, const double *b, int32_t n) {
+static void row_add_avx2(double *restrict out, const double *restrict a, const double *restrict b,
+                         int32_t n) {
   for (int32_t j = 0; j < n; j++) out[j] = a[j] + b[j];
 }
 
-static void row_raise_avx2(double *row, int32_t *ptr, double a, const double *M, int32_t node,
-                           int32_t n) {
+static void row_raise_avx2(double *restrict row, int32_t *restrict ptr, double a,
+                           const double *restrict M, int32_t node, int32_t n) {
   for (int32_t j = 0; j < n; j++) {
     double v = a + M[j];
     if (v > row[j]) {
@@ -51,8 +52,8 @@ static void row_raise_avx2(double *row, int32_t *ptr, double a, const double *M,
 
 /* Branch-free so that it vectorizes: a node dies when its bound falls below the cut or is -inf
  * (P, E or Q -inf; none can be +inf). */
-static int32_t row_prune_avx2(double *P, const double *E, double *Q, int32_t n, double cut,
-                              int64_t *pruned) {
+static int32_t row_prune_avx2(double *restrict P, const double *restrict E, double *restrict Q,
+                              int32_t n, double cut, int64_t *pruned) {
   int64_t cnt = 0;
   int32_t hi = 0;
   for (int32_t j = 0; j < n; j++) {
