@@ -29,7 +29,7 @@ static inline void isa_fill(test_rng *r, double *v, int n, score_mode m) {
   for (int i = 0; i < n; i++) v[i] = test_score(r, m);
 }
 
-/* 1 when the n doubles at a and b have the same bits. */
+/* 1 when the `bytes` bytes at a and b are equal: the same bits. */
 static inline int isa_same(const void *a, const void *b, size_t bytes) {
   return memcmp(a, b, bytes) == 0;
 }
