@@ -1,5 +1,6 @@
-/* engine/chunk/chunk_simd.h: the label-table kernels of the label-chunk decoder, one source file per
- * instruction set (chunk_simd_<level>.c), and their dispatcher.
+/* engine/chunk/chunk_simd.h: the label-table kernels of the label-chunk decoder, a kernel family
+ * (cmake/VtIsa.cmake): one table per instruction set in chunk_simd_<level>.c, their dispatcher
+ * in chunk_simd.c.
  *
  * The decoder keeps one label-table row per open chunk, so the vectors run over chunk starts q
  * (lanes), not over POS tags: with the paper's 5 POS tags a vector over tags would be mostly

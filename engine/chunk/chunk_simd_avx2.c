@@ -1,8 +1,6 @@
 /* engine/chunk/chunk_simd_avx2.c: the label-table step for AVX2, 4 chunk starts per vector.
- * The pragma gives this file its own instruction set (engine/CMakeLists.txt sets -mavx2 only on
- * the files named kernel_avx*.c); nothing here runs unless the dispatcher saw AVX2. */
-#if defined(VT_HAVE_AVX2)
-#pragma GCC target("avx2")
+ * Built with -mavx2 (cmake/VtIsa.cmake, x86-64 only); nothing here runs unless the dispatcher saw
+ * the CPU run it. */
 #include <immintrin.h>
 
 #include "chunk_simd.h"
@@ -46,6 +44,3 @@ static void step_avx2(const double *x, double *y, int64_t ld, int32_t m, int32_t
 }
 
 const vt_chunk_kernels vt_chunk_kernels_avx2 = {VT_SIMD_AVX2, step_avx2};
-#else
-typedef int vt_chunk_simd_avx2_unused; /* ISO C forbids an empty translation unit */
-#endif

@@ -1,8 +1,6 @@
 /* engine/chunk/chunk_simd_avx512.c: the label-table step for AVX-512F, 8 chunk starts per vector.
- * The pragma gives this file its own instruction set (engine/CMakeLists.txt sets -mavx512f only
- * on the files named kernel_avx*.c); nothing here runs unless the dispatcher saw AVX-512. */
-#if defined(VT_HAVE_AVX512)
-#pragma GCC target("avx512f,avx512vl")
+ * Built with -mavx512f -mavx512vl (cmake/VtIsa.cmake, x86-64 only); nothing here runs unless
+ * the dispatcher saw the CPU run it. */
 #include <immintrin.h>
 
 #include "chunk_simd.h"
@@ -44,6 +42,3 @@ static void step_avx512(const double *x, double *y, int64_t ld, int32_t m, int32
 }
 
 const vt_chunk_kernels vt_chunk_kernels_avx512 = {VT_SIMD_AVX512, step_avx512};
-#else
-typedef int vt_chunk_simd_avx512_unused; /* ISO C forbids an empty translation unit */
-#endif

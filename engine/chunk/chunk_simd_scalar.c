@@ -1,5 +1,5 @@
-/* engine/chunk/chunk_simd_scalar.c: the portable label-table step (baseline ISA; the reference for the
- * SIMD levels) and the kernel dispatcher. */
+/* engine/chunk/chunk_simd_scalar.c: the portable label-table step (baseline ISA; the reference for
+ * the SIMD levels). */
 #include "chunk_simd.h"
 
 static void step_scalar(const double *x, double *y, int64_t ld, int32_t m, int32_t p,
@@ -32,17 +32,3 @@ static void step_scalar(const double *x, double *y, int64_t ld, int32_t m, int32
 }
 
 const vt_chunk_kernels vt_chunk_kernels_scalar = {VT_SIMD_SCALAR, step_scalar};
-
-const vt_chunk_kernels *vt_chunk_kernels_get(vt_simd level) {
-  if (!vt_simd_supported(level)) return 0;
-  switch (level) {
-  case VT_SIMD_SCALAR: return &vt_chunk_kernels_scalar;
-#if defined(VT_HAVE_AVX2)
-  case VT_SIMD_AVX2: return &vt_chunk_kernels_avx2;
-#endif
-#if defined(VT_HAVE_AVX512)
-  case VT_SIMD_AVX512: return &vt_chunk_kernels_avx512;
-#endif
-  default: return 0;
-  }
-}

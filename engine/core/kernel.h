@@ -1,4 +1,5 @@
-/* engine/core/kernel.h: the max-plus kernels, one source file per instruction set, and their dispatcher. */
+/* engine/core/kernel.h: the max-plus kernels, a kernel family (cmake/VtIsa.cmake): one table per
+ * instruction set in kernel_<level>.c, and their dispatcher in kernel.c. */
 #ifndef VT_ENGINE_KERNEL_H
 #define VT_ENGINE_KERNEL_H
 

@@ -1,18 +1,40 @@
-/* engine/core/rowadd.h: adding a weight row into an emission row, at the widest SIMD level the
- * decoders use (vt_simd_active: AVX-512, AVX2 or scalar). */
+/* engine/core/rowadd.h: adding a weight row into an emission row, a kernel family
+ * (cmake/VtIsa.cmake): one table per instruction set in rowadd_<level>.c, their dispatcher in
+ * rowadd.c. The decoders use the widest level vt_simd_active() allows. */
 #ifndef VT_ENGINE_ROWADD_H
 #define VT_ENGINE_ROWADD_H
 
 #include <stddef.h>
+
+#include "vitesse.h"
 
 /* dst[i] += src[i] for i < n, doubles. */
 typedef void (*vt_rowadd_f64_fn)(double *dst, const double *src, size_t n);
 /* dst[i] += (double)src[i] for i < n. */
 typedef void (*vt_rowadd_f32_fn)(double *dst, const float *src, size_t n);
 
-/* The functions for the active SIMD level (each result is the same at every level: one
- * addition per element, in double). */
+/* The row additions of one level. Every level gives the same bits: one addition per element, in
+ * double (the loops are plain C that the compiler vectorizes for the level's instruction set). */
+typedef struct vt_rowadd_ops {
+  vt_simd level;
+  vt_rowadd_f64_fn f64;
+  vt_rowadd_f32_fn f32;
+} vt_rowadd_ops;
+
+/* Returns the row additions of `level`, or NULL when this build or CPU cannot run them. */
+const vt_rowadd_ops *vt_rowadd_get(vt_simd level);
+
+/* The functions of the active SIMD level (vt_simd_active). */
 vt_rowadd_f64_fn vt_rowadd_f64(void);
 vt_rowadd_f32_fn vt_rowadd_f32(void);
+
+/* Per-level tables, defined in rowadd_<level>.c. */
+extern const vt_rowadd_ops vt_rowadd_scalar;
+#if defined(VT_HAVE_AVX2)
+extern const vt_rowadd_ops vt_rowadd_avx2;
+#endif
+#if defined(VT_HAVE_AVX512)
+extern const vt_rowadd_ops vt_rowadd_avx512;
+#endif
 
 #endif

@@ -1,4 +1,5 @@
-/* engine/core/simd.c: picks the kernel level once (cpuid + OS support, or VITESSE_SIMD). */
+/* engine/core/simd.c: picks the SIMD level once (cpuid + OS support, or VITESSE_SIMD); every kernel
+ * family (cmake/VtIsa.cmake) runs the tables of that level. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,18 +72,3 @@ vt_status vt_simd_force(vt_simd level) {
   atomic_store(&simd_level, (int)level);
   return VT_OK;
 }
-
-const vt_kernels *vt_kernels_get(vt_simd level) {
-  if (!vt_simd_supported(level)) return NULL;
-  switch (level) {
-#if defined(VT_HAVE_AVX512)
-  case VT_SIMD_AVX512: return &vt_kernels_avx512;
-#endif
-#if defined(VT_HAVE_AVX2)
-  case VT_SIMD_AVX2: return &vt_kernels_avx2;
-#endif
-  default: return &vt_kernels_scalar;
-  }
-}
-
-const vt_kernels *vt_kernels_active(void) { return vt_kernels_get(vt_simd_active()); }

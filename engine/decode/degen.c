@@ -3,9 +3,6 @@
 #include "degen.h"
 
 #include <float.h>
-#if defined(VT_HAVE_AVX2) || defined(VT_HAVE_AVX512)
-#include <immintrin.h>
-#endif
 #include <math.h>
 #include <string.h>
 
@@ -22,45 +19,199 @@ double vt_degen_path_score(const vt_degen *s, const int32_t *y) {
   return v + b->Fr[y[s->T - 1]];
 }
 
-/* The passes and row operations, one copy per instruction set (see degen_pass.inc). */
-#define DG(name) name##_scalar
-#include "degen_pass.inc"
-#undef DG
-#if defined(VT_HAVE_AVX2)
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#define DG(name) name##_avx2
-#include "degen_pass.inc"
-#undef DG
-#pragma GCC pop_options
-#endif
-#if defined(VT_HAVE_AVX512)
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,prefer-vector-width=512")
-#define DG(name) name##_avx512
-#include "degen_pass.inc"
-#undef DG
-#pragma GCC pop_options
-#endif
+/* The passes: generic code over the row operations of the kernels' level (s->ops). */
 
-const vt_degen_ops *vt_degen_ops_for(vt_simd level) {
-  switch (level) {
-  case VT_SIMD_SCALAR: return &ops_scalar;
-#if defined(VT_HAVE_AVX512)
-  case VT_SIMD_AVX512: return &ops_avx512;
-#endif
-#if defined(VT_HAVE_AVX2)
-  case VT_SIMD_AVX2: return &ops_avx2;
-#endif
-  default: return NULL;
+/* Applies the dead rule and the pruning test to the live active nodes [0, hi) of column t and
+ * to its degenerate node (nothing when pruning is off), and lowers hi past the dead tail. */
+static void column_prune(vt_degen *s, int32_t t) {
+  if (!s->prune) return;
+  const double cut = s->lb - s->slack;
+  s->hi[t] = s->ops->row_prune(s->P + (size_t)t * s->ld, s->Er + (size_t)t * s->le,
+                               s->Q + (size_t)t * s->ld, s->hi[t], cut, &s->pruned);
+  if (s->deg[t]) {
+    double e = s->Esuf[(size_t)t * s->K + vt_level_of(s->n[t])];
+    double v = s->Pd[t] + e + s->Qd[t];
+    if (v < cut || v == -INFINITY) {
+      s->deg[t] = 0; /* every inactive label of the column is out: it stops expanding */
+      s->pruned++;
+    }
   }
 }
 
-double vt_degen_forward(vt_degen *s) { return s->ops->forward(s, 1); }
+/* One step of a pass on the max-plus kernel: out/arg over the nc live nodes of the column from
+ * the np live values of the previous one (rows of M, stride ld). With no live previous node every
+ * value is -inf with argument 0, as the kernel gives. */
+static inline void maxplus_step(const vt_degen *s, const double *prev, int32_t np, const double *M,
+                                double *out, int32_t *arg, int32_t nc) {
+  if (np > 0) {
+    s->kern->maxplus(prev, np, M, s->ld, NULL, nc, out, arg);
+    return;
+  }
+  for (int32_t j = 0; j < nc; j++) {
+    out[j] = -INFINITY;
+    arg[j] = 0;
+  }
+}
 
-double vt_degen_forward_from(vt_degen *s, int32_t t0) { return s->ops->forward(s, t0); }
+/* Forward pass from column t0 >= 1 (columns before it are kept; t0 = 1 is a full pass):
+ * recomputes P (and back pointers) column by column, prunes, and writes the best path into
+ * s->path. Returns its score (-inf when the lattice has no finite path). */
+static double forward(vt_degen *s, int32_t t0) {
+  const vt_bounds *b = s->bd;
+  const int32_t T = s->T, L = s->L, ld = s->ld, K = s->K;
+  if (t0 <= 1) {
+    for (int32_t j = 0; j < s->hi[0]; j++) s->P[j] = b->Sr[j];
+    if (s->deg[0]) s->Pd[0] = b->s_suf[vt_level_of(s->n[0])];
+    column_prune(s, 0);
+    t0 = 1;
+  }
+  for (int32_t t = t0; t < T; t++) {
+    /* Only the live prefixes [0, hi) take part: the nodes after them are dead (-inf). */
+    const int32_t np = s->n[t - 1], hp = s->hi[t - 1], hc = s->hi[t];
+    const double *Pp = s->P + (size_t)(t - 1) * ld, *Ep = s->Er + (size_t)(t - 1) * s->le;
+    double *alpha = s->vec;
+    s->ops->row_add(alpha, Pp, Ep, hp); /* dead: -inf stays -inf */
+    double *P = s->P + (size_t)t * ld;
+    int32_t *bp = s->ptr + (size_t)t * ld;
+    maxplus_step(s, alpha, hp, b->Ar, P, bp, hc);
+    if (s->deg[t - 1]) {
+      const int32_t kp = vt_level_of(np);
+      const double ad = s->Pd[t - 1] + s->Esuf[(size_t)(t - 1) * K + kp];
+      if (ad != -INFINITY) s->ops->row_raise(P, bp, ad, b->from_max + (size_t)kp * L, np, hc);
+    }
+    if (s->deg[t]) {
+      const int32_t kc = vt_level_of(s->n[t]);
+      const double *to = b->to_max + (size_t)kc * L;
+      double best = hp > 0 ? alpha[0] + to[0] : -INFINITY;
+      int32_t arg = 0;
+      for (int32_t i = 1; i < hp; i++) {
+        double v = alpha[i] + to[i];
+        if (v > best) {
+          best = v;
+          arg = i;
+        }
+      }
+      if (s->deg[t - 1]) {
+        const int32_t kp = vt_level_of(np);
+        double v = s->Pd[t - 1] + s->Esuf[(size_t)(t - 1) * K + kp] + b->both_max[kp * K + kc];
+        if (v > best) {
+          best = v;
+          arg = np;
+        }
+      }
+      s->Pd[t] = best;
+      s->ptrd[t] = arg;
+    }
+    column_prune(s, t);
+  }
+  /* Best final node: active ones first, the degenerate last (lowest index wins a tie). */
+  const int32_t nl = s->n[T - 1];
+  const double *P = s->P + (size_t)(T - 1) * ld, *E = s->Er + (size_t)(T - 1) * s->le;
+  double best = -INFINITY;
+  int32_t arg = -1;
+  for (int32_t j = 0; j < s->hi[T - 1]; j++) {
+    double v = P[j] + E[j] + b->Fr[j];
+    if (v > best) {
+      best = v;
+      arg = j;
+    }
+  }
+  if (s->deg[T - 1]) {
+    const int32_t k = vt_level_of(nl);
+    double v = s->Pd[T - 1] + s->Esuf[(size_t)(T - 1) * K + k] + b->f_suf[k];
+    if (v > best) {
+      best = v;
+      arg = nl;
+    }
+  }
+  if (arg < 0) return -INFINITY;
+  for (int32_t t = T - 1; t >= 0; t--) {
+    s->path[t] = arg;
+    if (t > 0) arg = arg < s->n[t] ? s->ptr[(size_t)t * ld + arg] : s->ptrd[t];
+  }
+  return best;
+}
 
-double vt_degen_backward(vt_degen *s) { return s->ops->backward(s); }
+/* Backward pass: the mirror image, recomputing Q (and next pointers) from the last column. */
+static double backward(vt_degen *s) {
+  const vt_bounds *b = s->bd;
+  const int32_t T = s->T, L = s->L, ld = s->ld, K = s->K;
+  {
+    double *Q = s->Q + (size_t)(T - 1) * ld;
+    for (int32_t j = 0; j < s->hi[T - 1]; j++) Q[j] = b->Fr[j];
+    if (s->deg[T - 1]) s->Qd[T - 1] = b->f_suf[vt_level_of(s->n[T - 1])];
+    column_prune(s, T - 1);
+  }
+  for (int32_t t = T - 2; t >= 0; t--) {
+    const int32_t nx = s->n[t + 1], hx = s->hi[t + 1], hc = s->hi[t];
+    const double *Qx = s->Q + (size_t)(t + 1) * ld, *Ex = s->Er + (size_t)(t + 1) * s->le;
+    double *beta = s->vec;
+    s->ops->row_add(beta, Qx, Ex, hx);
+    double *Q = s->Q + (size_t)t * ld;
+    int32_t *np = s->ptr + (size_t)t * ld;
+    maxplus_step(s, beta, hx, b->Art, Q, np, hc);
+    if (s->deg[t + 1]) {
+      const int32_t kx = vt_level_of(nx);
+      const double bd = s->Qd[t + 1] + s->Esuf[(size_t)(t + 1) * K + kx];
+      if (bd != -INFINITY) s->ops->row_raise(Q, np, bd, b->to_max + (size_t)kx * L, nx, hc);
+    }
+    if (s->deg[t]) {
+      const int32_t kc = vt_level_of(s->n[t]);
+      const double *from = b->from_max + (size_t)kc * L;
+      double best = hx > 0 ? beta[0] + from[0] : -INFINITY;
+      int32_t arg = 0;
+      for (int32_t j = 1; j < hx; j++) {
+        double v = beta[j] + from[j];
+        if (v > best) {
+          best = v;
+          arg = j;
+        }
+      }
+      if (s->deg[t + 1]) {
+        const int32_t kx = vt_level_of(nx);
+        double v = s->Qd[t + 1] + s->Esuf[(size_t)(t + 1) * K + kx] + b->both_max[kc * K + kx];
+        if (v > best) {
+          best = v;
+          arg = nx;
+        }
+      }
+      s->Qd[t] = best;
+      s->ptrd[t] = arg;
+    }
+    column_prune(s, t);
+  }
+  const int32_t n0 = s->n[0];
+  const double *Q = s->Q, *E = s->Er;
+  double best = -INFINITY;
+  int32_t arg = -1;
+  for (int32_t j = 0; j < s->hi[0]; j++) {
+    double v = b->Sr[j] + E[j] + Q[j];
+    if (v > best) {
+      best = v;
+      arg = j;
+    }
+  }
+  if (s->deg[0]) {
+    const int32_t k = vt_level_of(n0);
+    double v = b->s_suf[k] + s->Esuf[k] + s->Qd[0];
+    if (v > best) {
+      best = v;
+      arg = n0;
+    }
+  }
+  if (arg < 0) return -INFINITY;
+  for (int32_t t = 0; t < T; t++) {
+    s->path[t] = arg;
+    if (t + 1 < T) arg = arg < s->n[t] ? s->ptr[(size_t)t * ld + arg] : s->ptrd[t];
+  }
+  return best;
+}
+
+double vt_degen_forward(vt_degen *s) { return forward(s, 1); }
+
+double vt_degen_forward_from(vt_degen *s, int32_t t0) { return forward(s, t0); }
+
+double vt_degen_backward(vt_degen *s) { return backward(s); }
 
 /* Raises lb with a real path made from the last pass's best path: each degenerate node is
  * replaced by the inactive label with the best emission there. Returns 1 if the path was

@@ -18,36 +18,25 @@
  *   forward pass P + E + end of the best final node is >= the computed score of every original
  *   path: a forward pass whose best path is all active is exact (Lemma 1 holds exactly).
  *
- * Speed: the passes are compiled once per instruction set (degen_pass.inc) and run the copy of
- * the kernels' level, so their O(active labels) loops are vectorized like the kernels; they
+ * Speed: the passes run their O(active labels) loops through the row operations of the kernels'
+ * level (degen_ops.h, one call per column), so those are vectorized like the kernels; they
  * touch only the live prefix [0, hi) of each column, as pruned nodes never come back.
  */
 #ifndef VT_ENGINE_DEGEN_H
 #define VT_ENGINE_DEGEN_H
 
 #include "arena.h"
+#include "degen_ops.h"
 #include "kernel.h"
 #include "trans.h"
 
 typedef struct vt_degen vt_degen;
 
-/* The passes and row operations compiled for one instruction set (degen_pass.inc). */
-typedef struct vt_degen_ops {
-  double (*forward)(vt_degen *s, int32_t t0);
-  double (*backward)(vt_degen *s);
-  int32_t (*scan_above)(const double *x, int32_t n, double thr, int32_t *idx);
-  void (*row_step)(double *row, double p, const double *A, const double *E, int32_t n);
-  void (*row_join)(double *row, const double *P, const double *E, const double *into, double tau,
-                   int32_t n);
-  void (*row_join_c)(double *row, double p, const double *E, const double *into, double tau,
-                     int32_t n);
-} vt_degen_ops;
-
 struct vt_degen {
   int32_t T, L, ld, K;
   const vt_bounds *bd;
   const vt_kernels *kern;
-  const vt_degen_ops *ops; /* the copy for kern->level */
+  const vt_degen_ops *ops; /* the row operations of kern->level */
   const double *Er; /* T rows of le: rank-space emissions (E itself when the rank is identity) */
   int32_t le;       /* row stride of Er */
   double *Esuf;     /* T x K: Esuf[t*K + k] = max_{r >= 2^k} Er[t][r] */
@@ -65,10 +54,6 @@ struct vt_degen {
   int prune; /* 1: passes prune against lb (and kill dead nodes); 0: pure Viterbi passes */
   int64_t pruned;
 };
-
-/* The passes and row operations compiled for `level`, NULL when this build has no copy for it
- * (the caller checks that the CPU runs it). */
-const vt_degen_ops *vt_degen_ops_for(vt_simd level);
 
 /* Allocates the lattice of a sentence (T >= 1 rows of E, label space) from `arena`, prepares the
  * rank-space emissions, their suffix maxima and the slack, and starts every column with `n0`

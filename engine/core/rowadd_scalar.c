@@ -1,0 +1,13 @@
+/* engine/core/rowadd_scalar.c: the portable row additions (baseline ISA; the reference for the
+ * other levels). */
+#include "rowadd.h"
+
+static void add_f64_scalar(double *restrict dst, const double *restrict src, size_t n) {
+  for (size_t i = 0; i < n; i++) dst[i] += src[i];
+}
+
+static void add_f32_scalar(double *restrict dst, const float *restrict src, size_t n) {
+  for (size_t i = 0; i < n; i++) dst[i] += (double)src[i];
+}
+
+const vt_rowadd_ops vt_rowadd_scalar = {VT_SIMD_SCALAR, add_f64_scalar, add_f32_scalar};
