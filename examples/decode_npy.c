@@ -34,8 +34,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "decode_npy: unknown algorithm %s\n", argv[2]);
     return 2;
   }
-  if (vt_lattices_open(&lat, npy(e, sizeof e, argv[1], "E", 1), npy(n, sizeof n, argv[1], "N", 1)) !=
-          VT_OK ||
+  if (vt_lattices_open(&lat, npy(e, sizeof e, argv[1], "E", 1),
+                       npy(n, sizeof n, argv[1], "N", 1)) != VT_OK ||
       vt_trans_load(&trans, npy(a, sizeof a, argv[1], "A", 1), npy(s, sizeof s, argv[1], "S", 0),
                     npy(f, sizeof f, argv[1], "F", 0), npy(r, sizeof r, argv[1], "R", 0),
                     lat) != VT_OK ||

@@ -61,14 +61,18 @@ static int check_scores(const vt_npy *x, const char *path, char *err, size_t err
     int64_t n = x->count - s0 < VT_SCAN_RELEASE ? x->count - s0 : VT_SCAN_RELEASE;
     i = x->dtype == VT_NPY_F32 ? scan_f32((const float *)x->data + s0, n)
                                : scan_f64((const double *)x->data + s0, n);
-    if (i >= 0) i += s0;
-    else vt_npy_release(x, s0, n);
+    if (i >= 0)
+      i += s0;
+    else
+      vt_npy_release(x, s0, n);
   }
   if (i < 0) return VT_OK;
   const char *what = isnan(vt_npy_get_f(x, i)) ? "NaN" : "+inf";
   if (x->ndim == 2)
-    vt_io_errorf(err, errlen, path, "element [%" PRId64 ", %" PRId64 "] is %s (scores must be "
-                 "finite or -inf)", i / x->shape[1], i % x->shape[1], what);
+    vt_io_errorf(err, errlen, path,
+                 "element [%" PRId64 ", %" PRId64 "] is %s (scores must be "
+                 "finite or -inf)",
+                 i / x->shape[1], i % x->shape[1], what);
   else
     vt_io_errorf(err, errlen, path, "element [%" PRId64 "] is %s (scores must be finite or -inf)",
                  i, what);
@@ -99,14 +103,14 @@ fail:
 }
 
 /* Loads a float vector (want_ndim 1) or matrix (2) of L or L x L scores, as doubles. */
-static int load_scores(double **out, const char *path, int want_ndim, int32_t L,
-                       const char *e_path, char *err, size_t errlen) {
+static int load_scores(double **out, const char *path, int want_ndim, int32_t L, const char *e_path,
+                       char *err, size_t errlen) {
   int st;
   vt_npy x;
   char shp[64];
   *out = NULL;
-  st = open_checked(&x, path, 1, want_ndim, want_ndim == 1 ? "(labels,)" : "(labels, labels)",
-                    err, errlen);
+  st = open_checked(&x, path, 1, want_ndim, want_ndim == 1 ? "(labels,)" : "(labels, labels)", err,
+                    errlen);
   if (st != VT_OK) return st;
   st = VT_EFORMAT;
   if (x.shape[0] != L || (want_ndim == 2 && x.shape[1] != L)) {
@@ -115,8 +119,8 @@ static int load_scores(double **out, const char *path, int want_ndim, int32_t L,
                    e_path, vt_npy_shape_str(&x, shp, sizeof shp));
     else
       vt_io_errorf(err, errlen, path,
-                   "expected shape (%" PRId32 ", %" PRId32 ") (labels of %s), got %s", L, L,
-                   e_path, vt_npy_shape_str(&x, shp, sizeof shp));
+                   "expected shape (%" PRId32 ", %" PRId32 ") (labels of %s), got %s", L, L, e_path,
+                   vt_npy_shape_str(&x, shp, sizeof shp));
     goto fail;
   }
   if ((st = check_scores(&x, path, err, errlen)) != VT_OK) goto fail;
@@ -157,16 +161,18 @@ static int load_lengths(vt_lattice_file *lf, const char *n_path, const char *e_p
       goto fail;
     }
     if (len > INT32_MAX) {
-      vt_io_errorf(err, errlen, n_path, "length [%" PRId64 "] = %" PRId64 " is too large "
-                   "(at most %" PRId32 ")", s, len, INT32_MAX);
+      vt_io_errorf(err, errlen, n_path,
+                   "length [%" PRId64 "] = %" PRId64 " is too large "
+                   "(at most %" PRId32 ")",
+                   s, len, INT32_MAX);
       goto fail;
     }
     sum = sum <= INT64_MAX - len ? sum + len : INT64_MAX; /* saturates: only the message sees it */
     lf->offset[s + 1] = sum;
   }
   if (sum != lf->n_rows) {
-    vt_io_errorf(err, errlen, n_path, "lengths sum to %" PRId64 " but %s has %" PRId64 " rows",
-                 sum, e_path, lf->n_rows);
+    vt_io_errorf(err, errlen, n_path, "lengths sum to %" PRId64 " but %s has %" PRId64 " rows", sum,
+                 e_path, lf->n_rows);
     goto fail;
   }
   vt_npy_close(&n);
@@ -203,13 +209,17 @@ static int load_rank(vt_lattice_file *lf, const char *r_path, const char *e_path
   for (int32_t i = 0; i < L; i++) {
     int64_t y = vt_npy_get_i(&r, i);
     if (y < 0 || y >= L) {
-      vt_io_errorf(err, errlen, r_path, "element [%" PRId32 "] = %" PRId64 " is out of range "
-                   "0..%" PRId32 " (not a permutation)", i, y, L - 1);
+      vt_io_errorf(err, errlen, r_path,
+                   "element [%" PRId32 "] = %" PRId64 " is out of range "
+                   "0..%" PRId32 " (not a permutation)",
+                   i, y, L - 1);
       goto fail;
     }
     if (seen[y] >= 0) {
-      vt_io_errorf(err, errlen, r_path, "element [%" PRId32 "] = %" PRId64 " repeats element "
-                   "[%" PRId64 "] (not a permutation)", i, y, seen[y]);
+      vt_io_errorf(err, errlen, r_path,
+                   "element [%" PRId32 "] = %" PRId64 " repeats element "
+                   "[%" PRId64 "] (not a permutation)",
+                   i, y, seen[y]);
       goto fail;
     }
     seen[y] = i;
@@ -241,15 +251,17 @@ int vt_lattice_file_load(vt_lattice_file *lf, const char *e_path, const char *n_
   if (st != VT_OK) goto fail;
   st = VT_EFORMAT;
   if (lf->E.shape[1] < 1 || lf->E.shape[1] > INT32_MAX) {
-    vt_io_errorf(err, errlen, e_path, "shape %s: the number of labels (columns) must be in "
-                 "1..%" PRId32, vt_npy_shape_str(&lf->E, shp, sizeof shp), INT32_MAX);
+    vt_io_errorf(err, errlen, e_path,
+                 "shape %s: the number of labels (columns) must be in "
+                 "1..%" PRId32,
+                 vt_npy_shape_str(&lf->E, shp, sizeof shp), INT32_MAX);
     goto fail;
   }
   lf->L = (int32_t)lf->E.shape[1];
   lf->n_rows = lf->E.shape[0];
   if ((st = load_lengths(lf, n_path, e_path, err, errlen)) != VT_OK) goto fail;
-  if ((st = vt_lattice_file_load_trans(lf, e_path, a_path, s_path, f_path, r_path, err,
-                                       errlen)) != VT_OK)
+  if ((st = vt_lattice_file_load_trans(lf, e_path, a_path, s_path, f_path, r_path, err, errlen)) !=
+      VT_OK)
     goto fail;
   if ((st = check_scores(&lf->E, e_path, err, errlen)) != VT_OK) goto fail;
   return VT_OK;

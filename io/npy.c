@@ -144,13 +144,12 @@ typedef struct vt_hdr {
   char descr[32];
   int have_descr, have_fortran, have_shape;
   int fortran;
-  int ndim;         /* may exceed 2: only the first 2 dimensions are stored */
+  int ndim; /* may exceed 2: only the first 2 dimensions are stored */
   int64_t shape[2];
 } vt_hdr;
 
 static void skip_ws(vt_hdr *h) {
-  while (h->p < h->end && (*h->p == ' ' || *h->p == '\t' || *h->p == '\n' || *h->p == '\r'))
-    h->p++;
+  while (h->p < h->end && (*h->p == ' ' || *h->p == '\t' || *h->p == '\n' || *h->p == '\r')) h->p++;
 }
 
 static int peek(const vt_hdr *h) { return h->p < h->end ? (unsigned char)*h->p : -1; }
@@ -205,8 +204,10 @@ static int parse_dim(vt_hdr *h) {
   int overflow = 0;
   while (q < h->p && *q >= '0' && *q <= '9') {
     int d = *q++ - '0';
-    if (v > (INT64_MAX - d) / 10) overflow = 1;
-    else v = v * 10 + d;
+    if (v > (INT64_MAX - d) / 10)
+      overflow = 1;
+    else
+      v = v * 10 + d;
   }
   if (q < h->p && (*q == 'L' || *q == 'l') && q + 1 == h->p) q++;
   if (q == digits || q != h->p) {
@@ -277,9 +278,12 @@ static int parse_header(vt_hdr *h) {
         return malformed(h, "'descr' is not a string");
       h->have_descr = 1;
     } else if (strcmp(key, "fortran_order") == 0 && !h->have_fortran) {
-      if (match_word(h, "True")) h->fortran = 1;
-      else if (match_word(h, "False")) h->fortran = 0;
-      else return malformed(h, "'fortran_order' is not True or False");
+      if (match_word(h, "True"))
+        h->fortran = 1;
+      else if (match_word(h, "False"))
+        h->fortran = 0;
+      else
+        return malformed(h, "'fortran_order' is not True or False");
       h->have_fortran = 1;
     } else if (strcmp(key, "shape") == 0 && !h->have_shape) {
       if ((st = parse_shape(h)) != VT_OK) return st;
@@ -306,11 +310,16 @@ static int parse_header(vt_hdr *h) {
 static int parse_descr(const vt_hdr *h, vt_npy_dtype *out) {
   const char *d = h->descr;
   if (strlen(d) == 3 && (d[0] == '<' || d[0] == '=')) {
-    if (strcmp(d + 1, "f4") == 0) *out = VT_NPY_F32;
-    else if (strcmp(d + 1, "f8") == 0) *out = VT_NPY_F64;
-    else if (strcmp(d + 1, "i4") == 0) *out = VT_NPY_I32;
-    else if (strcmp(d + 1, "i8") == 0) *out = VT_NPY_I64;
-    else goto unsupported;
+    if (strcmp(d + 1, "f4") == 0)
+      *out = VT_NPY_F32;
+    else if (strcmp(d + 1, "f8") == 0)
+      *out = VT_NPY_F64;
+    else if (strcmp(d + 1, "i4") == 0)
+      *out = VT_NPY_I32;
+    else if (strcmp(d + 1, "i8") == 0)
+      *out = VT_NPY_I64;
+    else
+      goto unsupported;
     return VT_OK;
   }
   if (d[0] == '>') {
@@ -388,8 +397,9 @@ int vt_npy_open(vt_npy *out, const char *path, char *err, size_t errlen) {
   if ((st = parse_descr(&h, &out->dtype)) != VT_OK) goto fail;
   st = VT_EFORMAT;
   if (h.fortran) {
-    vt_io_errorf(err, errlen, path, "Fortran order (fortran_order: True) is not supported; "
-                                    "save a C-order array (np.ascontiguousarray)");
+    vt_io_errorf(err, errlen, path,
+                 "Fortran order (fortran_order: True) is not supported; "
+                 "save a C-order array (np.ascontiguousarray)");
     goto fail;
   }
   if (h.ndim > 2) {
@@ -410,8 +420,7 @@ int vt_npy_open(vt_npy *out, const char *path, char *err, size_t errlen) {
   uint64_t need = (uint64_t)out->count * item;
   if (need > n - off) {
     vt_io_errorf(err, errlen, path,
-                 "truncated data: expected %" PRIu64 " bytes of data, file has %zu", need,
-                 n - off);
+                 "truncated data: expected %" PRIu64 " bytes of data, file has %zu", need, n - off);
     goto fail;
   }
   const unsigned char *data = p + off;
@@ -480,9 +489,12 @@ int64_t vt_npy_get_i(const vt_npy *npy, int64_t i) {
 }
 
 static char *shape_fmt(int ndim, const int64_t *shape, char *buf, size_t buflen) {
-  if (ndim == 0) snprintf(buf, buflen, "()");
-  else if (ndim == 1) snprintf(buf, buflen, "(%" PRId64 ",)", shape[0]);
-  else snprintf(buf, buflen, "(%" PRId64 ", %" PRId64 ")", shape[0], shape[1]);
+  if (ndim == 0)
+    snprintf(buf, buflen, "()");
+  else if (ndim == 1)
+    snprintf(buf, buflen, "(%" PRId64 ",)", shape[0]);
+  else
+    snprintf(buf, buflen, "(%" PRId64 ", %" PRId64 ")", shape[0], shape[1]);
   return buf;
 }
 

@@ -22,12 +22,12 @@ typedef struct vt_outfile {
 /* Opens an atomic output file for `path`. NULL or "-" means stdout (no temp file; commit only
  * flushes it, abort does nothing). A target that exists and is not a regular file (/dev/null,
  * a terminal, a FIFO) is written in place, never replaced; a symbolic link is followed, and the
- * file it points to is replaced atomically (the link stays). Otherwise creates the temp file with mkstemp in the same
- * directory and sets its mode to 0666 & ~umask, as fopen would (reading the umask briefly sets
- * it: not to be called while another thread creates files).
- * Returns VT_OK, VT_EIO (temp file cannot be created; `err` says why), VT_EINVAL (`path` names
- * no file, e.g. ends in '/') or VT_ENOMEM. On failure *of is zeroed and nothing is left behind.
- * `err` (errlen bytes, may be 0) receives one line "PATH: problem", always NUL-terminated. */
+ * file it points to is replaced atomically (the link stays). Otherwise creates the temp file with
+ * mkstemp in the same directory and sets its mode to 0666 & ~umask, as fopen would (reading the
+ * umask briefly sets it: not to be called while another thread creates files). Returns VT_OK,
+ * VT_EIO (temp file cannot be created; `err` says why), VT_EINVAL (`path` names no file, e.g. ends
+ * in '/') or VT_ENOMEM. On failure *of is zeroed and nothing is left behind. `err` (errlen bytes,
+ * may be 0) receives one line "PATH: problem", always NUL-terminated. */
 int vt_outfile_open(vt_outfile *of, const char *path, char *err, size_t errlen);
 
 /* Flushes and closes the temp file (checking every write error, ENOSPC included) and renames it

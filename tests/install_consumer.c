@@ -17,5 +17,5 @@ int main(void) {
   vt_trans_destroy(tr);
   /* Best path: 0 0 0 scores 1 + 0 + 1 = 2 (0 1 0 would score 0 - 1 + 1 - 1 + 1 = 0). */
   return st == 0 && n == 1 && score == 2 && labels[0] == 0 && labels[1] == 0 && labels[2] == 0 ? 0
-                                                                                              : 1;
+                                                                                               : 1;
 }

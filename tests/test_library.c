@@ -283,7 +283,8 @@ TEST(tagger_rejects_what_it_cannot_tag) {
   vt_model_close(m);
 }
 
-/* ---- joint label-chunk models ----------------------------------------------------------------- */
+/* ---- joint label-chunk models -----------------------------------------------------------------
+ */
 
 TEST(joint_tagger_agrees_with_the_engine) {
   /* word POS chunk: determiners open noun phrases, nouns continue them. */
@@ -352,7 +353,8 @@ TEST(joint_tagger_agrees_with_the_engine) {
   vt_model_close(m);
 }
 
-/* ---- lattices and the engine's decode --------------------------------------------------------- */
+/* ---- lattices and the engine's decode ---------------------------------------------------------
+ */
 
 TEST(engine_decode_agrees_with_vt_decode) {
   enum { L = 9, S = 40 };

@@ -54,8 +54,7 @@ static inline void make_model(test_rng *r, shape sh, int L, double *A, double *S
 }
 
 /* Emissions of one sentence. `hot` returns the label that got the largest boost per token. */
-static inline void make_sentence(test_rng *r, shape sh, int L, int T, double *E,
-                                 int *hot) {
+static inline void make_sentence(test_rng *r, shape sh, int L, int T, double *E, int *hot) {
   for (int t = 0; t < T; t++) {
     double *row = E + (size_t)t * L;
     int h = test_int(r, L);
@@ -95,8 +94,8 @@ static inline void make_rank(test_rng *r, rank_mode rm, int L, const int *hot, i
     for (int i = 1; i < L; i++) {
       int32_t x = rank[i];
       int k = i;
-      while (k > 0 && (rm == RK_TRUE ? count[rank[k - 1]] < count[x]
-                                     : count[rank[k - 1]] > count[x])) {
+      while (k > 0 &&
+             (rm == RK_TRUE ? count[rank[k - 1]] < count[x] : count[rank[k - 1]] > count[x])) {
         rank[k] = rank[k - 1];
         k--;
       }

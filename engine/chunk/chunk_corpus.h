@@ -1,5 +1,5 @@
-/* engine/chunk/chunk_corpus.h: column corpora (io/conll.h) in the joint model's terms: word ids, token
- * types, gold POS tags and the gold label-chunk structure of each sentence.
+/* engine/chunk/chunk_corpus.h: column corpora (io/conll.h) in the joint model's terms: word ids,
+ * token types, gold POS tags and the gold label-chunk structure of each sentence.
  *
  * The chunk layer comes from a BIO column (CoNLL-2000: B-NP, I-NP, B-VP, ..., O): a chunk of a
  * kept type X starts at B-X, or at I-X not preceded by X; every other label is outside, and a
@@ -31,15 +31,15 @@ void vt_chunk_read_opts_init(vt_chunk_read_opts *o);
 
 typedef struct vt_chunk_corpus {
   int64_t n_sent, n_tok;
-  int64_t *off;   /* n_sent + 1 token offsets */
-  int32_t *word;  /* observation ids, -1 = unknown */
-  uint8_t *type;  /* token types */
-  int32_t *pos;   /* gold POS ids, -1 = unknown to the model */
-  int32_t *ctag;  /* gold structure: chunk tag of each token */
-  uint8_t *begin; /* gold structure: 1 where a chunk starts */
-  uint8_t *bio;   /* gold chunk column, uncut: 1 where a kept chunk starts (B), else 0 */
-  int32_t max_n;  /* longest sentence */
-  int64_t cut;    /* kept chunks cut by the length bound */
+  int64_t *off;          /* n_sent + 1 token offsets */
+  int32_t *word;         /* observation ids, -1 = unknown */
+  uint8_t *type;         /* token types */
+  int32_t *pos;          /* gold POS ids, -1 = unknown to the model */
+  int32_t *ctag;         /* gold structure: chunk tag of each token */
+  uint8_t *begin;        /* gold structure: 1 where a chunk starts */
+  uint8_t *bio;          /* gold chunk column, uncut: 1 where a kept chunk starts (B), else 0 */
+  int32_t max_n;         /* longest sentence */
+  int64_t cut;           /* kept chunks cut by the length bound */
   int64_t cap, cap_sent; /* tokens and offsets allocated */
 } vt_chunk_corpus;
 

@@ -1,7 +1,8 @@
-/* engine/chunk/chunk_decode_ref.c: Algorithm 3.1 of Shimizu & Haas (2006) as printed: loops q, length,
- * C, C', P, P' over a label table [q][length][C][P] and a chunk table [r][C], with `>=` updates
- * (the last candidate wins a tie) and full back pointers. Sums follow the canonical order of
- * chunk_decode.h, so its best score equals vt_chunk_decode's exactly. For tests and perf only. */
+/* engine/chunk/chunk_decode_ref.c: Algorithm 3.1 of Shimizu & Haas (2006) as printed: loops q,
+ * length, C, C', P, P' over a label table [q][length][C][P] and a chunk table [r][C], with `>=`
+ * updates (the last candidate wins a tie) and full back pointers. Sums follow the canonical order
+ * of chunk_decode.h, so its best score equals vt_chunk_decode's exactly. For tests and perf only.
+ */
 #include <math.h>
 
 #include "arena.h"

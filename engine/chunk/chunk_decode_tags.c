@@ -1,6 +1,6 @@
-/* engine/chunk/chunk_decode_tags.c: the label-chunk decoder with its label table vectorised over POS
- * tags instead of chunk starts: each open chunk advances by one max-plus step of the linear-chain
- * Viterbi kernels (engine/core/kernel.h, lanes = POS tags). Same sums and tie rules as
+/* engine/chunk/chunk_decode_tags.c: the label-chunk decoder with its label table vectorised over
+ * POS tags instead of chunk starts: each open chunk advances by one max-plus step of the
+ * linear-chain Viterbi kernels (engine/core/kernel.h, lanes = POS tags). Same sums and tie rules as
  * vt_chunk_decode, so the same scores and structures; kept to measure which layout pays
  * (perf/chunk_bench.c): with the paper's 5 POS tags most lanes of a vector are padding. */
 #include <math.h>

@@ -1,5 +1,5 @@
-/* engine/chunk/chunk_feat.c: the joint model's templates, token types, POS collapsing, part scores of
- * a sentence and the features of a structure (see chunk_model.h). */
+/* engine/chunk/chunk_feat.c: the joint model's templates, token types, POS collapsing, part scores
+ * of a sentence and the features of a structure (see chunk_model.h). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
-/* engine/chunk/chunk_features.c: the feature rows of a joint model, built from the gold structures of
- * a training corpus (see vt_chunk_features_build in chunk_train.h). */
+/* engine/chunk/chunk_features.c: the feature rows of a joint model, built from the gold structures
+ * of a training corpus (see vt_chunk_features_build in chunk_train.h). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
-/* engine/chunk/chunk_train.h: training the joint label-chunk model (Shimizu & Haas 2006, section 4):
- * the voted perceptron of Algorithm 4.1 with the averaged weights of Collins (2002), and either
+/* engine/chunk/chunk_train.h: training the joint label-chunk model (Shimizu & Haas 2006, section
+ * 4): the voted perceptron of Algorithm 4.1 with the averaged weights of Collins (2002), and either
  * update 4.2 (w += f(x, y_i) - f(x, y)) or the max-margin update 4.3 (the same step scaled by
  * tau = max(0, min(1, (loss(y) - (s(y_i) - s(y))) / |f(y_i) - f(y)|^2)), MMVP), where y is the
  * decoder's best structure under the current weights and loss(y) counts the parts of y that

@@ -7,11 +7,9 @@
 
 #define W 4
 
-static inline __attribute__((always_inline)) void block256(const double *prev, int32_t n_prev,
-                                                           const double *M, int64_t ldm,
-                                                           const double *add, int32_t j0,
-                                                           int32_t n_cur, double *out,
-                                                           int32_t *arg, const int nv) {
+static inline __attribute__((always_inline)) void
+block256(const double *prev, int32_t n_prev, const double *M, int64_t ldm, const double *add,
+         int32_t j0, int32_t n_cur, double *out, int32_t *arg, const int nv) {
   __m256d best[4], idx[4];
   const __m256d p0 = _mm256_set1_pd(prev[0]);
   for (int v = 0; v < nv; v++) {

@@ -8,11 +8,9 @@
 
 #define W 8
 
-static inline __attribute__((always_inline)) void block512(const double *prev, int32_t n_prev,
-                                                           const double *M, int64_t ldm,
-                                                           const double *add, int32_t j0,
-                                                           int32_t n_cur, double *out,
-                                                           int32_t *arg, const int nv) {
+static inline __attribute__((always_inline)) void
+block512(const double *prev, int32_t n_prev, const double *M, int64_t ldm, const double *add,
+         int32_t j0, int32_t n_cur, double *out, int32_t *arg, const int nv) {
   __m512d best[8], idx[8];
   const __m512d p0 = _mm512_set1_pd(prev[0]);
   for (int v = 0; v < nv; v++) {
@@ -102,5 +100,4 @@ static int32_t argmax_avx512(const double *x, int32_t n) {
   return 0; /* every entry is -inf: the scalar rule keeps index 0 */
 }
 
-const vt_kernels vt_kernels_avx512 = {VT_SIMD_AVX512, maxplus_avx512, range_avx512,
-                                      argmax_avx512};
+const vt_kernels vt_kernels_avx512 = {VT_SIMD_AVX512, maxplus_avx512, range_avx512, argmax_avx512};

@@ -1,4 +1,5 @@
-/* engine/core/kernel_scalar.c: the portable max-plus kernel (baseline ISA; the reference for SIMD). */
+/* engine/core/kernel_scalar.c: the portable max-plus kernel (baseline ISA; the reference for SIMD).
+ */
 #include "kernel.h"
 
 #include <math.h>

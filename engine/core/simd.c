@@ -13,8 +13,7 @@ static _Atomic int simd_level = VT_SIMD_SCALAR;
 
 int vt_simd_supported(vt_simd level) {
   switch (level) {
-  case VT_SIMD_SCALAR:
-    return 1;
+  case VT_SIMD_SCALAR: return 1;
 #if defined(VT_HAVE_AVX2)
   case VT_SIMD_AVX2:
     /* gcc's cpu model checks both cpuid and the OS's XCR0 state bits. */
@@ -26,8 +25,7 @@ int vt_simd_supported(vt_simd level) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") ? 1 : 0;
 #endif
-  default:
-    return 0;
+  default: return 0;
   }
 }
 
@@ -42,8 +40,10 @@ const char *vt_simd_name(vt_simd level) {
 
 static void simd_choose(void) {
   int level = VT_SIMD_SCALAR;
-  if (vt_simd_supported(VT_SIMD_AVX512)) level = VT_SIMD_AVX512;
-  else if (vt_simd_supported(VT_SIMD_AVX2)) level = VT_SIMD_AVX2;
+  if (vt_simd_supported(VT_SIMD_AVX512))
+    level = VT_SIMD_AVX512;
+  else if (vt_simd_supported(VT_SIMD_AVX2))
+    level = VT_SIMD_AVX2;
   const char *env = getenv("VITESSE_SIMD");
   if (env && *env) {
     int want = -1;

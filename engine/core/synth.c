@@ -31,8 +31,10 @@ static int32_t draw_rank(rng *r, const double *cdf, int32_t L) {
   int32_t lo = 0, hi = L - 1;
   while (lo < hi) {
     int32_t mid = (lo + hi) / 2;
-    if (cdf[mid] < u) lo = mid + 1;
-    else hi = mid;
+    if (cdf[mid] < u)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }

@@ -16,10 +16,10 @@ typedef struct vt_synth {
   int64_t n_sent, n_rows;
   int64_t *offset; /* n_sent + 1 row offsets into E */
   int32_t *lengths;
-  float *E;        /* n_rows x L */
-  float *A;        /* L x L */
-  float *S, *F;    /* L */
-  int32_t *R;      /* label order by decreasing prior */
+  float *E;     /* n_rows x L */
+  float *A;     /* L x L */
+  float *S, *F; /* L */
+  int32_t *R;   /* label order by decreasing prior */
 } vt_synth;
 
 /* Generates a lattice set: Zipf label priors (label ids shuffled, R gives the order), hidden

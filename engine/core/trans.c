@@ -1,4 +1,5 @@
-/* engine/core/trans.c: binds a transition model once, into padded row-major and transposed layouts. */
+/* engine/core/trans.c: binds a transition model once, into padded row-major and transposed layouts.
+ */
 #include "trans.h"
 
 #include <math.h>

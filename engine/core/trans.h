@@ -13,18 +13,18 @@ static inline int32_t vt_pad_up(int32_t n) { return (n + VT_PAD - 1) / VT_PAD * 
  * with n = 2^k active labels (the rank prefix [0, n)) has a degenerate label standing for the
  * suffix [n, L); level k indexes those suffixes, k = 0 .. K-1 where 2^(K-1) < L <= 2^K. */
 typedef struct vt_bounds {
-  int32_t K;         /* suffix levels */
-  double *Ar;        /* rank-space A, L rows x ld (aliases A when the rank is the identity) */
-  double *Art;       /* its transpose: Art[j*ld + i] = Ar[i][j] */
-  double *Sr, *Fr;   /* rank-space start and end scores */
-  double *to_max;    /* [k*L + i] = max_{j >= 2^k} Ar[i][j]: active i -> degenerate */
-  double *from_max;  /* [k*L + j] = max_{i >= 2^k} Ar[i][j]: degenerate -> active j */
-  double *both_max;  /* [k1*K + k2] = max_{i >= 2^k1, j >= 2^k2} Ar[i][j] */
-  double *s_suf;     /* [k] = max_{r >= 2^k} Sr[r] */
-  double *f_suf;     /* [k] = max_{r >= 2^k} Fr[r] */
-  double a_max;      /* max of A (the naive heuristic's transition term), -inf if none finite */
-  double mag_a;      /* max |A| over finite entries (for rounding slack) */
-  double mag_sf;     /* max |S| + max |F| over finite entries */
+  int32_t K;        /* suffix levels */
+  double *Ar;       /* rank-space A, L rows x ld (aliases A when the rank is the identity) */
+  double *Art;      /* its transpose: Art[j*ld + i] = Ar[i][j] */
+  double *Sr, *Fr;  /* rank-space start and end scores */
+  double *to_max;   /* [k*L + i] = max_{j >= 2^k} Ar[i][j]: active i -> degenerate */
+  double *from_max; /* [k*L + j] = max_{i >= 2^k} Ar[i][j]: degenerate -> active j */
+  double *both_max; /* [k1*K + k2] = max_{i >= 2^k1, j >= 2^k2} Ar[i][j] */
+  double *s_suf;    /* [k] = max_{r >= 2^k} Sr[r] */
+  double *f_suf;    /* [k] = max_{r >= 2^k} Fr[r] */
+  double a_max;     /* max of A (the naive heuristic's transition term), -inf if none finite */
+  double mag_a;     /* max |A| over finite entries (for rounding slack) */
+  double mag_sf;    /* max |S| + max |F| over finite entries */
 } vt_bounds;
 
 struct vt_trans {

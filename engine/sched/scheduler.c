@@ -1,5 +1,5 @@
-/* engine/sched/scheduler.c: the batch engine (see scheduler.h): slot ring, per-node queues, workers,
- * and the coordinator loop that reads, dispatches and writes in order. */
+/* engine/sched/scheduler.c: the batch engine (see scheduler.h): slot ring, per-node queues,
+ * workers, and the coordinator loop that reads, dispatches and writes in order. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "scheduler.h"

@@ -4,8 +4,8 @@
  *   first, stealing last) ──▶ reorder ring ──▶ writer, strictly in batch order
  *
  * The reader and the writer run on the thread that calls vt_sched_run (the coordinator); the
- * workers are threads of their own, placed and bound by the plan (engine/sched/topo.h). A batch lives
- * in one of a fixed ring of slots from the moment it is read until it is written, so at most
+ * workers are threads of their own, placed and bound by the plan (engine/sched/topo.h). A batch
+ * lives in one of a fixed ring of slots from the moment it is read until it is written, so at most
  * `slots` batches are in flight and memory stays flat however long the input: the ring is also
  * the reorder buffer (batch n sits in slot n mod slots). Each worker has a bump arena whose
  * blocks are bound to its NUMA node, and reads the model through its node's replica.

@@ -1,4 +1,5 @@
-/* engine/sched/topo.c: topology discovery (hwloc) and the placement plan of the engine's workers. */
+/* engine/sched/topo.c: topology discovery (hwloc) and the placement plan of the engine's workers.
+ */
 #include "topo.h"
 
 #include "errmsg.h"

@@ -34,8 +34,8 @@ typedef struct vt_rowcache_entry {
 
 typedef struct vt_rowcache {
   const vt_textmodel *model; /* the model the rows belong to */
-  uint32_t mask;         /* entries - 1 */
-  size_t ld;             /* doubles per row (L rounded up to 8) */
+  uint32_t mask;             /* entries - 1 */
+  size_t ld;                 /* doubles per row (L rounded up to 8) */
   vt_rowcache_entry *entries;
   double *rows;
   int64_t hits, misses;

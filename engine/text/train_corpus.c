@@ -1,4 +1,5 @@
-/* engine/text/train_corpus.c: compiles sentence batches into training corpora (see train_corpus.h). */
+/* engine/text/train_corpus.c: compiles sentence batches into training corpora (see train_corpus.h).
+ */
 #include "train_corpus.h"
 
 #include <stdlib.h>

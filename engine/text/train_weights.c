@@ -1,4 +1,5 @@
-/* engine/text/train_weights.c: the perceptron's sparse/dense weight vectors (see train_weights.h). */
+/* engine/text/train_weights.c: the perceptron's sparse/dense weight vectors (see train_weights.h).
+ */
 #include "train_weights.h"
 
 #include <stdlib.h>
