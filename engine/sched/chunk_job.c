@@ -15,12 +15,10 @@
 #include "arena.h"
 #include "chunk_corpus.h"
 #include "chunk_tag.h"
-#include "conll.h"
+#include "corpus_feed.h"
 #include "engine.h"
 #include "errmsg.h"
 #include "tagger.h"
-
-#define BYTES_PER_TOKEN 16
 
 typedef struct chunk_worker {
   _Alignas(64) int32_t cap; /* workers' counters a cache line apart */
@@ -36,11 +34,7 @@ typedef struct chunk_job {
   int32_t W;
   vt_chunk_read_opts ro; /* word column; gold columns with eval */
   int eval;
-  const vt_conll_opts *co;
-  const char *const *files;
-  int n_files, file;
-  vt_conll *r;
-  int64_t budget, read_sents;
+  vt_corpus_feed feed;
   vt_sentbatch *sb;      /* per slot */
   vt_textbuf *tb;        /* per slot */
   vt_chunk_corpus *gold; /* per slot (eval) */
@@ -60,31 +54,7 @@ static double now(void) {
 
 static int chunk_read(void *ctx, vt_sched_batch *b) {
   chunk_job *j = ctx;
-  vt_sentbatch *sb = &j->sb[b->slot];
-  for (;;) {
-    if (!j->r) {
-      if (j->file >= (j->n_files ? j->n_files : 1)) return 0;
-      const char *path = j->n_files ? j->files[j->file] : "-";
-      vt_status st = vt_conll_open(&j->r, path, j->co, b->err, sizeof b->err);
-      if (st != VT_OK) return st;
-    }
-    int32_t n = 0;
-    vt_sentbatch_clear(sb);
-    size_t max_bytes = (size_t)j->budget * BYTES_PER_TOKEN;
-    int32_t max_sents = j->budget < INT32_MAX ? (int32_t)j->budget : INT32_MAX;
-    vt_status st = vt_conll_read(j->r, sb, max_sents, max_bytes, &n, b->err, sizeof b->err);
-    if (st != VT_OK) return st;
-    if (n > 0) {
-      b->first = j->read_sents;
-      b->items = n;
-      for (int32_t s = 0; s < n; s++) b->tokens += sb->sents[s].T;
-      j->read_sents += n;
-      return 1;
-    }
-    vt_conll_close(j->r);
-    j->r = NULL;
-    j->file++;
-  }
+  return vt_corpus_feed_read(&j->feed, &j->sb[b->slot], b);
 }
 
 /* Grows the worker's buffers to n tokens. Returns 0 or -1. */
@@ -214,8 +184,7 @@ static vt_status chunk_write(void *ctx, vt_sched_batch *b) {
 
 static void chunk_progress(void *ctx, const vt_sched_progress *p) {
   chunk_job *j = ctx;
-  vt_progress pub = {p->batches, p->items, p->tokens, p->elapsed, p->final};
-  j->eo->progress(j->eo->progress_ctx, &pub);
+  vt_engine_progress(j->eo, p);
 }
 
 double vt_run_report_chunk_f1(const vt_run_report *r, double *pos_acc, double *tag_acc,
@@ -248,10 +217,7 @@ vt_status vt_chunk_job_run(vt_engine *e, const vt_chunk_model *m, const vt_tag_o
   j.eval = o->eval;
   j.ro.pos_col = j.eval ? o->pos_col : -1;
   j.ro.chunk_col = j.eval ? o->chunk_col : -2;
-  j.co = ro;
-  j.files = files;
-  j.n_files = n_files;
-  j.budget = e->opts.batch_tokens;
+  j.feed = (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0};
   j.sink = sink;
   j.sink_ctx = sink_ctx;
   j.rep = rep;
@@ -303,7 +269,7 @@ done:
   if (st != VT_OK) vt_fail(st, "%s", err);
   vt_engine_keep_stats(e, &rs);
   if (st == VT_ECANCELED) atomic_store(&e->cancel, 0);
-  vt_conll_close(j.r);
+  vt_corpus_feed_close(&j.feed);
   for (int i = 0; i < slots && j.sb; i++) vt_sentbatch_free(&j.sb[i]);
   for (int i = 0; i < slots && j.tb; i++) vt_textbuf_free(&j.tb[i]);
   for (int i = 0; i < slots && j.gold; i++) vt_chunk_corpus_free(&j.gold[i]);

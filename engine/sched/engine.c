@@ -71,6 +71,11 @@ void vt_engine_keep_stats(vt_engine *e, const vt_sched_stats *rs) {
   if (!copy) e->ss.n_workers = 0;
 }
 
+void vt_engine_progress(const vt_engine_opts *eo, const vt_sched_progress *p) {
+  vt_progress pub = {p->batches, p->items, p->tokens, p->elapsed, p->final};
+  eo->progress(eo->progress_ctx, &pub);
+}
+
 vt_status vt_sink_file(void *ctx, const char *data, size_t len) {
   errno = 0;
   if (fwrite(data, 1, len, (FILE *)ctx) != len) {

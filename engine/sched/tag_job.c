@@ -8,13 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conll.h"
+#include "corpus_feed.h"
 #include "engine.h"
 #include "errmsg.h"
 #include "model_replica.h"
 #include "tagger.h"
-
-#define BYTES_PER_TOKEN 16
 
 /* Memory of each worker's cache of local emission rows (engine/text/rowcache.h). */
 #define ROW_CACHE_BYTES ((size_t)4 << 20)
@@ -25,11 +23,7 @@ typedef struct padded_tag_stats {
 
 typedef struct tag_job {
   const vt_decode_opts *opts;
-  const vt_conll_opts *ro;
-  const char *const *files;
-  int n_files, file; /* the file being read */
-  vt_conll *r;
-  int64_t budget, read_sents;
+  vt_corpus_feed feed;
   vt_sentbatch *sb; /* per slot */
   vt_textbuf *tb;   /* per slot */
   padded_tag_stats *ws;
@@ -43,31 +37,7 @@ typedef struct tag_job {
 
 static int tag_read(void *ctx, vt_sched_batch *b) {
   tag_job *j = ctx;
-  vt_sentbatch *sb = &j->sb[b->slot];
-  for (;;) {
-    if (!j->r) {
-      if (j->file >= (j->n_files ? j->n_files : 1)) return 0;
-      const char *path = j->n_files ? j->files[j->file] : "-";
-      vt_status st = vt_conll_open(&j->r, path, j->ro, b->err, sizeof b->err);
-      if (st != VT_OK) return st;
-    }
-    int32_t n = 0;
-    vt_sentbatch_clear(sb);
-    size_t max_bytes = (size_t)j->budget * BYTES_PER_TOKEN;
-    int32_t max_sents = j->budget < INT32_MAX ? (int32_t)j->budget : INT32_MAX;
-    vt_status st = vt_conll_read(j->r, sb, max_sents, max_bytes, &n, b->err, sizeof b->err);
-    if (st != VT_OK) return st;
-    if (n > 0) {
-      b->first = j->read_sents;
-      b->items = n;
-      for (int32_t s = 0; s < n; s++) b->tokens += sb->sents[s].T;
-      j->read_sents += n;
-      return 1;
-    }
-    vt_conll_close(j->r);
-    j->r = NULL;
-    j->file++;
-  }
+  return vt_corpus_feed_read(&j->feed, &j->sb[b->slot], b);
 }
 
 static vt_status tag_work(void *ctx, const vt_sched_worker *w, vt_sched_batch *b) {
@@ -111,8 +81,7 @@ static void model_free(void *replica, const vt_mem *mem) { vt_textmodel_clone_fr
 
 static void tag_progress(void *ctx, const vt_sched_progress *p) {
   tag_job *j = ctx;
-  vt_progress pub = {p->batches, p->items, p->tokens, p->elapsed, p->final};
-  j->eo->progress(j->eo->progress_ctx, &pub);
+  vt_engine_progress(j->eo, p);
 }
 
 vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts *o,
@@ -130,10 +99,7 @@ vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts 
   memset(rep, 0, sizeof *rep);
   err[0] = '\0';
   j.opts = &o->decode;
-  j.ro = ro;
-  j.files = files;
-  j.n_files = n_files;
-  j.budget = e->opts.batch_tokens;
+  j.feed = (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0};
   j.sink = sink;
   j.sink_ctx = sink_ctx;
   j.rep = rep;
@@ -179,7 +145,7 @@ done:
   if (st != VT_OK) vt_fail(st, "%s", err);
   vt_engine_keep_stats(e, &rs);
   if (st == VT_ECANCELED) atomic_store(&e->cancel, 0);
-  vt_conll_close(j.r);
+  vt_corpus_feed_close(&j.feed);
   for (int i = 0; i < slots && j.sb; i++) vt_sentbatch_free(&j.sb[i]);
   for (int i = 0; i < slots && j.tb; i++) vt_textbuf_free(&j.tb[i]);
   free(j.sb);

@@ -1,0 +1,36 @@
+/* engine/sched/corpus_feed.c: corpus files cut into batches of whole sentences (corpus_feed.h). */
+#include "corpus_feed.h"
+
+#define BYTES_PER_TOKEN 16
+
+int vt_corpus_feed_read(vt_corpus_feed *f, vt_sentbatch *sb, vt_sched_batch *b) {
+  for (;;) {
+    if (!f->r) {
+      if (f->file >= (f->n_files ? f->n_files : 1)) return 0;
+      const char *path = f->n_files ? f->files[f->file] : "-";
+      vt_status st = vt_conll_open(&f->r, path, f->ro, b->err, sizeof b->err);
+      if (st != VT_OK) return st;
+    }
+    int32_t n = 0;
+    vt_sentbatch_clear(sb);
+    size_t max_bytes = (size_t)f->budget * BYTES_PER_TOKEN;
+    int32_t max_sents = f->budget < INT32_MAX ? (int32_t)f->budget : INT32_MAX;
+    vt_status st = vt_conll_read(f->r, sb, max_sents, max_bytes, &n, b->err, sizeof b->err);
+    if (st != VT_OK) return st;
+    if (n > 0) {
+      b->first = f->read_sents;
+      b->items = n;
+      for (int32_t s = 0; s < n; s++) b->tokens += sb->sents[s].T;
+      f->read_sents += n;
+      return 1;
+    }
+    vt_conll_close(f->r);
+    f->r = NULL;
+    f->file++;
+  }
+}
+
+void vt_corpus_feed_close(vt_corpus_feed *f) {
+  vt_conll_close(f->r);
+  f->r = NULL;
+}
