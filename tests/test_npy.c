@@ -572,6 +572,61 @@ static int load_set(vt_lattice_file *lf, char *err, size_t errlen) {
   } while (0)
 
 /* Lattice-set validation: a good set loads; every inconsistency is named with its file. */
+/* Reads the whole file at `path` into buf (at most n - 1 bytes, NUL-terminated); -1 on failure. */
+static long read_back(const char *path, char *buf, size_t n) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return -1;
+  size_t got = fread(buf, 1, n - 1, fp);
+  fclose(fp);
+  buf[got] = '\0';
+  return (long)got;
+}
+
+/* -o never replaces what it writes to with a regular file when that is not one: a symbolic link
+ * keeps being a link (its target is replaced, atomically), a dangling one creates its target, and
+ * a FIFO (standing for /dev/null and other devices) is written in place. Regression test: -o
+ * /dev/null used to turn /dev/null into a regular file. */
+TEST(outfile_keeps_links_and_fifos) {
+  REQUIRE(dir_ready(), "temporary directory");
+  char err[512], got[64];
+  struct stat sb;
+  vt_outfile of;
+  write_bytes(tpath("real.txt"), "old\n", 4);
+  REQUIRE(symlink("real.txt", tpath("link.txt")) == 0, "symlink");
+  EXPECT(vt_outfile_open(&of, tpath("link.txt"), err, sizeof err) == VT_OK, "open link: %s", err);
+  fputs("new\n", of.fp);
+  EXPECT(vt_outfile_commit(&of, err, sizeof err) == VT_OK, "commit link: %s", err);
+  EXPECT(lstat(tpath("link.txt"), &sb) == 0 && S_ISLNK(sb.st_mode), "the link is still a link");
+  EXPECT(read_back(tpath("real.txt"), got, sizeof got) == 4 && !strcmp(got, "new\n"),
+         "its target holds the output: '%s'", got);
+
+  REQUIRE(symlink("made.txt", tpath("dangling.txt")) == 0, "dangling symlink");
+  EXPECT(vt_outfile_open(&of, tpath("dangling.txt"), err, sizeof err) == VT_OK, "open: %s", err);
+  fputs("made\n", of.fp);
+  EXPECT(vt_outfile_commit(&of, err, sizeof err) == VT_OK, "commit dangling: %s", err);
+  EXPECT(lstat(tpath("dangling.txt"), &sb) == 0 && S_ISLNK(sb.st_mode), "still a link");
+  EXPECT(read_back(tpath("made.txt"), got, sizeof got) == 5, "the target was created");
+
+  const char *fifo = tpath("out.fifo");
+  REQUIRE(mkfifo(fifo, 0600) == 0, "mkfifo");
+  pid_t pid = fork();
+  if (pid == 0) { /* the reader: copies what comes through the FIFO into a file */
+    FILE *in = fopen(fifo, "rb"), *out = fopen(tpath("fifo.got"), "wb");
+    int c;
+    while (in && out && (c = fgetc(in)) != EOF) fputc(c, out);
+    if (out) fclose(out);
+    _exit(0);
+  }
+  EXPECT(vt_outfile_open(&of, fifo, err, sizeof err) == VT_OK, "open fifo: %s", err);
+  if (of.fp) fputs("through\n", of.fp);
+  EXPECT(vt_outfile_commit(&of, err, sizeof err) == VT_OK, "commit fifo: %s", err);
+  waitpid(pid, NULL, 0);
+  EXPECT(stat(fifo, &sb) == 0 && S_ISFIFO(sb.st_mode), "the FIFO is still a FIFO");
+  EXPECT(read_back(tpath("fifo.got"), got, sizeof got) == 8 && !strcmp(got, "through\n"),
+         "written through it: '%s'", got);
+  clear_dir();
+}
+
 TEST(lattice_set) {
   REQUIRE(dir_ready(), "temporary directory");
   char err[512];
@@ -790,4 +845,4 @@ TEST(release) {
 }
 
 TEST_MAIN(CASE(roundtrip), CASE(versions_and_headers), CASE(fifo_read_into_memory), CASE(malformed),
-          CASE(outfile), CASE(lattice_set), CASE(release))
+          CASE(outfile), CASE(outfile_keeps_links_and_fifos), CASE(lattice_set), CASE(release))
