@@ -743,6 +743,12 @@ VT_API vt_status vt_train_tagger_mem(const vt_train_opts *opts, const vt_sentenc
 VT_API vt_status vt_train_joint(const vt_train_opts *opts, const char *train, const char *test,
                                 const char *out_path, vt_train_report *rep);
 
+/* As vt_train_joint, from sentences held in memory (columns word, POS, chunk as in opts; the
+ * same sentences as a corpus file give the same model file); `test` may be NULL (n_test 0). */
+VT_API vt_status vt_train_joint_mem(const vt_train_opts *opts, const vt_sentence_in *train,
+                                    int64_t n_train, const vt_sentence_in *test, int64_t n_test,
+                                    const char *out_path, vt_train_report *rep);
+
 #ifdef __cplusplus
 }
 #endif

@@ -286,12 +286,14 @@ TEST(tagger_rejects_what_it_cannot_tag) {
 /* ---- joint label-chunk models -----------------------------------------------------------------
  */
 
-TEST(joint_tagger_agrees_with_the_engine) {
-  /* word POS chunk: determiners open noun phrases, nouns continue them. */
-  FILE *f = fopen(tpath("chunks.txt"), "w");
-  REQUIRE(f != NULL, "corpus");
+/* A toy chunking corpus (word POS chunk): determiners open noun phrases, nouns continue them. */
+enum { NCHUNK = 80 };
+static const char *chunk_cells[NCHUNK][3 * 8];
+static vt_sentence_in chunk_sents[NCHUNK];
+
+static void chunks_make(void) {
   uint32_t r = 3;
-  for (int i = 0; i < 80; i++) {
+  for (int i = 0; i < NCHUNK; i++) {
     r = r * 1103515245u + 12345u;
     int T = 2 + (int)(r >> 16) % 6, inside = 0;
     for (int t = 0; t < T; t++) {
@@ -299,16 +301,60 @@ TEST(joint_tagger_agrees_with_the_engine) {
       int w = (int)(r >> 16) % 6;
       const char *chunk = w == 0 || w == 3 ? "B-NP" : (w == 1 || w == 4) && inside ? "I-NP" : "O";
       inside = chunk[0] != 'O';
-      fprintf(f, "%s %s %s\n", WORDS[w], TAGS[w % 5], chunk);
+      chunk_cells[i][3 * t] = WORDS[w];
+      chunk_cells[i][3 * t + 1] = TAGS[w % 5];
+      chunk_cells[i][3 * t + 2] = chunk;
     }
+    chunk_sents[i] = (vt_sentence_in){chunk_cells[i], T, 3};
+  }
+}
+
+TEST(joint_training_from_memory_is_training_from_a_file) {
+  chunks_make();
+  FILE *f = fopen(tpath("chunks.txt"), "w");
+  REQUIRE(f != NULL, "corpus");
+  for (int i = 0; i < NCHUNK; i++) {
+    for (int t = 0; t < chunk_sents[i].T; t++)
+      fprintf(f, "%s\t%s\t%s\n", chunk_cells[i][3 * t], chunk_cells[i][3 * t + 1],
+              chunk_cells[i][3 * t + 2]);
     fputc('\n', f);
   }
   fclose(f);
   vt_train_opts o;
   vt_train_opts_init(&o);
   o.epochs = 3;
-  REQUIRE(vt_train_joint(&o, tpath("chunks.txt"), NULL, tpath("joint.model"), NULL) == VT_OK,
+  vt_train_report ra, rb;
+  REQUIRE(vt_train_joint(&o, tpath("chunks.txt"), NULL, tpath("joint.model"), &ra) == VT_OK,
           "train joint: %s", vt_last_error());
+  REQUIRE(vt_train_joint_mem(&o, chunk_sents, NCHUNK, NULL, 0, tpath("joint_mem.model"), &rb) ==
+              VT_OK,
+          "train joint in memory: %s", vt_last_error());
+  EXPECT_EQ_INT(ra.sentences, NCHUNK, "sentences");
+  EXPECT_EQ_INT(rb.sentences, NCHUNK, "sentences in memory");
+  size_t la = 0, lb = 0;
+  char *a = slurp(tpath("joint.model"), &la), *b = slurp(tpath("joint_mem.model"), &lb);
+  EXPECT(a && b && la == lb && !memcmp(a, b, la), "the same model file, byte for byte");
+  free(a);
+  free(b);
+  vt_sentence_in bad = {chunk_cells[0], 2, 1}; /* no POS column */
+  EXPECT(vt_train_joint_mem(&o, &bad, 1, NULL, 0, tpath("bad.model"), NULL) != VT_OK,
+         "a sentence without its columns is refused");
+  EXPECT(!strncmp(vt_last_error(), "train:1:", 8), "named as the first sentence: %s",
+         vt_last_error());
+}
+
+/* The joint model of the toy chunking corpus (made here when this case runs alone). */
+static vt_status joint_model(void) {
+  if (access(tpath("joint.model"), R_OK) == 0) return VT_OK;
+  vt_train_opts o;
+  vt_train_opts_init(&o);
+  o.epochs = 3;
+  chunks_make();
+  return vt_train_joint_mem(&o, chunk_sents, NCHUNK, NULL, 0, tpath("joint.model"), NULL);
+}
+
+TEST(joint_tagger_agrees_with_the_engine) {
+  REQUIRE(joint_model() == VT_OK, "the joint model: %s", vt_last_error());
   vt_model *m = NULL;
   REQUIRE(vt_model_open(&m, tpath("joint.model")) == VT_OK, "open: %s", vt_last_error());
   vt_model_info info;
@@ -494,6 +540,7 @@ int main(int argc, char **argv) {
                                     CASE(tagger_agrees_with_the_engine),
                                     CASE(a_model_from_memory_is_the_model_from_its_file),
                                     CASE(tagger_rejects_what_it_cannot_tag),
+                                    CASE(joint_training_from_memory_is_training_from_a_file),
                                     CASE(joint_tagger_agrees_with_the_engine),
                                     CASE(engine_decode_agrees_with_vt_decode),
                                     CASE(synthetic_lattices_round_trip_through_files)};

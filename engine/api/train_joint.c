@@ -1,15 +1,16 @@
 /* engine/api/train_joint.c: the public training API for the joint POS + chunk model
- * (vitesse.h, vt_train_joint; Shimizu & Haas 2006): the corpora read (io/chunk_corpus_file.h),
- * the feature rows built and the weights trained (engine/chunk/chunk_train.h), the test corpus
+ * (vitesse.h, vt_train_joint[_mem]; Shimizu & Haas 2006): the corpora read (corpus_src.h: files
+ * or sentences in memory), the feature rows built and the weights trained (engine/chunk/chunk_train.h), the test corpus
  * evaluated after each epoch for the caller's callback, the model written atomically
  * (io/chunk_model_file.h). */
 #include <stdio.h>
 #include <string.h>
 
-#include "chunk_corpus_file.h"
+#include "chunk_corpus.h"
 #include "chunk_model_file.h"
 #include "chunk_tag.h"
 #include "chunk_train.h"
+#include "corpus_src.h"
 #include "errmsg.h"
 #include "vitesse.h"
 
@@ -75,9 +76,27 @@ static int on_epoch(void *vctx, const vt_chunk_model *m, const vt_chunk_epoch *e
   return o->on_epoch(o->ctx, &r);
 }
 
-/* The pipeline; *rep is zeroed by the caller. */
-static vt_status train_joint(const vt_train_opts *o, const char *train_path, const char *test_path,
-                             const char *out_path, vt_train_report *rep) {
+/* Adds a batch to the corpus of a read_ctx; VT_ECANCELED once it holds max_sents sentences. */
+typedef struct read_ctx {
+  vt_chunk_corpus *cp;
+  vt_chunk_model *m;
+  const vt_chunk_read_opts *ro;
+} read_ctx;
+
+static vt_status read_batch(void *ctx, const vt_sentbatch *b, char *err, size_t errlen) {
+  read_ctx *x = ctx;
+  int full = 0;
+  vt_status st = vt_chunk_corpus_add(x->cp, x->m, b, x->ro, &full, err, errlen);
+  return st == VT_OK && full ? VT_ECANCELED : st;
+}
+
+/* The pipeline, for either kind of source (test->n_files == 0 and test->sents == NULL: no test
+ * corpus); *rep is zeroed by the caller. */
+static vt_status train_joint(const vt_train_opts *o, const vt_corpus_src *train_src,
+                             const vt_corpus_src *test_src, const char *out_path,
+                             vt_train_report *rep) {
+  const char *train_path = train_src->sents ? train_src->name : train_src->files[0];
+  const int has_test = test_src->sents || test_src->n_files > 0;
   vt_status st;
   char err[512];
   vt_chunk_model m;
@@ -119,22 +138,19 @@ static vt_status train_joint(const vt_train_opts *o, const char *train_path, con
   if (!ro.all_types && (st = add_types(&m, types)) != VT_OK) goto done;
   ro.grow = 1;
   ro.max_chunk = o->max_chunk;
-  st = vt_chunk_corpus_read(&train, &m, train_path, &o->reader, &ro, err, sizeof err);
-  if (st == VT_OK && train.n_sent == 0) {
-    snprintf(err, sizeof err, "%s: no sentences", train_path);
-    st = VT_EFORMAT;
-  }
-  if (st == VT_OK && test_path) {
-    vt_chunk_read_opts te = ro;
-    te.grow = 0;
-    te.max_chunk = 0;
-    te.max_sents = 0;
-    st = vt_chunk_corpus_read(&test, &m, test_path, &o->reader, &te, err, sizeof err);
-  }
-  if (st != VT_OK) {
-    st = vt_fail(st, "%s", err);
+  read_ctx rx = {&train, &m, &ro};
+  if ((st = vt_corpus_src_each(train_src, &o->reader, read_batch, &rx)) != VT_OK) goto done;
+  if (train.n_sent == 0) {
+    st = vt_fail(VT_EFORMAT, "%s: no sentences", train_path);
     goto done;
   }
+  vt_chunk_read_opts te = ro;
+  te.grow = 0;
+  te.max_chunk = 0;
+  te.max_sents = 0;
+  read_ctx tx = {&test, &m, &te};
+  if (has_test && (st = vt_corpus_src_each(test_src, &o->reader, read_batch, &tx)) != VT_OK)
+    goto done;
   rep->input_ok = 1;
   if (vt_chunk_features_build(&m, &train, o->observed_only ? VT_CFEAT_OBSERVED : VT_CFEAT_ALL) !=
       VT_OK) {
@@ -149,7 +165,7 @@ static vt_status train_joint(const vt_train_opts *o, const char *train_path, con
   rep->chunks_cut = train.cut;
   if (o->on_start) o->on_start(o->ctx, rep);
 
-  epoch_ctx x = {o, test_path ? &test : NULL, train.n_sent, 0, 0, VT_OK};
+  epoch_ctx x = {o, has_test ? &test : NULL, train.n_sent, 0, 0, VT_OK};
   vt_chunk_train_opts to;
   vt_chunk_train_opts_init(&to);
   to.epochs = o->epochs;
@@ -182,5 +198,24 @@ vt_status vt_train_joint(const vt_train_opts *opts, const char *train, const cha
   if (!rep) rep = &scratch;
   memset(rep, 0, sizeof *rep);
   rep->dev_accuracy = -1;
-  return train_joint(opts, train, test, out_path, rep);
+  if (!train)
+    return vt_fail(VT_EINVAL, "chunk-train: a training corpus and a model path are required");
+  const char *const tr[1] = {train}, *const te[1] = {test};
+  vt_corpus_src ts = {tr, 1, NULL, 0, "train"}, ds = {te, test ? 1 : 0, NULL, 0, "test"};
+  return train_joint(opts, &ts, &ds, out_path, rep);
+}
+
+vt_status vt_train_joint_mem(const vt_train_opts *opts, const vt_sentence_in *train,
+                             int64_t n_train, const vt_sentence_in *test, int64_t n_test,
+                             const char *out_path, vt_train_report *rep) {
+  vt_train_report scratch;
+  static const vt_sentence_in none;
+  if (!rep) rep = &scratch;
+  memset(rep, 0, sizeof *rep);
+  rep->dev_accuracy = -1;
+  if (n_train < 0 || n_test < 0 || (n_train > 0 && !train) || (n_test > 0 && !test))
+    return vt_fail(VT_EINVAL, "chunk-train: sentence counts >= 0 and their sentences expected");
+  vt_corpus_src ts = {NULL, 0, n_train > 0 ? train : &none, n_train, "train"};
+  vt_corpus_src ds = {NULL, 0, n_test > 0 ? test : NULL, n_test, "test"};
+  return train_joint(opts, &ts, &ds, out_path, rep);
 }

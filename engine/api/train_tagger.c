@@ -8,17 +8,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "conll.h"
+#include "corpus_src.h"
 #include "errmsg.h"
 #include "model_file.h"
 #include "sentbatch.h"
 #include "train.h"
 #include "train_export.h"
 #include "vitesse.h"
-
-/* Corpus batches: at most this many sentences and about this many bytes of text each. */
-enum { BATCH_SENTS = 1024 };
-#define BATCH_BYTES ((size_t)8 << 20)
 
 static double now(void) {
   struct timespec ts;
@@ -39,148 +35,29 @@ void vt_train_opts_init(vt_train_opts *o) {
   o->chunk_col = -1;
 }
 
-/* Where the sentences of one corpus come from: files, or sentences in memory named `name`. */
-typedef struct corpus_src {
-  const char *const *files;
-  int n_files;
-  const vt_sentence_in *sents;
-  int64_t n_sents;
-  const char *name;
-} corpus_src;
+/* Compiles one batch into the corpus of a compile_ctx. */
+typedef struct compile_ctx {
+  vt_trainset *d;
+  vt_tcorpus *c;
+} compile_ctx;
 
-/* Grows *p (elements of `size` bytes, capacity *cap) to hold `need`; 0, or -1 out of memory. */
-static int grow(void **p, uint32_t *cap, uint64_t need, size_t size) {
-  if (need <= *cap) return 0;
-  if (need > UINT32_MAX) return -1;
-  uint64_t c = *cap ? *cap : 64;
-  while (c < need) c *= 2;
-  if (c > UINT32_MAX) c = UINT32_MAX;
-  void *q = realloc(*p, (size_t)c * size);
-  if (!q) return -1;
-  *p = q;
-  *cap = (uint32_t)c;
-  return 0;
-}
-
-/* Appends in-memory sentence `s` (its first token on line `lineno`) to `b` as the corpus reader
- * would have read it: one tab-separated line per token. Returns VT_OK, VT_EINVAL, VT_EFORMAT
- * or VT_ENOMEM (message recorded). */
-static vt_status batch_add(vt_sentbatch *b, const vt_sentence_in *s, const char *name,
-                           uint64_t lineno, int32_t max_tokens) {
-  if (s->T < 0 || (s->T > 0 && (s->ncols < 1 || !s->cells)))
-    return vt_fail(VT_EINVAL, "%s:%llu: a sentence needs T >= 0, ncols >= 1 and its cells", name,
-                   (unsigned long long)lineno);
-  if (s->T > max_tokens)
-    return vt_fail(VT_EFORMAT, "%s:%llu: sentence longer than %d tokens (--max-tokens)", name,
-                   (unsigned long long)(lineno + (uint64_t)max_tokens), max_tokens);
-  const uint64_t nf = (uint64_t)s->T * (uint64_t)s->ncols;
-  uint64_t bytes = 0;
-  for (uint64_t i = 0; i < nf; i++) {
-    if (!s->cells[i])
-      return vt_fail(VT_EINVAL, "%s:%llu: cell %llu is NULL", name,
-                     (unsigned long long)(lineno + i / (uint64_t)s->ncols),
-                     (unsigned long long)(i % (uint64_t)s->ncols));
-    bytes += strlen(s->cells[i]) + 1;
-  }
-  if (b->n_bytes + bytes > UINT32_MAX)
-    return vt_fail(VT_EFORMAT, "%s:%llu: sentence too large (4 GiB)", name,
-                   (unsigned long long)lineno);
-  size_t cap_bytes = b->cap_bytes;
-  if (b->n_bytes + bytes > cap_bytes) {
-    size_t c = cap_bytes ? cap_bytes : 4096;
-    while (c < b->n_bytes + bytes) c *= 2;
-    char *q = realloc(b->bytes, c);
-    if (!q) return vt_fail(VT_ENOMEM, "%s: out of memory", name);
-    b->bytes = q;
-    b->cap_bytes = c;
-  }
-  uint32_t cap_sents = (uint32_t)b->cap_sents;
-  if (grow((void **)&b->lines, &b->cap_lines, (uint64_t)b->n_lines + (uint64_t)s->T,
-           sizeof *b->lines) ||
-      grow((void **)&b->fields, &b->cap_fields, (uint64_t)b->n_fields + 2 * nf,
-           sizeof *b->fields) ||
-      grow((void **)&b->tok_line, &b->cap_toks, (uint64_t)b->n_toks + (uint64_t)s->T,
-           sizeof *b->tok_line) ||
-      grow((void **)&b->sents, &cap_sents, (uint64_t)b->n_sents + 1, sizeof *b->sents))
-    return vt_fail(VT_ENOMEM, "%s: out of memory", name);
-  b->cap_sents = (int32_t)(cap_sents > INT32_MAX ? INT32_MAX : cap_sents);
-  vt_sentence *se = &b->sents[b->n_sents++];
-  se->file = name;
-  se->line0 = b->n_lines;
-  se->nlines = (uint32_t)s->T;
-  se->tok0 = b->n_toks;
-  se->field0 = b->n_fields / 2;
-  se->T = s->T;
-  se->ncols = s->T > 0 ? s->ncols : 0;
-  se->sep = '\t';
-  for (int32_t t = 0; t < s->T; t++) {
-    vt_sentline *ln = &b->lines[b->n_lines];
-    ln->off = (uint32_t)b->n_bytes;
-    ln->tok = t;
-    ln->lineno = lineno + (uint64_t)t;
-    for (int32_t c = 0; c < s->ncols; c++) {
-      const char *cell = s->cells[(size_t)t * (size_t)s->ncols + (size_t)c];
-      size_t len = strlen(cell);
-      if (c > 0) b->bytes[b->n_bytes++] = '\t';
-      b->fields[b->n_fields++] = (uint32_t)b->n_bytes;
-      b->fields[b->n_fields++] = (uint32_t)len;
-      memcpy(b->bytes + b->n_bytes, cell, len);
-      b->n_bytes += len;
-    }
-    ln->len = (uint32_t)(b->n_bytes - ln->off);
-    b->tok_line[b->n_toks++] = b->n_lines++;
-  }
-  return VT_OK;
+static vt_status compile_batch(void *ctx, const vt_sentbatch *b, char *err, size_t errlen) {
+  compile_ctx *x = ctx;
+  return vt_trainset_compile(x->d, x->c, b, err, errlen);
 }
 
 /* Compiles every sentence of `src` into `c` with the dictionaries of `d`. Returns VT_OK or the
  * first failure (message recorded). */
-static vt_status compile_src(vt_trainset *d, vt_tcorpus *c, const corpus_src *src,
+static vt_status compile_src(vt_trainset *d, vt_tcorpus *c, const vt_corpus_src *src,
                              const vt_reader_opts *ro) {
-  char err[512];
-  vt_status st = VT_OK;
-  vt_conll *r = NULL;
-  vt_sentbatch b;
-  memset(&b, 0, sizeof b);
-  if (src->sents) {
-    uint64_t lineno = 1;
-    for (int64_t i = 0; i < src->n_sents && st == VT_OK; i++) {
-      const vt_sentence_in *s = &src->sents[i];
-      if (s->T == 0) continue;
-      st = batch_add(&b, s, src->name, lineno, ro->max_tokens);
-      lineno += (uint64_t)(s->T > 0 ? s->T : 0) + 1;
-      if (st == VT_OK && (b.n_sents >= BATCH_SENTS || b.n_bytes >= BATCH_BYTES)) {
-        if ((st = vt_trainset_compile(d, c, &b, err, sizeof err)) != VT_OK)
-          st = vt_fail(st, "%s", err);
-        vt_sentbatch_clear(&b);
-      }
-    }
-    if (st == VT_OK && b.n_sents > 0 &&
-        (st = vt_trainset_compile(d, c, &b, err, sizeof err)) != VT_OK)
-      st = vt_fail(st, "%s", err);
-    goto done;
-  }
-  for (int f = 0; f < src->n_files && st == VT_OK; f++) {
-    st = vt_conll_open(&r, src->files[f], ro, err, sizeof err);
-    while (st == VT_OK) {
-      int32_t n;
-      vt_sentbatch_clear(&b);
-      st = vt_conll_read(r, &b, BATCH_SENTS, BATCH_BYTES, &n, err, sizeof err);
-      if (st != VT_OK || n == 0) break;
-      st = vt_trainset_compile(d, c, &b, err, sizeof err);
-    }
-    vt_conll_close(r);
-    r = NULL;
-    if (st != VT_OK) st = vt_fail(st, "%s", err);
-  }
-done:
-  vt_sentbatch_free(&b);
-  return st;
+  compile_ctx x = {d, c};
+  return vt_corpus_src_each(src, ro, compile_batch, &x);
 }
 
 /* The whole pipeline, for either kind of source. */
-static vt_status train_tagger(const vt_train_opts *o, const corpus_src *train,
-                              const corpus_src *dev, const char *out_path, vt_train_report *rep) {
+static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train,
+                              const vt_corpus_src *dev, const char *out_path,
+                              vt_train_report *rep) {
   vt_status st = VT_OK;
   char err[512];
   vt_tmplset ts;
@@ -312,7 +189,7 @@ static void report_reset(vt_train_report *rep) {
 }
 
 /* Runs train_tagger with *rep reset, or with a scratch report when rep is NULL. */
-static vt_status run(const vt_train_opts *o, const corpus_src *train, const corpus_src *dev,
+static vt_status run(const vt_train_opts *o, const vt_corpus_src *train, const vt_corpus_src *dev,
                      const char *out_path, vt_train_report *rep) {
   vt_train_report scratch;
   if (!rep) rep = &scratch;
@@ -330,8 +207,8 @@ vt_status vt_train_tagger(const vt_train_opts *opts, const char *const *train, i
     if (!train[i]) return vt_fail(VT_EINVAL, "train: corpus path %d is NULL", i);
   for (int i = 0; i < n_dev; i++)
     if (!dev[i]) return vt_fail(VT_EINVAL, "train: dev corpus path %d is NULL", i);
-  corpus_src ts = {train, n_train, NULL, 0, "train"};
-  corpus_src ds = {dev, n_dev, NULL, 0, "dev"};
+  vt_corpus_src ts = {train, n_train, NULL, 0, "train"};
+  vt_corpus_src ds = {dev, n_dev, NULL, 0, "dev"};
   return run(opts, &ts, n_dev > 0 ? &ds : NULL, out_path, rep);
 }
 
@@ -342,7 +219,7 @@ vt_status vt_train_tagger_mem(const vt_train_opts *opts, const vt_sentence_in *t
   report_reset(rep);
   if (n_train < 0 || (n_train > 0 && !train) || n_dev < 0 || (n_dev > 0 && !dev))
     return vt_fail(VT_EINVAL, "train: bad sentence array");
-  corpus_src ts = {NULL, 0, n_train > 0 ? train : &none, n_train, "train"};
-  corpus_src ds = {NULL, 0, n_dev > 0 ? dev : &none, n_dev, "dev"};
+  vt_corpus_src ts = {NULL, 0, n_train > 0 ? train : &none, n_train, "train"};
+  vt_corpus_src ds = {NULL, 0, n_dev > 0 ? dev : &none, n_dev, "dev"};
   return run(opts, &ts, n_dev > 0 ? &ds : NULL, out_path, rep);
 }
