@@ -2,7 +2,6 @@
  * lattice set shaped like a 300-label tagger, decoded by every algorithm, sentences/s each. */
 #include <getopt.h>
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
