@@ -606,20 +606,24 @@ VT_API vt_status vt_model_write_lattices(const vt_model *m, const vt_tag_opts *o
 typedef struct vt_eval_opts {
   int chunk;             /* conlleval's chunk figures (IOB1, IOB2, IOE1, IOE2, IOBES) */
   const char *split;     /* evaluate each layer of joint labels split at this (NULL: none) */
-  int32_t gold_col;      /* gold label column: -2 the one before the last (default), -1 last */
+  int32_t gold_col;      /* gold label column: -2 the default (the one before the last; with
+                            reader.conllu, UPOS: column 3), -1 last */
   int32_t pred_col;      /* predicted label column: -2 or -1 the last (default) */
   vt_reader_opts reader; /* corpus options */
   int64_t reserved[8];
 } vt_eval_opts;
 
-/* Defaults: token accuracy only, gold the column before the last, prediction the last. */
+/* Defaults: token accuracy only, gold the column before the last (CoNLL-U: UPOS), prediction
+ * the last. */
 VT_API void vt_eval_opts_init(vt_eval_opts *o);
 
 /* Compares gold and predicted labels of tagged corpus files (n_files of them; none: standard
  * input) and prints the report to `out`: sentences exactly right, token accuracy, and with
  * o->chunk conlleval's report (overall and per type), per layer with o->split. A line whose
  * first column is -X- is a document boundary, as in conlleval. Returns VT_OK, VT_EFORMAT
- * (missing columns: "FILE:LINE: problem"), VT_EIO or VT_ENOMEM ("eval: out of memory"). */
+ * (missing columns: "FILE:LINE: problem"; an input without tokens: "FILE: no tokens to
+ * evaluate", nothing printed), VT_EIO or VT_ENOMEM ("eval: out of memory"). Errors writing to
+ * `out` are the caller's to see (ferror, fflush). */
 VT_API vt_status vt_eval_files(const vt_eval_opts *o, const char *const *files, int n_files,
                                FILE *out);
 

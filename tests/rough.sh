@@ -1,0 +1,72 @@
+#!/bin/sh
+# tests/rough.sh VITESSE CASE: regression tests of the rough edges of issue 13 (hardening): each
+# case runs the CLI on a small input this script writes and checks the exit status, the one-line
+# message and that nothing is left behind.
+set -u
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 VITESSE CASE" >&2
+  exit 64
+fi
+VITESSE=$1
+CASE=$2
+base=$(mktemp -d "${TMPDIR:-/tmp}/vt_rough.XXXXXX") || exit 1
+trap 'rm -rf "$base"' EXIT
+trap 'exit 130' INT TERM
+cd "$base" || exit 1
+mkdir out
+
+fail() {
+  printf 'rough.%s: FAIL: %s\n' "$CASE" "$*" >&2
+  if [ -s stderr ]; then
+    printf -- '--- stderr of vitesse:\n' >&2
+    cat stderr >&2
+  fi
+  exit 1
+}
+
+# expect_fail RC CMD...: exit status RC, exactly one stderr line starting "vitesse: ", out/ empty.
+expect_fail() {
+  want=$1
+  shift
+  "$@" >stdout 2>stderr
+  rc=$?
+  [ "$rc" -eq "$want" ] || fail "$*: exit status $rc, want $want"
+  [ "$(wc -l <stderr)" -eq 1 ] || fail "$*: stderr has $(wc -l <stderr) lines, want 1"
+  grep -q '^vitesse: ' stderr || fail "$*: stderr does not start with 'vitesse: '"
+  [ -z "$(ls -A out)" ] || fail "$*: output left behind: $(ls -A out)"
+}
+
+case $CASE in
+eval_conllu_default)
+  # --conllu: gold is UPOS, the prediction the last column (not MISC against the last).
+  printf '# c\n1\tdo\tdo\tAUX\tVBP\t_\t0\troot\t_\t_\tAUX\n' >u.txt
+  printf '2\tgo\tgo\tVERB\tVB\t_\t1\txcomp\t_\t_\tNOUN\n\n' >>u.txt
+  "$VITESSE" eval --conllu u.txt >e.txt 2>stderr || fail "eval --conllu exited $?"
+  grep -q 'tokens: 2, correct: 1, accuracy: 50.00%' e.txt || fail "eval --conllu: $(cat e.txt)"
+  ;;
+eval_empty)
+  # No tokens at all: a one-line message and exit 2, no 0.00% report.
+  expect_fail 2 "$VITESSE" eval </dev/null
+  grep -q 'no tokens to evaluate' stderr || fail "stdin: $(cat stderr)"
+  [ ! -s stdout ] || fail "a report was printed: $(cat stdout)"
+  : >empty.txt
+  expect_fail 2 "$VITESSE" eval empty.txt
+  grep -q 'empty.txt: no tokens to evaluate' stderr || fail "file: $(cat stderr)"
+  ;;
+eval_full)
+  # A failed write of the report: exit 1, "write failed".
+  printf 'a x B-NP B-NP\n' >t.txt
+  if [ -w /dev/full ]; then
+    "$VITESSE" eval t.txt >/dev/full 2>stderr
+    rc=$?
+    [ "$rc" -eq 1 ] || fail "eval >/dev/full: exit status $rc, want 1"
+    grep -q '^vitesse: .*write failed: ' stderr || fail "eval >/dev/full: $(cat stderr)"
+  fi
+  ;;
+*)
+  echo "unknown case $CASE" >&2
+  exit 64
+  ;;
+esac
+exit 0
