@@ -287,14 +287,15 @@ typedef enum vt_sep { VT_SEP_AUTO = 0, VT_SEP_TAB = 1, VT_SEP_SPACE = 2 } vt_sep
 /* How column corpora are read: one token per line, columns separated by tabs or blanks, a blank
  * line after each sentence; plain, .gz, or "-" for standard input. */
 typedef struct vt_reader_opts {
-  vt_sep sep;         /* auto: tabs when the first token line has one, else runs of blanks */
-  int comments;       /* lines starting with '#' are comments, passed through */
-  int conllu;         /* CoNLL-U: tabs, comments, multiword ranges and empty nodes passed */
-  int32_t max_tokens; /* longest sentence accepted (default 10000) */
-  int32_t reserved[4];
+  vt_sep sep;             /* auto: tabs when the first token line has one, else runs of blanks */
+  int comments;           /* lines starting with '#' are comments, passed through */
+  int conllu;             /* CoNLL-U: tabs, comments, multiword ranges and empty nodes passed */
+  int32_t max_tokens;     /* longest sentence accepted (default 10000) */
+  int32_t max_line_bytes; /* longest line accepted, in bytes (default and 0: 1 MiB) */
+  int32_t reserved[3];
 } vt_reader_opts;
 
-/* Fills `o` with the defaults: auto, no comments, not CoNLL-U, 10000 tokens. */
+/* Fills `o` with the defaults: auto, no comments, not CoNLL-U, 10000 tokens, lines of 1 MiB. */
 VT_API void vt_reader_opts_init(vt_reader_opts *o);
 
 /* ---- models ---------------------------------------------------------------------------------- */

@@ -64,6 +64,38 @@ eval_full)
     grep -q '^vitesse: .*write failed: ' stderr || fail "eval >/dev/full: $(cat stderr)"
   fi
   ;;
+long_line)
+  # A line over --max-line-bytes (default 1 MiB) is refused with FILE:LINE, exit 2, no output.
+  printf 'a\tx\tNN\n\n' >train.txt
+  printf 'U00:%%x[0,0]\n' >tmpl
+  "$VITESSE" train --template tmpl --train train.txt --epochs 1 --quiet -o m.bin 2>stderr ||
+    fail "train exited $?"
+  { printf 'a\tx\tNN\nb\t'; head -c 1100000 /dev/zero | tr '\0' 'y'; printf '\tNN\n'; } >long.txt
+  expect_fail 2 "$VITESSE" tag -m m.bin long.txt -o out/x
+  grep -q 'long.txt:2: line longer than 1048576 bytes (--max-line-bytes)' stderr ||
+    fail "tag: $(cat stderr)"
+  expect_fail 2 "$VITESSE" train --template tmpl --train long.txt -o out/m
+  grep -q 'long.txt:2: line longer than' stderr || fail "train: $(cat stderr)"
+  expect_fail 2 "$VITESSE" eval long.txt
+  grep -q 'long.txt:2: line longer than' stderr || fail "eval: $(cat stderr)"
+  # The same from standard input, with no newline at the end, and with a smaller bound.
+  head -c 2000 /dev/zero | tr '\0' 'y' >nonl.txt
+  expect_fail 2 "$VITESSE" tag -m m.bin --max-line-bytes 1000 -o out/x <nonl.txt
+  grep -q -- '-:1: line longer than 1000 bytes (--max-line-bytes)' stderr || fail "$(cat stderr)"
+  # Raising the bound accepts the line.
+  "$VITESSE" tag -m m.bin --max-line-bytes 2000000 long.txt -o out/ok 2>stderr ||
+    fail "--max-line-bytes 2000000: exit $?"
+  rm -f out/ok
+  expect_fail 2 "$VITESSE" tag -m m.bin --max-line-bytes 0 long.txt -o out/x
+  ;;
+max_tokens_default)
+  # The default bound of 10000 tokens per sentence holds, with a clear message.
+  awk 'BEGIN { for (i = 0; i < 10001; i++) print "w x NN B-NP" }' >big.txt
+  expect_fail 2 "$VITESSE" eval big.txt
+  grep -q 'big.txt:10001: sentence longer than 10000 tokens (--max-tokens)' stderr ||
+    fail "eval: $(cat stderr)"
+  "$VITESSE" eval --max-tokens 10001 big.txt >e.txt 2>stderr || fail "--max-tokens 10001: $?"
+  ;;
 *)
   echo "unknown case $CASE" >&2
   exit 64
