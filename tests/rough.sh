@@ -96,6 +96,21 @@ max_tokens_default)
     fail "eval: $(cat stderr)"
   "$VITESSE" eval --max-tokens 10001 big.txt >e.txt 2>stderr || fail "--max-tokens 10001: $?"
   ;;
+topo_big)
+  # Too large a synthetic topology is refused at once (it took minutes and gigabytes).
+  to=""
+  if command -v timeout >/dev/null 2>&1; then to="timeout 10"; fi
+  # shellcheck disable=SC2086
+  expect_fail 2 $to "$VITESSE" topo --topology "numa:100 core:100 pu:10"
+  grep -q 'too large a synthetic topology (100000 PUs, 100 NUMA nodes; at most 4096 and 1024)' \
+    stderr || fail "$(cat stderr)"
+  # shellcheck disable=SC2086
+  expect_fail 2 $to "$VITESSE" topo --topology "numa:1025"
+  # shellcheck disable=SC2086
+  expect_fail 2 $to "$VITESSE" topo --topology "pack:99999999999 core:99999999999"
+  "$VITESSE" topo --topology "numa:4 core:8 pu:2" >topo.txt 2>stderr || fail "small topology: $?"
+  grep -q '4 NUMA node(s), 32 core(s), 64 PU(s)' topo.txt || fail "$(cat topo.txt)"
+  ;;
 *)
   echo "unknown case $CASE" >&2
   exit 64
