@@ -47,10 +47,10 @@ eval_conllu_default)
   ;;
 eval_empty)
   # No tokens at all: a one-line message and exit 2, no 0.00% report.
-  expect_fail 2 "$VITESSE" eval </dev/null
-  grep -q 'no tokens to evaluate' stderr || fail "stdin: $(cat stderr)"
-  [ ! -s stdout ] || fail "a report was printed: $(cat stdout)"
   : >empty.txt
+  expect_fail 2 "$VITESSE" eval <empty.txt
+  grep -q -- '-: no tokens to evaluate' stderr || fail "stdin: $(cat stderr)"
+  [ ! -s stdout ] || fail "a report was printed: $(cat stdout)"
   expect_fail 2 "$VITESSE" eval empty.txt
   grep -q 'empty.txt: no tokens to evaluate' stderr || fail "file: $(cat stderr)"
   ;;
