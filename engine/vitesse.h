@@ -439,7 +439,8 @@ VT_API vt_status vt_lattices_synth(vt_lattices **out, int32_t L, int64_t n_sent,
  * that is not synthetic. */
 VT_API vt_status vt_lattices_synth_trans(const vt_lattices *l, vt_trans **out);
 
-/* Writes the set as the .npy files `vitesse decode` reads into directory `dir`: E.npy (float32 or
+/* Writes the set as the .npy files `vitesse decode` reads into directory `dir` (created if
+ * missing; its parent must exist): E.npy (float32 or
  * float64 as held) and N.npy (int32), and for a synthetic set also A, S, F (float32) and R
  * (int32). Each file is written atomically. Returns VT_OK, VT_EIO or VT_ENOMEM. */
 VT_API vt_status vt_lattices_save(const vt_lattices *l, const char *dir);

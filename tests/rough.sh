@@ -111,6 +111,15 @@ topo_big)
   "$VITESSE" topo --topology "numa:4 core:8 pu:2" >topo.txt 2>stderr || fail "small topology: $?"
   grep -q '4 NUMA node(s), 32 core(s), 64 PU(s)' topo.txt || fail "$(cat topo.txt)"
   ;;
+synth_mkdir)
+  # synth -o DIR creates DIR (as lattice -o does), and writes into an existing one.
+  "$VITESSE" synth -o out/new --sentences 3 2>stderr || fail "synth -o out/new: exit $?"
+  for f in E N A S F R; do [ -s out/new/$f.npy ] || fail "no $f.npy"; done
+  "$VITESSE" synth -o out/new --sentences 3 2>stderr || fail "synth into an existing dir: $?"
+  rm -rf out/new
+  expect_fail 1 "$VITESSE" synth -o out/no/such --sentences 3
+  grep -q 'out/no/such: cannot create directory' stderr || fail "$(cat stderr)"
+  ;;
 *)
   echo "unknown case $CASE" >&2
   exit 64
