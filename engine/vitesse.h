@@ -726,7 +726,8 @@ VT_API void vt_train_opts_init(vt_train_opts *o);
 /* Trains an averaged-perceptron tagger (Collins 2002) over the templates of `opts` on the
  * corpus files `train` (n_train >= 1 of them, read in order as one corpus; "-" is standard
  * input) and optional `dev` files, and writes the model to `out_path` atomically (a temporary
- * file renamed into place: nothing is left on failure). Sentences are shuffled every epoch
+ * file renamed into place: nothing is left on failure; a path that cannot be written fails once
+ * the corpora are read, before the first epoch). Sentences are shuffled every epoch
  * (seed). `rep` may be NULL. Returns VT_OK, VT_EFORMAT (bad corpus or templates: "FILE:LINE:
  * problem"), VT_EIO (unreadable corpus, unwritable or too large model), VT_EUNSUPPORTED (the
  * decoder cannot train these templates), VT_EINVAL (bad option) or VT_ENOMEM; the message is in
