@@ -414,8 +414,9 @@ VT_API vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T
 typedef struct vt_lattices vt_lattices;
 
 /* Opens the lattice set of `vitesse decode`: E (sum T, L) float32/float64 and N (S,) int32/int64
- * lengths, as .npy files (mapped, not read into memory). Every value is validated (NaN and +inf
- * rejected). Returns VT_OK, VT_EIO, VT_EFORMAT ("PATH: problem") or VT_ENOMEM. */
+ * lengths, as .npy files (mapped, not read into memory). Every value is validated (NaN, +inf
+ * and magnitudes of 1e295 or more, which a path sum could overflow, rejected). Returns VT_OK,
+ * VT_EIO, VT_EFORMAT ("PATH: problem") or VT_ENOMEM. */
 VT_API vt_status vt_lattices_open(vt_lattices **out, const char *e_path, const char *n_path);
 
 /* Wraps `n_sent` sentences held in memory (not copied: they must outlive the lattice set):
