@@ -10,6 +10,7 @@ if [ $# -ne 2 ]; then
 fi
 VITESSE=$1
 CASE=$2
+SRC=$(cd "$(dirname "$0")/.." && pwd) # the repository
 base=$(mktemp -d "${TMPDIR:-/tmp}/vt_rough.XXXXXX") || exit 1
 trap 'rm -rf "$base"' EXIT
 trap 'exit 130' INT TERM
@@ -119,6 +120,18 @@ synth_mkdir)
   rm -rf out/new
   expect_fail 1 "$VITESSE" synth -o out/no/such --sentences 3
   grep -q 'out/no/such: cannot create directory' stderr || fail "$(cat stderr)"
+  ;;
+check_logs)
+  # cmake/check.sh keeps its configure logs inside the build trees, and what a run leaves in the
+  # repository root is ignored.
+  if grep -n 'configure\.log' "$SRC/cmake/check.sh" | grep -v '\$dir/configure\.log'; then
+    fail "cmake/check.sh writes a configure log outside its build tree"
+  fi
+  if command -v git >/dev/null 2>&1 && git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1; then
+    for f in build-check/configure.log build-check-asan.configure.log; do
+      git -C "$SRC" check-ignore -q "$f" || fail "$f is not ignored"
+    done
+  fi
   ;;
 *)
   echo "unknown case $CASE" >&2
