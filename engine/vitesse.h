@@ -273,6 +273,12 @@ VT_API FILE *vt_output_file(const vt_output *o);
 /* Returns 1 when `o` writes to a temporary file that commit will rename (not stdout). */
 VT_API int vt_output_is_atomic(const vt_output *o);
 
+/* Returns the path of the temporary file that commit will rename, or NULL when there is none
+ * (stdout, a device or FIFO written in place, or `o` NULL). Valid until commit or abort; a
+ * program that must remove it from a signal handler (a second ^C before abort could run) copies
+ * it first and unlinks the copy there. */
+VT_API const char *vt_output_temp_path(const vt_output *o);
+
 /* Flushes, syncs and renames the temporary file over the target, then frees `o`. Returns VT_OK or
  * VT_EIO (the target is then untouched and the temporary file removed). */
 VT_API vt_status vt_output_commit(vt_output *o);

@@ -4,3 +4,7 @@ foreach(case eval_conllu_default eval_empty eval_full long_line max_tokens_defau
     COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/rough.sh $<TARGET_FILE:vitesse> ${case})
   set_tests_properties(rough.${case} PROPERTIES LABELS badinput)
 endforeach()
+# A second SIGINT removes the temporary output file before the process dies.
+add_test(NAME rough.signal_twice
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/rough.sh $<TARGET_FILE:vitesse> signal_twice)
+set_tests_properties(rough.signal_twice PROPERTIES LABELS "unit;sched")

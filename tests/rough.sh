@@ -133,6 +133,36 @@ check_logs)
     done
   fi
   ;;
+signal_twice)
+  # Two quick SIGINTs to `decode -o OUT`: the second kills the run (exit 130) and still leaves no
+  # .OUT.tmp.* behind (it used to kill with the default action, before the first's clean-up).
+  mkdir lat
+  "$VITESSE" synth -o lat --labels 45 --sentences 3000 --seed 5 >/dev/null 2>stderr ||
+    fail "synth: $?"
+  mkdir w
+  for round in 1 2 3; do
+    env --default-signal=INT "$VITESSE" decode --emissions lat/E.npy --lengths lat/N.npy \
+      --transitions lat/A.npy --start lat/S.npy --end lat/F.npy --algo kbest-viterbi -k 64 \
+      --threads 2 --batch-tokens 16 -o w/out 2>stderr &
+    pid=$!
+    started=0
+    while kill -0 "$pid" 2>/dev/null; do
+      for f in w/.out.tmp.*; do [ -s "$f" ] && started=1; done
+      [ $started -eq 1 ] && break
+      sleep 0.05
+    done
+    [ $started -eq 1 ] || fail "round $round: the run ended before writing anything"
+    kill -INT "$pid"
+    # Two signals sent back to back may merge into one: the second follows once the first is
+    # seen (the run stops writing), before the clean-up ends.
+    sleep "${VT_SIGNAL_GAP:-0.01}"
+    kill -INT "$pid" 2>/dev/null
+    wait "$pid"
+    st=$?
+    [ $st -eq 130 ] || fail "round $round: exit status $st, expected 130"
+    [ -z "$(ls -A w)" ] || fail "round $round: files left behind: $(ls -A w)"
+  done
+  ;;
 *)
   echo "unknown case $CASE" >&2
   exit 64
