@@ -14,8 +14,9 @@ run_suite() { # run_suite BUILD_DIR CTEST_ARGS TARGETS [cmake options...] ("" = 
   targets=$3
   shift 3
   echo "== configure $dir $*"
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVT_WERROR=ON "$@" >"$dir.configure.log" 2>&1 ||
-    { cat "$dir.configure.log"; exit 1; }
+  mkdir -p "$dir" # the configure log goes inside the build tree (ignored), not beside it
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVT_WERROR=ON "$@" >"$dir/configure.log" 2>&1 ||
+    { cat "$dir/configure.log"; exit 1; }
   echo "== build $dir"
   # shellcheck disable=SC2086
   cmake --build "$dir" -j "$jobs" ${targets:+--target $targets}

@@ -273,6 +273,12 @@ VT_API FILE *vt_output_file(const vt_output *o);
 /* Returns 1 when `o` writes to a temporary file that commit will rename (not stdout). */
 VT_API int vt_output_is_atomic(const vt_output *o);
 
+/* Returns the path of the temporary file that commit will rename, or NULL when there is none
+ * (stdout, a device or FIFO written in place, or `o` NULL). Valid until commit or abort; a
+ * program that must remove it from a signal handler (a second ^C before abort could run) copies
+ * it first and unlinks the copy there. */
+VT_API const char *vt_output_temp_path(const vt_output *o);
+
 /* Flushes, syncs and renames the temporary file over the target, then frees `o`. Returns VT_OK or
  * VT_EIO (the target is then untouched and the temporary file removed). */
 VT_API vt_status vt_output_commit(vt_output *o);
@@ -287,14 +293,15 @@ typedef enum vt_sep { VT_SEP_AUTO = 0, VT_SEP_TAB = 1, VT_SEP_SPACE = 2 } vt_sep
 /* How column corpora are read: one token per line, columns separated by tabs or blanks, a blank
  * line after each sentence; plain, .gz, or "-" for standard input. */
 typedef struct vt_reader_opts {
-  vt_sep sep;         /* auto: tabs when the first token line has one, else runs of blanks */
-  int comments;       /* lines starting with '#' are comments, passed through */
-  int conllu;         /* CoNLL-U: tabs, comments, multiword ranges and empty nodes passed */
-  int32_t max_tokens; /* longest sentence accepted (default 10000) */
-  int32_t reserved[4];
+  vt_sep sep;             /* auto: tabs when the first token line has one, else runs of blanks */
+  int comments;           /* lines starting with '#' are comments, passed through */
+  int conllu;             /* CoNLL-U: tabs, comments, multiword ranges and empty nodes passed */
+  int32_t max_tokens;     /* longest sentence accepted (default 10000) */
+  int32_t max_line_bytes; /* longest line accepted, in bytes (default and 0: 1 MiB) */
+  int32_t reserved[3];
 } vt_reader_opts;
 
-/* Fills `o` with the defaults: auto, no comments, not CoNLL-U, 10000 tokens. */
+/* Fills `o` with the defaults: auto, no comments, not CoNLL-U, 10000 tokens, lines of 1 MiB. */
 VT_API void vt_reader_opts_init(vt_reader_opts *o);
 
 /* ---- models ---------------------------------------------------------------------------------- */
@@ -413,8 +420,9 @@ VT_API vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T
 typedef struct vt_lattices vt_lattices;
 
 /* Opens the lattice set of `vitesse decode`: E (sum T, L) float32/float64 and N (S,) int32/int64
- * lengths, as .npy files (mapped, not read into memory). Every value is validated (NaN and +inf
- * rejected). Returns VT_OK, VT_EIO, VT_EFORMAT ("PATH: problem") or VT_ENOMEM. */
+ * lengths, as .npy files (mapped, not read into memory). Every value is validated (NaN, +inf
+ * and magnitudes of 1e295 or more, which a path sum could overflow, rejected). Returns VT_OK,
+ * VT_EIO, VT_EFORMAT ("PATH: problem") or VT_ENOMEM. */
 VT_API vt_status vt_lattices_open(vt_lattices **out, const char *e_path, const char *n_path);
 
 /* Wraps `n_sent` sentences held in memory (not copied: they must outlive the lattice set):
@@ -438,7 +446,8 @@ VT_API vt_status vt_lattices_synth(vt_lattices **out, int32_t L, int64_t n_sent,
  * that is not synthetic. */
 VT_API vt_status vt_lattices_synth_trans(const vt_lattices *l, vt_trans **out);
 
-/* Writes the set as the .npy files `vitesse decode` reads into directory `dir`: E.npy (float32 or
+/* Writes the set as the .npy files `vitesse decode` reads into directory `dir` (created if
+ * missing; its parent must exist): E.npy (float32 or
  * float64 as held) and N.npy (int32), and for a synthetic set also A, S, F (float32) and R
  * (int32). Each file is written atomically. Returns VT_OK, VT_EIO or VT_ENOMEM. */
 VT_API vt_status vt_lattices_save(const vt_lattices *l, const char *dir);
@@ -606,20 +615,24 @@ VT_API vt_status vt_model_write_lattices(const vt_model *m, const vt_tag_opts *o
 typedef struct vt_eval_opts {
   int chunk;             /* conlleval's chunk figures (IOB1, IOB2, IOE1, IOE2, IOBES) */
   const char *split;     /* evaluate each layer of joint labels split at this (NULL: none) */
-  int32_t gold_col;      /* gold label column: -2 the one before the last (default), -1 last */
+  int32_t gold_col;      /* gold label column: -2 the default (the one before the last; with
+                            reader.conllu, UPOS: column 3), -1 last */
   int32_t pred_col;      /* predicted label column: -2 or -1 the last (default) */
   vt_reader_opts reader; /* corpus options */
   int64_t reserved[8];
 } vt_eval_opts;
 
-/* Defaults: token accuracy only, gold the column before the last, prediction the last. */
+/* Defaults: token accuracy only, gold the column before the last (CoNLL-U: UPOS), prediction
+ * the last. */
 VT_API void vt_eval_opts_init(vt_eval_opts *o);
 
 /* Compares gold and predicted labels of tagged corpus files (n_files of them; none: standard
  * input) and prints the report to `out`: sentences exactly right, token accuracy, and with
  * o->chunk conlleval's report (overall and per type), per layer with o->split. A line whose
  * first column is -X- is a document boundary, as in conlleval. Returns VT_OK, VT_EFORMAT
- * (missing columns: "FILE:LINE: problem"), VT_EIO or VT_ENOMEM ("eval: out of memory"). */
+ * (missing columns: "FILE:LINE: problem"; an input without tokens: "FILE: no tokens to
+ * evaluate", nothing printed), VT_EIO or VT_ENOMEM ("eval: out of memory"). Errors writing to
+ * `out` are the caller's to see (ferror, fflush). */
 VT_API vt_status vt_eval_files(const vt_eval_opts *o, const char *const *files, int n_files,
                                FILE *out);
 
@@ -720,7 +733,8 @@ VT_API void vt_train_opts_init(vt_train_opts *o);
 /* Trains an averaged-perceptron tagger (Collins 2002) over the templates of `opts` on the
  * corpus files `train` (n_train >= 1 of them, read in order as one corpus; "-" is standard
  * input) and optional `dev` files, and writes the model to `out_path` atomically (a temporary
- * file renamed into place: nothing is left on failure). Sentences are shuffled every epoch
+ * file renamed into place: nothing is left on failure; a path that cannot be written fails once
+ * the corpora are read, before the first epoch). Sentences are shuffled every epoch
  * (seed). `rep` may be NULL. Returns VT_OK, VT_EFORMAT (bad corpus or templates: "FILE:LINE:
  * problem"), VT_EIO (unreadable corpus, unwritable or too large model), VT_EUNSUPPORTED (the
  * decoder cannot train these templates), VT_EINVAL (bad option) or VT_ENOMEM; the message is in

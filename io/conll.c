@@ -32,6 +32,7 @@ void vt_conll_opts_init(vt_conll_opts *o) {
   memset(o, 0, sizeof *o);
   o->sep = VT_SEP_AUTO;
   o->max_tokens = 10000;
+  o->max_line_bytes = VT_CONLL_MAX_LINE_BYTES;
 }
 
 vt_status vt_conll_open(vt_conll **out, const char *path, const vt_conll_opts *opts, char *err,
@@ -83,8 +84,16 @@ void vt_conll_close(vt_conll *r) {
 /* Next line (without '\n'): 1 and [*line, *len) valid until the next call; 0 at the end;
  * negative status on error. */
 static int next_line(vt_conll *r, char **line, size_t *len, char *err, size_t errlen) {
+  size_t limit =
+      r->opts.max_line_bytes > 0 ? (size_t)r->opts.max_line_bytes : (size_t)VT_CONLL_MAX_LINE_BYTES;
   for (;;) {
     char *nl = memchr(r->buf + r->scan, '\n', r->end - r->scan);
+    size_t have = (nl ? (size_t)(nl - r->buf) : r->end) - r->start; /* bytes of the line so far */
+    if (have > limit) { /* refused before the buffer grows past it */
+      vt_errorf(err, errlen, NULL, "%s:%llu: line longer than %zu bytes (--max-line-bytes)",
+                r->name, (unsigned long long)r->lineno + 1, limit);
+      return VT_EFORMAT;
+    }
     if (nl) {
       *line = r->buf + r->start;
       *len = (size_t)(nl - *line);

@@ -6,7 +6,7 @@
  * as pass-through lines; `conllu` also passes through multiword-token ranges (`1-2`) and empty
  * nodes (`8.1`) and forces tabs. CRLF line ends, a missing final newline and any bytes are
  * accepted. Errors name "FILE:LINE": a token line whose column count differs from its sentence's
- * first token line, a sentence over `max_tokens` tokens, unreadable or corrupt (.gz) input.
+ * first token line, a sentence over `max_tokens` tokens, a line over `max_line_bytes` bytes, unreadable or corrupt (.gz) input.
  *
  * Sentences are appended to a vt_sentbatch (engine/text/sentbatch.h) that the caller owns and
  * clears; memory is bounded by the batch limits, not by the corpus. */
@@ -23,7 +23,9 @@
 typedef vt_sep vt_conll_sep;
 typedef vt_reader_opts vt_conll_opts;
 
-/* Fills `o` with the defaults: sep auto, no comments, not CoNLL-U, max_tokens 10000. */
+/* Fills `o` with the defaults: sep auto, no comments, not CoNLL-U, max_tokens 10000,
+ * max_line_bytes 1 MiB (VT_CONLL_MAX_LINE_BYTES). */
+#define VT_CONLL_MAX_LINE_BYTES (1 << 20)
 void vt_conll_opts_init(vt_conll_opts *o);
 
 typedef struct vt_conll vt_conll;

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,14 +38,24 @@ static int64_t scan_f32(const float *x, int64_t n) {
   return -1;
 }
 
+/* The largest magnitude of a finite score: a path sums at most 2 T + 1 of them (T < 2^31), so
+ * the sum stays finite (float32 scores are always below it). */
+#define VT_SCORE_MAX 1e295
+
+/* 1 when x is NaN, +inf, or finite with |x| >= VT_SCORE_MAX (-inf is allowed). */
+static int bad_f64(double x) {
+  return !((x < VT_SCORE_MAX && x > -VT_SCORE_MAX) || x == -INFINITY);
+}
+
+/* As scan_f32, for float64, also finding finite scores of magnitude VT_SCORE_MAX or more. */
 static int64_t scan_f64(const double *x, int64_t n) {
   for (int64_t i0 = 0; i0 < n; i0 += VT_SCAN_CHUNK) {
     int64_t i1 = n - i0 < VT_SCAN_CHUNK ? n : i0 + VT_SCAN_CHUNK;
     int bad = 0;
-    for (int64_t i = i0; i < i1; i++) bad |= !(x[i] < INFINITY);
+    for (int64_t i = i0; i < i1; i++) bad |= bad_f64(x[i]);
     if (bad)
       for (int64_t i = i0; i < i1; i++)
-        if (!(x[i] < INFINITY)) return i;
+        if (bad_f64(x[i])) return i;
   }
   return -1;
 }
@@ -52,9 +63,9 @@ static int64_t scan_f64(const double *x, int64_t n) {
 /* Elements scanned between two releases of the pages behind the scan (4-8 MB). */
 #define VT_SCAN_RELEASE ((int64_t)1 << 20)
 
-/* Checks a float array for NaN/+inf; names the element as [i] (1-D) or [row, col] (2-D). A
- * mapped array is scanned in slices whose pages are released behind the scan, so validating a
- * large E does not leave it all resident. */
+/* Checks a float array for NaN, +inf and too large a magnitude; names the element as [i] (1-D) or
+ * [row, col] (2-D). A mapped array is scanned in slices whose pages are released behind the scan,
+ * so validating a large E does not leave it all resident. */
 static int check_scores(const vt_npy *x, const char *path, char *err, size_t errlen) {
   int64_t i = -1;
   for (int64_t s0 = 0; s0 < x->count && i < 0; s0 += VT_SCAN_RELEASE) {
@@ -67,15 +78,21 @@ static int check_scores(const vt_npy *x, const char *path, char *err, size_t err
       vt_npy_release(x, s0, n);
   }
   if (i < 0) return VT_OK;
-  const char *what = isnan(vt_npy_get_f(x, i)) ? "NaN" : "+inf";
-  if (x->ndim == 2)
-    vt_io_errorf(err, errlen, path,
-                 "element [%" PRId64 ", %" PRId64 "] is %s (scores must be "
-                 "finite or -inf)",
-                 i / x->shape[1], i % x->shape[1], what);
+  double v = vt_npy_get_f(x, i);
+  char what[64];
+  if (isnan(v) || isinf(v))
+    snprintf(what, sizeof what, "%s", isnan(v) ? "NaN" : "+inf");
   else
-    vt_io_errorf(err, errlen, path, "element [%" PRId64 "] is %s (scores must be finite or -inf)",
-                 i, what);
+    snprintf(what, sizeof what, "%.17g, too large", v);
+  char at[64];
+  if (x->ndim == 2)
+    snprintf(at, sizeof at, "[%" PRId64 ", %" PRId64 "]", i / x->shape[1], i % x->shape[1]);
+  else
+    snprintf(at, sizeof at, "[%" PRId64 "]", i);
+  vt_io_errorf(err, errlen, path,
+               "element %s is %s (scores must be -inf or finite of magnitude below %g, so that a "
+               "path sum cannot overflow)",
+               at, what, VT_SCORE_MAX);
   return VT_EFORMAT;
 }
 

@@ -6,7 +6,8 @@
  *   S  start scores, F end scores: float32/float64, shape (L,) (optional)
  *   R  rank order, int32/int64, shape (L,), a permutation of 0..L-1 (optional)
  *
- * Scores may be -inf (forbidden) but never NaN or +inf. Every problem is reported as one line
+ * Scores may be -inf (forbidden) but never NaN or +inf, nor of magnitude 1e295 or more (a path
+ * sum of 2 T + 1 of them could overflow to inf). Every problem is reported as one line
  * "PATH: problem" naming the file and, for values, the offending element. */
 #ifndef VT_IO_LATTICE_FILE_H
 #define VT_IO_LATTICE_FILE_H

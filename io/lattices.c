@@ -2,9 +2,11 @@
  * memory, and vt_trans_load, the transition model of a lattice set from .npy files. */
 #include "lattices.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "errmsg.h"
 
@@ -134,6 +136,9 @@ vt_status vt_lattices_save(const vt_lattices *l, const char *dir) {
                {"R", VT_NPY_I32, 1, shL, l->syn.R}};
   const size_t n_files = l->is_synth ? 6 : 2;
   st = VT_OK;
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    st = vt_fail(VT_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
+  }
   for (size_t i = 0; i < n_files && st == VT_OK; i++) {
     snprintf(path, sizeof path, "%s/%s.npy", dir, files[i].name);
     st = (vt_status)vt_npy_write(path, files[i].dt, files[i].nd, files[i].sh, files[i].data, err,

@@ -43,6 +43,21 @@ static char *link_target(const char *path) {
 
 static int is_stdout(const char *path) { return !path || strcmp(path, "-") == 0; }
 
+int vt_outfile_probe(const char *path, char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  if (is_stdout(path)) return VT_OK;
+  struct stat sb;
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    vt_io_errorf(err, errlen, path, "is a directory");
+    return VT_EIO;
+  }
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) return VT_OK; /* never open a FIFO twice */
+  vt_outfile of;
+  int st = vt_outfile_open(&of, path, err, errlen);
+  if (st == VT_OK) vt_outfile_abort(&of);
+  return st;
+}
+
 int vt_outfile_open(vt_outfile *of, const char *path, char *err, size_t errlen) {
   int st = VT_ENOMEM;
   int fd = -1;

@@ -30,6 +30,12 @@ typedef struct vt_outfile {
  * may be 0) receives one line "PATH: problem", always NUL-terminated. */
 int vt_outfile_open(vt_outfile *of, const char *path, char *err, size_t errlen);
 
+/* Checks early that vt_outfile_open(path) would succeed, before a long computation whose
+ * result goes there: creates and removes the temp file. A target that exists and is neither a
+ * regular file nor a directory (a device, a FIFO) is not opened (VT_OK); an existing directory
+ * is VT_EIO ("PATH: is a directory"). Returns as vt_outfile_open, leaving nothing behind. */
+int vt_outfile_probe(const char *path, char *err, size_t errlen);
+
 /* Flushes and closes the temp file (checking every write error, ENOSPC included) and renames it
  * over the target path. Returns VT_OK, or VT_EIO with a message in `err`; on failure the temp
  * file is unlinked. Either way *of is released (a later abort is a no-op). */

@@ -26,6 +26,8 @@ FILE *vt_output_file(const vt_output *o) { return o->of.fp; }
 
 int vt_output_is_atomic(const vt_output *o) { return o->of.tmp != NULL; }
 
+const char *vt_output_temp_path(const vt_output *o) { return o ? o->of.tmp : NULL; }
+
 vt_status vt_output_commit(vt_output *o) {
   char err[512];
   int st = vt_outfile_commit(&o->of, err, sizeof err);

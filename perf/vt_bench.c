@@ -12,6 +12,7 @@
  * configurations so that machine noise hits them alike, and the median round is reported with
  * its ratios to viterbi-scalar and to the best SIMD viterbi of the same round. One CSV row per
  * configuration (appended to FILE, with the CPU model), one table on stdout. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

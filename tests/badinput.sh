@@ -84,6 +84,8 @@ D0='\000\000\000\000\000\000\000\000' # float64 0
 D1='\000\000\000\000\000\000\360\077' # float64 1
 DNINF='\000\000\000\000\000\000\360\377' # float64 -inf
 DPINF='\000\000\000\000\000\000\360\177' # float64 +inf
+DHUGE='\000\000\000\000\000\000\340\177' # float64 2^1023 (8.99e307)
+DNHUGE='\000\000\000\000\000\000\340\377' # float64 -2^1023
 I0='\000\000\000\000'
 I1='\001\000\000\000'
 I2='\002\000\000\000'
@@ -149,6 +151,12 @@ case $CASE in
   posinf_A)
     npy "$A" '<f8' False '(3, 3)' "$D0$D1$DNINF$D1$D0$DPINF$D0$D0$D1"
     BAD=$A WORD="[1, 2] is +inf" ;;
+  huge_E)
+    npy "$E" '<f8' False '(5, 3)' "$(rep 4 "$D1$D0$D0")$D0$DHUGE$D0"
+    BAD=$E WORD="[4, 1] is 8.9884656743115795e+307, too large" ;;
+  huge_A)
+    npy "$A" '<f8' False '(3, 3)' "$D0$D1$DNINF$D1$D0$D0$DNHUGE$D0$D1"
+    BAD=$A WORD="[2, 0] is -8.9884656743115795e+307, too large" ;;
   nan_S)
     npy "$S" '<f4' False '(3,)' "$F0$FNAN$F0"
     BAD=$S WORD="[1] is NaN" ;;

@@ -5,7 +5,7 @@ vt_add_test(test_npy unit)
 # and leaves no output; `good` is the control case.
 set(VT_BADINPUT_CASES good fortran bigendian wrongdtype wrongshape_A wrongshape_E
   lengths_mismatch negative_length truncated_data truncated_header badmagic badversion nan_E
-  posinf_A nan_S rank_not_permutation rank_out_of_range missing_file empty_file)
+  posinf_A huge_E huge_A nan_S rank_not_permutation rank_out_of_range missing_file empty_file)
 foreach(case ${VT_BADINPUT_CASES})
   add_test(NAME badinput.${case}
     COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/badinput.sh $<TARGET_FILE:vitesse> ${case})

@@ -147,6 +147,28 @@ TEST(comments) {
   expect_sents("hash_comments", hash, strlen(hash), &oc, 0, hash_c_want, 1);
 }
 
+/* A batch of comment-only sentences has no fields: its template view holds no token (and,
+ * under UBSan, adds no offset to a NULL pointer). */
+TEST(comment_only_tokens) {
+  vt_conll_opts o;
+  REQUIRE(setup(&o), "temporary directory");
+  o.comments = 1;
+  static const char only[] = "# one\n\n# two\n# three\n\n";
+  const char *p = put("only.txt", only, strlen(only), 0);
+  vt_sentbatch b;
+  memset(&b, 0, sizeof b);
+  char err[256];
+  EXPECT_EQ_INT(read_all(p, &o, &b, err), VT_OK, "read");
+  EXPECT_EQ_INT(b.n_sents, 2, "sentences");
+  for (int32_t s = 0; s < b.n_sents; s++) {
+    vt_tokens tk;
+    vt_sentbatch_tokens(&b, s, &tk);
+    EXPECT_EQ_INT(tk.T, 0, "tokens");
+    EXPECT(tk.fields == NULL, "no fields");
+  }
+  vt_sentbatch_free(&b);
+}
+
 /* A NUL byte is part of its field. */
 TEST(nul_bytes) {
   vt_conll_opts o;
@@ -258,5 +280,5 @@ TEST(truncated_gzip) {
   }
 }
 
-TEST_MAIN(CASE(crlf_and_gz), CASE(separators), CASE(comments), CASE(nul_bytes), CASE(conllu),
-          CASE(batches), CASE(errors), CASE(truncated_gzip))
+TEST_MAIN(CASE(crlf_and_gz), CASE(separators), CASE(comments), CASE(comment_only_tokens),
+          CASE(nul_bytes), CASE(conllu), CASE(batches), CASE(errors), CASE(truncated_gzip))

@@ -504,7 +504,7 @@ TEST(synthetic_lattices_round_trip_through_files) {
   vt_decode_opts_init(&o);
   for (int64_t s = 0; s < 30; s++) {
     int32_t Ta, Tb, la[64], lb[64], na = 0, nb = 0;
-    double sa, sb;
+    double sa = 0, sb = 0;
     const float *ea = vt_lattices_rows(a, s, &Ta), *eb = vt_lattices_rows(b, s, &Tb);
     REQUIRE(Ta == Tb && Ta <= 64, "lengths");
     EXPECT(!memcmp(ea, eb, (size_t)Ta * 12 * sizeof(float)), "rows of %lld", (long long)s);

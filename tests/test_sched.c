@@ -36,7 +36,8 @@ typedef struct tjob {
 
 static void spin(uint64_t n) {
   volatile uint64_t x = 0;
-  for (uint64_t i = 0; i < n; i++) x += i;
+  for (uint64_t i = 0; i < n; i++) x = x + i;
+  (void)x;
 }
 
 static int job_read(void *ctx, vt_sched_batch *b) {

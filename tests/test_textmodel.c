@@ -229,8 +229,6 @@ TEST(train_and_roundtrip) {
     EXPECT_EQ_INT(m->L, 5, "labels");
     EXPECT_EQ_INT(m->meta.epochs, 12, "epochs recorded");
     EXPECT(!strcmp(m->meta.decoder, vt_algo_name(algos[a])), "decoder recorded");
-    uint64_t total = 0;
-    for (int32_t y = 0; y < m->L; y++) total += m->label_freq[y];
     for (int32_t r = 1; r < m->L; r++)
       EXPECT(m->label_freq[m->rank[r - 1]] >= m->label_freq[m->rank[r]], "rank order");
     /* Every record is found from its own string. */

@@ -2,7 +2,8 @@
  * header only: a tagger trained from sentences held in memory learns a toy language epoch after
  * epoch, the same sentences as a corpus file give the same model file byte for byte, bad
  * templates and bad sentences fail with their one-line message, an epoch callback stops
- * training early, and the joint trainer runs and rejects a bad chunk-type list. */
+ * training early, the joint trainer runs and rejects a bad chunk-type list, and a model path
+ * that cannot be written fails before the first epoch. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -318,6 +319,40 @@ TEST(joint_trains_and_checks_types) {
   EXPECT(!file_exists(path_in("j2.bin")), "no model file left");
 }
 
+TEST(unwritable_model_path_fails_before_training) {
+  static toy c;
+  toy_make(&c, 7);
+  seen s = {0};
+  vt_train_opts o;
+  opts_toy(&o, &s);
+  vt_train_report rep;
+  const char *bad = path_in("nodir/m.bin");
+  vt_status st = vt_train_tagger_mem(&o, c.s, NSENT, NULL, 0, bad, &rep);
+  EXPECT_EQ_INT(st, VT_EIO, "tagger status");
+  EXPECT_EQ_INT(s.calls, 0, "tagger: no epoch ran");
+  EXPECT_EQ_INT(rep.epochs, 0, "tagger: epochs done");
+  EXPECT(strstr(vt_last_error(), "nodir/m.bin: ") != NULL, "message '%s'", vt_last_error());
+
+  static const char corpus[] = "the DT B-NP\ncat NN I-NP\nsat VBD B-VP\n\n";
+  FILE *f = fopen(path_in("chunk.txt"), "w");
+  REQUIRE(f && fputs(corpus, f) >= 0 && fclose(f) == 0, "write corpus");
+  seen js = {0};
+  vt_train_opts_init(&o);
+  o.epochs = 5;
+  o.on_epoch = joint_epoch;
+  o.ctx = &js;
+  st = vt_train_joint(&o, path_in("chunk.txt"), NULL, bad, &rep);
+  EXPECT_EQ_INT(st, VT_EIO, "joint status");
+  EXPECT_EQ_INT(js.calls, 0, "joint: no epoch ran");
+  EXPECT(strstr(vt_last_error(), "nodir/m.bin: ") != NULL, "message '%s'", vt_last_error());
+  /* A directory is no model path either. */
+  st = vt_train_joint(&o, path_in("chunk.txt"), NULL, dir, &rep);
+  EXPECT_EQ_INT(st, VT_EIO, "directory: status");
+  EXPECT_EQ_INT(js.calls, 0, "directory: no epoch ran");
+  EXPECT(strstr(vt_last_error(), "is a directory") != NULL, "message '%s'", vt_last_error());
+}
+
 TEST_MAIN(CASE(memory_training_learns), CASE(file_and_memory_give_the_same_model),
           CASE(bad_templates_fail_with_their_message), CASE(bad_sentences_name_their_line),
-          CASE(callback_stops_early), CASE(joint_trains_and_checks_types))
+          CASE(callback_stops_early), CASE(joint_trains_and_checks_types),
+          CASE(unwritable_model_path_fails_before_training))

@@ -122,12 +122,21 @@ vt_status vt_eval_files(const vt_eval_opts *o, const char *const *files, int n_f
   ev->chunk = o->chunk;
   ev->split = o->split && *o->split ? o->split : NULL;
   ev->split_len = ev->split ? strlen(ev->split) : 0;
-  ev->gold_col = o->gold_col;
+  /* CoNLL-U: the gold label is UPOS (a MISC default would compare nothing useful). */
+  ev->gold_col = o->gold_col == -2 && o->reader.conllu ? 3 : o->gold_col;
   ev->pred_col = o->pred_col;
   st = VT_OK;
   for (int i = 0; i < (n_files ? n_files : 1) && st == VT_OK; i++)
     st = vt_conll_each(n_files ? files[i] : "-", &o->reader, eval_batch, ev, err, sizeof err);
   if (st != VT_OK) goto done;
+  if (ev->whole.tokens == 0) { /* nothing to compare: a report of 0.00% would mislead */
+    if (n_files == 1 || n_files == 0)
+      snprintf(err, sizeof err, "%s: no tokens to evaluate", n_files ? files[0] : "-");
+    else
+      snprintf(err, sizeof err, "eval: no tokens to evaluate in the %d input files", n_files);
+    st = VT_EFORMAT;
+    goto done;
+  }
   fprintf(out, "sentences: %lld, exactly right: %lld (%.2f%%)\n", (long long)ev->sentences,
           (long long)ev->exact,
           ev->sentences ? 100.0 * (double)ev->exact / (double)ev->sentences : 0.0);

@@ -1,8 +1,8 @@
 /* engine/api/train_joint.c: the public training API for the joint POS + chunk model
  * (vitesse.h, vt_train_joint[_mem]; Shimizu & Haas 2006): the corpora read (corpus_src.h: files
- * or sentences in memory), the feature rows built and the weights trained (engine/chunk/chunk_train.h), the test corpus
- * evaluated after each epoch for the caller's callback, the model written atomically
- * (io/chunk_model_file.h). */
+ * or sentences in memory), the feature rows built and the weights trained
+ * (engine/chunk/chunk_train.h), the test corpus evaluated after each epoch for the caller's
+ * callback, the model written atomically (io/chunk_model_file.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +12,7 @@
 #include "chunk_train.h"
 #include "corpus_src.h"
 #include "errmsg.h"
+#include "outfile.h"
 #include "vitesse.h"
 
 /* Adds the comma-separated chunk types of `list` to m. Returns VT_OK, VT_EINVAL (an empty type
@@ -152,6 +153,11 @@ static vt_status train_joint(const vt_train_opts *o, const vt_corpus_src *train_
   if (has_test && (st = vt_corpus_src_each(test_src, &o->reader, read_batch, &tx)) != VT_OK)
     goto done;
   rep->input_ok = 1;
+  /* The model goes to out_path once trained: see now, not after the epochs, that it cannot. */
+  if ((st = vt_outfile_probe(out_path, err, sizeof err)) != VT_OK) {
+    st = vt_fail(st, "%s", err);
+    goto done;
+  }
   if (vt_chunk_features_build(&m, &train, o->observed_only ? VT_CFEAT_OBSERVED : VT_CFEAT_ALL) !=
       VT_OK) {
     st = vt_fail(VT_ENOMEM, "out of memory");

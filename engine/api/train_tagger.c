@@ -11,6 +11,7 @@
 #include "corpus_src.h"
 #include "errmsg.h"
 #include "model_file.h"
+#include "outfile.h"
 #include "sentbatch.h"
 #include "train.h"
 #include "train_export.h"
@@ -130,6 +131,11 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
   rep->decoder = algo;
   rep->read_seconds = now() - t0;
   rep->input_ok = 1;
+  /* The model goes to out_path once trained: see now, not after the epochs, that it cannot. */
+  if ((st = vt_outfile_probe(out_path, err, sizeof err)) != VT_OK) {
+    st = vt_fail(st, "%s", err);
+    goto done;
+  }
   if (o->on_start) o->on_start(o->ctx, rep);
 
   vt_perc_opts to = {o->epochs, o->seed, algo, o->on_progress, o->on_epoch, o->ctx};

@@ -123,6 +123,7 @@ int vt_cmd_chunk_tag(int argc, char **argv) {
     vt_cli_error("%s", vt_last_error());
     goto done;
   }
+  vt_cli_signals_temp(vt_output_temp_path(of)); /* a second ^C removes it */
   const double t0 = vt_cli_now();
   vt_run_report rep;
   st = vt_engine_tag(eng, m, &to, (const char *const *)argv + optind, argc - optind, vt_sink_file,
@@ -147,6 +148,7 @@ int vt_cmd_chunk_tag(int argc, char **argv) {
     rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
     goto done;
   }
+  vt_cli_signals_temp(NULL);
   st = vt_output_commit(of);
   of = NULL;
   if (st != VT_OK) {
@@ -177,6 +179,7 @@ int vt_cmd_chunk_tag(int argc, char **argv) {
   }
   rc = VT_EXIT_OK;
 done:
+  vt_cli_signals_temp(NULL);
   vt_output_abort(of);
   vt_cli_engine_stop(eng);
   vt_model_close(m);

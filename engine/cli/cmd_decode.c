@@ -113,6 +113,7 @@ int vt_cmd_decode(int argc, char **argv) {
     vt_cli_error("%s", vt_last_error());
     goto done;
   }
+  vt_cli_signals_temp(vt_output_temp_path(of)); /* a second ^C removes it */
   vt_run_report rs;
   rc = VT_EXIT_FAIL;
   vt_status st = vt_engine_decode(eng, trans, &opts, lat, vt_sink_file, vt_output_file(of), &rs);
@@ -139,6 +140,7 @@ int vt_cmd_decode(int argc, char **argv) {
     vt_cli_error("%s", vt_last_error());
     goto done;
   }
+  vt_cli_signals_temp(NULL);
   st = vt_output_commit(of);
   of = NULL;
   if (st != VT_OK) {
@@ -166,6 +168,7 @@ int vt_cmd_decode(int argc, char **argv) {
   }
   rc = VT_EXIT_OK;
 done:
+  vt_cli_signals_temp(NULL);
   vt_output_abort(of);
   vt_cli_engine_stop(eng);
   vt_trans_destroy(trans);

@@ -1,10 +1,12 @@
 /* engine/cli/cmd_eval.c: `vitesse eval`, token accuracy and conlleval's chunk figures
  * (vt_eval_files). */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "engine_cli.h"
 #include "text_cli.h"
 
 static void eval_usage(FILE *f) {
@@ -18,7 +20,7 @@ static void eval_usage(FILE *f) {
         "options:\n"
         "  --chunk         chunk figures (labels B-TYPE, I-TYPE, E-TYPE, S-TYPE, O)\n"
         "  --split SEP     evaluate each layer of joint labels (e.g. --split '|' for NN|B-NP)\n"
-        "  --gold-col C    gold label column (default: the one before the last)\n"
+        "  --gold-col C    gold label column (default: the one before the last; --conllu: UPOS)\n"
         "  --pred-col C    predicted label column (default: the last)\n"
         "Columns are 0-based indices, last, or CoNLL-U names. A line whose first column is -X-\n"
         "is a boundary, as in conlleval.\n",
@@ -66,7 +68,12 @@ int vt_cmd_eval(int argc, char **argv) {
     }
   }
   vt_status st = vt_eval_files(&eo, (const char *const *)argv + optind, argc - optind, stdout);
-  if (st == VT_OK) return VT_EXIT_OK;
+  if (st == VT_OK) {
+    errno = 0; /* the report is buffered: flush it to see a write error (a full disk) */
+    int werr = fflush(stdout) != 0 || ferror(stdout) ? (errno ? errno : EIO) : 0;
+    int rc = vt_cli_output_end(&st, werr, 0, NULL);
+    return rc >= 0 ? rc : VT_EXIT_OK;
+  }
   vt_cli_error("%s", vt_last_error());
   return st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
 }

@@ -122,6 +122,7 @@ int vt_cmd_tag(int argc, char **argv) {
     vt_cli_error("%s", vt_last_error());
     goto done;
   }
+  vt_cli_signals_temp(vt_output_temp_path(of)); /* a second ^C removes it */
   double t0 = vt_cli_now(), c0 = cpu_now();
   vt_run_report tot;
   st = vt_engine_tag(eng, m, &to, (const char *const *)argv + optind, argc - optind, vt_sink_file,
@@ -146,6 +147,7 @@ int vt_cmd_tag(int argc, char **argv) {
     rc = st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EIO ? VT_EXIT_USAGE : VT_EXIT_FAIL;
     goto done;
   }
+  vt_cli_signals_temp(NULL);
   st = vt_output_commit(of);
   of = NULL;
   if (st != VT_OK) {
@@ -175,6 +177,7 @@ int vt_cmd_tag(int argc, char **argv) {
   }
   rc = VT_EXIT_OK;
 done:
+  vt_cli_signals_temp(NULL);
   vt_output_abort(of);
   vt_cli_engine_stop(eng);
   vt_model_close(m);

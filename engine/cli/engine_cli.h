@@ -70,11 +70,16 @@ void vt_cli_engine_stop(vt_engine *eng);
 /* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none did. */
 extern atomic_int vt_cli_stop;
 
-/* SIGINT and SIGTERM set vt_cli_stop and cancel `eng` (may be NULL) (a second one kills as
- * usual: the handler is reset after the first), unless the signal was ignored at start
- * (background jobs of a shell); SIGPIPE is ignored, so a write to a closed pipe fails with EPIPE
- * instead. */
+/* SIGINT and SIGTERM set vt_cli_stop and cancel `eng` (may be NULL) (a second one removes the
+ * temporary file of vt_cli_signals_temp and kills as usual), unless the signal was ignored at
+ * start (background jobs of a shell); SIGPIPE is ignored, so a write to a closed pipe fails with
+ * EPIPE instead. */
 void vt_cli_signals_install(vt_engine *eng);
+
+/* Registers `path` (copied; NULL: none) as the temporary output file a second SIGINT or SIGTERM
+ * removes before the process dies: vt_output_temp_path once the output is open, NULL before it
+ * is committed or aborted. vt_cli_signals_restore forgets it. */
+void vt_cli_signals_temp(const char *path);
 
 /* Ends a run's output: when writing to stdout (`to_stdout`) and *st is VT_OK, flushes it to see a
  * closed pipe (then *st becomes VT_EIO); `werr` is the errno of a failed write, 0 if none.

@@ -1,8 +1,11 @@
-/* engine/cli/signals.c: SIGINT/SIGTERM ask a run to stop; SIGPIPE becomes an EPIPE error. */
+/* engine/cli/signals.c: SIGINT/SIGTERM ask a run to stop (a second one kills, removing the
+ * temporary output file); SIGPIPE becomes an EPIPE error. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine_cli.h"
 
@@ -10,10 +13,30 @@ atomic_int vt_cli_stop;
 
 static vt_engine *_Atomic stop_engine; /* the engine a signal cancels, or NULL */
 
+/* The temporary output file a second signal removes (vt_cli_signals_temp). */
+static char temp_path[4096];
+static volatile sig_atomic_t temp_set;
+
+/* The first signal asks the run to stop (it then cleans up and exits); a second one removes the
+ * temporary output file and dies of the signal at once. */
 static void on_stop(int sig) {
-  atomic_store(&vt_cli_stop, sig);
+  if (atomic_exchange(&vt_cli_stop, sig) != 0) {
+    int saved = errno;
+    if (temp_set) unlink(temp_path);
+    signal(sig, SIG_DFL);
+    raise(sig); /* delivered when the handler returns (sig is blocked in it) */
+    errno = saved;
+    return;
+  }
   vt_engine *e = atomic_load(&stop_engine);
   if (e) vt_engine_cancel(e);
+}
+
+void vt_cli_signals_temp(const char *path) {
+  temp_set = 0;
+  if (!path || strlen(path) >= sizeof temp_path) return; /* too long: left to the first ^C */
+  memcpy(temp_path, path, strlen(path) + 1);
+  temp_set = 1;
 }
 
 static int handled[2]; /* SIGINT, SIGTERM: whether we installed the handler */
@@ -26,7 +49,7 @@ static int stop_on(int sig) {
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_stop;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND | SA_RESTART; /* a second ^C kills at once */
+  sa.sa_flags = SA_RESTART; /* a second ^C kills at once, from the handler (on_stop) */
   return sigaction(sig, &sa, NULL) == 0;
 }
 
@@ -40,6 +63,7 @@ void vt_cli_signals_install(vt_engine *eng) {
 
 void vt_cli_signals_restore(void) {
   atomic_store(&stop_engine, NULL);
+  temp_set = 0;
   if (handled[0]) signal(SIGINT, SIG_DFL);
   if (handled[1]) signal(SIGTERM, SIG_DFL);
   handled[0] = handled[1] = 0;

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "text_cli.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -31,6 +32,13 @@ int vt_cli_corpus_opt(int c, const char *arg, vt_reader_opts *o) {
       return -1;
     }
     o->max_tokens = (int32_t)v;
+    return 1;
+  case VT_OPT_MAX_LINE_BYTES:
+    if (vt_cli_parse_int(arg, 1, INT32_MAX, &v)) {
+      vt_cli_error("--max-line-bytes: expected a positive integer, got '%s'", arg);
+      return -1;
+    }
+    o->max_line_bytes = (int32_t)v;
     return 1;
   default: return 0;
   }

@@ -15,12 +15,14 @@ enum {
   VT_OPT_COMMENTS,
   VT_OPT_CONLLU,
   VT_OPT_MAX_TOKENS,
+  VT_OPT_MAX_LINE_BYTES,
 };
 
 #define VT_CORPUS_LONGOPTS                                                                         \
   {"sep", required_argument, 0, VT_OPT_SEP}, {"comments", no_argument, 0, VT_OPT_COMMENTS},        \
-      {"conllu", no_argument, 0, VT_OPT_CONLLU}, {                                                 \
-    "max-tokens", required_argument, 0, VT_OPT_MAX_TOKENS                                          \
+      {"conllu", no_argument, 0, VT_OPT_CONLLU},                                                   \
+      {"max-tokens", required_argument, 0, VT_OPT_MAX_TOKENS}, {                                   \
+    "max-line-bytes", required_argument, 0, VT_OPT_MAX_LINE_BYTES                                  \
   }
 
 #define VT_CORPUS_HELP                                                                             \
@@ -29,7 +31,8 @@ enum {
   "                  else runs of blanks)\n"                                                       \
   "  --comments      lines starting with '#' are comments (kept in the output)\n"                  \
   "  --conllu        CoNLL-U: tabs, comments, multiword ranges and empty nodes passed through\n"   \
-  "  --max-tokens N  longest sentence accepted (default 10000)\n"
+  "  --max-tokens N  longest sentence accepted (default 10000)\n"                                  \
+  "  --max-line-bytes N  longest line accepted, in bytes (default 1048576)\n"
 
 /* Handles corpus option `c` with argument `arg` into `o`: 1 when handled, 0 when `c` is not a
  * corpus option, -1 on a bad value (message printed). */

@@ -1,4 +1,5 @@
 /* engine/cli/util.c: messages, number parsing and the clock for the CLI. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>

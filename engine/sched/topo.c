@@ -40,6 +40,39 @@ static int synthetic_normalize(const char *src, char *buf, size_t len) {
   return w < 0 || (size_t)w >= len ? -1 : 0;
 }
 
+/* The largest synthetic topology vt_topo_load accepts: hwloc builds every object of the
+ * description, and a plan touches every PU, so an unbounded one costs minutes and gigabytes. */
+#define SYNTHETIC_MAX_PUS 4096
+#define SYNTHETIC_MAX_NUMA 1024
+
+/* 1 when [s, end) starts with lower-case `pre`, in any case. */
+static int prefix_ci(const char *s, const char *end, const char *pre) {
+  for (; *pre; s++, pre++)
+    if (s >= end || (*s | 0x20) != *pre) return 0;
+  return 1;
+}
+
+/* Counts the PUs and NUMA nodes of synthetic description `syn` (levels "TYPE:ARITY", PUs last):
+ * the product of the arities, and of those down to the NUMA level. Counts stop growing past
+ * the bounds (no overflow). */
+static void synthetic_size(const char *syn, long long *pus, long long *numa) {
+  long long prod = 1;
+  *numa = 1;
+  for (const char *p = syn; *p;) {
+    while (*p == ' ' || *p == '\t') p++;
+    const char *tok = p;
+    while (*p && *p != ' ' && *p != '\t') p++;
+    const char *colon = memchr(tok, ':', (size_t)(p - tok));
+    if (!colon) continue;
+    long long arity = 0;
+    for (const char *d = colon + 1; d < p && *d >= '0' && *d <= '9'; d++)
+      if (arity <= 1000000) arity = arity * 10 + (*d - '0');
+    if (arity > 1) prod = prod * arity > 1000000000 ? 1000000000 : prod * arity;
+    if (prefix_ci(tok, p, "numa") || prefix_ci(tok, p, "node")) *numa = prod;
+  }
+  *pus = prod;
+}
+
 vt_status vt_topo_load(vt_topo *t, const char *source, char *err, size_t errlen) {
   vt_status st = VT_ENOMEM;
   char syn[512];
@@ -66,6 +99,16 @@ vt_status vt_topo_load(vt_topo *t, const char *source, char *err, size_t errlen)
                "'%s': neither a file nor a valid hwloc synthetic topology "
                "(e.g. \"pack:2 numa:2 core:8 pu:2\")",
                source);
+      goto fail;
+    }
+    long long pus, numa;
+    synthetic_size(syn, &pus, &numa);
+    if (pus > SYNTHETIC_MAX_PUS || numa > SYNTHETIC_MAX_NUMA) {
+      snprintf(err, errlen,
+               "'%s': too large a synthetic topology (%s%lld PUs, %lld NUMA nodes; at most %d "
+               "and %d)",
+               source, pus >= 1000000000 ? "over " : "", pus, numa, SYNTHETIC_MAX_PUS,
+               SYNTHETIC_MAX_NUMA);
       goto fail;
     }
     snprintf(t->source, sizeof t->source, "synthetic: %s", syn);

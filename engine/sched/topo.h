@@ -38,8 +38,10 @@ typedef struct vt_topo {
 /* Loads a topology into *t: `source` NULL or "" = this machine (its allowed CPUs only, so a
  * taskset/cgroup restriction is honoured); a path to an existing file = hwloc XML; anything else
  * = a hwloc synthetic description, where a last level that is not "pu" gets " pu:1" appended
- * ("numa:4 core:4" means 4 nodes of 4 single-PU cores).
- * Returns VT_OK; VT_EINVAL (the description or file is not a topology; `err` says why) or
+ * ("numa:4 core:4" means 4 nodes of 4 single-PU cores); a synthetic topology has at most 4096
+ * PUs and 1024 NUMA nodes.
+ * Returns VT_OK; VT_EINVAL (the description or file is not a topology, or too large a synthetic
+ * one; `err` says why) or
  * VT_ENOMEM. On failure *t is zeroed. `err` has errlen bytes (may be 0). */
 vt_status vt_topo_load(vt_topo *t, const char *source, char *err, size_t errlen);
 

@@ -47,7 +47,7 @@ void vt_sentbatch_clear(vt_sentbatch *b);
 /* Frees a batch's memory; *b becomes zeroed. Fine on a zeroed struct. */
 void vt_sentbatch_free(vt_sentbatch *b);
 
-/* The template view of sentence `s` of `b`. */
+/* The template view of sentence `s` of `b` (fields NULL when the batch holds no token). */
 void vt_sentbatch_tokens(const vt_sentbatch *b, int32_t s, vt_tokens *out);
 
 /* Column `col` of token `t` of sentence `s`: returns its bytes and stores its length. */

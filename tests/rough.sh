@@ -1,0 +1,187 @@
+#!/bin/sh
+# tests/rough.sh VITESSE CASE: regression tests of the rough edges of issue 13 (hardening): each
+# case runs the CLI on a small input this script writes and checks the exit status, the one-line
+# message and that nothing is left behind.
+set -u
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 VITESSE CASE" >&2
+  exit 64
+fi
+VITESSE=$1
+CASE=$2
+SRC=$(cd "$(dirname "$0")/.." && pwd) # the repository
+base=$(mktemp -d "${TMPDIR:-/tmp}/vt_rough.XXXXXX") || exit 1
+trap 'rm -rf "$base"' EXIT
+trap 'exit 130' INT TERM
+cd "$base" || exit 1
+mkdir out
+
+fail() {
+  printf 'rough.%s: FAIL: %s\n' "$CASE" "$*" >&2
+  if [ -s stderr ]; then
+    printf -- '--- stderr of vitesse:\n' >&2
+    cat stderr >&2
+  fi
+  exit 1
+}
+
+# expect_fail RC CMD...: exit status RC, exactly one stderr line starting "vitesse: ", out/ empty.
+expect_fail() {
+  want=$1
+  shift
+  "$@" >stdout 2>stderr
+  rc=$?
+  [ "$rc" -eq "$want" ] || fail "$*: exit status $rc, want $want"
+  [ "$(wc -l <stderr)" -eq 1 ] || fail "$*: stderr has $(wc -l <stderr) lines, want 1"
+  grep -q '^vitesse: ' stderr || fail "$*: stderr does not start with 'vitesse: '"
+  [ -z "$(ls -A out)" ] || fail "$*: output left behind: $(ls -A out)"
+}
+
+case $CASE in
+eval_conllu_default)
+  # --conllu: gold is UPOS, the prediction the last column (not MISC against the last).
+  printf '# c\n1\tdo\tdo\tAUX\tVBP\t_\t0\troot\t_\t_\tAUX\n' >u.txt
+  printf '2\tgo\tgo\tVERB\tVB\t_\t1\txcomp\t_\t_\tNOUN\n\n' >>u.txt
+  "$VITESSE" eval --conllu u.txt >e.txt 2>stderr || fail "eval --conllu exited $?"
+  grep -q 'tokens: 2, correct: 1, accuracy: 50.00%' e.txt || fail "eval --conllu: $(cat e.txt)"
+  ;;
+eval_empty)
+  # No tokens at all: a one-line message and exit 2, no 0.00% report.
+  : >empty.txt
+  expect_fail 2 "$VITESSE" eval <empty.txt
+  grep -q -- '-: no tokens to evaluate' stderr || fail "stdin: $(cat stderr)"
+  [ ! -s stdout ] || fail "a report was printed: $(cat stdout)"
+  expect_fail 2 "$VITESSE" eval empty.txt
+  grep -q 'empty.txt: no tokens to evaluate' stderr || fail "file: $(cat stderr)"
+  ;;
+eval_full)
+  # A failed write of the report: exit 1, "write failed".
+  printf 'a x B-NP B-NP\n' >t.txt
+  if [ -w /dev/full ]; then
+    "$VITESSE" eval t.txt >/dev/full 2>stderr
+    rc=$?
+    [ "$rc" -eq 1 ] || fail "eval >/dev/full: exit status $rc, want 1"
+    grep -q '^vitesse: .*write failed: ' stderr || fail "eval >/dev/full: $(cat stderr)"
+  fi
+  ;;
+long_line)
+  # A line over --max-line-bytes (default 1 MiB) is refused with FILE:LINE, exit 2, no output.
+  printf 'a\tx\tNN\n\n' >train.txt
+  printf 'U00:%%x[0,0]\n' >tmpl
+  "$VITESSE" train --template tmpl --train train.txt --epochs 1 --quiet -o m.bin 2>stderr ||
+    fail "train exited $?"
+  { printf 'a\tx\tNN\nb\t'; head -c 1100000 /dev/zero | tr '\0' 'y'; printf '\tNN\n'; } >long.txt
+  expect_fail 2 "$VITESSE" tag -m m.bin long.txt -o out/x
+  grep -q 'long.txt:2: line longer than 1048576 bytes (--max-line-bytes)' stderr ||
+    fail "tag: $(cat stderr)"
+  expect_fail 2 "$VITESSE" train --template tmpl --train long.txt -o out/m
+  grep -q 'long.txt:2: line longer than' stderr || fail "train: $(cat stderr)"
+  expect_fail 2 "$VITESSE" eval long.txt
+  grep -q 'long.txt:2: line longer than' stderr || fail "eval: $(cat stderr)"
+  # The same from standard input, with no newline at the end, and with a smaller bound.
+  head -c 2000 /dev/zero | tr '\0' 'y' >nonl.txt
+  expect_fail 2 "$VITESSE" tag -m m.bin --max-line-bytes 1000 -o out/x <nonl.txt
+  grep -q -- '-:1: line longer than 1000 bytes (--max-line-bytes)' stderr || fail "$(cat stderr)"
+  # Raising the bound accepts the line.
+  "$VITESSE" tag -m m.bin --max-line-bytes 2000000 long.txt -o out/ok 2>stderr ||
+    fail "--max-line-bytes 2000000: exit $?"
+  rm -f out/ok
+  expect_fail 2 "$VITESSE" tag -m m.bin --max-line-bytes 0 long.txt -o out/x
+  ;;
+max_tokens_default)
+  # The default bound of 10000 tokens per sentence holds, with a clear message.
+  awk 'BEGIN { for (i = 0; i < 10001; i++) print "w x NN B-NP" }' >big.txt
+  expect_fail 2 "$VITESSE" eval big.txt
+  grep -q 'big.txt:10001: sentence longer than 10000 tokens (--max-tokens)' stderr ||
+    fail "eval: $(cat stderr)"
+  "$VITESSE" eval --max-tokens 10001 big.txt >e.txt 2>stderr || fail "--max-tokens 10001: $?"
+  ;;
+topo_big)
+  # Too large a synthetic topology is refused at once (it took minutes and gigabytes).
+  to=""
+  if command -v timeout >/dev/null 2>&1; then to="timeout 10"; fi
+  # shellcheck disable=SC2086
+  expect_fail 2 $to "$VITESSE" topo --topology "numa:100 core:100 pu:10"
+  grep -q 'too large a synthetic topology (100000 PUs, 100 NUMA nodes; at most 4096 and 1024)' \
+    stderr || fail "$(cat stderr)"
+  # shellcheck disable=SC2086
+  expect_fail 2 $to "$VITESSE" topo --topology "numa:1025"
+  # shellcheck disable=SC2086
+  expect_fail 2 $to "$VITESSE" topo --topology "pack:99999999999 core:99999999999"
+  "$VITESSE" topo --topology "numa:4 core:8 pu:2" >topo.txt 2>stderr || fail "small topology: $?"
+  grep -q '4 NUMA node(s), 32 core(s), 64 PU(s)' topo.txt || fail "$(cat topo.txt)"
+  ;;
+synth_mkdir)
+  # synth -o DIR creates DIR (as lattice -o does), and writes into an existing one.
+  "$VITESSE" synth -o out/new --sentences 3 2>stderr || fail "synth -o out/new: exit $?"
+  for f in E N A S F R; do [ -s out/new/$f.npy ] || fail "no $f.npy"; done
+  "$VITESSE" synth -o out/new --sentences 3 2>stderr || fail "synth into an existing dir: $?"
+  rm -rf out/new
+  expect_fail 1 "$VITESSE" synth -o out/no/such --sentences 3
+  grep -q 'out/no/such: cannot create directory' stderr || fail "$(cat stderr)"
+  ;;
+check_logs)
+  # cmake/check.sh keeps its configure logs inside the build trees, and what a run leaves in the
+  # repository root is ignored.
+  if grep -n 'configure\.log' "$SRC/cmake/check.sh" | grep -v '\$dir/configure\.log'; then
+    fail "cmake/check.sh writes a configure log outside its build tree"
+  fi
+  if command -v git >/dev/null 2>&1 && git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1; then
+    for f in build-check/configure.log build-check-asan.configure.log; do
+      git -C "$SRC" check-ignore -q "$f" || fail "$f is not ignored"
+    done
+  fi
+  ;;
+signal_twice)
+  # Two quick SIGINTs to `decode -o OUT`: the second kills the run (exit 130) and still leaves no
+  # .OUT.tmp.* behind (it used to kill with the default action, before the first's clean-up).
+  mkdir lat
+  "$VITESSE" synth -o lat --labels 45 --sentences 3000 --seed 5 >/dev/null 2>stderr ||
+    fail "synth: $?"
+  mkdir w
+  for round in 1 2 3; do
+    env --default-signal=INT "$VITESSE" decode --emissions lat/E.npy --lengths lat/N.npy \
+      --transitions lat/A.npy --start lat/S.npy --end lat/F.npy --algo kbest-viterbi -k 64 \
+      --threads 2 --batch-tokens 16 -o w/out 2>stderr &
+    pid=$!
+    started=0
+    while kill -0 "$pid" 2>/dev/null; do
+      for f in w/.out.tmp.*; do [ -s "$f" ] && started=1; done
+      [ $started -eq 1 ] && break
+      sleep 0.05
+    done
+    [ $started -eq 1 ] || fail "round $round: the run ended before writing anything"
+    kill -INT "$pid"
+    # Two signals sent back to back may merge into one: the second follows once the first is
+    # seen (the run stops writing), before the clean-up ends.
+    sleep "${VT_SIGNAL_GAP:-0.01}"
+    kill -INT "$pid" 2>/dev/null
+    wait "$pid"
+    st=$?
+    [ $st -eq 130 ] || fail "round $round: exit status $st, expected 130"
+    [ -z "$(ls -A w)" ] || fail "round $round: files left behind: $(ls -A w)"
+  done
+  ;;
+clang_warnings)
+  # clang compiles the CLI, the benchmark and the tests without a warning (C11 without
+  # extensions, the project's warning flags): CLOCK_MONOTONIC needs _POSIX_C_SOURCE there.
+  # (The library's SIMD sources need their target flags: the clang build checks those.)
+  if ! command -v clang >/dev/null 2>&1; then
+    echo "rough.clang_warnings: no clang, skipped"
+    exit 0
+  fi
+  incs=$(cd "$SRC" && find . -name '*.h' -not -path './build*' -exec dirname {} \; | sort -u |
+    while read -r d; do printf -- '-I%s/%s ' "$SRC" "$d"; done)
+  for f in "$SRC"/engine/cli/*.c "$SRC"/perf/vt_bench.c "$SRC"/tests/*.c; do
+    # shellcheck disable=SC2086
+    clang -std=c11 -fsyntax-only -Werror -Wall -Wextra -Wshadow -Wstrict-prototypes \
+      -Wmissing-prototypes -Wno-unused-parameter $incs "$f" 2>stderr || fail "clang warns on $f"
+  done
+  ;;
+*)
+  echo "unknown case $CASE" >&2
+  exit 64
+  ;;
+esac
+exit 0
