@@ -4,8 +4,8 @@
 #include "cli.h"
 #include "decoder_cli.h"
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
+/* The rule below and `vitesse train --help` (cmd_train.c) spell out the break point. */
+_Static_assert(VT_DEFAULT_L_ITER == 128, "update the --help texts of the default decoder");
 
 const char vt_cli_decoder_usage[] =
     "  -k K            paths per sentence (default 1; kbest-viterbi, astar, viterbi-astar,\n"
@@ -19,8 +19,8 @@ const char vt_cli_decoder_usage[] =
     "  --kprime K      k' of iter-viterbi-astar --refine expand (default 2k)\n"
     "Without --algo the decoder is the fastest exact one for L labels and K paths, by\n"
     "measurement (perf/README.md, \"Default decoders\"):\n"
-    "  L < " STR(VT_DEFAULT_L_ITER) "     viterbi (-k 1), viterbi-astar (-k K > 1)\n"
-                                    "  L >= " STR(VT_DEFAULT_L_ITER) "    iter-viterbi-astar\n";
+    "  L < 128     viterbi (-k 1), viterbi-astar (-k K > 1)\n"
+    "  L >= 128    iter-viterbi-astar\n";
 
 /* Parses "naive", "m0", "m3", "m6" or "m9"; 0 on success. */
 static int parse_heuristic(const char *s, vt_heuristic *out) {
@@ -102,7 +102,7 @@ int vt_cli_decoder_resolve(const vt_cli_decoder *d, int32_t L, vt_decode_opts *o
   if (d->k > 1 && !vt_algo_kbest(opts->algo)) {
     vt_cli_error("-k %lld: algorithm '%s' returns one path; use a k-best one (kbest-viterbi, "
                  "iter-viterbi-astar, ...) or beam",
-                 d->k, d->algo);
+                 d->k, vt_algo_name(opts->algo));
     return -1;
   }
   opts->k = (int32_t)d->k;
