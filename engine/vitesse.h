@@ -204,13 +204,27 @@ typedef struct vt_decode_opts {
   vt_algo algo;           /* which decoder */
   int32_t k;              /* paths wanted per sentence, >= 1; 1-best decoders require 1 */
   int32_t beam;           /* beam width for VT_ALGO_BEAM, >= 1 */
-  vt_heuristic heuristic; /* for VT_ALGO_ASTAR (default naive) */
+  vt_heuristic heuristic; /* for VT_ALGO_ASTAR (default m9) */
   int32_t kprime;         /* k' of iterative Viterbi A* when expanding; 0 = 2k */
   vt_refine refine;       /* for VT_ALGO_ITER_VITERBI_ASTAR (default split) */
 } vt_decode_opts;
 
-/* Fills `opts` with the defaults: viterbi, k = 1, beam = 1, naive heuristic, k' = 2k, split. */
+/* Fills `opts` with the defaults: viterbi, k = 1, beam = 1, heuristic m9 (A*'s fastest: exact
+ * up to 512 labels, admissible above), k' = 2k, split. */
 VT_API void vt_decode_opts_init(vt_decode_opts *opts);
+
+/* The label count from which vt_decode_opts_default picks iterative Viterbi A* (perf/README.md,
+ * "Default decoders"). */
+#define VT_DEFAULT_L_ITER 128
+
+/* Fills `opts` with the defaults (vt_decode_opts_init), k (1 when k < 1), and the fastest exact
+ * decoder for lattices of L labels and k paths, by measurement (perf/README.md, "Default
+ * decoders"): below VT_DEFAULT_L_ITER labels a SIMD Viterbi pass wins, viterbi for k = 1 and
+ * viterbi-astar (Viterbi A*) for k > 1; from VT_DEFAULT_L_ITER labels on, iter-viterbi-astar
+ * (staggered passes + Viterbi A*) for every k. The choice is always exact, k-best when k > 1,
+ * and depends on L and k only (not on the machine, so outputs stay the same everywhere); when
+ * this build lacks it, it is viterbi (k = 1) or kbest-viterbi (k > 1). */
+VT_API void vt_decode_opts_default(vt_decode_opts *opts, int32_t L, int32_t k);
 
 /* Counters a decoder adds to (never resets); see each field. */
 typedef struct vt_decode_stats {
@@ -371,9 +385,10 @@ VT_API const char *vt_model_chunk_name(const vt_model *m, int32_t c);
 /* The transition model the decoders use (tagger and transition models; NULL for joint). */
 VT_API const vt_trans *vt_model_trans(const vt_model *m);
 
-/* The decoder a model tags with by default: the fastest exact one it supports (staggered-col for
- * taggers, viterbi for taggers with bigram templates; kbest-viterbi when k > 1 and the fastest
- * one is 1-best). Fills `opts` (k from opts->k when > 1, else 1). */
+/* The decoder a model tags with by default: the fastest exact one it supports for its label
+ * count and k (1 when k < 1): vt_decode_opts_default(opts, labels, k), except for taggers with
+ * observation-dependent bigram templates, which take viterbi (k = 1) or kbest-viterbi (k > 1),
+ * the fastest exact decoders they support. Fills `opts`. */
 VT_API void vt_model_default_decoder(const vt_model *m, int32_t k, vt_decode_opts *opts);
 
 /* Returns VT_OK when `m` can tag with `opts`, else VT_EUNSUPPORTED (message in vt_last_error:
@@ -701,8 +716,9 @@ typedef struct vt_train_opts {
                                  paper's and `vitesse chunk-train`'s default) */
   int32_t label_col;          /* tagger: label column, -1 = last (default) */
   uint32_t min_count;         /* tagger: keep features seen at least this often (default 1) */
-  vt_algo decoder;            /* tagger: exact decoder inside training; default: the fastest */
-  int decoder_set;            /* 1 when `decoder` was chosen (else bigram templates use viterbi) */
+  vt_algo decoder;            /* tagger: exact decoder inside training (when decoder_set) */
+  int decoder_set;            /* 1 when `decoder` was chosen; else vt_decode_opts_default for the
+                                 label count and k = 1 (bigram templates: viterbi) */
   /* joint (vt_train_joint): */
   int32_t margin;            /* 0: perceptron update; 1: max-margin (MMVP) */
   int32_t lex_warmup;        /* first epochs update only unlexicalised features (default 1) */

@@ -236,11 +236,10 @@ const vt_trans *vt_model_trans(const vt_model *m) {
 }
 
 void vt_model_default_decoder(const vt_model *m, int32_t k, vt_decode_opts *opts) {
-  vt_decode_opts_init(opts);
-  opts->k = k > 1 ? k : 1;
-  vt_algo fast = vt_algo_available(VT_ALGO_STAGGERED_COL) ? VT_ALGO_STAGGERED_COL : VT_ALGO_VITERBI;
-  if (m->kind == VT_MODEL_TAGGER && m->text->obs_bigram) fast = VT_ALGO_VITERBI;
-  opts->algo = opts->k > 1 && !vt_algo_kbest(fast) ? VT_ALGO_KBEST_VITERBI : fast;
+  vt_decode_opts_default(opts, m->info.labels, k);
+  /* Observation-dependent bigrams: viterbi and kbest-viterbi are the fastest exact ones. */
+  if (m->kind == VT_MODEL_TAGGER && m->text->obs_bigram)
+    opts->algo = opts->k > 1 ? VT_ALGO_KBEST_VITERBI : VT_ALGO_VITERBI;
 }
 
 vt_status vt_model_check_decoder(const vt_model *m, const vt_decode_opts *opts) {

@@ -83,7 +83,7 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
         vt_fail(VT_EINVAL, "train: epochs, min_count and max_tokens must be >= 1, label_col >= -1");
     goto done;
   }
-  vt_algo algo = vt_algo_available(VT_ALGO_STAGGERED_COL) ? VT_ALGO_STAGGERED_COL : VT_ALGO_VITERBI;
+  vt_algo algo = VT_ALGO_VITERBI; /* without --decoder: set once the label count is known */
   if (o->decoder_set) {
     algo = o->decoder;
     if ((unsigned)algo >= (unsigned)VT_ALGO_COUNT_) {
@@ -108,7 +108,6 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
     st = vt_fail(st, "%s", err);
     goto done;
   }
-  if (ts.n_b > 0 && !o->decoder_set) algo = VT_ALGO_VITERBI;
   if (vt_trainset_init(&d, &ts, o->label_col) != VT_OK) goto nomem;
   double t0 = now();
   if ((st = compile_src(&d, &tc, train, &o->reader)) != VT_OK) goto done;
@@ -120,6 +119,11 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
   if (vt_trainset_freeze(&d, &tc, o->min_count) != VT_OK) goto nomem;
   if (dev && (st = compile_src(&d, &dc, dev, &o->reader)) != VT_OK) goto done;
   const int32_t L = d.labels.n;
+  if (!o->decoder_set && ts.n_b == 0) { /* bigram templates keep viterbi */
+    vt_decode_opts def;
+    vt_decode_opts_default(&def, L, 1);
+    algo = def.algo;
+  }
   rank = malloc((size_t)L * sizeof *rank);
   if (!rank || vt_weights_init(&W, L, d.n_weights, d.bigram) != VT_OK) goto nomem;
   vt_export_rank(&d, rank);

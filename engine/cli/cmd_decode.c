@@ -13,14 +13,14 @@ static void decode_usage(FILE *f) {
   fputs(
       "usage: vitesse decode --emissions E.npy --lengths N.npy --transitions A.npy\n"
       "                      [--start S.npy] [--end F.npy] [--rank R.npy]\n"
-      "                      --algo NAME [-k K] [--beam B] [-o OUT] [engine options]\n"
+      "                      [--algo NAME] [-k K] [--beam B] [-o OUT] [engine options]\n"
       "\n"
       "Decodes score lattices: E (sum T, L) float32/float64 emissions of the sentences one after\n"
       "the other, N (S,) int lengths, A (L, L) transitions A[prev][cur], optional S/F (L,) start\n"
       "and end scores, R (L,) the label order by decreasing prior.\n"
       "Output: one line per sentence and path: sentence<TAB>rank<TAB>score<TAB>labels.\n"
       "\n"
-      "algorithms:\n"
+      "algorithms (--algo; default: the fastest exact one for L labels and -k, below):\n"
       "  viterbi         exact 1-best, SIMD kernels (VITESSE_SIMD=scalar|avx2|avx512 forces one)\n"
       "  viterbi-scalar  exact 1-best, the plain reference loop\n"
       "  kbest-viterbi   exact k-best (-k K), k best partial paths per node\n"
@@ -93,19 +93,20 @@ int vt_cmd_decode(int argc, char **argv) {
     vt_cli_error("decode: unexpected argument '%s'", argv[optind]);
     goto done;
   }
-  if (!path[0] || !path[1] || !path[2] || !dec.algo) {
-    vt_cli_error("decode: --emissions, --lengths, --transitions and --algo are required "
+  if (!path[0] || !path[1] || !path[2]) {
+    vt_cli_error("decode: --emissions, --lengths and --transitions are required "
                  "(see vitesse decode --help)");
     goto done;
   }
   vt_decode_opts opts;
-  if (vt_cli_decoder_resolve(&dec, VT_ALGO_VITERBI, &opts)) goto done;
+  if (vt_cli_decoder_resolve(&dec, 0, &opts)) goto done;
 
   if (vt_lattices_open(&lat, path[0], path[1]) != VT_OK ||
       vt_trans_load(&trans, path[2], path[3], path[4], path[5], lat) != VT_OK) {
     vt_cli_error("%s", vt_last_error());
     goto done;
   }
+  if (!dec.algo) vt_cli_decoder_resolve(&dec, vt_lattices_labels(lat), &opts); /* L's default */
   const int64_t n_sent = vt_lattices_sentences(lat);
   if (vt_cli_engine_start(&run, n_sent, &eng) != 0) goto done;
   /* The signal handlers are in place before the temp file exists: a ^C now still cleans up. */
@@ -156,7 +157,7 @@ int vt_cmd_decode(int argc, char **argv) {
             "\"cells\": %lld, \"decode_seconds\": %.6f, \"sentences_per_second\": %.1f, "
             "\"iterations_mean\": %.3f, \"active_labels_mean\": %.3f, "
             "\"pruned_fraction\": %.4f, \"pops_mean\": %.1f, \"fallbacks\": %lld, ",
-            dec.algo, vt_simd_name(vt_simd_active()), dec.k, dec.beam,
+            vt_algo_name(opts.algo), vt_simd_name(vt_simd_active()), dec.k, dec.beam,
             (long long)rs.decode.sentences, (long long)rs.decode.tokens, vt_lattices_labels(lat),
             (long long)rs.decode.cells, rs.wall_seconds, sps,
             nsent ? (double)rs.decode.iterations / nsent : 0.0,

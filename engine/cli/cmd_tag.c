@@ -28,9 +28,10 @@ static void tag_usage(FILE *f) {
         "--threads.\n"
         "options:\n"
         "  -m MODEL        model written by vitesse train\n"
-        "  --algo A        any decoder of vitesse decode (see vitesse decode --help; default:\n"
-        "                  staggered-col when this build has it, else viterbi; kbest-viterbi\n"
-        "                  with -k > 1)\n"
+        "  --algo A        any decoder of vitesse decode (see vitesse decode --help); default:\n"
+        "                  the fastest exact one for the model's label count L and -k, as in\n"
+        "                  vitesse decode; viterbi (kbest-viterbi with -k > 1) for models with\n"
+        "                  observation-dependent bigram templates\n"
         "  -o OUT          write to OUT atomically (default: stdout)\n",
         f);
   fputs(vt_cli_decoder_usage, f);
@@ -95,7 +96,7 @@ int vt_cmd_tag(int argc, char **argv) {
   }
   vt_tag_opts to;
   vt_tag_opts_init(&to);
-  if (vt_cli_decoder_resolve(&dec, VT_ALGO_STAGGERED_COL, &to.decode)) goto done;
+  if (vt_cli_decoder_resolve(&dec, 0, &to.decode)) goto done;
 
   vt_status st = vt_model_open(&m, model_path);
   if (st != VT_OK) {
@@ -103,7 +104,11 @@ int vt_cmd_tag(int argc, char **argv) {
     rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
     goto done;
   }
-  if (!dec.algo) vt_model_default_decoder(m, to.decode.k, &to.decode);
+  if (!dec.algo) { /* the model's default decoder; the other decoder options stay */
+    vt_decode_opts def;
+    vt_model_default_decoder(m, to.decode.k, &def);
+    to.decode.algo = def.algo;
+  }
   if (vt_model_check_decoder(m, &to.decode) != VT_OK) {
     vt_cli_error("%s", vt_last_error());
     goto done;

@@ -37,16 +37,17 @@ enum {
 /* The --help lines of -k, --beam, --heuristic, --refine and --kprime. */
 extern const char vt_cli_decoder_usage[];
 
-/* Sets the defaults: no --algo, k 1, beam 1, kprime 0 (2k), naive heuristic, split. */
+/* Sets the defaults: no --algo, k 1, beam 1, kprime 0 (2k), heuristic m9, split. */
 void vt_cli_decoder_init(vt_cli_decoder *d);
 
 /* Handles option `code` ('k' or a VT_CLI_OPT_* decoder code) with argument `arg`. Returns 1
  * when it was a decoder option, 0 when it is not one, -1 for a bad value (message printed). */
 int vt_cli_decoder_opt(vt_cli_decoder *d, int code, const char *arg);
 
-/* Fills *opts from what was given. Without --algo the algorithm is `fallback`, or
- * kbest-viterbi when -k asks for more than one path and `fallback` returns one. Returns 0, or
- * -1 after printing the problem: an unknown or unbuilt --algo, or -k > 1 with a 1-best one. */
-int vt_cli_decoder_resolve(const vt_cli_decoder *d, vt_algo fallback, vt_decode_opts *opts);
+/* Fills *opts from what was given. Without --algo the algorithm is the library's default for
+ * `L` labels and -k (vt_decode_opts_default); a command that learns L later calls this again.
+ * Returns 0, or -1 after printing the problem: an unknown or unbuilt --algo, or -k > 1 with a
+ * 1-best one. */
+int vt_cli_decoder_resolve(const vt_cli_decoder *d, int32_t L, vt_decode_opts *opts);
 
 #endif

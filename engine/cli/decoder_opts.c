@@ -4,15 +4,23 @@
 #include "cli.h"
 #include "decoder_cli.h"
 
+/* The rule below and `vitesse train --help` (cmd_train.c) spell out the break point. */
+_Static_assert(VT_DEFAULT_L_ITER == 128, "update the --help texts of the default decoder");
+
 const char vt_cli_decoder_usage[] =
     "  -k K            paths per sentence (default 1; kbest-viterbi, astar, viterbi-astar,\n"
     "                  iter-viterbi-astar, beam)\n"
     "  --beam B        beam width of --algo beam (default 1)\n"
-    "  --heuristic H   A* heuristic: naive (default), m0, m3, m6, m9\n"
+    "  --heuristic H   A* heuristic: naive, m0, m3, m6, m9 (default); each keeps A* exact,\n"
+    "                  m9 is the fastest (the true completion score up to 512 labels)\n"
     "  --refine R      iter-viterbi-astar: split (default; degenerate nodes are split inside\n"
     "                  one Viterbi A* search) or expand (Algorithm 4 as published: expand\n"
     "                  their columns and iterate)\n"
-    "  --kprime K      k' of iter-viterbi-astar --refine expand (default 2k)\n";
+    "  --kprime K      k' of iter-viterbi-astar --refine expand (default 2k)\n"
+    "Without --algo the decoder is the fastest exact one for L labels and K paths, by\n"
+    "measurement (perf/README.md, \"Default decoders\"):\n"
+    "  L < 128     viterbi (-k 1), viterbi-astar (-k K > 1)\n"
+    "  L >= 128    iter-viterbi-astar\n";
 
 /* Parses "naive", "m0", "m3", "m6" or "m9"; 0 on success. */
 static int parse_heuristic(const char *s, vt_heuristic *out) {
@@ -36,7 +44,7 @@ void vt_cli_decoder_init(vt_cli_decoder *d) {
   memset(d, 0, sizeof *d);
   d->k = 1;
   d->beam = 1;
-  d->heuristic = VT_HEUR_NAIVE;
+  d->heuristic = VT_HEUR_M9;
   d->refine = VT_REFINE_SPLIT;
 }
 
@@ -78,9 +86,8 @@ int vt_cli_decoder_opt(vt_cli_decoder *d, int code, const char *arg) {
   }
 }
 
-int vt_cli_decoder_resolve(const vt_cli_decoder *d, vt_algo fallback, vt_decode_opts *opts) {
-  vt_decode_opts_init(opts);
-  opts->algo = fallback;
+int vt_cli_decoder_resolve(const vt_cli_decoder *d, int32_t L, vt_decode_opts *opts) {
+  vt_decode_opts_default(opts, L, (int32_t)d->k);
   if (d->algo) {
     vt_status st = vt_algo_parse(d->algo, &opts->algo);
     if (st == VT_EUNSUPPORTED) {
@@ -93,13 +100,10 @@ int vt_cli_decoder_resolve(const vt_cli_decoder *d, vt_algo fallback, vt_decode_
     }
   }
   if (d->k > 1 && !vt_algo_kbest(opts->algo)) {
-    if (d->algo) {
-      vt_cli_error("-k %lld: algorithm '%s' returns one path; use a k-best one (kbest-viterbi, "
-                   "iter-viterbi-astar, ...) or beam",
-                   d->k, d->algo);
-      return -1;
-    }
-    opts->algo = VT_ALGO_KBEST_VITERBI;
+    vt_cli_error("-k %lld: algorithm '%s' returns one path; use a k-best one (kbest-viterbi, "
+                 "iter-viterbi-astar, ...) or beam",
+                 d->k, vt_algo_name(opts->algo));
+    return -1;
   }
   opts->k = (int32_t)d->k;
   opts->beam = (int32_t)d->beam;

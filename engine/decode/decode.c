@@ -53,9 +53,19 @@ void vt_decode_opts_init(vt_decode_opts *opts) {
   opts->algo = VT_ALGO_VITERBI;
   opts->k = 1;
   opts->beam = 1;
-  opts->heuristic = VT_HEUR_NAIVE;
+  opts->heuristic = VT_HEUR_M9;
   opts->kprime = 0;
   opts->refine = VT_REFINE_SPLIT;
+}
+
+void vt_decode_opts_default(vt_decode_opts *opts, int32_t L, int32_t k) {
+  vt_decode_opts_init(opts);
+  opts->k = k > 1 ? k : 1;
+  vt_algo algo = L >= VT_DEFAULT_L_ITER ? VT_ALGO_ITER_VITERBI_ASTAR
+                 : opts->k == 1         ? VT_ALGO_VITERBI
+                                        : VT_ALGO_VITERBI_ASTAR;
+  if (!algo_valid(algo)) algo = opts->k == 1 ? VT_ALGO_VITERBI : VT_ALGO_KBEST_VITERBI;
+  opts->algo = algo;
 }
 
 vt_status vt_decode(const vt_trans *trans, const vt_decode_opts *opts, vt_arena *arena,
