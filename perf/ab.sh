@@ -2,7 +2,7 @@
 # perf/ab.sh OLD NEW DATA [ROUNDS]: two vitesse binaries side by side in one run, for a change
 # that must not cost speed. On CoNLL-2000 (DATA/conll2000, the papers' joint task: 319
 # POS|chunk labels) it trains one tagger (with NEW), then alternates OLD and NEW, ROUNDS times
-# (default 5): `tag` on the test set (1 and 2 threads), `decode` of its score lattices
+# (default 5): `tag --algo staggered-col` on the test set (1 and 2 threads), `decode` of its score lattices
 # (staggered-col and viterbi, 1 thread), and joint label-chunk tagging (Shimizu & Haas, a model
 # trained on the paper's 447 sentences; NEW with --threads 1, as OLD had one thread). Prints each configuration's median sentences/s (from
 # --stats) for OLD and NEW and their ratio NEW/OLD, and checks both write the same bytes.
@@ -25,7 +25,7 @@ for f in train test; do
   awk '{ if (NF) print $1, $2 "|" $3; else print "" }' "$D/conll2000/$f.txt" >"$f.joint"
 done
 "$NEW" train --template "$T/conll2000-joint.tmpl" --train train.joint --epochs 10 --quiet \
-  -o joint.bin
+  --decoder staggered-col -o joint.bin
 "$NEW" lattice -m joint.bin -o lat test.joint 2>/dev/null
 "$NEW" train --joint-chunk --train "$D/conll2000/train.txt" --sentences 447 --collapse paper \
   --update mmvp --epochs 10 --quiet -o chunk.bin
@@ -42,8 +42,11 @@ run() {
 configs='tag1 tag2 dec_sta dec_vit chunk'
 one_round() {
   for bin in "$OLD" "$NEW"; do
-    run tag1 "$bin" sentences_per_second tag -m joint.bin test.joint --threads 1
-    run tag2 "$bin" sentences_per_second tag -m joint.bin test.joint --threads 2
+    # The decoder named: both binaries decode the same way whatever their defaults.
+    run tag1 "$bin" sentences_per_second tag -m joint.bin test.joint --threads 1 \
+      --algo staggered-col
+    run tag2 "$bin" sentences_per_second tag -m joint.bin test.joint --threads 2 \
+      --algo staggered-col
     for a in staggered-col viterbi; do
       name=dec_$(echo $a | cut -c1-3)
       run "$name" "$bin" sentences_per_second decode --emissions lat/E.npy --lengths lat/N.npy \
