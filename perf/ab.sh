@@ -2,10 +2,11 @@
 # perf/ab.sh OLD NEW DATA [ROUNDS]: two vitesse binaries side by side in one run, for a change
 # that must not cost speed. On CoNLL-2000 (DATA/conll2000, the papers' joint task: 319
 # POS|chunk labels) it trains one tagger (with NEW), then alternates OLD and NEW, ROUNDS times
-# (default 5): `tag --algo staggered-col` on the test set (1 and 2 threads), `decode` of its score lattices
-# (staggered-col and viterbi, 1 thread), and joint label-chunk tagging (Shimizu & Haas, a model
-# trained on the paper's 447 sentences; NEW with --threads 1, as OLD had one thread). Prints each configuration's median sentences/s (from
-# --stats) for OLD and NEW and their ratio NEW/OLD, and checks both write the same bytes.
+# (default 5): `tag --algo staggered-col` on the test set (1 and 2 threads), `decode` of its
+# score lattices (staggered-col and viterbi, 1 thread), and joint label-chunk tagging (Shimizu
+# & Haas, a model trained on the paper's 447 sentences; NEW with --threads 1, as OLD had one
+# thread). Prints each configuration's median sentences/s (from --stats) for OLD and NEW and
+# their ratio NEW/OLD, and checks both write the same bytes.
 set -eu
 if [ $# -lt 3 ]; then
   echo "usage: $0 OLD NEW DATA [ROUNDS]" >&2
