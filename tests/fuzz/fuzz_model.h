@@ -1,8 +1,8 @@
 /* tests/fuzz/fuzz_model.h: the body both model fuzz targets share (fuzz_textmodel.c,
  * fuzz_chunkmodel.c): open a model file held in memory through the public API
  * (vt_model_open_memory, which sniffs the magic and calls vt_textmodel_load_mem or
- * vt_chunk_model_load_mem), then describe it, name its labels, and tag two short sentences with
- * its default decoder and with viterbi-scalar (both exact: the same best score). */
+ * vt_chunk_model_load_mem), then describe it, name its labels, and tag two short sentences
+ * (1 and 4 tokens) with its default decoder. */
 #ifndef VT_TESTS_FUZZ_MODEL_H
 #define VT_TESTS_FUZZ_MODEL_H
 
@@ -71,18 +71,10 @@ static int fz_model_input(const uint8_t *data, size_t size) {
   volatile size_t keep = sink;
   (void)keep;
   int32_t ncols = info.columns < 1 ? 3 : info.columns > FZ_MAXCOLS ? FZ_MAXCOLS : info.columns;
-  double best[2], ref[2];
+  /* The default decoder only: each tagger clears a 4 MiB row cache, the bulk of a run's time
+   * (exactness across decoders is tests/test_exact.c's and fuzz_lattice's business). */
+  double best[2];
   fz_tag(m, NULL, ncols, best);
-  if (info.kind == VT_MODEL_TAGGER) {
-    vt_decode_opts o;
-    vt_decode_opts_init(&o);
-    o.algo = VT_ALGO_VITERBI_SCALAR;
-    fz_tag(m, &o, ncols, ref);
-    for (int i = 0; i < 2; i++)
-      if (!isnan(best[i]) && !isnan(ref[i]) && best[i] != INFINITY && ref[i] != INFINITY &&
-          best[i] != ref[i])
-        abort();
-  }
   vt_model_close(m);
   return 0;
 }
