@@ -45,16 +45,36 @@ if [ "$fuzz_secs" -gt 0 ]; then
     >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }
   echo "== build $dir"
   cmake --build "$dir" -j "$jobs" --target fuzz_targets
-  for t in npy lattice conll template textmodel chunkmodel; do
-    echo "== fuzz $t, ${fuzz_secs}s"
-    rm -rf "$dir/corpus/$t" "$dir/artifacts/$t"
-    mkdir -p "$dir/corpus/$t" "$dir/artifacts/$t"
-    cp tests/fuzz/seeds/$t/* "$dir/corpus/$t/"
-    "$dir/tests/fuzz/fuzz_$t" -max_total_time="$fuzz_secs" -rss_limit_mb=2048 -timeout=25 \
-      -print_final_stats=1 -artifact_prefix="$dir/artifacts/$t/" "$dir/corpus/$t" \
-      >"$dir/fuzz_$t.log" 2>&1 ||
-      { tail -n 60 "$dir/fuzz_$t.log"; echo "== fuzz $t FAILED: input in $dir/artifacts/$t/"; exit 1; }
-    grep -E '^stat::number_of_executed_units|^Done' "$dir/fuzz_$t.log" | tail -n 1
+  # fuzz_one TARGET: one run; its log ends with "rc=N".
+  fuzz_one() {
+    rm -rf "$dir/corpus/$1" "$dir/artifacts/$1"
+    mkdir -p "$dir/corpus/$1" "$dir/artifacts/$1"
+    cp tests/fuzz/seeds/"$1"/* "$dir/corpus/$1/"
+    rc=0
+    "$dir/tests/fuzz/fuzz_$1" -max_total_time="$fuzz_secs" -rss_limit_mb=2048 -timeout=25 \
+      -print_final_stats=1 -artifact_prefix="$dir/artifacts/$1/" "$dir/corpus/$1" \
+      >"$dir/fuzz_$1.log" 2>&1 || rc=$?
+    echo "rc=$rc" >>"$dir/fuzz_$1.log"
+  }
+  # $jobs targets at a time, each on its own core.
+  set -- npy lattice conll template textmodel chunkmodel
+  while [ $# -gt 0 ]; do
+    batch=""
+    while [ $# -gt 0 ] && [ "$(echo $batch | wc -w)" -lt "$jobs" ]; do
+      batch="$batch $1"
+      shift
+    done
+    echo "== fuzz$batch, ${fuzz_secs}s each"
+    for t in $batch; do fuzz_one "$t" & done
+    wait
+    for t in $batch; do
+      if [ "$(tail -n 1 "$dir/fuzz_$t.log")" != "rc=0" ]; then
+        tail -n 60 "$dir/fuzz_$t.log"
+        echo "== fuzz $t FAILED: the input is in $dir/artifacts/$t/"
+        exit 1
+      fi
+      printf '%s: %s\n' "$t" "$(grep '^stat::number_of_executed_units' "$dir/fuzz_$t.log")"
+    done
   done
 fi
 echo "== all test suites passed"
