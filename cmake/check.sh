@@ -1,7 +1,8 @@
 #!/bin/sh
 # The test command: installs missing Debian packages, then builds and runs the whole test suite
 # twice: a normal build with warnings as errors, and an address+undefined sanitizer build; then
-# the scheduler tests (label `sched`) once more in a ThreadSanitizer build.
+# the scheduler tests (label `sched`) once more in a ThreadSanitizer build; then a short run of
+# every fuzz target (clang + libFuzzer; VT_FUZZ_SECONDS, default 20, per target).
 # Usage: sh cmake/check.sh            (from the repository root; build trees go to build-check*/)
 set -eu
 cd "$(dirname "$0")/.."
@@ -33,4 +34,48 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 # engine does not use it): only the programs the `sched` tests run are built.
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   run_suite build-check-tsan "-L sched" "vitesse test_topo test_sched test_library" -DVT_TSAN=ON
+# Fuzzing smoke run (tests/fuzz/README.md): each libFuzzer target for $VT_FUZZ_SECONDS seconds
+# (default 20) from a copy of its seed corpus (nothing is written into the repository); any
+# crash, leak, sanitizer report or timeout fails. VT_FUZZ_SECONDS=0 skips this leg.
+fuzz_secs=${VT_FUZZ_SECONDS:-20}
+if [ "$fuzz_secs" -gt 0 ]; then
+  dir=build-check-fuzz
+  mkdir -p "$dir"
+  echo "== configure $dir -DVT_FUZZ=ON (clang)"
+  CC=clang cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVT_FUZZ=ON \
+    >"$dir/configure.log" 2>&1 || { cat "$dir/configure.log"; exit 1; }
+  echo "== build $dir"
+  cmake --build "$dir" -j "$jobs" --target fuzz_targets
+  # fuzz_one TARGET: one run; its log ends with "rc=N".
+  fuzz_one() {
+    rm -rf "$dir/corpus/$1" "$dir/artifacts/$1"
+    mkdir -p "$dir/corpus/$1" "$dir/artifacts/$1"
+    cp tests/fuzz/seeds/"$1"/* "$dir/corpus/$1/"
+    rc=0
+    "$dir/tests/fuzz/fuzz_$1" -max_total_time="$fuzz_secs" -rss_limit_mb=2048 -timeout=25 \
+      -print_final_stats=1 -artifact_prefix="$dir/artifacts/$1/" "$dir/corpus/$1" \
+      >"$dir/fuzz_$1.log" 2>&1 || rc=$?
+    echo "rc=$rc" >>"$dir/fuzz_$1.log"
+  }
+  # $jobs targets at a time, each on its own core.
+  set -- npy lattice conll template textmodel chunkmodel
+  while [ $# -gt 0 ]; do
+    batch=""
+    while [ $# -gt 0 ] && [ "$(echo $batch | wc -w)" -lt "$jobs" ]; do
+      batch="$batch $1"
+      shift
+    done
+    echo "== fuzz$batch, ${fuzz_secs}s each"
+    for t in $batch; do fuzz_one "$t" & done
+    wait
+    for t in $batch; do
+      if [ "$(tail -n 1 "$dir/fuzz_$t.log")" != "rc=0" ]; then
+        tail -n 60 "$dir/fuzz_$t.log"
+        echo "== fuzz $t FAILED: the input is in $dir/artifacts/$t/"
+        exit 1
+      fi
+      printf '%s: %s\n' "$t" "$(grep '^stat::number_of_executed_units' "$dir/fuzz_$t.log")"
+    done
+  done
+fi
 echo "== all test suites passed"

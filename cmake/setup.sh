@@ -4,7 +4,8 @@
 set -eu
 # libudev-dev: hwloc's pkg-config file lists -ludev for static links (Libs.private) without
 # libhwloc-dev depending on it; the install test links libvitesse.a through pkg-config --static.
-pkgs="build-essential cmake pkg-config libhwloc-dev libjemalloc-dev zlib1g-dev libudev-dev"
+# clang: the fuzz targets (libFuzzer ships with Debian's clang; cmake/check.sh runs them).
+pkgs="build-essential cmake pkg-config libhwloc-dev libjemalloc-dev zlib1g-dev libudev-dev clang"
 missing=""
 for p in $pkgs; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -28,6 +28,7 @@ engine/cli      9  front
 perf            10
 tests           10
 tests/install   10
+tests/fuzz      10
 examples        10
 '
 

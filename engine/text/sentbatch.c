@@ -24,6 +24,6 @@ void vt_sentbatch_tokens(const vt_sentbatch *b, int32_t s, vt_tokens *out) {
   out->T = se->T;
   out->ncols = se->ncols;
   out->base = b->bytes;
-  /* A batch of comment-only sentences has no fields: no offset on a NULL pointer. */
+  /* A batch of pass-through lines only has no fields yet: NULL + 0 is undefined behaviour. */
   out->fields = b->fields ? b->fields + 2 * (size_t)se->field0 : NULL;
 }

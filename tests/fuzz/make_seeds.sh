@@ -1,0 +1,223 @@
+#!/bin/sh
+# tests/fuzz/make_seeds.sh VITESSE [DIR]: writes the seed corpora of the fuzz targets into
+# DIR/<target>/ (default: tests/fuzz/seeds next to this script), from scratch: small valid inputs
+# made with the project's own binary (`vitesse synth`, `vitesse train`, `vitesse train
+# --joint-chunk`) and the malformed inputs of the bad-input tests (tests/badinput.sh,
+# tests/chunk_badinput.sh), each a few KB at most. Deterministic: the same binary writes the same
+# bytes. Crashes found by fuzzing are not written here: they are committed as files named
+# crash-* in the seed directories by hand, and this script leaves those alone.
+set -eu
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+  echo "usage: $0 VITESSE [DIR]" >&2
+  exit 64
+fi
+VITESSE=$1
+OUT=${2:-$(dirname "$0")/seeds}
+W=$(mktemp -d "${TMPDIR:-/tmp}/vt_seeds.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+for t in npy lattice conll template textmodel chunkmodel; do
+  mkdir -p "$OUT/$t"
+  find "$OUT/$t" -type f ! -name 'crash-*' -exec rm -f {} +
+done
+
+# ---- .npy files (as tests/badinput.sh writes them: printf escapes, no numpy) -----------------
+byte() { printf "$(printf '\\%03o' "$1")"; }
+rep() {
+  r="" i=0
+  while [ "$i" -lt "$1" ]; do r="$r$2" i=$((i + 1)); done
+  printf '%s' "$r"
+}
+# npy FILE DESCR FORTRAN SHAPE DATA [MAJOR]
+npy() {
+  _dict="{'descr': '$2', 'fortran_order': $3, 'shape': $4, }"
+  _major=${6:-1}
+  _pre=10
+  if [ "$_major" -ne 1 ]; then _pre=12; fi
+  _len=${#_dict}
+  _hlen=$(((_pre + _len + 1 + 63) / 64 * 64 - _pre))
+  {
+    printf '\223NUMPY'
+    byte "$_major"
+    byte 0
+    byte $((_hlen % 256))
+    byte $((_hlen / 256))
+    if [ "$_pre" -eq 12 ]; then byte 0; byte 0; fi
+    printf '%s' "$_dict"
+    printf "%$((_hlen - _len - 1))s\\n" ''
+    printf "$5"
+  } >"$1"
+}
+F0='\000\000\000\000' F1='\000\000\200\077' FNINF='\000\000\200\377' FNAN='\000\000\300\177'
+D0='\000\000\000\000\000\000\000\000' D1='\000\000\000\000\000\000\360\077'
+DNINF='\000\000\000\000\000\000\360\377' DPINF='\000\000\000\000\000\000\360\177'
+I0='\000\000\000\000' I1='\001\000\000\000' I2='\002\000\000\000' I3='\003\000\000\000'
+Q2='\002\000\000\000\000\000\000\000' Q3='\003\000\000\000\000\000\000\000'
+Q4='\004\000\000\000\000\000\000\000' Q6='\006\000\000\000\000\000\000\000'
+QM1='\377\377\377\377\377\377\377\377'
+E_DATA="$F1$F0$FNINF$F0$F1$F0$(rep 3 "$F1$F0$F0")"
+A_DATA="$D0$D1$DNINF$D1$D0$D0$D0$D0$D1"
+
+# good_set DIR: the control set of tests/badinput.sh (L = 3, sentences of 2 and 3 tokens).
+good_set() {
+  mkdir -p "$1"
+  npy "$1/E" '<f4' False '(5, 3)' "$E_DATA"
+  npy "$1/N" '<i8' False '(2,)' "$Q2$Q3"
+  npy "$1/A" '<f8' False '(3, 3)' "$A_DATA"
+  npy "$1/S" '<f4' False '(3,)' "$F0$F1$F0"
+  npy "$1/F" '<f4' False '(3,)' "$F0$F0$F0"
+  npy "$1/R" '<i4' False '(3,)' "$I2$I0$I1"
+}
+# lattice NAME DIR: the lattice target's input: DIR's E N A S F R concatenated.
+lattice() { cat "$2/E" "$2/N" "$2/A" "$2/S" "$2/F" "$2/R" >"$OUT/lattice/$1"; }
+
+good_set "$W/good"
+for f in E N A S F R; do cp "$W/good/$f" "$OUT/npy/good_$f.npy"; done
+lattice good "$W/good"
+cat "$W/good/E" "$W/good/N" "$W/good/A" >"$OUT/lattice/good_no_SFR"
+cat "$W/good/E" "$W/good/N" >"$OUT/lattice/good_no_A"
+npy "$OUT/npy/v2.npy" '<f8' False '(2, 2)' "$D1$D0$D0$D1" 2
+npy "$OUT/npy/v3.npy" '<i4' False '(3,)' "$I1$I2$I3" 3
+npy "$OUT/npy/scalar.npy" '<f8' False '()' "$D1"
+npy "$OUT/npy/empty_dim.npy" '<f4' False '(0, 7)' ""
+npy "$OUT/npy/unaligned.npy" '<f8' False '(1,)' "$D1"
+printf '\223NUMPY\001\000\065\000{"descr":"<f8","fortran_order":False,"shape":(1,)}\n'"$D1" \
+  >"$OUT/npy/dquote_unaligned.npy"
+
+# bad CASE FILE DESCR FORTRAN SHAPE DATA [MAJOR]: a malformed file of tests/badinput.sh, alone
+# (npy target) and in place of its file in the good set (lattice target).
+bad() {
+  name=$1 which=$2
+  shift 2
+  rm -rf "$W/b"
+  cp -r "$W/good" "$W/b"
+  npy "$W/b/$which" "$@"
+  cp "$W/b/$which" "$OUT/npy/bad_$name.npy"
+  lattice "bad_$name" "$W/b"
+}
+bad fortran E '<f4' True '(5, 3)' "$E_DATA"
+bad bigendian A '>f8' False '(3, 3)' "$A_DATA"
+bad wrongdtype E '<i2' False '(5, 3)' "$(rep 15 '\001\000')"
+bad wrongshape_A A '<f8' False '(3, 4)' "$(rep 12 "$D0")"
+bad wrongshape_E E '<f4' False '(15,)' "$E_DATA"
+bad lengths_mismatch N '<i8' False '(2,)' "$Q2$Q4"
+bad negative_length N '<i8' False '(2,)' "$Q6$QM1"
+bad truncated_data E '<f4' False '(5, 3)' "$(rep 14 "$F0")"
+bad badversion E '<f4' False '(5, 3)' "$E_DATA" 9
+bad nan_E E '<f4' False '(5, 3)' "$(rep 4 "$F1$F0$F0")$F0$FNAN$F0"
+bad posinf_A A '<f8' False '(3, 3)' "$D0$D1$DNINF$D1$D0$DPINF$D0$D0$D1"
+bad nan_S S '<f4' False '(3,)' "$F0$FNAN$F0"
+bad rank_not_permutation R '<i4' False '(3,)' "$I2$I0$I2"
+bad rank_out_of_range R '<i4' False '(3,)' "$I0$I3$I1"
+bad three_dims E '<f4' False '(1, 5, 3)' "$E_DATA"
+bad huge_shape E '<f4' False '(4611686018427387904, 4)' "$E_DATA"
+printf "\\223NUMPY\\001\\000\\166\\000{'descr': '<i8', 'fortr" >"$OUT/npy/bad_truncated_header.npy"
+printf 'PK\003\004 this is a zip file, not a .npy file\n' >"$OUT/npy/bad_badmagic.npy"
+: >"$OUT/npy/bad_empty.npy"
+
+mkdir -p "$W/synth"
+"$VITESSE" synth -o "$W/synth" --labels 6 --sentences 3 --mean-length 4 --seed 13 >/dev/null
+for f in E N A S F R; do cp "$W/synth/$f.npy" "$W/synth/$f"; done
+lattice synth_L6 "$W/synth"
+
+# ---- corpora --------------------------------------------------------------------------------
+cat >"$W/train.txt" <<'EOF'
+the DT B-NP
+cat NN I-NP
+sat VBD B-VP
+on IN B-PP
+the DT B-NP
+mat NN I-NP
+. . O
+
+a DT B-NP
+dog NN I-NP
+ran VBD B-VP
+
+Dogs NNS B-NP
+bark VBP B-VP
+loudly RB B-ADVP
+! . O
+EOF
+C=$OUT/conll
+cp "$W/train.txt" "$C/spaces.txt"
+tr ' ' '\t' <"$W/train.txt" >"$C/tabs.txt"
+sed 's/$/\r/' "$W/train.txt" >"$C/crlf.txt"
+printf '# a comment\nthe\tDT\n# another\ncat\tNN\n\n#only a comment\n\n' >"$C/comments.txt"
+printf '# sent_id = 1\n# text = Don'"'"'t go.\n1-2\tDon'"'"'t\t_\t_\t_\t_\t_\t_\t_\t_\n1\tDo\tdo\tAUX\tVBP\t_\t3\taux\t_\t_\n2\tn'"'"'t\tnot\tPART\tRB\t_\t3\tadvmod\t_\t_\n3\tgo\tgo\tVERB\tVB\t_\t0\troot\t_\t_\n3.1\tgo\t_\t_\t_\t_\t_\t_\t_\t_\n4\t.\t.\tPUNCT\t.\t_\t3\tpunct\t_\tSpaceAfter=No\n\n' >"$C/conllu.txt"
+printf 'the DT B-NP\ncat NN\n' >"$C/bad_ragged.txt"
+printf 'a b c\nd e f\ng h i\nj k l\nm n o\n\n' >"$C/bad_too_long.txt"
+printf 'no final newline\tX' >"$C/no_final_newline.txt"
+printf '\n\n \t \n\nx y\n\n\n' >"$C/blank_lines.txt"
+gzip -9 -n -c "$W/train.txt" >"$C/train.gz"
+gzip -9 -n -c "$W/train.txt" | head -c 40 >"$C/bad_truncated.gz"
+
+# ---- templates ------------------------------------------------------------------------------
+T=$OUT/template
+cat >"$T/chunk.tmpl" <<'EOF'
+# word and POS features
+U00:%x[-2,0]
+U01:%x[-1,0]
+U02:%x[0,0]
+U05:%x[-1,0]/%x[0,0]
+U10:%x[0,1]
+U16:%x[-1,1]/%x[0,1]
+U30:%X[0,0]
+B
+EOF
+cat >"$T/regex.tmpl" <<'EOF'
+U30:%m[0,0,".?.?.?$"]
+U31:%m[0,0,"^.?.?"]
+U32:%t[0,0,"^\u"]
+U33:%T[0,0,"\d"]/%X[0,0]
+U34:%M[0,0,"\u\l*"]
+U35:%m[0,0,"\d\d?"]
+U36:%m[-1,0,"B."]
+U37:%t[0,0,"^\A*$"]
+U38:%m[0,0,"x$"]
+U39:%m[0,0,"\p"]
+U40:%m[1,1,"\\\w\s\S\a\W"]
+EOF
+printf 'U00:%%x[-2,0]\r\nU01:%%x[0,0]\r\n  U06:%%x[3,1]  \nU\nB\nB10:%%x[0,1]\n' >"$T/crlf_bigram.tmpl"
+printf 'U00:%%x[0,0\n' >"$T/bad_unterminated.tmpl"
+printf 'U00:%%x[a,0]\n' >"$T/bad_row.tmpl"
+printf 'U00:%%x[2147483647,0]/%%x[-2147483648,0]\n' >"$T/big_rows.tmpl"
+printf 'U00:%%x[0,5]/%%m[-1,4,"\\d*"]\nU01:%%x[0,99999999999]\n' >"$T/bad_col.tmpl"
+printf 'U00:%%m[0,0,"a**"]\n' >"$T/bad_regex.tmpl"
+printf 'U00:%%t[0,0,"\\\\"\n' >"$T/bad_regex_open.tmpl"
+printf 'X00:%%x[0,0]\n' >"$T/bad_kind.tmpl"
+printf 'U00:%%q[0,0]\n' >"$T/bad_macro.tmpl"
+
+# ---- models ---------------------------------------------------------------------------------
+"$VITESSE" train --template "$T/chunk.tmpl" --train "$W/train.txt" --epochs 2 --quiet \
+  -o "$OUT/textmodel/chunk.model" >/dev/null
+"$VITESSE" train --template "$T/regex.tmpl" --train "$W/train.txt" --epochs 1 --quiet \
+  -o "$OUT/textmodel/regex.model" >/dev/null
+printf 'U02:%%x[0,0]\nB01:%%x[0,1]\n' >"$W/obsb.tmpl"
+"$VITESSE" train --template "$W/obsb.tmpl" --train "$W/train.txt" --epochs 1 --quiet \
+  -o "$OUT/textmodel/obs_bigram.model" >/dev/null
+# (joint models grow fast with the corpus: a 4-token one keeps the seeds a few KB)
+head -n 4 "$W/train.txt" >"$W/short.txt"
+"$VITESSE" train --joint-chunk --train "$W/short.txt" --epochs 2 --quiet \
+  -o "$OUT/chunkmodel/joint.model" >/dev/null
+"$VITESSE" train --joint-chunk --train "$W/short.txt" --epochs 1 --chunk-types all \
+  --collapse paper --quiet -o "$OUT/chunkmodel/joint_all_collapsed.model" >/dev/null
+head -c 200 "$OUT/chunkmodel/joint.model" >"$OUT/chunkmodel/bad_truncated.model"
+head -c 200 "$OUT/textmodel/chunk.model" >"$OUT/textmodel/bad_truncated.model"
+cp "$W/train.txt" "$OUT/textmodel/bad_not_a_model"
+
+# The crash fixed before (tests/chunk_badinput.sh, case name_offset_past_section): valid
+# checksums, and the first POS name's end offset 1 GiB past the names section.
+u64() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
+le32() { printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $(($1 >> 8 & 255)) \
+  $(($1 >> 16 & 255)) $(($1 >> 24 & 255)))"; }
+put() { dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null; }
+crc32() { gzip -c | tail -c 8 | head -c 4; }
+c=$OUT/chunkmodel/crash_name_offset_past_section.model
+cp "$OUT/chunkmodel/joint.model" "$c"
+pos_off=$(u64 "$c" $((64 + 32 + 8)))
+pos_size=$(u64 "$c" $((64 + 32 + 16)))
+le32 1073741824 | put "$c" $((pos_off + 4))
+dd if="$c" bs=1 skip="$pos_off" count="$pos_size" 2>/dev/null | crc32 | put "$c" $((64 + 32 + 24))
+le32 0 | put "$c" 24
+head -c $((64 + 7 * 32)) "$c" | crc32 | put "$c" 24
+echo "make_seeds: $(find "$OUT" -type f | wc -l) files, $(du -sk "$OUT" | cut -f1) KB in $OUT"
