@@ -128,34 +128,8 @@ int vt_cmd_chunk_tag(int argc, char **argv) {
   vt_run_report rep;
   st = vt_engine_tag(eng, m, &to, (const char *const *)argv + optind, argc - optind, vt_sink_file,
                      vt_output_file(of), &rep);
-  int end = vt_cli_output_end(&st, rep.write_errno, !vt_output_is_atomic(of), out_path);
-  if (end >= 0) {
-    rc = end;
-    goto done;
-  }
-  if (st == VT_ECANCELED) {
-    int sig = atomic_load(&vt_cli_stop);
-    vt_cli_error("interrupted by %s: %lld sentences were tagged in order%s%s%s",
-                 sig == SIGTERM ? "SIGTERM" : "SIGINT", (long long)rep.sentences,
-                 vt_output_is_atomic(of) ? "; " : " and written",
-                 vt_output_is_atomic(of) ? out_path : "",
-                 vt_output_is_atomic(of) ? " was not written" : "");
-    rc = 128 + (sig ? sig : SIGINT);
-    goto done;
-  }
-  if (st != VT_OK) {
-    vt_cli_error("%s", vt_last_error());
-    rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
-    goto done;
-  }
-  vt_cli_signals_temp(NULL);
-  st = vt_output_commit(of);
-  of = NULL;
-  if (st != VT_OK) {
-    vt_cli_error("%s", vt_last_error());
-    rc = VT_EXIT_FAIL;
-    goto done;
-  }
+  rc = vt_cli_tag_end(st, &rep, &of, out_path, st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE);
+  if (rc >= 0) goto done;
   const double secs = vt_cli_now() - t0;
   if (to.eval) {
     double pos, tag, p, r, f1 = vt_run_report_chunk_f1(&rep, &pos, &tag, &p, &r);

@@ -132,34 +132,10 @@ int vt_cmd_tag(int argc, char **argv) {
   vt_run_report tot;
   st = vt_engine_tag(eng, m, &to, (const char *const *)argv + optind, argc - optind, vt_sink_file,
                      vt_output_file(of), &tot);
-  int end = vt_cli_output_end(&st, tot.write_errno, !vt_output_is_atomic(of), out_path);
-  if (end >= 0) {
-    rc = end;
-    goto done;
-  }
-  if (st == VT_ECANCELED) {
-    int sig = atomic_load(&vt_cli_stop);
-    int atomic = vt_output_is_atomic(of);
-    vt_cli_error("interrupted by %s: %lld sentences were tagged in order%s%s%s",
-                 sig == SIGTERM ? "SIGTERM" : "SIGINT", (long long)tot.sentences,
-                 atomic ? "; " : " and written", atomic ? out_path : "",
-                 atomic ? " was not written" : "");
-    rc = 128 + (sig ? sig : SIGINT);
-    goto done;
-  }
-  if (st != VT_OK) {
-    vt_cli_error("%s", vt_last_error());
-    rc = st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EIO ? VT_EXIT_USAGE : VT_EXIT_FAIL;
-    goto done;
-  }
-  vt_cli_signals_temp(NULL);
-  st = vt_output_commit(of);
-  of = NULL;
-  if (st != VT_OK) {
-    vt_cli_error("%s", vt_last_error());
-    rc = VT_EXIT_FAIL;
-    goto done;
-  }
+  rc = vt_cli_tag_end(st, &tot, &of, out_path,
+                      st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EIO ? VT_EXIT_USAGE
+                                                                                : VT_EXIT_FAIL);
+  if (rc >= 0) goto done;
   double secs = vt_cli_now() - t0, cpu = cpu_now() - c0;
   if (run.stats) {
     double ns = (double)tot.sentences;

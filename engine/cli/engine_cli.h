@@ -87,6 +87,14 @@ void vt_cli_signals_temp(const char *path);
  * after printing a write error), or -1 when the caller goes on. */
 int vt_cli_output_end(vt_status *st, int werr, int to_stdout, const char *out_path);
 
+/* Ends a tagging run (tag, chunk-tag) whose vt_engine_tag returned `st` with report `rep`,
+ * writing to *of (target `out_path`): a write error or closed pipe as vt_cli_output_end; a cancel
+ * says how many sentences were tagged in order and ends with 128 + the signal; another failure
+ * prints vt_last_error and ends with `fail_rc`; on success commits *of (set to NULL). Returns the
+ * exit status to end with, or -1 when the run succeeded and the caller goes on. */
+int vt_cli_tag_end(vt_status st, const vt_run_report *rep, vt_output **of, const char *out_path,
+                   int fail_rc);
+
 /* Restores the default actions. */
 void vt_cli_signals_restore(void);
 

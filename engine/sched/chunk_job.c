@@ -39,10 +39,7 @@ typedef struct chunk_job {
   vt_textbuf *tb;        /* per slot */
   vt_chunk_corpus *gold; /* per slot (eval) */
   chunk_worker *wk;      /* per worker */
-  vt_sink_fn sink;
-  void *sink_ctx;
-  int write_errno;
-  vt_run_report *rep;
+  vt_corpus_out out;
   const vt_engine_opts *eo;
 } chunk_job;
 
@@ -165,21 +162,7 @@ nomem:
 
 static vt_status chunk_write(void *ctx, vt_sched_batch *b) {
   chunk_job *j = ctx;
-  const vt_textbuf *tb = &j->tb[b->slot];
-  const vt_sentbatch *sb = &j->sb[b->slot];
-  if (tb->len) {
-    errno = 0;
-    vt_status st = j->sink(j->sink_ctx, tb->p, tb->len);
-    if (st != VT_OK) {
-      j->write_errno = errno ? errno : EIO;
-      return st;
-    }
-  }
-  for (int32_t s = 0; s < sb->n_sents; s++) {
-    j->rep->sentences += sb->sents[s].T > 0;
-    j->rep->tokens += sb->sents[s].T;
-  }
-  return VT_OK;
+  return vt_corpus_out_write(&j->out, &j->tb[b->slot], &j->sb[b->slot]);
 }
 
 static void chunk_progress(void *ctx, const vt_sched_progress *p) {
@@ -218,9 +201,7 @@ vt_status vt_chunk_job_run(vt_engine *e, const vt_chunk_model *m, const vt_tag_o
   j.ro.pos_col = j.eval ? o->pos_col : -1;
   j.ro.chunk_col = j.eval ? o->chunk_col : -2;
   j.feed = (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0};
-  j.sink = sink;
-  j.sink_ctx = sink_ctx;
-  j.rep = rep;
+  j.out = (vt_corpus_out){sink, sink_ctx, 0, rep};
   j.eo = &e->opts;
   if (o->word_col < 0 || (j.eval && o->pos_col < 0)) {
     snprintf(err, sizeof err, "joint tagging: the word and POS columns must be >= 0");
@@ -247,8 +228,8 @@ vt_status vt_chunk_job_run(vt_engine *e, const vt_chunk_model *m, const vt_tag_o
       &j, chunk_read, chunk_work, chunk_write, e->opts.progress ? chunk_progress : NULL,
       0,  &e->cancel};
   st = vt_sched_run(sched, &job, &rs, err, sizeof err);
-  rep->write_errno = j.write_errno;
-  if (j.write_errno) snprintf(err, sizeof err, "write error: %s", strerror(j.write_errno));
+  rep->write_errno = j.out.write_errno;
+  if (j.out.write_errno) snprintf(err, sizeof err, "write error: %s", strerror(j.out.write_errno));
   if (st == VT_ECANCELED) snprintf(err, sizeof err, "canceled");
   for (int i = 0; i < plan->n_workers; i++) {
     const chunk_worker *k = &j.wk[i];

@@ -1,5 +1,8 @@
-/* engine/sched/corpus_feed.c: corpus files cut into batches of whole sentences (corpus_feed.h). */
+/* engine/sched/corpus_feed.c: corpus files cut into batches of whole sentences, and the batches'
+ * text handed on in order (corpus_feed.h). */
 #include "corpus_feed.h"
+
+#include <errno.h>
 
 #define BYTES_PER_TOKEN 16
 
@@ -33,4 +36,20 @@ int vt_corpus_feed_read(vt_corpus_feed *f, vt_sentbatch *sb, vt_sched_batch *b) 
 void vt_corpus_feed_close(vt_corpus_feed *f) {
   vt_conll_close(f->r);
   f->r = NULL;
+}
+
+vt_status vt_corpus_out_write(vt_corpus_out *o, const vt_textbuf *tb, const vt_sentbatch *sb) {
+  if (tb->len) {
+    errno = 0;
+    vt_status st = o->sink(o->sink_ctx, tb->p, tb->len);
+    if (st != VT_OK) {
+      o->write_errno = errno ? errno : EIO;
+      return st;
+    }
+  }
+  for (int32_t s = 0; s < sb->n_sents; s++) {
+    o->rep->sentences += sb->sents[s].T > 0;
+    o->rep->tokens += sb->sents[s].T;
+  }
+  return VT_OK;
 }

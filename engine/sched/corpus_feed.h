@@ -1,10 +1,12 @@
-/* engine/sched/corpus_feed.h: the reader side of the corpus jobs (tag_job.c, chunk_job.c): cuts
- * the corpus files, one after the other, into batches of whole sentences for the scheduler. */
+/* engine/sched/corpus_feed.h: the two ends of the corpus jobs (tag_job.c, chunk_job.c): the
+ * reader cuts the corpus files, one after the other, into batches of whole sentences for the
+ * scheduler; the writer hands each batch's text to the run's sink and counts what it wrote. */
 #ifndef VT_SCHED_CORPUS_FEED_H
 #define VT_SCHED_CORPUS_FEED_H
 
 #include "conll.h"
 #include "scheduler.h"
+#include "tagger.h"
 
 typedef struct vt_corpus_feed {
   const vt_reader_opts *ro;
@@ -22,5 +24,17 @@ int vt_corpus_feed_read(vt_corpus_feed *f, vt_sentbatch *sb, vt_sched_batch *b);
 
 /* Closes the file being read, if any. */
 void vt_corpus_feed_close(vt_corpus_feed *f);
+
+/* Where a corpus job's output goes, and what it counts. */
+typedef struct vt_corpus_out {
+  vt_sink_fn sink;
+  void *sink_ctx;
+  int write_errno;    /* errno of the failed sink call, 0 while none failed */
+  vt_run_report *rep; /* sentences (with a token) and tokens written are added here */
+} vt_corpus_out;
+
+/* Hands `tb` (the text of the sentences of `sb`) to the sink and counts them: a vt_sched_job write
+ * callback's contract. Returns VT_OK or the sink's failure (o->write_errno then set). */
+vt_status vt_corpus_out_write(vt_corpus_out *o, const vt_textbuf *tb, const vt_sentbatch *sb);
 
 #endif

@@ -28,10 +28,7 @@ typedef struct tag_job {
   vt_textbuf *tb;   /* per slot */
   padded_tag_stats *ws;
   vt_rowcache **cache; /* per worker, made by the worker on its first batch (NULL: none) */
-  vt_sink_fn sink;
-  void *sink_ctx;
-  int write_errno;
-  vt_run_report *rep;
+  vt_corpus_out out;
   const vt_engine_opts *eo;
 } tag_job;
 
@@ -53,21 +50,7 @@ static vt_status tag_work(void *ctx, const vt_sched_worker *w, vt_sched_batch *b
 
 static vt_status tag_write(void *ctx, vt_sched_batch *b) {
   tag_job *j = ctx;
-  const vt_textbuf *tb = &j->tb[b->slot];
-  const vt_sentbatch *sb = &j->sb[b->slot];
-  if (tb->len) {
-    errno = 0;
-    vt_status st = j->sink(j->sink_ctx, tb->p, tb->len);
-    if (st != VT_OK) {
-      j->write_errno = errno ? errno : EIO;
-      return st;
-    }
-  }
-  for (int32_t s = 0; s < sb->n_sents; s++) {
-    j->rep->sentences += sb->sents[s].T > 0;
-    j->rep->tokens += sb->sents[s].T;
-  }
-  return VT_OK;
+  return vt_corpus_out_write(&j->out, &j->tb[b->slot], &j->sb[b->slot]);
 }
 
 static vt_status model_clone(const void *model, const vt_mem *mem, void **out) {
@@ -100,9 +83,7 @@ vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts 
   err[0] = '\0';
   j.opts = &o->decode;
   j.feed = (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0};
-  j.sink = sink;
-  j.sink_ctx = sink_ctx;
-  j.rep = rep;
+  j.out = (vt_corpus_out){sink, sink_ctx, 0, rep};
   j.eo = &e->opts;
 
   vt_sched_config cfg = {&e->topo, plan, e->opts.slots, 0, m, model_clone, model_free};
@@ -124,8 +105,8 @@ vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts 
   vt_sched_job job = {&j, tag_read,  tag_work, tag_write, e->opts.progress ? tag_progress : NULL,
                       0,  &e->cancel};
   st = vt_sched_run(sched, &job, &rs, err, sizeof err);
-  rep->write_errno = j.write_errno;
-  if (j.write_errno) snprintf(err, sizeof err, "write error: %s", strerror(j.write_errno));
+  rep->write_errno = j.out.write_errno;
+  if (j.out.write_errno) snprintf(err, sizeof err, "write error: %s", strerror(j.out.write_errno));
   if (st == VT_ECANCELED) snprintf(err, sizeof err, "canceled");
   for (int i = 0; i < plan->n_workers; i++) {
     const vt_tag_stats *w = &j.ws[i].s;
