@@ -103,80 +103,81 @@ static int sniff(const char *path, unsigned char *head, size_t *n) {
   return 1;
 }
 
-int vt_model_file_kind(const char *path) {
-  unsigned char head[8];
-  size_t n = 0;
-  if (!sniff(path, head, &n)) return 0;
-  if (vt_chunk_model_sniff(path)) return VT_MODEL_JOINT_CHUNK;
+/* The kind of model the first `n` bytes of a file start, or 0 when none. */
+static int kind_of(const unsigned char *head, size_t n) {
+  if (vt_chunk_model_sniff_bytes(head, n)) return VT_MODEL_JOINT_CHUNK;
   if (n >= 6 && !memcmp(head, "\x93NUMPY", 6)) return VT_MODEL_TRANSITIONS;
   if (vt_textmodel_sniff(head, n)) return VT_MODEL_TAGGER;
   return 0;
+}
+
+int vt_model_file_kind(const char *path) {
+  unsigned char head[8];
+  size_t n = 0;
+  return sniff(path, head, &n) ? kind_of(head, n) : 0;
+}
+
+/* Ends an open of `m` (named `name`) whose loader returned `st` (its message in err): on success
+ * finishes the model and hands it out in *out, else frees it and records the message. */
+static vt_status open_end(vt_model *m, vt_status st, const char *name, char *err, size_t errlen,
+                          vt_model **out) {
+  if (st == VT_OK && (st = vt_model_finish(m)) == VT_OK && !(m->name = strdup(name)))
+    st = VT_ENOMEM;
+  if (st == VT_ENOMEM) snprintf(err, errlen, "%s: out of memory", name);
+  if (st != VT_OK) {
+    vt_model_close(m);
+    return vt_fail(st, "%s", err);
+  }
+  *out = m;
+  return VT_OK;
 }
 
 vt_status vt_model_open(vt_model **out, const char *path) {
   char err[512];
   unsigned char head[8];
   size_t n = 0;
-  vt_status st = VT_ENOMEM;
+  vt_status st;
   vt_model *m = calloc(1, sizeof *m);
   *out = NULL;
   if (!m) return vt_fail(VT_ENOMEM, "%s: out of memory", path);
   err[0] = '\0';
   sniff(path, head, &n);
-  if (vt_chunk_model_sniff(path)) {
-    m->kind = VT_MODEL_JOINT_CHUNK;
+  /* Anything but a joint model or a matrix goes to the tagger loader, which says what is wrong. */
+  int kind = kind_of(head, n);
+  m->kind = kind ? (vt_model_kind)kind : VT_MODEL_TAGGER;
+  if (m->kind == VT_MODEL_JOINT_CHUNK) {
     st = (vt_status)vt_chunk_model_load(&m->chunk, path, err, sizeof err);
-  } else if (n >= 6 && !memcmp(head, "\x93NUMPY", 6)) {
-    m->kind = VT_MODEL_TRANSITIONS;
+  } else if (m->kind == VT_MODEL_TRANSITIONS) {
     st = vt_trans_load(&m->trans, path, NULL, NULL, NULL, NULL);
     if (st != VT_OK) snprintf(err, sizeof err, "%s", vt_last_error());
   } else {
-    m->kind = VT_MODEL_TAGGER;
     st = (vt_status)vt_textmodel_load(&m->text, path, err, sizeof err);
   }
-  if (st == VT_OK && (st = vt_model_finish(m)) == VT_OK && !(m->name = strdup(path)))
-    st = VT_ENOMEM;
-  if (st == VT_ENOMEM) snprintf(err, sizeof err, "%s: out of memory", path);
-  if (st != VT_OK) {
-    vt_model_close(m);
-    return vt_fail(st, "%s", err);
-  }
-  *out = m;
-  return VT_OK;
+  return open_end(m, st, path, err, sizeof err, out);
 }
 
 vt_status vt_model_open_memory(vt_model **out, const void *data, size_t size, const char *name) {
   char err[512];
-  const unsigned char *head = data;
-  vt_status st = VT_ENOMEM;
+  vt_status st;
   vt_model *m = calloc(1, sizeof *m);
   *out = NULL;
   if (!name) name = "memory";
   if (!m) return vt_fail(VT_ENOMEM, "%s: out of memory", name);
   if (!data) size = 0;
   err[0] = '\0';
-  if (vt_chunk_model_sniff_bytes(head, size)) {
-    m->kind = VT_MODEL_JOINT_CHUNK;
+  int kind = kind_of(data, size);
+  m->kind = kind ? (vt_model_kind)kind : VT_MODEL_TAGGER;
+  if (m->kind == VT_MODEL_JOINT_CHUNK) {
     st = (vt_status)vt_chunk_model_load_mem(&m->chunk, data, size, name, err, sizeof err);
-  } else if (size >= 6 && !memcmp(head, "\x93NUMPY", 6)) {
-    m->kind = VT_MODEL_TRANSITIONS;
+  } else if (m->kind == VT_MODEL_TRANSITIONS) {
     st = VT_EUNSUPPORTED;
     snprintf(err, sizeof err,
              "%s: a transition matrix in memory is opened from its arrays (vt_model_open_trans)",
              name);
   } else {
-    m->kind = VT_MODEL_TAGGER;
     st = (vt_status)vt_textmodel_load_mem(&m->text, data, size, name, err, sizeof err);
   }
-  if (st == VT_OK && (st = vt_model_finish(m)) == VT_OK && !(m->name = strdup(name)))
-    st = VT_ENOMEM;
-  if (st == VT_ENOMEM) snprintf(err, sizeof err, "%s: out of memory", name);
-  if (st != VT_OK) {
-    vt_model_close(m);
-    return vt_fail(st, "%s", err);
-  }
-  *out = m;
-  return VT_OK;
+  return open_end(m, st, name, err, sizeof err, out);
 }
 
 vt_status vt_model_open_trans(vt_model **out, int32_t L, const double *A, const double *S,

@@ -77,19 +77,19 @@ static int grow(void **p, size_t *cap, size_t n, size_t size) {
 static vt_status pack_cells(vt_tagger *t, const char *const *cells, int32_t T, int32_t ncols,
                             vt_tokens *tk) {
   size_t n = (size_t)T * (size_t)ncols, total = 0;
-  for (size_t i = 0; i < n; i++) total += strlen(cells[i]);
-  if (total > UINT32_MAX) return vt_fail(VT_EINVAL, "sentence too large (%zu bytes)", total);
-  if (grow((void **)&t->bytes, &t->cap_bytes, total + 1, 1) ||
-      grow((void **)&t->fields, &t->cap_fields, 2 * n, sizeof *t->fields))
+  if (grow((void **)&t->fields, &t->cap_fields, 2 * n, sizeof *t->fields))
     return vt_fail(VT_ENOMEM, "out of memory");
-  size_t at = 0;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n; i++) { /* lengths first: one strlen per cell */
     size_t len = strlen(cells[i]);
-    memcpy(t->bytes + at, cells[i], len);
-    t->fields[2 * i] = (uint32_t)at;
+    if (len > UINT32_MAX - total) return vt_fail(VT_EINVAL, "sentence too large");
+    t->fields[2 * i] = (uint32_t)total;
     t->fields[2 * i + 1] = (uint32_t)len;
-    at += len;
+    total += len;
   }
+  if (grow((void **)&t->bytes, &t->cap_bytes, total + 1, 1))
+    return vt_fail(VT_ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++)
+    memcpy(t->bytes + t->fields[2 * i], cells[i], t->fields[2 * i + 1]);
   tk->T = T;
   tk->ncols = ncols;
   tk->base = t->bytes;

@@ -1,5 +1,5 @@
 /* engine/cli/text_cli.h: what the text-pipeline subcommands (train, tag, lattice, eval) share:
- * the corpus reader options and the decoder chosen by default. */
+ * the corpus reader options and their parsing. */
 #ifndef VT_CLI_TEXT_CLI_H
 #define VT_CLI_TEXT_CLI_H
 
