@@ -179,6 +179,27 @@ clang_warnings)
       -Wmissing-prototypes -Wno-unused-parameter $incs "$f" 2>stderr || fail "clang warns on $f"
   done
   ;;
+joint_decoder_opts)
+  # A joint label-chunk model: decoder options get a message saying why (not a usage dump);
+  # --algo shimizu-haas is accepted; --stats has the keys of `tag` (sentences_per_second).
+  printf 'He PRP B-NP\nran VBD B-VP\n\nShe PRP B-NP\nsat VBD B-VP\n\n' >c.txt
+  "$VITESSE" train --joint-chunk --train c.txt --epochs 2 --quiet -o m.joint 2>stderr ||
+    fail "train --joint-chunk: exit $?"
+  for opt in "--algo viterbi" "-k 3" "--beam 4" "--heuristic m9"; do
+    # shellcheck disable=SC2086
+    expect_fail 2 "$VITESSE" tag -m m.joint $opt c.txt -o out/x
+    grep -q "^vitesse: $opt: a joint label-chunk model has one exact 1-best decoder" stderr ||
+      fail "$opt: $(cat stderr)"
+  done
+  "$VITESSE" tag -m m.joint --algo shimizu-haas --stats --threads 2 c.txt -o out/ok 2>stderr ||
+    fail "--algo shimizu-haas: exit $?"
+  [ "$(grep -c . out/ok)" -eq 4 ] || fail "output: $(cat out/ok)"
+  for key in sentences_per_second decode_sentences_per_second '"algo": "shimizu-haas"'; do
+    grep -q "$key" stderr || fail "--stats has no $key: $(cat stderr)"
+  done
+  if grep -q '"sentences_per_s"' stderr; then fail "--stats still has sentences_per_s"; fi
+  rm -f out/ok
+  ;;
 *)
   echo "unknown case $CASE" >&2
   exit 64

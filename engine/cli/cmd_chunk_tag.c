@@ -7,6 +7,7 @@
 
 #include "chunk_cli.h"
 #include "cli.h"
+#include "decoder_cli.h"
 #include "engine_cli.h"
 #include "text_cli.h"
 
@@ -28,6 +29,8 @@ static void usage(FILE *f) {
       "  --eval          compare with the gold POS (--pos-col, default 1) and chunk (--chunk-col,\n"
       "                  default last) columns; POS accuracy, chunk-tag accuracy and chunk\n"
       "                  P/R/F1 on stderr\n"
+      "  --algo A        only shimizu-haas, the joint model's one exact decoder (the default);\n"
+      "                  -k, --beam, --heuristic, --refine and --kprime do not apply\n"
       "  --stats         a JSON object of run statistics on stderr at the end\n"
       "  -o OUT          write to OUT atomically (default: stdout)\n",
       f);
@@ -48,6 +51,7 @@ int vt_cmd_chunk_tag(int argc, char **argv) {
                                            {"help", no_argument, 0, 'h'},
                                            VT_CLI_ENGINE_LONGOPTS,
                                            VT_CORPUS_LONGOPTS,
+                                           VT_CLI_DECODER_LONGOPTS,
                                            {0, 0, 0, 0}};
   const char *model_path = NULL, *out_path = NULL;
   long long W = -1;
@@ -61,11 +65,21 @@ int vt_cmd_chunk_tag(int argc, char **argv) {
   vt_tag_opts_init(&to);
   to.reader_from_model = 0;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "m:o:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "m:o:k:h", longopts, NULL)) != -1) {
     int h = vt_cli_engine_opt(&run, c, optarg);
     if (h == 0) h = vt_cli_corpus_opt(c, optarg, &to.reader);
     if (h < 0) goto done;
     if (h > 0) continue;
+    if (c == VT_CLI_OPT_ALGO && !strcmp(optarg, "shimizu-haas")) continue;
+    if (c == 'k' || (c >= VT_CLI_OPT_ALGO && c <= VT_CLI_OPT_REFINE)) {
+      const char *name = "k";
+      for (const struct option *o = longopts; o->name; o++)
+        if (o->val == c) name = o->name;
+      vt_cli_error("%s%s %s: a joint label-chunk model has one exact 1-best decoder, "
+                   "--algo shimizu-haas (Shimizu & Haas 2006), and no decoder options",
+                   c == 'k' ? "-" : "--", name, optarg);
+      goto done;
+    }
     int32_t *col = c == OPT_WORDCOL    ? &to.word_col
                    : c == OPT_POSCOL   ? &to.pos_col
                    : c == OPT_CHUNKCOL ? &to.chunk_col
@@ -141,10 +155,11 @@ int vt_cmd_chunk_tag(int argc, char **argv) {
   if (run.stats) {
     const double ns = (double)rep.decode.sentences;
     fprintf(stderr,
-            "{\"model\": \"joint-chunk\", \"simd\": \"%s\", \"max_chunk\": %d, "
+            "{\"model\": \"joint-chunk\", \"algo\": \"shimizu-haas\", \"simd\": \"%s\", "
+            "\"max_chunk\": %d, "
             "\"pos_tags\": %d, \"chunk_tags\": %d, \"sentences\": %lld, \"tokens\": %lld, "
-            "\"seconds\": %.6f, \"decode_seconds\": %.6f, \"sentences_per_s\": %.1f, "
-            "\"decode_sentences_per_s\": %.1f, ",
+            "\"seconds\": %.6f, \"decode_seconds\": %.6f, \"sentences_per_second\": %.1f, "
+            "\"decode_sentences_per_second\": %.1f, ",
             vt_simd_name(vt_simd_active()), to.max_chunk, info.labels, (info.chunk_labels + 1) / 2,
             (long long)rep.decode.sentences, (long long)rep.decode.tokens, secs, rep.decode_seconds,
             secs > 0 ? ns / secs : 0.0, rep.decode_seconds > 0 ? ns / rep.decode_seconds : 0.0);
