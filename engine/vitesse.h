@@ -617,8 +617,9 @@ VT_API void vt_engine_stats_json(const vt_engine *e, FILE *f);
 /* Writes the score lattices tagger model `m` gives the sentences of `files` (n_files >= 1; "-"
  * is standard input) into directory `dir` (created if missing) as the .npy files vitesse decode
  * reads: E.npy float32 (tokens, L) emissions, N.npy int64 lengths, A.npy float32 (L, L), S.npy
- * and F.npy float32 (L,), R.npy int32 (L,) labels by decreasing training frequency. Decoding them
- * gives what tagging gives (E is rounded to float32). Corpus options: o->reader as in
+ * and F.npy float32 (L,), R.npy int32 (L,) labels by decreasing training frequency, and
+ * labels.txt, the label names one per line, label 0 first. Decoding them gives what tagging
+ * gives (E is rounded to float32). Corpus options: o->reader as in
  * vt_engine_tag (NULL: the model's). `rep` (may be NULL) gets sentences and tokens, and a
  * nonzero write_errno when writing the output failed (not reading the input). Returns
  * VT_OK, VT_EUNSUPPORTED (a joint model, or observation-dependent bigram templates: the

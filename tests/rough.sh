@@ -200,6 +200,42 @@ joint_decoder_opts)
   if grep -q '"sentences_per_s"' stderr; then fail "--stats still has sentences_per_s"; fi
   rm -f out/ok
   ;;
+lattice_labels)
+  # lattice writes labels.txt; decode --labels prints the names, which are tag's labels.
+  printf 'the\tDT\ndog\tNN\nran\tVBD\n\na\tDT\ncat\tNN\n\nit\tPRP\nran\tVBD\n\n' >t.txt
+  printf 'U00:%%x[0,0]\nU01:%%x[-1,0]\nB\n' >tmpl
+  "$VITESSE" train --template tmpl --train t.txt --epochs 3 --quiet -o m.bin 2>stderr ||
+    fail "train: exit $?"
+  "$VITESSE" lattice -m m.bin -o lat t.txt 2>stderr || fail "lattice: exit $?"
+  [ "$(wc -l <lat/labels.txt)" -eq 4 ] || fail "labels.txt: $(cat lat/labels.txt)"
+  "$VITESSE" tag -m m.bin --algo viterbi t.txt 2>stderr |
+    awk 'NF { s = s (s == "" ? "" : " ") $NF; next } { print s; s = "" }' >tag.txt
+  set -- --emissions lat/E.npy --lengths lat/N.npy --transitions lat/A.npy --start lat/S.npy \
+    --end lat/F.npy
+  "$VITESSE" decode "$@" --algo viterbi --labels lat/labels.txt -o dec.txt 2>stderr ||
+    fail "decode --labels: exit $?"
+  cut -f4 dec.txt >names.txt
+  cmp -s tag.txt names.txt || fail "decode --labels differs from tag: $(cat names.txt)"
+  # Every path of -k 3 named; numbers without --labels map through labels.txt.
+  "$VITESSE" decode "$@" -k 3 --labels lat/labels.txt -o k3n.txt 2>stderr || fail "-k 3: $?"
+  "$VITESSE" decode "$@" -k 3 -o k3.txt 2>stderr || fail "-k 3 numbers: $?"
+  awk -F '\t' 'NR == FNR { name[NR - 1] = $0; next }
+    { n = split($4, y, " "); s = ""; for (i = 1; i <= n; i++) s = s (i > 1 ? " " : "") name[y[i]]
+      print $1 "\t" $2 "\t" $3 "\t" s }' lat/labels.txt k3.txt >k3m.txt
+  cmp -s k3m.txt k3n.txt || fail "-k 3 names differ from labels.txt mapping"
+  # Bad label files: one line naming the file (and line), exit 2, no output.
+  head -3 lat/labels.txt >short.txt
+  expect_fail 2 "$VITESSE" decode "$@" --labels short.txt -o out/x
+  grep -q 'short.txt: 3 label names for lattices of 4 labels' stderr || fail "$(cat stderr)"
+  { cat lat/labels.txt; echo extra; } >long.txt
+  expect_fail 2 "$VITESSE" decode "$@" --labels long.txt -o out/x
+  grep -q "long.txt:5: more names than the lattices' 4 labels" stderr || fail "$(cat stderr)"
+  printf 'A\n\nB\nC\n' >blank.txt
+  expect_fail 2 "$VITESSE" decode "$@" --labels blank.txt -o out/x
+  grep -q 'blank.txt:2: expected one label name' stderr || fail "$(cat stderr)"
+  expect_fail 2 "$VITESSE" decode "$@" --labels nosuch.txt -o out/x
+  grep -q 'nosuch.txt: cannot open' stderr || fail "$(cat stderr)"
+  ;;
 *)
   echo "unknown case $CASE" >&2
   exit 64

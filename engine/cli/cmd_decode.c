@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "decoder_cli.h"
 #include "engine_cli.h"
+#include "label_names.h"
 
 static void decode_usage(FILE *f) {
   fputs(
@@ -35,13 +36,15 @@ static void decode_usage(FILE *f) {
       "optimum.\n"
       "options:\n"
       "  -o OUT          write to OUT atomically (default: stdout; an interrupted or failed\n"
-      "                  run leaves OUT untouched)\n",
+      "                  run leaves OUT untouched)\n"
+      "  --labels FILE   print label names instead of numbers: FILE has one name per line,\n"
+      "                  label 0 first (the labels.txt that vitesse lattice writes)\n",
       f);
   fputs(vt_cli_decoder_usage, f);
   fputs(vt_cli_engine_usage, f);
 }
 
-enum { OPT_E = 256, OPT_N, OPT_A, OPT_S, OPT_F, OPT_R };
+enum { OPT_E = 256, OPT_N, OPT_A, OPT_S, OPT_F, OPT_R, OPT_LABELS };
 
 int vt_cmd_decode(int argc, char **argv) {
   static const struct option longopts[] = {{"emissions", required_argument, 0, OPT_E},
@@ -50,12 +53,16 @@ int vt_cmd_decode(int argc, char **argv) {
                                            {"start", required_argument, 0, OPT_S},
                                            {"end", required_argument, 0, OPT_F},
                                            {"rank", required_argument, 0, OPT_R},
+                                           {"labels", required_argument, 0, OPT_LABELS},
                                            VT_CLI_DECODER_LONGOPTS,
                                            VT_CLI_ENGINE_LONGOPTS,
                                            {"output", required_argument, 0, 'o'},
                                            {"help", no_argument, 0, 'h'},
                                            {0, 0, 0, 0}};
   const char *path[6] = {0}; /* E N A S F R */
+  const char *labels_path = NULL;
+  vt_cli_names names;
+  memset(&names, 0, sizeof names);
   const char *out_path = NULL;
   vt_cli_decoder dec;
   vt_cli_decoder_init(&dec);
@@ -82,6 +89,7 @@ int vt_cmd_decode(int argc, char **argv) {
     case OPT_F:
     case OPT_R: path[c - OPT_E] = optarg; break;
     case 'o': out_path = optarg; break;
+    case OPT_LABELS: labels_path = optarg; break;
     case 'h':
       decode_usage(stdout);
       rc = VT_EXIT_OK;
@@ -107,6 +115,7 @@ int vt_cmd_decode(int argc, char **argv) {
     goto done;
   }
   if (!dec.algo) vt_cli_decoder_resolve(&dec, vt_lattices_labels(lat), &opts); /* L's default */
+  if (labels_path && vt_cli_names_load(&names, labels_path, vt_lattices_labels(lat))) goto done;
   const int64_t n_sent = vt_lattices_sentences(lat);
   if (vt_cli_engine_start(&run, n_sent, &eng) != 0) goto done;
   /* The signal handlers are in place before the temp file exists: a ^C now still cleans up. */
@@ -117,7 +126,10 @@ int vt_cmd_decode(int argc, char **argv) {
   vt_cli_signals_temp(vt_output_temp_path(of)); /* a second ^C removes it */
   vt_run_report rs;
   rc = VT_EXIT_FAIL;
-  vt_status st = vt_engine_decode(eng, trans, &opts, lat, vt_sink_file, vt_output_file(of), &rs);
+  names.sink = vt_sink_file;
+  names.sink_ctx = vt_output_file(of);
+  vt_status st = labels_path ? vt_engine_decode(eng, trans, &opts, lat, vt_cli_names_sink, &names, &rs)
+                             : vt_engine_decode(eng, trans, &opts, lat, vt_sink_file, names.sink_ctx, &rs);
   int end = vt_cli_output_end(&st, rs.write_errno, !vt_output_is_atomic(of), out_path);
   if (end >= 0) {
     rc = end;
@@ -174,5 +186,6 @@ done:
   vt_cli_engine_stop(eng);
   vt_trans_destroy(trans);
   vt_lattices_close(lat);
+  vt_cli_names_free(&names);
   return rc;
 }
