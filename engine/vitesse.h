@@ -490,11 +490,15 @@ VT_API vt_status vt_trans_load(vt_trans **out, const char *a_path, const char *s
 /* How workers are pinned: to a core each, to their NUMA node, or not at all. */
 typedef enum vt_bind { VT_BIND_NONE = 0, VT_BIND_CORE = 1, VT_BIND_NUMA = 2 } vt_bind;
 
-/* What a progress callback sees: written so far, in input order. */
+/* What a progress callback sees: written so far, in input order. The library fills it, so fields
+ * are only ever appended (a callback built against an older header reads a prefix). */
 typedef struct vt_progress {
   int64_t batches, items, tokens; /* items: sentences */
   double elapsed;                 /* seconds since the run started */
   int final;                      /* 1 on the last call, after the run */
+  /* Corpus runs (vt_engine_tag): input bytes read (compressed bytes for gzip; reading runs a few
+   * batches ahead of writing) of bytes_total, the input files' size; 0 when unknown (a pipe). */
+  int64_t bytes_read, bytes_total;
 } vt_progress;
 
 typedef struct vt_engine_opts {
