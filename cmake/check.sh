@@ -1,7 +1,8 @@
 #!/bin/sh
 # The test command: installs missing Debian packages, then builds and runs the whole test suite
 # twice: a normal build with warnings as errors, and an address+undefined sanitizer build; then
-# the scheduler tests (label `sched`) once more in a ThreadSanitizer build; then a short run of
+# the scheduler tests and the CLI tests that start the engine's threads (labels `sched`,
+# `threads`) once more in a ThreadSanitizer build; then a short run of
 # every fuzz target (clang + libFuzzer; VT_FUZZ_SECONDS, default 20, per target).
 # Usage: sh cmake/check.sh            (from the repository root; build trees go to build-check*/)
 set -eu
@@ -31,9 +32,11 @@ run_suite build-check "" ""
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_suite build-check-asan "" "" -DVT_SANITIZE=ON
 # The engine's threads under ThreadSanitizer (pthreads; libgomp is not instrumented, and the
-# engine does not use it): only the programs the `sched` tests run are built.
+# engine does not use it): the scheduler tests (`sched`) and the CLI tests that tag and decode on
+# the engine's threads (`threads`); only the programs they run are built.
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-  run_suite build-check-tsan "-L sched" "vitesse test_topo test_sched test_library" -DVT_TSAN=ON
+  run_suite build-check-tsan "-L sched|threads" "vitesse test_topo test_sched test_library" \
+  -DVT_TSAN=ON
 # Fuzzing smoke run (tests/fuzz/README.md): each libFuzzer target for $VT_FUZZ_SECONDS seconds
 # (default 20) from a copy of its seed corpus (nothing is written into the repository); any
 # crash, leak, sanitizer report or timeout fails. VT_FUZZ_SECONDS=0 skips this leg.

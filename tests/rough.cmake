@@ -9,3 +9,6 @@ endforeach()
 add_test(NAME rough.signal_twice
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/rough.sh $<TARGET_FILE:vitesse> signal_twice)
 set_tests_properties(rough.signal_twice PROPERTIES LABELS "unit;sched")
+# These two tag and decode on the engine's threads: run again in the ThreadSanitizer build.
+set_tests_properties(rough.joint_decoder_opts rough.lattice_labels PROPERTIES LABELS
+  "badinput;threads")
