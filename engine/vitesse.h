@@ -331,12 +331,14 @@ typedef enum vt_model_kind {
 
 /* Opens the model file `path`, recognising its kind from its first bytes: a tagger model, a
  * joint model, or a NumPy .npy (L, L) float matrix of transitions. Every offset and count of
- * the file is checked before use. Returns VT_OK, VT_EIO (unreadable), VT_EFORMAT (not a model, or
- * damaged: "PATH: problem" in vt_last_error) or VT_ENOMEM. */
+ * the file is checked before use. A path that can be read only once (a pipe, /dev/stdin) is read
+ * whole into memory and opened as by vt_model_open_memory. Returns VT_OK, VT_EIO (unreadable),
+ * VT_EFORMAT (not a model, or damaged: "PATH: problem" in vt_last_error) or VT_ENOMEM. */
 VT_API vt_status vt_model_open(vt_model **out, const char *path);
 
 /* Returns the kind of the model file `path` from its first bytes (as vt_model_open recognises
- * it, without loading it), or 0 when it cannot be read or is no model. */
+ * it, without loading it), or 0 when it cannot be read, is no model, or can be read only once
+ * (a pipe: nothing is read from it; open it and ask vt_model_describe). */
 VT_API int vt_model_file_kind(const char *path);
 
 /* As vt_model_open, for the `size` bytes of a tagger or joint model file held in memory at `data`

@@ -1,6 +1,6 @@
 # tests/rough.cmake: regression tests of the hardening of issue 13 (tests/rough.sh).
 foreach(case eval_conllu_default eval_empty eval_full long_line max_tokens_default topo_big synth_mkdir check_logs clang_warnings
-        joint_decoder_opts lattice_labels)
+        joint_decoder_opts lattice_labels model_from_pipe)
   add_test(NAME rough.${case}
     COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/rough.sh $<TARGET_FILE:vitesse> ${case})
   set_tests_properties(rough.${case} PROPERTIES LABELS badinput)

@@ -236,6 +236,39 @@ lattice_labels)
   expect_fail 2 "$VITESSE" decode "$@" --labels nosuch.txt -o out/x
   grep -q 'nosuch.txt: cannot open' stderr || fail "$(cat stderr)"
   ;;
+model_from_pipe)
+  # -m /dev/stdin (a pipe) and -m FIFO: the model is read once, whole, and tags as the file does
+  # (the kind sniff used to take its first bytes); a joint model too; garbage: one line, exit 2.
+  printf 'the\tDT\ndog\tNN\n\na\tDT\ncat\tNN\n\n' >t.txt
+  printf 'U00:%%x[0,0]\nB\n' >tmpl
+  "$VITESSE" train --template tmpl --train t.txt --epochs 2 --quiet -o m.bin 2>stderr ||
+    fail "train: exit $?"
+  printf 'He PRP B-NP\nran VBD B-VP\n\n' >c.txt
+  "$VITESSE" train --joint-chunk --train c.txt --epochs 2 --quiet -o m.joint 2>stderr ||
+    fail "train --joint-chunk: exit $?"
+  "$VITESSE" tag -m m.bin t.txt -o want.txt 2>stderr || fail "tag -m m.bin: exit $?"
+  "$VITESSE" tag -m /dev/stdin t.txt -o got.txt <m.bin 2>stderr || fail "tag -m /dev/stdin: $?"
+  cmp -s want.txt got.txt || fail "-m /dev/stdin tags differently"
+  cat m.bin | "$VITESSE" tag -m /dev/stdin t.txt -o got.txt 2>stderr || fail "a pipe: $?"
+  cmp -s want.txt got.txt || fail "-m /dev/stdin from a pipe tags differently"
+  "$VITESSE" tag -m m.joint c.txt -o jwant.txt 2>stderr || fail "tag -m m.joint: exit $?"
+  for cmd in tag chunk-tag; do
+    cat m.joint | "$VITESSE" $cmd -m /dev/stdin c.txt -o jgot.txt 2>stderr ||
+      fail "$cmd: a joint model from a pipe: $?"
+    cmp -s jwant.txt jgot.txt || fail "$cmd: a joint model from a pipe tags differently"
+  done
+  if mkfifo fifo 2>/dev/null; then
+    cat m.bin >fifo &
+    "$VITESSE" tag -m fifo t.txt -o got.txt 2>stderr || fail "tag -m FIFO: exit $?"
+    wait
+    cmp -s want.txt got.txt || fail "-m FIFO tags differently"
+  fi
+  echo garbage | expect_fail 2 "$VITESSE" tag -m /dev/stdin t.txt -o out/x || exit 1
+  grep -q '/dev/stdin: not a vitesse model file (bad magic)' stderr || fail "$(cat stderr)"
+  cat m.bin | expect_fail 2 "$VITESSE" chunk-tag -m /dev/stdin c.txt -o out/x || exit 1
+  grep -q '/dev/stdin: not a joint label-chunk model' stderr || fail "$(cat stderr)"
+  rm -f want.txt got.txt jwant.txt jgot.txt
+  ;;
 *)
   echo "unknown case $CASE" >&2
   exit 64

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "chunk_cli.h"
 #include "cli.h"
@@ -40,7 +41,9 @@ static void usage(FILE *f) {
 
 enum { OPT_MAXCHUNK = 256, OPT_WORDCOL, OPT_POSCOL, OPT_CHUNKCOL, OPT_EVAL };
 
-int vt_cmd_chunk_tag(int argc, char **argv) {
+int vt_cmd_chunk_tag(int argc, char **argv) { return vt_cli_chunk_tag_with(argc, argv, NULL); }
+
+int vt_cli_chunk_tag_with(int argc, char **argv, vt_model *pre) {
   static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
                                            {"max-chunk", required_argument, 0, OPT_MAXCHUNK},
                                            {"word-col", required_argument, 0, OPT_WORDCOL},
@@ -56,7 +59,7 @@ int vt_cmd_chunk_tag(int argc, char **argv) {
   const char *model_path = NULL, *out_path = NULL;
   long long W = -1;
   int rc = VT_EXIT_USAGE, c;
-  vt_model *m = NULL;
+  vt_model *m = pre;
   vt_cli_engine run;
   vt_cli_engine_init(&run);
   vt_engine *eng = NULL;
@@ -113,13 +116,15 @@ int vt_cmd_chunk_tag(int argc, char **argv) {
     vt_cli_error("chunk-tag: -m MODEL is required (see vitesse chunk-tag --help)");
     goto done;
   }
-  FILE *probe = fopen(model_path, "rb"); /* readable, yet no joint model: say so */
-  if (probe) fclose(probe);
-  if (probe && vt_model_file_kind(model_path) != VT_MODEL_JOINT_CHUNK) {
-    vt_cli_error("%s: not a joint label-chunk model (bad magic)", model_path);
-    goto done;
+  vt_status st = m ? VT_OK : vt_model_open(&m, model_path);
+  if (st != VT_OK && vt_model_file_kind(model_path) == 0) { /* readable, no joint model */
+    FILE *probe = fopen(model_path, "rb");
+    if (probe) {
+      fclose(probe);
+      vt_cli_error("%s: not a joint label-chunk model (bad magic)", model_path);
+      goto done;
+    }
   }
-  vt_status st = vt_model_open(&m, model_path);
   if (st != VT_OK) {
     vt_cli_error("%s", vt_last_error());
     rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
@@ -127,6 +132,10 @@ int vt_cmd_chunk_tag(int argc, char **argv) {
   }
   vt_model_info info;
   vt_model_describe(m, &info);
+  if (info.kind != VT_MODEL_JOINT_CHUNK) {
+    vt_cli_error("%s: not a joint label-chunk model (bad magic)", model_path);
+    goto done;
+  }
   to.max_chunk = W >= 0 ? (int32_t)W : info.max_chunk;
   rc = VT_EXIT_FAIL;
   if (vt_cli_engine_start(&run, 0, &eng) != 0) {
@@ -175,7 +184,8 @@ done:
   return rc;
 }
 
-int vt_chunk_cli_joint_model(int argc, char **argv) {
+int vt_chunk_cli_joint_model(int argc, char **argv, vt_model **pre) {
+  *pre = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *path = NULL;
     if ((!strcmp(a, "-m") || !strcmp(a, "--model")) && i + 1 < argc)
@@ -184,7 +194,17 @@ int vt_chunk_cli_joint_model(int argc, char **argv) {
       path = a + 8;
     else if (!strncmp(a, "-m", 2) && a[2])
       path = a + 2;
-    if (path) return vt_model_file_kind(path) == VT_MODEL_JOINT_CHUNK;
+    if (!path) continue;
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+      return vt_model_file_kind(path) == VT_MODEL_JOINT_CHUNK;
+    if (vt_model_open(pre, path) != VT_OK) { /* a pipe: open it once, here */
+      vt_cli_error("%s", vt_last_error());
+      return -1;
+    }
+    vt_model_info info;
+    vt_model_describe(*pre, &info);
+    return info.kind == VT_MODEL_JOINT_CHUNK;
   }
   return 0;
 }

@@ -50,7 +50,10 @@ static double cpu_now(void) {
 }
 
 int vt_cmd_tag(int argc, char **argv) {
-  if (vt_chunk_cli_joint_model(argc, argv)) return vt_cmd_chunk_tag(argc, argv);
+  vt_model *m = NULL; /* opened here only when -m can be read once (a pipe) */
+  int joint = vt_chunk_cli_joint_model(argc, argv, &m);
+  if (joint < 0) return VT_EXIT_USAGE;
+  if (joint) return vt_cli_chunk_tag_with(argc, argv, m);
   static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
                                            VT_CLI_DECODER_LONGOPTS,
                                            VT_CLI_ENGINE_LONGOPTS,
@@ -67,7 +70,6 @@ int vt_cmd_tag(int argc, char **argv) {
   vt_engine *eng = NULL;
   vt_cli_reader reader;
   vt_cli_reader_init(&reader);
-  vt_model *m = NULL;
   vt_output *of = NULL;
 
   optind = 1;
@@ -98,7 +100,7 @@ int vt_cmd_tag(int argc, char **argv) {
   vt_tag_opts_init(&to);
   if (vt_cli_decoder_resolve(&dec, 0, &to.decode)) goto done;
 
-  vt_status st = vt_model_open(&m, model_path);
+  vt_status st = m ? VT_OK : vt_model_open(&m, model_path);
   if (st != VT_OK) {
     vt_cli_error("%s", vt_last_error());
     rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
