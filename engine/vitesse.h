@@ -162,6 +162,7 @@ typedef enum vt_algo {
   VT_ALGO_ITER_ASTAR = 7,         /* exact 1-best iterative A* (Huang et al. 2012, 4.2) */
   VT_ALGO_VITERBI_ASTAR = 8,      /* exact k-best Viterbi A* (Huang et al. 2012, Algorithm 3) */
   VT_ALGO_ITER_VITERBI_ASTAR = 9, /* exact k-best iterative Viterbi A* (Algorithm 4) */
+  VT_ALGO_CARPEDIEM = 10,         /* exact 1-best Carpediem (Esposito & Radicioni 2009) */
   VT_ALGO_COUNT_
 } vt_algo;
 
