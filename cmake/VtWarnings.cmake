@@ -14,7 +14,8 @@ endif()
 # VT_FUZZ: libFuzzer coverage plus address+undefined in every object; the fuzz targets
 # (tests/fuzz/) add -fsanitize=fuzzer at link time. VT_FUZZ_NO_CHECKSUM makes io/binfile.c skip
 # its CRC comparisons, so mutated model files reach the section parsers; VT_FUZZ_SMALL_BUFFERS
-# makes io/conll.c read in 512-byte chunks, so small inputs reach its refill and growth paths.
+# makes io/conll.c read in 512-byte chunks and the tagger's row cache hold 64 rows, so small
+# inputs reach refill, growth and eviction, and a run does not clear megabytes per input.
 if(VT_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "VT_FUZZ needs clang (libFuzzer): configure with CC=clang")
