@@ -10,12 +10,13 @@
 # each cut to its first SENTENCES sentences (default 500; perf/npy_head.py). Every decoder runs
 # once per task, one thread, `vitesse decode --stats`, all in this one run, so the ratios to
 # Viterbi are taken side by side; a run over LIMIT_S seconds (default 120) is stopped and shown
-# as "< rate". Prints markdown tables (perf/papers.md has the last ones and what they mean).
+# as "< rate", one over 6 GB of memory (VT_PAPERS_MEM_KB) as failed. Prints markdown tables
 set -eu
 B=${1:-build}
 SH=${2:-$(dirname "$0")/../../shared}
 N=${3:-500}
 LIMIT=${4:-120}
+MEM_KB=${VT_PAPERS_MEM_KB:-6000000} # per decoder run
 P=$(cd "$(dirname "$0")" && pwd)
 V=$(cd "$(dirname "$B/vitesse")" && pwd)/vitesse
 W=$(mktemp -d "${TMPDIR:-/tmp}/vt_papers.XXXXXX")
@@ -37,15 +38,21 @@ run() { # run TASK KEY DECODER-ARGS...
   shift 2
   d=$W/$task
   status=0
-  timeout "$LIMIT" "$V" decode --emissions "$d/E.npy" --lengths "$d/N.npy" --transitions "$d/A.npy" \
-    --start "$d/S.npy" --end "$d/F.npy" --rank "$d/R.npy" --threads 1 --stats "$@" \
-    -o /dev/null 2>"$W/$task.$key.json" || status=$?
+  # A search that ignores SIGTERM inside a sentence (issue 21) is killed 5 s later; memory is
+  # capped (the naive A* heuristics grow to gigabytes on the large label sets).
+  (
+    ulimit -v "$MEM_KB"
+    exec timeout -k 5 "$LIMIT" "$V" decode --emissions "$d/E.npy" --lengths "$d/N.npy" \
+      --transitions "$d/A.npy" --start "$d/S.npy" --end "$d/F.npy" --rank "$d/R.npy" \
+      --threads 1 --stats "$@" -o /dev/null 2>"$W/$task.$key.json"
+  ) || status=$?
   if [ $status -eq 0 ]; then
     sed -n 's/.*"sentences_per_second": \([0-9.e+-]*\).*/\1/p' "$W/$task.$key.json" >"$W/$task.$key"
-  elif [ $status -eq 124 ]; then
+  elif [ $status -eq 124 ] || [ $status -eq 137 ]; then
     echo "< $(awk -v n="$N" -v s="$LIMIT" 'BEGIN { printf "%.3g", n / s }')" >"$W/$task.$key"
   else
-    echo "failed" >"$W/$task.$key"
+    echo "failed" >"$W/$task.$key" # out of memory (MEM_KB) or another failure: the .json says
+    sed 's/^/  /' "$W/$task.$key.json" | head -3 >&2
   fi
   echo "$task $key: $(cat "$W/$task.$key")" >&2
 }
