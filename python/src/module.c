@@ -207,7 +207,7 @@ PyMODINIT_FUNC PyInit__vitesse(void) {
                  vt_version(), VT_VERSION_MAJOR, VT_VERSION_MINOR, VT_VERSION_PATCH);
     return NULL;
   }
-  if (PyType_Ready(&vtpy_TransType) < 0) return NULL;
+  if (PyType_Ready(&vtpy_TransType) < 0 || PyType_Ready(&vtpy_ModelType) < 0) return NULL;
   m = PyModule_Create(&moduledef);
   if (!m) return NULL;
   if (!vtpy_Error) {
@@ -230,6 +230,7 @@ PyMODINIT_FUNC PyInit__vitesse(void) {
   }
   if (add(m, "Error", vtpy_Error) < 0 || add(m, "FileError", vtpy_FileError) < 0 ||
       add(m, "Transitions", (PyObject *)&vtpy_TransType) < 0 ||
+      add(m, "Model", (PyObject *)&vtpy_ModelType) < 0 ||
       PyModule_AddStringConstant(m, "library_version", vt_version()) < 0 ||
       PyModule_AddIntConstant(m, "DEFAULT_L_ITER", VT_DEFAULT_L_ITER) < 0)
     goto fail;

@@ -5,13 +5,14 @@ A thin binding over libvitesse (the C library and its one header, vitesse.h):
 * ``decode(emissions, transitions, ...)``: the exact decoders (Viterbi, staggered, A*, ...)
   on NumPy emission arrays, one sentence or a batch, k-best, on every core;
 * ``Transitions``: a transition model bound once, for many ``decode`` calls;
+* ``Model(path)``: any model ``vitesse tag`` accepts; ``.tag``, ``.tag_many``, ``.tag_file``;
 * ``Error`` (a ValueError) and ``FileError`` (also an OSError): the library's failures, with
   its one-line message.
 """
-from ._vitesse import (DEFAULT_L_ITER, Error, FileError, Transitions, algorithms,
+from ._vitesse import (DEFAULT_L_ITER, Error, FileError, Model, Transitions, algorithms,
                        decode, default_algo, library_version, simd)
 
 __version__ = library_version
 
-__all__ = ["decode", "Transitions", "Error", "FileError", "algorithms", "default_algo",
+__all__ = ["decode", "Transitions", "Model", "Error", "FileError", "algorithms", "default_algo",
            "simd", "library_version", "DEFAULT_L_ITER"]
