@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@ typedef struct {
   PyObject *labels;       /* list of str: label (joint: POS tag) names */
   PyObject *chunk_labels; /* list of str (joint), else empty */
   _Atomic(cached_tagger *) cache;
+  PyObject *dict; /* attributes set from Python (vitesse.train sets train_report) */
 } Model;
 
 static void cached_free(cached_tagger *c) {
@@ -75,20 +77,15 @@ static void tagger_give(Model *self, cached_tagger *c) {
 
 /* ---- sentences held in Python: rows of column strings ---- */
 
-typedef struct {
-  const char **cells; /* all sentences' cells, row-major per sentence */
-  int64_t n_sent;
-  int64_t *at;        /* first cell of each sentence */
-  int32_t *T, *ncols;
-  PyObject *keep;     /* the str objects the cells point into */
-} sentences;
+typedef vtpy_sentences sentences;
 
-static void sentences_free(sentences *s) {
+void vtpy_sentences_free(sentences *s) {
   PyMem_Free(s->cells);
   PyMem_Free(s->at);
   PyMem_Free(s->T);
   PyMem_Free(s->ncols);
   Py_CLEAR(s->keep);
+  memset(s, 0, sizeof *s); /* freeing twice is harmless */
 }
 
 /* Appends the UTF-8 of str `o` to the cells; 0 or -1 with an exception naming the place. */
@@ -115,8 +112,7 @@ static int add_cell(sentences *s, size_t *n, size_t *cap, PyObject *o, int64_t s
   return 0;
 }
 
-/* Reads `seq` (sentences; one sentence when `one`) into *s. 0 or -1 with an exception. */
-static int sentences_read(sentences *s, PyObject *seq, int one) {
+int vtpy_sentences_read(sentences *s, PyObject *seq, int one) {
   memset(s, 0, sizeof *s);
   PyObject *outer = one ? NULL : PySequence_Fast(seq, "sentences must be a sequence");
   if (!one && !outer) return -1;
@@ -178,7 +174,7 @@ static int sentences_read(sentences *s, PyObject *seq, int one) {
   return 0;
 fail:
   Py_XDECREF(outer);
-  sentences_free(s);
+  vtpy_sentences_free(s);
   return -1;
 }
 
@@ -351,9 +347,9 @@ static PyObject *model_tag(Model *self, PyObject *args, PyObject *kw) {
                                      "of one token? pass [token])");
     return NULL;
   }
-  if (sentences_read(&s, tokens, 1) < 0) return NULL;
+  if (vtpy_sentences_read(&s, tokens, 1) < 0) return NULL;
   if (results_alloc(&r, &s, k) < 0) {
-    sentences_free(&s);
+    vtpy_sentences_free(&s);
     return NULL;
   }
   vt_status st = VT_OK;
@@ -365,7 +361,7 @@ static PyObject *model_tag(Model *self, PyObject *args, PyObject *kw) {
   Py_END_ALLOW_THREADS if (st != VT_OK) vtpy_raise(st, "tag");
   else result = sentence_result(self, &s, &r, 0);
   results_free(&r);
-  sentences_free(&s);
+  vtpy_sentences_free(&s);
   return result;
 }
 
@@ -386,9 +382,9 @@ static PyObject *model_tag_many(Model *self, PyObject *args, PyObject *kw) {
   tag_results r;
   PyObject *result = NULL;
   if (model_opts(self, algo, k, beam, &o, &use) < 0) return NULL;
-  if (sentences_read(&s, seq, 0) < 0) return NULL;
+  if (vtpy_sentences_read(&s, seq, 0) < 0) return NULL;
   if (results_alloc(&r, &s, k) < 0) {
-    sentences_free(&s);
+    vtpy_sentences_free(&s);
     return NULL;
   }
   int n = vtpy_threads(threads);
@@ -428,7 +424,7 @@ static PyObject *model_tag_many(Model *self, PyObject *args, PyObject *kw) {
     }
   }
   results_free(&r);
-  sentences_free(&s);
+  vtpy_sentences_free(&s);
   return result;
 }
 
@@ -531,6 +527,7 @@ PyObject *vtpy_model_wrap(vt_model *m, PyObject *path) {
     return NULL;
   }
   self->m = m;
+  self->dict = NULL;
   atomic_init(&self->cache, NULL);
   vt_model_describe(m, &self->info);
   Py_INCREF(path);
@@ -598,6 +595,7 @@ static void model_dealloc(Model *self) {
   Py_XDECREF(self->path);
   Py_XDECREF(self->labels);
   Py_XDECREF(self->chunk_labels);
+  Py_XDECREF(self->dict);
   PyObject_Free(self);
 }
 
@@ -687,6 +685,7 @@ static PyGetSetDef model_getset[] = {
 PyTypeObject vtpy_ModelType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "vitesse.Model",
     .tp_basicsize = sizeof(Model),
+    .tp_dictoffset = offsetof(Model, dict),
     .tp_dealloc = (destructor)model_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Model(path)\n--\n\n"

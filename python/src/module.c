@@ -167,6 +167,8 @@ static PyObject *py_default_algo(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"decode", (PyCFunction)(void (*)(void))vtpy_decode, METH_VARARGS | METH_KEYWORDS,
      vtpy_decode_doc},
+    {"train", (PyCFunction)(void (*)(void))vtpy_train, METH_VARARGS | METH_KEYWORDS,
+     vtpy_train_doc},
     {"simd", py_simd, METH_NOARGS,
      "simd()\n--\n\nThe kernel level the decoders use: 'scalar', 'avx2' or 'avx512' (the "
      "best the CPU supports unless the environment variable VITESSE_SIMD chose one)."},

@@ -72,6 +72,24 @@ extern const char vtpy_train_doc[];
 /* The Model type (model.c). */
 extern PyTypeObject vtpy_ModelType;
 
+/* Sentences held in Python (a list of rows per sentence; a row is a str or a list of str),
+ * as cell pointers the library reads. */
+typedef struct {
+  const char **cells; /* all sentences' cells, row-major per sentence */
+  int64_t n_sent;
+  int64_t *at;        /* first cell of each sentence */
+  int32_t *T, *ncols;
+  PyObject *keep;     /* the str objects the cells point into, held for the call */
+} vtpy_sentences;
+
+/* Reads `seq` (a sequence of sentences; one sentence when `one`) into *s. Returns 0, or -1 with
+ * an exception naming the sentence and token (a row not a str or list of str, rows of
+ * different column counts). */
+int vtpy_sentences_read(vtpy_sentences *s, PyObject *seq, int one);
+
+/* Frees what vtpy_sentences_read took (not `s` itself). */
+void vtpy_sentences_free(vtpy_sentences *s);
+
 /* Wraps an opened model into a Model object (steals `m`: closed on failure). */
 PyObject *vtpy_model_wrap(vt_model *m, PyObject *path);
 
