@@ -7,6 +7,7 @@ A thin binding over libvitesse (the C library and its one header, vitesse.h):
 * ``Transitions``: a transition model bound once, for many ``decode`` calls;
 * ``Model(path)``: any model ``vitesse tag`` accepts; ``.tag``, ``.tag_many``, ``.tag_file``;
 * ``train(template, corpus, ...)``: an averaged-perceptron tagger, returned as a Model;
+* ``vitesse.sklearn.Tagger``: a scikit-learn style estimator (fit/predict/score);
 * ``Error`` (a ValueError) and ``FileError`` (also an OSError): the library's failures, with
   its one-line message.
 """
