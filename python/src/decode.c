@@ -388,6 +388,8 @@ PyObject *vtpy_decode(PyObject *self, PyObject *args, PyObject *kw) {
     goto done;
   }
   if (read_lengths(&j, a, lengths) < 0) goto done;
+  vt_decode_opts opts; /* options first: a bad one fails before the O(T L) score check */
+  if (vtpy_decode_opts(algo, k, beam, j.L, &opts) < 0) goto done;
   const int bound = PyObject_TypeCheck(A_obj, &vtpy_TransType);
   if (bound && (S != Py_None || F != Py_None || rank != Py_None)) {
     PyErr_SetString(PyExc_ValueError, "start, end and rank belong to the Transitions object");
@@ -419,8 +421,6 @@ PyObject *vtpy_decode(PyObject *self, PyObject *args, PyObject *kw) {
                  (int)t->L);
     goto done;
   }
-  vt_decode_opts opts;
-  if (vtpy_decode_opts(algo, k, beam, j.L, &opts) < 0) goto done;
   j.k = k;
   /* The label arrays, made before the GIL is released; the decoders write into them. */
   if (!(arrays = PyList_New(j.n_sent))) goto done;

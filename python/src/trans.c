@@ -10,15 +10,24 @@
  * library's lattice readers use the same bound). */
 #define SCORE_LIMIT 1e295
 
-/* Index of the first bad score of x[0..n), or n when all are good; counts argmaxes when asked. */
+/* Index of the first bad score of x[0..n), or n when all are good; counts argmaxes when asked.
+ * Blocks of 512 are first checked without branches (the compiler vectorises that loop), and only
+ * a block holding a bad value is searched for its index. */
 #define SCAN_BODY(T)                                                                               \
   do {                                                                                             \
     const T *v = x;                                                                                \
-    for (size_t i = 0; i < n; i++) {                                                               \
-      double d = (double)v[i];                                                                     \
-      if (!(d < SCORE_LIMIT) || d <= -SCORE_LIMIT) {                                               \
-        if (!(d == -INFINITY)) return i;                                                           \
+    for (size_t b = 0; b < n; b += 512) {                                                          \
+      const size_t e = n - b < 512 ? n : b + 512;                                                  \
+      int bad = 0;                                                                                 \
+      for (size_t i = b; i < e; i++) {                                                             \
+        const T d = v[i];                                                                          \
+        bad |= (!(d < (T)SCORE_LIMIT)) | ((d <= -(T)SCORE_LIMIT) & (d != -(T)INFINITY));           \
       }                                                                                            \
+      if (bad)                                                                                     \
+        for (size_t i = b; i < e; i++) {                                                           \
+          const T d = v[i];                                                                        \
+          if (!(d < (T)SCORE_LIMIT) || (d <= -(T)SCORE_LIMIT && d != -(T)INFINITY)) return i;     \
+        }                                                                                          \
     }                                                                                              \
     if (counts)                                                                                    \
       for (size_t r = 0; r + (size_t)L <= n; r += (size_t)L) {                                     \
