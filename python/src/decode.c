@@ -45,6 +45,12 @@ static cached_engine *engine_take(int threads, vt_status *st) {
   return c;
 }
 
+void vtpy_engine_free_cached(void) {
+  cached_engine *c = atomic_exchange(&engine_cache, NULL);
+  if (c) vt_engine_destroy(c->e);
+  free(c);
+}
+
 static void engine_give(cached_engine *c) {
   cached_engine *none = NULL;
   if (c && !atomic_compare_exchange_strong(&engine_cache, &none, c)) {
@@ -57,11 +63,11 @@ static void engine_give(cached_engine *c) {
 
 typedef struct {
   int64_t n_sent;
-  const int64_t *len;   /* tokens of each sentence */
-  int32_t **labels;     /* each sentence's k*T label buffer */
-  int32_t *n_paths;     /* paths found per sentence */
+  const int64_t *len; /* tokens of each sentence */
+  int32_t **labels;   /* each sentence's k*T label buffer */
+  int32_t *n_paths;   /* paths found per sentence */
   int32_t k, L;
-  char *pend;           /* a line cut between two sink calls */
+  char *pend; /* a line cut between two sink calls */
   size_t pend_len, pend_cap;
   char err[160];
 } sink_ctx;
@@ -152,15 +158,15 @@ static vt_status sink(void *ctx, const char *data, size_t len) {
 /* ---- one call ---- */
 
 typedef struct {
-  const char *E;       /* first score of sentence 0 */
-  int f64;             /* double scores, else float */
+  const char *E; /* first score of sentence 0 */
+  int f64;       /* double scores, else float */
   int32_t L, k;
   int64_t n_sent;
-  int64_t *len;        /* tokens of each sentence */
-  size_t *row;         /* first row of each sentence in E */
-  int32_t **labels;    /* per sentence: k*len[s] labels (the NumPy arrays' data) */
-  double *scores;      /* k per sentence */
-  int32_t *n_paths;    /* per sentence */
+  int64_t *len;     /* tokens of each sentence */
+  size_t *row;      /* first row of each sentence in E */
+  int32_t **labels; /* per sentence: k*len[s] labels (the NumPy arrays' data) */
+  double *scores;   /* k per sentence */
+  int32_t *n_paths; /* per sentence */
 } job;
 
 static const void *rows_of(const job *j, int64_t s) {
@@ -176,9 +182,9 @@ static vt_status run_here(const job *j, const vtpy_Trans *t, const vt_decode_opt
     const void *E = rows_of(j, s);
     const int32_t T = (int32_t)j->len[s];
     double *sc = j->scores + s * j->k;
-    st = j->f64 ? vt_decode(t->trans, opts, arena, E, T, j->labels[s], sc, &j->n_paths[s], NULL)
-                : vt_decode_f32(t->trans, opts, arena, E, T, j->labels[s], sc, &j->n_paths[s],
-                                NULL);
+    st = j->f64
+             ? vt_decode(t->trans, opts, arena, E, T, j->labels[s], sc, &j->n_paths[s], NULL)
+             : vt_decode_f32(t->trans, opts, arena, E, T, j->labels[s], sc, &j->n_paths[s], NULL);
     vt_arena_reset(arena);
   }
   vtpy_arena_give(arena);
@@ -187,8 +193,7 @@ static vt_status run_here(const job *j, const vtpy_Trans *t, const vt_decode_opt
 
 /* The score of path `y` (T labels) over emission rows `E`, left to right in double: the
  * arithmetic of vt_path_score, so that scores equal those of run_here. */
-static double path_score(const vtpy_Trans *t, const void *E, int f64, int64_t T,
-                         const int32_t *y) {
+static double path_score(const vtpy_Trans *t, const void *E, int f64, int64_t T, const int32_t *y) {
   if (T <= 0) return 0.0;
   const int32_t L = t->L;
 #define EM(i) (f64 ? ((const double *)E)[i] : (double)((const float *)E)[i])
@@ -236,9 +241,8 @@ static vt_status run_engine(const job *j, const vtpy_Trans *t, const vt_decode_o
   if (st != VT_OK) goto done;
   for (int64_t s = 0, at = 0; s < j->n_sent; at += j->len[s], s++)
     for (int32_t p = 0; p < j->n_paths[s]; p++)
-      j->scores[s * j->k + p] =
-          path_score(t, E + (size_t)at * (size_t)j->L * elsize, j->f64, j->len[s],
-                     j->labels[s] + (size_t)p * (size_t)j->len[s]);
+      j->scores[s * j->k + p] = path_score(t, E + (size_t)at * (size_t)j->L * elsize, j->f64,
+                                           j->len[s], j->labels[s] + (size_t)p * (size_t)j->len[s]);
 done:
   if (c.err[0]) snprintf(err, errlen, "%s", c.err);
   engine_give(ce);
@@ -261,12 +265,14 @@ static PyArrayObject *emission_array(PyObject *obj) {
   PyArrayObject *a = (PyArrayObject *)obj;
   int type = PyArray_TYPE(a);
   if (type != NPY_FLOAT32 && type != NPY_FLOAT64) {
-    PyErr_Format(PyExc_TypeError, "emissions must be float32 or float64, not %s "
-                                  "(convert with emissions.astype(np.float32))",
+    PyErr_Format(PyExc_TypeError,
+                 "emissions must be float32 or float64, not %s "
+                 "(convert with emissions.astype(np.float32))",
                  PyArray_DESCR(a)->typeobj->tp_name);
   } else if (PyArray_NDIM(a) != 2 && PyArray_NDIM(a) != 3) {
-    PyErr_Format(PyExc_ValueError, "emissions must have 2 dims (T, L) or 3 dims (B, T, L), "
-                                   "not %d",
+    PyErr_Format(PyExc_ValueError,
+                 "emissions must have 2 dims (T, L) or 3 dims (B, T, L), "
+                 "not %d",
                  PyArray_NDIM(a));
   } else if (!PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) || !PyArray_ISNOTSWAPPED(a)) {
     PyErr_SetString(PyExc_ValueError, "emissions must be C-contiguous, aligned and in native "
@@ -319,8 +325,8 @@ static int read_lengths(job *j, PyArrayObject *a, PyObject *lengths) {
   for (int64_t s = 0; s < j->n_sent; s++) {
     int64_t T = lv ? lv[s] : Tmax;
     if (T < 0 || T > Tmax || T > INT32_MAX) {
-      PyErr_Format(PyExc_ValueError, "lengths[%lld] = %lld is out of range 0..%lld",
-                   (long long)s, (long long)T, (long long)(Tmax < INT32_MAX ? Tmax : INT32_MAX));
+      PyErr_Format(PyExc_ValueError, "lengths[%lld] = %lld is out of range 0..%lld", (long long)s,
+                   (long long)T, (long long)(Tmax < INT32_MAX ? Tmax : INT32_MAX));
       goto fail;
     }
     j->len[s] = T;
@@ -363,13 +369,13 @@ static PyObject *sentence_result(const job *j, int64_t s, PyObject *arr) {
 
 PyObject *vtpy_decode(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
-  static char *kwlist[] = {"emissions", "transitions", "start", "end", "lengths", "algo",
-                           "k", "beam", "rank", "threads", NULL};
+  static char *kwlist[] = {"emissions", "transitions", "start", "end",     "lengths", "algo",
+                           "k",         "beam",        "rank",  "threads", NULL};
   PyObject *E_obj, *A_obj, *S = Py_None, *F = Py_None, *lengths = Py_None, *algo = Py_None;
   PyObject *beam = Py_None, *rank = Py_None;
   int k = 1, threads = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOO$OiOOi:decode", kwlist, &E_obj, &A_obj, &S,
-                                   &F, &lengths, &algo, &k, &beam, &rank, &threads))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOO$OiOOi:decode", kwlist, &E_obj, &A_obj, &S, &F,
+                                   &lengths, &algo, &k, &beam, &rank, &threads))
     return NULL;
   PyObject *result = NULL, *arrays = NULL;
   vtpy_Trans *t = NULL;
@@ -406,8 +412,7 @@ PyObject *vtpy_decode(PyObject *self, PyObject *args, PyObject *kw) {
     if (nd == 3) snprintf(name, sizeof name, "emissions[%lld]", (long long)s);
     if (nd == 3 || s == 0) {
       size_t n = (size_t)(nd == 3 ? j.len[s] : PyArray_DIM(a, 0)) * (size_t)j.L;
-      if (vtpy_check_scores(rows_of(&j, s), j.f64, n, name, 2, shape, j.L, counts) < 0)
-        goto done;
+      if (vtpy_check_scores(rows_of(&j, s), j.f64, n, name, 2, shape, j.L, counts) < 0) goto done;
     }
   }
   if (bound) {
@@ -441,10 +446,12 @@ PyObject *vtpy_decode(PyObject *self, PyObject *args, PyObject *kw) {
   vt_status st;
   char err[160] = "";
   if (j.n_sent <= 1 || threads == 1) {
-    Py_BEGIN_ALLOW_THREADS st = run_here(&j, t, &opts);
+    Py_BEGIN_ALLOW_THREADS
+    st = run_here(&j, t, &opts);
     Py_END_ALLOW_THREADS
   } else {
-    Py_BEGIN_ALLOW_THREADS st = run_engine(&j, t, &opts, threads, err, sizeof err);
+    Py_BEGIN_ALLOW_THREADS
+    st = run_engine(&j, t, &opts, threads, err, sizeof err);
     Py_END_ALLOW_THREADS
   }
   if (st != VT_OK) {

@@ -91,8 +91,9 @@ void vtpy_sentences_free(sentences *s) {
 /* Appends the UTF-8 of str `o` to the cells; 0 or -1 with an exception naming the place. */
 static int add_cell(sentences *s, size_t *n, size_t *cap, PyObject *o, int64_t sent, int64_t t) {
   if (!PyUnicode_Check(o)) {
-    PyErr_Format(PyExc_TypeError, "sentence %lld, token %lld: a row is a str or a list of str, "
-                                  "not %.80s",
+    PyErr_Format(PyExc_TypeError,
+                 "sentence %lld, token %lld: a row is a str or a list of str, "
+                 "not %.80s",
                  (long long)sent, (long long)t, Py_TYPE(o)->tp_name);
     return -1;
   }
@@ -158,8 +159,9 @@ int vtpy_sentences_read(sentences *s, PyObject *seq, int one) {
       }
       if (!t) s->ncols[i] = nc;
       if (!bad && t && nc != s->ncols[i]) {
-        PyErr_Format(PyExc_ValueError, "sentence %lld, token %lld: %d columns, the first token "
-                                       "has %d",
+        PyErr_Format(PyExc_ValueError,
+                     "sentence %lld, token %lld: %d columns, the first token "
+                     "has %d",
                      (long long)i, (long long)t, (int)nc, (int)s->ncols[i]);
         bad = 1;
       }
@@ -309,8 +311,7 @@ static PyObject *path_labels(Model *self, const sentences *s, const tag_results 
 }
 
 /* One sentence's result: k = 1: its labels (None: no finite path); else (score, labels)s. */
-static PyObject *sentence_result(Model *self, const sentences *s, const tag_results *r,
-                                 int64_t i) {
+static PyObject *sentence_result(Model *self, const sentences *s, const tag_results *r, int64_t i) {
   if (r->k == 1) {
     if (r->n_paths[i] < 1) Py_RETURN_NONE;
     return path_labels(self, s, r, i, 0);
@@ -353,13 +354,17 @@ static PyObject *model_tag(Model *self, PyObject *args, PyObject *kw) {
     return NULL;
   }
   vt_status st = VT_OK;
-  Py_BEGIN_ALLOW_THREADS cached_tagger *c = tagger_take(self, &o, use, &st);
+  Py_BEGIN_ALLOW_THREADS
+  cached_tagger *c = tagger_take(self, &o, use, &st);
   if (c) {
     st = tag_one(c->t, &s, &r, 0);
     tagger_give(self, c);
   }
-  Py_END_ALLOW_THREADS if (st != VT_OK) vtpy_raise(st, "tag");
-  else result = sentence_result(self, &s, &r, 0);
+  Py_END_ALLOW_THREADS
+  if (st != VT_OK)
+    vtpy_raise(st, "tag");
+  else
+    result = sentence_result(self, &s, &r, 0);
   results_free(&r);
   vtpy_sentences_free(&s);
   return result;
@@ -369,8 +374,8 @@ static PyObject *model_tag_many(Model *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"sentences", "threads", "algo", "k", "beam", NULL};
   PyObject *seq, *algo = Py_None, *beam = Py_None;
   int k = 1, threads = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$iOiO:tag_many", kwlist, &seq, &threads, &algo,
-                                   &k, &beam))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$iOiO:tag_many", kwlist, &seq, &threads, &algo, &k,
+                                   &beam))
     return NULL;
   if (threads < 0) {
     PyErr_Format(PyExc_ValueError, "threads must be >= 0 (0: one per core), not %d", threads);
@@ -392,7 +397,8 @@ static PyObject *model_tag_many(Model *self, PyObject *args, PyObject *kw) {
   vt_status st = VT_OK;
   char err[512] = "";
   if (n <= 1) {
-    Py_BEGIN_ALLOW_THREADS cached_tagger *c = tagger_take(self, &o, use, &st);
+    Py_BEGIN_ALLOW_THREADS
+    cached_tagger *c = tagger_take(self, &o, use, &st);
     for (int64_t i = 0; c && i < s.n_sent && st == VT_OK; i++) st = tag_one(c->t, &s, &r, i);
     tagger_give(self, c);
     Py_END_ALLOW_THREADS
@@ -404,8 +410,10 @@ static PyObject *model_tag_many(Model *self, PyObject *args, PyObject *kw) {
     p.s = &s;
     p.r = &r;
     pthread_mutex_init(&p.lock, NULL);
-    Py_BEGIN_ALLOW_THREADS st = pool_run(&p, n);
-    Py_END_ALLOW_THREADS pthread_mutex_destroy(&p.lock);
+    Py_BEGIN_ALLOW_THREADS
+    st = pool_run(&p, n);
+    Py_END_ALLOW_THREADS
+    pthread_mutex_destroy(&p.lock);
     snprintf(err, sizeof err, "%s", p.err);
   }
   if (st != VT_OK) {
@@ -453,8 +461,8 @@ fail:
 }
 
 static PyObject *model_tag_file(Model *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"path_in", "path_out", "algo", "k", "beam", "threads",
-                           "batch_tokens", "bind", NULL};
+  static char *kwlist[] = {"path_in", "path_out",     "algo", "k", "beam",
+                           "threads", "batch_tokens", "bind", NULL};
   PyObject *in, *out_obj = NULL, *algo = Py_None, *beam = Py_None, *files = NULL;
   int k = 1, threads = 0;
   long long batch_tokens = 0;
@@ -495,7 +503,8 @@ static PyObject *model_tag_file(Model *self, PyObject *args, PyObject *kw) {
   vt_status st;
   vt_run_report rep;
   memset(&rep, 0, sizeof rep);
-  Py_BEGIN_ALLOW_THREADS st = vt_engine_create(&e, &eo);
+  Py_BEGIN_ALLOW_THREADS
+  st = vt_engine_create(&e, &eo);
   if (st == VT_OK) st = vt_output_open(&of, out_path);
   if (st == VT_OK)
     st = vt_engine_tag(e, self->m, &to, paths, (int)n, vt_sink_file, vt_output_file(of), &rep);
@@ -503,7 +512,8 @@ static PyObject *model_tag_file(Model *self, PyObject *args, PyObject *kw) {
     st = vt_output_commit(of);
     of = NULL;
   }
-  Py_END_ALLOW_THREADS if (st != VT_OK) {
+  Py_END_ALLOW_THREADS
+  if (st != VT_OK) {
     vtpy_raise(st, "tag_file");
     goto done;
   }
@@ -556,19 +566,22 @@ static PyObject *model_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   (void)type;
   static char *kwlist[] = {"path", NULL};
   PyObject *path_obj = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:Model", kwlist, PyUnicode_FSConverter,
-                                   &path_obj))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:Model", kwlist, PyUnicode_FSConverter, &path_obj))
     return NULL;
   vt_model *m = NULL;
   vt_status st;
-  Py_BEGIN_ALLOW_THREADS st = vt_model_open(&m, PyBytes_AS_STRING(path_obj));
-  Py_END_ALLOW_THREADS PyObject *r = NULL;
+  Py_BEGIN_ALLOW_THREADS
+  st = vt_model_open(&m, PyBytes_AS_STRING(path_obj));
+  Py_END_ALLOW_THREADS
+  PyObject *r = NULL;
   if (st != VT_OK) {
     vtpy_raise(st, "model");
   } else {
     PyObject *name = PyUnicode_DecodeFSDefault(PyBytes_AS_STRING(path_obj));
-    if (name) r = vtpy_model_wrap(m, name);
-    else vt_model_close(m);
+    if (name)
+      r = vtpy_model_wrap(m, name);
+    else
+      vt_model_close(m);
     Py_XDECREF(name);
   }
   Py_DECREF(path_obj);
@@ -583,8 +596,10 @@ static PyObject *model_from_bytes(PyObject *cls, PyObject *args, PyObject *kw) {
   if (!PyArg_ParseTupleAndKeywords(args, kw, "y*|z:from_bytes", kwlist, &buf, &name)) return NULL;
   vt_model *m = NULL;
   vt_status st;
-  Py_BEGIN_ALLOW_THREADS st = vt_model_open_memory(&m, buf.buf, (size_t)buf.len, name);
-  Py_END_ALLOW_THREADS PyBuffer_Release(&buf);
+  Py_BEGIN_ALLOW_THREADS
+  st = vt_model_open_memory(&m, buf.buf, (size_t)buf.len, name);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&buf);
   if (st != VT_OK) return vtpy_raise(st, "model");
   return vtpy_model_wrap(m, Py_None);
 }
@@ -611,7 +626,7 @@ static PyObject *get_chunk_labels(Model *self, void *u) {
 
 static PyObject *get_kind(Model *self, void *u) {
   (void)u;
-  return PyUnicode_FromString(self->info.kind == VT_MODEL_TAGGER  ? "tagger"
+  return PyUnicode_FromString(self->info.kind == VT_MODEL_TAGGER        ? "tagger"
                               : self->info.kind == VT_MODEL_JOINT_CHUNK ? "joint"
                                                                         : "transitions");
 }
@@ -628,15 +643,15 @@ static PyObject *get_info(Model *self, void *u) {
   vt_decode_opts o;
   vt_model_default_decoder(self->m, 1, &o);
   return Py_BuildValue("{s:s,s:i,s:i,s:i,s:i,s:K,s:K,s:s,s:s,s:O,s:z}", "kind",
-                       i->kind == VT_MODEL_TAGGER ? "tagger"
-                       : i->kind == VT_MODEL_JOINT_CHUNK ? "joint" : "transitions",
-                       "labels", i->labels, "chunk_labels", i->chunk_labels, "columns",
-                       i->columns, "epochs", i->epochs, "train_sentences",
+                       i->kind == VT_MODEL_TAGGER        ? "tagger"
+                       : i->kind == VT_MODEL_JOINT_CHUNK ? "joint"
+                                                         : "transitions",
+                       "labels", i->labels, "chunk_labels", i->chunk_labels, "columns", i->columns,
+                       "epochs", i->epochs, "train_sentences",
                        (unsigned long long)i->train_sentences, "train_tokens",
                        (unsigned long long)i->train_tokens, "train_decoder",
                        i->decoder ? i->decoder : "", "default_algo", vt_algo_name(o.algo),
-                       "obs_bigram", i->obs_bigram ? Py_True : Py_False, "templates",
-                       i->templates);
+                       "obs_bigram", i->obs_bigram ? Py_True : Py_False, "templates", i->templates);
 }
 
 static PyMethodDef model_methods[] = {
@@ -673,8 +688,10 @@ static PyMethodDef model_methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef model_getset[] = {
-    {"labels", (getter)get_labels, NULL, "The label names (joint models: the POS tags), label 0 "
-                                         "first.", NULL},
+    {"labels", (getter)get_labels, NULL,
+     "The label names (joint models: the POS tags), label 0 "
+     "first.",
+     NULL},
     {"chunk_labels", (getter)get_chunk_labels, NULL, "Joint models: the chunk labels; else [].",
      NULL},
     {"kind", (getter)get_kind, NULL, "'tagger', 'joint' or 'transitions'.", NULL},

@@ -183,12 +183,19 @@ static PyMethodDef methods[] = {
 static void module_free(void *m) {
   (void)m;
   vtpy_arena_free_cached();
+  vtpy_engine_free_cached();
 }
 
 static struct PyModuleDef moduledef = {
-    PyModuleDef_HEAD_INIT, "vitesse._vitesse",
-    "The C extension of vitesse: a thin layer over libvitesse's public API (vitesse.h).", -1,
-    methods, NULL, NULL, NULL, module_free};
+    PyModuleDef_HEAD_INIT,
+    "vitesse._vitesse",
+    "The C extension of vitesse: a thin layer over libvitesse's public API (vitesse.h).",
+    -1,
+    methods,
+    NULL,
+    NULL,
+    NULL,
+    module_free};
 
 /* Adds `obj` to module `m` under `name` (a new reference is taken). Returns 0 or -1. */
 static int add(PyObject *m, const char *name, PyObject *obj) {
@@ -203,10 +210,9 @@ static int add(PyObject *m, const char *name, PyObject *obj) {
 PyMODINIT_FUNC PyInit__vitesse(void) {
   import_array();
   PyObject *m = NULL, *bases = NULL;
-  if (vt_version_number() / 10000 != VT_VERSION_MAJOR ||
-      vt_version_number() < VT_VERSION_NUMBER) {
-    PyErr_Format(PyExc_ImportError, "libvitesse %s does not match vitesse.h %d.%d.%d",
-                 vt_version(), VT_VERSION_MAJOR, VT_VERSION_MINOR, VT_VERSION_PATCH);
+  if (vt_version_number() / 10000 != VT_VERSION_MAJOR || vt_version_number() < VT_VERSION_NUMBER) {
+    PyErr_Format(PyExc_ImportError, "libvitesse %s does not match vitesse.h %d.%d.%d", vt_version(),
+                 VT_VERSION_MAJOR, VT_VERSION_MINOR, VT_VERSION_PATCH);
     return NULL;
   }
   if (PyType_Ready(&vtpy_TransType) < 0 || PyType_Ready(&vtpy_ModelType) < 0) return NULL;

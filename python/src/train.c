@@ -24,14 +24,13 @@ static void keep_error(callbacks *c) {
 }
 
 static PyObject *report_dict(const vt_train_report *r) {
-  return Py_BuildValue("{s:L,s:L,s:i,s:L,s:i,s:s,s:i,s:d,s:d,s:d,s:d,s:L,s:K}", "sentences",
-                       (long long)r->sentences, "tokens", (long long)r->tokens, "labels",
-                       r->labels, "features", (long long)r->features, "templates", r->templates,
-                       "decoder", vt_algo_name(r->decoder), "epochs", r->epochs, "read_seconds",
-                       r->read_seconds, "train_seconds", r->train_seconds, "train_accuracy",
-                       r->train_accuracy, "dev_accuracy", r->dev_accuracy, "model_features",
-                       (long long)r->model_features, "model_bytes",
-                       (unsigned long long)r->model_bytes);
+  return Py_BuildValue(
+      "{s:L,s:L,s:i,s:L,s:i,s:s,s:i,s:d,s:d,s:d,s:d,s:L,s:K}", "sentences", (long long)r->sentences,
+      "tokens", (long long)r->tokens, "labels", r->labels, "features", (long long)r->features,
+      "templates", r->templates, "decoder", vt_algo_name(r->decoder), "epochs", r->epochs,
+      "read_seconds", r->read_seconds, "train_seconds", r->train_seconds, "train_accuracy",
+      r->train_accuracy, "dev_accuracy", r->dev_accuracy, "model_features",
+      (long long)r->model_features, "model_bytes", (unsigned long long)r->model_bytes);
 }
 
 static void cb_start(void *ctx, const vt_train_report *r) {
@@ -64,11 +63,11 @@ static int cb_epoch(void *ctx, const vt_epoch_report *r) {
   int stop = 0;
   PyGILState_STATE g = PyGILState_Ensure();
   if (!c->type && PyErr_CheckSignals() == 0 && c->on_epoch != Py_None) {
-    PyObject *d = Py_BuildValue(
-        "{s:i,s:i,s:L,s:L,s:d,s:d,s:d,s:d}", "epoch", r->epoch, "epochs", r->epochs,
-        "sentences", (long long)r->sentences, "mistakes", (long long)r->mistakes,
-        "train_accuracy", r->train_accuracy, "dev_accuracy", r->dev_accuracy, "seconds",
-        r->seconds, "total_seconds", r->total_seconds);
+    PyObject *d =
+        Py_BuildValue("{s:i,s:i,s:L,s:L,s:d,s:d,s:d,s:d}", "epoch", r->epoch, "epochs", r->epochs,
+                      "sentences", (long long)r->sentences, "mistakes", (long long)r->mistakes,
+                      "train_accuracy", r->train_accuracy, "dev_accuracy", r->dev_accuracy,
+                      "seconds", r->seconds, "total_seconds", r->total_seconds);
     PyObject *res = d ? PyObject_CallOneArg(c->on_epoch, d) : NULL;
     if (res) stop = PyObject_IsTrue(res) == 1;
     Py_XDECREF(res);
@@ -123,9 +122,9 @@ static vt_sentence_in *sentence_in(const vtpy_sentences *s) {
 
 PyObject *vtpy_train(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
-  static char *kwlist[] = {"template", "template_name", "train", "dev", "files", "path",
-                           "epochs", "decoder", "seed", "min_count", "label_col", "on_start",
-                           "on_epoch", "on_progress", NULL};
+  static char *kwlist[] = {"template",  "template_name", "train",    "dev",         "files",
+                           "path",      "epochs",        "decoder",  "seed",        "min_count",
+                           "label_col", "on_start",      "on_epoch", "on_progress", NULL};
   const char *tmpl, *tmpl_name, *decoder = NULL;
   Py_ssize_t tmpl_len;
   PyObject *train, *dev, *out_obj = NULL;
@@ -133,11 +132,10 @@ PyObject *vtpy_train(PyObject *self, PyObject *args, PyObject *kw) {
   unsigned long long seed = 1;
   unsigned int min_count = 1;
   callbacks cb = {Py_None, Py_None, Py_None, NULL, NULL, NULL};
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#sOOpO&|$izKIiOOO:train", kwlist, &tmpl,
-                                   &tmpl_len, &tmpl_name, &train, &dev, &files,
-                                   PyUnicode_FSConverter, &out_obj, &epochs, &decoder, &seed,
-                                   &min_count, &label_col, &cb.on_start, &cb.on_epoch,
-                                   &cb.on_progress))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#sOOpO&|$izKIiOOO:train", kwlist, &tmpl, &tmpl_len,
+                                   &tmpl_name, &train, &dev, &files, PyUnicode_FSConverter,
+                                   &out_obj, &epochs, &decoder, &seed, &min_count, &label_col,
+                                   &cb.on_start, &cb.on_epoch, &cb.on_progress))
     return NULL;
   PyObject *result = NULL, *keep = PyList_New(0);
   const char **tf = NULL, **df = NULL;
@@ -179,14 +177,15 @@ PyObject *vtpy_train(PyObject *self, PyObject *args, PyObject *kw) {
   if (files) {
     Py_ssize_t nt = file_names(train, keep, &tf), nd = 0;
     if (nt < 0 || (dev != Py_None && (nd = file_names(dev, keep, &df)) < 0)) goto done;
-    Py_BEGIN_ALLOW_THREADS st = vt_train_tagger(&o, tf, (int)nt, df, (int)nd, out_path, &rep);
+    Py_BEGIN_ALLOW_THREADS
+    st = vt_train_tagger(&o, tf, (int)nt, df, (int)nd, out_path, &rep);
     Py_END_ALLOW_THREADS
   } else {
     if (vtpy_sentences_read(&ts, train, 0) < 0) goto done;
     if (dev != Py_None && vtpy_sentences_read(&ds, dev, 0) < 0) goto done;
     if (!(ti = sentence_in(&ts)) || !(di = sentence_in(&ds))) goto done;
-    Py_BEGIN_ALLOW_THREADS st = vt_train_tagger_mem(&o, ti, ts.n_sent, di, ds.n_sent, out_path,
-                                                    &rep);
+    Py_BEGIN_ALLOW_THREADS
+    st = vt_train_tagger_mem(&o, ti, ts.n_sent, di, ds.n_sent, out_path, &rep);
     Py_END_ALLOW_THREADS
   }
   if (cb.type) {

@@ -26,7 +26,7 @@
       if (bad)                                                                                     \
         for (size_t i = b; i < e; i++) {                                                           \
           const T d = v[i];                                                                        \
-          if (!(d < (T)SCORE_LIMIT) || (d <= -(T)SCORE_LIMIT && d != -(T)INFINITY)) return i;     \
+          if (!(d < (T)SCORE_LIMIT) || (d <= -(T)SCORE_LIMIT && d != -(T)INFINITY)) return i;      \
         }                                                                                          \
     }                                                                                              \
     if (counts)                                                                                    \
@@ -46,7 +46,8 @@ int vtpy_check_scores(const void *x, int f64, size_t n, const char *name, int nd
                       const npy_intp *shape, int32_t L, int64_t *counts) {
   size_t bad;
   if (n >= ((size_t)1 << 16)) {
-    Py_BEGIN_ALLOW_THREADS bad = f64 ? scan_f64(x, n, L, counts) : scan_f32(x, n, L, counts);
+    Py_BEGIN_ALLOW_THREADS
+    bad = f64 ? scan_f64(x, n, L, counts) : scan_f32(x, n, L, counts);
     Py_END_ALLOW_THREADS
   } else {
     bad = f64 ? scan_f64(x, n, L, counts) : scan_f32(x, n, L, counts);
@@ -64,7 +65,9 @@ int vtpy_check_scores(const void *x, int f64, size_t n, const char *name, int nd
     len += (size_t)snprintf(where + len, sizeof where - len, "%s%lld", i ? ", " : "",
                             (long long)idx[i]);
   PyErr_Format(PyExc_ValueError, "%s[%s] is %s: scores must be finite or -inf", name, where,
-               isnan(d) ? "nan" : isinf(d) ? "+inf" : "too large (|score| >= 1e295)");
+               isnan(d)   ? "nan"
+               : isinf(d) ? "+inf"
+                          : "too large (|score| >= 1e295)");
   return -1;
 }
 
@@ -76,15 +79,16 @@ static PyArrayObject *as_scores(PyObject *obj, const char *name, int ndim, int32
   int ok = PyArray_NDIM(a) == ndim;
   for (int i = 0; ok && i < ndim; i++) ok = PyArray_DIM(a, i) == L;
   if (!ok) {
-    PyErr_Format(PyExc_ValueError, "%s must have shape (%d,) to match the transitions, not %d "
-                                   "dims of length %lld",
+    PyErr_Format(PyExc_ValueError,
+                 "%s must have shape (%d,) to match the transitions, not %d "
+                 "dims of length %lld",
                  name, (int)L, PyArray_NDIM(a),
                  (long long)(PyArray_NDIM(a) ? PyArray_DIM(a, 0) : 0));
     Py_DECREF(a);
     return NULL;
   }
-  if (vtpy_check_scores(PyArray_DATA(a), 1, (size_t)PyArray_SIZE(a), name, ndim, PyArray_DIMS(a),
-                        L, NULL) < 0) {
+  if (vtpy_check_scores(PyArray_DATA(a), 1, (size_t)PyArray_SIZE(a), name, ndim, PyArray_DIMS(a), L,
+                        NULL) < 0) {
     Py_DECREF(a);
     return NULL;
   }
@@ -137,8 +141,9 @@ vtpy_Trans *vtpy_trans_new(PyObject *A, PyObject *S, PyObject *F, PyObject *rank
   if (!a) goto fail;
   npy_intp L = PyArray_DIM(a, 0);
   if (L < 1 || L > INT32_MAX / 2 || PyArray_DIM(a, 1) != L) {
-    PyErr_Format(PyExc_ValueError, "transitions must be a square (L, L) array with L >= 1, "
-                                   "not %lld x %lld",
+    PyErr_Format(PyExc_ValueError,
+                 "transitions must be a square (L, L) array with L >= 1, "
+                 "not %lld x %lld",
                  (long long)L, (long long)PyArray_DIM(a, 1));
     goto fail;
   }
@@ -230,8 +235,7 @@ static PyObject *trans_F(vtpy_Trans *t, void *u) {
 
 static PyGetSetDef trans_getset[] = {
     {"labels", (getter)trans_labels, NULL, "The number of labels L.", NULL},
-    {"transitions", (getter)trans_A, NULL, "A copy of the (L, L) float64 transition scores.",
-     NULL},
+    {"transitions", (getter)trans_A, NULL, "A copy of the (L, L) float64 transition scores.", NULL},
     {"start", (getter)trans_S, NULL, "A copy of the (L,) start scores (zeros when none).", NULL},
     {"end", (getter)trans_F, NULL, "A copy of the (L,) end scores (zeros when none).", NULL},
     {NULL, NULL, NULL, NULL, NULL}};

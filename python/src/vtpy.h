@@ -77,9 +77,9 @@ extern PyTypeObject vtpy_ModelType;
 typedef struct {
   const char **cells; /* all sentences' cells, row-major per sentence */
   int64_t n_sent;
-  int64_t *at;        /* first cell of each sentence */
+  int64_t *at; /* first cell of each sentence */
   int32_t *T, *ncols;
-  PyObject *keep;     /* the str objects the cells point into, held for the call */
+  PyObject *keep; /* the str objects the cells point into, held for the call */
 } vtpy_sentences;
 
 /* Reads `seq` (a sequence of sentences; one sentence when `one`) into *s. Returns 0, or -1 with
@@ -100,5 +100,8 @@ PyObject *vtpy_model_wrap(vt_model *m, PyObject *path);
 vt_arena *vtpy_arena_take(void);
 void vtpy_arena_give(vt_arena *a);
 void vtpy_arena_free_cached(void);
+
+/* Frees the engine decode keeps for its next call (module teardown). */
+void vtpy_engine_free_cached(void);
 
 #endif
