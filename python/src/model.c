@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Taggers kept for the next calls: one per set of decoder options in use, or per Python thread
+ * tagging at the same time, up to this many (making one costs milliseconds: its arena and row
+ * cache). */
+enum { TAGGER_SLOTS = 4 };
+
 /* A tagger kept for the next call with the same options. */
 typedef struct {
   vt_tagger *t;
@@ -22,7 +27,7 @@ typedef struct {
   PyObject *path;         /* str or None */
   PyObject *labels;       /* list of str: label (joint: POS tag) names */
   PyObject *chunk_labels; /* list of str (joint), else empty */
-  _Atomic(cached_tagger *) cache;
+  _Atomic(cached_tagger *) cache[TAGGER_SLOTS];
   PyObject *dict; /* attributes set from Python (vitesse.train sets train_report) */
 } Model;
 
@@ -52,12 +57,17 @@ static int model_opts(Model *self, PyObject *algo, int k, PyObject *beam, vt_dec
   return 0;
 }
 
-/* Returns a tagger for the options (the cached one when they match), or NULL with *st. */
+/* Returns a tagger for the options (a cached one when one matches), or NULL with *st. */
 static cached_tagger *tagger_take(Model *self, const vt_decode_opts *o, int use, vt_status *st) {
-  cached_tagger *c = atomic_exchange(&self->cache, NULL);
-  if (c && c->use_opts == use && (!use || !memcmp(&c->opts, o, sizeof *o))) return c;
-  cached_free(c);
-  if (!(c = calloc(1, sizeof *c))) {
+  for (int i = 0; i < TAGGER_SLOTS; i++) {
+    cached_tagger *c = atomic_exchange(&self->cache[i], NULL);
+    if (!c) continue;
+    if (c->use_opts == use && (!use || !memcmp(&c->opts, o, sizeof *o))) return c;
+    cached_tagger *none = NULL;
+    if (!atomic_compare_exchange_strong(&self->cache[i], &none, c)) cached_free(c);
+  }
+  cached_tagger *c = calloc(1, sizeof *c);
+  if (!c) {
     *st = VT_ENOMEM;
     return NULL;
   }
@@ -70,9 +80,13 @@ static cached_tagger *tagger_take(Model *self, const vt_decode_opts *o, int use,
   return c;
 }
 
+/* Keeps `c` in a free slot, or frees it when all are taken. */
 static void tagger_give(Model *self, cached_tagger *c) {
-  cached_tagger *none = NULL;
-  if (c && !atomic_compare_exchange_strong(&self->cache, &none, c)) cached_free(c);
+  for (int i = 0; c && i < TAGGER_SLOTS; i++) {
+    cached_tagger *none = NULL;
+    if (atomic_compare_exchange_strong(&self->cache[i], &none, c)) return;
+  }
+  cached_free(c);
 }
 
 /* ---- sentences held in Python: rows of column strings ---- */
@@ -538,7 +552,7 @@ PyObject *vtpy_model_wrap(vt_model *m, PyObject *path) {
   }
   self->m = m;
   self->dict = NULL;
-  atomic_init(&self->cache, NULL);
+  for (int i = 0; i < TAGGER_SLOTS; i++) atomic_init(&self->cache[i], NULL);
   vt_model_describe(m, &self->info);
   Py_INCREF(path);
   self->path = path;
@@ -605,7 +619,7 @@ static PyObject *model_from_bytes(PyObject *cls, PyObject *args, PyObject *kw) {
 }
 
 static void model_dealloc(Model *self) {
-  cached_free(atomic_exchange(&self->cache, NULL));
+  for (int i = 0; i < TAGGER_SLOTS; i++) cached_free(atomic_exchange(&self->cache[i], NULL));
   vt_model_close(self->m);
   Py_XDECREF(self->path);
   Py_XDECREF(self->labels);

@@ -124,3 +124,19 @@ def test_threads_share_one_model(corpus, cli_model):
     for t in ts:
         t.join()
     assert got == [want] * 4
+
+
+def test_many_tag_calls_keep_rss_flat(corpus, cli_model):
+    from test_decode_runtime import rss_bytes
+    m = vitesse.Model(cli_model)
+    sent = [r[:2] for r in corpus[2][0]]
+    for i in range(2000):  # warm up: the tagger cache, tag_many's threads and their arenas
+        m.tag(sent, k=1 + i // 1000)
+        if i % 100 == 0:
+            m.tag_many([sent, sent], threads=2)
+    before = rss_bytes()
+    for i in range(20000):
+        m.tag(sent, k=1 + (i // 1000) % 2)
+        if i % 100 == 0:
+            m.tag_many([sent, sent], threads=2)
+    assert rss_bytes() - before < 4 << 20

@@ -54,3 +54,10 @@ def test_errors(corpus, tmp_path):
     bad = [[["a", "X"], ["b"]]]
     with pytest.raises(ValueError, match="columns"):
         vitesse.train(TEMPLATE, bad)
+
+
+def test_verbose_prints_a_line_per_epoch(corpus, capsys):
+    vitesse.train(TEMPLATE, corpus[1], dev=corpus[2], epochs=2, verbose=True)
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split(":")[0] for line in err] == ["epoch 1/2", "epoch 2/2"]
+    assert "dev accuracy" in err[0]
