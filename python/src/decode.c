@@ -17,6 +17,7 @@
 typedef struct {
   vt_engine *e;
   int threads;
+  vtpy_interrupt intr; /* Ctrl-C: the engine's progress callback runs the signal handlers */
 } cached_engine;
 
 static _Atomic(cached_engine *) engine_cache;
@@ -37,11 +38,14 @@ static cached_engine *engine_take(int threads, vt_status *st) {
   vt_engine_opts o;
   vt_engine_opts_init(&o);
   o.threads = threads;
+  o.progress = vtpy_interrupt_progress;
+  o.progress_ctx = &c->intr;
   c->threads = threads;
   if ((*st = vt_engine_create(&c->e, &o)) != VT_OK) {
     free(c);
     return NULL;
   }
+  c->intr.e = c->e;
   return c;
 }
 
@@ -209,7 +213,7 @@ static double path_score(const vtpy_Trans *t, const void *E, int f64, int64_t T,
 /* Decodes on the engine's workers. GIL released. Returns a status; a parse failure's message
  * goes to err. */
 static vt_status run_engine(const job *j, const vtpy_Trans *t, const vt_decode_opts *opts,
-                            int threads, char *err, size_t errlen) {
+                            int threads, char *err, size_t errlen, vtpy_interrupt *intr) {
   vt_status st = VT_OK;
   vt_lattices *lat = NULL;
   char *packed = NULL;
@@ -234,6 +238,8 @@ static vt_status run_engine(const job *j, const vtpy_Trans *t, const vt_decode_o
   if ((st = vt_lattices_wrap(&lat, E, j->f64, j->L, j->len, j->n_sent)) != VT_OK) goto done;
   if (!(ce = engine_take(threads, &st))) goto done;
   st = vt_engine_decode(ce->e, t->trans, opts, lat, sink, &c, NULL);
+  *intr = ce->intr; /* an exception a signal handler raised, handed to the caller */
+  ce->intr.type = ce->intr.value = ce->intr.tb = NULL;
   if (st == VT_OK && c.pend_len) {
     snprintf(c.err, sizeof c.err, "decode: the engine's output ends in a cut line");
     st = VT_EFORMAT;
@@ -445,15 +451,17 @@ PyObject *vtpy_decode(PyObject *self, PyObject *args, PyObject *kw) {
   }
   vt_status st;
   char err[160] = "";
+  vtpy_interrupt intr = {NULL, NULL, NULL, NULL};
   if (j.n_sent <= 1 || threads == 1) {
     Py_BEGIN_ALLOW_THREADS
     st = run_here(&j, t, &opts);
     Py_END_ALLOW_THREADS
   } else {
     Py_BEGIN_ALLOW_THREADS
-    st = run_engine(&j, t, &opts, threads, err, sizeof err);
+    st = run_engine(&j, t, &opts, threads, err, sizeof err, &intr);
     Py_END_ALLOW_THREADS
   }
+  if (vtpy_interrupt_raise(&intr)) goto done;
   if (st != VT_OK) {
     if (err[0])
       PyErr_SetString(vtpy_Error, err);
@@ -542,7 +550,9 @@ const char vtpy_decode_doc[] =
     "Notes\n"
     "-----\n"
     "The GIL is released while decoding. Ties between equally scored paths are broken\n"
-    "deterministically (the same output on any thread count and SIMD level).\n\n"
+    "deterministically (the same output on any thread count and SIMD level). Ctrl-C stops\n"
+    "a run on the engine once its running batches finish (KeyboardInterrupt); a run on the\n"
+    "calling thread sees it when it returns.\n\n"
     "Examples\n"
     "--------\n"
     ">>> import numpy as np, vitesse\n"

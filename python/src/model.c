@@ -496,6 +496,9 @@ static PyObject *model_tag_file(Model *self, PyObject *args, PyObject *kw) {
   if (!use) to.decode.k = 0; /* the model's default decoder */
   vt_engine_opts eo;
   vt_engine_opts_init(&eo);
+  vtpy_interrupt intr = {NULL, NULL, NULL, NULL};
+  eo.progress = vtpy_interrupt_progress;
+  eo.progress_ctx = &intr;
   if (threads < 0 || batch_tokens < 0) {
     PyErr_SetString(PyExc_ValueError, "threads and batch_tokens must be >= 0");
     goto done;
@@ -519,6 +522,7 @@ static PyObject *model_tag_file(Model *self, PyObject *args, PyObject *kw) {
   memset(&rep, 0, sizeof rep);
   Py_BEGIN_ALLOW_THREADS
   st = vt_engine_create(&e, &eo);
+  intr.e = e;
   if (st == VT_OK) st = vt_output_open(&of, out_path);
   if (st == VT_OK)
     st = vt_engine_tag(e, self->m, &to, paths, (int)n, vt_sink_file, vt_output_file(of), &rep);
@@ -527,6 +531,7 @@ static PyObject *model_tag_file(Model *self, PyObject *args, PyObject *kw) {
     of = NULL;
   }
   Py_END_ALLOW_THREADS
+  if (vtpy_interrupt_raise(&intr)) goto done; /* Ctrl-C: no output file is left */
   if (st != VT_OK) {
     vtpy_raise(st, "tag_file");
     goto done;

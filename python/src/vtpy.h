@@ -104,4 +104,16 @@ void vtpy_arena_free_cached(void);
 /* Frees the engine decode keeps for its next call (module teardown). */
 void vtpy_engine_free_cached(void);
 
+/* Ctrl-C in an engine run (interrupt.c): give the engine vtpy_interrupt_progress as its
+ * progress callback with a vtpy_interrupt as context, `e` set to the engine (NULL: do nothing).
+ * A signal handler that raises during the run cancels it and keeps the exception;
+ * vtpy_interrupt_raise (GIL held, after the run) sets it again and returns 1, or returns 0. */
+typedef struct {
+  vt_engine *e;
+  PyObject *type, *value, *tb;
+} vtpy_interrupt;
+
+void vtpy_interrupt_progress(void *ctx, const vt_progress *p);
+int vtpy_interrupt_raise(vtpy_interrupt *in);
+
 #endif

@@ -4,6 +4,7 @@ import threading
 import time
 
 import numpy as np
+import pytest
 
 import vitesse
 
@@ -59,3 +60,30 @@ def test_many_small_calls_keep_rss_flat():
             except ValueError:
                 pass
     assert rss_bytes() - before < 4 << 20
+
+
+def test_ctrl_c_stops_an_engine_run():
+    """SIGINT during a run of many batches: the engine stops after the running ones."""
+    import signal
+    rng = np.random.default_rng(3)
+    L, n = 200, 16  # 16 batches of 4096 tokens (the engine's default batch)
+    E = rng.normal(size=(n * 4096, L)).astype(np.float32)
+    A = rng.normal(size=(L, L))
+    lengths = [128] * (n * 32)
+    t0 = time.perf_counter()
+    vitesse.decode(E[:2 * 4096], A, lengths=lengths[:64], algo="viterbi-scalar", threads=2)
+    full = (time.perf_counter() - t0) * n / 2  # about what the whole run would take
+    timer = threading.Timer(full / 10, signal.raise_signal, (signal.SIGINT,))
+    got = []
+    timer.start()
+    try:
+        t0 = time.perf_counter()
+        with pytest.raises(KeyboardInterrupt):
+            got.append(vitesse.decode(E, A, lengths=lengths, algo="viterbi-scalar", threads=2))
+        stopped = time.perf_counter() - t0
+    finally:
+        timer.cancel()
+    print("stopped after %.2f s of about %.2f s" % (stopped, full))
+    assert not got and stopped < full / 2, (stopped, full)
+    # the engine is usable again
+    assert len(vitesse.decode(E[:256], A, lengths=[128, 128], threads=2)) == 2
