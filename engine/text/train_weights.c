@@ -68,23 +68,27 @@ static vt_status densify(vt_weights *W, vt_wvec *v) {
 }
 
 vt_status vt_weights_add(vt_weights *W, int32_t f, int32_t key, double delta) {
+  return vt_weights_add_wu(W, f, key, delta, W->c * delta);
+}
+
+vt_status vt_weights_add_wu(vt_weights *W, int32_t f, int32_t key, double delta, double udelta) {
   vt_wvec *v = &W->v[f];
   if (v->dw) {
     v->dw[key] += delta;
-    v->u[key] += W->c * delta;
+    v->u[key] += udelta;
     return VT_OK;
   }
   for (int32_t i = 0; i < v->n; i++) {
     if (v->e[i].key == key) {
       v->e[i].w += delta;
-      v->u[i] += W->c * delta;
+      v->u[i] += udelta;
       return VT_OK;
     }
   }
   /* A unigram vector holding an eighth of the labels is cheaper dense. */
   if (!W->bigram[f] && v->n >= 4 && v->n >= W->L / 8) {
     if (densify(W, v) != VT_OK) return VT_ENOMEM;
-    return vt_weights_add(W, f, key, delta);
+    return vt_weights_add_wu(W, f, key, delta, udelta);
   }
   if (v->n == v->cap) {
     int32_t cap = v->cap ? v->cap * 2 : 2;
@@ -98,9 +102,46 @@ vt_status vt_weights_add(vt_weights *W, int32_t f, int32_t key, double delta) {
   }
   v->e[v->n].key = key;
   v->e[v->n].w = delta;
-  v->u[v->n] = W->c * delta;
+  v->u[v->n] = udelta;
   v->n++;
   return VT_OK;
+}
+
+void vt_weights_clear(vt_weights *W) {
+  for (int32_t f = 0; f < W->n_feat; f++) {
+    vt_wvec *v = &W->v[f];
+    if (v->dw) { /* back to sparse: most features a shard touches once stay sparse */
+      free(v->dw);
+      free(v->u);
+      v->dw = NULL;
+      v->u = NULL;
+      v->cap = 0;
+    }
+    v->n = 0;
+  }
+  const size_t LL = (size_t)W->L * (size_t)W->L, L = (size_t)W->L;
+  memset(W->A, 0, LL * sizeof *W->A);
+  memset(W->Au, 0, LL * sizeof *W->Au);
+  memset(W->S, 0, L * sizeof *W->S);
+  memset(W->Su, 0, L * sizeof *W->Su);
+  memset(W->F, 0, L * sizeof *W->F);
+  memset(W->Fu, 0, L * sizeof *W->Fu);
+}
+
+void vt_weights_emit_add(const vt_weights *W, const int32_t *ufeat, int32_t n_u, int32_t T,
+                         double *E) {
+  const int32_t L = W->L;
+  const size_t nf = (size_t)T * (size_t)n_u;
+  vt_rowadd_f64_fn add = vt_rowadd_f64();
+  for (size_t i = 0; i < nf; i++) {
+    if (ufeat[i] < 0) continue;
+    const vt_wvec *v = &W->v[ufeat[i]];
+    double *e = E + (i / (size_t)n_u) * (size_t)L;
+    if (v->dw)
+      add(e, v->dw, (size_t)L);
+    else
+      for (int32_t k = 0; k < v->n; k++) e[v->e[k].key] += v->e[k].w;
+  }
 }
 
 void vt_weights_emit(const vt_weights *W, const int32_t *ufeat, int32_t n_u, int32_t T, double *E,

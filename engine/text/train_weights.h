@@ -50,6 +50,14 @@ void vt_weights_free(vt_weights *W);
 /* Adds `delta` to feature f's weight for `key` at the current example. VT_OK or VT_ENOMEM. */
 vt_status vt_weights_add(vt_weights *W, int32_t f, int32_t key, double delta);
 
+/* As vt_weights_add, with the averaging accumulator changed by `udelta` instead of c * delta
+ * (parameter mixing adds a shard's u deltas this way). VT_OK or VT_ENOMEM. */
+vt_status vt_weights_add_wu(vt_weights *W, int32_t f, int32_t key, double delta, double udelta);
+
+/* Zeroes every weight and accumulator (dense vectors become empty sparse ones; sparse ones keep
+ * their memory); L, the features and c stay. */
+void vt_weights_clear(vt_weights *W);
+
 /* The averaged weight of (w, u), rounded to float as the model file stores it. */
 static inline double vt_weights_avg(const vt_weights *W, double w, double u) {
   return (double)(float)(w - u / W->c);
@@ -59,5 +67,10 @@ static inline double vt_weights_avg(const vt_weights *W, double w, double u) {
  * (-1 = none) into E: current weights, or averaged ones when `avg`. */
 void vt_weights_emit(const vt_weights *W, const int32_t *ufeat, int32_t n_u, int32_t T, double *E,
                      int avg);
+
+/* Adds the current weights of W's features to the emissions E (T x L), as vt_weights_emit
+ * without zeroing E first: a parameter-mixing shard's deltas over the mixed weights. */
+void vt_weights_emit_add(const vt_weights *W, const int32_t *ufeat, int32_t n_u, int32_t T,
+                         double *E);
 
 #endif
