@@ -5,9 +5,14 @@
  * written then) and writes only its own deltas, transitions, decoder and buffers; the mix that
  * follows runs in parallel over features (each thread owns whole feature vectors, transition
  * cells) and adds the shards in shard order. So the weights, and the model, are the same bits
- * for any thread count and schedule. Memory: each shard holds one L x L transition table, its
- * bound transition model and sparse deltas of the features it updated (plus 32 bytes per
- * feature of vector headers): about 4 L^2 doubles + n_feat * 32 bytes per shard. */
+ * for any thread count and schedule.
+ *
+ * A shard decodes with its current weights without a second pass over its deltas: the first
+ * update of a feature copies the feature's mixed vector into the shard (P), and emissions take
+ * a feature's vector from P when the shard owns it, else from W. Memory per shard: the deltas
+ * and copies of the features it updated in the epoch, L x L transitions (current, deltas and
+ * their accumulators: 3 L^2 doubles) and its bound transition model, and 69 bytes a feature
+ * (two vector headers, a flag, a list entry). */
 #define _POSIX_C_SOURCE 200809L
 #include <omp.h>
 #include <stdlib.h>
@@ -25,7 +30,11 @@ static double now(void) {
 
 /* One shard's state; everything here is written by the thread running the shard only. */
 typedef struct shard {
-  vt_weights D;      /* this epoch's deltas: features (weights and u), transitions */
+  vt_weights D;     /* this epoch's deltas: features (weights and u), transitions */
+  vt_weights P;     /* only v[]: current weights of the features this shard updated */
+  uint8_t *mine;    /* per feature: 1 = updated this epoch (P and D hold it) */
+  int32_t *touched; /* those features, n_touched of them */
+  int64_t n_touched;
   double *A, *S, *F; /* current transitions: the mixed ones plus D's */
   vt_trans *tr;      /* bound to A, S, F (NULL for observation-dependent bigram models) */
   vt_arena *arena;
@@ -39,6 +48,9 @@ typedef struct shard {
 
 static void shard_free(shard *h) {
   vt_weights_free(&h->D);
+  vt_weights_free(&h->P);
+  free(h->mine);
+  free(h->touched);
   vt_trans_destroy(h->tr);
   vt_arena_destroy(h->arena);
   free(h->A);
@@ -56,6 +68,14 @@ static vt_status shard_alloc(shard *h, const vt_weights *W, size_t maxT) {
   const size_t L = (size_t)W->L;
   memset(h, 0, sizeof *h);
   if (vt_weights_init(&h->D, W->L, W->n_feat, W->bigram) != VT_OK) return VT_ENOMEM;
+  h->P.L = W->L;
+  h->P.n_feat = W->n_feat;
+  h->P.bigram = W->bigram;
+  h->P.c = 1;
+  h->P.v = calloc((size_t)W->n_feat + 1, sizeof *h->P.v);
+  h->mine = calloc((size_t)W->n_feat + 1, 1);
+  h->touched = malloc(((size_t)W->n_feat + 1) * sizeof *h->touched);
+  if (!h->P.v || !h->mine || !h->touched) return VT_ENOMEM;
   h->A = malloc(L * L * sizeof *h->A);
   h->S = malloc(L * sizeof *h->S);
   h->F = malloc(L * sizeof *h->F);
@@ -70,11 +90,41 @@ static vt_status shard_alloc(shard *h, const vt_weights *W, size_t maxT) {
   return VT_OK;
 }
 
+/* Forgets the last epoch's deltas and private copies (the features it touched only). */
+static void shard_clear(shard *h) {
+  for (int64_t k = 0; k < h->n_touched; k++) {
+    const int32_t f = h->touched[k];
+    vt_wvec_reset(&h->D.v[f]);
+    vt_wvec_reset(&h->P.v[f]);
+    h->mine[f] = 0;
+  }
+  h->n_touched = 0;
+  const size_t L = (size_t)h->D.L;
+  memset(h->D.A, 0, L * L * sizeof *h->D.A);
+  memset(h->D.Au, 0, L * L * sizeof *h->D.Au);
+  memset(h->D.S, 0, L * sizeof *h->D.S);
+  memset(h->D.Su, 0, L * sizeof *h->D.Su);
+  memset(h->D.F, 0, L * sizeof *h->D.F);
+  memset(h->D.Fu, 0, L * sizeof *h->D.Fu);
+}
+
+/* Adds `delta` to feature f's weight for `key`: to the shard's delta (at example D.c) and to
+ * its private copy of the feature, made from the mixed weights W at its first update. */
+static vt_status shard_add(shard *h, const vt_weights *W, int32_t f, int32_t key, double delta) {
+  if (!h->mine[f]) {
+    if (vt_wvec_copy(&h->P.v[f], &W->v[f]) != VT_OK) return VT_ENOMEM;
+    h->mine[f] = 1;
+    h->touched[h->n_touched++] = f;
+  }
+  if (vt_weights_add(&h->D, f, key, delta) != VT_OK) return VT_ENOMEM;
+  return vt_weights_add(&h->P, f, key, delta);
+}
+
 /* The perceptron update of one sentence (gold y, prediction p) into the shard's deltas, at
  * example number h->D.c; the shard's current transitions follow, and the changed cells' new
  * values go to cprev/ccur/cval for vt_trans_update. *se_changed: S or F changed. */
-static vt_status shard_update(shard *h, const vt_tcorpus *c, int64_t t0, int32_t T,
-                              int32_t *n_cells, int *se_changed) {
+static vt_status shard_update(shard *h, const vt_weights *W, const vt_tcorpus *c, int64_t t0,
+                              int32_t T, int32_t *n_cells, int *se_changed) {
   vt_weights *D = &h->D;
   const int32_t L = D->L, *y = c->gold + t0, *p = h->pred;
   const double cnt = D->c;
@@ -84,8 +134,8 @@ static vt_status shard_update(shard *h, const vt_tcorpus *c, int64_t t0, int32_t
     const int32_t *fs = c->ufeat + (t0 + t) * c->n_u;
     for (int32_t k = 0; k < c->n_u; k++) {
       if (fs[k] < 0) continue;
-      if (vt_weights_add(D, fs[k], y[t], 1.0) != VT_OK) return VT_ENOMEM;
-      if (vt_weights_add(D, fs[k], p[t], -1.0) != VT_OK) return VT_ENOMEM;
+      if (shard_add(h, W, fs[k], y[t], 1.0) != VT_OK) return VT_ENOMEM;
+      if (shard_add(h, W, fs[k], p[t], -1.0) != VT_OK) return VT_ENOMEM;
     }
   }
   for (int32_t t = 1; t < T; t++) {
@@ -105,8 +155,8 @@ static vt_status shard_update(shard *h, const vt_tcorpus *c, int64_t t0, int32_t
     const int32_t *bf = c->bfeat + (t0 + t) * c->n_b;
     for (int32_t k = 0; k < c->n_b; k++) {
       if (bf[k] < 0) continue;
-      if (vt_weights_add(D, bf[k], (int32_t)g, 1.0) != VT_OK) return VT_ENOMEM;
-      if (vt_weights_add(D, bf[k], (int32_t)q, -1.0) != VT_OK) return VT_ENOMEM;
+      if (shard_add(h, W, bf[k], (int32_t)g, 1.0) != VT_OK) return VT_ENOMEM;
+      if (shard_add(h, W, bf[k], (int32_t)q, -1.0) != VT_OK) return VT_ENOMEM;
     }
   }
   for (int32_t i = 0; i < nc; i++) h->cval[i] = h->A[(size_t)h->cprev[i] * L + (size_t)h->ccur[i]];
@@ -145,7 +195,7 @@ static vt_status shard_epoch(shard *h, epoch_ctx *x, int32_t s) {
   const int32_t L = W->L;
   const size_t LL = (size_t)L * (size_t)L;
   vt_status st;
-  vt_weights_clear(&h->D);
+  shard_clear(h);
   memcpy(h->A, W->A, LL * sizeof *h->A);
   memcpy(h->S, W->S, (size_t)L * sizeof *h->S);
   memcpy(h->F, W->F, (size_t)L * sizeof *h->F);
@@ -160,8 +210,7 @@ static vt_status shard_epoch(shard *h, epoch_ctx *x, int32_t s) {
     const int64_t sid = x->order[j], t0 = tc->sent_off[sid];
     const int32_t T = (int32_t)(tc->sent_off[sid + 1] - t0);
     h->D.c = c0 + (double)i;
-    vt_weights_emit(W, tc->ufeat + t0 * tc->n_u, tc->n_u, T, h->E, 0);
-    vt_weights_emit_add(&h->D, tc->ufeat + t0 * tc->n_u, tc->n_u, T, h->E);
+    vt_weights_emit_over(W, &h->P, h->mine, tc->ufeat + t0 * tc->n_u, tc->n_u, T, h->E);
     double score, d0 = now();
     int32_t np;
     if (x->obs_bigram) {
@@ -182,7 +231,7 @@ static vt_status shard_epoch(shard *h, epoch_ctx *x, int32_t s) {
       int se;
       h->tok_err += wrong;
       h->sent_err++;
-      if ((st = shard_update(h, tc, t0, T, &nc, &se)) != VT_OK) return st;
+      if ((st = shard_update(h, W, tc, t0, T, &nc, &se)) != VT_OK) return st;
       if (h->tr && (st = vt_trans_update(h->tr, nc, h->cprev, h->ccur, h->cval, se ? h->S : NULL,
                                          se ? h->F : NULL)) != VT_OK)
         return st;
@@ -220,6 +269,7 @@ static vt_status mix(vt_weights *W, shard *sh, int32_t ns, int nthreads) {
 #pragma omp parallel for num_threads(nthreads) schedule(dynamic, 4096) reduction(| : bad)
   for (int64_t f = 0; f < nf; f++)
     for (int32_t s = 0; s < ns; s++) {
+      if (!sh[s].mine[f]) continue;
       const vt_wvec *v = &sh[s].D.v[f];
       for (int32_t i = 0; i < v->n; i++) {
         double w = vt_wvec_w(v, i), u = v->u[i];

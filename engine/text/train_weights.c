@@ -107,35 +107,58 @@ vt_status vt_weights_add_wu(vt_weights *W, int32_t f, int32_t key, double delta,
   return VT_OK;
 }
 
-void vt_weights_clear(vt_weights *W) {
-  for (int32_t f = 0; f < W->n_feat; f++) {
-    vt_wvec *v = &W->v[f];
-    if (v->dw) { /* back to sparse: most features a shard touches once stay sparse */
-      free(v->dw);
-      free(v->u);
-      v->dw = NULL;
-      v->u = NULL;
-      v->cap = 0;
-    }
-    v->n = 0;
+void vt_wvec_reset(vt_wvec *v) {
+  if (v->dw) { /* back to sparse: most features a shard touches once stay sparse */
+    free(v->dw);
+    free(v->u);
+    v->dw = NULL;
+    v->u = NULL;
+    v->cap = 0;
   }
-  const size_t LL = (size_t)W->L * (size_t)W->L, L = (size_t)W->L;
-  memset(W->A, 0, LL * sizeof *W->A);
-  memset(W->Au, 0, LL * sizeof *W->Au);
-  memset(W->S, 0, L * sizeof *W->S);
-  memset(W->Su, 0, L * sizeof *W->Su);
-  memset(W->F, 0, L * sizeof *W->F);
-  memset(W->Fu, 0, L * sizeof *W->Fu);
+  v->n = 0;
 }
 
-void vt_weights_emit_add(const vt_weights *W, const int32_t *ufeat, int32_t n_u, int32_t T,
-                         double *E) {
+vt_status vt_wvec_copy(vt_wvec *dst, const vt_wvec *src) {
+  vt_wvec_reset(dst);
+  if (src->dw) {
+    free(dst->e);
+    free(dst->u);
+    dst->e = NULL;
+    dst->u = calloc((size_t)src->n, sizeof *dst->u);
+    dst->dw = malloc((size_t)src->n * sizeof *dst->dw);
+    if (!dst->u || !dst->dw) return VT_ENOMEM;
+    memcpy(dst->dw, src->dw, (size_t)src->n * sizeof *dst->dw);
+    dst->n = dst->cap = src->n;
+    return VT_OK;
+  }
+  if (dst->cap < src->n) {
+    vt_went *e = realloc(dst->e, (size_t)src->n * sizeof *e);
+    if (!e) return VT_ENOMEM;
+    dst->e = e;
+    double *u = realloc(dst->u, (size_t)src->n * sizeof *u);
+    if (!u) return VT_ENOMEM;
+    dst->u = u;
+    dst->cap = src->n;
+  }
+  if (src->n > 0) {
+    memcpy(dst->e, src->e, (size_t)src->n * sizeof *dst->e);
+    memset(dst->u, 0, (size_t)src->n * sizeof *dst->u);
+  }
+  dst->n = src->n;
+  return VT_OK;
+}
+
+void vt_weights_emit_over(const vt_weights *W, const vt_weights *P, const uint8_t *mine,
+                          const int32_t *ufeat, int32_t n_u, int32_t T, double *E) {
   const int32_t L = W->L;
   const size_t nf = (size_t)T * (size_t)n_u;
   vt_rowadd_f64_fn add = vt_rowadd_f64();
+  memset(E, 0, (size_t)T * (size_t)L * sizeof *E);
+  for (size_t i = 0; i < nf; i++)
+    if (ufeat[i] >= 0) __builtin_prefetch(mine[ufeat[i]] ? &P->v[ufeat[i]] : &W->v[ufeat[i]]);
   for (size_t i = 0; i < nf; i++) {
     if (ufeat[i] < 0) continue;
-    const vt_wvec *v = &W->v[ufeat[i]];
+    const vt_wvec *v = mine[ufeat[i]] ? &P->v[ufeat[i]] : &W->v[ufeat[i]];
     double *e = E + (i / (size_t)n_u) * (size_t)L;
     if (v->dw)
       add(e, v->dw, (size_t)L);

@@ -54,9 +54,11 @@ vt_status vt_weights_add(vt_weights *W, int32_t f, int32_t key, double delta);
  * (parameter mixing adds a shard's u deltas this way). VT_OK or VT_ENOMEM. */
 vt_status vt_weights_add_wu(vt_weights *W, int32_t f, int32_t key, double delta, double udelta);
 
-/* Zeroes every weight and accumulator (dense vectors become empty sparse ones; sparse ones keep
- * their memory); L, the features and c stay. */
-void vt_weights_clear(vt_weights *W);
+/* Empties v (a dense vector becomes an empty sparse one; a sparse one keeps its memory). */
+void vt_wvec_reset(vt_wvec *v);
+
+/* Makes dst a copy of src's weights with zero accumulators. VT_OK or VT_ENOMEM. */
+vt_status vt_wvec_copy(vt_wvec *dst, const vt_wvec *src);
 
 /* The averaged weight of (w, u), rounded to float as the model file stores it. */
 static inline double vt_weights_avg(const vt_weights *W, double w, double u) {
@@ -68,9 +70,10 @@ static inline double vt_weights_avg(const vt_weights *W, double w, double u) {
 void vt_weights_emit(const vt_weights *W, const int32_t *ufeat, int32_t n_u, int32_t T, double *E,
                      int avg);
 
-/* Adds the current weights of W's features to the emissions E (T x L), as vt_weights_emit
- * without zeroing E first: a parameter-mixing shard's deltas over the mixed weights. */
-void vt_weights_emit_add(const vt_weights *W, const int32_t *ufeat, int32_t n_u, int32_t T,
-                         double *E);
+/* As vt_weights_emit with current weights, where feature f's vector is P->v[f] when mine[f]
+ * is set and W->v[f] otherwise: a parameter-mixing shard's private copies over the mixed
+ * weights. */
+void vt_weights_emit_over(const vt_weights *W, const vt_weights *P, const uint8_t *mine,
+                          const int32_t *ufeat, int32_t n_u, int32_t T, double *E);
 
 #endif
