@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "errmsg.h"
+#include "omp_tsan.h"
 #include "train.h"
 
 static double now(void) {
@@ -266,23 +267,34 @@ static vt_status mix(vt_weights *W, shard *sh, int32_t ns, int nthreads) {
   const double k = (double)ns;
   const int64_t nf = W->n_feat, LL = (int64_t)W->L * W->L;
   int bad = 0;
-#pragma omp parallel for num_threads(nthreads) schedule(dynamic, 4096) reduction(| : bad)
-  for (int64_t f = 0; f < nf; f++)
-    for (int32_t s = 0; s < ns; s++) {
-      if (!sh[s].mine[f]) continue;
-      const vt_wvec *v = &sh[s].D.v[f];
-      for (int32_t i = 0; i < v->n; i++) {
-        double w = vt_wvec_w(v, i), u = v->u[i];
-        if (w == 0 && u == 0) continue; /* a dense delta's untouched labels */
-        bad |= vt_weights_add_wu(W, (int32_t)f, vt_wvec_key(v, i), w / k, u / k) != VT_OK;
+  vt_omp_tokens tok;
+  VT_OMP_FORK(&tok);
+#pragma omp parallel num_threads(nthreads)
+  {
+    VT_OMP_ENTER(&tok);
+#pragma omp for schedule(dynamic, 4096)
+    for (int64_t f = 0; f < nf; f++)
+      for (int32_t s = 0; s < ns; s++) {
+        if (!sh[s].mine[f]) continue;
+        const vt_wvec *v = &sh[s].D.v[f];
+        for (int32_t i = 0; i < v->n; i++) {
+          double w = vt_wvec_w(v, i), u = v->u[i];
+          if (w == 0 && u == 0) continue; /* a dense delta's untouched labels */
+          if (vt_weights_add_wu(W, (int32_t)f, vt_wvec_key(v, i), w / k, u / k) != VT_OK) {
+#pragma omp atomic write
+            bad = 1;
+          }
+        }
       }
-    }
-#pragma omp parallel for num_threads(nthreads) schedule(static)
-  for (int64_t i = 0; i < LL; i++)
-    for (int32_t s = 0; s < ns; s++) {
-      W->A[i] += sh[s].D.A[i] / k;
-      W->Au[i] += sh[s].D.Au[i] / k;
-    }
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < LL; i++)
+      for (int32_t s = 0; s < ns; s++) {
+        W->A[i] += sh[s].D.A[i] / k;
+        W->Au[i] += sh[s].D.Au[i] / k;
+      }
+    VT_OMP_LEAVE(&tok);
+  }
+  VT_OMP_JOIN(&tok);
   for (int32_t y = 0; y < W->L; y++)
     for (int32_t s = 0; s < ns; s++) {
       W->S[y] += sh[s].D.S[y] / k;
@@ -321,8 +333,16 @@ vt_status vt_train_run_ipm(vt_weights *W, const vt_tcorpus *train, const vt_tcor
     vt_train_shuffle(order, train->n_sent, &rng);
     x.epoch = epoch;
     x.done = 0;
-#pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
-    for (int32_t s = 0; s < ns; s++) sh[s].st = shard_epoch(&sh[s], &x, s);
+    vt_omp_tokens tok;
+    VT_OMP_FORK(&tok);
+#pragma omp parallel num_threads(nthreads)
+    {
+      VT_OMP_ENTER(&tok);
+#pragma omp for schedule(dynamic, 1)
+      for (int32_t s = 0; s < ns; s++) sh[s].st = shard_epoch(&sh[s], &x, s);
+      VT_OMP_LEAVE(&tok);
+    }
+    VT_OMP_JOIN(&tok);
     int64_t tok_err = 0, sent_err = 0;
     for (int32_t s = 0; s < ns; s++) {
       if ((st = sh[s].st) != VT_OK) {
