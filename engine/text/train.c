@@ -25,7 +25,7 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-vt_status vt_train_obs_deltas(const vt_weights *W, const vt_weights *D, const int32_t *bfeat,
+vt_status vt_train_obs_deltas(const vt_weights *W, const vt_wover *D, const int32_t *bfeat,
                               int32_t n_b, int32_t T, int avg, vt_arena *arena,
                               vt_obs_lattice *lat) {
   int64_t *doff = VT_ARENA_NEW(arena, int64_t, (size_t)T + 1);
@@ -36,7 +36,7 @@ vt_status vt_train_obs_deltas(const vt_weights *W, const vt_weights *D, const in
     if (t > 0)
       for (int32_t k = 0; k < n_b; k++) {
         int32_t f = bfeat[(size_t)t * n_b + k];
-        if (f >= 0) n += W->v[f].n + (D ? D->v[f].n : 0);
+        if (f >= 0) n += W->v[f].n + (D && D->slot[f] >= 0 ? D->d[D->slot[f]].n : 0);
       }
     doff[t + 1] = n;
   }
@@ -53,11 +53,12 @@ vt_status vt_train_obs_deltas(const vt_weights *W, const vt_weights *D, const in
         key[d] = vt_wvec_key(v, i);
         val[d] = avg ? vt_weights_avg(W, vt_wvec_w(v, i), v->u[i]) : vt_wvec_w(v, i);
       }
-      if (!D) continue;
+      if (!D || D->slot[f] < 0) continue;
       /* vt_obs_decode sums entries with the same key: D's deltas add to W's weights */
-      for (int32_t i = 0; i < D->v[f].n; i++, d++) {
-        key[d] = vt_wvec_key(&D->v[f], i);
-        val[d] = vt_wvec_w(&D->v[f], i);
+      const vt_wvec *dv = &D->d[D->slot[f]];
+      for (int32_t i = 0; i < dv->n; i++, d++) {
+        key[d] = vt_wvec_key(dv, i);
+        val[d] = vt_wvec_w(dv, i);
       }
     }
   lat->doff = doff;

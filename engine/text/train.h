@@ -60,8 +60,8 @@ void vt_train_shuffle(int64_t *order, int64_t n, uint64_t *rng);
 
 /* Collects the bigram-feature weights of every position of a sentence (bfeat[t * n_b + k], -1 =
  * none) into arena arrays of `lat` for vt_obs_decode: W's current or (avg) averaged weights,
- * followed, when D is not NULL, by D's current ones (deltas over W). VT_OK or VT_ENOMEM. */
-vt_status vt_train_obs_deltas(const vt_weights *W, const vt_weights *D, const int32_t *bfeat,
+ * followed, when D is not NULL, by the deltas of the features D owns. VT_OK or VT_ENOMEM. */
+vt_status vt_train_obs_deltas(const vt_weights *W, const vt_wover *D, const int32_t *bfeat,
                               int32_t n_b, int32_t T, int avg, vt_arena *arena,
                               vt_obs_lattice *lat);
 

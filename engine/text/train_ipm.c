@@ -8,11 +8,11 @@
  * for any thread count and schedule.
  *
  * A shard decodes with its current weights without a second pass over its deltas: the first
- * update of a feature copies the feature's mixed vector into the shard (P), and emissions take
- * a feature's vector from P when the shard owns it, else from W. Memory per shard: the deltas
- * and copies of the features it updated in the epoch, L x L transitions (current, deltas and
- * their accumulators: 3 L^2 doubles) and its bound transition model, and 69 bytes a feature
- * (two vector headers, a flag, a list entry). */
+ * update of a feature copies the feature's mixed vector into the shard (vt_wover), and emissions
+ * take a feature's vector from the shard when it owns one, else from W. Memory per shard: the
+ * deltas and copies of the features it updated in the epoch, L x L transitions (current, deltas
+ * and their accumulators: 3 L^2 doubles) and its bound transition model, and 4 bytes a feature
+ * (its slot). */
 #define _POSIX_C_SOURCE 200809L
 #include <omp.h>
 #include <stdlib.h>
@@ -31,12 +31,11 @@ static double now(void) {
 
 /* One shard's state; everything here is written by the thread running the shard only. */
 typedef struct shard {
-  vt_weights D;     /* this epoch's deltas: features (weights and u), transitions */
-  vt_weights P;     /* only v[]: current weights of the features this shard updated */
-  uint8_t *mine;    /* per feature: 1 = updated this epoch (P and D hold it) */
-  int32_t *touched; /* those features, n_touched of them */
-  int64_t n_touched;
-  double *A, *S, *F; /* current transitions: the mixed ones plus D's */
+  vt_wover own;     /* the features it updated this epoch: deltas and current weights */
+  double c;         /* example number of the sentence being trained */
+  double *dA, *dAu; /* this epoch's transition deltas and their accumulators (L x L) */
+  double *dS, *dSu, *dF, *dFu;
+  double *A, *S, *F; /* current transitions: the mixed ones plus the deltas */
   vt_trans *tr;      /* bound to A, S, F (NULL for observation-dependent bigram models) */
   vt_arena *arena;
   double *E, *cval;
@@ -48,17 +47,11 @@ typedef struct shard {
 } shard;
 
 static void shard_free(shard *h) {
-  vt_weights_free(&h->D);
-  vt_weights_free(&h->P);
-  free(h->mine);
-  free(h->touched);
+  vt_wover_free(&h->own);
+  double *arrays[] = {h->dA, h->dAu, h->dS, h->dSu, h->dF, h->dFu, h->A, h->S, h->F, h->E, h->cval};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) free(arrays[i]);
   vt_trans_destroy(h->tr);
   vt_arena_destroy(h->arena);
-  free(h->A);
-  free(h->S);
-  free(h->F);
-  free(h->E);
-  free(h->cval);
   free(h->pred);
   free(h->cprev);
   free(h->ccur);
@@ -68,15 +61,13 @@ static void shard_free(shard *h) {
 static vt_status shard_alloc(shard *h, const vt_weights *W, size_t maxT) {
   const size_t L = (size_t)W->L;
   memset(h, 0, sizeof *h);
-  if (vt_weights_init(&h->D, W->L, W->n_feat, W->bigram) != VT_OK) return VT_ENOMEM;
-  h->P.L = W->L;
-  h->P.n_feat = W->n_feat;
-  h->P.bigram = W->bigram;
-  h->P.c = 1;
-  h->P.v = calloc((size_t)W->n_feat + 1, sizeof *h->P.v);
-  h->mine = calloc((size_t)W->n_feat + 1, 1);
-  h->touched = malloc(((size_t)W->n_feat + 1) * sizeof *h->touched);
-  if (!h->P.v || !h->mine || !h->touched) return VT_ENOMEM;
+  if (vt_wover_init(&h->own, W->n_feat) != VT_OK) return VT_ENOMEM;
+  h->dA = malloc(L * L * sizeof *h->dA);
+  h->dAu = malloc(L * L * sizeof *h->dAu);
+  h->dS = malloc(L * sizeof *h->dS);
+  h->dSu = malloc(L * sizeof *h->dSu);
+  h->dF = malloc(L * sizeof *h->dF);
+  h->dFu = malloc(L * sizeof *h->dFu);
   h->A = malloc(L * L * sizeof *h->A);
   h->S = malloc(L * sizeof *h->S);
   h->F = malloc(L * sizeof *h->F);
@@ -85,67 +76,50 @@ static vt_status shard_alloc(shard *h, const vt_weights *W, size_t maxT) {
   h->cprev = malloc(2 * maxT * sizeof *h->cprev);
   h->ccur = malloc(2 * maxT * sizeof *h->ccur);
   h->cval = malloc(2 * maxT * sizeof *h->cval);
-  if (!h->A || !h->S || !h->F || !h->E || !h->pred || !h->cprev || !h->ccur || !h->cval ||
+  if (!h->dA || !h->dAu || !h->dS || !h->dSu || !h->dF || !h->dFu || !h->A || !h->S || !h->F ||
+      !h->E || !h->pred || !h->cprev || !h->ccur || !h->cval ||
       vt_arena_create(&h->arena, 0) != VT_OK)
     return VT_ENOMEM;
   return VT_OK;
 }
 
-/* Forgets the last epoch's deltas and private copies (the features it touched only). */
-static void shard_clear(shard *h) {
-  for (int64_t k = 0; k < h->n_touched; k++) {
-    const int32_t f = h->touched[k];
-    vt_wvec_reset(&h->D.v[f]);
-    vt_wvec_reset(&h->P.v[f]);
-    h->mine[f] = 0;
-  }
-  h->n_touched = 0;
-  const size_t L = (size_t)h->D.L;
-  memset(h->D.A, 0, L * L * sizeof *h->D.A);
-  memset(h->D.Au, 0, L * L * sizeof *h->D.Au);
-  memset(h->D.S, 0, L * sizeof *h->D.S);
-  memset(h->D.Su, 0, L * sizeof *h->D.Su);
-  memset(h->D.F, 0, L * sizeof *h->D.F);
-  memset(h->D.Fu, 0, L * sizeof *h->D.Fu);
-}
-
-/* Adds `delta` to feature f's weight for `key`: to the shard's delta (at example D.c) and to
- * its private copy of the feature, made from the mixed weights W at its first update. */
-static vt_status shard_add(shard *h, const vt_weights *W, int32_t f, int32_t key, double delta) {
-  if (!h->mine[f]) {
-    if (vt_wvec_copy(&h->P.v[f], &W->v[f]) != VT_OK) return VT_ENOMEM;
-    h->mine[f] = 1;
-    h->touched[h->n_touched++] = f;
-  }
-  if (vt_weights_add(&h->D, f, key, delta) != VT_OK) return VT_ENOMEM;
-  return vt_weights_add(&h->P, f, key, delta);
+/* Forgets the last epoch's deltas and private copies. */
+static void shard_clear(shard *h, int32_t L) {
+  const size_t l = (size_t)L;
+  vt_wover_clear(&h->own);
+  memset(h->dA, 0, l * l * sizeof *h->dA);
+  memset(h->dAu, 0, l * l * sizeof *h->dAu);
+  memset(h->dS, 0, l * sizeof *h->dS);
+  memset(h->dSu, 0, l * sizeof *h->dSu);
+  memset(h->dF, 0, l * sizeof *h->dF);
+  memset(h->dFu, 0, l * sizeof *h->dFu);
 }
 
 /* The perceptron update of one sentence (gold y, prediction p) into the shard's deltas, at
- * example number h->D.c; the shard's current transitions follow, and the changed cells' new
- * values go to cprev/ccur/cval for vt_trans_update. *se_changed: S or F changed. */
+ * example number h->c (features first updated are copied from the mixed weights W); the shard's
+ * current transitions follow, and the changed cells' new values go to cprev/ccur/cval for
+ * vt_trans_update. *se_changed: S or F changed. */
 static vt_status shard_update(shard *h, const vt_weights *W, const vt_tcorpus *c, int64_t t0,
                               int32_t T, int32_t *n_cells, int *se_changed) {
-  vt_weights *D = &h->D;
-  const int32_t L = D->L, *y = c->gold + t0, *p = h->pred;
-  const double cnt = D->c;
+  const int32_t L = W->L, *y = c->gold + t0, *p = h->pred;
+  const double cnt = h->c;
   int32_t nc = 0;
   for (int32_t t = 0; t < T; t++) {
     if (y[t] == p[t]) continue;
     const int32_t *fs = c->ufeat + (t0 + t) * c->n_u;
     for (int32_t k = 0; k < c->n_u; k++) {
       if (fs[k] < 0) continue;
-      if (shard_add(h, W, fs[k], y[t], 1.0) != VT_OK) return VT_ENOMEM;
-      if (shard_add(h, W, fs[k], p[t], -1.0) != VT_OK) return VT_ENOMEM;
+      if (vt_wover_add(&h->own, W, fs[k], y[t], 1.0, cnt) != VT_OK) return VT_ENOMEM;
+      if (vt_wover_add(&h->own, W, fs[k], p[t], -1.0, cnt) != VT_OK) return VT_ENOMEM;
     }
   }
   for (int32_t t = 1; t < T; t++) {
     if (y[t - 1] == p[t - 1] && y[t] == p[t]) continue;
     size_t g = (size_t)y[t - 1] * L + (size_t)y[t], q = (size_t)p[t - 1] * L + (size_t)p[t];
-    D->A[g] += 1.0;
-    D->Au[g] += cnt;
-    D->A[q] -= 1.0;
-    D->Au[q] -= cnt;
+    h->dA[g] += 1.0;
+    h->dAu[g] += cnt;
+    h->dA[q] -= 1.0;
+    h->dAu[q] -= cnt;
     h->A[g] += 1.0;
     h->A[q] -= 1.0;
     h->cprev[nc] = y[t - 1];
@@ -156,20 +130,20 @@ static vt_status shard_update(shard *h, const vt_weights *W, const vt_tcorpus *c
     const int32_t *bf = c->bfeat + (t0 + t) * c->n_b;
     for (int32_t k = 0; k < c->n_b; k++) {
       if (bf[k] < 0) continue;
-      if (shard_add(h, W, bf[k], (int32_t)g, 1.0) != VT_OK) return VT_ENOMEM;
-      if (shard_add(h, W, bf[k], (int32_t)q, -1.0) != VT_OK) return VT_ENOMEM;
+      if (vt_wover_add(&h->own, W, bf[k], (int32_t)g, 1.0, cnt) != VT_OK) return VT_ENOMEM;
+      if (vt_wover_add(&h->own, W, bf[k], (int32_t)q, -1.0, cnt) != VT_OK) return VT_ENOMEM;
     }
   }
   for (int32_t i = 0; i < nc; i++) h->cval[i] = h->A[(size_t)h->cprev[i] * L + (size_t)h->ccur[i]];
   *se_changed = 0;
   if (y[0] != p[0]) {
-    D->S[y[0]] += 1.0, D->Su[y[0]] += cnt, h->S[y[0]] += 1.0;
-    D->S[p[0]] -= 1.0, D->Su[p[0]] -= cnt, h->S[p[0]] -= 1.0;
+    h->dS[y[0]] += 1.0, h->dSu[y[0]] += cnt, h->S[y[0]] += 1.0;
+    h->dS[p[0]] -= 1.0, h->dSu[p[0]] -= cnt, h->S[p[0]] -= 1.0;
     *se_changed = 1;
   }
   if (y[T - 1] != p[T - 1]) {
-    D->F[y[T - 1]] += 1.0, D->Fu[y[T - 1]] += cnt, h->F[y[T - 1]] += 1.0;
-    D->F[p[T - 1]] -= 1.0, D->Fu[p[T - 1]] -= cnt, h->F[p[T - 1]] -= 1.0;
+    h->dF[y[T - 1]] += 1.0, h->dFu[y[T - 1]] += cnt, h->F[y[T - 1]] += 1.0;
+    h->dF[p[T - 1]] -= 1.0, h->dFu[p[T - 1]] -= cnt, h->F[p[T - 1]] -= 1.0;
     *se_changed = 1;
   }
   *n_cells = nc;
@@ -196,7 +170,7 @@ static vt_status shard_epoch(shard *h, epoch_ctx *x, int32_t s) {
   const int32_t L = W->L;
   const size_t LL = (size_t)L * (size_t)L;
   vt_status st;
-  shard_clear(h);
+  shard_clear(h, L);
   memcpy(h->A, W->A, LL * sizeof *h->A);
   memcpy(h->S, W->S, (size_t)L * sizeof *h->S);
   memcpy(h->F, W->F, (size_t)L * sizeof *h->F);
@@ -210,13 +184,13 @@ static vt_status shard_epoch(shard *h, epoch_ctx *x, int32_t s) {
   for (int64_t i = 0, j = s; j < n; i++, j += x->shards) {
     const int64_t sid = x->order[j], t0 = tc->sent_off[sid];
     const int32_t T = (int32_t)(tc->sent_off[sid + 1] - t0);
-    h->D.c = c0 + (double)i;
-    vt_weights_emit_over(W, &h->P, h->mine, tc->ufeat + t0 * tc->n_u, tc->n_u, T, h->E);
+    h->c = c0 + (double)i;
+    vt_weights_emit_over(W, &h->own, tc->ufeat + t0 * tc->n_u, tc->n_u, T, h->E);
     double score, d0 = now();
     int32_t np;
     if (x->obs_bigram) {
       vt_obs_lattice lat = {L, T, h->A, h->S, h->F, h->E, NULL, NULL, NULL};
-      st = vt_train_obs_deltas(W, &h->D, tc->bfeat + t0 * tc->n_b, tc->n_b, T, 0, h->arena, &lat);
+      st = vt_train_obs_deltas(W, &h->own, tc->bfeat + t0 * tc->n_b, tc->n_b, T, 0, h->arena, &lat);
       if (st == VT_OK)
         st = vt_obs_decode(&lat, &x->dopts, h->arena, h->pred, &score, &np, &h->stats);
     } else {
@@ -275,8 +249,9 @@ static vt_status mix(vt_weights *W, shard *sh, int32_t ns, int nthreads) {
 #pragma omp for schedule(dynamic, 4096)
     for (int64_t f = 0; f < nf; f++)
       for (int32_t s = 0; s < ns; s++) {
-        if (!sh[s].mine[f]) continue;
-        const vt_wvec *v = &sh[s].D.v[f];
+        const int32_t slot = sh[s].own.slot[f];
+        if (slot < 0) continue;
+        const vt_wvec *v = &sh[s].own.d[slot];
         for (int32_t i = 0; i < v->n; i++) {
           double w = vt_wvec_w(v, i), u = v->u[i];
           if (w == 0 && u == 0) continue; /* a dense delta's untouched labels */
@@ -289,18 +264,18 @@ static vt_status mix(vt_weights *W, shard *sh, int32_t ns, int nthreads) {
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < LL; i++)
       for (int32_t s = 0; s < ns; s++) {
-        W->A[i] += sh[s].D.A[i] / k;
-        W->Au[i] += sh[s].D.Au[i] / k;
+        W->A[i] += sh[s].dA[i] / k;
+        W->Au[i] += sh[s].dAu[i] / k;
       }
     VT_OMP_LEAVE(&tok);
   }
   VT_OMP_JOIN(&tok);
   for (int32_t y = 0; y < W->L; y++)
     for (int32_t s = 0; s < ns; s++) {
-      W->S[y] += sh[s].D.S[y] / k;
-      W->Su[y] += sh[s].D.Su[y] / k;
-      W->F[y] += sh[s].D.F[y] / k;
-      W->Fu[y] += sh[s].D.Fu[y] / k;
+      W->S[y] += sh[s].dS[y] / k;
+      W->Su[y] += sh[s].dSu[y] / k;
+      W->F[y] += sh[s].dF[y] / k;
+      W->Fu[y] += sh[s].dFu[y] / k;
     }
   return bad ? VT_ENOMEM : VT_OK;
 }
