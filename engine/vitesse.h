@@ -748,7 +748,7 @@ typedef struct vt_train_opts {
    * train in parallel from the same weights, and the weights become the mean of the shards'.
    * The model depends on `shards` (and seed), never on `threads`: the same bytes for any thread
    * count. 0 or 1: the sequential perceptron. Each shard holds its own copy of what it changes
-   * (tagger: 3 L^2 doubles, a bound transition model, 69 bytes a feature and copies of the
+   * (tagger: 3 L^2 doubles, a bound transition model, 4 bytes a feature and copies of the
    * feature vectors it updated; joint: 3 doubles a weight). */
   int32_t shards;  /* default 1 */
   int32_t threads; /* at most min(threads, shards) OpenMP threads; 0 (default): OpenMP's
