@@ -207,16 +207,14 @@ static vt_status shard_epoch(shard *h, const step_ctx *x, const int64_t *order, 
 static vt_status ipm_epoch(const step_ctx *x, const int64_t *order, shard *sh, int32_t ns,
                            int nthreads, double *cur, double *sum, double seen,
                            vt_chunk_epoch *ep) {
-  vt_omp_tokens tok;
-  VT_OMP_FORK(&tok);
 #pragma omp parallel num_threads(nthreads)
   {
-    VT_OMP_ENTER(&tok);
+    VT_OMP_BEGIN();
 #pragma omp for schedule(dynamic, 1)
     for (int32_t k = 0; k < ns; k++) sh[k].st = shard_epoch(&sh[k], x, order, k, ns, cur, seen);
-    VT_OMP_LEAVE(&tok);
+    VT_OMP_END();
   }
-  VT_OMP_JOIN(&tok);
+  VT_OMP_JOINED();
   for (int32_t k = 0; k < ns; k++) {
     if (sh[k].st != VT_OK) return sh[k].st;
     ep->mistakes += sh[k].mistakes;
@@ -224,19 +222,18 @@ static vt_status ipm_epoch(const step_ctx *x, const int64_t *order, shard *sh, i
   }
   const double d = (double)ns;
   const int64_t nf = x->m->n_feat;
-  VT_OMP_FORK(&tok);
 #pragma omp parallel num_threads(nthreads)
   {
-    VT_OMP_ENTER(&tok);
+    VT_OMP_BEGIN();
 #pragma omp for schedule(static)
     for (int64_t f = 0; f < nf; f++)
       for (int32_t k = 0; k < ns; k++) {
         cur[f] += sh[k].dcur[f] / d;
         sum[f] += sh[k].dsum[f] / d;
       }
-    VT_OMP_LEAVE(&tok);
+    VT_OMP_END();
   }
-  VT_OMP_JOIN(&tok);
+  VT_OMP_JOINED();
   return VT_OK;
 }
 

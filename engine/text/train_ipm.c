@@ -241,11 +241,9 @@ static vt_status mix(vt_weights *W, shard *sh, int32_t ns, int nthreads) {
   const double k = (double)ns;
   const int64_t nf = W->n_feat, LL = (int64_t)W->L * W->L;
   int bad = 0;
-  vt_omp_tokens tok;
-  VT_OMP_FORK(&tok);
 #pragma omp parallel num_threads(nthreads)
   {
-    VT_OMP_ENTER(&tok);
+    VT_OMP_BEGIN();
 #pragma omp for schedule(dynamic, 4096)
     for (int64_t f = 0; f < nf; f++)
       for (int32_t s = 0; s < ns; s++) {
@@ -267,9 +265,9 @@ static vt_status mix(vt_weights *W, shard *sh, int32_t ns, int nthreads) {
         W->A[i] += sh[s].dA[i] / k;
         W->Au[i] += sh[s].dAu[i] / k;
       }
-    VT_OMP_LEAVE(&tok);
+    VT_OMP_END();
   }
-  VT_OMP_JOIN(&tok);
+  VT_OMP_JOINED();
   for (int32_t y = 0; y < W->L; y++)
     for (int32_t s = 0; s < ns; s++) {
       W->S[y] += sh[s].dS[y] / k;
@@ -308,16 +306,14 @@ vt_status vt_train_run_ipm(vt_weights *W, const vt_tcorpus *train, const vt_tcor
     vt_train_shuffle(order, train->n_sent, &rng);
     x.epoch = epoch;
     x.done = 0;
-    vt_omp_tokens tok;
-    VT_OMP_FORK(&tok);
 #pragma omp parallel num_threads(nthreads)
     {
-      VT_OMP_ENTER(&tok);
+      VT_OMP_BEGIN();
 #pragma omp for schedule(dynamic, 1)
       for (int32_t s = 0; s < ns; s++) sh[s].st = shard_epoch(&sh[s], &x, s);
-      VT_OMP_LEAVE(&tok);
+      VT_OMP_END();
     }
-    VT_OMP_JOIN(&tok);
+    VT_OMP_JOINED();
     int64_t tok_err = 0, sent_err = 0;
     for (int32_t s = 0; s < ns; s++) {
       if ((st = sh[s].st) != VT_OK) {
