@@ -713,6 +713,9 @@ typedef struct vt_epoch_report {
   int64_t reserved[6];
 } vt_epoch_report;
 
+/* The most shards vt_train_opts.shards may ask for. */
+#define VT_TRAIN_SHARDS_MAX 1024
+
 typedef struct vt_train_opts {
   const char *templates;      /* tagger: template text (CRF++/Wapiti U/B lines); required */
   size_t templates_len;       /* bytes of `templates`; 0: strlen(templates) */
@@ -748,7 +751,17 @@ typedef struct vt_train_opts {
    * epochs done). A joint model's test corpus is evaluated only when this is set. */
   int (*on_epoch)(void *ctx, const vt_epoch_report *r);
   void *ctx;
-  int64_t reserved[8];
+  /* Training on several cores (both trainers), by iterative parameter mixing (McDonald, Hall &
+   * Mann 2010): each epoch deals the shuffled sentences round-robin to `shards` shards, which
+   * train in parallel from the same weights, and the weights become the mean of the shards'.
+   * The model depends on `shards` (and seed), never on `threads`: the same bytes for any thread
+   * count. 0 or 1: the sequential perceptron. Each shard holds its own copy of what it changes
+   * (tagger: 3 L^2 doubles, a bound transition model, 4 bytes a feature and copies of the
+   * feature vectors it updated; joint: 3 doubles a weight). */
+  int32_t shards;  /* default 1 */
+  int32_t threads; /* at most min(threads, shards) OpenMP threads; 0 (default): OpenMP's
+                      default (OMP_NUM_THREADS, else one per core) */
+  int64_t reserved[7];
 } vt_train_opts;
 
 /* Defaults as documented per field. */
