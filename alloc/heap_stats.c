@@ -2,14 +2,21 @@
  * cumulative allocated-bytes counter), checked once to really count this process's malloc. */
 #include "heap_stats.h"
 
+#ifndef VT_NO_JEMALLOC
 #include <jemalloc/jemalloc.h>
+#endif
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#ifndef VT_NO_JEMALLOC
 static _Thread_local uint64_t *thread_counter;
+#endif
 static atomic_int jemalloc_active; /* 0 unknown, 1 yes, -1 no */
 
 static uint64_t *counter_get(void) {
+#ifdef VT_NO_JEMALLOC
+  return NULL; /* not linked (the ThreadSanitizer build) */
+#else
   if (!thread_counter) {
     uint64_t *p = NULL;
     size_t len = sizeof p;
@@ -17,6 +24,7 @@ static uint64_t *counter_get(void) {
     thread_counter = p;
   }
   return thread_counter;
+#endif
 }
 
 /* Whether malloc is jemalloc's: a malloc must move the counter (a sanitizer's malloc does not). */

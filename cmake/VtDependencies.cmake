@@ -23,6 +23,16 @@ if(NOT JEMALLOC_FOUND)
                       "(or run: sh cmake/setup.sh)")
 endif()
 
+# The ThreadSanitizer build leaves jemalloc out: TSan's allocator is the process's malloc there
+# anyway, and LLVM's OpenMP race detector (Archer) aborts in TSan's allocator when jemalloc is
+# linked. VT_NO_JEMALLOC tells alloc/heap_stats.c that no jemalloc counter exists.
+if(VT_TSAN)
+  set(VT_JEMALLOC_TARGET "")
+  add_compile_definitions(VT_NO_JEMALLOC)
+else()
+  set(VT_JEMALLOC_TARGET PkgConfig::JEMALLOC)
+endif()
+
 find_library(VT_LIBM m)
 
 # zlib: the CoNLL reader reads .gz corpora; the model format checksums its sections with crc32.
