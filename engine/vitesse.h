@@ -266,6 +266,29 @@ VT_API vt_status vt_decode_f32(const vt_trans *trans, const vt_decode_opts *opts
 VT_API double vt_path_score(const vt_trans *trans, const double *E, int32_t T,
                             const int32_t *labels);
 
+/* ---- posteriors ------------------------------------------------------------------------------ */
+
+/* Forward-backward over the decoders' score model (vt_decode): the log partition function
+ *   *logz = log sum over every label sequence y of exp(score(y))
+ * and, when `marg` is not NULL, every token's label marginals marg[t*L + y] = P(y_t = y), each in
+ * [0, 1], summing to 1 over y up to rounding (T*L entries). A path's probability is
+ * exp(score - *logz). Log space throughout (two-pass log-sum-exp), stable for scores in the
+ * thousands; -inf emissions, transitions, start or end scores forbid what they score, and a
+ * forbidden label gets marginal exactly 0, so constraints are applied by setting emissions to
+ * -inf. Cost: O(T L a) for columns of about `a` reachable labels (a = L without constraints).
+ * T = 0 gives *logz = 0 (the empty path, probability 1); a sentence without a finite path gives
+ * *logz = -inf and every marginal 0. Rounding in log space is absolute: log Z and marginals are
+ * within about 1e-14 times the magnitude of the partial path scores (1e-11 at scores in the
+ * thousands) of exact arithmetic, at every SIMD level (vt_simd_active; the levels differ in the
+ * last bits, the scalar one is the reference); the result never depends on the thread.
+ * Scratch from `arena` (not reset). Returns VT_OK, VT_EINVAL (T < 0, logz NULL), VT_ENOMEM. */
+VT_API vt_status vt_posteriors(const vt_trans *trans, vt_arena *arena, const double *E, int32_t T,
+                               double *marg, double *logz);
+
+/* As vt_posteriors, for float emissions (converted to double in the arena, exactly). */
+VT_API vt_status vt_posteriors_f32(const vt_trans *trans, vt_arena *arena, const float *E,
+                                   int32_t T, double *marg, double *logz);
+
 /* ---- errors of the engine and the text pipeline ------------------------------------------------
  * Every function below that returns a failing vt_status also leaves its one-line message in
  * vt_last_error(). */
