@@ -630,6 +630,31 @@ VT_API vt_status vt_engine_decode(vt_engine *e, const vt_trans *trans, const vt_
                                   const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
                                   vt_run_report *rep);
 
+/* Confidence figures of a decode run (vt_engine_decode_conf). */
+typedef struct vt_conf_opts {
+  int logz; /* 1: each output line gains <TAB>logZ<TAB>prob: the sentence's log partition function
+               (vt_posteriors) and the path's probability exp(score - logZ) (%.9g; a sentence
+               without a path: -inf and 0; an empty one: 0 and 1) */
+  /* Not NULL: receives, in input order, the bytes of a .npy file of float32 shape (sum T, L)
+   * (header first): every token's label marginals (vt_posteriors), 0 for every label of a
+   * sentence without a path. */
+  vt_sink_fn post_sink;
+  void *post_ctx;
+  int64_t reserved[8];
+} vt_conf_opts;
+
+/* Fills `o` with the defaults: no log Z, no posteriors. */
+VT_API void vt_conf_opts_init(vt_conf_opts *o);
+
+/* As vt_engine_decode, computing also what `conf` asks (NULL: nothing, = vt_engine_decode) by
+ * forward-backward over each sentence on the same workers. The marginals differ between SIMD
+ * levels in the last bits (vt_posteriors), never between thread counts. A failure of the
+ * posteriors sink stops the run like one of `sink` (rep->write_errno). */
+VT_API vt_status vt_engine_decode_conf(vt_engine *e, const vt_trans *trans,
+                                       const vt_decode_opts *opts, const vt_conf_opts *conf,
+                                       const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
+                                       vt_run_report *rep);
+
 /* Prints the engine's part of the last run's --stats JSON object to `f`: `"key": value` pairs
  * separated by ", ", without braces (threads, bind, batch tokens, slots, wall/read/decode/write
  * split, per-worker figures, the process's memory). */

@@ -1,2 +1,8 @@
 # tests/posteriors.cmake: forward-backward against brute force and a long-double reference.
 vt_add_test(test_posteriors exactness)
+
+# confidence_cli: vitesse decode --posteriors / --logz (shape, bytes, thread-count independence,
+# atomic outputs).
+add_test(NAME confidence_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/confidence_cli.sh
+  $<TARGET_FILE:vitesse>)
+set_tests_properties(confidence_cli PROPERTIES LABELS unit)

@@ -235,4 +235,79 @@ TEST(edges) {
   vt_arena_destroy(ar);
 }
 
-TEST_MAIN(CASE(small_against_brute_force), CASE(large_against_long_double), CASE(edges))
+typedef struct membuf {
+  char *p;
+  size_t n;
+} membuf;
+
+static vt_status mem_sink(void *ctx, const char *data, size_t len) {
+  membuf *b = ctx;
+  b->p = realloc(b->p, b->n + len);
+  memcpy(b->p + b->n, data, len);
+  b->n += len;
+  return VT_OK;
+}
+
+/* vt_engine_decode_conf: the posteriors stream is a .npy whose rows are vt_posteriors' marginals
+ * rounded to float, the logz column is vt_posteriors' log Z; the same bytes for 1 and 2 workers. */
+TEST(engine_posteriors) {
+  vt_lattices *lat;
+  vt_trans *tr;
+  REQUIRE(vt_lattices_synth(&lat, 23, 30, 12, 9) == VT_OK, "synth");
+  REQUIRE(vt_lattices_synth_trans(lat, &tr) == VT_OK, "trans");
+  membuf out[2] = {{0}}, post[2] = {{0}};
+  for (int th = 1; th <= 2; th++) {
+    vt_engine_opts eo;
+    vt_engine_opts_init(&eo);
+    eo.threads = th;
+    eo.bind = VT_BIND_NONE;
+    eo.batch_tokens = 5;
+    vt_engine *e;
+    REQUIRE(vt_engine_create(&e, &eo) == VT_OK, "engine");
+    vt_conf_opts c;
+    vt_conf_opts_init(&c);
+    c.logz = 1;
+    c.post_sink = mem_sink;
+    c.post_ctx = &post[th - 1];
+    EXPECT_EQ_INT(vt_engine_decode_conf(e, tr, NULL, &c, lat, mem_sink, &out[th - 1], NULL), VT_OK,
+                  "run");
+    vt_engine_destroy(e);
+  }
+  EXPECT(out[0].n == out[1].n && memcmp(out[0].p, out[1].p, out[0].n) == 0, "lines differ");
+  EXPECT(post[0].n == post[1].n && memcmp(post[0].p, post[1].p, post[0].n) == 0,
+         "posteriors differ");
+  const size_t hl = (size_t)(unsigned char)post[0].p[8] + 10;
+  const float *rows = (const float *)(void *)(post[0].p + hl);
+  vt_arena *ar;
+  REQUIRE(vt_arena_create(&ar, 0) == VT_OK, "arena");
+  int64_t tok = 0;
+  const char *line = out[0].p;
+  for (int64_t s = 0; s < vt_lattices_sentences(lat); s++) {
+    int32_t T;
+    const float *E = vt_lattices_rows(lat, s, &T);
+    double *m = malloc(sizeof(double) * ((size_t)T * 23 + 1)), z;
+    REQUIRE(vt_posteriors_f32(tr, ar, E, T, m, &z) == VT_OK, "posteriors");
+    vt_arena_reset(ar);
+    int ok = 1;
+    for (int i = 0; i < T * 23; i++) ok &= rows[tok * 23 + i] == (float)m[i];
+    EXPECT(ok, "sentence %lld: rows differ", (long long)s);
+    tok += T;
+    /* the line's fifth field is log Z */
+    const char *f = line;
+    for (int k = 0; k < 4; k++) f = strchr(f, '\t') + 1;
+    char want[40];
+    snprintf(want, sizeof want, "%.9g\t", z);
+    EXPECT(strncmp(f, want, strlen(want)) == 0, "sentence %lld: logz %.20s, want %s", (long long)s,
+           f, want);
+    line = strchr(line, '\n') + 1;
+    free(m);
+  }
+  EXPECT_EQ_INT((int)(post[0].n - hl), (int)(tok * 23 * 4), "rows");
+  vt_arena_destroy(ar);
+  for (int i = 0; i < 2; i++) free(out[i].p), free(post[i].p);
+  vt_trans_destroy(tr);
+  vt_lattices_close(lat);
+}
+
+TEST_MAIN(CASE(small_against_brute_force), CASE(large_against_long_double), CASE(edges),
+          CASE(engine_posteriors))

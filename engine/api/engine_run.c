@@ -44,9 +44,17 @@ vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts
   return vt_tag_job_run(e, m->text, &o, &ro, files, n_files, sink, sink_ctx, rep);
 }
 
+void vt_conf_opts_init(vt_conf_opts *o) { memset(o, 0, sizeof *o); }
+
 vt_status vt_engine_decode(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
                            const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
                            vt_run_report *rep) {
+  return vt_engine_decode_conf(e, trans, opts, NULL, lat, sink, sink_ctx, rep);
+}
+
+vt_status vt_engine_decode_conf(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
+                                const vt_conf_opts *conf, const vt_lattices *lat, vt_sink_fn sink,
+                                void *sink_ctx, vt_run_report *rep) {
   vt_run_report local;
   vt_decode_opts o;
   if (!rep) rep = &local;
@@ -57,5 +65,10 @@ vt_status vt_engine_decode(vt_engine *e, const vt_trans *trans, const vt_decode_
     vt_decode_opts_init(&o);
   if (o.k < 1 || (o.k > 1 && !vt_algo_kbest(o.algo)) || (o.algo == VT_ALGO_BEAM && o.beam < 1))
     return vt_fail(VT_EINVAL, "decode: k >= 1 (1 for a 1-best algorithm) and beam >= 1 expected");
-  return vt_decode_job_run(e, trans, &o, lat, sink, sink_ctx, rep);
+  vt_conf_opts c;
+  if (conf)
+    c = *conf;
+  else
+    vt_conf_opts_init(&c);
+  return vt_decode_job_run(e, trans, &o, &c, lat, sink, sink_ctx, rep);
 }

@@ -4,7 +4,8 @@
  * Each step is computed in two passes, the max-plus maximum m and then sum exp(x - m), so that
  * scores in the thousands neither overflow nor lose the largest term. The scalar level uses the
  * C library's exp and log; the SIMD levels use their own exp (polynomial, about 1 ulp) and sum in
- * another order, so levels agree within a relative 1e-13 of each result, not bit for bit. */
+ * another order, so levels agree within about 1e-13 of each result (relative to its magnitude,
+ * at least 1), not bit for bit. */
 #ifndef VT_ENGINE_LSE_H
 #define VT_ENGINE_LSE_H
 

@@ -1,0 +1,54 @@
+#!/bin/sh
+# tests/confidence_cli.sh VITESSE: `vitesse decode --posteriors P.npy --logz`: the .npy has the
+# shape (sum T, L) float32 and the size that says; --logz adds logZ and prob columns, prob <= 1
+# and the k probabilities non-increasing; both are byte-identical for --threads 1, 2 and batch
+# sizes; a failing run leaves neither file; --help lists the options.
+set -u
+VITESSE=$1
+base=$(mktemp -d "${TMPDIR:-/tmp}/vt_conf.XXXXXX") || exit 1
+trap 'rm -rf "$base"' EXIT
+fails=0
+fail() {
+  printf 'confidence_cli: FAIL: %s\n' "$*" >&2
+  fails=$((fails + 1))
+}
+"$VITESSE" synth -o "$base" --labels 19 --sentences 40 --seed 5 >/dev/null || exit 1
+DATA="--emissions $base/E.npy --lengths $base/N.npy --transitions $base/A.npy --start $base/S.npy
+  --end $base/F.npy"
+
+# shellcheck disable=SC2086
+"$VITESSE" decode $DATA -k 3 --algo kbest-viterbi --logz --posteriors "$base/p1.npy" \
+  --threads 1 -o "$base/o1" 2>"$base/err" || fail "run 1: $(cat "$base/err")"
+# shellcheck disable=SC2086
+"$VITESSE" decode $DATA -k 3 --algo kbest-viterbi --logz --posteriors "$base/p2.npy" \
+  --threads 2 --batch-tokens 7 -o "$base/o2" 2>"$base/err" || fail "run 2: $(cat "$base/err")"
+cmp -s "$base/o1" "$base/o2" || fail "--logz output differs between thread counts"
+cmp -s "$base/p1.npy" "$base/p2.npy" || fail "posteriors differ between thread counts"
+
+tokens=$(awk -F'\t' '$2 == 0 { n += split($4, a, " ") } END { print n }' "$base/o1")
+size=$(wc -c <"$base/p1.npy")
+[ "$size" -eq $((128 + tokens * 19 * 4)) ] || fail "posteriors: $size bytes for $tokens tokens"
+head -c 128 "$base/p1.npy" | grep -a -q "'descr': '<f4', 'fortran_order': False, 'shape': ($tokens, 19)" ||
+  fail "posteriors header: $(head -c 128 "$base/p1.npy")"
+awk -F'\t' 'NF != 6 || $6 > 1 || $6 < 0 { bad = 1 }
+  $2 > 0 && $6 > prev + 1e-9 { bad = 1 } { prev = $6 }
+  END { exit bad }' "$base/o1" || fail "--logz columns: $(head -3 "$base/o1")"
+# without --logz the lines are unchanged: the first 4 columns
+# shellcheck disable=SC2086
+"$VITESSE" decode $DATA -k 3 --algo kbest-viterbi -o "$base/o3" 2>/dev/null
+cut -f1-4 "$base/o1" | cmp -s - "$base/o3" || fail "--logz changed the first four columns"
+
+# a failing run (unwritable -o) leaves no posteriors file
+rm -f "$base/p3.npy"
+# shellcheck disable=SC2086
+if "$VITESSE" decode $DATA --posteriors "$base/p3.npy" -o "$base/nodir/out" 2>"$base/err"; then
+  fail "unwritable -o accepted"
+fi
+[ ! -e "$base/p3.npy" ] || fail "a failed run left $base/p3.npy"
+# shellcheck disable=SC2086
+"$VITESSE" decode $DATA --posteriors - >/dev/null 2>"$base/err"
+[ $? -eq 2 ] || fail "--posteriors - (stdout) accepted"
+"$VITESSE" decode --help | grep -q -- '--posteriors' || fail "--help lacks --posteriors"
+"$VITESSE" decode --help | grep -q -- '--logz' || fail "--help lacks --logz"
+[ "$fails" -eq 0 ] && echo "confidence_cli: ok"
+exit "$fails"
