@@ -418,6 +418,64 @@ VT_API void vt_model_default_decoder(const vt_model *m, int32_t k, vt_decode_opt
  * e.g. bigram templates need viterbi, viterbi-scalar, kbest-viterbi or beam) or VT_EINVAL. */
 VT_API vt_status vt_model_check_decoder(const vt_model *m, const vt_decode_opts *opts);
 
+/* ---- constraints ---------------------------------------------------------------------------- */
+
+/* Allowed labels per token for tagging with one tagger model: a tag dictionary (word -> allowed
+ * labels; words it lacks stay free) and partial labels (a column of the input holding a label
+ * fixes the token to it; "_" or an empty field leaves it free; a partial label wins over the
+ * dictionary). Applied by giving every disallowed label the emission -inf, so every exact
+ * decoder and vt_posteriors honour them exactly (and the staggered and A* decoders never expand
+ * them). Read-only once built: one may serve every thread. */
+typedef struct vt_constraints vt_constraints;
+
+/* Creates empty constraints for tagger model `m` (labels are resolved against its names): no
+ * words, dictionary words read from column 0, no partial labels. `m` must outlive them. Returns
+ * VT_OK, VT_EUNSUPPORTED (not a tagger model) or VT_ENOMEM. */
+VT_API vt_status vt_constraints_create(vt_constraints **out, const vt_model *m);
+
+/* Frees constraints. NULL is a no-op. */
+VT_API void vt_constraints_destroy(vt_constraints *c);
+
+/* Reads tag dictionary file `path` into `c`: one word a line followed by its allowed labels,
+ * fields separated by tabs or blanks (so words contain neither), blank lines skipped; e.g.
+ * "run VB NN". Returns VT_OK, VT_EIO, VT_EFORMAT ("PATH:LINE: problem": a line without labels, a
+ * label the model does not have, a word listed twice) or VT_ENOMEM; on failure `c` keeps the
+ * words of the lines before. */
+VT_API vt_status vt_constraints_load_dict(vt_constraints *c, const char *path);
+
+/* Adds one dictionary word (NUL-terminated) with labels[0, n) (n >= 1, label ids). Returns
+ * VT_OK, VT_EINVAL (n < 1, a label out of range, or the word is there already) or VT_ENOMEM. */
+VT_API vt_status vt_constraints_add_word(vt_constraints *c, const char *word,
+                                         const int32_t *labels, int32_t n);
+
+/* The corpus columns the constraints read: dictionary words from `word_col` (default 0), partial
+ * labels from `partial_col` (-1, the default: none). A token line lacking partial_col is an
+ * error when tagging ("FILE:LINE: no column ..."), as is a partial label the model does not
+ * have. Returns VT_OK or VT_EINVAL (word_col < 0 or partial_col < -1). */
+VT_API vt_status vt_constraints_columns(vt_constraints *c, int32_t word_col, int32_t partial_col);
+
+/* Forbids label transitions of model `m` (tagger or transition model) in place: for c < n, the
+ * transition prev[c] -> cur[c] becomes -inf; prev[c] = -1 forbids starting with cur[c], cur[c]
+ * = -1 ending with prev[c]. Every decoder and vt_posteriors honour it. NOT thread-safe: call it
+ * before any tagger or run uses `m`. Returns VT_OK, VT_EINVAL (a label out of range),
+ * VT_EUNSUPPORTED (a joint model) or VT_ENOMEM. */
+VT_API vt_status vt_model_forbid(vt_model *m, int32_t n, const int32_t *prev, const int32_t *cur);
+
+/* Reads forbidden transitions from file `path` and applies them as vt_model_forbid: one pair a
+ * line, "PREV CUR" (label names, tabs or blanks between), "<s> CUR" forbids starting with CUR,
+ * "PREV </s>" ending with PREV; blank lines and lines starting with '#' skipped. Transition
+ * models name their labels 0, 1, ... Returns VT_OK, VT_EIO, VT_EFORMAT ("PATH:LINE: problem": not
+ * two fields, a label the model does not have), VT_EUNSUPPORTED or VT_ENOMEM; nothing is changed
+ * on failure. */
+VT_API vt_status vt_model_forbid_file(vt_model *m, const char *path);
+
+/* Forbids the transitions invalid in IOB2 (or, when a label starts with "E-" or "S-", IOBES) over
+ * the model's label names: I-X only after B-X or I-X, never first; with IOBES also E-X only after
+ * B-X or I-X, B-X and I-X only before I-X or E-X, never last. Labels of another form (O, POS
+ * tags) are unconstrained. *n_out (may be NULL) receives the number of transitions, starts and
+ * ends forbidden. Returns as vt_model_forbid. */
+VT_API vt_status vt_model_forbid_bio(vt_model *m, int32_t *n_out);
+
 /* ---- tagging sentences held in memory -------------------------------------------------------- */
 
 /* One thread's state for tagging with one model: scratch arena, feature row cache, buffers.
@@ -441,14 +499,23 @@ typedef struct vt_tag_out {
   int32_t n_paths; /* written: paths found (0: no finite path; 1 for T = 0) */
   int32_t reserved0;
   vt_decode_stats stats; /* added to: sentences, tokens, cells, ... */
-  int64_t reserved[8];
+  double *marg;          /* tagger models: not NULL asks for T*L marginals here (vt_posteriors) */
+  double logz;           /* with marg: log Z (-inf: no path); a path's probability is
+                            exp(score - logz) */
+  int64_t reserved[6];
 } vt_tag_out;
+
+/* Restricts the labels `t` may output to those `c` allows (NULL: none). `c` must outlive the
+ * tagger's use of it. Returns VT_OK or VT_EINVAL (c made for another model). */
+VT_API vt_status vt_tagger_constrain(vt_tagger *t, const vt_constraints *c);
 
 /* Tags one sentence of T tokens with `ncols` columns each: cells[t*ncols + c] is column c of
  * token t as a NUL-terminated string (the columns the model's templates read; a label column
- * may be present or not). Writes up to k paths into `out` as vt_decode does. Returns VT_OK,
- * VT_EFORMAT (fewer columns than the templates read), VT_EINVAL (T < 0, ncols < 1) or
- * VT_ENOMEM. Never allocates in the steady state. */
+ * may be present or not). Writes up to k paths into `out` as vt_decode does, and with out->marg
+ * the marginals and out->logz. Returns VT_OK, VT_EFORMAT (fewer columns than the templates
+ * read, or a constraint's partial label is missing or not the model's: message in
+ * vt_last_error), VT_EUNSUPPORTED (marginals of a model with observation-dependent bigram
+ * templates), VT_EINVAL (T < 0, ncols < 1) or VT_ENOMEM. Never allocates in the steady state. */
 VT_API vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T, int32_t ncols,
                                vt_tag_out *out);
 
@@ -581,7 +648,11 @@ typedef struct vt_tag_opts {
   int32_t pos_col;       /* joint, with eval: gold POS column (default 1) */
   int32_t chunk_col;     /* joint, with eval: gold chunk column (default -1: last) */
   int eval;              /* joint: compare with the gold columns (vt_tag_report's eval) */
-  int64_t reserved[8];
+  int32_t verbose; /* tagger models: 1 or 2 print marginals and path probabilities (CRF++'s
+                      -v1/-v2 layout, see vt_engine_tag); 0 (default) none */
+  int32_t reserved0;
+  const struct vt_constraints *constraints; /* tagger models: allowed labels (NULL: none) */
+  int64_t reserved[6];
 } vt_tag_opts;
 
 /* Defaults: the model's decoder and corpus options, joint columns 0, 1, last, no eval. */
@@ -608,7 +679,13 @@ typedef struct vt_run_report {
  * standard input; .gz inflated) with model `m` (tagger or joint) on engine `e`, handing the output
  * to `sink` in input order: every input line, token lines followed by the separator and the
  * predicted label (joint: POS tag and chunk label), a blank line after each sentence; with k > 1
- * each sentence once per path after "# RANK SCORE". The bytes are the same for any thread count
+ * each sentence once per path after "# RANK SCORE". With opts->verbose (tagger models without
+ * observation-dependent bigram templates), CRF++'s -v1/-v2 layout: before each path a line
+ * "# PROB" (k = 1) or "# RANK PROB" (k > 1), PROB = exp(score - log Z) (%.6g), the label column
+ * LABEL/MARGINAL, and with verbose 2 then LABEL/MARGINAL for every label of the model. With
+ * opts->constraints, only allowed labels are output (vt_constraints_create); a sentence left
+ * without any path (e.g. a fixed label no allowed neighbour may follow) prints "_" labels
+ * (verbose: "# 0" and "_/0"), as any sentence without a finite path does. The bytes are the same for any thread count
  * and batch size. `rep` may be NULL. Returns VT_OK, VT_ECANCELED, VT_EFORMAT (bad input:
  * "FILE:LINE: problem"), VT_EIO (unreadable input, or a sink failure: rep->write_errno),
  * VT_EUNSUPPORTED, VT_ENOMEM; the message is in vt_last_error. */

@@ -3,6 +3,7 @@
  * tags with); the run loops are beside the scheduler (engine/sched/ *_job.c). */
 #include <string.h>
 
+#include "constraints.h"
 #include "engine.h"
 #include "errmsg.h"
 #include "model_impl.h"
@@ -36,6 +37,11 @@ vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts
   if (m->kind == VT_MODEL_TRANSITIONS)
     return vt_fail(VT_EUNSUPPORTED, "a transition model has no features to tag with: decode "
                                     "score lattices with vt_engine_decode");
+  if ((o.verbose || o.constraints) && m->kind != VT_MODEL_TAGGER)
+    return vt_fail(VT_EUNSUPPORTED, "marginals (-v) and allowed labels need a tagger model");
+  if (o.constraints && o.constraints->model != m->text)
+    return vt_fail(VT_EINVAL, "the constraints were made for another model");
+  if (o.verbose < 0 || o.verbose > 2) return vt_fail(VT_EINVAL, "verbose: 0, 1 or 2 expected");
   if (o.decode.k < 1) vt_model_default_decoder(m, 1, &o.decode);
   if ((st = vt_model_check_decoder(m, &o.decode)) != VT_OK) return st;
   vt_model_reader(m, &o, &ro);
