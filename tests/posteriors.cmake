@@ -6,3 +6,7 @@ vt_add_test(test_posteriors exactness)
 add_test(NAME confidence_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/confidence_cli.sh
   $<TARGET_FILE:vitesse>)
 set_tests_properties(confidence_cli PROPERTIES LABELS unit)
+
+# test_constraints: allowed labels and forbidden transitions, every decoder against brute force,
+# and through the library (tag dictionaries, partial labels, IOB2, bad files).
+vt_add_test(test_constraints exactness)
