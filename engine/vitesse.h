@@ -454,6 +454,17 @@ VT_API vt_status vt_constraints_add_word(vt_constraints *c, const char *word,
  * have. Returns VT_OK or VT_EINVAL (word_col < 0 or partial_col < -1). */
 VT_API vt_status vt_constraints_columns(vt_constraints *c, int32_t word_col, int32_t partial_col);
 
+/* Writes to `out` the tag dictionary of the labelled corpus `files` (n_files >= 1, read with
+ * `ro`, NULL: defaults; "-" is standard input): every word of column `word_col` once, in order of
+ * first appearance, followed by each label of column `label_col` (-1: the last) it has in the
+ * corpus, in order of first appearance, separated by blanks: the format of
+ * vt_constraints_load_dict. Tokens whose word or label is empty or holds a blank are left out.
+ * *n_words (may be NULL) receives the words written. Returns VT_OK, VT_EINVAL, VT_EIO, VT_EFORMAT
+ * ("FILE:LINE: problem") or VT_ENOMEM; write errors on `out` are the caller's to see (ferror). */
+VT_API vt_status vt_tagdict_build(const vt_reader_opts *ro, const char *const *files, int n_files,
+                                  int32_t word_col, int32_t label_col, FILE *out,
+                                  int64_t *n_words);
+
 /* Forbids label transitions of model `m` (tagger or transition model) in place: for c < n, the
  * transition prev[c] -> cur[c] becomes -inf; prev[c] = -1 forbids starting with cur[c], cur[c]
  * = -1 ending with prev[c]. Every decoder and vt_posteriors honour it. NOT thread-safe: call it

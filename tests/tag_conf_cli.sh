@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/tag_conf_cli.sh VITESSE: `vitesse tag -v 1|2` (CRF++ layout: "# PROB" lines, LABEL/P
+# tests/tag_conf_cli.sh VITESSE: `vitesse tag-dict` and `vitesse tag -v 1|2` (CRF++ layout: "# PROB" lines, LABEL/P
 # columns, every label with -v 2, "# RANK PROB" with -k) and allowed labels (--tag-dict,
 # --partial-col, --forbid-transitions, --bio): the output obeys them, is the same bytes for
 # --threads 1 and 2, a sentence without a path prints "# 0" and "_/0", and bad files stop with
@@ -70,6 +70,22 @@ awk 'NF { print $1, ($2 == "DT" ? "B-NP" : $2 == "NN" ? "I-NP" : "O") } !NF { pr
 "$VITESSE" tag -m "$base/chunk.model" --bio "$base/test.txt" >"$base/bio" || fail "--bio"
 awk 'NF == 0 { prev = "" ; next } $2 == "I-NP" && (prev == "" || prev == "O") { bad = 1 }
   { prev = $2 } END { exit bad }' "$base/bio" || fail "--bio output has an invalid transition"
+
+# vitesse tag-dict: every label of each word, first appearances first; tagging with it
+"$VITESSE" tag-dict "$base/train.txt" -o "$base/train.dict" || fail "tag-dict"
+awk 'NF { if (!(($1, $2) in s)) { s[$1, $2]; if (!($1 in d)) o[++n] = $1; d[$1] = d[$1] " " $2 } }
+  END { for (i = 1; i <= n; i++) print o[i] d[o[i]] }' "$base/train.txt" |
+  cmp -s - "$base/train.dict" || fail "tag-dict output: $(head -3 "$base/train.dict")"
+"$VITESSE" tag -m "$base/pos.model" --tag-dict "$base/train.dict" "$base/test.txt" >"$base/td" ||
+  fail "tag with the tag-dict dictionary"
+awk 'NR == FNR { for (i = 2; i <= NF; i++) ok[$1, $i] = 1; next }
+  NF && !(($1, $2) in ok) { bad = 1 } END { exit bad }' "$base/train.dict" "$base/td" ||
+  fail "a label outside the dictionary"
+"$VITESSE" tag-dict "$base/nonexistent" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "tag-dict of a missing file: not exit status 2"
+"$VITESSE" tag-dict --word-col 7 "$base/train.txt" -o "$base/x.dict" 2>"$base/err"
+[ $? -eq 2 ] && grep -q "train.txt:1:" "$base/err" && [ ! -e "$base/x.dict" ] ||
+  fail "tag-dict --word-col 7: $(cat "$base/err")"
 
 # bad inputs: one line FILE:LINE, exit 2, no -o file
 check_bad() { # LABEL EXPECTED-TEXT ARGS...
