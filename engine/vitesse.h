@@ -480,6 +480,12 @@ VT_API vt_status vt_model_forbid(vt_model *m, int32_t n, const int32_t *prev, co
  * on failure. */
 VT_API vt_status vt_model_forbid_file(vt_model *m, const char *path);
 
+/* As vt_model_forbid and vt_model_forbid_file, for a bound transition model (labels named by
+ * their indices 0, 1, ... in the file), e.g. before decoding score lattices. NOT thread-safe. */
+VT_API vt_status vt_trans_forbid(vt_trans *trans, int32_t n, const int32_t *prev,
+                                 const int32_t *cur);
+VT_API vt_status vt_trans_forbid_file(vt_trans *trans, const char *path);
+
 /* Forbids the transitions invalid in IOB2 (or, when a label starts with "E-" or "S-", IOBES) over
  * the model's label names: I-X only after B-X or I-X, never first; with IOBES also E-X only after
  * B-X or I-X, B-X and I-X only before I-X or E-X, never last. Labels of another form (O, POS

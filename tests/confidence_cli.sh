@@ -48,6 +48,24 @@ fi
 # shellcheck disable=SC2086
 "$VITESSE" decode $DATA --posteriors - >/dev/null 2>"$base/err"
 [ $? -eq 2 ] || fail "--posteriors - (stdout) accepted"
+# --forbid-transitions: no label but 3 may start; every decoder agrees on the scores
+awk 'BEGIN { for (y = 0; y < 19; y++) if (y != 3) print "<s>", y; print "# comment"; print "" }' \
+  >"$base/forbid"
+for algo in viterbi staggered-col astar iter-viterbi-astar; do
+  # shellcheck disable=SC2086
+  "$VITESSE" decode $DATA --algo $algo --forbid-transitions "$base/forbid" --logz \
+    -o "$base/f_$algo" 2>"$base/err" || fail "forbid $algo: $(cat "$base/err")"
+  awk -F'\t' '$4 != "" { split($4, a, " "); if (a[1] != 3) bad = 1 } END { exit bad }' \
+    "$base/f_$algo" || fail "forbid $algo: a path does not start with label 3"
+  cut -f1-3,5 "$base/f_viterbi" | cmp -s - "$(cut -f1-3,5 "$base/f_$algo" >"$base/fc"; echo "$base/fc")" ||
+    fail "forbid: $algo's scores differ from viterbi's"
+done
+printf '0 1\n2 19\n' >"$base/badforbid"
+# shellcheck disable=SC2086
+"$VITESSE" decode $DATA --forbid-transitions "$base/badforbid" -o "$base/o4" 2>"$base/err"
+[ $? -eq 2 ] && grep -q "badforbid:2: '19' is not a label" "$base/err" && [ ! -e "$base/o4" ] ||
+  fail "bad forbid file: $(cat "$base/err")"
+"$VITESSE" decode --help | grep -q -- '--forbid-transitions' || fail "--help lacks --forbid"
 "$VITESSE" decode --help | grep -q -- '--posteriors' || fail "--help lacks --posteriors"
 "$VITESSE" decode --help | grep -q -- '--logz' || fail "--help lacks --logz"
 [ "$fails" -eq 0 ] && echo "confidence_cli: ok"

@@ -63,11 +63,10 @@ static vt_trans *model_trans(vt_model *m) {
   return NULL;
 }
 
-vt_status vt_model_forbid(vt_model *m, int32_t n, const int32_t *prev, const int32_t *cur) {
-  vt_trans *tr = model_trans(m);
-  if (!tr)
-    return vt_fail(VT_EUNSUPPORTED, "forbidden transitions need a tagger or a transition "
-                                    "model");
+/* Forbids the pairs (prev[c], cur[c]) of `tr` (-1: start or end), and of tagger model `tm`'s own
+ * arrays when not NULL. */
+static vt_status forbid_trans(vt_trans *tr, vt_textmodel *tm, int32_t n, const int32_t *prev,
+                              const int32_t *cur) {
   const int32_t L = tr->L;
   vt_status st = VT_ENOMEM;
   int32_t *p = malloc(((size_t)n + 1) * sizeof *p), *q = malloc(((size_t)n + 1) * sizeof *q);
@@ -101,8 +100,7 @@ vt_status vt_model_forbid(vt_model *m, int32_t n, const int32_t *prev, const int
     vt_fail(st, "cannot forbid transitions: %s", vt_strerror(st));
     goto done;
   }
-  if (m->kind == VT_MODEL_TAGGER) { /* the arrays replicas and bigram lattices read */
-    vt_textmodel *tm = m->text;
+  if (tm) { /* the arrays replicas and bigram lattices read */
     for (int32_t c = 0; c < k; c++) tm->A[(size_t)p[c] * L + q[c]] = -INFINITY;
     memcpy(tm->S, S, (size_t)L * sizeof *S);
     memcpy(tm->F, F, (size_t)L * sizeof *F);
@@ -116,19 +114,34 @@ done:
   return st;
 }
 
-/* The label named `s` of m (L labels), -1 for "<s>"/"</s>" as `edge` allows, else -2. */
+vt_status vt_model_forbid(vt_model *m, int32_t n, const int32_t *prev, const int32_t *cur) {
+  vt_trans *tr = model_trans(m);
+  if (!tr)
+    return vt_fail(VT_EUNSUPPORTED, "forbidden transitions need a tagger or a transition model");
+  return forbid_trans(tr, m->kind == VT_MODEL_TAGGER ? m->text : NULL, n, prev, cur);
+}
+
+vt_status vt_trans_forbid(vt_trans *trans, int32_t n, const int32_t *prev, const int32_t *cur) {
+  return forbid_trans(trans, NULL, n, prev, cur);
+}
+
+/* The label named `s` (of model m, or the index "0".."L-1" when m is NULL), -1 for "<s>"/"</s>"
+ * as `edge` allows, else -2. */
 static int32_t label_id(const vt_model *m, int32_t L, const char *s, const char *edge) {
   if (strcmp(s, edge) == 0) return -1;
+  if (!m) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    return *s >= '0' && *s <= '9' && !*end && v < L && (v == 0 || s[0] != '0') ? (int32_t)v : -2;
+  }
   for (int32_t y = 0; y < L; y++)
     if (strcmp(vt_model_label_name(m, y), s) == 0) return y;
   return -2;
 }
 
-vt_status vt_model_forbid_file(vt_model *m, const char *path) {
-  vt_trans *tr = model_trans(m);
-  if (!tr)
-    return vt_fail(VT_EUNSUPPORTED, "forbidden transitions need a tagger or a transition "
-                                    "model");
+/* Reads file `path` of label pairs and forbids them in tr (and tagger model m's arrays); m NULL:
+ * labels are indices. */
+static vt_status forbid_file(vt_model *m, vt_trans *tr, const char *path) {
   const int32_t L = tr->L;
   vt_status st = VT_EIO;
   FILE *f = fopen(path, "r");
@@ -177,13 +190,24 @@ vt_status vt_model_forbid_file(vt_model *m, const char *path) {
     st = vt_fail(VT_EIO, "%s: read error: %s", path, strerror(errno));
     goto done;
   }
-  st = vt_model_forbid(m, (int32_t)n, prev, cur);
+  st = forbid_trans(tr, m && m->kind == VT_MODEL_TAGGER ? m->text : NULL, (int32_t)n, prev, cur);
 done:
   if (f) fclose(f);
   free(line);
   free(prev);
   free(cur);
   return st;
+}
+
+vt_status vt_model_forbid_file(vt_model *m, const char *path) {
+  vt_trans *tr = model_trans(m);
+  if (!tr)
+    return vt_fail(VT_EUNSUPPORTED, "forbidden transitions need a tagger or a transition model");
+  return forbid_file(m, tr, path);
+}
+
+vt_status vt_trans_forbid_file(vt_trans *trans, const char *path) {
+  return forbid_file(NULL, trans, path);
 }
 
 /* The IOB prefix of a label ('B', 'I', 'E', 'S') and its type after "X-", or 0. */

@@ -40,13 +40,17 @@ static void decode_usage(FILE *f) {
       "                  float32 (sum T, L), rows in the order of E; 0 for every label of a\n"
       "                  sentence without a path (written atomically, like -o)\n"
       "  --logz          end each line with <TAB>logZ<TAB>prob: the sentence's log partition\n"
-      "                  function and the path's probability exp(score - logZ)\n",
+      "                  function and the path's probability exp(score - logZ)\n"
+      "  --forbid-transitions FILE  lines \"PREV CUR\" of label indices never to follow each\n"
+      "                  other (\"<s> CUR\": never first, \"PREV </s>\": never last); every\n"
+      "                  decoder and the posteriors honour them (allowed labels per token: set\n"
+      "                  their emissions to -inf in E)\n",
       f);
   fputs(vt_cli_decoder_usage, f);
   fputs(vt_cli_engine_usage, f);
 }
 
-enum { OPT_E = 256, OPT_N, OPT_A, OPT_S, OPT_F, OPT_R, OPT_POST, OPT_LOGZ };
+enum { OPT_E = 256, OPT_N, OPT_A, OPT_S, OPT_F, OPT_R, OPT_POST, OPT_LOGZ, OPT_FORBID };
 
 int vt_cmd_decode(int argc, char **argv) {
   static const struct option longopts[] = {{"emissions", required_argument, 0, OPT_E},
@@ -57,13 +61,14 @@ int vt_cmd_decode(int argc, char **argv) {
                                            {"rank", required_argument, 0, OPT_R},
                                            {"posteriors", required_argument, 0, OPT_POST},
                                            {"logz", no_argument, 0, OPT_LOGZ},
+                                           {"forbid-transitions", required_argument, 0, OPT_FORBID},
                                            VT_CLI_DECODER_LONGOPTS,
                                            VT_CLI_ENGINE_LONGOPTS,
                                            {"output", required_argument, 0, 'o'},
                                            {"help", no_argument, 0, 'h'},
                                            {0, 0, 0, 0}};
   const char *path[6] = {0}; /* E N A S F R */
-  const char *out_path = NULL, *post_path = NULL;
+  const char *out_path = NULL, *post_path = NULL, *forbid_path = NULL;
   vt_conf_opts conf;
   vt_conf_opts_init(&conf);
   vt_cli_decoder dec;
@@ -93,6 +98,7 @@ int vt_cmd_decode(int argc, char **argv) {
     case 'o': out_path = optarg; break;
     case OPT_POST: post_path = optarg; break;
     case OPT_LOGZ: conf.logz = 1; break;
+    case OPT_FORBID: forbid_path = optarg; break;
     case 'h':
       decode_usage(stdout);
       rc = VT_EXIT_OK;
@@ -113,7 +119,8 @@ int vt_cmd_decode(int argc, char **argv) {
   if (vt_cli_decoder_resolve(&dec, 0, &opts)) goto done;
 
   if (vt_lattices_open(&lat, path[0], path[1]) != VT_OK ||
-      vt_trans_load(&trans, path[2], path[3], path[4], path[5], lat) != VT_OK) {
+      vt_trans_load(&trans, path[2], path[3], path[4], path[5], lat) != VT_OK ||
+      (forbid_path && vt_trans_forbid_file(trans, forbid_path) != VT_OK)) {
     vt_cli_error("%s", vt_last_error());
     goto done;
   }
