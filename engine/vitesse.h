@@ -449,9 +449,9 @@ VT_API vt_status vt_constraints_add_word(vt_constraints *c, const char *word,
                                          const int32_t *labels, int32_t n);
 
 /* The corpus columns the constraints read: dictionary words from `word_col` (default 0), partial
- * labels from `partial_col` (-1, the default: none). A token line lacking partial_col is an
- * error when tagging ("FILE:LINE: no column ..."), as is a partial label the model does not
- * have. Returns VT_OK or VT_EINVAL (word_col < 0 or partial_col < -1). */
+ * labels from `partial_col` (-1, the default: none). A token line lacking partial_col (or
+ * word_col, once a dictionary has words) is an error when tagging ("FILE:LINE: no column ..."),
+ * as is a partial label the model does not have. Returns VT_OK or VT_EINVAL (word_col < 0 or partial_col < -1). */
 VT_API vt_status vt_constraints_columns(vt_constraints *c, int32_t word_col, int32_t partial_col);
 
 /* Writes to `out` the tag dictionary of the labelled corpus `files` (n_files >= 1, read with

@@ -107,6 +107,8 @@ check_bad "missing dictionary" "nonexistent" --tag-dict "$base/nonexistent"
 printf 'DT NN\nNN\n' >"$base/bad.forbid"
 check_bad "forbid: one field" "bad.forbid:2:" --forbid-transitions "$base/bad.forbid"
 check_bad "partial column missing" "part.txt:1: no column 5" --partial-col 5
+check_bad "word column missing" "part.txt:1: no column 4 for dictionary words" \
+  --tag-dict "$base/dict" --dict-col 4
 check_bad "bad -v" "-v" -v 3
 awk 'NF { print $1, ($1 == "dog" ? "XX" : "_") } !NF { print "" }' "$base/test.txt" >"$base/p2.txt"
 rm -f "$base/out"

@@ -175,8 +175,9 @@ vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T, int32
   out->stats.fallbacks += ts.decode.fallbacks;
   if (st == VT_EFORMAT && why)
     return vt_fail(st, "token %d: %s", bad,
-                   why == 1 ? "no column for partial labels"
-                            : "the partial label is not a label of the model");
+                   why == 1   ? "no column for partial labels"
+                   : why == 3 ? "no column for dictionary words"
+                              : "the partial label is not a label of the model");
   if (st == VT_EUNSUPPORTED)
     return vt_fail(st, "marginals need a model without observation-dependent bigram templates");
   if (st != VT_OK) return vt_fail(st, "decoding failed: %s", vt_strerror(st));

@@ -231,7 +231,12 @@ vt_status vt_constraints_apply(const struct vt_constraints *c, const vt_tokens *
         continue;
       }
     }
-    if (c->nwords && c->word_col < tk->ncols) {
+    if (c->nwords && c->word_col >= tk->ncols) {
+      *bad = t;
+      *why = 3;
+      return VT_EFORMAT;
+    }
+    if (c->nwords) {
       size_t f = (size_t)t * tk->ncols + (size_t)c->word_col;
       int32_t w = find_word(c, tk->base + tk->fields[2 * f], tk->fields[2 * f + 1]);
       if (w >= 0)

@@ -56,7 +56,8 @@ vt_status vt_constraints_read(struct vt_constraints *c, const char *path, char *
 /* Restricts the T x L emissions E of tokens `tk`: a token whose partial column holds a label
  * keeps only that label (its column "_" or empty: free); else a dictionary word keeps its
  * labels; other tokens stay free. `tmp`: L doubles of scratch. Returns VT_OK, or VT_EFORMAT with
- * *bad the token and *why 1 (the partial column is missing) or 2 (its label is not the model's). */
+ * *bad the token and *why 1 (the partial column is missing), 2 (its label is not the model's) or 3
+ * (a dictionary is loaded and the word column is missing). */
 vt_status vt_constraints_apply(const struct vt_constraints *c, const vt_tokens *tk, double *E,
                                double *tmp, int32_t *bad, int *why);
 

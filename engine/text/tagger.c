@@ -372,6 +372,10 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts,
           vt_errorf(err, errlen, NULL, "%s:%llu: no column %d for partial labels (%d columns)",
                     se->file, (unsigned long long)vt_sentbatch_lineno(b, s, bad),
                     cf->cons->partial_col, tk.ncols);
+        else if (why == 3)
+          vt_errorf(err, errlen, NULL, "%s:%llu: no column %d for dictionary words (%d columns)",
+                    se->file, (unsigned long long)vt_sentbatch_lineno(b, s, bad),
+                    cf->cons->word_col, tk.ncols);
         else
           vt_errorf(err, errlen, NULL, "%s:%llu: partial label '%.*s' is not a label of the model",
                     se->file, (unsigned long long)vt_sentbatch_lineno(b, s, bad),
