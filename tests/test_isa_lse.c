@@ -58,6 +58,43 @@ TEST(lse_levels_agree) {
   }
 }
 
+/* matvec: the same bits as scalar (one multiply and add per term, ascending rows); expv: within
+ * 1e-15 relative, exactly 0 for -inf. */
+TEST(matvec_and_exp_levels) {
+  test_rng r = {123};
+  for (int lv = VT_SIMD_AVX2; lv <= VT_SIMD_AVX512; lv++) {
+    if (!isa_level_runs((vt_simd)lv)) continue;
+    const vt_lse_ops *k = vt_lse_get((vt_simd)lv);
+    for (int li = 0; li < ISA_N_LENGTHS; li++) {
+      const int n = (isa_lengths[li] + 7) / 8 * 8, nrows = 1 + test_int(&r, 50);
+      double *M = malloc(sizeof(double) * (size_t)nrows * n), *c = malloc(sizeof(double) * nrows);
+      double *o0 = malloc(sizeof(double) * n), *o1 = malloc(sizeof(double) * n);
+      double *x = malloc(sizeof(double) * n);
+      int32_t *rows = malloc(sizeof(int32_t) * nrows);
+      for (int i = 0; i < nrows * n; i++) M[i] = test_unit(&r);
+      int nr = 0;
+      for (int i = 0; i < nrows; i++) {
+        c[nr] = test_unit(&r);
+        if (test_int(&r, 4)) rows[nr++] = i;
+      }
+      vt_lse_scalar.matvec(c, rows, nr, M, n, n, o0);
+      k->matvec(c, rows, nr, M, n, n, o1);
+      EXPECT(isa_same(o0, o1, sizeof(double) * n), "%s n=%d: matvec bits differ",
+             vt_simd_name(k->level), n);
+      for (int i = 0; i < n; i++)
+        x[i] = test_int(&r, 8) == 0 ? -INFINITY : -750.0 * test_unit(&r) * test_unit(&r);
+      vt_lse_scalar.expv(x, isa_lengths[li], o0);
+      k->expv(x, isa_lengths[li], o1);
+      int ok = 1;
+      for (int i = 0; i < isa_lengths[li]; i++)
+        ok &= x[i] == -INFINITY ? o1[i] == 0.0
+                                : fabs(o1[i] - o0[i]) <= 1e-15 * o0[i] || (x[i] < -708 && !o1[i]);
+      EXPECT(ok, "%s n=%d: expv differs", vt_simd_name(k->level), isa_lengths[li]);
+      free(M), free(c), free(o0), free(o1), free(x), free(rows);
+    }
+  }
+}
+
 /* The scalar kernels on a case worked by hand. */
 TEST(lse_scalar_by_hand) {
   const double M[16] = {0,         log(3),    -INFINITY, 0,         0, 0, 0, 0,
@@ -75,4 +112,4 @@ TEST(lse_scalar_by_hand) {
   EXPECT_EQ_DBL(vt_lse_vec(v + 3, 2), -INFINITY, "all -inf");
 }
 
-TEST_MAIN(CASE(lse_levels_agree), CASE(lse_scalar_by_hand))
+TEST_MAIN(CASE(lse_levels_agree), CASE(matvec_and_exp_levels), CASE(lse_scalar_by_hand))

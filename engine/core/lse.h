@@ -27,10 +27,22 @@ typedef void (*vt_lse_fwd_fn)(const double *a, const int32_t *rows, int32_t n_ro
 typedef void (*vt_lse_bwd_fn)(const double *M, int64_t ldm, const int32_t *rows, int32_t n_rows,
                               const double *v, int32_t n, double *out);
 
+/* out[j] = sum_{r < n_rows} coef[r] * M[rows[r]*ldm + j] for j < n (n a multiple of 8, rows of M
+ * with n readable entries), summed in ascending r, one multiplication and one addition per term,
+ * so every level gives the same bits. */
+typedef void (*vt_lse_matvec_fn)(const double *coef, const int32_t *rows, int32_t n_rows,
+                                 const double *M, int64_t ldm, int32_t n, double *out);
+
+/* out[k] = exp(x[k]) for k < n, every x[k] <= 0 or -inf (0). Scalar: the C library's exp; the
+ * SIMD levels: their polynomial exp (about 1 ulp; below -708, 0). */
+typedef void (*vt_lse_exp_fn)(const double *x, int32_t n, double *out);
+
 typedef struct vt_lse_ops {
   vt_simd level;
   vt_lse_fwd_fn fwd;
   vt_lse_bwd_fn bwd;
+  vt_lse_matvec_fn matvec;
+  vt_lse_exp_fn expv;
 } vt_lse_ops;
 
 /* Returns the kernels of `level`, or NULL when this build or CPU cannot run them. */

@@ -39,4 +39,18 @@ static void bwd_scalar(const double *M, int64_t ldm, const int32_t *rows, int32_
   }
 }
 
-const vt_lse_ops vt_lse_scalar = {VT_SIMD_SCALAR, fwd_scalar, bwd_scalar};
+static void matvec_scalar(const double *coef, const int32_t *rows, int32_t n_rows, const double *M,
+                          int64_t ldm, int32_t n, double *out) {
+  for (int32_t j = 0; j < n; j++) out[j] = 0.0;
+  for (int32_t r = 0; r < n_rows; r++) {
+    const double c = coef[r], *row = M + (int64_t)rows[r] * ldm;
+    for (int32_t j = 0; j < n; j++) out[j] += c * row[j];
+  }
+}
+
+static void exp_scalar(const double *x, int32_t n, double *out) {
+  for (int32_t k = 0; k < n; k++) out[k] = exp(x[k]);
+}
+
+const vt_lse_ops vt_lse_scalar = {VT_SIMD_SCALAR, fwd_scalar, bwd_scalar, matvec_scalar,
+                                  exp_scalar};

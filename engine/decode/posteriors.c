@@ -1,13 +1,14 @@
 /* engine/decode/posteriors.c: forward-backward in log space (vt_posteriors): the log partition
  * function and every token's label marginals under the decoders' score model. Only the labels a
  * column can reach (a finite forward score) are summed over, so a constrained column (labels at
- * -inf) costs its allowed labels times L, not L^2. */
+ * -inf) costs its allowed labels times L, not L^2. Sentences of VT_POST_FAST_MIN_T tokens or more
+ * take the exp-space steps of posteriors_fast.c (a multiply-add per cell instead of an exp, log
+ * space where a sum could underflow); shorter ones the two-pass log-sum-exp kernels (lse.h). */
 #include <math.h>
 #include <string.h>
 
 #include "arena.h"
-#include "lse.h"
-#include "trans.h"
+#include "posteriors.h"
 
 vt_status vt_posteriors(const vt_trans *trans, vt_arena *arena, const double *E, int32_t T,
                         double *marg, double *logz) {
@@ -19,9 +20,14 @@ vt_status vt_posteriors(const vt_trans *trans, vt_arena *arena, const double *E,
   double *al = VT_ARENA_NEW(arena, double, n);
   double *be = VT_ARENA_NEW(arena, double, n);
   double *tmp = VT_ARENA_NEW(arena, double, (size_t)ld);
+  double *s2 = VT_ARENA_NEW(arena, double, (size_t)ld);
   int32_t *rows = VT_ARENA_NEW(arena, int32_t, (size_t)L);
-  if (!al || !be || !tmp || !rows) return VT_ENOMEM;
+  if (!al || !be || !tmp || !s2 || !rows) return VT_ENOMEM;
   const vt_lse_ops *k = vt_lse_active();
+  /* long sentences: exp-space steps over per-sentence tables (posteriors_fast.c) */
+  vt_post_tables_t pt;
+  const int fast = T >= VT_POST_FAST_MIN_T;
+  if (fast && vt_post_tables(trans, arena, k, &pt) != VT_OK) return VT_ENOMEM;
 
   /* forward: al[t][j] = log sum over prefixes ending in j at t */
   for (int32_t j = 0; j < ld; j++) al[j] = j < L ? trans->S[j] + E[j] : -INFINITY;
@@ -31,7 +37,10 @@ vt_status vt_posteriors(const vt_trans *trans, vt_arena *arena, const double *E,
     int32_t nr = 0;
     for (int32_t i = 0; i < L; i++)
       if (prev[i] > -INFINITY) rows[nr++] = i;
-    k->fwd(prev, rows, nr, trans->A, ld, L, cur, tmp);
+    if (fast)
+      vt_post_fwd(trans, &pt, k, prev, rows, nr, cur, tmp);
+    else
+      k->fwd(prev, rows, nr, trans->A, ld, L, cur, tmp);
     const double *e = E + (size_t)t * L;
     for (int32_t j = 0; j < L; j++) cur[j] += e[j];
     for (int32_t j = L; j < ld; j++) cur[j] = -INFINITY;
@@ -60,7 +69,10 @@ vt_status vt_posteriors(const vt_trans *trans, vt_arena *arena, const double *E,
       cur[i] = -INFINITY;
       if (a[i] > -INFINITY) rows[nr++] = i;
     }
-    k->bwd(trans->A, ld, rows, nr, tmp, L, cur);
+    if (fast)
+      vt_post_bwd(trans, &pt, k, tmp, rows, nr, cur, s2);
+    else
+      k->bwd(trans->A, ld, rows, nr, tmp, L, cur);
   }
   for (int32_t t = 0; t < T; t++) {
     const double *a = al + (size_t)t * ld, *bb = be + (size_t)t * ld;
