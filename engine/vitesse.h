@@ -276,9 +276,9 @@ VT_API double vt_path_score(const vt_trans *trans, const double *E, int32_t T,
  * thousands; -inf emissions, transitions, start or end scores forbid what they score, and a
  * forbidden label gets marginal exactly 0, so constraints are applied by setting emissions to
  * -inf. Cost: O(T L a) for columns of about `a` reachable labels (a = L without constraints);
- * sentences of 4 tokens or more take a multiply-add per cell (exp-space products over
- * per-sentence tables of exp(A - max), 2 L^2 exps), falling back to log space wherever a sum
- * could underflow, so scores of any magnitude stay exact to rounding.
+ * sentences of 4 tokens or more (with at least 1 emission in 8 finite) take a multiply-add per
+ * cell (exp-space products over per-sentence tables of exp(A - max), 2 L^2 exps), falling back
+ * to log space wherever a sum could underflow, so scores of any magnitude stay exact to rounding.
  * T = 0 gives *logz = 0 (the empty path, probability 1); a sentence without a finite path gives
  * *logz = -inf and every marginal 0. Rounding in log space is absolute: log Z and marginals are
  * within about 1e-14 times the magnitude of the partial path scores (1e-11 at scores in the
@@ -448,13 +448,14 @@ VT_API vt_status vt_constraints_load_dict(vt_constraints *c, const char *path);
 
 /* Adds one dictionary word (NUL-terminated) with labels[0, n) (n >= 1, label ids). Returns
  * VT_OK, VT_EINVAL (n < 1, a label out of range, or the word is there already) or VT_ENOMEM. */
-VT_API vt_status vt_constraints_add_word(vt_constraints *c, const char *word,
-                                         const int32_t *labels, int32_t n);
+VT_API vt_status vt_constraints_add_word(vt_constraints *c, const char *word, const int32_t *labels,
+                                         int32_t n);
 
 /* The corpus columns the constraints read: dictionary words from `word_col` (default 0), partial
  * labels from `partial_col` (-1, the default: none). A token line lacking partial_col (or
  * word_col, once a dictionary has words) is an error when tagging ("FILE:LINE: no column ..."),
- * as is a partial label the model does not have. Returns VT_OK or VT_EINVAL (word_col < 0 or partial_col < -1). */
+ * as is a partial label the model does not have. Returns VT_OK or VT_EINVAL (word_col < 0 or
+ * partial_col < -1). */
 VT_API vt_status vt_constraints_columns(vt_constraints *c, int32_t word_col, int32_t partial_col);
 
 /* Writes to `out` the tag dictionary of the labelled corpus `files` (n_files >= 1, read with
@@ -465,8 +466,7 @@ VT_API vt_status vt_constraints_columns(vt_constraints *c, int32_t word_col, int
  * *n_words (may be NULL) receives the words written. Returns VT_OK, VT_EINVAL, VT_EIO, VT_EFORMAT
  * ("FILE:LINE: problem") or VT_ENOMEM; write errors on `out` are the caller's to see (ferror). */
 VT_API vt_status vt_tagdict_build(const vt_reader_opts *ro, const char *const *files, int n_files,
-                                  int32_t word_col, int32_t label_col, FILE *out,
-                                  int64_t *n_words);
+                                  int32_t word_col, int32_t label_col, FILE *out, int64_t *n_words);
 
 /* Forbids label transitions of model `m` (tagger or transition model) in place: for c < n, the
  * transition prev[c] -> cur[c] becomes -inf; prev[c] = -1 forbids starting with cur[c], cur[c]
@@ -668,8 +668,8 @@ typedef struct vt_tag_opts {
   int32_t pos_col;       /* joint, with eval: gold POS column (default 1) */
   int32_t chunk_col;     /* joint, with eval: gold chunk column (default -1: last) */
   int eval;              /* joint: compare with the gold columns (vt_tag_report's eval) */
-  int32_t verbose; /* tagger models: 1 or 2 print marginals and path probabilities (CRF++'s
-                      -v1/-v2 layout, see vt_engine_tag); 0 (default) none */
+  int32_t verbose;       /* tagger models: 1 or 2 print marginals and path probabilities (CRF++'s
+                            -v1/-v2 layout, see vt_engine_tag); 0 (default) none */
   int32_t reserved0;
   const struct vt_constraints *constraints; /* tagger models: allowed labels (NULL: none) */
   int64_t reserved[6];
@@ -705,10 +705,10 @@ typedef struct vt_run_report {
  * LABEL/MARGINAL, and with verbose 2 then LABEL/MARGINAL for every label of the model. With
  * opts->constraints, only allowed labels are output (vt_constraints_create); a sentence left
  * without any path (e.g. a fixed label no allowed neighbour may follow) prints "_" labels
- * (verbose: "# 0" and "_/0"), as any sentence without a finite path does. The bytes are the same for any thread count
- * and batch size. `rep` may be NULL. Returns VT_OK, VT_ECANCELED, VT_EFORMAT (bad input:
- * "FILE:LINE: problem"), VT_EIO (unreadable input, or a sink failure: rep->write_errno),
- * VT_EUNSUPPORTED, VT_ENOMEM; the message is in vt_last_error. */
+ * (verbose: "# 0" and "_/0"), as any sentence without a finite path does. The bytes are the same
+ * for any thread count and batch size. `rep` may be NULL. Returns VT_OK, VT_ECANCELED, VT_EFORMAT
+ * (bad input: "FILE:LINE: problem"), VT_EIO (unreadable input, or a sink failure:
+ * rep->write_errno), VT_EUNSUPPORTED, VT_ENOMEM; the message is in vt_last_error. */
 VT_API vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
                                const char *const *files, int n_files, vt_sink_fn sink,
                                void *sink_ctx, vt_run_report *rep);

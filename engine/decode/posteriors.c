@@ -26,7 +26,11 @@ vt_status vt_posteriors(const vt_trans *trans, vt_arena *arena, const double *E,
   const vt_lse_ops *k = vt_lse_active();
   /* long sentences: exp-space steps over per-sentence tables (posteriors_fast.c) */
   vt_post_tables_t pt;
-  const int fast = T >= VT_POST_FAST_MIN_T;
+  /* ... unless constraints leave few labels: the log-space steps skip the -inf rows, while the
+   * tables cost 2 L^2 exps whatever E holds */
+  int64_t finite = 0;
+  for (size_t i = 0; i < (size_t)T * (size_t)L; i++) finite += E[i] > -INFINITY;
+  const int fast = T >= VT_POST_FAST_MIN_T && finite * 8 >= (int64_t)T * L;
   if (fast && vt_post_tables(trans, arena, k, &pt) != VT_OK) return VT_ENOMEM;
 
   /* forward: al[t][j] = log sum over prefixes ending in j at t */

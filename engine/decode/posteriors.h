@@ -6,7 +6,8 @@
 #include "lse.h"
 #include "trans.h"
 
-/* Sentences of at least this many tokens take the exp-space steps. */
+/* Sentences of at least this many tokens take the exp-space steps (unless constraints leave
+ * fewer than 1 label in 8 finite: those keep the log-space steps, which skip -inf rows). */
 #define VT_POST_FAST_MIN_T 4
 
 /* Per-sentence tables: Q = exp(A - column max), row-major [i][j]; RT = exp(A - row max),
