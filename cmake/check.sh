@@ -1,7 +1,9 @@
 #!/bin/sh
 # The test command: installs missing Debian packages, then builds and runs the whole test suite
-# twice: a normal build with warnings as errors, and an address+undefined sanitizer build; then
-# the scheduler tests (label `sched`) once more in a ThreadSanitizer build; then a short run of
+# twice: a normal build with warnings as errors (and the Python package built against it, with
+# its pytest suite), and an address+undefined sanitizer build; then
+# the scheduler tests and the CLI tests that start the engine's threads (labels `sched`,
+# `threads`) once more in a ThreadSanitizer build; then a short run of
 # every fuzz target (clang + libFuzzer; VT_FUZZ_SECONDS, default 20, per target).
 # Usage: sh cmake/check.sh            (from the repository root; build trees go to build-check*/)
 set -eu
@@ -26,14 +28,32 @@ run_suite() { # run_suite BUILD_DIR CTEST_ARGS TARGETS [cmake options...] ("" = 
   ctest --test-dir "$dir" --output-on-failure -j "$jobs" $ctest_args
 }
 
+# The Python package (python/), built against a build tree's static library with the README's
+# command (a venv on the Debian packages, pip offline, no build isolation), then its pytest
+# suite on that venv, from the repository root so the installed package is the one imported.
+# VT_PYTHON: the interpreter (default /usr/bin/python3, the one the Debian packages serve).
+python_suite() { # python_suite BUILD_DIR
+  dir=$1
+  py=${VT_PYTHON:-/usr/bin/python3}
+  echo "== python $dir"
+  rm -rf "$dir/venv"
+  "$py" -m venv --system-site-packages "$dir/venv"
+  VITESSE_BUILD_DIR="$PWD/$dir" VITESSE_WERROR=1 \
+    "$dir/venv/bin/pip" install -q --no-build-isolation --no-index ./python
+  VITESSE_CLI="$PWD/$dir/vitesse" "$dir/venv/bin/python" -m pytest -q python/tests
+}
+
 mkdir -p build-check build-check-asan build-check-tsan
 run_suite build-check "" ""
+python_suite build-check
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_suite build-check-asan "" "" -DVT_SANITIZE=ON
 # The engine's threads under ThreadSanitizer (pthreads; libgomp is not instrumented, and the
-# engine does not use it): only the programs the `sched` tests run are built.
+# engine does not use it): the scheduler tests (`sched`) and the CLI tests that tag and decode on
+# the engine's threads (`threads`); only the programs they run are built.
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-  run_suite build-check-tsan "-L sched" "vitesse test_topo test_sched test_library" -DVT_TSAN=ON
+  run_suite build-check-tsan "-L sched|threads" "vitesse test_topo test_sched test_library" \
+  -DVT_TSAN=ON
 # Fuzzing smoke run (tests/fuzz/README.md): each libFuzzer target for $VT_FUZZ_SECONDS seconds
 # (default 20) from a copy of its seed corpus (nothing is written into the repository); any
 # crash, leak, sanitizer report or timeout fails. VT_FUZZ_SECONDS=0 skips this leg.

@@ -5,7 +5,10 @@ set -eu
 # libudev-dev: hwloc's pkg-config file lists -ludev for static links (Libs.private) without
 # libhwloc-dev depending on it; the install test links libvitesse.a through pkg-config --static.
 # clang: the fuzz targets (libFuzzer ships with Debian's clang; cmake/check.sh runs them).
-pkgs="build-essential cmake pkg-config libhwloc-dev libjemalloc-dev zlib1g-dev libudev-dev clang"
+# python3-*: the Python package (python/) builds offline from these alone and check.sh runs its
+# pytest suite; python3-venv for the README's install command (a venv on the system packages).
+pkgs="build-essential cmake pkg-config libhwloc-dev libjemalloc-dev zlib1g-dev libudev-dev clang
+python3-dev python3-numpy python3-setuptools python3-wheel python3-pip python3-pytest python3-venv"
 missing=""
 for p in $pkgs; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -162,6 +162,7 @@ typedef enum vt_algo {
   VT_ALGO_ITER_ASTAR = 7,         /* exact 1-best iterative A* (Huang et al. 2012, 4.2) */
   VT_ALGO_VITERBI_ASTAR = 8,      /* exact k-best Viterbi A* (Huang et al. 2012, Algorithm 3) */
   VT_ALGO_ITER_VITERBI_ASTAR = 9, /* exact k-best iterative Viterbi A* (Algorithm 4) */
+  VT_ALGO_CARPEDIEM = 10,         /* exact 1-best Carpediem (Esposito & Radicioni 2009) */
   VT_ALGO_COUNT_
 } vt_algo;
 
@@ -357,12 +358,14 @@ typedef enum vt_model_kind {
 
 /* Opens the model file `path`, recognising its kind from its first bytes: a tagger model, a
  * joint model, or a NumPy .npy (L, L) float matrix of transitions. Every offset and count of
- * the file is checked before use. Returns VT_OK, VT_EIO (unreadable), VT_EFORMAT (not a model, or
- * damaged: "PATH: problem" in vt_last_error) or VT_ENOMEM. */
+ * the file is checked before use. A path that can be read only once (a pipe, /dev/stdin) is read
+ * whole into memory and opened as by vt_model_open_memory. Returns VT_OK, VT_EIO (unreadable),
+ * VT_EFORMAT (not a model, or damaged: "PATH: problem" in vt_last_error) or VT_ENOMEM. */
 VT_API vt_status vt_model_open(vt_model **out, const char *path);
 
 /* Returns the kind of the model file `path` from its first bytes (as vt_model_open recognises
- * it, without loading it), or 0 when it cannot be read or is no model. */
+ * it, without loading it), or 0 when it cannot be read, is no model, or can be read only once
+ * (a pipe: nothing is read from it; open it and ask vt_model_describe). */
 VT_API int vt_model_file_kind(const char *path);
 
 /* As vt_model_open, for the `size` bytes of a tagger or joint model file held in memory at `data`
@@ -600,11 +603,15 @@ VT_API vt_status vt_trans_load(vt_trans **out, const char *a_path, const char *s
 /* How workers are pinned: to a core each, to their NUMA node, or not at all. */
 typedef enum vt_bind { VT_BIND_NONE = 0, VT_BIND_CORE = 1, VT_BIND_NUMA = 2 } vt_bind;
 
-/* What a progress callback sees: written so far, in input order. */
+/* What a progress callback sees: written so far, in input order. The library fills it, so fields
+ * are only ever appended (a callback built against an older header reads a prefix). */
 typedef struct vt_progress {
   int64_t batches, items, tokens; /* items: sentences */
   double elapsed;                 /* seconds since the run started */
   int final;                      /* 1 on the last call, after the run */
+  /* Corpus runs (vt_engine_tag): input bytes read (compressed bytes for gzip; reading runs a few
+   * batches ahead of writing) of bytes_total, the input files' size; 0 when unknown (a pipe). */
+  int64_t bytes_read, bytes_total;
 } vt_progress;
 
 typedef struct vt_engine_opts {
@@ -762,8 +769,9 @@ VT_API void vt_engine_stats_json(const vt_engine *e, FILE *f);
 /* Writes the score lattices tagger model `m` gives the sentences of `files` (n_files >= 1; "-"
  * is standard input) into directory `dir` (created if missing) as the .npy files vitesse decode
  * reads: E.npy float32 (tokens, L) emissions, N.npy int64 lengths, A.npy float32 (L, L), S.npy
- * and F.npy float32 (L,), R.npy int32 (L,) labels by decreasing training frequency. Decoding them
- * gives what tagging gives (E is rounded to float32). Corpus options: o->reader as in
+ * and F.npy float32 (L,), R.npy int32 (L,) labels by decreasing training frequency, and
+ * labels.txt, the label names one per line, label 0 first. Decoding them gives what tagging
+ * gives (E is rounded to float32). Corpus options: o->reader as in
  * vt_engine_tag (NULL: the model's). `rep` (may be NULL) gets sentences and tokens, and a
  * nonzero write_errno when writing the output failed (not reading the input). Returns
  * VT_OK, VT_EUNSUPPORTED (a joint model, or observation-dependent bigram templates: the
@@ -850,6 +858,9 @@ typedef struct vt_epoch_report {
   int64_t reserved[6];
 } vt_epoch_report;
 
+/* The most shards vt_train_opts.shards may ask for. */
+#define VT_TRAIN_SHARDS_MAX 1024
+
 typedef struct vt_train_opts {
   const char *templates;      /* tagger: template text (CRF++/Wapiti U/B lines); required */
   size_t templates_len;       /* bytes of `templates`; 0: strlen(templates) */
@@ -885,7 +896,17 @@ typedef struct vt_train_opts {
    * epochs done). A joint model's test corpus is evaluated only when this is set. */
   int (*on_epoch)(void *ctx, const vt_epoch_report *r);
   void *ctx;
-  int64_t reserved[8];
+  /* Training on several cores (both trainers), by iterative parameter mixing (McDonald, Hall &
+   * Mann 2010): each epoch deals the shuffled sentences round-robin to `shards` shards, which
+   * train in parallel from the same weights, and the weights become the mean of the shards'.
+   * The model depends on `shards` (and seed), never on `threads`: the same bytes for any thread
+   * count. 0 or 1: the sequential perceptron. Each shard holds its own copy of what it changes
+   * (tagger: 3 L^2 doubles, a bound transition model, 4 bytes a feature and copies of the
+   * feature vectors it updated; joint: 3 doubles a weight). */
+  int32_t shards;  /* default 1 */
+  int32_t threads; /* at most min(threads, shards) OpenMP threads; 0 (default): OpenMP's
+                      default (OMP_NUM_THREADS, else one per core) */
+  int64_t reserved[7];
 } vt_train_opts;
 
 /* Defaults as documented per field. */

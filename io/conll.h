@@ -43,6 +43,12 @@ vt_status vt_conll_open(vt_conll **out, const char *path, const vt_conll_opts *o
 vt_status vt_conll_read(vt_conll *r, vt_sentbatch *b, int32_t max_sents, size_t max_bytes,
                         int32_t *n_read, char *err, size_t errlen);
 
+/* How far the reader is into its file: bytes consumed from the file (compressed bytes for gzip
+ * input; read ahead by up to one buffer; where the file has no offset, a pipe, the bytes read
+ * after inflating), and in *size the file's size, or -1 when it is not a regular file (a pipe,
+ * a terminal). For a progress line's ETA. */
+int64_t vt_conll_offset(const vt_conll *r, int64_t *size);
+
 /* Closes the reader. NULL is a no-op. */
 void vt_conll_close(vt_conll *r);
 

@@ -54,11 +54,11 @@ one_round() {
         --transitions lat/A.npy --start lat/S.npy --end lat/F.npy --rank lat/R.npy --algo "$a" \
         --threads 1
     done
-    # The old joint tagger had one thread and no --threads option.
+    # The old joint tagger had one thread and no --threads option; its key was sentences_per_s.
     if [ "$bin" = "$OLD" ]; then
-      run chunk "$bin" sentences_per_s tag -m chunk.bin "$D/conll2000/test.txt"
+      run chunk "$bin" 'sentences_per_s\(econd\)\{0,1\}' tag -m chunk.bin "$D/conll2000/test.txt"
     else
-      run chunk "$bin" sentences_per_s tag -m chunk.bin "$D/conll2000/test.txt" --threads 1
+      run chunk "$bin" sentences_per_second tag -m chunk.bin "$D/conll2000/test.txt" --threads 1
     fi
   done
 }

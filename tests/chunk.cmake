@@ -12,3 +12,4 @@ foreach(case ${VT_CHUNK_BADINPUT_CASES})
     COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/chunk_badinput.sh $<TARGET_FILE:vitesse> ${case})
   set_tests_properties(chunk_badinput.${case} PROPERTIES LABELS badinput)
 endforeach()
+set_tests_properties(chunk_badinput.good PROPERTIES LABELS "badinput;threads") # engine threads

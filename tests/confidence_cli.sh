@@ -38,6 +38,16 @@ awk -F'\t' 'NF != 6 || $6 > 1 || $6 < 0 { bad = 1 }
 "$VITESSE" decode $DATA -k 3 --algo kbest-viterbi -o "$base/o3" 2>/dev/null
 cut -f1-4 "$base/o1" | cmp -s - "$base/o3" || fail "--logz changed the first four columns"
 
+# --labels with --logz: names in the fourth field, the logZ and prob fields untouched
+awk 'BEGIN { for (y = 0; y < 19; y++) print "L" y }' >"$base/labels.txt"
+# shellcheck disable=SC2086
+"$VITESSE" decode $DATA -k 3 --algo kbest-viterbi --logz --labels "$base/labels.txt" \
+  -o "$base/o5" 2>"$base/err" || fail "--labels --logz: $(cat "$base/err")"
+cut -f1-3,5,6 "$base/o1" >"$base/a" && cut -f1-3,5,6 "$base/o5" | cmp -s - "$base/a" ||
+  fail "--labels changed the --logz fields: $(head -2 "$base/o5")"
+awk -F'\t' '$4 != "" && $4 !~ /^L[0-9]+( L[0-9]+)*$/ { bad = 1 } END { exit bad }' "$base/o5" ||
+  fail "--labels --logz: labels not named: $(head -2 "$base/o5")"
+
 # a failing run (unwritable -o) leaves no posteriors file
 rm -f "$base/p3.npy"
 # shellcheck disable=SC2086

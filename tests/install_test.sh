@@ -5,7 +5,8 @@
 # linking the shared library (found at run time through an rpath) and once linking
 # libvitesse.a with `pkg-config --static --libs` (which must bring hwloc, jemalloc, zlib,
 # OpenMP and libm: vitesse.pc's Requires.private and Libs.private); then the examples, built
-# against the installed package the same ways and checked against the installed CLI.
+# against the installed package the same ways and checked against the installed CLI; then the
+# Python package against the installed library.
 set -eu
 src=$1
 build=$2
@@ -60,4 +61,25 @@ for example in tag_corpus tag_tokens decode_npy train; do
 done
 sh "$src/tests/examples.sh" "$tmp/examples_pc" "$tmp/prefix/bin/vitesse"
 sh "$src/tests/examples.sh" "$tmp/examples_pc_static" "$tmp/prefix/bin/vitesse"
+
+# The Python package (python/setup.py) against the installed library, found by pkg-config (its
+# static archive), when this machine has what the package builds with (cmake/setup.sh installs
+# it): built outside the source tree, then imported from there to decode and train once.
+py=${VT_PYTHON:-/usr/bin/python3}
+if "$py" -c 'import numpy, setuptools' 2>/dev/null; then
+  (cd "$src/python" && "$py" setup.py build --build-base "$tmp/py") >"$tmp/py.log" 2>&1 ||
+    { cat "$tmp/py.log"; exit 1; }
+  ext=$(find "$tmp/py" -name '_vitesse*.so')
+  if readelf -d "$ext" | grep -q 'libvitesse'; then
+    echo "install_test: the Python extension needs libvitesse.so" >&2
+    exit 1
+  fi
+  PYTHONPATH=$(dirname "$(dirname "$ext")") "$py" -c '
+import numpy as np, vitesse
+(score, labels), = vitesse.decode(np.array([[0.0, 1.0], [2.0, 0.0]], np.float32), np.zeros((2, 2)))
+assert score == 3.0 and labels.tolist() == [1, 0], (score, labels)
+m = vitesse.train("U00:%x[0,0]\nB\n", [[["a", "X"], ["b", "Y"]]] * 3, epochs=2)
+assert m.tag(["a", "b"]) == ["X", "Y"]
+'
+fi
 echo "install_test: passed"

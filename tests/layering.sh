@@ -11,7 +11,8 @@
 # file may include headers of its own rank or lower. engine/ holds only the public header
 # vitesse.h (types and declarations), which every layer may include, so it has the lowest rank.
 # perf, tests and examples sit on top and may include anything. A folder marked `front` is a
-# front end of the library (the CLI): it may include only the public header and its own headers.
+# front end of the library (the CLI, the Python binding): it may include only the public header
+# and its own headers.
 set -eu
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 table='
@@ -25,6 +26,7 @@ io              6
 engine/sched    7
 engine/api      8
 engine/cli      9  front
+python/src      9  front
 perf            10
 tests           10
 tests/install   10

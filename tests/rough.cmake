@@ -1,5 +1,6 @@
 # tests/rough.cmake: regression tests of the hardening of issue 13 (tests/rough.sh).
-foreach(case eval_conllu_default eval_empty eval_full long_line max_tokens_default topo_big synth_mkdir check_logs clang_warnings)
+foreach(case eval_conllu_default eval_empty eval_full long_line max_tokens_default topo_big synth_mkdir check_logs clang_warnings
+        joint_decoder_opts lattice_labels model_from_pipe)
   add_test(NAME rough.${case}
     COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/rough.sh $<TARGET_FILE:vitesse> ${case})
   set_tests_properties(rough.${case} PROPERTIES LABELS badinput)
@@ -8,3 +9,6 @@ endforeach()
 add_test(NAME rough.signal_twice
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/rough.sh $<TARGET_FILE:vitesse> signal_twice)
 set_tests_properties(rough.signal_twice PROPERTIES LABELS "unit;sched")
+# These two tag and decode on the engine's threads: run again in the ThreadSanitizer build.
+set_tests_properties(rough.joint_decoder_opts rough.lattice_labels PROPERTIES LABELS
+  "badinput;threads")

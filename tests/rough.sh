@@ -179,6 +179,96 @@ clang_warnings)
       -Wmissing-prototypes -Wno-unused-parameter $incs "$f" 2>stderr || fail "clang warns on $f"
   done
   ;;
+joint_decoder_opts)
+  # A joint label-chunk model: decoder options get a message saying why (not a usage dump);
+  # --algo shimizu-haas is accepted; --stats has the keys of `tag` (sentences_per_second).
+  printf 'He PRP B-NP\nran VBD B-VP\n\nShe PRP B-NP\nsat VBD B-VP\n\n' >c.txt
+  "$VITESSE" train --joint-chunk --train c.txt --epochs 2 --quiet -o m.joint 2>stderr ||
+    fail "train --joint-chunk: exit $?"
+  for opt in "--algo viterbi" "-k 3" "--beam 4" "--heuristic m9"; do
+    # shellcheck disable=SC2086
+    expect_fail 2 "$VITESSE" tag -m m.joint $opt c.txt -o out/x
+    grep -q "^vitesse: $opt: a joint label-chunk model has one exact 1-best decoder" stderr ||
+      fail "$opt: $(cat stderr)"
+  done
+  "$VITESSE" tag -m m.joint --algo shimizu-haas --stats --threads 2 c.txt -o out/ok 2>stderr ||
+    fail "--algo shimizu-haas: exit $?"
+  [ "$(grep -c . out/ok)" -eq 4 ] || fail "output: $(cat out/ok)"
+  for key in sentences_per_second decode_sentences_per_second '"algo": "shimizu-haas"'; do
+    grep -q "$key" stderr || fail "--stats has no $key: $(cat stderr)"
+  done
+  if grep -q '"sentences_per_s"' stderr; then fail "--stats still has sentences_per_s"; fi
+  rm -f out/ok
+  ;;
+lattice_labels)
+  # lattice writes labels.txt; decode --labels prints the names, which are tag's labels.
+  printf 'the\tDT\ndog\tNN\nran\tVBD\n\na\tDT\ncat\tNN\n\nit\tPRP\nran\tVBD\n\n' >t.txt
+  printf 'U00:%%x[0,0]\nU01:%%x[-1,0]\nB\n' >tmpl
+  "$VITESSE" train --template tmpl --train t.txt --epochs 3 --quiet -o m.bin 2>stderr ||
+    fail "train: exit $?"
+  "$VITESSE" lattice -m m.bin -o lat t.txt 2>stderr || fail "lattice: exit $?"
+  [ "$(wc -l <lat/labels.txt)" -eq 4 ] || fail "labels.txt: $(cat lat/labels.txt)"
+  "$VITESSE" tag -m m.bin --algo viterbi t.txt 2>stderr |
+    awk 'NF { s = s (s == "" ? "" : " ") $NF; next } { print s; s = "" }' >tag.txt
+  set -- --emissions lat/E.npy --lengths lat/N.npy --transitions lat/A.npy --start lat/S.npy \
+    --end lat/F.npy
+  "$VITESSE" decode "$@" --algo viterbi --labels lat/labels.txt -o dec.txt 2>stderr ||
+    fail "decode --labels: exit $?"
+  cut -f4 dec.txt >names.txt
+  cmp -s tag.txt names.txt || fail "decode --labels differs from tag: $(cat names.txt)"
+  # Every path of -k 3 named; numbers without --labels map through labels.txt.
+  "$VITESSE" decode "$@" -k 3 --labels lat/labels.txt -o k3n.txt 2>stderr || fail "-k 3: $?"
+  "$VITESSE" decode "$@" -k 3 -o k3.txt 2>stderr || fail "-k 3 numbers: $?"
+  awk -F '\t' 'NR == FNR { name[NR - 1] = $0; next }
+    { n = split($4, y, " "); s = ""; for (i = 1; i <= n; i++) s = s (i > 1 ? " " : "") name[y[i]]
+      print $1 "\t" $2 "\t" $3 "\t" s }' lat/labels.txt k3.txt >k3m.txt
+  cmp -s k3m.txt k3n.txt || fail "-k 3 names differ from labels.txt mapping"
+  # Bad label files: one line naming the file (and line), exit 2, no output.
+  head -3 lat/labels.txt >short.txt
+  expect_fail 2 "$VITESSE" decode "$@" --labels short.txt -o out/x
+  grep -q 'short.txt: 3 label names for lattices of 4 labels' stderr || fail "$(cat stderr)"
+  { cat lat/labels.txt; echo extra; } >long.txt
+  expect_fail 2 "$VITESSE" decode "$@" --labels long.txt -o out/x
+  grep -q "long.txt:5: more names than the lattices' 4 labels" stderr || fail "$(cat stderr)"
+  printf 'A\n\nB\nC\n' >blank.txt
+  expect_fail 2 "$VITESSE" decode "$@" --labels blank.txt -o out/x
+  grep -q 'blank.txt:2: expected one label name' stderr || fail "$(cat stderr)"
+  expect_fail 2 "$VITESSE" decode "$@" --labels nosuch.txt -o out/x
+  grep -q 'nosuch.txt: cannot open' stderr || fail "$(cat stderr)"
+  ;;
+model_from_pipe)
+  # -m /dev/stdin (a pipe) and -m FIFO: the model is read once, whole, and tags as the file does
+  # (the kind sniff used to take its first bytes); a joint model too; garbage: one line, exit 2.
+  printf 'the\tDT\ndog\tNN\n\na\tDT\ncat\tNN\n\n' >t.txt
+  printf 'U00:%%x[0,0]\nB\n' >tmpl
+  "$VITESSE" train --template tmpl --train t.txt --epochs 2 --quiet -o m.bin 2>stderr ||
+    fail "train: exit $?"
+  printf 'He PRP B-NP\nran VBD B-VP\n\n' >c.txt
+  "$VITESSE" train --joint-chunk --train c.txt --epochs 2 --quiet -o m.joint 2>stderr ||
+    fail "train --joint-chunk: exit $?"
+  "$VITESSE" tag -m m.bin t.txt -o want.txt 2>stderr || fail "tag -m m.bin: exit $?"
+  "$VITESSE" tag -m /dev/stdin t.txt -o got.txt <m.bin 2>stderr || fail "tag -m /dev/stdin: $?"
+  cmp -s want.txt got.txt || fail "-m /dev/stdin tags differently"
+  cat m.bin | "$VITESSE" tag -m /dev/stdin t.txt -o got.txt 2>stderr || fail "a pipe: $?"
+  cmp -s want.txt got.txt || fail "-m /dev/stdin from a pipe tags differently"
+  "$VITESSE" tag -m m.joint c.txt -o jwant.txt 2>stderr || fail "tag -m m.joint: exit $?"
+  for cmd in tag chunk-tag; do
+    cat m.joint | "$VITESSE" $cmd -m /dev/stdin c.txt -o jgot.txt 2>stderr ||
+      fail "$cmd: a joint model from a pipe: $?"
+    cmp -s jwant.txt jgot.txt || fail "$cmd: a joint model from a pipe tags differently"
+  done
+  if mkfifo fifo 2>/dev/null; then
+    cat m.bin >fifo &
+    "$VITESSE" tag -m fifo t.txt -o got.txt 2>stderr || fail "tag -m FIFO: exit $?"
+    wait
+    cmp -s want.txt got.txt || fail "-m FIFO tags differently"
+  fi
+  echo garbage | expect_fail 2 "$VITESSE" tag -m /dev/stdin t.txt -o out/x || exit 1
+  grep -q '/dev/stdin: not a vitesse model file (bad magic)' stderr || fail "$(cat stderr)"
+  cat m.bin | expect_fail 2 "$VITESSE" chunk-tag -m /dev/stdin c.txt -o out/x || exit 1
+  grep -q '/dev/stdin: not a joint label-chunk model' stderr || fail "$(cat stderr)"
+  rm -f want.txt got.txt jwant.txt jgot.txt
+  ;;
 *)
   echo "unknown case $CASE" >&2
   exit 64

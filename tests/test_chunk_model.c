@@ -1,7 +1,8 @@
 /* tests/test_chunk_model.c: the joint label-chunk model around its decoder: token types (Table
  * 5), POS collapsing (Table 3), gold structures from a BIO column (O runs, length cuts), part
  * scores that agree with feature sums, training that fits a separable toy corpus (both
- * updates), conlleval figures, and the model file: round trip, corrupted and truncated files
+ * updates), parameter mixing (one shard = sequential, any thread count = the same weights),
+ * conlleval figures, and the model file: round trip, corrupted and truncated files
  * refused. Makes its own small corpus; nothing from ../shared. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -232,6 +233,60 @@ TEST(training) {
   EXPECT_EQ_INT(vt_chunk_parts_loss(3, gp, gt, gb, gp, gt, pb), 3, "one cut");
 }
 
+/* Trains the toy corpus 6 epochs (shuffled) with the given update and parameter-mixing
+ * setting; returns the averaged weights (malloc'd) and their count in *n. */
+static double *mixed_weights(int margin, int32_t shards, int32_t threads, int mix_one, int64_t *n) {
+  vt_chunk_model m;
+  vt_chunk_corpus cp = {0};
+  vt_chunk_model_init(&m);
+  read_toy(&m, &cp, toy_path(), 0);
+  EXPECT_EQ_INT(vt_chunk_features_build(&m, &cp, VT_CFEAT_ALL), VT_OK, "features");
+  vt_chunk_train_opts o;
+  vt_chunk_train_opts_init(&o);
+  o.margin = margin;
+  o.epochs = 6;
+  o.seed = 9;
+  o.shards = shards;
+  o.threads = threads;
+  o.mix_one = mix_one;
+  EXPECT_EQ_INT(vt_chunk_train(&m, &cp, &o), VT_OK, "train");
+  double *w = malloc((size_t)m.n_feat * sizeof *w + 1);
+  if (w) memcpy(w, m.w, (size_t)m.n_feat * sizeof *w);
+  *n = m.n_feat;
+  vt_chunk_corpus_free(&cp);
+  vt_chunk_model_free(&m);
+  return w;
+}
+
+static int same_weights(const double *a, int64_t na, const double *b, int64_t nb) {
+  return a && b && na == nb && memcmp(a, b, (size_t)na * sizeof *a) == 0;
+}
+
+/* Parameter mixing: one shard with the perceptron update gives the sequential weights bit for
+ * bit; several shards give the same weights on 1, 2 or 3 threads (both updates). */
+TEST(parameter_mixing) {
+  int64_t ns = 0, n1 = 0;
+  double *seq = mixed_weights(0, 1, 1, 0, &ns), *one = mixed_weights(0, 1, 2, 1, &n1);
+  EXPECT(same_weights(seq, ns, one, n1), "one shard mixed differs from sequential");
+  free(one);
+  for (int margin = 0; margin <= 1; margin++)
+    for (int32_t shards = 2; shards <= 3; shards++) {
+      int64_t na = 0;
+      double *a = mixed_weights(margin, shards, 1, 0, &na);
+      EXPECT(a && !(margin == 0 && same_weights(a, na, seq, ns)),
+             "%d shards: mixed weights, not sequential's", shards);
+      for (int32_t threads = 2; threads <= 3; threads++) {
+        int64_t nb = 0;
+        double *b = mixed_weights(margin, shards, threads, 0, &nb);
+        EXPECT(same_weights(a, na, b, nb), "margin %d, %d shards: %d threads differ from 1", margin,
+               shards, threads);
+        free(b);
+      }
+      free(a);
+    }
+  free(seq);
+}
+
 TEST(eval) {
   /* gold:  B-NP I-NP O B-NP B-NP I-NP ;  pred: B-NP I-NP O B-NP I-NP I-NP, POS one wrong */
   int32_t gpos[6] = {0, 1, 2, 1, 0, 1}, ppos[6] = {0, 1, 2, 1, 0, 0};
@@ -311,4 +366,4 @@ TEST(model_file) {
 }
 
 TEST_MAIN(CASE(token_types), CASE(gold_structures), CASE(scores_are_feature_sums), CASE(training),
-          CASE(eval), CASE(model_file))
+          CASE(parameter_mixing), CASE(eval), CASE(model_file))

@@ -186,7 +186,8 @@ TEST(byte_identical_across_threads_and_simd) {
                                 "astar -k 3",
                                 "iter-astar",
                                 "viterbi-astar -k 3",
-                                "iter-viterbi-astar -k 3"};
+                                "iter-viterbi-astar -k 3",
+                                "carpediem"};
   static const char *envs[] = {"VITESSE_SIMD=scalar", "VITESSE_SIMD=avx2", "VITESSE_SIMD=avx512"};
   for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
     char name[64];

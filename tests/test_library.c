@@ -521,6 +521,74 @@ TEST(synthetic_lattices_round_trip_through_files) {
   vt_lattices_close(b);
 }
 
+/* ---- progress: input bytes for an ETA -------------------------------------------------------- */
+
+typedef struct progress_log {
+  int calls, finals, monotone;
+  vt_progress last;
+} progress_log;
+
+static void progress_record(void *ctx, const vt_progress *p) {
+  progress_log *g = ctx;
+  if (g->calls && p->bytes_read < g->last.bytes_read) g->monotone = 0;
+  g->calls++;
+  g->finals += p->final;
+  g->last = *p;
+}
+
+/* Tags `files` (NULL: standard input) with a progress callback on every batch; *g gets the log. */
+static void tag_with_progress(vt_model *m, const char *const *files, int n, progress_log *g) {
+  vt_engine_opts eo;
+  vt_engine_opts_init(&eo);
+  eo.threads = 2;
+  eo.batch_tokens = 3;
+  eo.progress = progress_record;
+  eo.progress_ctx = g;
+  memset(g, 0, sizeof *g);
+  g->monotone = 1;
+  vt_engine *e = NULL;
+  REQUIRE(vt_engine_create(&e, &eo) == VT_OK, "engine: %s", vt_last_error());
+  membuf b = {0};
+  vt_status st = vt_engine_tag(e, m, NULL, files, n, mem_sink, &b, NULL);
+  EXPECT(st == VT_OK, "tag: %s", vt_last_error());
+  free(b.p);
+  vt_engine_destroy(e);
+}
+
+TEST(progress_counts_input_bytes) {
+  REQUIRE(toy_train(tpath("ptoy.model")) == VT_OK, "train: %s", vt_last_error());
+  words_write(tpath("pwords.txt"));
+  size_t len = 0;
+  char *text = slurp(tpath("pwords.txt"), &len);
+  REQUIRE(text && len > 0, "words file");
+  vt_model *m = NULL;
+  REQUIRE(vt_model_open(&m, tpath("ptoy.model")) == VT_OK, "open: %s", vt_last_error());
+  /* Two regular files: the total is both sizes; at the end all of it was read. */
+  const char *files[2] = {tpath("pwords.txt"), tpath("pwords.txt")};
+  progress_log g;
+  tag_with_progress(m, files, 2, &g);
+  EXPECT_EQ_INT(g.finals, 1, "one final call");
+  EXPECT(g.monotone, "bytes read never go back");
+  EXPECT_EQ_INT(g.last.bytes_total, 2 * (int64_t)len, "total: both files");
+  EXPECT_EQ_INT(g.last.bytes_read, 2 * (int64_t)len, "read: both files at the end");
+  EXPECT_EQ_INT(g.last.items, 2 * NSENT, "sentences");
+  /* Standard input from a pipe: no total, bytes still counted. */
+  int saved = dup(0), fds[2];
+  REQUIRE(saved >= 0 && pipe(fds) == 0, "pipe");
+  REQUIRE(len < 65536 && write(fds[1], text, len) == (ssize_t)len, "fill the pipe");
+  close(fds[1]);
+  REQUIRE(dup2(fds[0], 0) == 0, "stdin");
+  close(fds[0]);
+  tag_with_progress(m, NULL, 0, &g);
+  REQUIRE(dup2(saved, 0) == 0, "restore stdin");
+  close(saved);
+  EXPECT_EQ_INT(g.last.bytes_total, 0, "a pipe has no total");
+  EXPECT_EQ_INT(g.last.bytes_read, (int64_t)len, "read from the pipe");
+  EXPECT_EQ_INT(g.last.items, NSENT, "sentences from the pipe");
+  free(text);
+  vt_model_close(m);
+}
+
 static void cleanup(void) {
   char cmd[4200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -543,7 +611,8 @@ int main(int argc, char **argv) {
                                     CASE(joint_training_from_memory_is_training_from_a_file),
                                     CASE(joint_tagger_agrees_with_the_engine),
                                     CASE(engine_decode_agrees_with_vt_decode),
-                                    CASE(synthetic_lattices_round_trip_through_files)};
+                                    CASE(synthetic_lattices_round_trip_through_files),
+                                    CASE(progress_counts_input_bytes)};
   if (setup() != 0) return 1;
   return test_run(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

@@ -1,9 +1,10 @@
-/* tests/test_staggered.c: the staggered decoders against Viterbi on >= 100,000 random sentences
+/* tests/test_staggered.c: the staggered decoders and Carpediem (the 1-best exact searches that
+ * have no k-best form) against Viterbi on >= 100,000 random sentences
  * of many shapes: peaked emissions (as a trained tagger's), flat emissions (the worst case),
  * uniform noise, small-integer ties, dense -inf BIO-like transition constraints, and adversarial
  * magnitudes (1e15-scale offsets with small differences, where summation order matters);
  * T from 1 to 200, L in {1, 2, 3, 5, 17, 45, 64, 65, 319, 945, 2602}; rankings that are right,
- * random, or put the true winners last. Every staggered result must have exactly Viterbi's score
+ * random, or put the true winners last. Every result must have exactly Viterbi's score
  * (so the paths are identical whenever the optimum is unique: the returned path's score is
  * recomputed along it), and a sentence has no finite path for one exactly when for the other.
  * VT_TEST_SCALE (default 1) scales the sentence counts, for the slower sanitizer build. */
@@ -51,8 +52,9 @@ TEST(same_score_as_viterbi) {
       EXPECT_EQ_INT(vt_decode(tr, &o, ar, E, T, yv, &sv, &nv, NULL), VT_OK, "viterbi");
       vt_arena_reset(ar);
       infeasible += nv == 0;
-      for (int a = 0; a < 2; a++) {
-        o.algo = a ? VT_ALGO_STAGGERED_COL : VT_ALGO_STAGGERED;
+      static const vt_algo algos[] = {VT_ALGO_STAGGERED, VT_ALGO_STAGGERED_COL, VT_ALGO_CARPEDIEM};
+      for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+        o.algo = algos[a];
         vt_status st = vt_decode(tr, &o, ar, E, T, ys, &ss, &ns, NULL);
         vt_arena_reset(ar);
         char c[160];

@@ -2,7 +2,8 @@
  * writes: the averaged perceptron reaches 100% on a separable task; a saved model loads back
  * with the same labels, features and predictions; every single-byte corruption is refused or
  * (in unchecked padding) changes nothing, and every truncation is refused; tagging a batch in
- * pieces gives the same bytes as in one piece. */
+ * pieces gives the same bytes as in one piece; parameter mixing with one shard is the
+ * sequential perceptron and with several the same model on any thread count. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +44,10 @@ static void write_corpus(const char *path, int n, uint64_t seed) {
 static const char tmpl_text[] = "U00:%x[0,0]\nU01:%x[-1,0]/%x[0,0]\nU02:%x[0,1]\n"
                                 "U03:%m[0,0,\".$\"]\nB\n";
 
-/* Trains on `corpus` and writes `model`; returns the last epoch's training accuracy. */
-static double train(const char *tmpl, int epochs, vt_algo algo) {
+/* Trains on `corpus` with `shards` (> 1, or 1 with `mix`: iterative parameter mixing on
+ * `threads` threads) and writes `model`; returns the last epoch's training accuracy. */
+static double train_with(const char *tmpl, int epochs, vt_algo algo, int32_t shards,
+                         int32_t threads, int mix) {
   char err[256];
   vt_tmplset ts;
   vt_trainset d;
@@ -72,10 +75,11 @@ static double train(const char *tmpl, int epochs, vt_algo algo) {
   int32_t *rank = malloc(sizeof(int32_t) * (size_t)d.labels.n);
   vt_export_rank(&d, rank);
   vt_weights_init(&W, d.labels.n, d.n_weights, d.bigram);
-  vt_perc_opts to = {epochs, 5, algo, NULL, NULL, NULL};
+  vt_perc_opts to = {epochs, 5, algo, NULL, NULL, NULL, shards, threads};
   vt_perc_report rep;
-  if (vt_train_run(&W, &c, NULL, rank, ts.n_b > 0, &to, &rep, err, sizeof err) == VT_OK)
-    vt_train_evaluate(&W, &c, rank, ts.n_b > 0, algo, &acc);
+  vt_status st = mix ? vt_train_run_ipm(&W, &c, NULL, rank, ts.n_b > 0, &to, &rep, err, sizeof err)
+                     : vt_train_run(&W, &c, NULL, rank, ts.n_b > 0, &to, &rep, err, sizeof err);
+  if (st == VT_OK) vt_train_evaluate(&W, &c, rank, ts.n_b > 0, algo, &acc);
   vt_textmodel_meta meta;
   memset(&meta, 0, sizeof meta);
   meta.label_col = -1;
@@ -91,6 +95,35 @@ static double train(const char *tmpl, int epochs, vt_algo algo) {
   vt_tmplset_free(&ts);
   free(rank);
   return acc;
+}
+
+static double train(const char *tmpl, int epochs, vt_algo algo) {
+  return train_with(tmpl, epochs, algo, 1, 1, 0);
+}
+
+/* The bytes of `model` (malloc'd; NULL when unreadable). */
+static char *model_bytes(long *len) {
+  FILE *f = fopen(model, "rb");
+  char *buf = NULL;
+  if (!f) return NULL;
+  if (fseek(f, 0, SEEK_END) == 0 && (*len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+      (buf = malloc((size_t)*len)) && fread(buf, 1, (size_t)*len, f) != (size_t)*len) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  return buf;
+}
+
+/* Trains as train_with and returns the model file's bytes (NULL on failure). */
+static char *trained(const char *tmpl, int epochs, int32_t shards, int32_t threads, int mix,
+                     long *len) {
+  if (train_with(tmpl, epochs, VT_ALGO_VITERBI, shards, threads, mix) < 0) return NULL;
+  return model_bytes(len);
+}
+
+static int same_bytes(const char *a, long la, const char *b, long lb) {
+  return a && b && la == lb && memcmp(a, b, (size_t)la) == 0;
 }
 
 /* Tags `corpus` with model `m` in chunks of `chunk` sentences; returns the text (malloc'd). */
@@ -471,5 +504,35 @@ TEST(replicas_obs_bigram_model) {
 }
 
 /* In the order the cases leave `model` for each other: nothing is retrained when all run. */
+/* Iterative parameter mixing: with one shard it is the sequential perceptron, bit for bit (its
+ * deltas, mixes and averaging clock are exact on integer updates); with several shards the model
+ * is the same bytes on 1, 2 or 3 threads; plain and observation-dependent bigram templates. */
+TEST(parameter_mixing) {
+  REQUIRE(corpus_ready(), "corpus");
+  g_model = MODEL_NONE;
+  const char *tmpls[2] = {tmpl_text, obs_bigram_tmpl};
+  for (int k = 0; k < 2; k++) {
+    long l1 = 0, l2 = 0;
+    char *seq = trained(tmpls[k], 6, 1, 1, 0, &l1), *one = trained(tmpls[k], 6, 1, 2, 1, &l2);
+    EXPECT(same_bytes(seq, l1, one, l2), "template %d: one shard mixed differs from sequential", k);
+    free(one);
+    for (int32_t shards = 2; shards <= 3; shards++) {
+      long la = 0;
+      char *a = trained(tmpls[k], 6, shards, 1, 0, &la);
+      EXPECT(a && !same_bytes(a, la, seq, l1), "template %d, %d shards: a model, not sequential's",
+             k, shards);
+      for (int32_t threads = 2; threads <= 3; threads++) {
+        long lb = 0;
+        char *b = trained(tmpls[k], 6, shards, threads, 0, &lb);
+        EXPECT(same_bytes(a, la, b, lb), "template %d, %d shards: %d threads differ from 1", k,
+               shards, threads);
+        free(b);
+      }
+      free(a);
+    }
+    free(seq);
+  }
+}
+
 TEST_MAIN(CASE(train_and_roundtrip), CASE(rowcache), CASE(replicas_plain_model), CASE(corruption),
-          CASE(obs_bigram), CASE(replicas_obs_bigram_model))
+          CASE(obs_bigram), CASE(replicas_obs_bigram_model), CASE(parameter_mixing))

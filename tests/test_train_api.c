@@ -3,7 +3,8 @@
  * epoch, the same sentences as a corpus file give the same model file byte for byte, bad
  * templates and bad sentences fail with their one-line message, an epoch callback stops
  * training early, the joint trainer runs and rejects a bad chunk-type list, and a model path
- * that cannot be written fails before the first epoch. */
+ * that cannot be written fails before the first epoch; with shards (parameter mixing) both
+ * trainers write the same model for 1, 2 or 3 threads, and bad shard or thread counts fail. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -76,7 +77,8 @@ static char *slurp(const char *path, long *len) {
 
 static char dir[256];
 static const char *const SCRATCH[] = {"mem.bin", "train.txt", "dev.txt",   "a.bin", "b.bin",
-                                      "bad.bin", "early.bin", "chunk.txt", "j.bin", "j2.bin"};
+                                      "bad.bin", "early.bin", "chunk.txt", "j.bin", "j2.bin",
+                                      "s1.bin",  "s2.bin",    "s3.bin"};
 
 /* Removes the scratch directory and what the cases wrote into it. */
 static void scratch_remove(void) {
@@ -319,6 +321,82 @@ TEST(joint_trains_and_checks_types) {
   EXPECT(!file_exists(path_in("j2.bin")), "no model file left");
 }
 
+/* Whether files a and b (scratch names) hold the same bytes. */
+static int same_file(const char *a, const char *b) {
+  long la = -1, lb = -2;
+  char *x = slurp(path_in(a), &la), *y = slurp(path_in(b), &lb);
+  int same = x && y && la == lb && memcmp(x, y, (size_t)la) == 0;
+  free(x);
+  free(y);
+  return same;
+}
+
+TEST(shards_give_one_model_for_any_threads) {
+  static toy c, dev;
+  toy_make(&c, 7);
+  toy_make(&dev, 11);
+  vt_train_opts o;
+  seen s[3] = {{0}};
+  const char *out[3] = {"s1.bin", "s2.bin", "s3.bin"};
+  for (int32_t shards = 2; shards <= 3; shards++) {
+    for (int32_t threads = 1; threads <= 3; threads++) {
+      opts_toy(&o, &s[threads - 1]);
+      o.epochs = 4;
+      o.shards = shards;
+      o.threads = threads;
+      vt_status st =
+          vt_train_tagger_mem(&o, c.s, NSENT, dev.s, NSENT, path_in(out[threads - 1]), NULL);
+      REQUIRE(st == VT_OK, "%d shards, %d threads: %s", shards, threads, vt_last_error());
+    }
+    EXPECT(same_file("s1.bin", "s2.bin") && same_file("s1.bin", "s3.bin"),
+           "tagger, %d shards: models differ between 1, 2 and 3 threads", shards);
+    EXPECT(s[0].dev[3] == s[1].dev[3] && s[0].dev[3] == s[2].dev[3] && s[0].dev[3] >= 0.9,
+           "dev accuracy %g %g %g", s[0].dev[3], s[1].dev[3], s[2].dev[3]);
+    memset(s, 0, sizeof s);
+  }
+  /* shards 0 and 1 are the sequential perceptron, whatever the threads */
+  opts_toy(&o, &s[0]);
+  o.epochs = 4;
+  REQUIRE(vt_train_tagger_mem(&o, c.s, NSENT, NULL, 0, path_in("s1.bin"), NULL) == VT_OK, "seq");
+  o.shards = 0;
+  o.threads = 3;
+  REQUIRE(vt_train_tagger_mem(&o, c.s, NSENT, NULL, 0, path_in("s2.bin"), NULL) == VT_OK, "0");
+  EXPECT(same_file("s1.bin", "s2.bin"), "shards 0 differs from the default (1)");
+
+  static const char corpus[] = "the DT B-NP\ncat NN I-NP\nsat VBD B-VP\non IN B-PP\nthe DT B-NP\n"
+                               "mat NN I-NP\n. . O\n\na DT B-NP\ndog NN I-NP\nran VBD B-VP\n\n"
+                               "dogs NNS B-NP\nbark VBP B-VP\n\nthe DT B-NP\nbig JJ I-NP\n"
+                               "cat NN I-NP\n\n";
+  FILE *f = fopen(path_in("chunk.txt"), "w");
+  REQUIRE(f && fputs(corpus, f) >= 0 && fclose(f) == 0, "write corpus");
+  for (int32_t threads = 1; threads <= 3; threads++) {
+    vt_train_opts_init(&o);
+    o.epochs = 4;
+    o.seed = 2;
+    o.shards = 3;
+    o.threads = threads;
+    REQUIRE(vt_train_joint(&o, path_in("chunk.txt"), NULL, path_in(out[threads - 1]), NULL) ==
+                VT_OK,
+            "joint, %d threads: %s", threads, vt_last_error());
+  }
+  EXPECT(same_file("s1.bin", "s2.bin") && same_file("s1.bin", "s3.bin"),
+         "joint: models differ between 1, 2 and 3 threads");
+
+  opts_toy(&o, &s[0]);
+  o.shards = -1;
+  EXPECT_EQ_INT(vt_train_tagger_mem(&o, c.s, NSENT, NULL, 0, path_in("bad.bin"), NULL), VT_EINVAL,
+                "negative shards");
+  EXPECT(strstr(vt_last_error(), "shards") != NULL, "message '%s'", vt_last_error());
+  o.shards = VT_TRAIN_SHARDS_MAX + 1;
+  EXPECT_EQ_INT(vt_train_tagger_mem(&o, c.s, NSENT, NULL, 0, path_in("bad.bin"), NULL), VT_EINVAL,
+                "too many shards");
+  vt_train_opts_init(&o);
+  o.threads = -2;
+  EXPECT_EQ_INT(vt_train_joint(&o, path_in("chunk.txt"), NULL, path_in("bad.bin"), NULL), VT_EINVAL,
+                "joint: negative threads");
+  EXPECT(!file_exists(path_in("bad.bin")), "no model file left");
+}
+
 TEST(unwritable_model_path_fails_before_training) {
   static toy c;
   toy_make(&c, 7);
@@ -355,4 +433,5 @@ TEST(unwritable_model_path_fails_before_training) {
 TEST_MAIN(CASE(memory_training_learns), CASE(file_and_memory_give_the_same_model),
           CASE(bad_templates_fail_with_their_message), CASE(bad_sentences_name_their_line),
           CASE(callback_stops_early), CASE(joint_trains_and_checks_types),
-          CASE(unwritable_model_path_fails_before_training))
+          CASE(unwritable_model_path_fails_before_training),
+          CASE(shards_give_one_model_for_any_threads))

@@ -1,9 +1,11 @@
 /* engine/api/model.c: the public vt_model (vitesse.h): opening the three model kinds, their
  * description, label names, and the decoder policy of taggers. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "chunk_model_file.h"
 #include "errmsg.h"
@@ -93,10 +95,19 @@ vt_status vt_model_finish(vt_model *m) {
   return VT_OK;
 }
 
-/* The first 8 bytes of `path`, or fewer (*n); 0 when it cannot be read (the loader says why). */
+/* 1 when `path` exists and is neither a regular file nor a directory (a pipe, /dev/stdin from
+ * one, a character device): its bytes can be read only once. */
+static int read_once(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/* The first 8 bytes of `path`, or fewer (*n); 0 when it cannot be read (the loader says why) or
+ * can be read only once (reading would take bytes from the model). */
 static int sniff(const char *path, unsigned char *head, size_t *n) {
-  FILE *f = fopen(path, "rb");
   *n = 0;
+  if (read_once(path)) return 0;
+  FILE *f = fopen(path, "rb");
   if (!f) return 0;
   *n = fread(head, 1, 8, f);
   fclose(f);
@@ -132,13 +143,48 @@ static vt_status open_end(vt_model *m, vt_status st, const char *name, char *err
   return VT_OK;
 }
 
+/* Opens a model that can be read only once (a pipe): all of it into memory, then as from there. */
+static vt_status open_stream(vt_model **out, const char *path) {
+  vt_status st = VT_EIO;
+  size_t len = 0, cap = 0;
+  char *buf = NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    vt_fail(st, "%s: cannot open: %s", path, strerror(errno));
+    goto done;
+  }
+  for (;;) {
+    if (cap - len < 65536) {
+      char *nb = cap < ((size_t)1 << 40) ? realloc(buf, cap = cap ? 2 * cap : 1 << 20) : NULL;
+      if (!nb) {
+        st = vt_fail(VT_ENOMEM, "%s: out of memory", path);
+        goto done;
+      }
+      buf = nb;
+    }
+    size_t got = fread(buf + len, 1, cap - len, f);
+    len += got;
+    if (got == 0) break;
+  }
+  if (ferror(f)) {
+    vt_fail(st, "%s: read error: %s", path, strerror(errno));
+    goto done;
+  }
+  st = vt_model_open_memory(out, buf, len, path);
+done:
+  if (f) fclose(f);
+  free(buf);
+  return st;
+}
+
 vt_status vt_model_open(vt_model **out, const char *path) {
   char err[512];
   unsigned char head[8];
   size_t n = 0;
   vt_status st;
-  vt_model *m = calloc(1, sizeof *m);
   *out = NULL;
+  if (read_once(path)) return open_stream(out, path);
+  vt_model *m = calloc(1, sizeof *m);
   if (!m) return vt_fail(VT_ENOMEM, "%s: out of memory", path);
   err[0] = '\0';
   sniff(path, head, &n);

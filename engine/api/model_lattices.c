@@ -137,6 +137,14 @@ vt_status vt_model_write_lattices(const vt_model *mdl, const vt_tag_opts *o,
                                  sizeof err);
     if (st != VT_OK) goto done;
   }
+  st = VT_EIO; /* labels.txt: one name per line, label 0 first (decode --labels) */
+  snprintf(path, sizeof path, "%s/labels.txt", dir);
+  FILE *lf = fopen(path, "wb");
+  for (int32_t y = 0; lf && y < L; y++) fprintf(lf, "%s\n", vt_model_label_name(mdl, y));
+  if (!lf || ferror(lf) | fclose(lf)) {
+    snprintf(err, sizeof err, "%.400s: cannot write: %s", path, strerror(errno));
+    goto done;
+  }
   rep->sentences = n_sent;
   rep->tokens = shapeE[0];
   rep->write_errno = 0;

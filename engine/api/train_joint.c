@@ -115,6 +115,11 @@ static vt_status train_joint(const vt_train_opts *o, const vt_corpus_src *train_
                             "max_chunk and max_sentences >= 0");
     goto done;
   }
+  if (o->shards < 0 || o->shards > VT_TRAIN_SHARDS_MAX || o->threads < 0) {
+    st = vt_fail(VT_EINVAL, "chunk-train: shards must be in 0..%d and threads >= 0",
+                 VT_TRAIN_SHARDS_MAX);
+    goto done;
+  }
   if (o->collapse != VT_COLLAPSE_NONE && o->collapse != VT_COLLAPSE_PAPER) {
     st = vt_fail(VT_EINVAL, "chunk-train: collapse must be 0 (none) or 1 (paper)");
     goto done;
@@ -179,6 +184,8 @@ static vt_status train_joint(const vt_train_opts *o, const vt_corpus_src *train_
   to.lex_warmup = o->lex_warmup;
   to.max_chunk = o->max_chunk;
   to.seed = o->seed;
+  to.shards = o->shards;
+  to.threads = o->threads;
   to.on_epoch = on_epoch;
   to.ctx = &x;
   st = vt_chunk_train(&m, &train, &to);

@@ -42,6 +42,15 @@ typedef struct vt_chunk_train_opts {
                          been read with the same bound */
   uint64_t seed;      /* 0: corpus order, as the paper; else the sentences are shuffled before
                          every epoch by a generator seeded with it (deterministic) */
+  /* shards > 1: iterative parameter mixing (McDonald, Hall & Mann 2010). Each epoch deals the
+   * (shuffled) sentences round-robin to the shards, which train in parallel on at most
+   * `threads` OpenMP threads (0: OpenMP's default) from the mixed weights, each into its own
+   * copy (3 doubles a weight per shard); the mixed weights then add the mean of the shards'
+   * changes, shard by shard in order, so the result does not depend on `threads`. Sentence i of
+   * a shard updates at averaging time seen + i; the clock advances by the largest shard. */
+  int32_t shards, threads;
+  int32_t mix_one; /* tests: parameter mixing even with one shard (the same weights as the
+                      sequential perceptron with update 4.2: its changes are integers) */
   /* Called after each epoch with m->w holding the averaged weights so far; may be NULL.
    * Returning non-zero stops training. */
   int (*on_epoch)(void *ctx, const vt_chunk_model *m, const vt_chunk_epoch *ep);

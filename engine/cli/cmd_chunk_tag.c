@@ -4,9 +4,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "chunk_cli.h"
 #include "cli.h"
+#include "decoder_cli.h"
 #include "engine_cli.h"
 #include "text_cli.h"
 
@@ -28,6 +30,8 @@ static void usage(FILE *f) {
       "  --eval          compare with the gold POS (--pos-col, default 1) and chunk (--chunk-col,\n"
       "                  default last) columns; POS accuracy, chunk-tag accuracy and chunk\n"
       "                  P/R/F1 on stderr\n"
+      "  --algo A        only shimizu-haas, the joint model's one exact decoder (the default);\n"
+      "                  -k, --beam, --heuristic, --refine and --kprime do not apply\n"
       "  --stats         a JSON object of run statistics on stderr at the end\n"
       "  -o OUT          write to OUT atomically (default: stdout)\n",
       f);
@@ -37,7 +41,9 @@ static void usage(FILE *f) {
 
 enum { OPT_MAXCHUNK = 256, OPT_WORDCOL, OPT_POSCOL, OPT_CHUNKCOL, OPT_EVAL };
 
-int vt_cmd_chunk_tag(int argc, char **argv) {
+int vt_cmd_chunk_tag(int argc, char **argv) { return vt_cli_chunk_tag_with(argc, argv, NULL); }
+
+int vt_cli_chunk_tag_with(int argc, char **argv, vt_model *pre) {
   static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
                                            {"max-chunk", required_argument, 0, OPT_MAXCHUNK},
                                            {"word-col", required_argument, 0, OPT_WORDCOL},
@@ -48,11 +54,12 @@ int vt_cmd_chunk_tag(int argc, char **argv) {
                                            {"help", no_argument, 0, 'h'},
                                            VT_CLI_ENGINE_LONGOPTS,
                                            VT_CORPUS_LONGOPTS,
+                                           VT_CLI_DECODER_LONGOPTS,
                                            {0, 0, 0, 0}};
   const char *model_path = NULL, *out_path = NULL;
   long long W = -1;
   int rc = VT_EXIT_USAGE, c;
-  vt_model *m = NULL;
+  vt_model *m = pre;
   vt_cli_engine run;
   vt_cli_engine_init(&run);
   vt_engine *eng = NULL;
@@ -61,11 +68,21 @@ int vt_cmd_chunk_tag(int argc, char **argv) {
   vt_tag_opts_init(&to);
   to.reader_from_model = 0;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "m:o:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "m:o:k:h", longopts, NULL)) != -1) {
     int h = vt_cli_engine_opt(&run, c, optarg);
     if (h == 0) h = vt_cli_corpus_opt(c, optarg, &to.reader);
     if (h < 0) goto done;
     if (h > 0) continue;
+    if (c == VT_CLI_OPT_ALGO && !strcmp(optarg, "shimizu-haas")) continue;
+    if (c == 'k' || (c >= VT_CLI_OPT_ALGO && c <= VT_CLI_OPT_REFINE)) {
+      const char *name = "k";
+      for (const struct option *o = longopts; o->name; o++)
+        if (o->val == c) name = o->name;
+      vt_cli_error("%s%s %s: a joint label-chunk model has one exact 1-best decoder, "
+                   "--algo shimizu-haas (Shimizu & Haas 2006), and no decoder options",
+                   c == 'k' ? "-" : "--", name, optarg);
+      goto done;
+    }
     int32_t *col = c == OPT_WORDCOL    ? &to.word_col
                    : c == OPT_POSCOL   ? &to.pos_col
                    : c == OPT_CHUNKCOL ? &to.chunk_col
@@ -99,13 +116,15 @@ int vt_cmd_chunk_tag(int argc, char **argv) {
     vt_cli_error("chunk-tag: -m MODEL is required (see vitesse chunk-tag --help)");
     goto done;
   }
-  FILE *probe = fopen(model_path, "rb"); /* readable, yet no joint model: say so */
-  if (probe) fclose(probe);
-  if (probe && vt_model_file_kind(model_path) != VT_MODEL_JOINT_CHUNK) {
-    vt_cli_error("%s: not a joint label-chunk model (bad magic)", model_path);
-    goto done;
+  vt_status st = m ? VT_OK : vt_model_open(&m, model_path);
+  if (st != VT_OK && vt_model_file_kind(model_path) == 0) { /* readable, no joint model */
+    FILE *probe = fopen(model_path, "rb");
+    if (probe) {
+      fclose(probe);
+      vt_cli_error("%s: not a joint label-chunk model (bad magic)", model_path);
+      goto done;
+    }
   }
-  vt_status st = vt_model_open(&m, model_path);
   if (st != VT_OK) {
     vt_cli_error("%s", vt_last_error());
     rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
@@ -113,6 +132,10 @@ int vt_cmd_chunk_tag(int argc, char **argv) {
   }
   vt_model_info info;
   vt_model_describe(m, &info);
+  if (info.kind != VT_MODEL_JOINT_CHUNK) {
+    vt_cli_error("%s: not a joint label-chunk model (bad magic)", model_path);
+    goto done;
+  }
   to.max_chunk = W >= 0 ? (int32_t)W : info.max_chunk;
   rc = VT_EXIT_FAIL;
   if (vt_cli_engine_start(&run, 0, &eng) != 0) {
@@ -141,10 +164,11 @@ int vt_cmd_chunk_tag(int argc, char **argv) {
   if (run.stats) {
     const double ns = (double)rep.decode.sentences;
     fprintf(stderr,
-            "{\"model\": \"joint-chunk\", \"simd\": \"%s\", \"max_chunk\": %d, "
+            "{\"model\": \"joint-chunk\", \"algo\": \"shimizu-haas\", \"simd\": \"%s\", "
+            "\"max_chunk\": %d, "
             "\"pos_tags\": %d, \"chunk_tags\": %d, \"sentences\": %lld, \"tokens\": %lld, "
-            "\"seconds\": %.6f, \"decode_seconds\": %.6f, \"sentences_per_s\": %.1f, "
-            "\"decode_sentences_per_s\": %.1f, ",
+            "\"seconds\": %.6f, \"decode_seconds\": %.6f, \"sentences_per_second\": %.1f, "
+            "\"decode_sentences_per_second\": %.1f, ",
             vt_simd_name(vt_simd_active()), to.max_chunk, info.labels, (info.chunk_labels + 1) / 2,
             (long long)rep.decode.sentences, (long long)rep.decode.tokens, secs, rep.decode_seconds,
             secs > 0 ? ns / secs : 0.0, rep.decode_seconds > 0 ? ns / rep.decode_seconds : 0.0);
@@ -160,7 +184,8 @@ done:
   return rc;
 }
 
-int vt_chunk_cli_joint_model(int argc, char **argv) {
+int vt_chunk_cli_joint_model(int argc, char **argv, vt_model **pre) {
+  *pre = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *path = NULL;
     if ((!strcmp(a, "-m") || !strcmp(a, "--model")) && i + 1 < argc)
@@ -169,7 +194,17 @@ int vt_chunk_cli_joint_model(int argc, char **argv) {
       path = a + 8;
     else if (!strncmp(a, "-m", 2) && a[2])
       path = a + 2;
-    if (path) return vt_model_file_kind(path) == VT_MODEL_JOINT_CHUNK;
+    if (!path) continue;
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+      return vt_model_file_kind(path) == VT_MODEL_JOINT_CHUNK;
+    if (vt_model_open(pre, path) != VT_OK) { /* a pipe: open it once, here */
+      vt_cli_error("%s", vt_last_error());
+      return -1;
+    }
+    vt_model_info info;
+    vt_model_describe(*pre, &info);
+    return info.kind == VT_MODEL_JOINT_CHUNK;
   }
   return 0;
 }

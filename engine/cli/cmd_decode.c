@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "decoder_cli.h"
 #include "engine_cli.h"
+#include "label_names.h"
 
 static void decode_usage(FILE *f) {
   fputs(
@@ -30,6 +31,10 @@ static void decode_usage(FILE *f) {
       "  iter-astar      exact 1-best iterative A*\n"
       "  viterbi-astar   exact k-best Viterbi A* (Huang et al. 2012, Algorithm 3)\n"
       "  iter-viterbi-astar  exact k-best iterative Viterbi A* (Algorithm 4; --refine)\n"
+      "  carpediem       exact 1-best Carpediem (Esposito & Radicioni 2009), the papers'\n"
+      "                  baseline: fast when node scores dominate, else slower than viterbi;\n"
+      "                  --stats: active_labels_mean = nodes opened per position, cells =\n"
+      "                  predecessors scanned\n"
       "  beam            APPROXIMATE: beam of B states (--beam, default 1 = greedy); with -k,\n"
       "                  the k best of the final beam. The only decoder that may miss the "
       "optimum.\n"
@@ -44,13 +49,15 @@ static void decode_usage(FILE *f) {
       "  --forbid-transitions FILE  lines \"PREV CUR\" of label indices never to follow each\n"
       "                  other (\"<s> CUR\": never first, \"PREV </s>\": never last); every\n"
       "                  decoder and the posteriors honour them (allowed labels per token: set\n"
-      "                  their emissions to -inf in E)\n",
+      "                  their emissions to -inf in E)\n"
+      "  --labels FILE   print label names instead of numbers: FILE has one name per line,\n"
+      "                  label 0 first (the labels.txt that vitesse lattice writes)\n",
       f);
   fputs(vt_cli_decoder_usage, f);
   fputs(vt_cli_engine_usage, f);
 }
 
-enum { OPT_E = 256, OPT_N, OPT_A, OPT_S, OPT_F, OPT_R, OPT_POST, OPT_LOGZ, OPT_FORBID };
+enum { OPT_E = 256, OPT_N, OPT_A, OPT_S, OPT_F, OPT_R, OPT_POST, OPT_LOGZ, OPT_FORBID, OPT_LABELS };
 
 int vt_cmd_decode(int argc, char **argv) {
   static const struct option longopts[] = {{"emissions", required_argument, 0, OPT_E},
@@ -62,6 +69,7 @@ int vt_cmd_decode(int argc, char **argv) {
                                            {"posteriors", required_argument, 0, OPT_POST},
                                            {"logz", no_argument, 0, OPT_LOGZ},
                                            {"forbid-transitions", required_argument, 0, OPT_FORBID},
+                                           {"labels", required_argument, 0, OPT_LABELS},
                                            VT_CLI_DECODER_LONGOPTS,
                                            VT_CLI_ENGINE_LONGOPTS,
                                            {"output", required_argument, 0, 'o'},
@@ -71,6 +79,9 @@ int vt_cmd_decode(int argc, char **argv) {
   const char *out_path = NULL, *post_path = NULL, *forbid_path = NULL;
   vt_conf_opts conf;
   vt_conf_opts_init(&conf);
+  const char *labels_path = NULL;
+  vt_cli_names names;
+  memset(&names, 0, sizeof names);
   vt_cli_decoder dec;
   vt_cli_decoder_init(&dec);
   int rc = VT_EXIT_USAGE;
@@ -99,6 +110,7 @@ int vt_cmd_decode(int argc, char **argv) {
     case OPT_POST: post_path = optarg; break;
     case OPT_LOGZ: conf.logz = 1; break;
     case OPT_FORBID: forbid_path = optarg; break;
+    case OPT_LABELS: labels_path = optarg; break;
     case 'h':
       decode_usage(stdout);
       rc = VT_EXIT_OK;
@@ -125,6 +137,7 @@ int vt_cmd_decode(int argc, char **argv) {
     goto done;
   }
   if (!dec.algo) vt_cli_decoder_resolve(&dec, vt_lattices_labels(lat), &opts); /* L's default */
+  if (labels_path && vt_cli_names_load(&names, labels_path, vt_lattices_labels(lat))) goto done;
   const int64_t n_sent = vt_lattices_sentences(lat);
   if (vt_cli_engine_start(&run, n_sent, &eng) != 0) goto done;
   /* The signal handlers are in place before the temp file exists: a ^C now still cleans up. */
@@ -147,8 +160,12 @@ int vt_cmd_decode(int argc, char **argv) {
   }
   vt_run_report rs;
   rc = VT_EXIT_FAIL;
+  names.sink = vt_sink_file;
+  names.sink_ctx = vt_output_file(of);
   vt_status st =
-      vt_engine_decode_conf(eng, trans, &opts, &conf, lat, vt_sink_file, vt_output_file(of), &rs);
+      labels_path
+          ? vt_engine_decode_conf(eng, trans, &opts, &conf, lat, vt_cli_names_sink, &names, &rs)
+          : vt_engine_decode_conf(eng, trans, &opts, &conf, lat, vt_sink_file, names.sink_ctx, &rs);
   int end = vt_cli_output_end(&st, rs.write_errno, !vt_output_is_atomic(of), out_path);
   if (end >= 0) {
     rc = end;
@@ -216,5 +233,6 @@ done:
   vt_cli_engine_stop(eng);
   vt_trans_destroy(trans);
   vt_lattices_close(lat);
+  vt_cli_names_free(&names);
   return rc;
 }

@@ -11,9 +11,10 @@ static void lattice_usage(FILE *f) {
         "Writes the score lattices of the sentences of FILE... (- for stdin) under MODEL into\n"
         "DIR (created if missing): E.npy float32 (tokens, L) emissions, N.npy int64 sentence\n"
         "lengths, A.npy float32 (L, L) transitions, S.npy / F.npy float32 (L,) start and end\n"
-        "scores, R.npy int32 (L,) labels by decreasing training frequency. Then:\n"
+        "scores, R.npy int32 (L,) labels by decreasing training frequency, labels.txt the\n"
+        "label names, one per line, label 0 first. Then:\n"
         "  vitesse decode --emissions DIR/E.npy --lengths DIR/N.npy --transitions DIR/A.npy \\\n"
-        "     --start DIR/S.npy --end DIR/F.npy --rank DIR/R.npy --algo viterbi\n"
+        "     --start DIR/S.npy --end DIR/F.npy --rank DIR/R.npy --labels DIR/labels.txt\n"
         "decodes them as vitesse tag would (E is rounded to float32).\n",
         f);
   fputs(VT_CORPUS_HELP, f);

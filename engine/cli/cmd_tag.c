@@ -79,7 +79,10 @@ static int parse_col(const char *opt, const char *arg, int32_t *out) {
 }
 
 int vt_cmd_tag(int argc, char **argv) {
-  if (vt_chunk_cli_joint_model(argc, argv)) return vt_cmd_chunk_tag(argc, argv);
+  vt_model *m = NULL; /* opened here only when -m can be read once (a pipe) */
+  int joint = vt_chunk_cli_joint_model(argc, argv, &m);
+  if (joint < 0) return VT_EXIT_USAGE;
+  if (joint) return vt_cli_chunk_tag_with(argc, argv, m);
   static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
                                            VT_CLI_DECODER_LONGOPTS,
                                            VT_CLI_ENGINE_LONGOPTS,
@@ -105,7 +108,6 @@ int vt_cmd_tag(int argc, char **argv) {
   vt_engine *eng = NULL;
   vt_cli_reader reader;
   vt_cli_reader_init(&reader);
-  vt_model *m = NULL;
   vt_output *of = NULL;
 
   optind = 1;
@@ -152,7 +154,7 @@ int vt_cmd_tag(int argc, char **argv) {
   vt_tag_opts_init(&to);
   if (vt_cli_decoder_resolve(&dec, 0, &to.decode)) goto done;
 
-  vt_status st = vt_model_open(&m, model_path);
+  vt_status st = m ? VT_OK : vt_model_open(&m, model_path);
   if (st != VT_OK) {
     vt_cli_error("%s", vt_last_error());
     rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;

@@ -31,11 +31,15 @@ void vt_cli_progress_show(void *ctx, const vt_progress *p) {
   }
   char el[32], eta[48] = "";
   put_clock(el, sizeof el, p->elapsed);
-  if (pg->total_items > 0 && p->items > 0) {
+  /* Done so far: the items of a known total (decode), else the input bytes read (tag). */
+  double frac = pg->total_items > 0 ? (double)p->items / (double)pg->total_items
+                : p->bytes_total > 0 ? (double)p->bytes_read / (double)p->bytes_total
+                                     : 0;
+  if (frac > 1) frac = 1;
+  if (frac > 0) {
     char c[32];
-    put_clock(c, sizeof c, p->elapsed * (double)(pg->total_items - p->items) / (double)p->items);
-    snprintf(eta, sizeof eta, "  ETA %s (%.1f%%)", c,
-             100.0 * (double)p->items / (double)pg->total_items);
+    put_clock(c, sizeof c, p->elapsed * (1 - frac) / frac);
+    snprintf(eta, sizeof eta, "  ETA %s (%.1f%%)", c, 100.0 * frac);
   }
   double tps = p->elapsed > 0 ? (double)p->tokens / p->elapsed : 0;
   fprintf(stderr, "\r%lld %s  %.0f tokens/s  %s elapsed%s\033[K", (long long)p->items, pg->unit,

@@ -23,6 +23,7 @@ static const algo_info algos[VT_ALGO_COUNT_] = {
     [VT_ALGO_ITER_ASTAR] = {"iter-astar", vt_iter_astar_decode, 1, 0},
     [VT_ALGO_VITERBI_ASTAR] = {"viterbi-astar", vt_viterbi_astar_decode, 1, 1},
     [VT_ALGO_ITER_VITERBI_ASTAR] = {"iter-viterbi-astar", vt_iter_viterbi_astar_decode, 1, 1},
+    [VT_ALGO_CARPEDIEM] = {"carpediem", vt_carpediem_decode, 1, 0},
 };
 
 static int algo_known(vt_algo a) { return (int)a >= 0 && a < VT_ALGO_COUNT_ && algos[a].name; }

@@ -40,5 +40,7 @@ vt_status vt_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts *opts
 vt_status vt_iter_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts *opts,
                                        vt_arena *arena, const double *E, int32_t T, vt_paths *out,
                                        vt_decode_stats *stats);
+vt_status vt_carpediem_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
+                              const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats);
 
 #endif

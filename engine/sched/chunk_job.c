@@ -167,7 +167,8 @@ static vt_status chunk_write(void *ctx, vt_sched_batch *b) {
 
 static void chunk_progress(void *ctx, const vt_sched_progress *p) {
   chunk_job *j = ctx;
-  vt_engine_progress(j->eo, p);
+  int64_t total, done = vt_corpus_feed_bytes(&j->feed, &total);
+  vt_engine_progress(j->eo, p, done, total);
 }
 
 double vt_run_report_chunk_f1(const vt_run_report *r, double *pos_acc, double *tag_acc,
@@ -200,7 +201,7 @@ vt_status vt_chunk_job_run(vt_engine *e, const vt_chunk_model *m, const vt_tag_o
   j.eval = o->eval;
   j.ro.pos_col = j.eval ? o->pos_col : -1;
   j.ro.chunk_col = j.eval ? o->chunk_col : -2;
-  j.feed = (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0};
+  j.feed = (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0, 0, -1};
   j.out = (vt_corpus_out){sink, sink_ctx, 0, rep};
   j.eo = &e->opts;
   if (o->word_col < 0 || (j.eval && o->pos_col < 0)) {

@@ -3,6 +3,8 @@
 #include "corpus_feed.h"
 
 #include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #define BYTES_PER_TOKEN 16
 
@@ -27,10 +29,31 @@ int vt_corpus_feed_read(vt_corpus_feed *f, vt_sentbatch *sb, vt_sched_batch *b) 
       f->read_sents += n;
       return 1;
     }
+    int64_t size, at = vt_conll_offset(f->r, &size);
+    f->bytes_done += size >= 0 ? size : at;
     vt_conll_close(f->r);
     f->r = NULL;
     f->file++;
   }
+}
+
+/* The input's size in bytes: the sum of the files' sizes, 0 when one is not a regular file. */
+static int64_t input_size(const vt_corpus_feed *f) {
+  int64_t sum = 0;
+  for (int i = 0; i < (f->n_files ? f->n_files : 1); i++) {
+    const char *p = f->n_files ? f->files[i] : "-";
+    struct stat st; /* "-": standard input counts when it is a regular file (< FILE) */
+    if ((strcmp(p, "-") ? stat(p, &st) : fstat(0, &st)) != 0 || !S_ISREG(st.st_mode)) return 0;
+    sum += (int64_t)st.st_size;
+  }
+  return sum;
+}
+
+int64_t vt_corpus_feed_bytes(vt_corpus_feed *f, int64_t *total) {
+  int64_t size = 0, at = f->r ? vt_conll_offset(f->r, &size) : 0;
+  if (f->bytes_total < 0) f->bytes_total = input_size(f);
+  *total = f->bytes_total;
+  return f->bytes_done + at;
 }
 
 void vt_corpus_feed_close(vt_corpus_feed *f) {

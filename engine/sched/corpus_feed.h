@@ -15,12 +15,19 @@ typedef struct vt_corpus_feed {
   vt_conll *r;
   int64_t budget;     /* tokens per batch (the reader counts 16 bytes a token line) */
   int64_t read_sents; /* sentences read so far */
+  int64_t bytes_done;  /* bytes of the files finished */
+  int64_t bytes_total; /* all the files' bytes, 0 = unknown, -1 = not yet looked at */
 } vt_corpus_feed;
 
 /* Fills `sb` (cleared first) with the next batch and describes it in `b` (first, items, tokens).
  * Returns 1 when it did, 0 at the end of the last file, or a negative vt_status with the reader's
  * one-line message in b->err: a vt_sched_job read callback's contract. */
 int vt_corpus_feed_read(vt_corpus_feed *f, vt_sentbatch *sb, vt_sched_batch *b);
+
+/* Input bytes read so far, and in *total the size of all the input files (0 when one is not a
+ * regular file: then no fraction is known). The first call stats every file, once. Call on the
+ * thread that reads. */
+int64_t vt_corpus_feed_bytes(vt_corpus_feed *f, int64_t *total);
 
 /* Closes the file being read, if any. */
 void vt_corpus_feed_close(vt_corpus_feed *f);

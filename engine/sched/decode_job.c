@@ -192,7 +192,7 @@ static vt_status decode_write(void *ctx, vt_sched_batch *b) {
 
 static void decode_progress(void *ctx, const vt_sched_progress *p) {
   decode_job *j = ctx;
-  vt_engine_progress(j->eo, p);
+  vt_engine_progress(j->eo, p, 0, 0);
 }
 
 static vt_status trans_clone(const void *model, const vt_mem *mem, void **out) {

@@ -71,8 +71,10 @@ void vt_engine_keep_stats(vt_engine *e, const vt_sched_stats *rs) {
   if (!copy) e->ss.n_workers = 0;
 }
 
-void vt_engine_progress(const vt_engine_opts *eo, const vt_sched_progress *p) {
-  vt_progress pub = {p->batches, p->items, p->tokens, p->elapsed, p->final};
+void vt_engine_progress(const vt_engine_opts *eo, const vt_sched_progress *p, int64_t bytes_read,
+                        int64_t bytes_total) {
+  vt_progress pub = {p->batches, p->items,  p->tokens,  p->elapsed,
+                     p->final,   bytes_read, bytes_total};
   eo->progress(eo->progress_ctx, &pub);
 }
 

@@ -24,8 +24,10 @@ struct vt_engine {
 /* Keeps a copy of `rs` (and of its per-worker array) as the engine's last-run statistics. */
 void vt_engine_keep_stats(vt_engine *e, const vt_sched_stats *rs);
 
-/* Hands the scheduler's progress `p` to the run's progress callback (eo->progress, set). */
-void vt_engine_progress(const vt_engine_opts *eo, const vt_sched_progress *p);
+/* Hands the scheduler's progress `p`, with the input bytes read of `bytes_total` (0: unknown),
+ * to the run's progress callback (eo->progress, set). */
+void vt_engine_progress(const vt_engine_opts *eo, const vt_sched_progress *p, int64_t bytes_read,
+                        int64_t bytes_total);
 
 /* The run loops. Each fills `rep` (never NULL here), leaves the message of a failure in
  * vt_last_error, and keeps the scheduler statistics in e->ss. */

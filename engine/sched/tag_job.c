@@ -65,7 +65,8 @@ static void model_free(void *replica, const vt_mem *mem) { vt_textmodel_clone_fr
 
 static void tag_progress(void *ctx, const vt_sched_progress *p) {
   tag_job *j = ctx;
-  vt_engine_progress(j->eo, p);
+  int64_t total, done = vt_corpus_feed_bytes(&j->feed, &total);
+  vt_engine_progress(j->eo, p, done, total);
 }
 
 vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts *o,
@@ -84,7 +85,7 @@ vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts 
   err[0] = '\0';
   j.opts = &o->decode;
   j.conf = (vt_text_conf){o->verbose, o->constraints};
-  j.feed = (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0};
+  j.feed = (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0, 0, -1};
   j.out = (vt_corpus_out){sink, sink_ctx, 0, rep};
   j.eo = &e->opts;
 

@@ -8,6 +8,14 @@
 
 _Static_assert(sizeof(vt_rowcache_entry) == 64, "a cache entry is one cache line");
 
+/* Entries at most; the fuzzing build keeps the cache small (a tagger per input would otherwise
+ * clear megabytes, and a small cache reaches its eviction path). */
+#ifdef VT_FUZZ_SMALL_BUFFERS
+#define MAX_ENTRIES 64
+#else
+#define MAX_ENTRIES 65536
+#endif
+
 vt_status vt_rowcache_create(vt_rowcache **out, const vt_textmodel *m, size_t max_bytes) {
   *out = NULL;
   if (!m) return VT_EINVAL;
@@ -16,7 +24,7 @@ vt_status vt_rowcache_create(vt_rowcache **out, const vt_textmodel *m, size_t ma
   c->model = m;
   c->ld = ((size_t)m->L + 7) & ~(size_t)7;
   size_t per = c->ld * sizeof(double) + sizeof(vt_rowcache_entry), n = 16;
-  while (n < 65536 && 2 * n * per <= max_bytes) n *= 2;
+  while (n < MAX_ENTRIES && 2 * n * per <= max_bytes) n *= 2;
   c->mask = (uint32_t)(n - 1);
   c->entries = aligned_alloc(64, n * sizeof *c->entries);
   c->rows = aligned_alloc(64, n * c->ld * sizeof(double));

@@ -25,9 +25,9 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Collects the bigram-feature deltas of every position into arena arrays for vt_obs_decode. */
-static vt_status obs_deltas(const vt_weights *W, const int32_t *bfeat, int32_t n_b, int32_t T,
-                            int avg, vt_arena *arena, vt_obs_lattice *lat) {
+vt_status vt_train_obs_deltas(const vt_weights *W, const vt_wover *D, const int32_t *bfeat,
+                              int32_t n_b, int32_t T, int avg, vt_arena *arena,
+                              vt_obs_lattice *lat) {
   int64_t *doff = VT_ARENA_NEW(arena, int64_t, (size_t)T + 1);
   if (!doff) return VT_ENOMEM;
   int64_t n = 0;
@@ -36,7 +36,7 @@ static vt_status obs_deltas(const vt_weights *W, const int32_t *bfeat, int32_t n
     if (t > 0)
       for (int32_t k = 0; k < n_b; k++) {
         int32_t f = bfeat[(size_t)t * n_b + k];
-        if (f >= 0) n += W->v[f].n;
+        if (f >= 0) n += W->v[f].n + (D && D->slot[f] >= 0 ? D->d[D->slot[f]].n : 0);
       }
     doff[t + 1] = n;
   }
@@ -52,6 +52,13 @@ static vt_status obs_deltas(const vt_weights *W, const int32_t *bfeat, int32_t n
       for (int32_t i = 0; i < v->n; i++, d++) {
         key[d] = vt_wvec_key(v, i);
         val[d] = avg ? vt_weights_avg(W, vt_wvec_w(v, i), v->u[i]) : vt_wvec_w(v, i);
+      }
+      if (!D || D->slot[f] < 0) continue;
+      /* vt_obs_decode sums entries with the same key: D's deltas add to W's weights */
+      const vt_wvec *dv = &D->d[D->slot[f]];
+      for (int32_t i = 0; i < dv->n; i++, d++) {
+        key[d] = vt_wvec_key(dv, i);
+        val[d] = vt_wvec_w(dv, i);
       }
     }
   lat->doff = doff;
@@ -74,6 +81,17 @@ static vt_status averaged_trans(const vt_weights *W, double **A, double **S, dou
     (*F)[y] = vt_weights_avg(W, W->F[y], W->Fu[y]);
   }
   return VT_OK;
+}
+
+void vt_train_shuffle(int64_t *order, int64_t n, uint64_t *rng) {
+  /* Fisher-Yates with a splitmix64 stream: the same seed gives the same orders. */
+  for (int64_t i = n - 1; i > 0; i--) {
+    *rng += 0x9E3779B97F4A7C15ull;
+    int64_t j = (int64_t)(vt_mix64(*rng) % (uint64_t)(i + 1));
+    int64_t tmp = order[i];
+    order[i] = order[j];
+    order[j] = tmp;
+  }
 }
 
 vt_status vt_train_evaluate(const vt_weights *W, const vt_tcorpus *c, const int32_t *rank,
@@ -103,7 +121,7 @@ vt_status vt_train_evaluate(const vt_weights *W, const vt_tcorpus *c, const int3
     int32_t np;
     if (obs_bigram) {
       vt_obs_lattice lat = {L, T, A, S, F, E, NULL, NULL, NULL};
-      st = obs_deltas(W, c->bfeat + t0 * c->n_b, c->n_b, T, 1, arena, &lat);
+      st = vt_train_obs_deltas(W, NULL, c->bfeat + t0 * c->n_b, c->n_b, T, 1, arena, &lat);
       if (st == VT_OK) st = vt_obs_decode(&lat, &opts, arena, pred, &score, &np, NULL);
     } else {
       st = vt_decode(tr, &opts, arena, E, T, pred, &score, &np, NULL);
@@ -203,6 +221,7 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
               vt_algo_name(o->algo));
     return VT_EUNSUPPORTED;
   }
+  if (o->shards > 1) return vt_train_run_ipm(W, train, dev, rank, obs_bigram, o, rep, err, errlen);
   const size_t maxT = (size_t)(train->max_T > 0 ? train->max_T : 1);
   E = malloc(maxT * (size_t)L * sizeof *E);
   pred = malloc(maxT * sizeof *pred);
@@ -222,14 +241,7 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
 
   for (int32_t epoch = 1; epoch <= o->epochs; epoch++) {
     double t_start = now();
-    /* Fisher-Yates with a splitmix64 stream: the same seed gives the same orders. */
-    for (int64_t i = train->n_sent - 1; i > 0; i--) {
-      rng += 0x9E3779B97F4A7C15ull;
-      int64_t j = (int64_t)(vt_mix64(rng) % (uint64_t)(i + 1));
-      int64_t tmp = order[i];
-      order[i] = order[j];
-      order[j] = tmp;
-    }
+    vt_train_shuffle(order, train->n_sent, &rng);
     int64_t tok_err = 0, sent_err = 0;
     for (int64_t i = 0; i < train->n_sent; i++) {
       if (o->progress && i % tick == 0) o->progress(o->ctx, epoch, o->epochs, i, train->n_sent);
@@ -240,7 +252,8 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
       int32_t np;
       if (obs_bigram) {
         vt_obs_lattice lat = {L, T, W->A, W->S, W->F, E, NULL, NULL, NULL};
-        st = obs_deltas(W, train->bfeat + t0 * train->n_b, train->n_b, T, 0, arena, &lat);
+        st = vt_train_obs_deltas(W, NULL, train->bfeat + t0 * train->n_b, train->n_b, T, 0, arena,
+                                 &lat);
         if (st == VT_OK) st = vt_obs_decode(&lat, &opts, arena, pred, &score, &np, &rep->decode);
       } else {
         st = vt_decode(tr, &opts, arena, E, T, pred, &score, &np, &rep->decode);

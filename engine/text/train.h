@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "arena.h"
+#include "obsbigram.h"
 #include "train_corpus.h"
 #include "train_weights.h"
 #include "vitesse.h"
@@ -17,6 +19,11 @@ typedef struct vt_perc_opts {
   /* Optional: after every epoch (dev evaluated); nonzero stops training. */
   int (*on_epoch)(void *ctx, const vt_epoch_report *r);
   void *ctx;
+  /* Iterative parameter mixing (train_ipm.c) when shards > 1: each epoch, the shuffled corpus is
+   * dealt to `shards` shards that train in parallel from the mixed weights, on at most `threads`
+   * threads (0: OpenMP's default); the result does not depend on `threads`. shards <= 1: the
+   * sequential perceptron. */
+  int32_t shards, threads;
 } vt_perc_opts;
 
 typedef struct vt_perc_report {
@@ -37,6 +44,26 @@ typedef struct vt_perc_report {
 vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus *dev,
                        const int32_t *rank, int obs_bigram, const vt_perc_opts *o,
                        vt_perc_report *rep, char *err, size_t errlen);
+
+/* vt_train_run for o->shards > 1 (train_ipm.c): iterative parameter mixing (McDonald, Hall &
+ * Mann 2010). Each epoch deals the shuffled sentences round-robin to the shards; every shard
+ * trains on its own sentences from the mixed weights, with its own deltas (sentence i of a shard
+ * updates at example number c + i), and the mixed weights then add the mean of the shards'
+ * deltas, shard by shard in order, so the model is the same bits for any thread count. The
+ * averaging clock advances by the largest shard per epoch. Returns as vt_train_run. */
+vt_status vt_train_run_ipm(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus *dev,
+                           const int32_t *rank, int obs_bigram, const vt_perc_opts *o,
+                           vt_perc_report *rep, char *err, size_t errlen);
+
+/* Shuffles order[0..n) in place (Fisher-Yates over a splitmix64 stream advanced in *rng). */
+void vt_train_shuffle(int64_t *order, int64_t n, uint64_t *rng);
+
+/* Collects the bigram-feature weights of every position of a sentence (bfeat[t * n_b + k], -1 =
+ * none) into arena arrays of `lat` for vt_obs_decode: W's current or (avg) averaged weights,
+ * followed, when D is not NULL, by the deltas of the features D owns. VT_OK or VT_ENOMEM. */
+vt_status vt_train_obs_deltas(const vt_weights *W, const vt_wover *D, const int32_t *bfeat,
+                              int32_t n_b, int32_t T, int avg, vt_arena *arena,
+                              vt_obs_lattice *lat);
 
 /* The token accuracy (0..1) of the averaged weights `W` on `c` with decoder `algo`, or -1 when
  * c has no token. Returns VT_OK or a failure. */

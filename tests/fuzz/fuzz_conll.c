@@ -53,8 +53,8 @@ static void read_all(const char *path, const vt_conll_opts *o) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *path = fz_file(0, data, size);
   if (!path) return 0;
-  /* One option set per input, by its size: an open costs ~1 MB of buffers (a 256 KB read
-   * buffer, zlib's), whose page faults under ASan dominate a run, and mutations change sizes. */
+  /* One option set per input, by its size (mutations change sizes): each open costs buffers and
+   * a zlib stream, so reading every input four times would quarter the execution rate. */
   vt_conll_opts o;
   vt_conll_opts_init(&o);
   switch (size % 4) {

@@ -1,0 +1,22 @@
+"""vitesse: exact, fast decoding of linear-chain sequence-labeling models.
+
+A thin binding over libvitesse (the C library and its one header, vitesse.h):
+
+* ``decode(emissions, transitions, ...)``: the exact decoders (Viterbi, staggered, A*, ...)
+  on NumPy emission arrays, one sentence or a batch, k-best, on every core;
+* ``Transitions``: a transition model bound once, for many ``decode`` calls;
+* ``Model(path)``: any model ``vitesse tag`` accepts; ``.tag``, ``.tag_many``, ``.tag_file``;
+* ``train(template, corpus, ...)``: an averaged-perceptron tagger, returned as a Model;
+* ``vitesse.sklearn.Tagger``: a scikit-learn style estimator (fit/predict/score);
+* ``Error`` (a ValueError) and ``FileError`` (also an OSError): the library's failures, with
+  its one-line message.
+"""
+from ._vitesse import (DEFAULT_L_ITER, Error, FileError, Model, Transitions, algorithms,
+                       decode, default_algo, library_version, simd)
+
+from ._train import train
+
+__version__ = library_version
+
+__all__ = ["decode", "Transitions", "Model", "train", "Error", "FileError", "algorithms", "default_algo",
+           "simd", "library_version", "DEFAULT_L_ITER"]

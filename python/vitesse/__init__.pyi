@@ -1,0 +1,81 @@
+# Type hints of the vitesse package (the C extension vitesse._vitesse and the Python layer).
+import os
+from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union, overload
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+library_version: str
+DEFAULT_L_ITER: int
+
+Algo = Literal["viterbi", "viterbi-scalar", "kbest-viterbi", "beam", "staggered",
+               "staggered-col", "astar", "iter-astar", "viterbi-astar", "iter-viterbi-astar"]
+Path = Union[str, bytes, "os.PathLike[str]"]
+Row = Union[str, Sequence[str]]
+Sentence = Sequence[Row]
+Labels = npt.NDArray[np.int32]
+Paths = List[Tuple[float, Labels]]
+
+class Error(ValueError):
+    status: int
+
+class FileError(Error, OSError): ...
+
+class Transitions:
+    def __init__(self, transitions: npt.ArrayLike, start: Optional[npt.ArrayLike] = ...,
+                 end: Optional[npt.ArrayLike] = ..., rank: Optional[npt.ArrayLike] = ...) -> None: ...
+    @property
+    def labels(self) -> int: ...
+    @property
+    def transitions(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def start(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def end(self) -> npt.NDArray[np.float64]: ...
+
+def decode(emissions: npt.ArrayLike, transitions: Union[npt.ArrayLike, Transitions],
+           start: Optional[npt.ArrayLike] = ..., end: Optional[npt.ArrayLike] = ...,
+           lengths: Optional[npt.ArrayLike] = ..., *, algo: Optional[Algo] = ..., k: int = ...,
+           beam: Optional[int] = ..., rank: Optional[npt.ArrayLike] = ...,
+           threads: int = ...) -> Union[Paths, List[Paths]]: ...
+
+TagResult = Union[None, List[str], List[Tuple[str, str]], List[Tuple[float, List[Any]]]]
+
+class Model:
+    train_report: Dict[str, Any]
+    def __init__(self, path: Path) -> None: ...
+    @classmethod
+    def from_bytes(cls, data: bytes, name: Optional[str] = ...) -> "Model": ...
+    @property
+    def labels(self) -> List[str]: ...
+    @property
+    def chunk_labels(self) -> List[str]: ...
+    @property
+    def kind(self) -> Literal["tagger", "joint", "transitions"]: ...
+    @property
+    def path(self) -> Optional[str]: ...
+    @property
+    def info(self) -> Dict[str, Any]: ...
+    def tag(self, tokens: Sentence, *, algo: Optional[Algo] = ..., k: int = ...,
+            beam: Optional[int] = ...) -> TagResult: ...
+    def tag_many(self, sentences: Sequence[Sentence], *, threads: int = ...,
+                 algo: Optional[Algo] = ..., k: int = ...,
+                 beam: Optional[int] = ...) -> List[TagResult]: ...
+    def tag_file(self, path_in: Union[Path, Sequence[Path]], path_out: Path, *,
+                 algo: Optional[Algo] = ..., k: int = ..., beam: Optional[int] = ...,
+                 threads: int = ..., batch_tokens: int = ...,
+                 bind: Literal["core", "numa", "none"] = ...) -> Dict[str, Any]: ...
+
+def train(template: Union[str, "os.PathLike[str]"],
+          train: Union[Path, Sequence[Path], Sequence[Sequence[Sequence[str]]]], *,
+          dev: Union[None, Path, Sequence[Path], Sequence[Sequence[Sequence[str]]]] = ...,
+          epochs: int = ..., decoder: Optional[Algo] = ..., seed: int = ...,
+          min_count: int = ..., label_col: int = ..., path: Optional[Path] = ...,
+          callback: Optional[Callable[[Dict[str, Any]], Any]] = ...,
+          progress: Optional[Callable[[int, int, int, int], Any]] = ...,
+          verbose: bool = ...) -> Model: ...
+
+def algorithms() -> Dict[str, Dict[str, bool]]: ...
+def default_algo(labels: int, k: int = ...) -> str: ...
+def simd() -> Literal["scalar", "avx2", "avx512"]: ...
