@@ -267,6 +267,32 @@ VT_API vt_status vt_decode_f32(const vt_trans *trans, const vt_decode_opts *opts
 VT_API double vt_path_score(const vt_trans *trans, const double *E, int32_t T,
                             const int32_t *labels);
 
+/* ---- posteriors ------------------------------------------------------------------------------ */
+
+/* Forward-backward over the decoders' score model (vt_decode): the log partition function
+ *   *logz = log sum over every label sequence y of exp(score(y))
+ * and, when `marg` is not NULL, every token's label marginals marg[t*L + y] = P(y_t = y), each in
+ * [0, 1], summing to 1 over y up to rounding (T*L entries). A path's probability is
+ * exp(score - *logz). Log space throughout (two-pass log-sum-exp), stable for scores in the
+ * thousands; -inf emissions, transitions, start or end scores forbid what they score, and a
+ * forbidden label gets marginal exactly 0, so constraints are applied by setting emissions to
+ * -inf. Cost: O(T L a) for columns of about `a` reachable labels (a = L without constraints);
+ * sentences of 4 tokens or more (with at least 1 emission in 8 finite) take a multiply-add per
+ * cell (exp-space products over per-sentence tables of exp(A - max), 2 L^2 exps), falling back
+ * to log space wherever a sum could underflow, so scores of any magnitude stay exact to rounding.
+ * T = 0 gives *logz = 0 (the empty path, probability 1); a sentence without a finite path gives
+ * *logz = -inf and every marginal 0. Rounding in log space is absolute: log Z and marginals are
+ * within about 1e-14 times the magnitude of the partial path scores (1e-11 at scores in the
+ * thousands) of exact arithmetic, at every SIMD level (vt_simd_active; the levels differ in the
+ * last bits, the scalar one is the reference); the result never depends on the thread.
+ * Scratch from `arena` (not reset). Returns VT_OK, VT_EINVAL (T < 0, logz NULL), VT_ENOMEM. */
+VT_API vt_status vt_posteriors(const vt_trans *trans, vt_arena *arena, const double *E, int32_t T,
+                               double *marg, double *logz);
+
+/* As vt_posteriors, for float emissions (converted to double in the arena, exactly). */
+VT_API vt_status vt_posteriors_f32(const vt_trans *trans, vt_arena *arena, const float *E,
+                                   int32_t T, double *marg, double *logz);
+
 /* ---- errors of the engine and the text pipeline ------------------------------------------------
  * Every function below that returns a failing vt_status also leaves its one-line message in
  * vt_last_error(). */
@@ -398,6 +424,81 @@ VT_API void vt_model_default_decoder(const vt_model *m, int32_t k, vt_decode_opt
  * e.g. bigram templates need viterbi, viterbi-scalar, kbest-viterbi or beam) or VT_EINVAL. */
 VT_API vt_status vt_model_check_decoder(const vt_model *m, const vt_decode_opts *opts);
 
+/* ---- constraints ---------------------------------------------------------------------------- */
+
+/* Allowed labels per token for tagging with one tagger model: a tag dictionary (word -> allowed
+ * labels; words it lacks stay free) and partial labels (a column of the input holding a label
+ * fixes the token to it; "_" or an empty field leaves it free; a partial label wins over the
+ * dictionary). Applied by giving every disallowed label the emission -inf, so every exact
+ * decoder and vt_posteriors honour them exactly (and the staggered and A* decoders never expand
+ * them). Read-only once built: one may serve every thread. */
+typedef struct vt_constraints vt_constraints;
+
+/* Creates empty constraints for tagger model `m` (labels are resolved against its names): no
+ * words, dictionary words read from column 0, no partial labels. `m` must outlive them. Returns
+ * VT_OK, VT_EUNSUPPORTED (not a tagger model) or VT_ENOMEM. */
+VT_API vt_status vt_constraints_create(vt_constraints **out, const vt_model *m);
+
+/* Frees constraints. NULL is a no-op. */
+VT_API void vt_constraints_destroy(vt_constraints *c);
+
+/* Reads tag dictionary file `path` into `c`: one word a line followed by its allowed labels,
+ * fields separated by tabs or blanks (so words contain neither), blank lines skipped; e.g.
+ * "run VB NN". Returns VT_OK, VT_EIO, VT_EFORMAT ("PATH:LINE: problem": a line without labels, a
+ * label the model does not have, a word listed twice) or VT_ENOMEM; on failure `c` keeps the
+ * words of the lines before. */
+VT_API vt_status vt_constraints_load_dict(vt_constraints *c, const char *path);
+
+/* Adds one dictionary word (NUL-terminated) with labels[0, n) (n >= 1, label ids). Returns
+ * VT_OK, VT_EINVAL (n < 1, a label out of range, or the word is there already) or VT_ENOMEM. */
+VT_API vt_status vt_constraints_add_word(vt_constraints *c, const char *word, const int32_t *labels,
+                                         int32_t n);
+
+/* The corpus columns the constraints read: dictionary words from `word_col` (default 0), partial
+ * labels from `partial_col` (-1, the default: none). A token line lacking partial_col (or
+ * word_col, once a dictionary has words) is an error when tagging ("FILE:LINE: no column ..."),
+ * as is a partial label the model does not have. Returns VT_OK or VT_EINVAL (word_col < 0 or
+ * partial_col < -1). */
+VT_API vt_status vt_constraints_columns(vt_constraints *c, int32_t word_col, int32_t partial_col);
+
+/* Writes to `out` the tag dictionary of the labelled corpus `files` (n_files >= 1, read with
+ * `ro`, NULL: defaults; "-" is standard input): every word of column `word_col` once, in order of
+ * first appearance, followed by each label of column `label_col` (-1: the last) it has in the
+ * corpus, in order of first appearance, separated by blanks: the format of
+ * vt_constraints_load_dict. Tokens whose word or label is empty or holds a blank are left out.
+ * *n_words (may be NULL) receives the words written. Returns VT_OK, VT_EINVAL, VT_EIO, VT_EFORMAT
+ * ("FILE:LINE: problem") or VT_ENOMEM; write errors on `out` are the caller's to see (ferror). */
+VT_API vt_status vt_tagdict_build(const vt_reader_opts *ro, const char *const *files, int n_files,
+                                  int32_t word_col, int32_t label_col, FILE *out, int64_t *n_words);
+
+/* Forbids label transitions of model `m` (tagger or transition model) in place: for c < n, the
+ * transition prev[c] -> cur[c] becomes -inf; prev[c] = -1 forbids starting with cur[c], cur[c]
+ * = -1 ending with prev[c]. Every decoder and vt_posteriors honour it. NOT thread-safe: call it
+ * before any tagger or run uses `m`. Returns VT_OK, VT_EINVAL (a label out of range),
+ * VT_EUNSUPPORTED (a joint model) or VT_ENOMEM. */
+VT_API vt_status vt_model_forbid(vt_model *m, int32_t n, const int32_t *prev, const int32_t *cur);
+
+/* Reads forbidden transitions from file `path` and applies them as vt_model_forbid: one pair a
+ * line, "PREV CUR" (label names, tabs or blanks between), "<s> CUR" forbids starting with CUR,
+ * "PREV </s>" ending with PREV; blank lines and lines starting with '#' skipped. Transition
+ * models name their labels 0, 1, ... Returns VT_OK, VT_EIO, VT_EFORMAT ("PATH:LINE: problem": not
+ * two fields, a label the model does not have), VT_EUNSUPPORTED or VT_ENOMEM; nothing is changed
+ * on failure. */
+VT_API vt_status vt_model_forbid_file(vt_model *m, const char *path);
+
+/* As vt_model_forbid and vt_model_forbid_file, for a bound transition model (labels named by
+ * their indices 0, 1, ... in the file), e.g. before decoding score lattices. NOT thread-safe. */
+VT_API vt_status vt_trans_forbid(vt_trans *trans, int32_t n, const int32_t *prev,
+                                 const int32_t *cur);
+VT_API vt_status vt_trans_forbid_file(vt_trans *trans, const char *path);
+
+/* Forbids the transitions invalid in IOB2 (or, when a label starts with "E-" or "S-", IOBES) over
+ * the model's label names: I-X only after B-X or I-X, never first; with IOBES also E-X only after
+ * B-X or I-X, B-X and I-X only before I-X or E-X, never last. Labels of another form (O, POS
+ * tags) are unconstrained. *n_out (may be NULL) receives the number of transitions, starts and
+ * ends forbidden. Returns as vt_model_forbid. */
+VT_API vt_status vt_model_forbid_bio(vt_model *m, int32_t *n_out);
+
 /* ---- tagging sentences held in memory -------------------------------------------------------- */
 
 /* One thread's state for tagging with one model: scratch arena, feature row cache, buffers.
@@ -421,14 +522,23 @@ typedef struct vt_tag_out {
   int32_t n_paths; /* written: paths found (0: no finite path; 1 for T = 0) */
   int32_t reserved0;
   vt_decode_stats stats; /* added to: sentences, tokens, cells, ... */
-  int64_t reserved[8];
+  double *marg;          /* tagger models: not NULL asks for T*L marginals here (vt_posteriors) */
+  double logz;           /* with marg: log Z (-inf: no path); a path's probability is
+                            exp(score - logz) */
+  int64_t reserved[6];
 } vt_tag_out;
+
+/* Restricts the labels `t` may output to those `c` allows (NULL: none). `c` must outlive the
+ * tagger's use of it. Returns VT_OK or VT_EINVAL (c made for another model). */
+VT_API vt_status vt_tagger_constrain(vt_tagger *t, const vt_constraints *c);
 
 /* Tags one sentence of T tokens with `ncols` columns each: cells[t*ncols + c] is column c of
  * token t as a NUL-terminated string (the columns the model's templates read; a label column
- * may be present or not). Writes up to k paths into `out` as vt_decode does. Returns VT_OK,
- * VT_EFORMAT (fewer columns than the templates read), VT_EINVAL (T < 0, ncols < 1) or
- * VT_ENOMEM. Never allocates in the steady state. */
+ * may be present or not). Writes up to k paths into `out` as vt_decode does, and with out->marg
+ * the marginals and out->logz. Returns VT_OK, VT_EFORMAT (fewer columns than the templates
+ * read, or a constraint's partial label is missing or not the model's: message in
+ * vt_last_error), VT_EUNSUPPORTED (marginals of a model with observation-dependent bigram
+ * templates), VT_EINVAL (T < 0, ncols < 1) or VT_ENOMEM. Never allocates in the steady state. */
 VT_API vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T, int32_t ncols,
                                vt_tag_out *out);
 
@@ -565,7 +675,11 @@ typedef struct vt_tag_opts {
   int32_t pos_col;       /* joint, with eval: gold POS column (default 1) */
   int32_t chunk_col;     /* joint, with eval: gold chunk column (default -1: last) */
   int eval;              /* joint: compare with the gold columns (vt_tag_report's eval) */
-  int64_t reserved[8];
+  int32_t verbose;       /* tagger models: 1 or 2 print marginals and path probabilities (CRF++'s
+                            -v1/-v2 layout, see vt_engine_tag); 0 (default) none */
+  int32_t reserved0;
+  const struct vt_constraints *constraints; /* tagger models: allowed labels (NULL: none) */
+  int64_t reserved[6];
 } vt_tag_opts;
 
 /* Defaults: the model's decoder and corpus options, joint columns 0, 1, last, no eval. */
@@ -592,10 +706,16 @@ typedef struct vt_run_report {
  * standard input; .gz inflated) with model `m` (tagger or joint) on engine `e`, handing the output
  * to `sink` in input order: every input line, token lines followed by the separator and the
  * predicted label (joint: POS tag and chunk label), a blank line after each sentence; with k > 1
- * each sentence once per path after "# RANK SCORE". The bytes are the same for any thread count
- * and batch size. `rep` may be NULL. Returns VT_OK, VT_ECANCELED, VT_EFORMAT (bad input:
- * "FILE:LINE: problem"), VT_EIO (unreadable input, or a sink failure: rep->write_errno),
- * VT_EUNSUPPORTED, VT_ENOMEM; the message is in vt_last_error. */
+ * each sentence once per path after "# RANK SCORE". With opts->verbose (tagger models without
+ * observation-dependent bigram templates), CRF++'s -v1/-v2 layout: before each path a line
+ * "# PROB" (k = 1) or "# RANK PROB" (k > 1), PROB = exp(score - log Z) (%.6g), the label column
+ * LABEL/MARGINAL, and with verbose 2 then LABEL/MARGINAL for every label of the model. With
+ * opts->constraints, only allowed labels are output (vt_constraints_create); a sentence left
+ * without any path (e.g. a fixed label no allowed neighbour may follow) prints "_" labels
+ * (verbose: "# 0" and "_/0"), as any sentence without a finite path does. The bytes are the same
+ * for any thread count and batch size. `rep` may be NULL. Returns VT_OK, VT_ECANCELED, VT_EFORMAT
+ * (bad input: "FILE:LINE: problem"), VT_EIO (unreadable input, or a sink failure:
+ * rep->write_errno), VT_EUNSUPPORTED, VT_ENOMEM; the message is in vt_last_error. */
 VT_API vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
                                const char *const *files, int n_files, vt_sink_fn sink,
                                void *sink_ctx, vt_run_report *rep);
@@ -613,6 +733,31 @@ VT_API double vt_run_report_chunk_f1(const vt_run_report *r, double *pos_acc, do
 VT_API vt_status vt_engine_decode(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
                                   const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
                                   vt_run_report *rep);
+
+/* Confidence figures of a decode run (vt_engine_decode_conf). */
+typedef struct vt_conf_opts {
+  int logz; /* 1: each output line gains <TAB>logZ<TAB>prob: the sentence's log partition function
+               (vt_posteriors) and the path's probability exp(score - logZ) (%.9g; a sentence
+               without a path: -inf and 0; an empty one: 0 and 1) */
+  /* Not NULL: receives, in input order, the bytes of a .npy file of float32 shape (sum T, L)
+   * (header first): every token's label marginals (vt_posteriors), 0 for every label of a
+   * sentence without a path. */
+  vt_sink_fn post_sink;
+  void *post_ctx;
+  int64_t reserved[8];
+} vt_conf_opts;
+
+/* Fills `o` with the defaults: no log Z, no posteriors. */
+VT_API void vt_conf_opts_init(vt_conf_opts *o);
+
+/* As vt_engine_decode, computing also what `conf` asks (NULL: nothing, = vt_engine_decode) by
+ * forward-backward over each sentence on the same workers. The marginals differ between SIMD
+ * levels in the last bits (vt_posteriors), never between thread counts. A failure of the
+ * posteriors sink stops the run like one of `sink` (rep->write_errno). */
+VT_API vt_status vt_engine_decode_conf(vt_engine *e, const vt_trans *trans,
+                                       const vt_decode_opts *opts, const vt_conf_opts *conf,
+                                       const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
+                                       vt_run_report *rep);
 
 /* Prints the engine's part of the last run's --stats JSON object to `f`: `"key": value` pairs
  * separated by ", ", without braces (threads, bind, batch tokens, slots, wall/read/decode/write

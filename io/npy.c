@@ -504,13 +504,28 @@ char *vt_npy_shape_str(const vt_npy *npy, char *buf, size_t buflen) {
 
 /* ---- writing --------------------------------------------------------------------------------- */
 
+size_t vt_npy_header(vt_npy_dtype dtype, int ndim, const int64_t *shape, char *buf, size_t cap) {
+  char shp[64];
+  char *hdr = buf + 10;
+  int len = snprintf(hdr, cap - 10, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
+                     vt_npy_descr(dtype), shape_fmt(ndim, shape, shp, sizeof shp));
+  size_t total = (10 + (size_t)len + 1 + 63) / 64 * 64; /* + 1 for the '\n' */
+  size_t hlen = total - 10;
+  memset(hdr + len, ' ', hlen - 1 - (size_t)len);
+  hdr[hlen - 1] = '\n';
+  memcpy(buf, VT_NPY_MAGIC, VT_NPY_MAGIC_LEN);
+  buf[6] = 1;
+  buf[7] = 0;
+  buf[8] = (char)(hlen & 0xff);
+  buf[9] = (char)(hlen >> 8);
+  return total;
+}
+
 int vt_npy_write(const char *path, vt_npy_dtype dtype, int ndim, const int64_t *shape,
                  const void *data, char *err, size_t errlen) {
   int st = VT_EINVAL;
   vt_outfile of = {0};
-  char shp[64];
   char hdr[256];
-  unsigned char pre[10];
   if (err && errlen) err[0] = '\0';
   if (dtype != VT_NPY_F32 && dtype != VT_NPY_F64 && dtype != VT_NPY_I32 && dtype != VT_NPY_I64) {
     vt_io_errorf(err, errlen, path, "cannot write: unknown dtype");
@@ -535,23 +550,12 @@ int vt_npy_write(const char *path, vt_npy_dtype dtype, int ndim, const int64_t *
     vt_io_errorf(err, errlen, path, "cannot write: no data");
     goto fail;
   }
-  int len = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
-                     vt_npy_descr(dtype), shape_fmt(ndim, shape, shp, sizeof shp));
-  size_t total = (sizeof pre + (size_t)len + 1 + 63) / 64 * 64; /* + 1 for the '\n' */
-  size_t hlen = total - sizeof pre;
-  memset(hdr + len, ' ', hlen - 1 - (size_t)len);
-  hdr[hlen - 1] = '\n';
-  memcpy(pre, VT_NPY_MAGIC, VT_NPY_MAGIC_LEN);
-  pre[6] = 1;
-  pre[7] = 0;
-  pre[8] = (unsigned char)(hlen & 0xff);
-  pre[9] = (unsigned char)(hlen >> 8);
-
+  size_t total = vt_npy_header(dtype, ndim, shape, hdr, sizeof hdr);
   st = vt_outfile_open(&of, path, err, errlen);
   if (st != VT_OK) goto fail;
   st = VT_EIO;
   errno = 0;
-  if (fwrite(pre, 1, sizeof pre, of.fp) != sizeof pre || fwrite(hdr, 1, hlen, of.fp) != hlen ||
+  if (fwrite(hdr, 1, total, of.fp) != total ||
       (nbytes && fwrite(data, 1, nbytes, of.fp) != nbytes)) {
     vt_io_errorf(err, errlen, path, "write failed: %s", errno ? strerror(errno) : "I/O error");
     goto fail;

@@ -66,6 +66,11 @@ int64_t vt_npy_get_i(const vt_npy *npy, int64_t i);
  * NUL-terminated). Returns buf. */
 char *vt_npy_shape_str(const vt_npy *npy, char *buf, size_t buflen);
 
+/* Formats the header of a .npy v1.0 file of `ndim` in 0..2 dimensions shape[0..ndim) of
+ * `dtype` (C order) into buf (cap >= 256 bytes): magic, version, length and the dictionary padded
+ * with blanks and a newline to a multiple of 64 bytes. Returns its length; the data follow. */
+size_t vt_npy_header(vt_npy_dtype dtype, int ndim, const int64_t *shape, char *buf, size_t cap);
+
 /* Writes a .npy v1.0 file (header padded to a multiple of 64 bytes) atomically through
  * io/outfile: `ndim` in 0..2 dimensions `shape[0..ndim)` (each >= 0; shape may be NULL when
  * ndim is 0), `data` holds their product of elements of `dtype` in C order (may be NULL when

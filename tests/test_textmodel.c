@@ -146,7 +146,7 @@ static char *tag_all(const vt_textmodel *m, vt_algo algo, int32_t k, int32_t chu
   while (vt_conll_read(r, &b, 1000, 1 << 20, &n, err, sizeof err) == VT_OK && n > 0) {
     for (int32_t s = 0; s < b.n_sents; s += chunk) {
       int32_t e = s + chunk < b.n_sents ? s + chunk : b.n_sents;
-      if (vt_text_tag_batch(m, &d, arena, NULL, &b, s, e, &out, NULL, err, sizeof err) != VT_OK)
+      if (vt_text_tag_batch(m, &d, NULL, arena, NULL, &b, s, e, &out, NULL, err, sizeof err) != VT_OK)
         fprintf(stderr, "tag: %s\n", err);
     }
     vt_sentbatch_clear(&b);
@@ -370,7 +370,7 @@ TEST(obs_bigram) {
   vt_sentbatch b;
   memset(&b, 0, sizeof b);
   vt_textbuf tb = {0};
-  EXPECT(vt_text_tag_batch(m, &d, NULL, NULL, &b, 0, 0, &tb, NULL, err, sizeof err) ==
+  EXPECT(vt_text_tag_batch(m, &d, NULL, NULL, NULL, &b, 0, 0, &tb, NULL, err, sizeof err) ==
                  VT_EUNSUPPORTED &&
              strstr(err, "bigram"),
          "staggered-col on an obs-bigram model: %s", err);

@@ -3,6 +3,7 @@
  * tags with); the run loops are beside the scheduler (engine/sched/ *_job.c). */
 #include <string.h>
 
+#include "constraints.h"
 #include "engine.h"
 #include "errmsg.h"
 #include "model_impl.h"
@@ -36,6 +37,11 @@ vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts
   if (m->kind == VT_MODEL_TRANSITIONS)
     return vt_fail(VT_EUNSUPPORTED, "a transition model has no features to tag with: decode "
                                     "score lattices with vt_engine_decode");
+  if ((o.verbose || o.constraints) && m->kind != VT_MODEL_TAGGER)
+    return vt_fail(VT_EUNSUPPORTED, "marginals (-v) and allowed labels need a tagger model");
+  if (o.constraints && o.constraints->model != m->text)
+    return vt_fail(VT_EINVAL, "the constraints were made for another model");
+  if (o.verbose < 0 || o.verbose > 2) return vt_fail(VT_EINVAL, "verbose: 0, 1 or 2 expected");
   if (o.decode.k < 1) vt_model_default_decoder(m, 1, &o.decode);
   if ((st = vt_model_check_decoder(m, &o.decode)) != VT_OK) return st;
   vt_model_reader(m, &o, &ro);
@@ -44,9 +50,17 @@ vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts
   return vt_tag_job_run(e, m->text, &o, &ro, files, n_files, sink, sink_ctx, rep);
 }
 
+void vt_conf_opts_init(vt_conf_opts *o) { memset(o, 0, sizeof *o); }
+
 vt_status vt_engine_decode(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
                            const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
                            vt_run_report *rep) {
+  return vt_engine_decode_conf(e, trans, opts, NULL, lat, sink, sink_ctx, rep);
+}
+
+vt_status vt_engine_decode_conf(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
+                                const vt_conf_opts *conf, const vt_lattices *lat, vt_sink_fn sink,
+                                void *sink_ctx, vt_run_report *rep) {
   vt_run_report local;
   vt_decode_opts o;
   if (!rep) rep = &local;
@@ -57,5 +71,10 @@ vt_status vt_engine_decode(vt_engine *e, const vt_trans *trans, const vt_decode_
     vt_decode_opts_init(&o);
   if (o.k < 1 || (o.k > 1 && !vt_algo_kbest(o.algo)) || (o.algo == VT_ALGO_BEAM && o.beam < 1))
     return vt_fail(VT_EINVAL, "decode: k >= 1 (1 for a 1-best algorithm) and beam >= 1 expected");
-  return vt_decode_job_run(e, trans, &o, lat, sink, sink_ctx, rep);
+  vt_conf_opts c;
+  if (conf)
+    c = *conf;
+  else
+    vt_conf_opts_init(&c);
+  return vt_decode_job_run(e, trans, &o, &c, lat, sink, sink_ctx, rep);
 }

@@ -23,7 +23,15 @@ struct vt_tagger {
   size_t cap_bytes;
   uint32_t *fields; /* (offset, length) per cell */
   size_t cap_fields;
+  vt_text_conf conf; /* constraints (vt_tagger_constrain) */
 };
+
+vt_status vt_tagger_constrain(vt_tagger *t, const vt_constraints *c) {
+  if (c && (t->m->kind != VT_MODEL_TAGGER || c->model != t->m->text))
+    return vt_fail(VT_EINVAL, "the constraints were made for another model");
+  t->conf.cons = c;
+  return VT_OK;
+}
 
 vt_status vt_tagger_create(vt_tagger **out, const vt_model *m, const vt_decode_opts *opts) {
   vt_status st;
@@ -139,6 +147,7 @@ vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T, int32
   if (T == 0) {
     out->n_paths = 1;
     if (out->scores) out->scores[0] = 0;
+    if (out->marg) out->logz = 0;
     return VT_OK;
   }
   if (t->m->kind == VT_MODEL_JOINT_CHUNK) return tag_joint(t, cells, T, ncols, out);
@@ -150,8 +159,11 @@ vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T, int32
   if ((st = pack_cells(t, cells, T, ncols, &tk)) != VT_OK) return st;
   vt_tag_stats ts;
   memset(&ts, 0, sizeof ts);
-  st = vt_text_tag_tokens(m, &t->opts, t->arena, t->cache, &tk, out->labels, out->scores,
-                          &out->n_paths, &ts);
+  int32_t bad = 0;
+  int why = 0;
+  if (out->marg) out->logz = -INFINITY;
+  st = vt_text_tag_tokens(m, &t->opts, &t->conf, t->arena, t->cache, &tk, out->labels, out->scores,
+                          &out->n_paths, out->marg, out->marg ? &out->logz : NULL, &bad, &why, &ts);
   out->stats.sentences += ts.decode.sentences;
   out->stats.tokens += ts.decode.tokens;
   out->stats.cells += ts.decode.cells;
@@ -161,6 +173,13 @@ vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T, int32
   out->stats.pruned += ts.decode.pruned;
   out->stats.pops += ts.decode.pops;
   out->stats.fallbacks += ts.decode.fallbacks;
+  if (st == VT_EFORMAT && why)
+    return vt_fail(st, "token %d: %s", bad,
+                   why == 1   ? "no column for partial labels"
+                   : why == 3 ? "no column for dictionary words"
+                              : "the partial label is not a label of the model");
+  if (st == VT_EUNSUPPORTED)
+    return vt_fail(st, "marginals need a model without observation-dependent bigram templates");
   if (st != VT_OK) return vt_fail(st, "decoding failed: %s", vt_strerror(st));
   return VT_OK;
 }

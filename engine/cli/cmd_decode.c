@@ -41,6 +41,15 @@ static void decode_usage(FILE *f) {
       "options:\n"
       "  -o OUT          write to OUT atomically (default: stdout; an interrupted or failed\n"
       "                  run leaves OUT untouched)\n"
+      "  --posteriors P.npy  also write every token's label marginals (forward-backward):\n"
+      "                  float32 (sum T, L), rows in the order of E; 0 for every label of a\n"
+      "                  sentence without a path (written atomically, like -o)\n"
+      "  --logz          end each line with <TAB>logZ<TAB>prob: the sentence's log partition\n"
+      "                  function and the path's probability exp(score - logZ)\n"
+      "  --forbid-transitions FILE  lines \"PREV CUR\" of label indices never to follow each\n"
+      "                  other (\"<s> CUR\": never first, \"PREV </s>\": never last); every\n"
+      "                  decoder and the posteriors honour them (allowed labels per token: set\n"
+      "                  their emissions to -inf in E)\n"
       "  --labels FILE   print label names instead of numbers: FILE has one name per line,\n"
       "                  label 0 first (the labels.txt that vitesse lattice writes)\n",
       f);
@@ -48,7 +57,7 @@ static void decode_usage(FILE *f) {
   fputs(vt_cli_engine_usage, f);
 }
 
-enum { OPT_E = 256, OPT_N, OPT_A, OPT_S, OPT_F, OPT_R, OPT_LABELS };
+enum { OPT_E = 256, OPT_N, OPT_A, OPT_S, OPT_F, OPT_R, OPT_POST, OPT_LOGZ, OPT_FORBID, OPT_LABELS };
 
 int vt_cmd_decode(int argc, char **argv) {
   static const struct option longopts[] = {{"emissions", required_argument, 0, OPT_E},
@@ -57,6 +66,9 @@ int vt_cmd_decode(int argc, char **argv) {
                                            {"start", required_argument, 0, OPT_S},
                                            {"end", required_argument, 0, OPT_F},
                                            {"rank", required_argument, 0, OPT_R},
+                                           {"posteriors", required_argument, 0, OPT_POST},
+                                           {"logz", no_argument, 0, OPT_LOGZ},
+                                           {"forbid-transitions", required_argument, 0, OPT_FORBID},
                                            {"labels", required_argument, 0, OPT_LABELS},
                                            VT_CLI_DECODER_LONGOPTS,
                                            VT_CLI_ENGINE_LONGOPTS,
@@ -64,10 +76,12 @@ int vt_cmd_decode(int argc, char **argv) {
                                            {"help", no_argument, 0, 'h'},
                                            {0, 0, 0, 0}};
   const char *path[6] = {0}; /* E N A S F R */
+  const char *out_path = NULL, *post_path = NULL, *forbid_path = NULL;
+  vt_conf_opts conf;
+  vt_conf_opts_init(&conf);
   const char *labels_path = NULL;
   vt_cli_names names;
   memset(&names, 0, sizeof names);
-  const char *out_path = NULL;
   vt_cli_decoder dec;
   vt_cli_decoder_init(&dec);
   int rc = VT_EXIT_USAGE;
@@ -76,7 +90,7 @@ int vt_cmd_decode(int argc, char **argv) {
   vt_engine *eng = NULL;
   vt_lattices *lat = NULL;
   vt_trans *trans = NULL;
-  vt_output *of = NULL;
+  vt_output *of = NULL, *pf = NULL;
 
   optind = 1;
   int c;
@@ -93,6 +107,9 @@ int vt_cmd_decode(int argc, char **argv) {
     case OPT_F:
     case OPT_R: path[c - OPT_E] = optarg; break;
     case 'o': out_path = optarg; break;
+    case OPT_POST: post_path = optarg; break;
+    case OPT_LOGZ: conf.logz = 1; break;
+    case OPT_FORBID: forbid_path = optarg; break;
     case OPT_LABELS: labels_path = optarg; break;
     case 'h':
       decode_usage(stdout);
@@ -114,7 +131,8 @@ int vt_cmd_decode(int argc, char **argv) {
   if (vt_cli_decoder_resolve(&dec, 0, &opts)) goto done;
 
   if (vt_lattices_open(&lat, path[0], path[1]) != VT_OK ||
-      vt_trans_load(&trans, path[2], path[3], path[4], path[5], lat) != VT_OK) {
+      vt_trans_load(&trans, path[2], path[3], path[4], path[5], lat) != VT_OK ||
+      (forbid_path && vt_trans_forbid_file(trans, forbid_path) != VT_OK)) {
     vt_cli_error("%s", vt_last_error());
     goto done;
   }
@@ -128,12 +146,26 @@ int vt_cmd_decode(int argc, char **argv) {
     goto done;
   }
   vt_cli_signals_temp(vt_output_temp_path(of)); /* a second ^C removes it */
+  if (post_path) {
+    if (post_path[0] == '-' && post_path[1] == '\0') {
+      vt_cli_error("decode: --posteriors needs a file (binary .npy), not stdout");
+      goto done;
+    }
+    if (vt_output_open(&pf, post_path) != VT_OK) {
+      vt_cli_error("%s", vt_last_error());
+      goto done;
+    }
+    conf.post_sink = vt_sink_file;
+    conf.post_ctx = vt_output_file(pf);
+  }
   vt_run_report rs;
   rc = VT_EXIT_FAIL;
   names.sink = vt_sink_file;
   names.sink_ctx = vt_output_file(of);
-  vt_status st = labels_path ? vt_engine_decode(eng, trans, &opts, lat, vt_cli_names_sink, &names, &rs)
-                             : vt_engine_decode(eng, trans, &opts, lat, vt_sink_file, names.sink_ctx, &rs);
+  vt_status st =
+      labels_path
+          ? vt_engine_decode_conf(eng, trans, &opts, &conf, lat, vt_cli_names_sink, &names, &rs)
+          : vt_engine_decode_conf(eng, trans, &opts, &conf, lat, vt_sink_file, names.sink_ctx, &rs);
   int end = vt_cli_output_end(&st, rs.write_errno, !vt_output_is_atomic(of), out_path);
   if (end >= 0) {
     rc = end;
@@ -158,6 +190,14 @@ int vt_cmd_decode(int argc, char **argv) {
     goto done;
   }
   vt_cli_signals_temp(NULL);
+  if (pf) {
+    st = vt_output_commit(pf);
+    pf = NULL;
+    if (st != VT_OK) {
+      vt_cli_error("%s", vt_last_error());
+      goto done;
+    }
+  }
   st = vt_output_commit(of);
   of = NULL;
   if (st != VT_OK) {
@@ -172,20 +212,23 @@ int vt_cmd_decode(int argc, char **argv) {
             "\"beam\": %lld, \"sentences\": %lld, \"tokens\": %lld, \"labels\": %d, "
             "\"cells\": %lld, \"decode_seconds\": %.6f, \"sentences_per_second\": %.1f, "
             "\"iterations_mean\": %.3f, \"active_labels_mean\": %.3f, "
-            "\"pruned_fraction\": %.4f, \"pops_mean\": %.1f, \"fallbacks\": %lld, ",
+            "\"pruned_fraction\": %.4f, \"pops_mean\": %.1f, \"fallbacks\": %lld, "
+            "\"logz\": %s, \"posteriors\": %s, ",
             vt_algo_name(opts.algo), vt_simd_name(vt_simd_active()), dec.k, dec.beam,
             (long long)rs.decode.sentences, (long long)rs.decode.tokens, vt_lattices_labels(lat),
             (long long)rs.decode.cells, rs.wall_seconds, sps,
             nsent ? (double)rs.decode.iterations / nsent : 0.0,
             rs.decode.tokens ? (double)rs.decode.active_labels / (double)rs.decode.tokens : 0.0,
             rs.decode.nodes ? (double)rs.decode.pruned / (double)rs.decode.nodes : 0.0,
-            nsent ? (double)rs.decode.pops / nsent : 0.0, (long long)rs.decode.fallbacks);
+            nsent ? (double)rs.decode.pops / nsent : 0.0, (long long)rs.decode.fallbacks,
+            conf.logz ? "true" : "false", post_path ? "true" : "false");
     vt_engine_stats_json(eng, stderr);
     fputs("}\n", stderr);
   }
   rc = VT_EXIT_OK;
 done:
   vt_cli_signals_temp(NULL);
+  vt_output_abort(pf);
   vt_output_abort(of);
   vt_cli_engine_stop(eng);
   vt_trans_destroy(trans);

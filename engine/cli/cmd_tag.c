@@ -32,7 +32,23 @@ static void tag_usage(FILE *f) {
         "                  the fastest exact one for the model's label count L and -k, as in\n"
         "                  vitesse decode; viterbi (kbest-viterbi with -k > 1) for models with\n"
         "                  observation-dependent bigram templates\n"
-        "  -o OUT          write to OUT atomically (default: stdout)\n",
+        "  -o OUT          write to OUT atomically (default: stdout)\n"
+        "confidence (CRF++'s -v1/-v2 layout; models without observation-dependent bigrams):\n"
+        "  -v 1            label column LABEL/MARGINAL (forward-backward) and a line \"# PROB\"\n"
+        "                  before each sentence (with -k K: \"# RANK PROB\" before each path),\n"
+        "                  PROB = the path's probability exp(score - log Z)\n"
+        "  -v 2            as -v 1, then LABEL/MARGINAL of every label of the model\n"
+        "allowed labels (every decoder and the marginals honour them exactly):\n"
+        "  --tag-dict FILE  a tag dictionary: lines \"WORD LABEL...\"; a word of the dictionary\n"
+        "                  gets only its labels, other words any label\n"
+        "  --dict-col C    the column holding the word (0-based; default 0)\n"
+        "  --partial-col C  partial labels: a token whose column C (0-based) holds a label is\n"
+        "                  fixed to it (over the dictionary); \"_\" or empty leaves it free\n"
+        "  --forbid-transitions FILE  lines \"PREV CUR\" of label names never to follow each\n"
+        "                  other (\"<s> CUR\": never first, \"PREV </s>\": never last)\n"
+        "  --bio           forbid the transitions invalid in IOB2 (IOBES when a label starts\n"
+        "                  with E- or S-): I-X only after B-X or I-X, ...\n"
+        "A sentence left with no path prints \"_\" labels (-v: \"# 0\" and \"_/0\").\n",
         f);
   fputs(vt_cli_decoder_usage, f);
   fputs("The corpus options default to those the model was trained with. A joint POS + chunk\n"
@@ -49,6 +65,19 @@ static double cpu_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+enum { OPT_DICT = 1500, OPT_DICT_COL, OPT_PARTIAL, OPT_FORBID, OPT_BIO };
+
+/* Parses a 0-based column index into *out; -1 when it is not one (message printed). */
+static int parse_col(const char *opt, const char *arg, int32_t *out) {
+  long long v;
+  if (vt_cli_parse_int(arg, 0, 1000000, &v)) {
+    vt_cli_error("%s: expected a 0-based column index, got '%s'", opt, arg);
+    return -1;
+  }
+  *out = (int32_t)v;
+  return 0;
+}
+
 int vt_cmd_tag(int argc, char **argv) {
   vt_model *m = NULL; /* opened here only when -m can be read once (a pipe) */
   int joint = vt_chunk_cli_joint_model(argc, argv, &m);
@@ -59,9 +88,18 @@ int vt_cmd_tag(int argc, char **argv) {
                                            VT_CLI_ENGINE_LONGOPTS,
                                            {"output", required_argument, 0, 'o'},
                                            {"help", no_argument, 0, 'h'},
+                                           {"verbose", required_argument, 0, 'v'},
+                                           {"tag-dict", required_argument, 0, OPT_DICT},
+                                           {"dict-col", required_argument, 0, OPT_DICT_COL},
+                                           {"partial-col", required_argument, 0, OPT_PARTIAL},
+                                           {"forbid-transitions", required_argument, 0, OPT_FORBID},
+                                           {"bio", no_argument, 0, OPT_BIO},
                                            VT_CORPUS_LONGOPTS,
                                            {0, 0, 0, 0}};
-  const char *model_path = NULL, *out_path = NULL;
+  const char *model_path = NULL, *out_path = NULL, *dict_path = NULL, *forbid_path = NULL;
+  int32_t verbose = 0, dict_col = 0, partial_col = -1;
+  int bio = 0;
+  vt_constraints *cons = NULL;
   vt_cli_decoder dec;
   vt_cli_decoder_init(&dec);
   int rc = VT_EXIT_USAGE;
@@ -74,7 +112,7 @@ int vt_cmd_tag(int argc, char **argv) {
 
   optind = 1;
   int c;
-  while ((c = getopt_long(argc, argv, "m:k:o:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "m:k:o:hv:", longopts, NULL)) != -1) {
     int eo = vt_cli_engine_opt(&run, c, optarg);
     if (eo == 0) eo = vt_cli_decoder_opt(&dec, c, optarg);
     if (eo < 0) goto done;
@@ -85,6 +123,22 @@ int vt_cmd_tag(int argc, char **argv) {
     switch (c) {
     case 'm': model_path = optarg; break;
     case 'o': out_path = optarg; break;
+    case 'v':
+      if (strcmp(optarg, "0") && strcmp(optarg, "1") && strcmp(optarg, "2")) {
+        vt_cli_error("tag: -v: expected 0, 1 or 2, got '%s'", optarg);
+        goto done;
+      }
+      verbose = optarg[0] - '0';
+      break;
+    case OPT_DICT: dict_path = optarg; break;
+    case OPT_DICT_COL:
+      if (parse_col("--dict-col", optarg, &dict_col)) goto done;
+      break;
+    case OPT_PARTIAL:
+      if (parse_col("--partial-col", optarg, &partial_col)) goto done;
+      break;
+    case OPT_FORBID: forbid_path = optarg; break;
+    case OPT_BIO: bio = 1; break;
     case 'h':
       tag_usage(stdout);
       rc = VT_EXIT_OK;
@@ -117,6 +171,21 @@ int vt_cmd_tag(int argc, char **argv) {
   }
   to.reader = reader.given;
   to.reader_set = reader.set;
+  to.verbose = verbose;
+  if ((forbid_path && vt_model_forbid_file(m, forbid_path) != VT_OK) ||
+      (bio && vt_model_forbid_bio(m, NULL) != VT_OK)) {
+    vt_cli_error("%s", vt_last_error());
+    goto done;
+  }
+  if (dict_path || partial_col >= 0) {
+    if (vt_constraints_create(&cons, m) != VT_OK ||
+        vt_constraints_columns(cons, dict_col, partial_col) != VT_OK ||
+        (dict_path && vt_constraints_load_dict(cons, dict_path) != VT_OK)) {
+      vt_cli_error("%s", vt_last_error());
+      goto done;
+    }
+    to.constraints = cons;
+  }
   vt_model_info info;
   vt_model_describe(m, &info);
 
@@ -163,6 +232,7 @@ done:
   vt_cli_signals_temp(NULL);
   vt_output_abort(of);
   vt_cli_engine_stop(eng);
+  vt_constraints_destroy(cons);
   vt_model_close(m);
   return rc;
 }

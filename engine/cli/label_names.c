@@ -54,8 +54,7 @@ int vt_cli_names_load(vt_cli_names *nm, const char *path, int32_t labels) {
       goto done;
     }
     if (line > labels) {
-      vt_cli_error("%s:%d: more names than the lattices' %d labels", path, (int)line,
-                   (int)labels);
+      vt_cli_error("%s:%d: more names than the lattices' %d labels", path, (int)line, (int)labels);
       goto done;
     }
     *end = '\0';
@@ -99,7 +98,7 @@ vt_status vt_cli_names_sink(void *ctx, const char *data, size_t len) {
     for (int tabs = 0; tabs < 3 && f < eol; f++) /* start of the fourth field */
       if (*f == '\t') tabs++;
     if (put(nm, &at, p, (size_t)(f - p))) return VT_ENOMEM;
-    while (f < eol) { /* numbers separated by single spaces */
+    while (f < eol && *f != '\t') { /* numbers separated by single spaces */
       char *q;
       long y = strtol(f, &q, 10);
       if (q == f || y < 0 || y >= nm->n) return VT_EFORMAT;
@@ -107,8 +106,9 @@ vt_status vt_cli_names_sink(void *ctx, const char *data, size_t len) {
       if (put(nm, &at, name, strlen(name))) return VT_ENOMEM;
       f = q;
       if (f < eol && *f == ' ' && put(nm, &at, " ", 1)) return VT_ENOMEM;
-      if (f < eol) f++;
+      if (f < eol && *f == ' ') f++;
     }
+    if (put(nm, &at, f, (size_t)(eol - f))) return VT_ENOMEM; /* --logz's fields, verbatim */
     if (nl && put(nm, &at, "\n", 1)) return VT_ENOMEM;
     p = nl ? nl + 1 : end;
   }

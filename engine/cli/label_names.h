@@ -24,8 +24,9 @@ typedef struct vt_cli_names {
 int vt_cli_names_load(vt_cli_names *nm, const char *path, int32_t labels);
 
 /* A vt_sink_fn: `ctx` is a loaded vt_cli_names whose `sink`/`sink_ctx` are set; rewrites each
- * line's fourth field (label numbers separated by spaces) with the names, then hands the batch
- * on. A number out of range is VT_EFORMAT (it cannot happen with the same lattices). */
+ * line's fourth field (label numbers separated by spaces) with the names, keeps the fields after
+ * it (--logz) as they are, then hands the batch on. A number out of range is VT_EFORMAT (it
+ * cannot happen with the same lattices). */
 vt_status vt_cli_names_sink(void *ctx, const char *data, size_t len);
 
 /* Frees what vt_cli_names_load allocated (a zeroed struct is fine). */

@@ -17,6 +17,7 @@ static void usage(FILE *f) {
           "  synth    write a seeded synthetic lattice set as .npy files\n"
           "  train    train an averaged-perceptron tagger from a column corpus and templates\n"
           "  tag      tag a column corpus with a trained model\n"
+          "  tag-dict write the tag dictionary (word -> labels) of a labelled corpus\n"
           "  eval     token accuracy and conlleval chunk P/R/F1 of a tagged corpus\n"
           "  lattice  write the score lattices a model gives a corpus as .npy files\n"
           "  topo     show where the engine places its workers (NUMA nodes, cores, queues)\n"
@@ -36,6 +37,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "synth")) return vt_cmd_synth(argc - 1, argv + 1);
   if (!strcmp(cmd, "train")) return vt_cmd_train(argc - 1, argv + 1);
   if (!strcmp(cmd, "tag")) return vt_cmd_tag(argc - 1, argv + 1);
+  if (!strcmp(cmd, "tag-dict")) return vt_cmd_tagdict(argc - 1, argv + 1);
   if (!strcmp(cmd, "eval")) return vt_cmd_eval(argc - 1, argv + 1);
   if (!strcmp(cmd, "lattice")) return vt_cmd_lattice(argc - 1, argv + 1);
   if (!strcmp(cmd, "topo")) return vt_cmd_topo(argc - 1, argv + 1);

@@ -57,6 +57,7 @@ int vt_cli_reader_opt(vt_cli_reader *r, int c, const char *arg);
 
 int vt_cmd_train(int argc, char **argv);
 int vt_cmd_tag(int argc, char **argv);
+int vt_cmd_tagdict(int argc, char **argv);
 int vt_cmd_lattice(int argc, char **argv);
 int vt_cmd_eval(int argc, char **argv);
 

@@ -26,6 +26,7 @@ typedef struct padded_stats {
 typedef struct decode_job {
   const vt_lattices *src;
   const vt_decode_opts *opts;
+  const vt_conf_opts *conf;
   int64_t budget; /* tokens per batch */
   vt_sink_fn sink;
   void *sink_ctx;
@@ -74,12 +75,15 @@ static char *put_uint(char *p, uint64_t v) {
   return p;
 }
 
-/* Appends the lines of sentence `sent` to b->out. */
+/* Appends the lines of sentence `sent` to b->out; with `logz` (not NULL) each line ends in
+ * <TAB>logZ<TAB>probability. */
 static vt_status format_sentence(vt_sched_batch *b, int64_t sent, int32_t T, int32_t k,
-                                 const int32_t *labels, const double *scores, int32_t np) {
+                                 const int32_t *labels, const double *scores, int32_t np,
+                                 const double *logz) {
   int32_t lines = np > 0 ? np : 1;
-  /* Each line: two indices, a score and T labels of at most 11 characters. */
-  if (vt_sched_buf_reserve(&b->out, (size_t)lines * (64 + 12 * (size_t)T)) != VT_OK)
+  /* Each line: two indices, a score, T labels of at most 11 characters, log Z and a
+   * probability. */
+  if (vt_sched_buf_reserve(&b->out, (size_t)lines * (128 + 12 * (size_t)T)) != VT_OK)
     return VT_ENOMEM;
   char *q = b->out.data + b->out.len;
   for (int32_t p = 0; p < lines; p++) {
@@ -96,10 +100,36 @@ static vt_status format_sentence(vt_sched_batch *b, int64_t sent, int32_t T, int
         q = put_uint(q, (uint64_t)lab[t]);
       }
     }
+    if (logz) {
+      double pr = np > 0 && *logz > -INFINITY ? exp(scores[p] - *logz) : 0.0;
+      q += snprintf(q, 64, "\t%.9g\t%.9g", *logz, pr > 1.0 ? 1.0 : pr);
+    }
     *q++ = '\n';
   }
   b->out.len = (size_t)(q - b->out.data);
   (void)k;
+  return VT_OK;
+}
+
+/* Forward-backward over sentence rows [row, row + T): *logz, and with a posteriors sink the
+ * marginals appended to b->aux as float32. */
+static vt_status sentence_posteriors(const decode_job *j, const vt_trans *tr, vt_arena *arena,
+                                     vt_sched_batch *b, int64_t row, int32_t T, double *logz) {
+  const vt_lattices *src = j->src;
+  const int32_t L = src->L;
+  const size_t n = (size_t)T * (size_t)L;
+  double *marg = NULL;
+  if (j->conf->post_sink && !(marg = VT_ARENA_NEW(arena, double, n + 1))) return VT_ENOMEM;
+  vt_status st;
+  if (src->is_f64)
+    st = vt_posteriors(tr, arena, (const double *)src->E + row * L, T, marg, logz);
+  else
+    st = vt_posteriors_f32(tr, arena, (const float *)src->E + row * L, T, marg, logz);
+  if (st != VT_OK || !marg) return st;
+  if (vt_sched_buf_reserve(&b->aux, n * sizeof(float)) != VT_OK) return VT_ENOMEM;
+  float *o = (float *)(void *)(b->aux.data + b->aux.len);
+  for (size_t i = 0; i < n; i++) o[i] = (float)marg[i];
+  b->aux.len += n * sizeof(float);
   return VT_OK;
 }
 
@@ -123,7 +153,11 @@ static vt_status decode_work(void *ctx, const vt_sched_worker *w, vt_sched_batch
         st = vt_decode_f32(tr, j->opts, w->arena, (const float *)src->E + row * L, T, labels,
                            scores, &np, ds);
     }
-    if (st == VT_OK) st = format_sentence(b, s, T, k, labels, scores, np);
+    double logz = 0.0;
+    if (st == VT_OK && (j->conf->logz || j->conf->post_sink))
+      st = sentence_posteriors(j, tr, w->arena, b, row, T, &logz);
+    if (st == VT_OK)
+      st = format_sentence(b, s, T, k, labels, scores, np, j->conf->logz ? &logz : NULL);
     vt_arena_reset(w->arena);
     if (st != VT_OK) {
       snprintf(b->err, sizeof b->err, "sentence %lld: decoding failed: %s", (long long)s,
@@ -139,6 +173,14 @@ static vt_status decode_write(void *ctx, vt_sched_batch *b) {
   if (j->sink && b->out.len) {
     errno = 0;
     vt_status st = j->sink(j->sink_ctx, b->out.data, b->out.len);
+    if (st != VT_OK) {
+      j->write_errno = errno ? errno : EIO;
+      return st;
+    }
+  }
+  if (j->conf->post_sink && b->aux.len) {
+    errno = 0;
+    vt_status st = j->conf->post_sink(j->conf->post_ctx, b->aux.data, b->aux.len);
     if (st != VT_OK) {
       j->write_errno = errno ? errno : EIO;
       return st;
@@ -163,8 +205,8 @@ static vt_status trans_clone(const void *model, const vt_mem *mem, void **out) {
 static void trans_free(void *replica, const vt_mem *mem) { vt_trans_clone_free(replica, mem); }
 
 vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
-                            const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
-                            vt_run_report *rep) {
+                            const vt_conf_opts *conf, const vt_lattices *lat, vt_sink_fn sink,
+                            void *sink_ctx, vt_run_report *rep) {
   vt_status st = VT_ENOMEM;
   vt_sched *sched = NULL;
   vt_sched_stats rs;
@@ -181,6 +223,7 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
   }
   j.src = lat;
   j.opts = opts;
+  j.conf = conf;
   j.sink = sink;
   j.sink_ctx = sink_ctx;
   j.eo = &e->opts;
@@ -191,6 +234,17 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
     goto done;
   }
   memset(j.wstats, 0, (size_t)plan->n_workers * sizeof *j.wstats);
+  if (conf->post_sink) { /* the .npy header: the rows follow batch by batch */
+    char hdr[256];
+    const int64_t shape[2] = {lat->offset[lat->n_sent], lat->L};
+    size_t n = vt_npy_header(VT_NPY_F32, 2, shape, hdr, sizeof hdr);
+    errno = 0;
+    if ((st = conf->post_sink(conf->post_ctx, hdr, n)) != VT_OK) {
+      j.write_errno = rep->write_errno = errno ? errno : EIO;
+      vt_fail(st, "write error: %s", strerror(j.write_errno));
+      goto done;
+    }
+  }
   vt_sched_config cfg = {&e->topo, plan, e->opts.slots, 0, trans, trans_clone, trans_free};
   st = vt_sched_create(&sched, &cfg);
   if (st != VT_OK) {

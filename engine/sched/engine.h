@@ -44,7 +44,7 @@ vt_status vt_chunk_job_run(vt_engine *e, const struct vt_chunk_model *m, const v
 
 /* Decodes a lattice set (engine/sched/decode_job.c). */
 vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
-                            const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
+                            const vt_conf_opts *conf, const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
                             vt_run_report *rep);
 
 #endif

@@ -180,6 +180,7 @@ static void *worker_main(void *arg) {
 
     double t0 = now_seconds();
     sl->b.out.len = 0;
+    sl->b.aux.len = 0;
     sl->b.err[0] = '\0';
     vt_status st = job->work(job->ctx, &view, &sl->b);
     w->st.busy_seconds += now_seconds() - t0;
@@ -280,6 +281,7 @@ void vt_sched_destroy(vt_sched *s) {
     for (int i = 0; i < s->n_slots; i++) {
       free(s->slots[i].b.in.data);
       free(s->slots[i].b.out.data);
+      free(s->slots[i].b.aux.data);
     }
   pthread_cond_destroy(&s->done_cv);
   pthread_mutex_destroy(&s->mu);

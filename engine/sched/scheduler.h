@@ -62,6 +62,7 @@ typedef struct vt_sched_batch {
   int64_t tokens;   /* reader: number of tokens (progress and statistics) */
   vt_sched_buf in;  /* reader: input bytes, if the worker needs any */
   vt_sched_buf out; /* worker: output bytes for the writer (len 0 at the start of work) */
+  vt_sched_buf aux; /* worker: a second output stream (decode's posteriors; len 0 likewise) */
   char err[256];    /* worker: a one-line message when work fails */
 } vt_sched_batch;
 

@@ -23,6 +23,7 @@ typedef struct padded_tag_stats {
 
 typedef struct tag_job {
   const vt_decode_opts *opts;
+  vt_text_conf conf; /* -v and allowed labels */
   vt_corpus_feed feed;
   vt_sentbatch *sb; /* per slot */
   vt_textbuf *tb;   /* per slot */
@@ -44,8 +45,8 @@ static vt_status tag_work(void *ctx, const vt_sched_worker *w, vt_sched_batch *b
   tb->len = 0;
   if (!j->cache[w->id])
     (void)vt_rowcache_create(&j->cache[w->id], w->model, ROW_CACHE_BYTES); /* NULL: no cache */
-  return vt_text_tag_batch(w->model, j->opts, w->arena, j->cache[w->id], sb, 0, sb->n_sents, tb,
-                           &j->ws[w->id].s, b->err, sizeof b->err);
+  return vt_text_tag_batch(w->model, j->opts, &j->conf, w->arena, j->cache[w->id], sb, 0,
+                           sb->n_sents, tb, &j->ws[w->id].s, b->err, sizeof b->err);
 }
 
 static vt_status tag_write(void *ctx, vt_sched_batch *b) {
@@ -83,6 +84,7 @@ vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts 
   memset(rep, 0, sizeof *rep);
   err[0] = '\0';
   j.opts = &o->decode;
+  j.conf = (vt_text_conf){o->verbose, o->constraints};
   j.feed = (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0, 0, -1};
   j.out = (vt_corpus_out){sink, sink_ctx, 0, rep};
   j.eo = &e->opts;

@@ -241,9 +241,18 @@ vt_status vt_text_check(const vt_textmodel *m, const vt_sentbatch *b, int32_t s,
   return VT_EFORMAT;
 }
 
-/* Appends the lines of sentence `se` with the labels of path y (NULL: "_"). */
+/* Appends "/P" (marginal p, %.6g) to out; 0 or -1. */
+static int put_prob(vt_textbuf *out, double p) {
+  if (vt_textbuf_reserve(out, 32)) return -1;
+  out->len += (size_t)snprintf(out->p + out->len, 32, "/%.6g", p);
+  return 0;
+}
+
+/* Appends the lines of sentence `se` with the labels of path y (NULL: "_"); with `marg` (T*L,
+ * verbose >= 1) each label gets its marginal, and with verbose 2 every label of the model
+ * follows with its own. */
 static int put_sentence(const vt_textmodel *m, const vt_sentbatch *b, const vt_sentence *se,
-                        const int32_t *y, vt_textbuf *out) {
+                        const int32_t *y, const double *marg, int verbose, vt_textbuf *out) {
   for (uint32_t l = se->line0; l < se->line0 + se->nlines; l++) {
     const vt_sentline *ln = &b->lines[l];
     size_t llen = 0;
@@ -261,15 +270,36 @@ static int put_sentence(const vt_textmodel *m, const vt_sentbatch *b, const vt_s
       out->p[out->len++] = se->sep;
       memcpy(out->p + out->len, lab, llen);
       out->len += llen;
+      if (verbose) {
+        const double *mr = marg + (size_t)ln->tok * (size_t)m->L;
+        if (put_prob(out, y ? mr[y[ln->tok]] : 0.0)) return -1;
+        for (int32_t j = 0; verbose > 1 && j < m->L; j++) {
+          const char *nm = vt_textmodel_label(m, j, &llen);
+          if (vt_textbuf_reserve(out, llen + 1)) return -1;
+          out->p[out->len++] = se->sep;
+          memcpy(out->p + out->len, nm, llen);
+          out->len += llen;
+          if (put_prob(out, y ? mr[j] : 0.0)) return -1;
+        }
+      }
     }
+    if (vt_textbuf_reserve(out, 1)) return -1;
     out->p[out->len++] = '\n';
   }
   return 0;
 }
 
-vt_status vt_text_tag_tokens(const vt_textmodel *m, const vt_decode_opts *opts, vt_arena *arena,
-                             vt_rowcache *cache, const vt_tokens *tk, int32_t *labels,
-                             double *scores, int32_t *n_paths, vt_tag_stats *stats) {
+/* The probability exp(score - logz) of a path, at most 1. */
+static double path_prob(double score, double logz) {
+  double p = logz > -INFINITY ? exp(score - logz) : 0.0;
+  return p > 1.0 ? 1.0 : p;
+}
+
+vt_status vt_text_tag_tokens(const vt_textmodel *m, const vt_decode_opts *opts,
+                             const vt_text_conf *cf, vt_arena *arena, vt_rowcache *cache,
+                             const vt_tokens *tk, int32_t *labels, double *scores, int32_t *n_paths,
+                             double *marg, double *logz, int32_t *bad, int *why,
+                             vt_tag_stats *stats) {
   const int32_t T = tk->T;
   double t0 = now();
   double *E = VT_ARENA_NEW(arena, double, (size_t)T *(size_t)m->L);
@@ -277,12 +307,19 @@ vt_status vt_text_tag_tokens(const vt_textmodel *m, const vt_decode_opts *opts, 
   vt_obs_lattice lat;
   vt_status st = vt_text_emissions(m, tk, arena, E, m->obs_bigram ? &lat : NULL, cache, stats);
   if (st != VT_OK) return st;
+  if (cf && cf->cons) {
+    double *tmp = VT_ARENA_NEW(arena, double, (size_t)m->L);
+    if (!tmp) return VT_ENOMEM;
+    if ((st = vt_constraints_apply(cf->cons, tk, E, tmp, bad, why)) != VT_OK) return st;
+  }
   double t1 = now();
   if (m->obs_bigram)
     st = vt_obs_decode(&lat, opts, arena, labels, scores, n_paths, stats ? &stats->decode : NULL);
   else
     st = vt_decode(m->trans, opts, arena, E, T, labels, scores, n_paths,
                    stats ? &stats->decode : NULL);
+  if (st == VT_OK && logz)
+    st = m->obs_bigram ? VT_EUNSUPPORTED : vt_posteriors(m->trans, arena, E, T, marg, logz);
   if (stats) {
     double t2 = now();
     stats->feature_seconds += t1 - t0;
@@ -291,15 +328,22 @@ vt_status vt_text_tag_tokens(const vt_textmodel *m, const vt_decode_opts *opts, 
   return st;
 }
 
-vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts, vt_arena *arena,
-                            vt_rowcache *cache, const vt_sentbatch *b, int32_t s0, int32_t s1,
-                            vt_textbuf *out, vt_tag_stats *stats, char *err, size_t errlen) {
+vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts,
+                            const vt_text_conf *cf, vt_arena *arena, vt_rowcache *cache,
+                            const vt_sentbatch *b, int32_t s0, int32_t s1, vt_textbuf *out,
+                            vt_tag_stats *stats, char *err, size_t errlen) {
   const int32_t k = opts->k;
+  const int verbose = cf ? cf->verbose : 0;
   if (m->obs_bigram && !vt_obs_algo_supported(opts->algo)) {
     vt_errorf(err, errlen, NULL,
               "--algo %s: this model has observation-dependent bigram "
               "templates; use viterbi, viterbi-scalar, kbest-viterbi or beam",
               vt_algo_name(opts->algo));
+    return VT_EUNSUPPORTED;
+  }
+  if (m->obs_bigram && verbose) {
+    vt_errorf(err, errlen, NULL,
+              "marginals (-v) need a model without observation-dependent bigram templates");
     return VT_EUNSUPPORTED;
   }
   for (int32_t s = s0; s < s1; s++) {
@@ -308,31 +352,58 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts, v
     vt_status st = vt_text_check(m, b, s, err, errlen);
     if (st != VT_OK) return st;
     vt_arena_reset(arena);
-    int32_t np = 0;
+    int32_t np = 0, bad = 0;
+    int why = 0;
     int32_t *labels = NULL;
-    double *scores = NULL;
+    double *scores = NULL, *marg = NULL, logz = 0.0;
     if (T > 0) {
       vt_tokens tk;
       vt_sentbatch_tokens(b, s, &tk);
       labels = VT_ARENA_NEW(arena, int32_t, (size_t)T * k);
       scores = VT_ARENA_NEW(arena, double, k);
-      if (!labels || !scores) goto nomem;
-      st = vt_text_tag_tokens(m, opts, arena, cache, &tk, labels, scores, &np, stats);
+      if (verbose) marg = VT_ARENA_NEW(arena, double, (size_t)T *(size_t)m->L);
+      if (!labels || !scores || (verbose && !marg)) goto nomem;
+      st = vt_text_tag_tokens(m, opts, cf, arena, cache, &tk, labels, scores, &np, marg,
+                              verbose ? &logz : NULL, &bad, &why, stats);
       if (st == VT_ENOMEM) goto nomem;
+      if (st == VT_EFORMAT && why) {
+        size_t f = ((size_t)bad * (size_t)tk.ncols + (size_t)cf->cons->partial_col) * 2;
+        if (why == 1)
+          vt_errorf(err, errlen, NULL, "%s:%llu: no column %d for partial labels (%d columns)",
+                    se->file, (unsigned long long)vt_sentbatch_lineno(b, s, bad),
+                    cf->cons->partial_col, tk.ncols);
+        else if (why == 3)
+          vt_errorf(err, errlen, NULL, "%s:%llu: no column %d for dictionary words (%d columns)",
+                    se->file, (unsigned long long)vt_sentbatch_lineno(b, s, bad),
+                    cf->cons->word_col, tk.ncols);
+        else
+          vt_errorf(err, errlen, NULL, "%s:%llu: partial label '%.*s' is not a label of the model",
+                    se->file, (unsigned long long)vt_sentbatch_lineno(b, s, bad),
+                    (int)(tk.fields[f + 1] > 64 ? 64 : tk.fields[f + 1]), tk.base + tk.fields[f]);
+        return st;
+      }
       if (st != VT_OK) {
         vt_errorf(err, errlen, NULL, "%s:%llu: decoding failed: %s", se->file,
                   (unsigned long long)vt_sentbatch_lineno(b, s, 0), vt_strerror(st));
         return st;
       }
     }
-    if (k == 1 || T == 0) {
-      if (put_sentence(m, b, se, np > 0 ? labels : NULL, out)) goto nomem;
+    if (T == 0 || (k == 1 && !verbose)) {
+      if (put_sentence(m, b, se, np > 0 ? labels : NULL, marg, verbose, out)) goto nomem;
     } else {
       for (int32_t p = 0; p < (np > 0 ? np : 1); p++) {
         if (vt_textbuf_reserve(out, 64)) goto nomem;
-        out->len += (size_t)snprintf(out->p + out->len, 64, "# %d %.9g\n", p,
-                                     np > 0 ? scores[p] : -INFINITY);
-        if (put_sentence(m, b, se, np > 0 ? labels + (size_t)p * T : NULL, out)) goto nomem;
+        if (!verbose)
+          out->len += (size_t)snprintf(out->p + out->len, 64, "# %d %.9g\n", p,
+                                       np > 0 ? scores[p] : -INFINITY);
+        else if (k == 1)
+          out->len += (size_t)snprintf(out->p + out->len, 64, "# %.6g\n",
+                                       np > 0 ? path_prob(scores[p], logz) : 0.0);
+        else
+          out->len += (size_t)snprintf(out->p + out->len, 64, "# %d %.6g\n", p,
+                                       np > 0 ? path_prob(scores[p], logz) : 0.0);
+        if (put_sentence(m, b, se, np > 0 ? labels + (size_t)p * T : NULL, marg, verbose, out))
+          goto nomem;
         if (p + 1 < np) {
           if (vt_textbuf_reserve(out, 1)) goto nomem;
           out->p[out->len++] = '\n';
