@@ -11,6 +11,8 @@
 # once per task, one thread, `vitesse decode --stats`, all in this one run, so the ratios to
 # Viterbi are taken side by side; a run over LIMIT_S seconds (default 120) is stopped and shown
 # as "< rate", one over 6 GB of memory (VT_PAPERS_MEM_KB) as failed. Prints markdown tables
+# (perf/papers.md has the last ones and what they mean), ending with the raw rates; with
+# VT_PAPERS_FROM=FILE (a previous output) it measures nothing and prints the tables again.
 set -eu
 B=${1:-build}
 SH=${2:-$(dirname "$0")/../../shared}
@@ -23,14 +25,17 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/vt_papers.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 
 # ---- the lattices ----------------------------------------------------------------------------
-awk '{ if (NF) print $1, $2; else print "" }' "$SH/data/conll2000/train.txt" >"$W/pos.train"
-awk '{ if (NF) print $1, $2; else print "" }' "$SH/data/conll2000/test.txt" >"$W/pos.test"
-"$V" train --template "$P/templates/conll2000-joint.tmpl" --train "$W/pos.train" --epochs 10 \
+lattices() {
+  awk '{ if (NF) print $1, $2; else print "" }' "$SH/data/conll2000/train.txt" >"$W/pos.train"
+  awk '{ if (NF) print $1, $2; else print "" }' "$SH/data/conll2000/test.txt" >"$W/pos.test"
+  "$V" train --template "$P/templates/conll2000-joint.tmpl" --train "$W/pos.train" --epochs 10 \
   --quiet -o "$W/pos.model"
-"$V" lattice -m "$W/pos.model" -o "$W/pos.all" "$W/pos.test" 2>/dev/null
-python3 "$P/npy_head.py" "$W/pos.all" "$W/pos" "$N" >&2
-python3 "$P/npy_head.py" "$SH/lattices/conll2000-joint" "$W/joint" "$N" >&2
-python3 "$P/npy_head.py" "$SH/lattices/agldt-greek" "$W/greek" "$N" >&2
+  "$V" lattice -m "$W/pos.model" -o "$W/pos.all" "$W/pos.test" 2>/dev/null
+  python3 "$P/npy_head.py" "$W/pos.all" "$W/pos" "$N" >&2
+  python3 "$P/npy_head.py" "$SH/lattices/conll2000-joint" "$W/joint" "$N" >&2
+  python3 "$P/npy_head.py" "$SH/lattices/agldt-greek" "$W/greek" "$N" >&2
+}
+[ -n "${VT_PAPERS_FROM:-}" ] || lattices
 
 # ---- one decoder on one task: "<rate>" or "< <bound>" into $W/TASK.KEY --------------------------
 run() { # run TASK KEY DECODER-ARGS...
@@ -82,12 +87,27 @@ k5astar_m0|--algo astar -k 5 --heuristic m0
 k5astar_m3|--algo astar -k 5 --heuristic m3
 k5astar_m6|--algo astar -k 5 --heuristic m6
 k5astar_m9|--algo astar -k 5 --heuristic m9'
-for task in pos joint greek; do
-  echo "$DECODERS" | while IFS='|' read -r key args; do
-    # shellcheck disable=SC2086
-    run "$task" "$key" $args
+measure() {
+  for task in pos joint greek; do
+    echo "$DECODERS" | while IFS='|' read -r key args; do
+      # shellcheck disable=SC2086
+      run "$task" "$key" $args
+    done
   done
-done
+}
+
+if [ -n "${VT_PAPERS_FROM:-}" ]; then # the raw rates of an earlier run: "task: key=rate ..."
+  for task in pos joint greek; do
+    sed -n "s/^$task: //p" "$VT_PAPERS_FROM" | tr ' ' '\n' | sed 's/=<\(.\)/=< \1/' |
+      while IFS='=' read -r key rate; do
+        [ -n "$key" ] && printf '%s\n' "$rate" >"$W/$task.$key"
+      done
+  done
+  simd=$(sed -n 's/.*SIMD: \([a-z0-9]*\).*/\1/p' "$VT_PAPERS_FROM" | head -1)
+  echo "\"simd\": \"$simd\"" >"$W/pos.viterbi.json"
+else
+  measure
+fi
 
 # ---- the tables --------------------------------------------------------------------------------
 get() { cat "$W/$1.$2"; }
@@ -102,14 +122,22 @@ for task in pos joint greek; do
   best_of "$task" k5astar_naive k5astar_m0 k5astar_m3 k5astar_m6 k5astar_m9 >"$W/$task.k5astar"
 done
 
-# table TITLE BASE_KEY ROWS: ROWS lines "name|key|paper_pos|paper_joint|paper_super|paper_base..."
-# where the paper's own base row (Viterbi) gives the paper's ratios.
+# table TITLE BASE ALT ROWS PAPER_BASES: one row per line of ROWS, "name|key|pos|joint|super" with
+# the paper's rates; the ratios are to the row of the paper's Viterbi (PAPER_BASES) and to ours:
+# BASE (the SIMD viterbi, or kbest-viterbi) and, when ALT is set, ALT (the plain viterbi-scalar
+# loop, what the papers' Viterbi was). A pair that differs by over 2x is flagged (against ALT
+# when set).
 table() {
-  title=$1 base=$2 rows=$3 pbase=$4
+  title=$1 base=$2 alt=$3 rows=$4 pbase=$5
   echo
   echo "$title"
   echo
-  echo "| decoder | POS 45: paper | ours | ratio paper / ours | joint 319: paper | ours | ratio paper / ours | supertag 2602 / Greek 945: paper | ours | ratio paper / ours |"
+  if [ -n "$alt" ]; then
+    hdr="ratio: paper / ours (SIMD viterbi) / ours (plain loop)"
+  else
+    hdr="ratio: paper / ours"
+  fi
+  echo "| decoder | POS 45: paper | ours | $hdr | joint 319: paper | ours | $hdr | supertag 2602 / Greek 945: paper | ours | $hdr |"
   echo "|---|---:|---:|---|---:|---:|---|---:|---:|---|"
   echo "$rows" | while IFS='|' read -r name key p1 p2 p3; do
     line="| $name"
@@ -120,11 +148,16 @@ table() {
       pb=$(echo "$pbase" | cut -d' ' -f$i)
       ours=$(get "$task" "$key")
       ob=$(get "$task" "$base")
-      line="$line | $p | $ours | $(awk -v p="$p" -v pb="$pb" -v o="$ours" -v ob="$ob" 'BEGIN {
+      oa=$([ -n "$alt" ] && get "$task" "$alt" || echo "")
+      line="$line | $p | $ours | $(awk -v p="$p" -v pb="$pb" -v o="$ours" -v ob="$ob" -v oa="$oa" \
+        -v own=$([ "$key" = "$base" ] || [ "$key" = "$alt" ] && echo 1 || echo 0) 'BEGIN {
         if (p == "-" || o ~ /failed/) { print "-"; exit }
-        pr = p / pb; split(o, f, " "); v = (f[1] == "<") ? f[2] : f[1]; or = v / ob
-        flag = (f[1] != "<" && (pr / or > 2 || or / pr > 2)) ? " **>2x**" : ""
-        printf "%.3g / %s%.3g%s", pr, (f[1] == "<" ? "< " : ""), or, flag }')"
+        pr = p / pb; split(o, f, " "); lt = f[1] == "<"; v = lt ? f[2] : f[1]
+        r1 = v / ob; r2 = oa != "" ? v / oa : r1; cmp = oa != "" ? r2 : r1
+        flag = (!lt && !own && (pr / cmp > 2 || cmp / pr > 2)) ? " **>2x**" : ""
+        printf "%.3g / %s%.3g", pr, lt ? "< " : "", r1
+        if (oa != "") printf " / %s%.3g", lt ? "< " : "", r2
+        printf "%s", flag }')"
     done
     echo "$line |"
   done
@@ -132,8 +165,8 @@ table() {
 
 echo "# generated by perf/papers.sh $N sentences per task, limit $LIMIT s, $(date -u +%Y-%m-%d)"
 echo "# $("$V" --version 2>/dev/null | head -1); CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), SIMD: $(sed -n 's/.*"simd": "\([a-z0-9]*\)".*/\1/p' "$W/pos.viterbi.json")"
-table "**1-best, Kaji et al. 2010 Table 1** (sentences/s; ratio = decoder / Viterbi, paper's and ours against our SIMD viterbi)" \
-  viterbi 'Viterbi (ours: SIMD viterbi)|viterbi|4000|77|1.1
+table "**1-best, Kaji et al. 2010 Table 1** (sentences/s; ratio = decoder / Viterbi)" \
+  viterbi scalar 'Viterbi (ours: SIMD viterbi)|viterbi|4000|77|1.1
 Viterbi (ours: viterbi-scalar, the plain loop)|scalar|4000|77|1.1
 Carpediem|carpediem|8600|51|0.26
 SD (staggered)|sd|8800|850|121
@@ -142,7 +175,7 @@ BEAM (Table 4; ours at B = 1, calibrated B not published)|beam1|18000|2400|180
 BEAM, ours at B = 2|beam2|18000|2400|180
 BEAM, ours at B = 4|beam4|18000|2400|180
 BEAM, ours at B = 8|beam8|18000|2400|180' '4000 77 1.1'
-table "**1-best, Huang et al. 2012 Table 4**" viterbi 'Viterbi (ours: SIMD viterbi)|viterbi|2779|51|0.19
+table "**1-best, Huang et al. 2012 Table 4**" viterbi scalar 'Viterbi (ours: SIMD viterbi)|viterbi|2779|51|0.19
 Viterbi (ours: viterbi-scalar)|scalar|2779|51|0.19
 iterative Viterbi (ours: staggered-col)|sdc|5833|972|213
 Carpediem|carpediem|2638|14|0.15
@@ -151,7 +184,7 @@ iterative A*|itastar|1112|84|3
 beam (width not published; ours at B = 1)|beam1|7252|1381|395
 beam, ours at B = 8|beam8|7252|1381|395' '2779 51 0.19'
 table "**5-best, Huang et al. 2012 Table 5** (ratio to 5-best Viterbi: ours kbest-viterbi -k 5)" \
-  k5viterbi 'Viterbi (ours: kbest-viterbi)|k5viterbi|19|0.41|0.12
+  k5viterbi "" 'Viterbi (ours: kbest-viterbi)|k5viterbi|19|0.41|0.12
 A* (best of naive, m0, m3, m6, m9)|k5astar|205|4|3
 Viterbi A*|k5vastar|1266|47|0.1
 iterative Viterbi A*|k5ivastar|788|200|36
@@ -160,6 +193,8 @@ echo
 echo "Our decoders' rates per task (sentences/s):"
 for task in pos joint greek; do
   printf '%s:' "$task"
-  echo "$DECODERS" | while IFS='|' read -r key args; do printf ' %s=%s' "$key" "$(get "$task" "$key")"; done
+  echo "$DECODERS" | while IFS='|' read -r key args; do
+    printf ' %s=%s' "$key" "$(get "$task" "$key" | tr -d ' ')" # "< 5" as "<5"
+  done
   echo
 done
