@@ -213,9 +213,9 @@ typedef struct vt_decode_opts {
    * full decoder: one SIMD viterbi (k = 1) or kbest-viterbi (k > 1) on the same sentence. A
    * sentence whose search runs past it is finished by that full decoder: the same exact score
    * list, at most about (1 + budget) full decodes. Whether a sentence falls back depends on the
-   * lattice only (not on threads, SIMD level or time). 0 = the default (VT_BUDGET_DEFAULT in
-   * perf/README.md, "Worst case": 0.2); < 0 = no budget (the search runs to its end, as before
-   * issue 21); NaN is VT_EINVAL. Other decoders ignore it. */
+   * lattice only (not on threads, SIMD level or time). 0 = the default, 0.5 (perf/README.md,
+   * "Worst case"); < 0 = no budget (the search runs to its end, as before issue 21); NaN is
+   * VT_EINVAL. Other decoders ignore it. */
   double budget;
   int64_t reserved[7];
 } vt_decode_opts;

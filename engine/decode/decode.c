@@ -76,8 +76,8 @@ void vt_decode_opts_default(vt_decode_opts *opts, int32_t L, int32_t k) {
 static double budget_cells(const vt_decode_opts *opts, int32_t L, int32_t T) {
   if (opts->budget < 0) return INFINITY;
   const double frac = opts->budget > 0 ? opts->budget : VT_BUDGET_DEFAULT;
-  const double full = (double)T * (double)L * (double)L *
-                      (opts->k > 1 ? VT_W_KBEST_PER_PATH * (double)opts->k : 1.0);
+  const double full =
+      (double)T * (double)L * (double)L * (opts->k > 1 ? VT_W_KBEST_BASE + (double)opts->k : 1.0);
   return frac * full;
 }
 
