@@ -132,8 +132,9 @@ int vt_cmd_decode(int argc, char **argv) {
   rc = VT_EXIT_FAIL;
   names.sink = vt_sink_file;
   names.sink_ctx = vt_output_file(of);
-  vt_status st = labels_path ? vt_engine_decode(eng, trans, &opts, lat, vt_cli_names_sink, &names, &rs)
-                             : vt_engine_decode(eng, trans, &opts, lat, vt_sink_file, names.sink_ctx, &rs);
+  vt_status st = labels_path
+                     ? vt_engine_decode(eng, trans, &opts, lat, vt_cli_names_sink, &names, &rs)
+                     : vt_engine_decode(eng, trans, &opts, lat, vt_sink_file, names.sink_ctx, &rs);
   int end = vt_cli_output_end(&st, rs.write_errno, !vt_output_is_atomic(of), out_path);
   if (end >= 0) {
     rc = end;
@@ -172,14 +173,16 @@ int vt_cmd_decode(int argc, char **argv) {
             "\"beam\": %lld, \"sentences\": %lld, \"tokens\": %lld, \"labels\": %d, "
             "\"cells\": %lld, \"decode_seconds\": %.6f, \"sentences_per_second\": %.1f, "
             "\"iterations_mean\": %.3f, \"active_labels_mean\": %.3f, "
-            "\"pruned_fraction\": %.4f, \"pops_mean\": %.1f, \"fallbacks\": %lld, ",
+            "\"pruned_fraction\": %.4f, \"pops_mean\": %.1f, \"fallbacks\": %lld, "
+            "\"budget_fallbacks\": %lld, ",
             vt_algo_name(opts.algo), vt_simd_name(vt_simd_active()), dec.k, dec.beam,
             (long long)rs.decode.sentences, (long long)rs.decode.tokens, vt_lattices_labels(lat),
             (long long)rs.decode.cells, rs.wall_seconds, sps,
             nsent ? (double)rs.decode.iterations / nsent : 0.0,
             rs.decode.tokens ? (double)rs.decode.active_labels / (double)rs.decode.tokens : 0.0,
             rs.decode.nodes ? (double)rs.decode.pruned / (double)rs.decode.nodes : 0.0,
-            nsent ? (double)rs.decode.pops / nsent : 0.0, (long long)rs.decode.fallbacks);
+            nsent ? (double)rs.decode.pops / nsent : 0.0, (long long)rs.decode.fallbacks,
+            (long long)rs.decode.budget_fallbacks);
     vt_engine_stats_json(eng, stderr);
     fputs("}\n", stderr);
   }
