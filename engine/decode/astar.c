@@ -92,8 +92,8 @@ vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, i
   const int32_t T = s->T, ld = s->ld;
   as_search a = {.s = s, .h = h};
   *n_out = 0;
-  /* Its T x ld counters, cleared below (a quarter of a cell each: plain stores). */
-  if (vt_budget_charge(bud, 0.25 * (double)T * ld)) {
+  /* Its T x ld counters and heap pointers, cleared (12 bytes each). */
+  if (vt_budget_charge(bud, 8.0 * (double)T * ld)) {
     *n_out = -1;
     return VT_OK;
   }

@@ -37,8 +37,15 @@
  * reads transitions out of order), an iter-astar pop with its pushes 290 ns on a 1.4 GB agenda
  * (a bounded agenda stays in cache: about a third of that). On AVX2 a cell costs about twice as
  * much and every weight is conservative. */
-/* per column of a staggered pass: rows, pruning, bookkeeping */
-#define VT_W_PASS_COLUMN 48
+/* per label and position of a search's setup (its lattice's arrays, rank-space emissions, the
+ * first bounds), charged by vt_decode before the search starts */
+#define VT_W_SETUP 8
+/* per column of a staggered pass: about ten row operations and the degenerate node's loops */
+#define VT_W_PASS_COLUMN 200
+/* per column, the least a search costs after its setup: two passes at about 290 ns a column
+ * (measured at 45 labels, where the passes cost 5x a SIMD Viterbi); a sentence whose budget
+ * cannot pay for it goes to the full decoder before the search starts */
+#define VT_W_SEARCH_LEAST 1200
 /* per transition evaluation of a pass (small blocks, degenerate nodes) */
 #define VT_W_PASS_CELL 1.0
 /* per agenda pop (a heap pop, mostly cache misses) */
@@ -48,7 +55,7 @@
 /* per candidate scored by a search (vectorized rows, scans) */
 #define VT_W_SCAN 3
 /* per predecessor Carpediem scans (the layer's heap, scattered reads) */
-#define VT_W_CD_SCAN 45
+#define VT_W_CD_SCAN 60
 /* per node Carpediem opens (a frame, the node's row) */
 #define VT_W_CD_OPEN 100
 /* kbest-viterbi (scalar top-k merges) costs about VT_W_KBEST_BASE + k SIMD Viterbis: 14 at k = 1

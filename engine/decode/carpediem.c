@@ -193,7 +193,7 @@ vt_status vt_carpediem_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
   cd c = {tr, E, T, L, tr->bd.a_max, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, bud, 0};
   (void)opts;
   out->n = 0;
-  if (vt_budget_charge(bud, 4.0 * (double)TL)) return VT_OK; /* clearing and the slack: O(T L) */
+  if (vt_budget_charge(bud, 16.0 * (double)TL)) return VT_OK; /* clearing, the slack: O(T L) */
   c.pairs = VT_ARENA_NEW(arena, cd_pair, TL);
   c.heap_n = VT_ARENA_NEW(arena, int32_t, (size_t)T);
   c.G = VT_ARENA_NEW(arena, double, TL);
@@ -233,7 +233,7 @@ vt_status vt_carpediem_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
   c.B[1] = c.G[cur];
   for (int32_t t = 1; t < T && best != -INFINITY; t++) {
     /* The layer's heap (L pairs) and its first node. */
-    if (vt_budget_charge(bud, (double)L)) return VT_OK;
+    if (vt_budget_charge(bud, 8.0 * (double)L)) return VT_OK;
     layer_build(&c, t);
     double key;
     cur = layer_rank(&c, t, 0, &key);

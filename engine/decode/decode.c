@@ -102,8 +102,19 @@ vt_status vt_decode_cancelable(const vt_trans *trans, const vt_decode_opts *opts
   }
   vt_paths out = {opts->k, labels, scores, 0};
   vt_budget bud = {INFINITY, cancel, 0, 0};
-  if (algos[opts->algo].search) bud.left = budget_cells(opts, trans->L, T);
-  vt_status st = algos[opts->algo].fn(trans, opts, arena, E, T, &out, stats, &bud);
+  vt_status st = VT_OK;
+  if (algos[opts->algo].search) {
+    bud.left = budget_cells(opts, trans->L, T);
+    /* The least a search costs: preparing its lattice (setup) and two passes over its columns.
+     * When even that is over the budget (small L, where a SIMD Viterbi takes microseconds and
+     * every search is slower), the full decoder runs at once. */
+    const double setup = (double)T * VT_W_SETUP * (double)trans->L;
+    if (setup + (double)T * VT_W_SEARCH_LEAST > bud.left)
+      bud.over = 1;
+    else
+      bud.left -= setup;
+  }
+  if (!bud.over) st = algos[opts->algo].fn(trans, opts, arena, E, T, &out, stats, &bud);
   if (st != VT_OK) return st;
   if (bud.canceled) return VT_ECANCELED;
   if (bud.over) {
