@@ -23,12 +23,12 @@
 #include <stdint.h>
 
 /* The default budget: half of the full decoder's cost, so that a sentence that falls back costs
- * at most about 1.5 full decodes (>= 0.6x its speed, perf/README.md "Worst case"). Chosen by
- * measurement: at 0.25 (the >= 0.8x the issue asked for) 2.8% of the CoNLL-2000 joint test
- * sentences (319 labels) fall back from staggered-col and 1.8% from iter-viterbi-astar, whose
- * searches legitimately need a quarter to a whole Viterbi of work, and those decoders lose about
- * 30% of their speed there; at 0.5, 4 and 1 sentences of 2,012 fall back (speed within noise),
- * none on Greek (945 labels). */
+ * about 1.5 full decodes where the weights are right (perf/README.md, "Worst case": 0.43x at
+ * worst, on fully adversarial 945-label sets). Chosen by measurement: at 0.25 (what >= 0.8x
+ * needs) 83 of the 1,000 CoNLL-2000 joint sentences (319 labels) fall back from staggered-col
+ * and 52 from iter-viterbi-astar, whose searches legitimately need a quarter to a whole Viterbi,
+ * and those decoders lose about 30% of their speed; at 0.5, 7 and 1 do (speed within 1-7%), none
+ * on Greek (945 labels). */
 #define VT_BUDGET_DEFAULT 0.5
 
 /* Weights, in cells (one SIMD Viterbi transition evaluation: 0.33 ns with AVX-512 at 319
