@@ -31,7 +31,7 @@ extern "C" {
 /* The version: these three lines are its one source (CMakeLists.txt reads them for the
  * package version, the shared library's SONAME and the pkg-config file). */
 #define VT_VERSION_MAJOR 0
-#define VT_VERSION_MINOR 2
+#define VT_VERSION_MINOR 3
 #define VT_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH: compare with vt_version_number() at run time. */
 #define VT_VERSION_NUMBER (VT_VERSION_MAJOR * 10000 + VT_VERSION_MINOR * 100 + VT_VERSION_PATCH)
@@ -208,6 +208,16 @@ typedef struct vt_decode_opts {
   vt_heuristic heuristic; /* for VT_ALGO_ASTAR (default m9) */
   int32_t kprime;         /* k' of iterative Viterbi A* when expanding; 0 = 2k */
   vt_refine refine;       /* for VT_ALGO_ITER_VITERBI_ASTAR (default split) */
+  /* Work budget of the exact search decoders (staggered, staggered-col, astar, iter-astar,
+   * viterbi-astar, iter-viterbi-astar, carpediem) per sentence, as a fraction of the cost of the
+   * full decoder: one SIMD viterbi (k = 1) or kbest-viterbi (k > 1) on the same sentence. A
+   * sentence whose search runs past it is finished by that full decoder: the same exact score
+   * list, at most about (1 + budget) full decodes. Whether a sentence falls back depends on the
+   * lattice only (not on threads, SIMD level or time). 0 = the default, 0.5 (perf/README.md,
+   * "Worst case"); < 0 = no budget (the search runs to its end, as before issue 21); NaN is
+   * VT_EINVAL. Other decoders ignore it. */
+  double budget;
+  int64_t reserved[7];
 } vt_decode_opts;
 
 /* Fills `opts` with the defaults: viterbi, k = 1, beam = 1, heuristic m9 (A*'s fastest: exact
@@ -229,15 +239,18 @@ VT_API void vt_decode_opts_default(vt_decode_opts *opts, int32_t L, int32_t k);
 
 /* Counters a decoder adds to (never resets); see each field. */
 typedef struct vt_decode_stats {
-  int64_t sentences;     /* sentences decoded */
-  int64_t tokens;        /* tokens decoded */
-  int64_t cells;         /* lattice cells (label x position pairs) the search scored */
-  int64_t iterations;    /* search passes of the iterative decoders (summed over sentences) */
-  int64_t active_labels; /* active labels summed over every column of every final lattice */
-  int64_t nodes;         /* nodes of the final lattices (active labels, for pruned_fraction) */
-  int64_t pruned;        /* of those, pruned for good */
-  int64_t pops;          /* agenda pops of the A* decoders */
-  int64_t fallbacks;     /* sentences where iter-viterbi-astar's split search gave up */
+  int64_t sentences;        /* sentences decoded */
+  int64_t tokens;           /* tokens decoded */
+  int64_t cells;            /* lattice cells (label x position pairs) the search scored */
+  int64_t iterations;       /* search passes of the iterative decoders (summed over sentences) */
+  int64_t active_labels;    /* active labels summed over every column of every final lattice */
+  int64_t nodes;            /* nodes of the final lattices (active labels, for pruned_fraction) */
+  int64_t pruned;           /* of those, pruned for good */
+  int64_t pops;             /* agenda pops of the A* decoders */
+  int64_t fallbacks;        /* sentences where iter-viterbi-astar's split search gave up (and
+                               expanded columns instead) */
+  int64_t budget_fallbacks; /* sentences an exact search decoder handed to the full decoder
+                               (viterbi or kbest-viterbi) past its work budget (opts.budget) */
 } vt_decode_stats;
 
 /* Decodes one sentence.

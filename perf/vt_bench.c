@@ -1,7 +1,7 @@
 /* perf/vt_bench.c: the decoding benchmark driver (not a test).
  *
  *   vt_bench [--rounds R] [--seconds S] [--csv FILE] [--algos a,b,...] [-k K] [--heuristic H]
- *            DATASET...
+ *            [--budget X] DATASET...
  *
  * A DATASET is a directory holding E.npy N.npy A.npy [S.npy F.npy R.npy] (the real lattices in
  * ../shared/lattices/), or `synth:L:N` for N seeded synthetic sentences over L labels (mean
@@ -10,7 +10,10 @@
  * iter-viterbi-astar at k = K also with --refine expand (row "iter-viterbi-astar/expand"). Each
  * configuration decodes for at most S seconds (default 1) per round; rounds interleave the
  * configurations so that machine noise hits them alike, and the median round is reported with
- * its ratios to viterbi-scalar and to the best SIMD viterbi of the same round. One CSV row per
+ * its ratios to viterbi-scalar, to the best SIMD viterbi of the same round and to the full decoder
+ * of the same k (the SIMD viterbi for k = 1, kbest-viterbi for k > 1: "x full", the issue 21
+ * guarantee), and the share of sentences the work budget (--budget X: vt_decode_opts.budget,
+ * default 0 = the library's) handed to that full decoder ("fallback"). One CSV row per
  * configuration (appended to FILE, with the CPU model), one table on stdout. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC */
 #include <math.h>
@@ -39,7 +42,7 @@ typedef struct config {
   vt_decode_opts opts;
   vt_simd simd;
   double sps[64]; /* per round */
-  double iters, active, pruned;
+  double iters, active, pruned, fallback;
   int64_t sentences;
 } config;
 
@@ -177,6 +180,7 @@ static double run_config(const dataset *d, config *c, vt_arena *ar, double budge
   c->iters = st.sentences ? (double)st.iterations / (double)st.sentences : 0;
   c->active = st.tokens ? (double)st.active_labels / (double)st.tokens : 0;
   c->pruned = st.nodes ? (double)st.pruned / (double)st.nodes : 0;
+  c->fallback = st.sentences ? (double)st.budget_fallbacks / (double)st.sentences : 0;
   return el > 0 ? (double)s / el : 0;
 }
 
@@ -191,7 +195,7 @@ static int algo_listed(const char *list, const char *name) {
 int main(int argc, char **argv) {
   int rounds = 3, kbig = 5;
   vt_heuristic heur = VT_HEUR_NAIVE; /* for astar: naive, m0, m3, m6 or m9 */
-  double budget = 1.0;
+  double budget = 1.0, work_budget = 0;
   const char *csv = NULL, *algos = NULL;
   int first = 1;
   for (; first < argc && argv[first][0] == '-'; first++) {
@@ -203,6 +207,8 @@ int main(int argc, char **argv) {
       csv = argv[++first];
     else if (!strcmp(argv[first], "--algos") && first + 1 < argc)
       algos = argv[++first];
+    else if (!strcmp(argv[first], "--budget") && first + 1 < argc)
+      work_budget = atof(argv[++first]);
     else if (!strcmp(argv[first], "-k") && first + 1 < argc)
       kbig = atoi(argv[++first]);
     else if (!strcmp(argv[first], "--heuristic") && first + 1 < argc) {
@@ -210,7 +216,7 @@ int main(int argc, char **argv) {
       heur = !strcmp(h, "naive") ? VT_HEUR_NAIVE : h[0] == 'm' ? (vt_heuristic)atoi(h + 1) : heur;
     } else {
       fprintf(stderr, "usage: vt_bench [--rounds R] [--seconds S] [--csv FILE] [--algos a,b] "
-                      "[--heuristic naive|m0|m3|m6|m9] "
+                      "[--heuristic naive|m0|m3|m6|m9] [--budget X] "
                       "[-k K] DATASET...\n");
       return 2;
     }
@@ -252,6 +258,7 @@ int main(int argc, char **argv) {
           c->opts.heuristic = heur;
           c->opts.beam = algo == VT_ALGO_BEAM ? (kk ? kbig : 1) : 1;
           c->opts.refine = kk == 2 ? VT_REFINE_EXPAND : VT_REFINE_SPLIT;
+          c->opts.budget = work_budget;
           c->simd = (vt_simd)lv;
         }
       }
@@ -267,26 +274,32 @@ int main(int argc, char **argv) {
       for (int i = 0; i < nc; i++) cfg[i].sps[r] = run_config(&d, &cfg[i], ar, budget, lab, sc);
     /* Ratios per round, then medians: noise that hits one round hits both sides of a ratio. */
     printf("\n%s: %d labels, %lld sentences\n", d.name, d.L, (long long)d.n_sent);
-    printf("%-25s %4s %-7s %12s %10s %10s %7s %8s %7s\n", "algorithm", "k", "simd", "sentences/s",
-           "x scalar", "x viterbi", "iters", "active", "pruned");
+    printf("%-25s %4s %-7s %12s %10s %10s %7s %8s %7s %7s %8s\n", "algorithm", "k", "simd",
+           "sentences/s", "x scalar", "x viterbi", "iters", "active", "pruned", "x full",
+           "fallback");
     for (int i = 0; i < nc; i++) {
-      double rs[64], rv[64];
+      double rs[64], rv[64], rf[64];
       for (int r = 0; r < rounds; r++) {
-        double sc_ref = 0, vit = 0;
+        double sc_ref = 0, vit = 0, full = 0;
         for (int j = 0; j < nc; j++) {
           if (cfg[j].opts.algo == VT_ALGO_VITERBI_SCALAR) sc_ref = cfg[j].sps[r];
           if (cfg[j].opts.algo == VT_ALGO_VITERBI && cfg[j].simd == best_simd) vit = cfg[j].sps[r];
+          if (cfg[j].opts.algo == VT_ALGO_KBEST_VITERBI && cfg[j].opts.k == cfg[i].opts.k)
+            full = cfg[j].sps[r];
         }
+        if (cfg[i].opts.k == 1) full = vit;
         rs[r] = sc_ref > 0 ? cfg[i].sps[r] / sc_ref : 0;
         rv[r] = vit > 0 ? cfg[i].sps[r] / vit : 0;
+        rf[r] = full > 0 ? cfg[i].sps[r] / full : 0;
       }
       config *c = &cfg[i];
       double sps = median(c->sps, rounds), xs = median(rs, rounds), xv = median(rv, rounds);
+      double xf = median(rf, rounds);
       char name[64];
       snprintf(name, sizeof name, "%s%s", vt_algo_name(c->opts.algo),
                c->opts.refine == VT_REFINE_EXPAND ? "/expand" : "");
-      printf("%-25s %4d %-7s %12.1f %10.2f %10.2f %7.2f %8.1f %7.3f\n", name, c->opts.k,
-             vt_simd_name(c->simd), sps, xs, xv, c->iters, c->active, c->pruned);
+      printf("%-25s %4d %-7s %12.1f %10.2f %10.2f %7.2f %8.1f %7.3f %7.2f %8.3f\n", name, c->opts.k,
+             vt_simd_name(c->simd), sps, xs, xv, c->iters, c->active, c->pruned, xf, c->fallback);
       if (out)
         fprintf(out, "\"%s\",%s,%d,%s,%d,%s,%lld,%.2f,%.3f,%.3f,%.3f,%.2f,%.4f\n", cpu, d.name, d.L,
                 name, c->opts.k, vt_simd_name(c->simd), (long long)c->sentences, sps, xs, xv,

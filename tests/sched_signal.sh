@@ -4,6 +4,10 @@
 #   SIGTERM to stdout: exit 143; what was written is complete lines of the first N sentences, in
 #     order, N as the message says.
 #   A closed stdout (| head): exit 141 (as if killed by SIGPIPE) and nothing on stderr.
+#   SIGTERM inside one long search (astar, naive heuristic, no work budget: minutes on the first
+#     sentence): the run stops within seconds (the search polls the cancel flag as it charges its
+#     budget), exit 143, no OUT. With the default budget the same run ends at once: every
+#     sentence falls back to kbest-viterbi (--stats budget_fallbacks) with its score list.
 # The runs are slow on purpose (kbest-viterbi, k = 64) and are signalled once output appears,
 # so no timing is assumed. Background jobs of sh ignore SIGINT (and vitesse keeps an ignored
 # SIGINT ignored, as Unix tools do): `env --default-signal=INT` restores it for the test.
@@ -88,6 +92,42 @@ fi
 st=$(cat "$base/st3")
 [ "$st" -eq 141 ] || fail "closed stdout: exit status $st, expected 141"
 [ ! -s "$base/err3" ] || fail "closed stdout: stderr not empty: $(cat "$base/err3")"
+
+# 4. SIGTERM inside one long search.
+"$VITESSE" synth -o "$base/long" --labels 300 --sentences 4 --mean-length 40 --seed 5 >/dev/null ||
+  exit 1
+LONG="--emissions $base/long/E.npy --lengths $base/long/N.npy --transitions $base/long/A.npy
+  --start $base/long/S.npy --end $base/long/F.npy --algo astar -k 5 --heuristic naive --threads 1"
+mkdir "$base/w4"
+# shellcheck disable=SC2086
+"$VITESSE" decode $LONG --budget none -o "$base/w4/out" 2>"$base/err4" &
+pid=$!
+sleep 1
+if kill -0 "$pid" 2>/dev/null; then
+  t0=$(date +%s)
+  kill -TERM "$pid"
+  wait "$pid"
+  st=$?
+  t1=$(date +%s)
+  [ $st -eq 143 ] || fail "SIGTERM in a search: exit status $st, expected 143"
+  [ $((t1 - t0)) -le 5 ] || fail "SIGTERM in a search: it took $((t1 - t0)) s to stop"
+  grep -q 'interrupted by SIGTERM: 0 of 4 sentences' "$base/err4" ||
+    fail "SIGTERM in a search: message: $(cat "$base/err4")"
+  [ -z "$(ls -A "$base/w4")" ] || fail "SIGTERM in a search: files left: $(ls -A "$base/w4")"
+else
+  wait "$pid"
+  fail "SIGTERM in a search: the unbudgeted search ended within a second (status $?)"
+fi
+# shellcheck disable=SC2086
+"$VITESSE" decode $LONG --stats -o "$base/out5" 2>"$base/err5" ||
+  fail "default budget: $(cat "$base/err5")"
+grep -q '"budget_fallbacks": 4,' "$base/err5" ||
+  fail "default budget: expected 4 fallbacks: $(cat "$base/err5")"
+# shellcheck disable=SC2086
+"$VITESSE" decode $LONG --algo kbest-viterbi -o "$base/out6" 2>"$base/err6" ||
+  fail "kbest-viterbi: $(cat "$base/err6")"
+[ "$(cut -f 1-3 "$base/out5")" = "$(cut -f 1-3 "$base/out6")" ] ||
+  fail "default budget: the score lists differ from kbest-viterbi's"
 
 [ $fails -eq 0 ] || exit 1
 echo "sched_signal: all checks passed"

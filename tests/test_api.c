@@ -1,5 +1,6 @@
 /* tests/test_api.c: the public API's contracts: empty sentences, option checks, status strings,
  * transition-model validation, float emissions, and an arena that stops allocating once warm. */
+#include <math.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -93,6 +94,17 @@ TEST(option_checks) {
   EXPECT_EQ_INT(vt_decode(tr, &o, ar, E, 2, labels, scores, &n, NULL), VT_EINVAL, "beam=0");
   vt_decode_opts_init(&o);
   EXPECT_EQ_INT(vt_decode(tr, &o, ar, E, -1, labels, scores, &n, NULL), VT_EINVAL, "T<0");
+  vt_decode_opts_init(&o);
+  EXPECT(o.budget == 0, "the default budget is 0 (the library's)");
+  o.algo = VT_ALGO_STAGGERED;
+  o.budget = NAN;
+  EXPECT_EQ_INT(vt_decode(tr, &o, ar, E, 2, labels, scores, &n, NULL), VT_EINVAL, "budget NaN");
+  /* A tiny budget: the search hands the sentence to viterbi, which gives its path. */
+  o.budget = 1e-12;
+  vt_decode_stats ds = {0};
+  EXPECT_EQ_INT(vt_decode(tr, &o, ar, E, 2, labels, scores, &n, &ds), VT_OK, "tiny budget");
+  EXPECT_EQ_INT((int)ds.budget_fallbacks, 1, "one sentence fell back");
+  EXPECT_EQ_INT(n, 1, "one path");
   fixture_free(&f);
 }
 

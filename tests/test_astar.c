@@ -5,8 +5,11 @@
  * must return exactly the score list of kbest-viterbi (as many paths, the same scores in the
  * same order), as distinct paths; astar (every heuristic) and iter-astar too where their search
  * stays small. The split search's fallback to expansion must have been taken at least once
- * (huge near-tied scores). Then every algorithm must give byte-identical output at every SIMD
- * level this CPU runs.
+ * (huge near-tied scores). Every check runs twice (issue 21): with no work budget (the search
+ * itself) and with a tiny one, the default or a twentieth of a kbest-viterbi in turn (finished
+ * by kbest-viterbi past it), and the budgeted runs must have fallen back on every shape. Then
+ * every algorithm must give byte-identical output at every SIMD level this CPU runs (with the
+ * default budget: whether a sentence falls back must not depend on the level).
  * VT_TEST_SCALE (default 1) scales the sentence counts, for the slower sanitizer build. */
 #include <string.h>
 
@@ -16,19 +19,25 @@
 
 #define KMAX 20
 
-static vt_decode_stats g_stats; /* summed over every decode of check_list */
+static vt_decode_stats g_stats;  /* summed over every unbudgeted decode of check_list */
+static vt_decode_stats g_bstats; /* summed over every budgeted one */
+static double g_budget;          /* the budgeted runs' budget */
 
-/* Decodes with `o` and checks the result against the reference score list ref[0, nref). */
-static void check_list(vt_trans *tr, vt_arena *ar, const vt_decode_opts *o, const double *E, int T,
-                       const double *ref, int nref, const char *ctx) {
+/* Decodes with `o` and budget b and checks the result against the reference score list
+ * ref[0, nref). */
+static void check_one(vt_trans *tr, vt_arena *ar, const vt_decode_opts *o_in, double b,
+                      const double *E, int T, const double *ref, int nref, const char *ctx) {
   static int32_t lab[KMAX * 200];
   double sc[KMAX];
   int32_t n = -1;
-  vt_status st = vt_decode(tr, o, ar, E, T, lab, sc, &n, &g_stats);
+  vt_decode_opts o_copy = *o_in;
+  const vt_decode_opts *o = &o_copy;
+  o_copy.budget = b;
+  vt_status st = vt_decode(tr, o, ar, E, T, lab, sc, &n, b < 0 ? &g_stats : &g_bstats);
   vt_arena_reset(ar);
   char c[256];
-  snprintf(c, sizeof c, "%s algo=%s k=%d refine=%d k'=%d heur=%d", ctx, vt_algo_name(o->algo), o->k,
-           (int)o->refine, o->kprime, (int)o->heuristic);
+  snprintf(c, sizeof c, "%s algo=%s k=%d refine=%d k'=%d heur=%d budget=%g", ctx,
+           vt_algo_name(o->algo), o->k, (int)o->refine, o->kprime, (int)o->heuristic, b);
   EXPECT_EQ_INT(st, VT_OK, c);
   const int want = nref < o->k ? nref : o->k;
   EXPECT_EQ_INT(n, want, c);
@@ -38,6 +47,13 @@ static void check_list(vt_trans *tr, vt_arena *ar, const vt_decode_opts *o, cons
       EXPECT(memcmp(lab + (size_t)p * T, lab + (size_t)q * T, sizeof(int32_t) * T) != 0,
              "%s: paths %d and %d are equal", c, q, p);
   }
+}
+
+/* check_one with no budget, then with g_budget. */
+static void check_list(vt_trans *tr, vt_arena *ar, const vt_decode_opts *o, const double *E, int T,
+                       const double *ref, int nref, const char *ctx) {
+  check_one(tr, ar, o, -1, E, T, ref, nref, ctx);
+  check_one(tr, ar, o, g_budget, E, T, ref, nref, ctx);
 }
 
 /* Output of every A* decoder at k = 5 into buf (labels then scores); returns the bytes used.
@@ -105,6 +121,7 @@ static void run_stream(int lists, int levels) {
   REQUIRE(vt_arena_create(&ar, 0) == VT_OK, "arena");
   test_rng rng = {424242};
   long long sentences = 0, infeasible = 0, short_lists = 0, per_shape[SH_COUNT] = {0};
+  long long fell_back[SH_COUNT] = {0};
   for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {
     const int L = plan[p].L, maxT = plan[p].maxT;
     const int n = (int)(plan[p].n * scale) + 1;
@@ -135,6 +152,9 @@ static void run_stream(int lists, int levels) {
       vt_arena_reset(ar);
       infeasible += nref == 0;
       short_lists += nref < KMAX;
+      static const double budgets[] = {1e-9, 0, 0.05}; /* tiny, the default, a twentieth */
+      g_budget = budgets[i % 3];
+      const int64_t fb0 = g_bstats.budget_fallbacks;
       for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
         o.k = ks[ki];
         o.kprime = 0;
@@ -159,6 +179,7 @@ static void run_stream(int lists, int levels) {
           check_list(tr, ar, &o, E, T, ref, nref, ctx);
         }
       }
+      fell_back[sh] += g_bstats.budget_fallbacks - fb0;
       if (test_case_failures > 20) return;
     }
     test_stream_free(&ts);
@@ -172,6 +193,14 @@ static void run_stream(int lists, int levels) {
   printf("), %lld with no finite path, %lld with fewer than %d paths, %lld split fallbacks\n",
          infeasible, short_lists, KMAX, (long long)g_stats.fallbacks);
   EXPECT(g_stats.fallbacks > 0, "the split search never fell back: that path is untested");
+  EXPECT(g_stats.budget_fallbacks == 0, "%lld budget fallbacks with no budget",
+         (long long)g_stats.budget_fallbacks);
+  printf("test_astar: budget fallbacks per shape (");
+  for (int s = 0; s < SH_COUNT; s++) {
+    printf("%s%s %lld", s ? ", " : "", shape_name[s], fell_back[s]);
+    EXPECT(per_shape[s] < 3 || fell_back[s] > 0, "shape %s never fell back", shape_name[s]);
+  }
+  printf(")\n");
   EXPECT(scale < 1.0 || sentences >= 20000, "only %lld sentences", sentences);
 }
 

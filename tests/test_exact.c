@@ -2,7 +2,11 @@
  * lattices with T <= 6 and L <= 5: real scores, small-integer scores (ties) and -inf patterns
  * (including sentences with no finite path). Exact decoders must return the k best scores of the
  * enumeration, as distinct paths whose recomputed scores are the printed ones; the SIMD Viterbi
- * must return the reference Viterbi's path; beam with B >= L must return the Viterbi path. */
+ * must return the reference Viterbi's path; beam with B >= L must return the Viterbi path.
+ * The exact search decoders run three times (issue 21): with no work budget (the search itself),
+ * with a tiny one (every sentence is finished by viterbi / kbest-viterbi) and with 100 Viterbis'
+ * worth (at L = 4 and 5 that pays for a search's setup and stops it part of the way; at L <= 3 it
+ * does not and the full decoder runs at once); the budgeted runs must fall back at least once. */
 #include <string.h>
 
 #include "test_util.h"
@@ -14,6 +18,8 @@
 
 static vt_heuristic g_heuristic = VT_HEUR_NAIVE; /* for the A* decoder */
 static vt_refine g_refine = VT_REFINE_SPLIT;     /* for iter-viterbi-astar */
+static double g_budget = -1;                     /* vt_decode_opts.budget: none by default */
+static int64_t g_fallbacks;                      /* budget fallbacks seen */
 
 /* The score of a path, left to right, written independently of the library. */
 static double bf_score(const double *A, const double *S, const double *F, const double *E, int L,
@@ -58,11 +64,14 @@ static void check_decoder(const char *ctx, vt_trans *tr, vt_arena *ar, const dou
   o.beam = beam;
   o.heuristic = g_heuristic;
   o.refine = g_refine;
-  vt_status st = vt_decode(tr, &o, ar, E, T, labels, scores, &n, NULL);
+  o.budget = g_budget;
+  vt_decode_stats ds = {0};
+  vt_status st = vt_decode(tr, &o, ar, E, T, labels, scores, &n, &ds);
   vt_arena_reset(ar);
+  g_fallbacks += ds.budget_fallbacks;
   char c[256];
-  snprintf(c, sizeof c, "%s algo=%s k=%d beam=%d heur=%d refine=%d L=%d T=%d", ctx,
-           vt_algo_name(algo), k, beam, (int)g_heuristic, (int)g_refine, L, T);
+  snprintf(c, sizeof c, "%s algo=%s k=%d beam=%d heur=%d refine=%d budget=%g L=%d T=%d", ctx,
+           vt_algo_name(algo), k, beam, (int)g_heuristic, (int)g_refine, g_budget, L, T);
   EXPECT_EQ_INT(st, VT_OK, c);
   if (st != VT_OK) return;
   int exact = vt_algo_exact(algo) || beam >= L;
@@ -177,9 +186,31 @@ static void run_stream(int a_lo, int a_hi, int *infeasible_out) {
   }
 }
 
+/* Runs algorithms [a_lo, a_hi) with no budget, a tiny one and 100 Viterbis' worth; the
+ * budgeted runs must hand sentences to the full decoder when one of them is a search. */
+static void run_budgets(int a_lo, int a_hi) {
+  static const double budgets[] = {-1, 1e-9, 100};
+  int search = 0; /* an exact search decoder among them: it has a budget */
+  for (int a = a_lo; a < a_hi; a++)
+    search |= vt_algo_available((vt_algo)a) && vt_algo_exact((vt_algo)a) && a != VT_ALGO_VITERBI &&
+              a != VT_ALGO_VITERBI_SCALAR && a != VT_ALGO_KBEST_VITERBI;
+  for (size_t b = 0; b < (search ? sizeof budgets / sizeof budgets[0] : 1); b++) {
+    g_budget = budgets[b];
+    g_fallbacks = 0;
+    run_stream(a_lo, a_hi, NULL);
+    if (search)
+      printf("test_exact: budget %g: %lld sentences fell back\n", g_budget, (long long)g_fallbacks);
+    if (g_budget < 0)
+      EXPECT(g_fallbacks == 0, "no budget: %lld fallbacks", (long long)g_fallbacks);
+    else
+      EXPECT(g_fallbacks > 0, "budget %g: the fallback was never taken", g_budget);
+  }
+  g_budget = -1;
+}
+
 /* One case per algorithm (an algorithm not available in this build checks nothing). */
 #define ALGO_CASE(name, algo)                                                                      \
-  TEST(name) { run_stream(algo, algo + 1, NULL); }
+  TEST(name) { run_budgets(algo, algo + 1); }
 ALGO_CASE(viterbi_same_path_as_reference, VT_ALGO_VITERBI)
 ALGO_CASE(viterbi_scalar, VT_ALGO_VITERBI_SCALAR)
 ALGO_CASE(kbest_viterbi, VT_ALGO_KBEST_VITERBI)
@@ -192,7 +223,7 @@ ALGO_CASE(viterbi_astar, VT_ALGO_VITERBI_ASTAR)
 ALGO_CASE(iter_viterbi_astar_both_refines, VT_ALGO_ITER_VITERBI_ASTAR)
 
 /* Algorithms added after these, so each new decoder is checked here as it lands. */
-TEST(later_algorithms) { run_stream(VT_ALGO_ITER_VITERBI_ASTAR + 1, VT_ALGO_COUNT_, NULL); }
+TEST(later_algorithms) { run_budgets(VT_ALGO_ITER_VITERBI_ASTAR + 1, VT_ALGO_COUNT_); }
 
 /* The stream has lattices with no finite path. */
 TEST(stream_has_infeasible_lattices) {

@@ -7,6 +7,9 @@
  * random, or put the true winners last. Every result must have exactly Viterbi's score
  * (so the paths are identical whenever the optimum is unique: the returned path's score is
  * recomputed along it), and a sentence has no finite path for one exactly when for the other.
+ * Each decoder runs on each sentence twice (issue 21): with no work budget (the search itself)
+ * and with a tiny one, the default or a twentieth of a Viterbi in turn, so the fallback to
+ * viterbi is checked on every shape; both must match Viterbi.
  * VT_TEST_SCALE (default 1) scales the sentence counts, for the slower sanitizer build. */
 #include <string.h>
 
@@ -28,7 +31,7 @@ TEST(same_score_as_viterbi) {
   REQUIRE(vt_arena_create(&ar, 0) == VT_OK, "arena");
   test_rng rng = {20101};
   long long sentences = 0, ties = 0, infeasible = 0;
-  long long per_shape[SH_COUNT] = {0};
+  long long per_shape[SH_COUNT] = {0}, fell_back[SH_COUNT] = {0};
   for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {
     const int L = plan[p].L, maxT = plan[p].maxT;
     const int n = (int)(plan[p].n * scale) + 1;
@@ -53,14 +56,19 @@ TEST(same_score_as_viterbi) {
       vt_arena_reset(ar);
       infeasible += nv == 0;
       static const vt_algo algos[] = {VT_ALGO_STAGGERED, VT_ALGO_STAGGERED_COL, VT_ALGO_CARPEDIEM};
-      for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
-        o.algo = algos[a];
-        vt_status st = vt_decode(tr, &o, ar, E, T, ys, &ss, &ns, NULL);
+      static const double budgets[] = {1e-9, 0, 0.05}; /* tiny, the default, a twentieth */
+      for (size_t r = 0; r < 2 * sizeof algos / sizeof algos[0]; r++) {
+        o.algo = algos[r / 2];
+        o.budget = r % 2 ? budgets[i % 3] : -1;
+        vt_decode_stats ds = {0};
+        vt_status st = vt_decode(tr, &o, ar, E, T, ys, &ss, &ns, &ds);
         vt_arena_reset(ar);
+        fell_back[sh] += ds.budget_fallbacks;
         char c[160];
-        snprintf(c, sizeof c, "%s L=%d T=%d shape=%s model=%d sentence=%d", vt_algo_name(o.algo), L,
-                 T, shape_name[sh], i / 50, i);
+        snprintf(c, sizeof c, "%s budget=%g L=%d T=%d shape=%s model=%d sentence=%d",
+                 vt_algo_name(o.algo), o.budget, L, T, shape_name[sh], i / 50, i);
         EXPECT_EQ_INT(st, VT_OK, c);
+        if (o.budget < 0) EXPECT_EQ_INT((int)ds.budget_fallbacks, 0, c);
         EXPECT_EQ_INT(ns, nv, c);
         if (ns == nv && nv == 1) {
           EXPECT_EQ_DBL(ss, sv, c);
@@ -96,6 +104,12 @@ TEST(same_score_as_viterbi) {
     printf("%s%s %lld", s ? ", " : "", shape_name[s], per_shape[s]);
   printf("), %lld with no finite path, %lld optimal ties resolved to another path\n", infeasible,
          ties);
+  printf("test_staggered: budget fallbacks per shape (");
+  for (int s = 0; s < SH_COUNT; s++) {
+    printf("%s%s %lld", s ? ", " : "", shape_name[s], fell_back[s]);
+    EXPECT(per_shape[s] < 3 || fell_back[s] > 0, "shape %s never fell back", shape_name[s]);
+  }
+  printf(")\n");
   EXPECT(scale < 1.0 || sentences >= 100000, "only %lld sentences", sentences);
 }
 

@@ -173,6 +173,7 @@ vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T, int32
   out->stats.pruned += ts.decode.pruned;
   out->stats.pops += ts.decode.pops;
   out->stats.fallbacks += ts.decode.fallbacks;
+  out->stats.budget_fallbacks += ts.decode.budget_fallbacks;
   if (st == VT_EFORMAT && why)
     return vt_fail(st, "token %d: %s", bad,
                    why == 1   ? "no column for partial labels"

@@ -1,5 +1,6 @@
 /* engine/cli/decoder_cli.h: the decoder options every decoding command shares (`decode`, `tag`):
- * --algo, -k, --beam, --heuristic, --refine, --kprime, their parsing, checks and --help lines.
+ * --algo, -k, --beam, --heuristic, --refine, --kprime, --budget, their parsing, checks and --help
+ * lines.
  *
  * A command splices VT_CLI_DECODER_LONGOPTS into its getopt_long table and "k:" into its short
  * options, passes every option code to vt_cli_decoder_opt, prints vt_cli_decoder_usage in its
@@ -16,6 +17,7 @@ typedef struct vt_cli_decoder {
   long long k, beam, kprime;
   vt_heuristic heuristic;
   vt_refine refine;
+  double budget; /* --budget: vt_decode_opts.budget (0 = default, < 0 = none) */
 } vt_cli_decoder;
 
 enum {
@@ -23,18 +25,20 @@ enum {
   VT_CLI_OPT_BEAM,
   VT_CLI_OPT_HEURISTIC,
   VT_CLI_OPT_KPRIME,
-  VT_CLI_OPT_REFINE
+  VT_CLI_OPT_REFINE,
+  VT_CLI_OPT_BUDGET
 };
 
 #define VT_CLI_DECODER_LONGOPTS                                                                    \
   {"algo", required_argument, 0, VT_CLI_OPT_ALGO},                                                 \
       {"beam", required_argument, 0, VT_CLI_OPT_BEAM},                                             \
+      {"budget", required_argument, 0, VT_CLI_OPT_BUDGET},                                         \
       {"heuristic", required_argument, 0, VT_CLI_OPT_HEURISTIC},                                   \
       {"kprime", required_argument, 0, VT_CLI_OPT_KPRIME}, {                                       \
     "refine", required_argument, 0, VT_CLI_OPT_REFINE                                              \
   }
 
-/* The --help lines of -k, --beam, --heuristic, --refine and --kprime. */
+/* The --help lines of -k, --beam, --heuristic, --refine, --kprime and --budget. */
 extern const char vt_cli_decoder_usage[];
 
 /* Sets the defaults: no --algo, k 1, beam 1, kprime 0 (2k), heuristic m9, split. */

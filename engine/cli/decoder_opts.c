@@ -1,4 +1,6 @@
 /* engine/cli/decoder_opts.c: the shared decoder options (decoder_cli.h). */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -17,6 +19,10 @@ const char vt_cli_decoder_usage[] =
     "                  one Viterbi A* search) or expand (Algorithm 4 as published: expand\n"
     "                  their columns and iterate)\n"
     "  --kprime K      k' of iter-viterbi-astar --refine expand (default 2k)\n"
+    "  --budget X      work budget of the exact search decoders per sentence, as a fraction\n"
+    "                  of one viterbi (-k 1) or kbest-viterbi (-k K) on it (default 0.5; 'none'\n"
+    "                  or a negative number: no budget); a sentence past it is finished by\n"
+    "                  that decoder, same exact result (--stats: budget_fallbacks)\n"
     "Without --algo the decoder is the fastest exact one for L labels and K paths, by\n"
     "measurement (perf/README.md, \"Default decoders\"):\n"
     "  L < 128     viterbi (-k 1), viterbi-astar (-k K > 1)\n"
@@ -82,6 +88,19 @@ int vt_cli_decoder_opt(vt_cli_decoder *d, int code, const char *arg) {
       return -1;
     }
     return 1;
+  case VT_CLI_OPT_BUDGET: {
+    char *end = NULL;
+    if (!strcmp(arg, "none")) {
+      d->budget = -1;
+      return 1;
+    }
+    d->budget = strtod(arg, &end);
+    if (end == arg || *end || !isfinite(d->budget) || d->budget == 0) {
+      vt_cli_error("--budget: expected a nonzero number or 'none', got '%s'", arg);
+      return -1;
+    }
+    return 1;
+  }
   default: return 0;
   }
 }
@@ -110,5 +129,6 @@ int vt_cli_decoder_resolve(const vt_cli_decoder *d, int32_t L, vt_decode_opts *o
   opts->heuristic = d->heuristic;
   opts->kprime = (int32_t)d->kprime;
   opts->refine = d->refine;
+  opts->budget = d->budget;
   return 0;
 }

@@ -88,10 +88,15 @@ static vt_status prefix_expand(as_search *a, int64_t x, int32_t t, int32_t i, do
 
 vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, int32_t k,
                          int32_t *nodes, double *scores, int32_t *n_out, int64_t *pops,
-                         int64_t *cells) {
+                         int64_t *cells, vt_budget *bud) {
   const int32_t T = s->T, ld = s->ld;
   as_search a = {.s = s, .h = h};
   *n_out = 0;
+  /* Its T x ld counters and heap pointers, cleared (12 bytes each). */
+  if (vt_budget_charge(bud, 8.0 * (double)T * ld)) {
+    *n_out = -1;
+    return VT_OK;
+  }
   a.cnt = VT_ARENA_NEW(arena, int32_t, (size_t)T * ld);
   a.topg = VT_ARENA_NEW(arena, double *, (size_t)T *ld);
   vt_status st = vt_agenda_init(&a.q, arena, k, sizeof(as_node));
@@ -105,8 +110,19 @@ vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, i
   }
   vt_agenda_item it;
   int32_t got = 0;
+  int64_t charged_nodes = 0, charged_cells = 0;
   while (got < k && vt_agenda_pop(&a.q, &it)) {
     (*pops)++;
+    /* The pop and what the previous one scored and pushed. */
+    const double cost = VT_W_POP + VT_W_PUSH * (double)(a.q.n_nodes - charged_nodes) +
+                        VT_W_SCAN * (double)(a.cells - charged_cells);
+    charged_nodes = a.q.n_nodes;
+    charged_cells = a.cells;
+    if (vt_budget_charge(bud, cost)) {
+      *n_out = -1;
+      *cells += a.cells;
+      return VT_OK;
+    }
     if (it.key < a.q.floor) continue; /* k recorded paths score above everything below it */
     const int64_t x = vt_agenda_node(&it);
     const as_node nd = *(const as_node *)vt_agenda_at(&a.q, x);
@@ -133,7 +149,8 @@ vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, i
 }
 
 vt_status vt_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
-                          const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats) {
+                          const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats,
+                          vt_budget *bud) {
   const int32_t L = tr->L;
   const int naive = opts->heuristic < 0; /* VT_HEUR_NAIVE (and any other negative value) */
   const int32_t n0 = naive || opts->heuristic >= 30 ? L : (int32_t)1 << (int)opts->heuristic;
@@ -149,7 +166,7 @@ vt_status vt_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_are
      * an inactive label gets its degenerate node's bound. Then the search lattice is the full
      * one, and Q is the heuristic table. */
     s.prune = 0;
-    for (int32_t t = 0; t < T; t++) stats->cells += s.n[t] + s.deg[t];
+    if (vt_budget_charge(bud, vt_degen_pass_cost(&s, &stats->cells))) return VT_OK;
     vt_degen_backward(&s);
     for (int32_t t = 0; t < T; t++) {
       double *Q = s.Q + (size_t)t * s.ld;
@@ -161,8 +178,8 @@ vt_status vt_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_are
   }
   int32_t n = 0;
   st = vt_degen_astar(&s, &h, arena, opts->k, out->labels, out->scores, &n, &stats->pops,
-                      &stats->cells);
-  if (st != VT_OK) return st;
+                      &stats->cells, bud);
+  if (st != VT_OK || n < 0) return st;
   for (size_t i = 0; i < (size_t)n * T; i++) out->labels[i] = tr->rank[out->labels[i]];
   out->n = n;
   return VT_OK;

@@ -3,6 +3,7 @@
 #ifndef VT_ENGINE_ASTAR_H
 #define VT_ENGINE_ASTAR_H
 
+#include "budget.h"
 #include "degen.h"
 
 /* The heuristic: an upper bound on the score after node j of column t (transitions, emissions
@@ -16,9 +17,12 @@ typedef struct vt_heur {
 /* The k best paths of lattice `s` (its n, deg and emissions; P and Q are not used) by A* with
  * heuristic `h`. Output as vt_degen_kbest: up to k distinct paths of node indices, best first,
  * scores their left-to-right evaluation (vt_degen_chain). Adds its agenda pops to *pops and the
- * lattice nodes it scored to *cells. Returns VT_OK or VT_ENOMEM. */
+ * lattice nodes it scored to *cells. Every pop is charged to `bud` with the candidates it scored
+ * and the nodes it pushed (budget.h: so the agenda holds at most the budget / VT_W_PUSH nodes);
+ * when the budget stops the search, *n_out = -1 and nothing else is meaningful. Returns VT_OK or
+ * VT_ENOMEM. */
 vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, int32_t k,
                          int32_t *nodes, double *scores, int32_t *n_out, int64_t *pops,
-                         int64_t *cells);
+                         int64_t *cells, vt_budget *bud);
 
 #endif

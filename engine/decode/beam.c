@@ -57,7 +57,9 @@ static int32_t select_best(beam_cand *c, int32_t n, int32_t width) {
 }
 
 vt_status vt_beam_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
-                         const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats) {
+                         const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats,
+                         vt_budget *bud) {
+  (void)bud; /* not a search: no budget */
   const int32_t L = tr->L;
   const int32_t B = opts->beam < L ? opts->beam : L;
   beam_cand *cand = VT_ARENA_NEW(arena, beam_cand, L);

@@ -56,6 +56,8 @@ typedef struct cd {
   double *B;         /* T + 1: B[t] = the best value of layer t-1 once it is finished */
   cd_frame *stk;     /* T */
   int64_t opened, scanned;
+  vt_budget *bud;          /* charged per node opened, with the predecessors scanned for it */
+  int64_t charged_scanned; /* scanned when last charged */
 } cd;
 
 /* a ranks before b: higher node score, then lower label. */
@@ -121,12 +123,21 @@ static void frame_init(cd *c, cd_frame *f, int32_t t, int32_t y) {
   c->scanned++;
 }
 
-/* Opens node (t0, y0), t0 >= 1: its exact value and backpointer, opening predecessors as needed. */
-static void node_open(cd *c, int32_t t0, int32_t y0) {
+/* Charges the opening of one node and the predecessors scanned since the last charge. Returns 1
+ * when the budget stops the search. */
+static int open_charge(cd *c) {
+  const double cost = VT_W_CD_OPEN + VT_W_CD_SCAN * (double)(c->scanned - c->charged_scanned);
+  c->charged_scanned = c->scanned;
+  return vt_budget_charge(c->bud, cost);
+}
+
+/* Opens node (t0, y0), t0 >= 1: its exact value and backpointer, opening predecessors as needed.
+ * Returns 1 when the budget stopped it (the node is then left closed), else 0. */
+static int node_open(cd *c, int32_t t0, int32_t y0) {
   const int32_t L = c->L;
   const int32_t *rank_of = c->tr->rank_of;
   const double W = c->W, slack = c->slack;
-  if (c->op[(size_t)t0 * L + y0]) return;
+  if (c->op[(size_t)t0 * L + y0]) return 0;
   int32_t sp = 0;
   frame_init(c, &c->stk[0], t0, y0);
   for (;;) {
@@ -141,7 +152,7 @@ static void node_open(cd *c, int32_t t0, int32_t y0) {
       double key;
       const int32_t p = layer_rank(c, t - 1, f->r, &key);
       const double cut = f->best - slack;
-      if (!op[p]) { /* t - 1 >= 1 here: layer 0 is all open */
+      if (!op[p]) {                          /* t - 1 >= 1 here: layer 0 is all open */
         if ((Bp + W) + key + W < cut) break; /* p and every label ranked after it */
         if ((Bp + W) + key + into[rank_of[p]] < cut) continue;
         frame_init(c, &c->stk[++sp], t - 1, p); /* open p, then come back to rank r */
@@ -162,7 +173,8 @@ static void node_open(cd *c, int32_t t0, int32_t y0) {
     c->bp[i] = f->arg;
     c->op[i] = 1;
     c->opened++;
-    if (sp == 0) return;
+    if (open_charge(c)) return 1;
+    if (sp == 0) return 0;
     sp--;
   }
 }
@@ -174,12 +186,14 @@ static inline double pick_value(const cd *c, int32_t t, int32_t y) {
 }
 
 vt_status vt_carpediem_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
-                              const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats) {
+                              const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats,
+                              vt_budget *bud) {
   const int32_t L = tr->L;
   const size_t TL = (size_t)T * L;
-  cd c = {tr, E, T, L, tr->bd.a_max, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0};
+  cd c = {tr, E, T, L, tr->bd.a_max, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, bud, 0};
   (void)opts;
   out->n = 0;
+  if (vt_budget_charge(bud, 16.0 * (double)TL)) return VT_OK; /* clearing, the slack: O(T L) */
   c.pairs = VT_ARENA_NEW(arena, cd_pair, TL);
   c.heap_n = VT_ARENA_NEW(arena, int32_t, (size_t)T);
   c.G = VT_ARENA_NEW(arena, double, TL);
@@ -218,16 +232,18 @@ vt_status vt_carpediem_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
   if (T > 1 && best != -INFINITY) layer_build(&c, 0);
   c.B[1] = c.G[cur];
   for (int32_t t = 1; t < T && best != -INFINITY; t++) {
+    /* The layer's heap (L pairs) and its first node. */
+    if (vt_budget_charge(bud, 8.0 * (double)L)) return VT_OK;
     layer_build(&c, t);
     double key;
     cur = layer_rank(&c, t, 0, &key);
-    node_open(&c, t, cur);
+    if (node_open(&c, t, cur)) return VT_OK; /* the budget stopped it: vt_decode goes on */
     best = pick_value(&c, t, cur);
     const double Bw = c.B[t] + c.W;
     for (int32_t r = 1; r < L; r++) {
       const int32_t y = layer_rank(&c, t, r, &key);
       if (best >= (Bw + key) + c.slack) break; /* no label ranked from r on can win */
-      node_open(&c, t, y);
+      if (node_open(&c, t, y)) return VT_OK;
       const double v = pick_value(&c, t, y);
       if (v > best) {
         best = v;

@@ -1,4 +1,5 @@
 /* engine/decode/decode.c: vt_decode, the one entry point to every decoder; algorithm names. */
+#include <math.h>
 #include <string.h>
 
 #include "arena.h"
@@ -9,21 +10,22 @@ typedef struct algo_info {
   vt_decoder_fn fn;
   int exact;
   int kbest;
+  int search; /* an exact search: runs on a work budget, finished by the full decoder past it */
 } algo_info;
 
 static const algo_info algos[VT_ALGO_COUNT_] = {
-    [VT_ALGO_VITERBI] = {"viterbi", vt_viterbi_decode, 1, 0},
-    [VT_ALGO_VITERBI_SCALAR] = {"viterbi-scalar", vt_viterbi_ref_decode, 1, 0},
-    [VT_ALGO_KBEST_VITERBI] = {"kbest-viterbi", vt_kbest_viterbi_decode, 1, 1},
-    [VT_ALGO_BEAM] = {"beam", vt_beam_decode, 0, 1},
+    [VT_ALGO_VITERBI] = {"viterbi", vt_viterbi_decode, 1, 0, 0},
+    [VT_ALGO_VITERBI_SCALAR] = {"viterbi-scalar", vt_viterbi_ref_decode, 1, 0, 0},
+    [VT_ALGO_KBEST_VITERBI] = {"kbest-viterbi", vt_kbest_viterbi_decode, 1, 1, 0},
+    [VT_ALGO_BEAM] = {"beam", vt_beam_decode, 0, 1, 0},
     /* Registered names whose decoder has not landed yet have fn = NULL. */
-    [VT_ALGO_STAGGERED] = {"staggered", vt_staggered_decode, 1, 0},
-    [VT_ALGO_STAGGERED_COL] = {"staggered-col", vt_staggered_decode, 1, 0},
-    [VT_ALGO_ASTAR] = {"astar", vt_astar_decode, 1, 1},
-    [VT_ALGO_ITER_ASTAR] = {"iter-astar", vt_iter_astar_decode, 1, 0},
-    [VT_ALGO_VITERBI_ASTAR] = {"viterbi-astar", vt_viterbi_astar_decode, 1, 1},
-    [VT_ALGO_ITER_VITERBI_ASTAR] = {"iter-viterbi-astar", vt_iter_viterbi_astar_decode, 1, 1},
-    [VT_ALGO_CARPEDIEM] = {"carpediem", vt_carpediem_decode, 1, 0},
+    [VT_ALGO_STAGGERED] = {"staggered", vt_staggered_decode, 1, 0, 1},
+    [VT_ALGO_STAGGERED_COL] = {"staggered-col", vt_staggered_decode, 1, 0, 1},
+    [VT_ALGO_ASTAR] = {"astar", vt_astar_decode, 1, 1, 1},
+    [VT_ALGO_ITER_ASTAR] = {"iter-astar", vt_iter_astar_decode, 1, 0, 1},
+    [VT_ALGO_VITERBI_ASTAR] = {"viterbi-astar", vt_viterbi_astar_decode, 1, 1, 1},
+    [VT_ALGO_ITER_VITERBI_ASTAR] = {"iter-viterbi-astar", vt_iter_viterbi_astar_decode, 1, 1, 1},
+    [VT_ALGO_CARPEDIEM] = {"carpediem", vt_carpediem_decode, 1, 0, 1},
 };
 
 static int algo_known(vt_algo a) { return (int)a >= 0 && a < VT_ALGO_COUNT_ && algos[a].name; }
@@ -69,14 +71,25 @@ void vt_decode_opts_default(vt_decode_opts *opts, int32_t L, int32_t k) {
   opts->algo = algo;
 }
 
-vt_status vt_decode(const vt_trans *trans, const vt_decode_opts *opts, vt_arena *arena,
-                    const double *E, int32_t T, int32_t *labels, double *scores, int32_t *n_paths,
-                    vt_decode_stats *stats) {
+/* The budget of a search on a sentence of T tokens: opts->budget (0: VT_BUDGET_DEFAULT, < 0: none)
+ * times the cost of the full decoder in cells (budget.h). */
+static double budget_cells(const vt_decode_opts *opts, int32_t L, int32_t T) {
+  if (opts->budget < 0) return INFINITY;
+  const double frac = opts->budget > 0 ? opts->budget : VT_BUDGET_DEFAULT;
+  const double full =
+      (double)T * (double)L * (double)L * (opts->k > 1 ? VT_W_KBEST_BASE + (double)opts->k : 1.0);
+  return frac * full;
+}
+
+vt_status vt_decode_cancelable(const vt_trans *trans, const vt_decode_opts *opts,
+                               const atomic_int *cancel, vt_arena *arena, const double *E,
+                               int32_t T, int32_t *labels, double *scores, int32_t *n_paths,
+                               vt_decode_stats *stats) {
   vt_decode_stats local = {0};
   if (!stats) stats = &local;
   *n_paths = 0;
   if (!algo_known(opts->algo) || opts->k < 1 || opts->beam < 1 || T < 0 || opts->kprime < 0 ||
-      (opts->refine != VT_REFINE_SPLIT && opts->refine != VT_REFINE_EXPAND))
+      (opts->refine != VT_REFINE_SPLIT && opts->refine != VT_REFINE_EXPAND) || isnan(opts->budget))
     return VT_EINVAL;
   if (!algo_valid(opts->algo)) return VT_EUNSUPPORTED;
   if (opts->k > 1 && !algos[opts->algo].kbest) return VT_EINVAL;
@@ -88,22 +101,58 @@ vt_status vt_decode(const vt_trans *trans, const vt_decode_opts *opts, vt_arena 
     return VT_OK;
   }
   vt_paths out = {opts->k, labels, scores, 0};
-  vt_status st = algos[opts->algo].fn(trans, opts, arena, E, T, &out, stats);
+  vt_budget bud = {INFINITY, cancel, 0, 0};
+  vt_status st = VT_OK;
+  if (algos[opts->algo].search) {
+    bud.left = budget_cells(opts, trans->L, T);
+    /* The least a search costs: preparing its lattice (setup) and two passes over its columns.
+     * When even that is over the budget (small L, where a SIMD Viterbi takes microseconds and
+     * every search is slower), the full decoder runs at once. */
+    const double setup = (double)T * VT_W_SETUP * (double)trans->L;
+    if (setup + (double)T * VT_W_SEARCH_LEAST > bud.left)
+      bud.over = 1;
+    else
+      bud.left -= setup;
+  }
+  if (!bud.over) st = algos[opts->algo].fn(trans, opts, arena, E, T, &out, stats, &bud);
   if (st != VT_OK) return st;
+  if (bud.canceled) return VT_ECANCELED;
+  if (bud.over) {
+    /* Past the budget: the full decoder gives the same exact score list at a bounded cost. */
+    vt_budget none = {INFINITY, NULL, 0, 0};
+    const vt_algo full = opts->k > 1 ? VT_ALGO_KBEST_VITERBI : VT_ALGO_VITERBI;
+    stats->budget_fallbacks++;
+    out.n = 0;
+    st = algos[full].fn(trans, opts, arena, E, T, &out, stats, &none);
+    if (st != VT_OK) return st;
+  }
   for (int32_t p = 0; p < out.n; p++)
     scores[p] = vt_path_score(trans, E, T, labels + (size_t)p * T);
   *n_paths = out.n;
   return VT_OK;
 }
 
-vt_status vt_decode_f32(const vt_trans *trans, const vt_decode_opts *opts, vt_arena *arena,
-                        const float *E, int32_t T, int32_t *labels, double *scores,
-                        int32_t *n_paths, vt_decode_stats *stats) {
+vt_status vt_decode(const vt_trans *trans, const vt_decode_opts *opts, vt_arena *arena,
+                    const double *E, int32_t T, int32_t *labels, double *scores, int32_t *n_paths,
+                    vt_decode_stats *stats) {
+  return vt_decode_cancelable(trans, opts, NULL, arena, E, T, labels, scores, n_paths, stats);
+}
+
+vt_status vt_decode_f32_cancelable(const vt_trans *trans, const vt_decode_opts *opts,
+                                   const atomic_int *cancel, vt_arena *arena, const float *E,
+                                   int32_t T, int32_t *labels, double *scores, int32_t *n_paths,
+                                   vt_decode_stats *stats) {
   *n_paths = 0;
   if (T < 0) return VT_EINVAL;
   size_t n = (size_t)T * (size_t)trans->L;
   double *Ed = VT_ARENA_NEW(arena, double, n);
   if (!Ed) return VT_ENOMEM;
   for (size_t i = 0; i < n; i++) Ed[i] = E[i];
-  return vt_decode(trans, opts, arena, Ed, T, labels, scores, n_paths, stats);
+  return vt_decode_cancelable(trans, opts, cancel, arena, Ed, T, labels, scores, n_paths, stats);
+}
+
+vt_status vt_decode_f32(const vt_trans *trans, const vt_decode_opts *opts, vt_arena *arena,
+                        const float *E, int32_t T, int32_t *labels, double *scores,
+                        int32_t *n_paths, vt_decode_stats *stats) {
+  return vt_decode_f32_cancelable(trans, opts, NULL, arena, E, T, labels, scores, n_paths, stats);
 }

@@ -2,6 +2,8 @@
  * their suffix maxima, forward and backward passes with pruning, lower bounds, expansion. */
 #include "degen.h"
 
+#include "budget.h"
+
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -333,6 +335,18 @@ void vt_degen_expand_far(vt_degen *s, int32_t t, int32_t extra) {
     if (s->Pd[t] + e + s->Qd[t] < cut) break; /* the rest would be pruned: stop here */
     vt_degen_expand(s, t);
   }
+}
+
+double vt_degen_pass_cost(const vt_degen *s, int64_t *cells) {
+  double cost = 0;
+  int32_t prev = 0;
+  for (int32_t t = 0; t < s->T; t++) {
+    const int32_t c = s->hi[t] + s->deg[t];
+    *cells += s->n[t] + s->deg[t];
+    cost += VT_W_PASS_COLUMN + VT_W_PASS_CELL * (double)prev * (double)c;
+    prev = c;
+  }
+  return cost;
 }
 
 void vt_degen_stats_add(const vt_degen *s, int64_t iters, vt_decode_stats *stats) {

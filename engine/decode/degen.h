@@ -126,6 +126,10 @@ void vt_degen_expand_far(vt_degen *s, int32_t t, int32_t extra);
  * 45 and 443, and keeps single doublings (perf/README.md). */
 #define VT_DEGEN_COL_EXTRA 1
 
+/* The cost of the next pass over the current lattice in cells (budget.h): its columns and the
+ * transition evaluations between their live nodes. Adds the nodes it will score to *cells. */
+double vt_degen_pass_cost(const vt_degen *s, int64_t *cells);
+
 /* Adds a finished search's figures to `stats`: `iters` passes, the active labels and nodes of
  * the final lattice, the nodes pruned. */
 void vt_degen_stats_add(const vt_degen *s, int64_t iters, vt_decode_stats *stats);

@@ -13,7 +13,8 @@
 #include "decoders.h"
 
 vt_status vt_iter_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
-                               const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats) {
+                               const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats,
+                               vt_budget *bud) {
   vt_degen s;
   vt_status st = vt_degen_init(&s, tr, arena, E, T, 1);
   if (st != VT_OK) return st;
@@ -26,8 +27,9 @@ vt_status vt_iter_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, v
     iters++;
     int32_t n = 0;
     double score;
-    st = vt_degen_astar(&s, &h, arena, 1, path, &score, &n, &stats->pops, &stats->cells);
+    st = vt_degen_astar(&s, &h, arena, 1, path, &score, &n, &stats->pops, &stats->cells, bud);
     if (st != VT_OK) return st;
+    if (n < 0) break; /* the budget stopped it: vt_decode goes on */
     if (n == 0) break;
     int expanded = 0;
     for (int32_t t = 0; t < T; t++)

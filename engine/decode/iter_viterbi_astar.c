@@ -146,19 +146,19 @@ static void paths_out(const vt_degen *s, const vt_trans *tr, const int32_t *cand
 }
 
 /* Runs Viterbi A* after a forward pass. Splitting (*split), its k best are the answer: written
- * to `out`, returns -1. If the split search gives up, *split is cleared and the sentence goes on
- * as Algorithm 4: k'-best Viterbi A* over lattice paths; returns -1 when its k best are all
- * active (written to `out`) or on error (*st); else raises lb with the k-th best all-active path
- * found, expands the columns whose degenerate node any of the k' paths uses, and returns the
- * first column it expanded. */
+ * to `out`, returns -1. When the budget `bud` stops a search, returns -1 with nothing written. If
+ * the split search gives up, *split is cleared and the sentence goes on as Algorithm 4: k'-best
+ * Viterbi A* over lattice paths; returns -1 when its k best are all active (written to `out`) or on
+ * error (*st); else raises lb with the k-th best all-active path found, expands the columns whose
+ * degenerate node any of the k' paths uses, and returns the first column it expanded. */
 static int32_t kbest_try(vt_degen *s, const vt_trans *tr, vt_arena *arena, int32_t k, int32_t kp,
                          int *split, int32_t *cand, double *cscore, vt_paths *out,
-                         vt_decode_stats *stats, vt_status *st) {
+                         vt_decode_stats *stats, vt_budget *bud, vt_status *st) {
   const int32_t T = s->T;
   int32_t m = 0;
   if (*split) {
-    *st = vt_degen_kbest(s, arena, k, 1, cand, cscore, &m, &stats->pops);
-    if (*st != VT_OK) return -1;
+    *st = vt_degen_kbest(s, arena, k, 1, cand, cscore, &m, &stats->pops, bud);
+    if (*st != VT_OK || m == -2) return -1; /* -2: the budget stopped it */
     if (m >= 0) {
       paths_out(s, tr, cand, cscore, m, out);
       return -1;
@@ -166,8 +166,8 @@ static int32_t kbest_try(vt_degen *s, const vt_trans *tr, vt_arena *arena, int32
     *split = 0; /* over budget: certify by expansion from here on */
     stats->fallbacks++;
   }
-  *st = vt_degen_kbest(s, arena, kp, 0, cand, cscore, &m, &stats->pops);
-  if (*st != VT_OK) return -1;
+  *st = vt_degen_kbest(s, arena, kp, 0, cand, cscore, &m, &stats->pops, bud);
+  if (*st != VT_OK || m < 0) return -1;
   const int32_t want = m < k ? m : k;
   int32_t first_inactive = m, n_active = 0;
   for (int32_t p = 0; p < m; p++) {
@@ -197,7 +197,7 @@ static int32_t kbest_try(vt_degen *s, const vt_trans *tr, vt_arena *arena, int32
 
 vt_status vt_iter_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts *opts,
                                        vt_arena *arena, const double *E, int32_t T, vt_paths *out,
-                                       vt_decode_stats *stats) {
+                                       vt_decode_stats *stats, vt_budget *bud) {
   const int32_t k = opts->k, kp = opts->kprime > k ? opts->kprime : opts->kprime ? k : 2 * k;
   const int32_t ld = tr->ld;
   vt_degen s;
@@ -228,7 +228,7 @@ vt_status vt_iter_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts 
   out->n = 0;
   for (;;) {
     iters++;
-    for (int32_t t = 0; t < T; t++) stats->cells += s.n[t] + s.deg[t];
+    if (vt_budget_charge(bud, vt_degen_pass_cost(&s, &stats->cells))) break; /* vt_decode goes on */
     const double best = forward ? vt_degen_forward_from(&s, from) : vt_degen_backward(&s);
     from = 1;
     if (best == -INFINITY) break; /* the lattice bounds every path: none is finite */
@@ -241,7 +241,7 @@ vt_status vt_iter_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts 
       break;
     }
     if (all_active && forward) {
-      from = kbest_try(&s, tr, arena, k, kp, &split, cand, cscore, out, stats, &st);
+      from = kbest_try(&s, tr, arena, k, kp, &split, cand, cscore, out, stats, bud, &st);
       if (from < 0) break;
       /* Expanded: straight to the next forward pass, from the first column that changed (the
        * prefix before it is the same lattice, so its P and back pointers still hold). */

@@ -38,8 +38,9 @@ static int topk_insert(kb_entry *top, int32_t *n, int32_t k, double score, int32
 }
 
 vt_status vt_kbest_viterbi_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
-                                  const double *E, int32_t T, vt_paths *out,
-                                  vt_decode_stats *stats) {
+                                  const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats,
+                                  vt_budget *bud) {
+  (void)bud; /* not a search: no budget */
   const int32_t L = tr->L;
   const int32_t k = opts->k;
   const size_t per_col = (size_t)L * (size_t)k;

@@ -20,7 +20,8 @@
 #include "degen.h"
 
 vt_status vt_staggered_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
-                              const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats) {
+                              const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats,
+                              vt_budget *bud) {
   vt_degen s;
   const int colwise = opts->algo == VT_ALGO_STAGGERED_COL;
   vt_status st = vt_degen_init(&s, tr, arena, E, T, 1);
@@ -34,7 +35,7 @@ vt_status vt_staggered_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
   out->n = 0;
   for (;;) {
     iters++;
-    for (int32_t t = 0; t < T; t++) stats->cells += s.n[t] + s.deg[t];
+    if (vt_budget_charge(bud, vt_degen_pass_cost(&s, &stats->cells))) break; /* vt_decode goes on */
     best = forward ? vt_degen_forward(&s) : vt_degen_backward(&s);
     if (best == -INFINITY) break; /* the degenerate lattice bounds every path: none is finite */
     int all_active = vt_degen_lb_raise(&s);

@@ -64,6 +64,7 @@ typedef struct va_search {
   int32_t *idx; /* ld: those that pass the floor */
   double *amax; /* T: the largest alpha among the active nodes of each column */
   int32_t *dc; /* T x ld (split): the last column < t where node y's Viterbi prefix is degenerate */
+  int64_t scanned; /* candidates scored (rows joined), for the budget */
 } va_search;
 
 /* Back pointer of node y of column t >= 1. */
@@ -146,6 +147,7 @@ static vt_status column_deviations(va_search *v, int64_t x, int32_t i, int32_t y
   if (!((v->amax[i] + (into_max + tau)) + v->slack > v->q.floor)) return VT_OK;
   const double *P = s->P + (size_t)i * s->ld, *E = s->Er + (size_t)i * s->le;
   double *row = v->row;
+  v->scanned += s->hi[i];
   vt_degen_row_join(s, row, P, E, into, tau, s->hi[i]); /* the nodes after hi are dead */
   /* A vectorized prefilter a few slacks below the floor, then the exact test. */
   const int32_t nh = vt_degen_scan(s, row, s->hi[i], v->q.floor - 4 * v->slack, v->idx);
@@ -191,6 +193,7 @@ static vt_status degen_split(va_search *v, int64_t x) {
   const double *into = t + 1 < s->T ? b->Art + (size_t)nd.z * s->ld : b->Fr;
   const double *E = s->Er + (size_t)t * s->le;
   double *row = v->row;
+  v->scanned += m;
   if (t > 0)
     vt_degen_row_join_c(s, row, s->Pd[t], E + n, into + n, nd.tau, m);
   else
@@ -233,7 +236,7 @@ static void degen_columns(va_search *v) {
 }
 
 vt_status vt_degen_kbest(const vt_degen *s, vt_arena *arena, int32_t k, int split, int32_t *nodes,
-                         double *scores, int32_t *n_out, int64_t *pops) {
+                         double *scores, int32_t *n_out, int64_t *pops, vt_budget *bud) {
   const int64_t budget = VT_SPLIT_POPS_PER_PATH * (int64_t)k * s->T;
   const int32_t T = s->T, last = T - 1;
   va_search v = {.s = s, .slack = s->slack, .split = split};
@@ -272,8 +275,18 @@ vt_status vt_degen_kbest(const vt_degen *s, vt_arena *arena, int32_t k, int spli
   vt_agenda_item it;
   int32_t got = 0;
   const int64_t pops0 = *pops;
+  int64_t charged_nodes = 0, charged_scans = 0;
   while (got < k && vt_agenda_pop(&v.q, &it)) {
     (*pops)++;
+    /* The pop and what the previous one pushed and scored. */
+    const double cost = VT_W_POP + VT_W_PUSH * (double)(v.q.n_nodes - charged_nodes) +
+                        VT_W_SCAN * (double)(v.scanned - charged_scans);
+    charged_nodes = v.q.n_nodes;
+    charged_scans = v.scanned;
+    if (vt_budget_charge(bud, cost)) {
+      *n_out = -2;
+      return VT_OK;
+    }
     if (split && (*pops - pops0 > budget || v.q.n_nodes > 2 * budget)) {
       *n_out = -1; /* over budget: the caller expands instead */
       return VT_OK;
@@ -311,8 +324,8 @@ vt_status vt_degen_kbest(const vt_degen *s, vt_arena *arena, int32_t k, int spli
 }
 
 vt_status vt_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
-                                  const double *E, int32_t T, vt_paths *out,
-                                  vt_decode_stats *stats) {
+                                  const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats,
+                                  vt_budget *bud) {
   vt_degen s;
   vt_status st = vt_degen_init(&s, tr, arena, E, T, tr->L);
   if (st != VT_OK) return st;
@@ -321,8 +334,9 @@ vt_status vt_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts *opts
   stats->cells += (int64_t)T * tr->L;
   if (vt_degen_forward(&s) == -INFINITY) return VT_OK;
   int32_t n = 0;
-  st = vt_degen_kbest(&s, arena, opts->k, 0, out->labels, out->scores, &n, &stats->pops);
-  if (st != VT_OK) return st;
+  /* The forward pass is not charged: it is the full decoder's own work (a SIMD Viterbi pass). */
+  st = vt_degen_kbest(&s, arena, opts->k, 0, out->labels, out->scores, &n, &stats->pops, bud);
+  if (st != VT_OK || n < 0) return st;
   for (size_t i = 0; i < (size_t)n * T; i++) out->labels[i] = tr->rank[out->labels[i]];
   out->n = n;
   return VT_OK;

@@ -7,7 +7,9 @@
 #include "decoders.h"
 
 vt_status vt_viterbi_ref_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
-                                const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats) {
+                                const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats,
+                                vt_budget *bud) {
+  (void)bud; /* not a search: no budget */
   const int32_t L = tr->L;
   double *alpha = VT_ARENA_NEW(arena, double, (size_t)T *L);
   int32_t *bp = VT_ARENA_NEW(arena, int32_t, (size_t)T * L);

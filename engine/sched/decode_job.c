@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "decoders.h"
 #include "engine.h"
 #include "errmsg.h"
 #include "lattices.h"
@@ -27,7 +28,8 @@ typedef struct decode_job {
   const vt_lattices *src;
   const vt_decode_opts *opts;
   const vt_conf_opts *conf;
-  int64_t budget; /* tokens per batch */
+  const atomic_int *cancel; /* the engine's: the search decoders poll it inside a sentence */
+  int64_t budget;           /* tokens per batch */
   vt_sink_fn sink;
   void *sink_ctx;
   int64_t next; /* next sentence to read */
@@ -145,13 +147,17 @@ static vt_status decode_work(void *ctx, const vt_sched_worker *w, vt_sched_batch
     int32_t *labels = VT_ARENA_NEW(w->arena, int32_t, (size_t)k * (size_t)T);
     double *scores = VT_ARENA_NEW(w->arena, double, k);
     vt_status st = VT_ENOMEM;
-    if (labels && scores) {
+    /* A cancel: the batch is dropped (never written), whether it comes between sentences or
+     * inside one (the search decoders poll the flag as they charge their budget). */
+    if (atomic_load_explicit(j->cancel, memory_order_relaxed))
+      st = VT_ECANCELED;
+    else if (labels && scores) {
       if (src->is_f64)
-        st = vt_decode(tr, j->opts, w->arena, (const double *)src->E + row * L, T, labels, scores,
-                       &np, ds);
+        st = vt_decode_cancelable(tr, j->opts, j->cancel, w->arena,
+                                  (const double *)src->E + row * L, T, labels, scores, &np, ds);
       else
-        st = vt_decode_f32(tr, j->opts, w->arena, (const float *)src->E + row * L, T, labels,
-                           scores, &np, ds);
+        st = vt_decode_f32_cancelable(tr, j->opts, j->cancel, w->arena,
+                                      (const float *)src->E + row * L, T, labels, scores, &np, ds);
     }
     double logz = 0.0;
     if (st == VT_OK && (j->conf->logz || j->conf->post_sink))
@@ -224,6 +230,7 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
   j.src = lat;
   j.opts = opts;
   j.conf = conf;
+  j.cancel = &e->cancel;
   j.sink = sink;
   j.sink_ctx = sink_ctx;
   j.eo = &e->opts;
@@ -273,6 +280,7 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
     rep->decode.pruned += d->pruned;
     rep->decode.pops += d->pops;
     rep->decode.fallbacks += d->fallbacks;
+    rep->decode.budget_fallbacks += d->budget_fallbacks;
   }
   rep->wall_seconds = rs.wall_seconds;
   rep->sentences = rs.items_written;

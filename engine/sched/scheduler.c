@@ -191,8 +191,11 @@ static void *worker_main(void *arg) {
 
     pthread_mutex_lock(&s->mu);
     sl->status = st;
-    sl->state = st == VT_OK ? SLOT_DONE : SLOT_FAILED;
-    if (st != VT_OK) s->failed = 1;
+    /* A batch stopped by the cancel flag is dropped like one that never started: the run ends
+     * as canceled, not failed. */
+    const int canceled = st == VT_ECANCELED && job->cancel && atomic_load(job->cancel);
+    sl->state = st == VT_OK ? SLOT_DONE : canceled ? SLOT_DROPPED : SLOT_FAILED;
+    if (st != VT_OK && !canceled) s->failed = 1;
     s->running--;
     pthread_cond_signal(&s->done_cv);
   }

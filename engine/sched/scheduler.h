@@ -86,7 +86,8 @@ typedef struct vt_sched_job {
    * input, or a negative vt_status (with a message in b->err) to stop the run. */
   int (*read)(void *ctx, vt_sched_batch *b);
   /* Processes `b` on worker `w` (worker threads, concurrently). Returns a vt_status; on failure
-   * a message in b->err. */
+   * a message in b->err. VT_ECANCELED once `cancel` is set drops the batch (a canceled run, not
+   * a failed one). */
   vt_status (*work)(void *ctx, const vt_sched_worker *w, vt_sched_batch *b);
   /* Consumes `b`, in batch order (coordinator thread). Returns a vt_status; on failure the run
    * stops (a closed pipe, a full disk: the callback keeps errno or says why in its context). */

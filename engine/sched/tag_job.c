@@ -122,6 +122,8 @@ vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts 
     rep->decode.tokens += w->decode.tokens;
     rep->decode.cells += w->decode.cells;
     rep->decode.iterations += w->decode.iterations;
+    rep->decode.fallbacks += w->decode.fallbacks;
+    rep->decode.budget_fallbacks += w->decode.budget_fallbacks;
   }
   rep->wall_seconds = rs.wall_seconds;
   rep->canceled = rs.canceled;

@@ -1,0 +1,91 @@
+/* engine/decode/budget.h: the per-sentence work budget of the exact search decoders (issue 21).
+ *
+ * A search decoder charges its work as it goes, in cell equivalents: one cell is one transition
+ * evaluation of the SIMD Viterbi (T*L^2 of them per sentence for 1-best), and every other kind
+ * of step is weighted by what it costs next to one (the VT_W_* weights, measured with AVX-512 at
+ * 319 and 945 labels: perf/README.md, "Worst case"). The budget is a fraction (opts->budget,
+ * default VT_BUDGET_DEFAULT) of the cost of the full decoder that would take over: viterbi
+ * (T*L^2) for k = 1, kbest-viterbi ((VT_W_KBEST_BASE + k) * T*L^2) for k > 1. Charges are made
+ * before the work they stand for where that is cheap to know (a staggered pass) and right after
+ * it otherwise (one agenda pop and its pushes); once the total passes the limit, the search stops
+ * and vt_decode finishes the sentence with the full decoder. The limit and every charge depend on
+ * the lattice only, so whether a sentence falls back is the same on any thread and SIMD level.
+ * Every agenda push is charged, so an agenda holds at most limit / VT_W_PUSH nodes: its memory is
+ * bounded by the same budget.
+ *
+ * Each charge also polls the cancel flag of the engine run (NULL outside one): a canceled search
+ * stops at its next charge (a few microseconds of work apart) and vt_decode returns
+ * VT_ECANCELED. */
+#ifndef VT_ENGINE_BUDGET_H
+#define VT_ENGINE_BUDGET_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* The default budget: half of the full decoder's cost, so that a sentence that falls back costs
+ * about 1.5 full decodes where the weights are right (perf/README.md, "Worst case": 0.43x at
+ * worst, on fully adversarial 945-label sets). Chosen by measurement: at 0.25 (what >= 0.8x
+ * needs) 83 of the 1,000 CoNLL-2000 joint sentences (319 labels) fall back from staggered-col
+ * and 52 from iter-viterbi-astar, whose searches legitimately need a quarter to a whole Viterbi,
+ * and those decoders lose about 30% of their speed; at 0.5, 7 and 1 do (speed within 1-7%), none
+ * on Greek (945 labels). */
+#define VT_BUDGET_DEFAULT 0.5
+
+/* Weights, in cells (one SIMD Viterbi transition evaluation: 0.33 ns with AVX-512 at 319
+ * labels). Measured with --budget none on the adversarial lattices of perf/lattice_shape.c (319
+ * labels): a Carpediem predecessor scan took 16 ns (it pops the layer's heap in rank order and
+ * reads transitions out of order), an iter-astar pop with its pushes 290 ns on a 1.4 GB agenda
+ * (a bounded agenda stays in cache: about a third of that). On AVX2 a cell costs about twice as
+ * much and every weight is conservative. */
+/* per label and position of a search's setup (its lattice's arrays, rank-space emissions, the
+ * first bounds), charged by vt_decode before the search starts */
+#define VT_W_SETUP 8
+/* per column of a staggered pass: about ten row operations and the degenerate node's loops */
+#define VT_W_PASS_COLUMN 200
+/* per column, the least a search costs after its setup: two passes at about 290 ns a column
+ * (measured at 45 labels, where the passes cost 5x a SIMD Viterbi); a sentence whose budget
+ * cannot pay for it goes to the full decoder before the search starts */
+#define VT_W_SEARCH_LEAST 1200
+/* per transition evaluation of a pass (small blocks, degenerate nodes) */
+#define VT_W_PASS_CELL 1.0
+/* per agenda pop (a heap pop, mostly cache misses) */
+#define VT_W_POP 150
+/* per agenda push (a node copied into the pool, a heap push) */
+#define VT_W_PUSH 100
+/* per candidate scored by a search (vectorized rows, scans) */
+#define VT_W_SCAN 3
+/* per predecessor Carpediem scans (the layer's heap, scattered reads) */
+#define VT_W_CD_SCAN 60
+/* per node Carpediem opens (a frame, the node's row) */
+#define VT_W_CD_OPEN 100
+/* kbest-viterbi (scalar top-k merges) costs about VT_W_KBEST_BASE + k SIMD Viterbis: 14 at k = 1
+ * and 17.5 at k = 5 with AVX-512 at 945 labels, about half as many with AVX2; the lower figure
+ * is used so that the budget stays a fraction of the full decoder's time on both. */
+#define VT_W_KBEST_BASE 6
+
+typedef struct vt_budget {
+  double left;              /* cells left; the search stops when it falls below 0 */
+  const atomic_int *cancel; /* the engine run's cancel flag, or NULL */
+  int over;                 /* 1: the search stopped over its budget */
+  int canceled;             /* 1: the search stopped on the cancel flag */
+} vt_budget;
+
+/* Charges `cells` of work. Returns 1 when the search must stop now (over budget: b->over, or
+ * canceled: b->canceled), else 0. A budget with left = +inf never runs out. */
+static inline int vt_budget_charge(vt_budget *b, double cells) {
+  b->left -= cells;
+  if (b->left < 0) {
+    b->over = 1;
+    return 1;
+  }
+  if (b->cancel && atomic_load_explicit(b->cancel, memory_order_relaxed)) {
+    b->canceled = 1;
+    return 1;
+  }
+  return 0;
+}
+
+/* Returns 1 when a search stopped on `b` (over budget or canceled). */
+static inline int vt_budget_stopped(const vt_budget *b) { return b->over || b->canceled; }
+
+#endif
