@@ -94,6 +94,36 @@ void vt_train_shuffle(int64_t *order, int64_t n, uint64_t *rng) {
   }
 }
 
+vt_status vt_train_epoch_end(const vt_weights *W, const vt_tcorpus *train, const vt_tcorpus *dev,
+                             const int32_t *rank, int obs_bigram, const vt_perc_opts *o,
+                             int32_t epoch, int64_t tok_err, int64_t sent_err, double secs,
+                             vt_perc_report *rep, int *stop) {
+  *stop = 0;
+  rep->seconds += secs;
+  rep->train_accuracy = train->n_tok ? 1.0 - (double)tok_err / (double)train->n_tok : 0;
+  if (dev) {
+    vt_status st = vt_train_evaluate(W, dev, rank, obs_bigram, o->algo, &rep->dev_accuracy);
+    if (st != VT_OK) return st;
+  }
+  rep->epochs = epoch;
+  if (o->on_epoch) {
+    vt_epoch_report er;
+    memset(&er, 0, sizeof er);
+    er.epoch = epoch;
+    er.epochs = o->epochs;
+    er.sentences = train->n_sent;
+    er.mistakes = er.updates = sent_err;
+    er.train_accuracy = rep->train_accuracy;
+    er.dev_accuracy = dev ? rep->dev_accuracy : -1;
+    er.dev_pos = er.dev_chunk_tags = er.dev_f1 = -1;
+    er.dev_sentences = dev ? dev->n_sent : 0;
+    er.seconds = secs;
+    er.total_seconds = rep->seconds;
+    *stop = o->on_epoch(o->ctx, &er) != 0;
+  }
+  return VT_OK;
+}
+
 vt_status vt_train_evaluate(const vt_weights *W, const vt_tcorpus *c, const int32_t *rank,
                             int obs_bigram, vt_algo algo, double *accuracy) {
   vt_status st = VT_ENOMEM;
@@ -280,29 +310,11 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
       }
       W->c += 1;
     }
-    double secs = now() - t_start;
-    rep->seconds += secs;
-    rep->train_accuracy = train->n_tok ? 1.0 - (double)tok_err / (double)train->n_tok : 0;
-    if (dev) {
-      st = vt_train_evaluate(W, dev, rank, obs_bigram, o->algo, &rep->dev_accuracy);
-      if (st != VT_OK) goto fail;
-    }
-    rep->epochs = epoch;
-    if (o->on_epoch) {
-      vt_epoch_report er;
-      memset(&er, 0, sizeof er);
-      er.epoch = epoch;
-      er.epochs = o->epochs;
-      er.sentences = train->n_sent;
-      er.mistakes = er.updates = sent_err;
-      er.train_accuracy = rep->train_accuracy;
-      er.dev_accuracy = dev ? rep->dev_accuracy : -1;
-      er.dev_pos = er.dev_chunk_tags = er.dev_f1 = -1;
-      er.dev_sentences = dev ? dev->n_sent : 0;
-      er.seconds = secs;
-      er.total_seconds = rep->seconds;
-      if (o->on_epoch(o->ctx, &er)) break;
-    }
+    int stop = 0;
+    st = vt_train_epoch_end(W, train, dev, rank, obs_bigram, o, epoch, tok_err, sent_err,
+                            now() - t_start, rep, &stop);
+    if (st != VT_OK) goto fail;
+    if (stop) break;
   }
   st = VT_OK;
   goto done;

@@ -327,28 +327,11 @@ vt_status vt_train_run_ipm(vt_weights *W, const vt_tcorpus *train, const vt_tcor
     }
     if ((st = mix(W, sh, ns, nthreads)) != VT_OK) goto fail;
     W->c += per_epoch;
-    double secs = now() - t_start;
-    rep->seconds += secs;
-    rep->train_accuracy = train->n_tok ? 1.0 - (double)tok_err / (double)train->n_tok : 0;
-    if (dev &&
-        (st = vt_train_evaluate(W, dev, rank, obs_bigram, o->algo, &rep->dev_accuracy)) != VT_OK)
-      goto fail;
-    rep->epochs = epoch;
-    if (o->on_epoch) {
-      vt_epoch_report er;
-      memset(&er, 0, sizeof er);
-      er.epoch = epoch;
-      er.epochs = o->epochs;
-      er.sentences = train->n_sent;
-      er.mistakes = er.updates = sent_err;
-      er.train_accuracy = rep->train_accuracy;
-      er.dev_accuracy = dev ? rep->dev_accuracy : -1;
-      er.dev_pos = er.dev_chunk_tags = er.dev_f1 = -1;
-      er.dev_sentences = dev ? dev->n_sent : 0;
-      er.seconds = secs;
-      er.total_seconds = rep->seconds;
-      if (o->on_epoch(o->ctx, &er)) break;
-    }
+    int stop = 0;
+    st = vt_train_epoch_end(W, train, dev, rank, obs_bigram, o, epoch, tok_err, sent_err,
+                            now() - t_start, rep, &stop);
+    if (st != VT_OK) goto fail;
+    if (stop) break;
   }
   st = VT_OK;
   goto done;
