@@ -16,18 +16,6 @@
 #define MAXL 5
 #define MAXP 15625
 
-static double path_score(const double *A, const double *S, const double *F, const double *E, int L,
-                         int T, const int32_t *y) {
-  double s = S[y[0]] + E[y[0]];
-  for (int t = 1; t < T; t++) s = (s + A[y[t - 1] * L + y[t]]) + E[t * L + y[t]];
-  return s + F[y[T - 1]];
-}
-
-static int cmp_desc(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x < y) - (x > y);
-}
-
 /* The finite scores of the paths through allowed labels only (ok[t*L+y]), best first; the
  * allowed-path marginals in long double into bm (zero when there is no path). */
 static int enumerate(const double *A, const double *S, const double *F, const double *E,
@@ -40,7 +28,7 @@ static int enumerate(const double *A, const double *S, const double *F, const do
   for (;;) {
     int allowed = 1;
     for (int t = 0; t < T; t++) allowed &= ok[t * L + y[t]];
-    double s = allowed ? path_score(A, S, F, E, L, T, y) : -INFINITY;
+    double s = allowed ? test_path_score(A, S, F, E, L, T, y) : -INFINITY;
     if (s != -INFINITY) {
       ps[n] = s;
       memcpy(paths[n], y, sizeof y);
@@ -56,7 +44,7 @@ static int enumerate(const double *A, const double *S, const double *F, const do
   for (int p = 0; p < n; p++) z += expl(ps[p] - m);
   for (int p = 0; p < n; p++)
     for (int t = 0; t < T; t++) bm[t * L + paths[p][t]] += expl(ps[p] - m) / z;
-  qsort(out, (size_t)n, sizeof *out, cmp_desc);
+  qsort(out, (size_t)n, sizeof *out, test_cmp_desc);
   return n;
 }
 

@@ -21,32 +21,19 @@ static vt_refine g_refine = VT_REFINE_SPLIT;     /* for iter-viterbi-astar */
 static double g_budget = -1;                     /* vt_decode_opts.budget: none by default */
 static int64_t g_fallbacks;                      /* budget fallbacks seen */
 
-/* The score of a path, left to right, written independently of the library. */
-static double bf_score(const double *A, const double *S, const double *F, const double *E, int L,
-                       int T, const int32_t *y) {
-  double s = S[y[0]] + E[y[0]];
-  for (int t = 1; t < T; t++) s = (s + A[y[t - 1] * L + y[t]]) + E[t * L + y[t]];
-  return s + F[y[T - 1]];
-}
-
-static int cmp_desc(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x < y) - (x > y);
-}
-
 /* All finite path scores, best first; returns their count. */
 static int enumerate(const double *A, const double *S, const double *F, const double *E, int L,
                      int T, double *out) {
   int32_t y[MAXT] = {0};
   int n = 0;
   for (;;) {
-    double s = bf_score(A, S, F, E, L, T, y);
+    double s = test_path_score(A, S, F, E, L, T, y);
     if (s != -INFINITY) out[n++] = s;
     int t = T - 1;
     while (t >= 0 && ++y[t] == L) y[t--] = 0;
     if (t < 0) break;
   }
-  qsort(out, (size_t)n, sizeof *out, cmp_desc);
+  qsort(out, (size_t)n, sizeof *out, test_cmp_desc);
   return n;
 }
 
@@ -87,7 +74,7 @@ static void check_decoder(const char *ctx, vt_trans *tr, vt_arena *ar, const dou
     for (int t = 0; t < T; t++) ok &= y[t] >= 0 && y[t] < L;
     EXPECT(ok, "%s: path %d has a label out of range", c, p);
     if (!ok) return;
-    double s = bf_score(A, S, F, E, L, T, y);
+    double s = test_path_score(A, S, F, E, L, T, y);
     EXPECT_EQ_DBL(scores[p], s, c);
     EXPECT(s != -INFINITY, "%s: path %d is not finite", c, p);
     if (p > 0) EXPECT(scores[p] <= scores[p - 1], "%s: scores increase at %d", c, p);

@@ -43,4 +43,19 @@ static inline double test_score(test_rng *r, score_mode m) {
   return 0;
 }
 
+/* The score of path y (T labels), left to right as the library evaluates it, written
+ * independently of the library: the brute-force reference of the exactness tests. */
+static inline double test_path_score(const double *A, const double *S, const double *F,
+                                     const double *E, int L, int T, const int32_t *y) {
+  double s = S[y[0]] + E[y[0]];
+  for (int t = 1; t < T; t++) s = (s + A[y[t - 1] * L + y[t]]) + E[t * L + y[t]];
+  return s + F[y[T - 1]];
+}
+
+/* qsort comparator: doubles in decreasing order. */
+static inline int test_cmp_desc(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x < y) - (x > y);
+}
+
 #endif
