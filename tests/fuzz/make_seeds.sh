@@ -21,39 +21,9 @@ for t in npy lattice conll template textmodel chunkmodel; do
 done
 
 # ---- .npy files (as tests/badinput.sh writes them: printf escapes, no numpy) -----------------
-byte() { printf "$(printf '\\%03o' "$1")"; }
-rep() {
-  r="" i=0
-  while [ "$i" -lt "$1" ]; do r="$r$2" i=$((i + 1)); done
-  printf '%s' "$r"
-}
-# npy FILE DESCR FORTRAN SHAPE DATA [MAJOR]
-npy() {
-  _dict="{'descr': '$2', 'fortran_order': $3, 'shape': $4, }"
-  _major=${6:-1}
-  _pre=10
-  if [ "$_major" -ne 1 ]; then _pre=12; fi
-  _len=${#_dict}
-  _hlen=$(((_pre + _len + 1 + 63) / 64 * 64 - _pre))
-  {
-    printf '\223NUMPY'
-    byte "$_major"
-    byte 0
-    byte $((_hlen % 256))
-    byte $((_hlen / 256))
-    if [ "$_pre" -eq 12 ]; then byte 0; byte 0; fi
-    printf '%s' "$_dict"
-    printf "%$((_hlen - _len - 1))s\\n" ''
-    printf "$5"
-  } >"$1"
-}
-F0='\000\000\000\000' F1='\000\000\200\077' FNINF='\000\000\200\377' FNAN='\000\000\300\177'
-D0='\000\000\000\000\000\000\000\000' D1='\000\000\000\000\000\000\360\077'
-DNINF='\000\000\000\000\000\000\360\377' DPINF='\000\000\000\000\000\000\360\177'
-I0='\000\000\000\000' I1='\001\000\000\000' I2='\002\000\000\000' I3='\003\000\000\000'
-Q2='\002\000\000\000\000\000\000\000' Q3='\003\000\000\000\000\000\000\000'
-Q4='\004\000\000\000\000\000\000\000' Q6='\006\000\000\000\000\000\000\000'
-QM1='\377\377\377\377\377\377\377\377'
+# byte, rep, npy FILE DESCR FORTRAN SHAPE DATA [MAJOR] and the element bytes, as tests/badinput.sh
+# uses them.
+. "$(dirname "$0")/../npy_write.sh"
 E_DATA="$F1$F0$FNINF$F0$F1$F0$(rep 3 "$F1$F0$F0")"
 A_DATA="$D0$D1$DNINF$D1$D0$D0$D0$D0$D1"
 
