@@ -251,7 +251,13 @@ typedef struct vt_decode_stats {
                                expanded columns instead) */
   int64_t budget_fallbacks; /* sentences an exact search decoder handed to the full decoder
                                (viterbi or kbest-viterbi) past its work budget (opts.budget) */
+  int64_t sparse;           /* sentences decoded over each column's finite labels only: a
+                               constrained lattice (tag dictionary, partial labels) where that
+                               costs less than the decoder's own pass; same exact paths */
 } vt_decode_stats;
+
+/* Adds every counter of `from` to `into` (per-thread counters summed into one). */
+VT_API void vt_decode_stats_add(vt_decode_stats *into, const vt_decode_stats *from);
 
 /* Decodes one sentence.
  * `E` holds T*L emission scores, row-major (E[t*L + y]); T may be 0. Scratch memory comes from
@@ -263,6 +269,10 @@ typedef struct vt_decode_stats {
  * Scores are recomputed in double along each returned path. Ties between paths of equal score
  * are broken deterministically: for one input and one algorithm, the output is the same on any
  * thread and at any SIMD level. `stats` may be NULL.
+ * A constrained lattice (-inf emissions: a tag dictionary, partial labels) is decoded over each
+ * column's finite labels only when that is cheaper, by every exact decoder but viterbi-scalar:
+ * a column with 5 allowed labels then costs 5, not L (stats->sparse counts those sentences),
+ * and the paths are those viterbi (k = 1) or kbest-viterbi (k > 1) returns, ties included.
  * Returns VT_EINVAL for a bad option (k < 1, a 1-best algorithm with k > 1, beam < 1) or T < 0,
  * VT_ENOMEM when the arena runs out. Emission values are not checked for NaN here (the readers
  * reject them); a NaN gives an unspecified path, never a crash. */

@@ -213,7 +213,8 @@ int vt_cmd_decode(int argc, char **argv) {
             "\"cells\": %lld, \"decode_seconds\": %.6f, \"sentences_per_second\": %.1f, "
             "\"iterations_mean\": %.3f, \"active_labels_mean\": %.3f, "
             "\"pruned_fraction\": %.4f, \"pops_mean\": %.1f, \"fallbacks\": %lld, "
-            "\"logz\": %s, \"posteriors\": %s, \"budget_fallbacks\": %lld, ",
+            "\"logz\": %s, \"posteriors\": %s, \"budget_fallbacks\": %lld, "
+            "\"sparse_sentences\": %lld, ",
             vt_algo_name(opts.algo), vt_simd_name(vt_simd_active()), dec.k, dec.beam,
             (long long)rs.decode.sentences, (long long)rs.decode.tokens, vt_lattices_labels(lat),
             (long long)rs.decode.cells, rs.wall_seconds, sps,
@@ -222,7 +223,7 @@ int vt_cmd_decode(int argc, char **argv) {
             rs.decode.nodes ? (double)rs.decode.pruned / (double)rs.decode.nodes : 0.0,
             nsent ? (double)rs.decode.pops / nsent : 0.0, (long long)rs.decode.fallbacks,
             conf.logz ? "true" : "false", post_path ? "true" : "false",
-            (long long)rs.decode.budget_fallbacks);
+            (long long)rs.decode.budget_fallbacks, (long long)rs.decode.sparse);
     vt_engine_stats_json(eng, stderr);
     fputs("}\n", stderr);
   }

@@ -216,14 +216,16 @@ int vt_cmd_tag(int argc, char **argv) {
             "\"setup_seconds\": %.6f, \"cpu_seconds\": %.6f, "
             "\"sentences_per_second\": %.1f, \"feature_seconds\": %.6f, "
             "\"decode_seconds\": %.6f, \"decode_sentences_per_second\": %.1f, "
-            "\"unknown_feature_fraction\": %.4f, \"row_cache_hit_fraction\": %.4f, ",
+            "\"unknown_feature_fraction\": %.4f, \"row_cache_hit_fraction\": %.4f, "
+            "\"budget_fallbacks\": %lld, \"sparse_sentences\": %lld, ",
             vt_algo_name(to.decode.algo), vt_simd_name(vt_simd_active()), dec.k, dec.beam,
             info.labels, (long long)tot.sentences, (long long)tot.tokens, secs,
             secs > tot.wall_seconds ? secs - tot.wall_seconds : 0.0, cpu,
             tot.wall_seconds > 0 ? ns / tot.wall_seconds : 0.0, tot.feature_seconds,
             tot.decode_seconds, tot.decode_seconds > 0 ? ns / tot.decode_seconds : 0.0,
             tot.lookups ? (double)tot.unknown_features / (double)tot.lookups : 0.0,
-            tot.tokens ? (double)tot.cache_hits / (double)tot.tokens : 0.0);
+            tot.tokens ? (double)tot.cache_hits / (double)tot.tokens : 0.0,
+            (long long)tot.decode.budget_fallbacks, (long long)tot.decode.sparse);
     vt_engine_stats_json(eng, stderr);
     fputs("}\n", stderr);
   }

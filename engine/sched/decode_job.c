@@ -270,17 +270,7 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
     vt_fail(st, "%s", err);
   rep->write_errno = j.write_errno;
   for (int i = 0; i < plan->n_workers; i++) {
-    const vt_decode_stats *d = &j.wstats[i].d;
-    rep->decode.sentences += d->sentences;
-    rep->decode.tokens += d->tokens;
-    rep->decode.cells += d->cells;
-    rep->decode.iterations += d->iterations;
-    rep->decode.active_labels += d->active_labels;
-    rep->decode.nodes += d->nodes;
-    rep->decode.pruned += d->pruned;
-    rep->decode.pops += d->pops;
-    rep->decode.fallbacks += d->fallbacks;
-    rep->decode.budget_fallbacks += d->budget_fallbacks;
+    vt_decode_stats_add(&rep->decode, &j.wstats[i].d);
   }
   rep->wall_seconds = rs.wall_seconds;
   rep->sentences = rs.items_written;

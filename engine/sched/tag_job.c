@@ -118,12 +118,7 @@ vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts 
     rep->unknown_features += w->unknown_features;
     rep->lookups += w->lookups;
     rep->cache_hits += w->cache_hits;
-    rep->decode.sentences += w->decode.sentences;
-    rep->decode.tokens += w->decode.tokens;
-    rep->decode.cells += w->decode.cells;
-    rep->decode.iterations += w->decode.iterations;
-    rep->decode.fallbacks += w->decode.fallbacks;
-    rep->decode.budget_fallbacks += w->decode.budget_fallbacks;
+    vt_decode_stats_add(&rep->decode, &w->decode);
   }
   rep->wall_seconds = rs.wall_seconds;
   rep->canceled = rs.canceled;
