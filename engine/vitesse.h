@@ -884,6 +884,9 @@ typedef struct vt_epoch_report {
 /* The most shards vt_train_opts.shards may ask for. */
 #define VT_TRAIN_SHARDS_MAX 1024
 
+/* The largest vt_train_opts.minibatch. */
+#define VT_TRAIN_MINIBATCH_MAX 65536
+
 typedef struct vt_train_opts {
   const char *templates;      /* tagger: template text (CRF++/Wapiti U/B lines); required */
   size_t templates_len;       /* bytes of `templates`; 0: strlen(templates) */
@@ -927,9 +930,16 @@ typedef struct vt_train_opts {
    * (tagger: 3 L^2 doubles, a bound transition model, 4 bytes a feature and copies of the
    * feature vectors it updated; joint: 3 doubles a weight). */
   int32_t shards;  /* default 1 */
-  int32_t threads; /* at most min(threads, shards) OpenMP threads; 0 (default): OpenMP's
-                      default (OMP_NUM_THREADS, else one per core) */
-  int64_t reserved[7];
+  int32_t threads; /* at most min(threads, shards or minibatch) OpenMP threads; 0 (default):
+                      OpenMP's default (OMP_NUM_THREADS, else one per core) */
+  /* Tagger, instead of shards: mini-batches of `minibatch` sentences, each decoded in parallel
+   * with the weights as the batch began, then updated one sentence after the other in batch
+   * order. The model depends on `minibatch` (and seed), never on `threads`; no memory per thread
+   * beyond a sentence's scratch. 0 or 1 (default): the sequential perceptron; with shards > 1:
+   * VT_EINVAL. */
+  int32_t minibatch;
+  int32_t reserved32;
+  int64_t reserved[6];
 } vt_train_opts;
 
 /* Defaults as documented per field. */
