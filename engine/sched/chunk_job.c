@@ -246,6 +246,8 @@ vt_status vt_chunk_job_run(vt_engine *e, const vt_chunk_model *m, const vt_tag_o
     rep->eval_chunks_ok += k->ev.match;
   }
   rep->wall_seconds = rs.wall_seconds;
+  rep->serial_cpu_seconds = rs.serial_cpu_seconds;
+  rep->worker_cpu_seconds = rs.worker_cpu_seconds;
   rep->canceled = rs.canceled;
 done:
   if (st != VT_OK) vt_fail(st, "%s", err);

@@ -283,6 +283,8 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
     rep->decode.budget_fallbacks += d->budget_fallbacks;
   }
   rep->wall_seconds = rs.wall_seconds;
+  rep->serial_cpu_seconds = rs.serial_cpu_seconds;
+  rep->worker_cpu_seconds = rs.worker_cpu_seconds;
   rep->sentences = rs.items_written;
   rep->tokens = rs.tokens_written;
   rep->canceled = rs.canceled;

@@ -126,6 +126,8 @@ vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts 
     rep->decode.budget_fallbacks += w->decode.budget_fallbacks;
   }
   rep->wall_seconds = rs.wall_seconds;
+  rep->serial_cpu_seconds = rs.serial_cpu_seconds;
+  rep->worker_cpu_seconds = rs.worker_cpu_seconds;
   rep->canceled = rs.canceled;
 done:
   if (st != VT_OK) vt_fail(st, "%s", err);
