@@ -346,7 +346,7 @@ static int queue_take_any(vt_sched *s) { return queue_steal(s, -1); }
  * caller's own parallel region without nested parallelism) the coordinator works the batches
  * itself, as worker 0. Fills rs's run figures; returns the run's status. */
 static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, double t_start,
-                            vt_sched_stats *rs, char *err, size_t errlen) {
+                            vt_sched_stats *rs, int *read_failed, char *err, size_t errlen) {
   vt_status result = VT_OK;
   const double cpu0 = thread_cpu_seconds();
   double inline_cpu = 0;
@@ -443,6 +443,7 @@ static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, doub
         wake_all(s);
         if (r < 0) {
           result = (vt_status)r;
+          *read_failed = 1;
           set_err(err, errlen, rd->b.err[0] ? rd->b.err : "reading the input failed");
           stopping = 1;
           rs->batches_dropped += drop_queued(s);
@@ -478,7 +479,7 @@ static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, doub
   int64_t heap1 = vt_heap_thread_allocated();
   workers_stop(s);
   rs->coordinator_heap_bytes = heap0 >= 0 && heap1 >= 0 ? heap1 - heap0 : -1;
-  w0->st.cpu_seconds += inline_cpu;
+  if (!s->active) w0->st.cpu_seconds = inline_cpu; /* worker 0 has no thread of its own */
   rs->serial_cpu_seconds = thread_cpu_seconds() - cpu0 - inline_cpu;
   if (rs->serial_cpu_seconds < 0) rs->serial_cpu_seconds = 0;
   return result;
@@ -488,6 +489,7 @@ vt_status vt_sched_run(vt_sched *s, const vt_sched_job *job, vt_sched_stats *sta
                        size_t errlen) {
   vt_status result = VT_OK;
   vt_sched_stats rs;
+  int read_failed = 0;
   memset(&rs, 0, sizeof rs);
   if (err && errlen) err[0] = '\0';
   run_reset(s, job);
@@ -500,14 +502,15 @@ vt_status vt_sched_run(vt_sched *s, const vt_sched_job *job, vt_sched_stats *sta
   {
     const int tid = omp_get_thread_num();
     if (tid == 0)
-      result = coordinate(s, job, omp_get_num_threads(), t_start, &rs, err, errlen);
+      result = coordinate(s, job, omp_get_num_threads(), t_start, &rs, &read_failed, err, errlen);
     else if (tid <= s->n_workers)
       worker_main(&s->workers[tid - 1]);
   }
 
-  /* A failed batch behind the first gap was never reached by the writer: report the earliest. */
+  /* A failed batch behind the first gap was never reached by the writer: report the earliest.
+   * It comes before a failed read (a later batch), so its message wins over the reader's. */
   const slot *first_failed = NULL;
-  for (int i = 0; i < s->n_slots && result == VT_OK; i++)
+  for (int i = 0; i < s->n_slots && (result == VT_OK || read_failed); i++)
     if (s->slots[i].state == SLOT_FAILED &&
         (!first_failed || s->slots[i].b.seq < first_failed->b.seq))
       first_failed = &s->slots[i];
