@@ -71,7 +71,11 @@ done
 OMP_PROC_BIND=true "$VITESSE" tag -m model.bin --threads 2 --stats test.txt -o out 2>stats ||
   fail "tag OMP_PROC_BIND=true: $(cat stats)"
 cmp -s ref out || fail "tag OMP_PROC_BIND=true: output differs"
-[ "$(json omp_proc_bind stats)" = true ] || fail "omp_proc_bind: $(json omp_proc_bind stats)"
+# (LLVM's runtime reports OMP_PROC_BIND=true as spread, libgomp as true.)
+case $(json omp_proc_bind stats) in
+true | spread) ;;
+*) fail "omp_proc_bind: $(json omp_proc_bind stats)" ;;
+esac
 
 # The CPU accounting: serial >= 0, worker > 0 (work was done), per-worker cpu_seconds present.
 check_cpu() { # check_cpu LABEL STATS
