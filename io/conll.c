@@ -33,6 +33,9 @@ struct vt_conll {
   int64_t size; /* bytes of a regular file, -1 for another (a pipe, a terminal) */
   int64_t got;  /* bytes gzread gave (inflated) */
   vt_conll_text text; /* vt_conll_read's cut, kept across calls */
+  vt_conll_text *cut; /* while vt_conll_cut runs: the text it fills */
+  size_t span;        /* with `cut`: buf[span, start) is consumed but not yet copied into it */
+  int cut_failed;     /* copying the span ran out of memory */
 };
 
 void vt_reader_opts_init(vt_reader_opts *o) { vt_conll_opts_init(o); }
@@ -99,6 +102,24 @@ void vt_conll_close(vt_conll *r) {
   free(r);
 }
 
+static int grow(void **p, size_t elem, size_t need, size_t *cap);
+
+/* Copies the lines consumed since the last copy, buf[span, start), as they are, into the cut
+ * being filled (if any): whole runs of lines at once, not line by line. */
+static void span_flush(vt_conll *r) {
+  if (!r->cut || r->start <= r->span) return;
+  vt_conll_text *t = r->cut;
+  size_t n = r->start - r->span;
+  if (grow((void **)&t->data, 1, t->len + n, &t->cap)) {
+    r->cut_failed = 1; /* reported when the cut ends */
+    r->span = r->start;
+    return;
+  }
+  memcpy(t->data + t->len, r->buf + r->span, n);
+  t->len += n;
+  r->span = r->start;
+}
+
 /* Next line (without '\n'): 1 and [*line, *len) valid until the next call; 0 at the end;
  * negative status on error. */
 static int next_line(vt_conll *r, char **line, size_t *len, char *err, size_t errlen) {
@@ -128,7 +149,9 @@ static int next_line(vt_conll *r, char **line, size_t *len, char *err, size_t er
       r->lineno++;
       return 1;
     }
+    span_flush(r); /* the buffer is about to move */
     if (r->start > 0) {
+      r->span -= r->start;
       memmove(r->buf, r->buf + r->start, r->end - r->start);
       r->end -= r->start;
       r->scan -= r->start;
@@ -193,13 +216,15 @@ static int is_blank(const char *p, size_t n) {
   return 1;
 }
 
-/* Appends `n` bytes and a '\n' to t->data; -1 when out of memory. */
-static int text_append(vt_conll_text *t, const char *p, size_t n) {
-  if (grow((void **)&t->data, 1, t->len + n + 1, &t->cap)) return -1;
-  memcpy(t->data + t->len, p, n);
-  t->len += n;
-  t->data[t->len++] = '\n';
-  return 0;
+/* Ends a cut: copies the last run of lines (the input's last line may lack its '\n'). */
+static vt_status cut_end(vt_conll *r, vt_status st, char *err, size_t errlen) {
+  span_flush(r);
+  r->cut = NULL;
+  if (r->cut_failed && st == VT_OK) {
+    vt_errorf(err, errlen, r->name, "out of memory");
+    st = VT_ENOMEM;
+  }
+  return st;
 }
 
 vt_status vt_conll_cut(vt_conll *r, vt_conll_text *t, int32_t max_sents, size_t max_bytes,
@@ -210,21 +235,23 @@ vt_status vt_conll_cut(vt_conll *r, vt_conll_text *t, int32_t max_sents, size_t 
   t->name = r->name;
   t->line0 = r->lineno;
   t->sep = r->sep;
+  r->cut = t;
+  r->span = r->start;
+  r->cut_failed = 0;
   for (;;) {
     char *line;
     size_t len;
     int got = next_line(r, &line, &len, err, errlen);
-    if (got < 0) return (vt_status)got;
+    if (got < 0) return cut_end(r, (vt_status)got, err, errlen);
     if (got == 0) {
       *n_read += in_sent; /* the last sentence ends with the input */
-      return VT_OK;
+      return cut_end(r, VT_OK, err, errlen);
     }
     if (is_blank(line, len)) {
-      if (text_append(t, "", 0)) goto nomem; /* keeps the line numbers */
       if (in_sent) {
         in_sent = 0;
         ++*n_read;
-        if (*n_read >= max_sents || stored >= max_bytes) return VT_OK;
+        if (*n_read >= max_sents || stored >= max_bytes) return cut_end(r, VT_OK, err, errlen);
       }
       continue;
     }
@@ -232,17 +259,13 @@ vt_status vt_conll_cut(vt_conll *r, vt_conll_text *t, int32_t max_sents, size_t 
     if (stored + kept + 1 > UINT32_MAX) {
       vt_errorf(err, errlen, NULL, "%s:%llu: sentence too large (4 GiB)", r->name,
                 (unsigned long long)r->lineno);
-      return VT_EFORMAT;
+      return cut_end(r, VT_EFORMAT, err, errlen);
     }
     in_sent = 1;
     if (!r->sep && !((r->opts.comments || r->opts.conllu) && line[0] == '#'))
       t->sep = r->sep = memchr(line, '\t', kept) ? '\t' : ' ';
-    if (text_append(t, line, len)) goto nomem;
     stored += kept;
   }
-nomem:
-  vt_errorf(err, errlen, r->name, "out of memory");
-  return VT_ENOMEM;
 }
 
 vt_status vt_conll_parse(const vt_conll_opts *o, const vt_conll_text *t, vt_sentbatch *b,

@@ -44,8 +44,8 @@ vt_status vt_conll_read(vt_conll *r, vt_sentbatch *b, int32_t max_sents, size_t 
                         int32_t *n_read, char *err, size_t errlen);
 
 /* The raw text of whole sentences, cut from a file by vt_conll_cut, to be parsed elsewhere (the
- * engine's reader cuts, its workers parse): the lines as they were (a '\n' after each, blank
- * lines kept as empty ones so line numbers hold), the file's name and separator. */
+ * engine's reader cuts, its workers parse): the lines as they were read, blank ones included so
+ * line numbers hold (the input's last line may lack its '\n'), the file's name and separator. */
 typedef struct vt_conll_text {
   char *data;
   size_t len, cap;  /* capacity kept across cuts; free(data) when done */

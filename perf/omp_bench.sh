@@ -31,7 +31,8 @@ V=$B/vitesse
 W=$(mktemp -d "${TMPDIR:-/tmp}/vt_omp_bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 
-json() { sed -n "s/.*\"$1\": \([0-9.e+-]*\).*/\1/p" "$2"; }
+# json KEY FILE: the first value of "KEY" in a --stats line (workers have keys of the same name).
+json() { grep -o "\"$1\": [0-9.e+-]*" "$2" | head -1 | cut -d' ' -f2; }
 
 # The inputs: the joint task's model and test set x20, the real lattices x10.
 awk '{ if (NF) print $1, $2 "|" $3; else print "" }' "$D/conll2000/train.txt" >"$W/train.joint"

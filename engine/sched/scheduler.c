@@ -60,6 +60,7 @@ struct vt_sched {
   int running; /* batches inside work() */
   int failed;  /* some work() failed */
   int rr;      /* where the dispatcher's tie-break starts */
+  int64_t write_seq; /* the batch the writer waits for: only its end wakes the coordinator */
 };
 
 static double now_seconds(void) {
@@ -189,7 +190,10 @@ static void batch_run(vt_sched *s, worker *w, const vt_sched_worker *view, int i
   sl->state = st == VT_OK ? SLOT_DONE : canceled ? SLOT_DROPPED : SLOT_FAILED;
   if (st != VT_OK && !canceled) s->failed = 1;
   s->running--;
-  pthread_cond_signal(&s->done_cv);
+  /* Wake the coordinator only when it has something to do: the batch it writes next is done,
+   * a batch failed or was dropped, or no batch runs any more (a stopping run waits for that).
+   * A batch done out of order is written without a wake-up when its turn comes. */
+  if (sl->b.seq == s->write_seq || st != VT_OK || !s->running) pthread_cond_signal(&s->done_cv);
 }
 
 /* The loop of worker `w` on its thread of the OpenMP team, until the coordinator says that
@@ -322,6 +326,7 @@ static void set_err(char *err, size_t errlen, const char *msg) {
 static void run_reset(vt_sched *s, const vt_sched_job *job) {
   s->job = job;
   s->eof = s->running = s->failed = s->rr = 0;
+  s->write_seq = 0;
   for (int i = 0; i < s->n_slots; i++) s->slots[i].state = SLOT_FREE;
   for (int n = 0; n < s->n_nodes; n++) {
     s->nodes[n].head = s->nodes[n].count = s->nodes[n].idle = 0;
@@ -391,7 +396,7 @@ static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, doub
           continue;
         }
         sl->state = SLOT_FREE;
-        next_write++;
+        s->write_seq = ++next_write;
         rs->batches_written++;
         rs->items_written += sl->b.items;
         rs->tokens_written += sl->b.tokens;
