@@ -30,8 +30,8 @@ struct vt_conll {
   size_t cap, start, end, scan; /* unread bytes buf[start, end); no '\n' in [start, scan) */
   int eof;
   uint64_t lineno;
-  int64_t size; /* bytes of a regular file, -1 for another (a pipe, a terminal) */
-  int64_t got;  /* bytes gzread gave (inflated) */
+  int64_t size;       /* bytes of a regular file, -1 for another (a pipe, a terminal) */
+  int64_t got;        /* bytes gzread gave (inflated) */
   vt_conll_text text; /* vt_conll_read's cut, kept across calls */
   vt_conll_text *cut; /* while vt_conll_cut runs: the text it fills */
   size_t span;        /* with `cut`: buf[span, start) is consumed but not yet copied into it */
@@ -268,8 +268,8 @@ vt_status vt_conll_cut(vt_conll *r, vt_conll_text *t, int32_t max_sents, size_t 
   }
 }
 
-vt_status vt_conll_parse(const vt_conll_opts *o, const vt_conll_text *t, vt_sentbatch *b,
-                         char *err, size_t errlen) {
+vt_status vt_conll_parse(const vt_conll_opts *o, const vt_conll_text *t, vt_sentbatch *b, char *err,
+                         size_t errlen) {
   vt_sentence *cur = NULL;
   uint64_t first_tok_line = 0, lineno = t->line0;
   const char *at = t->data, *text_end = t->data + t->len;
@@ -358,8 +358,7 @@ vt_status vt_conll_parse(const vt_conll_opts *o, const vt_conll_text *t, vt_sent
     } else if (ncols != cur->ncols) {
       vt_errorf(err, errlen, NULL,
                 "%s:%llu: %d columns, but the sentence's first token (line %llu) has %d", t->name,
-                (unsigned long long)lineno, ncols, (unsigned long long)first_tok_line,
-                cur->ncols);
+                (unsigned long long)lineno, ncols, (unsigned long long)first_tok_line, cur->ncols);
       return VT_EFORMAT;
     }
     if (cur->T >= o->max_tokens) {

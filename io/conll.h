@@ -6,7 +6,8 @@
  * as pass-through lines; `conllu` also passes through multiword-token ranges (`1-2`) and empty
  * nodes (`8.1`) and forces tabs. CRLF line ends, a missing final newline and any bytes are
  * accepted. Errors name "FILE:LINE": a token line whose column count differs from its sentence's
- * first token line, a sentence over `max_tokens` tokens, a line over `max_line_bytes` bytes, unreadable or corrupt (.gz) input.
+ * first token line, a sentence over `max_tokens` tokens, a line over `max_line_bytes` bytes,
+ * unreadable or corrupt (.gz) input.
  *
  * Sentences are appended to a vt_sentbatch (engine/text/sentbatch.h) that the caller owns and
  * clears; memory is bounded by the batch limits, not by the corpus. */
@@ -66,8 +67,8 @@ vt_status vt_conll_cut(vt_conll *r, vt_conll_text *t, int32_t max_sents, size_t 
  * reader was opened with). Returns VT_OK, VT_EFORMAT (a token line whose column count differs
  * from its sentence's first, a sentence over max_tokens: "FILE:LINE: problem" in `err`, which is
  * left alone on success) or VT_ENOMEM. */
-vt_status vt_conll_parse(const vt_conll_opts *o, const vt_conll_text *t, vt_sentbatch *b,
-                         char *err, size_t errlen);
+vt_status vt_conll_parse(const vt_conll_opts *o, const vt_conll_text *t, vt_sentbatch *b, char *err,
+                         size_t errlen);
 
 /* How far the reader is into its file: bytes consumed from the file (compressed bytes for gzip
  * input; read ahead by up to one buffer; where the file has no offset, a pipe, the bytes read

@@ -2,8 +2,8 @@
  * lattices and the engine: the version, one-line errors, a model opened from memory behaves as
  * the same file opened from its path, vt_tagger agrees with the engine's output for tagger and
  * joint models, the engine's decode agrees with vt_decode for any thread count, cancelling, a
- * failing sink, and engines run from the caller's own threads (pthreads, an OpenMP region). Its data (a toy tagging corpus, a toy chunking corpus, random lattices) is made
- * here. */
+ * failing sink, and engines run from the caller's own threads (pthreads, an OpenMP region). Its
+ * data (a toy tagging corpus, a toy chunking corpus, random lattices) is made here. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <pthread.h>

@@ -8,8 +8,7 @@
 
 #define BYTES_PER_TOKEN 16
 
-int vt_corpus_feed_read(vt_corpus_feed *f, vt_conll_text *t, vt_sentbatch *sb,
-                        vt_sched_batch *b) {
+int vt_corpus_feed_read(vt_corpus_feed *f, vt_conll_text *t, vt_sentbatch *sb, vt_sched_batch *b) {
   for (;;) {
     if (!f->r) {
       if (f->file >= (f->n_files ? f->n_files : 1)) return 0;

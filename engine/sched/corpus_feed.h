@@ -15,8 +15,8 @@ typedef struct vt_corpus_feed {
   const char *const *files; /* n_files of them; none: standard input */
   int n_files, file;        /* the file being read */
   vt_conll *r;
-  int64_t budget;     /* tokens per batch (the reader counts 16 bytes a token line) */
-  int64_t read_sents; /* sentences read so far */
+  int64_t budget;      /* tokens per batch (the reader counts 16 bytes a token line) */
+  int64_t read_sents;  /* sentences read so far */
   int64_t bytes_done;  /* bytes of the files finished */
   int64_t bytes_total; /* all the files' bytes, 0 = unknown, -1 = not yet looked at */
 } vt_corpus_feed;
@@ -26,8 +26,7 @@ typedef struct vt_corpus_feed {
  * vt_corpus_feed_parse). Returns 1 when it did, 0 at the end of the last file, or a negative
  * vt_status with the reader's one-line message in b->err (`sb` is then scratch): a vt_sched_job
  * read callback's contract. */
-int vt_corpus_feed_read(vt_corpus_feed *f, vt_conll_text *t, vt_sentbatch *sb,
-                        vt_sched_batch *b);
+int vt_corpus_feed_read(vt_corpus_feed *f, vt_conll_text *t, vt_sentbatch *sb, vt_sched_batch *b);
 
 /* Parses the batch `t` cut by vt_corpus_feed_read into `sb` (cleared first) and sets b->tokens:
  * the first step of a worker. Returns VT_OK, or VT_EFORMAT / VT_ENOMEM with the one-line

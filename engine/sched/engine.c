@@ -77,7 +77,7 @@ void vt_engine_keep_stats(vt_engine *e, const vt_sched_stats *rs) {
 
 void vt_engine_progress(const vt_engine_opts *eo, const vt_sched_progress *p, int64_t bytes_read,
                         int64_t bytes_total) {
-  vt_progress pub = {p->batches, p->items,  p->tokens,  p->elapsed,
+  vt_progress pub = {p->batches, p->items,   p->tokens,  p->elapsed,
                      p->final,   bytes_read, bytes_total};
   eo->progress(eo->progress_ctx, &pub);
 }
@@ -143,9 +143,9 @@ void vt_engine_stats_json(const vt_engine *e, FILE *f) {
             "\"arena_high_water\": %zu, \"arena_reserved\": %zu, \"arena_blocks\": %llu, "
             "\"heap_bytes\": %lld}",
             i ? ", " : "", i, pw->pu_os, pw->numa, w->bound ? "true" : "false", (long long)w->items,
-            (long long)w->tokens, (long long)w->batches, (long long)w->steals, w->busy_seconds, w->cpu_seconds,
-            w->arena_high_water, w->arena_reserved, (unsigned long long)w->arena_blocks,
-            (long long)w->heap_bytes);
+            (long long)w->tokens, (long long)w->batches, (long long)w->steals, w->busy_seconds,
+            w->cpu_seconds, w->arena_high_water, w->arena_reserved,
+            (unsigned long long)w->arena_blocks, (long long)w->heap_bytes);
   }
   fprintf(f, "], \"vm_rss_kb\": %lld, \"rss_anon_kb\": %lld, \"vm_hwm_kb\": %lld",
           proc_status_kb("VmRSS:"), proc_status_kb("RssAnon:"), proc_status_kb("VmHWM:"));

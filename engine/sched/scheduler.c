@@ -56,10 +56,10 @@ struct vt_sched {
   pthread_cond_t done_cv; /* the coordinator waits here (CLOCK_MONOTONIC) */
   /* Run state, under mu. */
   const vt_sched_job *job;
-  int eof;     /* no batch will be queued any more: idle workers exit */
-  int running; /* batches inside work() */
-  int failed;  /* some work() failed */
-  int rr;      /* where the dispatcher's tie-break starts */
+  int eof;           /* no batch will be queued any more: idle workers exit */
+  int running;       /* batches inside work() */
+  int failed;        /* some work() failed */
+  int rr;            /* where the dispatcher's tie-break starts */
   int64_t write_seq; /* the batch the writer waits for: only its end wakes the coordinator */
 };
 

@@ -146,8 +146,8 @@ typedef struct vt_sched_stats {
   double write_seconds;           /* in write() */
   int canceled;                   /* the cancel flag stopped the run */
   int64_t coordinator_heap_bytes; /* heap bytes the coordinator allocated; -1 unknown */
-  double serial_cpu_seconds;      /* the coordinator thread's CPU time (reading, writing, waiting) */
-  double worker_cpu_seconds;      /* the workers' CPU time, summed */
+  double serial_cpu_seconds; /* the coordinator thread's CPU time (reading, writing, waiting) */
+  double worker_cpu_seconds; /* the workers' CPU time, summed */
 } vt_sched_stats;
 
 typedef struct vt_sched vt_sched;

@@ -3,7 +3,8 @@
  * token line), workers tag them (vt_text_tag_batch: features, emissions, decoding, text) with
  * their node's replica of the model, the writer hands them to the sink in input order. Each slot
  * of the ring owns the raw lines (cut by the reader), a sentence batch (parsed from them by the
- * worker) and a text buffer (filled by the worker), kept across batches, so the steady state allocates nothing. */
+ * worker) and a text buffer (filled by the worker), kept across batches, so the steady state
+ * allocates nothing. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,8 @@ typedef struct tag_job {
   vt_text_conf conf; /* -v and allowed labels */
   vt_corpus_feed feed;
   vt_conll_text *text; /* per slot: the raw lines the reader cut */
-  vt_sentbatch *sb;     /* per slot: parsed by the worker */
-  vt_textbuf *tb;   /* per slot */
+  vt_sentbatch *sb;    /* per slot: parsed by the worker */
+  vt_textbuf *tb;      /* per slot */
   padded_tag_stats *ws;
   vt_rowcache **cache; /* per worker, made by the worker on its first batch (NULL: none) */
   vt_corpus_out out;
