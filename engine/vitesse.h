@@ -638,7 +638,8 @@ typedef struct vt_progress {
 } vt_progress;
 
 typedef struct vt_engine_opts {
-  int threads;          /* workers; 0 = one per core */
+  int threads;          /* workers; 0 = omp_get_max_threads() (OMP_NUM_THREADS, else every CPU
+                           the process may run on; on a synthetic topology one per core) */
   vt_bind bind;         /* default core */
   const char *topology; /* NULL: this machine; else plan on that synthetic topology (see
                            `vitesse topo --help`) and bind nothing */
@@ -651,7 +652,8 @@ typedef struct vt_engine_opts {
   int64_t reserved[8];
 } vt_engine_opts;
 
-/* Fills `o` with the defaults: one worker per core, bound to cores, this machine, 4096 tokens. */
+/* Fills `o` with the defaults: omp_get_max_threads() workers, bound to cores, this machine,
+ * 4096 tokens. */
 VT_API void vt_engine_opts_init(vt_engine_opts *o);
 
 /* Parses a binding name ("core", "numa", "none") into *out; VT_EINVAL for another. */
@@ -722,7 +724,10 @@ typedef struct vt_run_report {
   int64_t eval_chunks_gold, eval_chunks_pred, eval_chunks_ok; /* joint eval: chunks other than O */
   int canceled;                                               /* the run was canceled */
   int write_errno; /* errno of the failed sink write, 0 when none */
-  int64_t reserved[8];
+  /* CPU seconds (CLOCK_THREAD_CPUTIME_ID) of the calling thread, which reads, cuts sentences and
+   * writes (serial), and of the workers, summed: serial/worker is what limits scaling. */
+  double serial_cpu_seconds, worker_cpu_seconds;
+  int64_t reserved[6];
 } vt_run_report;
 
 /* Tags the column corpora `files` (n_files of them, in order; none: standard input; "-" is
@@ -784,7 +789,8 @@ VT_API vt_status vt_engine_decode_conf(vt_engine *e, const vt_trans *trans,
 
 /* Prints the engine's part of the last run's --stats JSON object to `f`: `"key": value` pairs
  * separated by ", ", without braces (threads, bind, batch tokens, slots, wall/read/decode/write
- * split, per-worker figures, the process's memory). */
+ * split, serial_cpu_seconds and worker_cpu_seconds, omp_proc_bind, per-worker figures, the
+ * process's memory). */
 VT_API void vt_engine_stats_json(const vt_engine *e, FILE *f);
 
 /* ---- score lattices of a corpus, and evaluation ---------------------------------------------- */
