@@ -264,11 +264,8 @@ static void emissions_prepare(vt_degen *s, const vt_trans *tr, const double *E, 
     s->Er = E;
     s->le = L;
   } else {
-    for (int32_t t = 0; t < T; t++) {
-      const double *src = E + (size_t)t * L;
-      double *dst = buf + (size_t)t * L;
-      for (int32_t r = 0; r < L; r++) dst[r] = src[tr->rank[r]];
-    }
+    for (int32_t t = 0; t < T; t++)
+      s->ops->gather(buf + (size_t)t * L, E + (size_t)t * L, tr->rank, L);
     s->Er = buf;
     s->le = L;
   }
