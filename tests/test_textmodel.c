@@ -552,5 +552,6 @@ TEST(strhash_padded) {
   EXPECT_EQ_INT(bad, 0, "strings whose padded hash differs");
 }
 
-TEST_MAIN(CASE(strhash_padded), CASE(train_and_roundtrip), CASE(rowcache), CASE(replicas_plain_model), CASE(corruption),
-          CASE(obs_bigram), CASE(replicas_obs_bigram_model), CASE(parameter_mixing))
+TEST_MAIN(CASE(strhash_padded), CASE(train_and_roundtrip), CASE(rowcache),
+          CASE(replicas_plain_model), CASE(corruption), CASE(obs_bigram),
+          CASE(replicas_obs_bigram_model), CASE(parameter_mixing))

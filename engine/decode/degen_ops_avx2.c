@@ -34,8 +34,8 @@ static void row_join_c_avx2(double *row, double p, const double *E, const double
   for (int32_t j = 0; j < n; j++) row[j] = (p + E[j]) + (into[j] + tau);
 }
 
-static void gather_avx2(double *restrict out, const double *restrict x,
-                          const int32_t *restrict idx, int32_t n) {
+static void gather_avx2(double *restrict out, const double *restrict x, const int32_t *restrict idx,
+                        int32_t n) {
   for (int32_t j = 0; j < n; j++) out[j] = x[idx[j]];
 }
 
