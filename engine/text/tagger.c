@@ -106,14 +106,12 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
     hit[t] = fill[t] = -1;
     if (cache) hit[t] = vt_rowcache_probe(cache, tk, t, cols, &fill[t], &khash[t]);
   }
-  size_t need = 1, all = 0; /* the longest single string; the strings to expand together */
+  size_t need = 1; /* the longest single string */
   for (int32_t i = 0; i < ts->n; i++) {
     size_t b = vt_tmpl_bound(ts, i, maxf);
     if (b > need) need = b;
   }
-  for (int32_t t = 0; t < T; t++)
-    for (int32_t k = hit[t] >= 0 ? nloc : 0; k < nu; k++)
-      all += vt_tmpl_bound_at(ts, ord[k], tk, t);
+  const size_t all = vt_tmpl_bound_unigrams(ts, tk); /* the strings to expand together */
   if (all > UINT32_MAX) return VT_ENOMEM;
   const size_t nl = (size_t)T * (size_t)nu;
   char *sbuf = VT_ARENA_NEW(arena, char, all + need + 8); /* + 8: vt_strhash_padded's reads */
