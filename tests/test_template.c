@@ -96,6 +96,24 @@ TEST(crfpp) {
   vt_tmplset_free(&ts);
 }
 
+/* Sentinels far from the sentence: one digit (written without snprintf) and two. */
+TEST(sentinels) {
+  const char *text = "U00:%x[-12,0]/%x[10,1]/%x[-9,0]/%x[9,0]\n";
+  vt_tmplset ts;
+  char err[256];
+  vt_status st = vt_tmplset_parse(&ts, text, strlen(text), "s.tmpl", err, sizeof err);
+  EXPECT(st == VT_OK, "parse: %s", err);
+  if (st != VT_OK) return;
+  static const char *const cols[] = {"a", "A", "b", "B", "c", "C"};
+  sent s;
+  sent_make(&s, cols, 3);
+  expect_expand(&ts, 0, &s, 0, "U00:_B-12/_B+8/_B-9/_B+7");
+  expect_expand(&ts, 0, &s, 1, "U00:_B-11/_B+9/_B-8/_B+8");
+  expect_expand(&ts, 0, &s, 2, "U00:_B-10/_B+10/_B-7/_B+9");
+  expect_sentence_bound(&ts, &s);
+  vt_tmplset_free(&ts);
+}
+
 /* Wapiti's %t / %m and their upper-case forms. */
 TEST(wapiti) {
   const char *text = "U30:%m[0,0,\".?.?.?$\"]\n"     /* 3-byte suffix */
@@ -185,4 +203,4 @@ TEST(errors) {
   }
 }
 
-TEST_MAIN(CASE(crfpp), CASE(wapiti), CASE(regex), CASE(errors))
+TEST_MAIN(CASE(crfpp), CASE(sentinels), CASE(wapiti), CASE(regex), CASE(errors))

@@ -136,6 +136,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
   const size_t ni = i;
   first[T] = (uint32_t)ni;
   soff[ni] = (uint32_t)pos;
+  memset(sbuf + pos, 0, 8); /* the padding the last string's hash read (masked) */
   for (i = 0; i < ni; i++) {
     uint32_t v = m->slots[(uint32_t)hh[i] & m->slot_mask];
     const uint8_t *rec = v ? slot_record(m, v, hh[i]) : NULL;

@@ -47,6 +47,12 @@ size_t vt_tmpl_bound_unigrams(const vt_tmplset *ts, const vt_tokens *s) {
 
 /* Writes the sentinel of a row offset `idx` outside [0, T) into buf; returns its length. */
 static size_t sentinel(int64_t idx, int32_t T, char *buf) {
+  const int64_t d = idx < 0 ? -idx : idx - T + 1;
+  if (d <= 9) { /* the usual one digit, without snprintf (0.5% of a tag run) */
+    memcpy(buf, idx < 0 ? "_B-" : "_B+", 3);
+    buf[3] = (char)('0' + d);
+    return 4;
+  }
   if (idx < 0) return (size_t)snprintf(buf, SENTINEL_MAX, "_B-%lld", (long long)-idx);
   return (size_t)snprintf(buf, SENTINEL_MAX, "_B+%lld", (long long)(idx - T + 1));
 }
