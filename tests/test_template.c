@@ -40,6 +40,21 @@ static void expect_expand(const vt_tmplset *ts, int32_t i, const sent *s, int32_
          i, t, (int)n, buf, want);
 }
 
+/* vt_tmpl_bound_unigrams over sentence s holds the unigram templates' expansions at every
+ * position, and bounds the sum of their position bounds. */
+static void expect_sentence_bound(const vt_tmplset *ts, const sent *s) {
+  char buf[512];
+  size_t total = 0, at = 0;
+  for (int32_t k = 0; k < ts->n_u; k++)
+    for (int32_t t = 0; t < s->tk.T; t++) {
+      total += vt_tmpl_expand(ts, ts->u_idx[k], &s->tk, t, buf);
+      at += vt_tmpl_bound_at(ts, ts->u_idx[k], &s->tk, t);
+    }
+  const size_t b = vt_tmpl_bound_unigrams(ts, &s->tk);
+  EXPECT(total <= b && at <= b, "sentence bound %zu under %zu expanded or %zu position bounds", b,
+         total, at);
+}
+
 /* CRF++ templates: comments, CRLF, blank lines, several macros per line, sentinels, B. */
 TEST(crfpp) {
   const char *text = "# a comment\r\n"
@@ -77,6 +92,25 @@ TEST(crfpp) {
   expect_expand(&ts, 4, &s, 2, "U06:_B+3");
   expect_expand(&ts, 5, &s, 1, "U");
   expect_expand(&ts, 6, &s, 1, "B10:VBZ");
+  expect_sentence_bound(&ts, &s);
+  vt_tmplset_free(&ts);
+}
+
+/* Sentinels far from the sentence: one digit (written without snprintf) and two. */
+TEST(sentinels) {
+  const char *text = "U00:%x[-12,0]/%x[10,1]/%x[-9,0]/%x[9,0]\n";
+  vt_tmplset ts;
+  char err[256];
+  vt_status st = vt_tmplset_parse(&ts, text, strlen(text), "s.tmpl", err, sizeof err);
+  EXPECT(st == VT_OK, "parse: %s", err);
+  if (st != VT_OK) return;
+  static const char *const cols[] = {"a", "A", "b", "B", "c", "C"};
+  sent s;
+  sent_make(&s, cols, 3);
+  expect_expand(&ts, 0, &s, 0, "U00:_B-12/_B+8/_B-9/_B+7");
+  expect_expand(&ts, 0, &s, 1, "U00:_B-11/_B+9/_B-8/_B+8");
+  expect_expand(&ts, 0, &s, 2, "U00:_B-10/_B+10/_B-7/_B+9");
+  expect_sentence_bound(&ts, &s);
   vt_tmplset_free(&ts);
 }
 
@@ -118,6 +152,7 @@ TEST(wapiti) {
   expect_expand(&ts, 7, &s, 1, "U37:false");
   expect_expand(&ts, 8, &s, 0, "U38:");
   expect_expand(&ts, 9, &s, 1, "U39:-");
+  expect_sentence_bound(&ts, &s);
   vt_tmplset_free(&ts);
 }
 
@@ -168,4 +203,4 @@ TEST(errors) {
   }
 }
 
-TEST_MAIN(CASE(crfpp), CASE(wapiti), CASE(regex), CASE(errors))
+TEST_MAIN(CASE(crfpp), CASE(sentinels), CASE(wapiti), CASE(regex), CASE(errors))

@@ -14,6 +14,7 @@
 #include "model_replica.h"
 #include "node_mem.h"
 #include "rowcache.h"
+#include "strhash.h"
 #include "tagger.h"
 #include "test_util.h"
 #include "topo.h"
@@ -580,6 +581,23 @@ TEST(minibatches) {
   }
 }
 
-TEST_MAIN(CASE(train_and_roundtrip), CASE(rowcache), CASE(replicas_plain_model), CASE(corruption),
-          CASE(obs_bigram), CASE(replicas_obs_bigram_model), CASE(parameter_mixing),
-          CASE(minibatches))
+/* The emission code's string hash (vt_strhash_padded, one masked load for the last partial word)
+ * gives vt_strhash's value at every length and alignment, whatever bytes follow the string; and
+ * vt_strhash itself keeps the values model files hold. */
+TEST(strhash_padded) {
+  EXPECT(vt_strhash("U02:the", 7) == 0x872ad0c0f89458d6ull, "vt_strhash changed: model files");
+  EXPECT(vt_strhash("", 0) == 0xe220a8397b1dcdafull, "vt_strhash changed at length 0");
+  test_rng r = {5};
+  unsigned char buf[64 + 8];
+  int64_t bad = 0;
+  for (int rep = 0; rep < 20000; rep++) {
+    for (size_t j = 0; j < sizeof buf; j++) buf[j] = (unsigned char)test_int(&r, 256);
+    const size_t at = (size_t)test_int(&r, 8), n = (size_t)test_int(&r, 57);
+    bad += vt_strhash_padded(buf + at, n) != vt_strhash(buf + at, n);
+  }
+  EXPECT_EQ_INT(bad, 0, "strings whose padded hash differs");
+}
+
+TEST_MAIN(CASE(strhash_padded), CASE(train_and_roundtrip), CASE(rowcache),
+          CASE(replicas_plain_model), CASE(corruption), CASE(obs_bigram),
+          CASE(replicas_obs_bigram_model), CASE(parameter_mixing), CASE(minibatches))

@@ -106,17 +106,15 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
     hit[t] = fill[t] = -1;
     if (cache) hit[t] = vt_rowcache_probe(cache, tk, t, cols, &fill[t], &khash[t]);
   }
-  size_t need = 1, all = 0; /* the longest single string; the strings to expand together */
+  size_t need = 1; /* the longest single string */
   for (int32_t i = 0; i < ts->n; i++) {
     size_t b = vt_tmpl_bound(ts, i, maxf);
     if (b > need) need = b;
   }
-  for (int32_t t = 0; t < T; t++)
-    for (int32_t k = hit[t] >= 0 ? nloc : 0; k < nu; k++)
-      all += vt_tmpl_bound_at(ts, ord[k], tk, t);
+  const size_t all = vt_tmpl_bound_unigrams(ts, tk); /* the strings to expand together */
   if (all > UINT32_MAX) return VT_ENOMEM;
   const size_t nl = (size_t)T * (size_t)nu;
-  char *sbuf = VT_ARENA_NEW(arena, char, all + need);
+  char *sbuf = VT_ARENA_NEW(arena, char, all + need + 8); /* + 8: vt_strhash_padded's reads */
   uint32_t *soff = VT_ARENA_NEW(arena, uint32_t, nl + 1);
   uint64_t *hh = VT_ARENA_NEW(arena, uint64_t, nl + 1);
   const uint8_t **recs = VT_ARENA_NEW(arena, const uint8_t *, nl + 1);
@@ -130,7 +128,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
     for (int32_t k = hit[t] >= 0 ? nloc : 0; k < nu; k++, i++) {
       soff[i] = (uint32_t)pos;
       size_t n = vt_tmpl_expand(ts, ord[k], tk, t, sbuf + pos);
-      hh[i] = vt_strhash(sbuf + pos, n);
+      hh[i] = vt_strhash_padded(sbuf + pos, n);
       __builtin_prefetch(&m->slots[(uint32_t)hh[i] & m->slot_mask]);
       pos += n;
     }
@@ -138,6 +136,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
   const size_t ni = i;
   first[T] = (uint32_t)ni;
   soff[ni] = (uint32_t)pos;
+  memset(sbuf + pos, 0, 8); /* the padding the last string's hash read (masked) */
   for (i = 0; i < ni; i++) {
     uint32_t v = m->slots[(uint32_t)hh[i] & m->slot_mask];
     const uint8_t *rec = v ? slot_record(m, v, hh[i]) : NULL;

@@ -84,6 +84,11 @@ size_t vt_tmpl_bound(const vt_tmplset *ts, int32_t i, size_t max_field);
  * literal text plus, per macro, the length of the field it reads or of a sentinel). */
 size_t vt_tmpl_bound_at(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int32_t t);
 
+/* Returns an upper bound on the summed lengths of every unigram template's expansions at every
+ * position of `s` (at least the sum of vt_tmpl_bound_at over them), in O(T) per macro: each
+ * macro's fields summed over its column, plus its literal text and a sentinel per position. */
+size_t vt_tmpl_bound_unigrams(const vt_tmplset *ts, const vt_tokens *s);
+
 /* Writes template i's feature string at position t (0 <= t < s->T) of `s` into `buf`, which
  * holds at least vt_tmpl_bound(ts, i, longest field of s) bytes; returns its length. Every
  * column a macro reads must exist (s->ncols > ts->max_col: the caller checks). */

@@ -28,8 +28,31 @@ size_t vt_tmpl_bound_at(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int
   return n;
 }
 
+size_t vt_tmpl_bound_unigrams(const vt_tmplset *ts, const vt_tokens *s) {
+  const size_t T = (size_t)s->T;
+  size_t n = 0;
+  for (int32_t k = 0; k < ts->n_u; k++) {
+    const vt_tmpl *tm = &ts->t[ts->u_idx[k]];
+    const vt_tmpl_item *it = ts->items + tm->item0;
+    n += T * (tm->lit_len + 1);
+    for (uint32_t j = 0; j < tm->n; j++, it++) {
+      if (it->kind == VT_TI_LIT) continue;
+      n += T * SENTINEL_MAX; /* plus every field of its column: each position reads one */
+      for (size_t t = 0; t < T; t++)
+        n += s->fields[2 * (t * (size_t)s->ncols + (size_t)it->col) + 1];
+    }
+  }
+  return n;
+}
+
 /* Writes the sentinel of a row offset `idx` outside [0, T) into buf; returns its length. */
 static size_t sentinel(int64_t idx, int32_t T, char *buf) {
+  const int64_t d = idx < 0 ? -idx : idx - T + 1;
+  if (d <= 9) { /* the usual one digit, without snprintf (0.5% of a tag run) */
+    memcpy(buf, idx < 0 ? "_B-" : "_B+", 3);
+    buf[3] = (char)('0' + d);
+    return 4;
+  }
   if (idx < 0) return (size_t)snprintf(buf, SENTINEL_MAX, "_B-%lld", (long long)-idx);
   return (size_t)snprintf(buf, SENTINEL_MAX, "_B+%lld", (long long)(idx - T + 1));
 }
