@@ -26,8 +26,8 @@ static const vt_binfile_format FORMAT = {{0x89, 'V', 'T', 'M', 'O', 'D', 'L', '\
 
 /* Writes `img` to `path`, or, when `mem` is not NULL, into *mem (*mem_len bytes; the caller frees
  * it; `path` names it in messages). */
-static int write_image(const char *path, const vt_textmodel_image *img, void **mem,
-                       size_t *mem_len, char *err, size_t errlen) {
+static int write_image(const char *path, const vt_textmodel_image *img, void **mem, size_t *mem_len,
+                       char *err, size_t errlen) {
   int st = VT_ENOMEM;
   const int32_t L = img->L;
   unsigned char meta[META_SIZE];
@@ -136,9 +136,9 @@ int vt_textmodel_save(const vt_textmodel *m, const char *path, char *err, size_t
     t[LL + (size_t)y] = (float)m->S[y];
     t[LL + (size_t)m->L + (size_t)y] = (float)m->F[y];
   }
-  vt_textmodel_image img = {m->L,        m->label_bytes, m->label_off, m->label_freq,
-                            m->rank,     m->tmpl_text,   m->tmpl_len,  m->recs,
-                            m->recs_len, m->n_feat,      m->key_bytes, m->obs_bigram,
+  vt_textmodel_image img = {m->L,        m->label_bytes, m->label_off,  m->label_freq,
+                            m->rank,     m->tmpl_text,   m->tmpl_len,   m->recs,
+                            m->recs_len, m->n_feat,      m->key_bytes,  m->obs_bigram,
                             t,           t + LL,         t + LL + m->L, m->meta};
   int st = vt_textmodel_write(path, &img, err, errlen);
   free(t);

@@ -80,10 +80,10 @@ vt_status vt_peer_wapiti_load(vt_textmodel **out, const void *data, size_t size,
   char *key = NULL, *plain = NULL;
   size_t plain_len = 0;
   *out = NULL;
-  if (memchr(data, '\0', size)) BAD("NUL byte in a Wapiti model");
   if (expect(&c, "#mdl#") || read_u64(&c, &type) || expect(&c, "#") || read_u64(&c, &nact) ||
       expect(&c, "\n"))
     BAD("not a Wapiti 1.5 model (expected \"#mdl#TYPE#COUNT\")");
+  if (memchr(data, '\0', size)) BAD("NUL byte in a Wapiti model");
   if (type != 2)
     BAD("Wapiti model type %llu: only CRF models (type 2) are supported", (unsigned long long)type);
   if (expect(&c, "#rdr#") || read_u64(&c, &npats) || expect(&c, "/") || read_u64(&c, &ntoks))
