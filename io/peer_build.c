@@ -79,7 +79,6 @@ vt_status vt_peer_build_feature(vt_peer_build *b, const char *s, size_t n, int b
                                 const double *w) {
   if (bigram && !b->obs_bigram) return VT_OK;
   const size_t nw = bigram ? (size_t)b->L * (size_t)b->L : (size_t)b->L;
-  const int kb = bigram ? 4 : b->key_bytes;
   uint32_t nnz = 0;
   for (size_t i = 0; i < nw; i++) {
     if (!isfinite(w[i])) return VT_EFORMAT;
@@ -87,11 +86,16 @@ vt_status vt_peer_build_feature(vt_peer_build *b, const char *s, size_t n, int b
   }
   if (nnz == 0) return VT_OK; /* adds nothing anywhere: as if unseen */
   if (n > UINT32_MAX / 2) return VT_EFORMAT;
+  /* dense (all L weights, keyless) when it scores at least an eighth of the labels, as the
+   * trainer writes them (engine/text/train_export.c): faster to add */
+  const int dense = !bigram && (uint64_t)nnz * 8 >= (uint64_t)b->L;
+  const int kb = bigram ? 4 : dense ? 0 : b->key_bytes;
+  if (dense) nnz = (uint32_t)b->L;
   uint64_t size = vt_feat_size((uint32_t)n, nnz, kb);
   if (reserve((void **)&b->recs, (size_t *)&b->recs_cap, b->recs_len, size)) return VT_ENOMEM;
   uint8_t *r = b->recs + b->recs_len;
   memset(r, 0, size);
-  uint32_t head[2] = {(uint32_t)n, nnz | (bigram ? 0x80000000u : 0)};
+  uint32_t head[2] = {(uint32_t)n, nnz | (bigram ? 0x80000000u : 0) | (dense ? 0x40000000u : 0)};
   memcpy(r, head, 8);
   memcpy(r + 8, s, n);
   uint8_t *keys = r + 8 + vt_pad4((uint32_t)n);
@@ -99,11 +103,11 @@ vt_status vt_peer_build_feature(vt_peer_build *b, const char *s, size_t n, int b
   uint32_t k = 0;
   for (size_t i = 0; i < nw; i++) {
     float v = (float)(w[i] * b->cf);
-    if (v == 0.0f) continue;
+    if (v == 0.0f && !dense) continue;
     if (kb == 2) {
       uint16_t key = (uint16_t)i;
       memcpy(keys + 2 * (size_t)k, &key, 2);
-    } else {
+    } else if (kb == 4) {
       uint32_t key = (uint32_t)i;
       memcpy(keys + 4 * (size_t)k, &key, 4);
     }

@@ -4,10 +4,11 @@
  * A loader adds the labels in the peer's order (label i of the peer is label i here, so the
  * decoders' lowest-index tie rule is the peer's), the templates as vitesse's template text (the
  * peer's lines; engine/text/template.h reads both dialects), then every feature string with its
- * weights (cost factor applied, in double, then stored as float32 records: only the non-zero
- * ones), and the plain label-bigram weights into A. There are no start or end weights (S = F =
- * 0): neither peer has them. vt_peer_build_finish writes the image as a model file in memory and
- * opens it with the ordinary loader, so a converted model is the same bytes. */
+ * weights (cost factor applied, in double, then stored as float32 records: sparse, the non-zero
+ * ones, or dense when they score an eighth of the labels or more, as the trainer's), and the plain
+ * label-bigram weights into A. There are no start or end weights (S = F = 0): neither peer has
+ * them. vt_peer_build_finish writes the image as a model file in memory and opens it with the
+ * ordinary loader, so a converted model is the same bytes. */
 #ifndef VT_IO_PEER_BUILD_H
 #define VT_IO_PEER_BUILD_H
 
