@@ -154,10 +154,9 @@ typedef struct walk {
   uint64_t maxid;
   const char *plain;
   size_t plain_len;
-  uint64_t n_keys;
 } walk;
 
-/* A node being visited: its base, the key length at it, the next byte to try. */
+/* A node being visited: its base and the next byte to try (-1: its own key first). */
 typedef struct frame {
   int32_t base;
   int next;
@@ -187,7 +186,6 @@ static vt_status trie_walk(walk *k, int32_t root, const char *name, char *err, s
       const da_unit *t = &k->da[f->base];
       if (t->check == (uint32_t)f->base && t->base < 0) {
         uint64_t id = (uint64_t)(-(int64_t)t->base - 1);
-        k->n_keys++;
         st = add_feature(k->b, k->key, depth, id, k->w, k->maxid, k->plain, k->plain_len, name, err,
                          errlen);
         if (st != VT_OK) goto done;
@@ -331,9 +329,8 @@ static vt_status load_text(vt_textmodel **out, const char *data, size_t size, co
   vt_peer_build b;
   memset(&b, 0, sizeof b);
   double *w = NULL;
-  char *plain = NULL, *tmpls = NULL, *labels = NULL;
+  char *plain = NULL, *tmpls = NULL;
   size_t plain_len = 0;
-  uint64_t *ids = NULL, *soff = NULL;
   const char *p = data, *end = data + size, *s, *e;
   uint64_t version = 0, maxid = 0, xsize = 0, lineno = 0;
   double stored_cf = 1.0;
@@ -471,9 +468,6 @@ done:
   free(w);
   free(plain);
   free(tmpls);
-  free(labels);
-  free(ids);
-  free(soff);
   vt_peer_build_free(&b);
   return st;
 }
