@@ -402,6 +402,7 @@ TEST(detection_by_content) {
   REQUIRE(pw_write_wapiti(&m, p) == 0, "write");
   EXPECT_EQ_INT(vt_model_file_kind(p), VT_MODEL_TAGGER, "Wapiti");
   expect_refused(p, "crfpp", "CRF++");
+  expect_refused(p, "vitesse", "not a vitesse model");
   vt_model *vm = NULL;
   EXPECT(vt_model_open_as(&vm, p, "nosuch", 0.0) == VT_EINVAL, "unknown format name");
   free(m.w);

@@ -274,8 +274,16 @@ vt_status vt_model_open_as(vt_model **out, const char *path, const char *format,
                    format);
   if (!(cost_factor >= 0) || !isfinite(cost_factor))
     return vt_fail(VT_EINVAL, "cost factor must be positive");
-  if ((is_auto && cost_factor == 0) || (!is_auto && pf == VT_PEER_NONE && cost_factor == 0))
+  if (!is_auto && pf == VT_PEER_NONE) { /* "vitesse": a vitesse model file, nothing else */
+    unsigned char head[8];
+    size_t n = 0;
+    if (cost_factor > 0)
+      return vt_fail(VT_EINVAL, "%s: a cost factor applies to CRF++ models only", path);
+    if (sniff(path, head, &n) && !kind_of(head, n) && vt_peer_sniff(head, n) != VT_PEER_NONE)
+      return vt_fail(VT_EFORMAT, "%s: not a vitesse model file (a CRF++ or Wapiti model?)", path);
     return vt_model_open(out, path);
+  }
+  if (is_auto && cost_factor == 0) return vt_model_open(out, path);
   char *buf;
   size_t len;
   vt_status st = read_whole(path, &buf, &len);
