@@ -706,7 +706,9 @@ typedef struct vt_tag_opts {
   int eval;              /* joint: compare with the gold columns (vt_tag_report's eval) */
   int32_t verbose;       /* tagger models: 1 or 2 print marginals and path probabilities (CRF++'s
                             -v1/-v2 layout, see vt_engine_tag); 0 (default) none */
-  int32_t reserved0;
+  int32_t label_sep;     /* tagger models: the byte put before each predicted label (and, with
+                            verbose 2, between labels): '\t' as crf_test and wapiti label
+                            write, or ' '; 0 (default): the token line's own separator */
   const struct vt_constraints *constraints; /* tagger models: allowed labels (NULL: none) */
   int64_t reserved[6];
 } vt_tag_opts;

@@ -69,6 +69,10 @@ convert)
     cmp -s a.txt b.txt || fail "$m: converted model tags differently"
     cmp -s a3.txt b3.txt || fail "$m: converted model's 3-best differ"
     [ "$(grep -c . a.txt)" -eq 9 ] || fail "$m: 9 token lines expected"
+    # --label-sep tab: the line as read, a tab, the label (as wapiti label writes)
+    "$VITESSE" tag -m conv.vt --label-sep tab test.txt -o t.txt 2>stderr || fail "--label-sep"
+    awk -F '\t' 'NF { print $1 " " $2 } !NF { print }' t.txt | cmp -s - a.txt ||
+      fail "$m: --label-sep tab is not the line, a tab and the label"
   done
   # the binary and the text CRF++ model are one model: the same conversion
   "$VITESSE" convert --from crfpp models/crfpp/good.model -o bin.vt 2>stderr || fail "convert bin"
@@ -87,6 +91,7 @@ bad_model)
   expect_bad_input "$VITESSE" convert --from nosuch models/wapiti/good.model -o out/x.vt
   expect_bad_input "$VITESSE" tag -m models/wapiti/good.model --cost-factor 2 test.txt -o out/x
   expect_bad_input "$VITESSE" tag -m models/crfpp/good.model --cost-factor -1 test.txt -o out/x
+  expect_bad_input "$VITESSE" tag -m models/crfpp/good.model --label-sep comma test.txt -o out/x
   printf 'version: 100\ncost-factor: 1\nmaxid: 1\nxsize: 1\n\nA\n\nU01:%%x[9,0]\n\n0 U01:a\n\n0.5\n' \
     >badtmpl.txt
   expect_bad_input "$VITESSE" tag -m badtmpl.txt test.txt -o out/x

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/peer_compare.sh VITESSE DIR: vitesse's labels with the peer models of DIR
-# (../shared/peer-models/conll2000-chunk) against the peers' own outputs: 1-best labels of
+# (../shared/peer-models/conll2000-chunk) against the peers' own outputs: with --label-sep tab
+# the same bytes as crfpp.out (input given tab-separated) and wapiti.out; 1-best labels of
 # crfpp.model, crfpp.model.txt (crf_test: crfpp.out) and wapiti.model (wapiti label: wapiti.out)
 # on every token, and the 3-best label sequences (crfpp.n3v1.out, wapiti.n3.out) equal to
 # vitesse's up to the order of exact ties: the peer's r-th path is one of vitesse's 4 best with
@@ -14,6 +15,20 @@ bad=0
 
 # labels FILE: the last field of every token line, "/suffix" removed (n-best outputs).
 labels() { awk 'NF && !/^# / { x = $NF; sub(/\/[^\/]*$/, "", x); print x }' "$1"; }
+
+# the peers' own bytes: wapiti label appends a tab to the line as read; crf_test joins the
+# columns with tabs too, so its input is given tab-separated
+tr ' ' '\t' <"$P/test.txt" >"$W/test.tab"
+for m in crfpp.model wapiti.model; do
+  case $m in crfpp*) ref=crfpp.out in=$W/test.tab ;; *) ref=wapiti.out in=$P/test.txt ;; esac
+  "$VITESSE" tag -m "$P/$m" --label-sep tab "$in" -o "$W/b.txt" || exit 1
+  if cmp -s "$W/b.txt" "$P/$ref"; then
+    echo "bytes $m --label-sep tab vs $ref: identical"
+  else
+    echo "bytes $m --label-sep tab vs $ref: DIFFER"
+    bad=1
+  fi
+done
 
 for m in crfpp.model crfpp.model.txt wapiti.model; do
   case $m in crfpp*) ref=crfpp.out ;; *) ref=wapiti.out ;; esac
