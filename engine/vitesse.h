@@ -380,7 +380,8 @@ typedef enum vt_model_kind {
 } vt_model_kind;
 
 /* Opens the model file `path`, recognising its kind from its first bytes: a tagger model, a
- * joint model, or a NumPy .npy (L, L) float matrix of transitions. Every offset and count of
+ * joint model, or a NumPy .npy (L, L) float matrix of transitions; a CRF++ or Wapiti model
+ * opens as a tagger model (vt_model_open_as, format "auto"). Every offset and count of
  * the file is checked before use. A path that can be read only once (a pipe, /dev/stdin) is read
  * whole into memory and opened as by vt_model_open_memory. Returns VT_OK, VT_EIO (unreadable),
  * VT_EFORMAT (not a model, or damaged: "PATH: problem" in vt_last_error) or VT_ENOMEM. */
@@ -396,6 +397,21 @@ VT_API int vt_model_file_kind(const char *path);
  * transition model held in memory is made from its arrays: vt_model_open_trans. */
 VT_API vt_status vt_model_open_memory(vt_model **out, const void *data, size_t size,
                                       const char *name);
+
+/* As vt_model_open, in the format named `format`: NULL or "auto" (recognised by content:
+ * vitesse's files, CRF++ 0.58/0.59 binary and text models, Wapiti 1.5 models), "vitesse",
+ * "crfpp" or "wapiti". A peer's model is converted in memory into a tagger model that scores
+ * every path as the peer does (weights kept as float32; labels in the peer's order, so ties go
+ * to the peer's lowest label index). cost_factor > 0 multiplies a CRF++ model's weights as
+ * crf_test -c does (0: the model's own). Returns as vt_model_open; VT_EINVAL for an unknown
+ * format or a cost factor given for another format. */
+VT_API vt_status vt_model_open_as(vt_model **out, const char *path, const char *format,
+                                  double cost_factor);
+
+/* Writes tagger model `m` (opened from any format) to `path` as a vitesse model file,
+ * atomically; opened again, it tags exactly as `m`. Returns VT_OK, VT_EINVAL (not a tagger
+ * model), VT_EIO or VT_ENOMEM. */
+VT_API vt_status vt_model_save(const vt_model *m, const char *path);
 
 /* Makes a transition model (VT_MODEL_TRANSITIONS) from arrays in memory, as vt_trans_create
  * binds them (copied). Returns as vt_trans_create. */
@@ -702,7 +718,9 @@ typedef struct vt_tag_opts {
   int eval;              /* joint: compare with the gold columns (vt_tag_report's eval) */
   int32_t verbose;       /* tagger models: 1 or 2 print marginals and path probabilities (CRF++'s
                             -v1/-v2 layout, see vt_engine_tag); 0 (default) none */
-  int32_t reserved0;
+  int32_t label_sep;     /* tagger models: the byte put before each predicted label (and, with
+                            verbose 2, between labels): '\t' as crf_test and wapiti label
+                            write, or ' '; 0 (default): the token line's own separator */
   const struct vt_constraints *constraints; /* tagger models: allowed labels (NULL: none) */
   int64_t reserved[6];
 } vt_tag_opts;

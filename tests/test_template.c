@@ -156,6 +156,52 @@ TEST(wapiti) {
   vt_tmplset_free(&ts);
 }
 
+/* Wapiti's pattern dialect (chosen by a line starting with u, b or *): type letters in either
+ * case, `*` = unigram + bigram (the bigram half keyed "\n" + string), `#` comments anywhere,
+ * blanks inside brackets, @ absolute positions, C's %i rows, _x sentinels capped at 4. */
+TEST(wapiti_dialect) {
+  const char *text = "# Wapiti pattern\n"
+                     "*\n"
+                     "u00:%x[ -1, 0] # the previous word\n"
+                     "U:wrd X=%X[ 0,0]\n"
+                     "*04:%x[ 0,1]\n"
+                     "u05:%x[@1,0]/%x[@-1,0]/%x[@0,0]\n"
+                     "u06:%x[-5,0]/%x[5,0]/%x[-4,0]\n"
+                     "u07:%x[010,0]/%x[0x1,0]\n"
+                     "b\n"
+                     "B08:%x[0,1]#x\n";
+  EXPECT_EQ_INT(vt_tmpl_is_wapiti(text, strlen(text)), 1, "sniffed");
+  EXPECT_EQ_INT(vt_tmpl_is_wapiti("U:%x[0,0]\nB\n", 12), 0, "CRF++ text is not Wapiti's");
+  vt_tmplset ts;
+  char err[256];
+  vt_status st = vt_tmplset_parse(&ts, text, strlen(text), "w.pat", err, sizeof err);
+  EXPECT(st == VT_OK, "parse: %s", err);
+  if (st != VT_OK) return;
+  EXPECT_EQ_INT(ts.wapiti, 1, "dialect");
+  EXPECT_EQ_INT(ts.plain_bigram, 1, "bare * and b: the label bigram");
+  EXPECT_EQ_INT(ts.n_u, 7, "unigram templates");
+  EXPECT_EQ_INT(ts.n_b, 2, "bigram templates: half of *04 and B08");
+  static const char *const cols[] = {"He", "PRP", "Reckons", "VBZ", "the", "DT"};
+  sent s;
+  sent_make(&s, cols, 3);
+  expect_expand(&ts, 0, &s, 1, "*");
+  expect_expand(&ts, 1, &s, 0, "u00:_x-1");
+  expect_expand(&ts, 1, &s, 2, "u00:Reckons");
+  expect_expand(&ts, 2, &s, 1, "U:wrd X=reckons");
+  expect_expand(&ts, 3, &s, 1, "*04:VBZ");
+  expect_expand(&ts, 4, &s, 1, "\n*04:VBZ");
+  expect_expand(&ts, 5, &s, 2, "u05:He/the/_x-1");
+  expect_expand(&ts, 6, &s, 0, "u06:_x-#/_x+3/_x-4");
+  expect_expand(&ts, 6, &s, 2, "u06:_x-3/_x+#/_x-2");
+  expect_expand(&ts, 7, &s, 0, "u07:_x+#/Reckons");
+  expect_expand(&ts, 8, &s, 1, "B08:VBZ");
+  vt_tmplset_free(&ts);
+  const char *bad = "u01:%x[0,0]\nq02:%x[0,0]\n";
+  EXPECT(vt_tmplset_parse(&ts, bad, strlen(bad), "w.pat", err, sizeof err) == VT_EFORMAT &&
+             strstr(err, "w.pat:2: "),
+         "unknown pattern type: %s", err);
+}
+
 /* The regex subset directly: leftmost match, * takes the fewest, ? the most. */
 TEST(regex) {
   static const struct {
@@ -203,4 +249,5 @@ TEST(errors) {
   }
 }
 
-TEST_MAIN(CASE(crfpp), CASE(sentinels), CASE(wapiti), CASE(regex), CASE(errors))
+TEST_MAIN(CASE(crfpp), CASE(sentinels), CASE(wapiti), CASE(wapiti_dialect), CASE(regex),
+          CASE(errors))

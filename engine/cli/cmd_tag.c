@@ -27,7 +27,12 @@ static void tag_usage(FILE *f) {
         "after a line \"# RANK SCORE\". Output order is input order, the same bytes for any\n"
         "--threads.\n"
         "options:\n"
-        "  -m MODEL        model written by vitesse train\n"
+        "  -m MODEL        model written by vitesse train, or a CRF++ 0.58/0.59 (binary or\n"
+        "                  text) or Wapiti 1.5 model, recognised by content (labels as the\n"
+        "                  peer's own tagger gives them; vitesse convert makes it load faster)\n"
+        "  --cost-factor C CRF++ models: weights times C > 0, as crf_test -c C\n"
+        "  --label-sep S   the byte before each label: tab (as crf_test and wapiti label),\n"
+        "                  space, or input (default: the token line's own separator)\n"
         "  --algo A        any decoder of vitesse decode (see vitesse decode --help); default:\n"
         "                  the fastest exact one for the model's label count L and -k, as in\n"
         "                  vitesse decode; viterbi (kbest-viterbi with -k > 1) for models with\n"
@@ -65,7 +70,7 @@ static double cpu_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-enum { OPT_DICT = 1500, OPT_DICT_COL, OPT_PARTIAL, OPT_FORBID, OPT_BIO };
+enum { OPT_DICT = 1500, OPT_DICT_COL, OPT_PARTIAL, OPT_FORBID, OPT_BIO, OPT_COST, OPT_LABEL_SEP };
 
 /* Parses a 0-based column index into *out; -1 when it is not one (message printed). */
 static int parse_col(const char *opt, const char *arg, int32_t *out) {
@@ -94,11 +99,15 @@ int vt_cmd_tag(int argc, char **argv) {
                                            {"partial-col", required_argument, 0, OPT_PARTIAL},
                                            {"forbid-transitions", required_argument, 0, OPT_FORBID},
                                            {"bio", no_argument, 0, OPT_BIO},
+                                           {"cost-factor", required_argument, 0, OPT_COST},
+                                           {"label-sep", required_argument, 0, OPT_LABEL_SEP},
                                            VT_CORPUS_LONGOPTS,
                                            {0, 0, 0, 0}};
   const char *model_path = NULL, *out_path = NULL, *dict_path = NULL, *forbid_path = NULL;
   int32_t verbose = 0, dict_col = 0, partial_col = -1;
   int bio = 0;
+  double cost_factor = 0.0;
+  int label_sep = 0;
   vt_constraints *cons = NULL;
   vt_cli_decoder dec;
   vt_cli_decoder_init(&dec);
@@ -139,6 +148,16 @@ int vt_cmd_tag(int argc, char **argv) {
       break;
     case OPT_FORBID: forbid_path = optarg; break;
     case OPT_BIO: bio = 1; break;
+    case OPT_COST:
+      if (vt_cli_parse_cost_factor(optarg, &cost_factor)) goto done;
+      break;
+    case OPT_LABEL_SEP:
+      if (strcmp(optarg, "tab") && strcmp(optarg, "space") && strcmp(optarg, "input")) {
+        vt_cli_error("tag: --label-sep: expected tab, space or input, got '%s'", optarg);
+        goto done;
+      }
+      label_sep = optarg[0] == 't' ? '\t' : optarg[0] == 's' ? ' ' : 0;
+      break;
     case 'h':
       tag_usage(stdout);
       rc = VT_EXIT_OK;
@@ -154,7 +173,11 @@ int vt_cmd_tag(int argc, char **argv) {
   vt_tag_opts_init(&to);
   if (vt_cli_decoder_resolve(&dec, 0, &to.decode)) goto done;
 
-  vt_status st = m ? VT_OK : vt_model_open(&m, model_path);
+  if (m && cost_factor > 0) {
+    vt_cli_error("tag: --cost-factor needs a CRF++ model file, not a pipe");
+    goto done;
+  }
+  vt_status st = m ? VT_OK : vt_model_open_as(&m, model_path, NULL, cost_factor);
   if (st != VT_OK) {
     vt_cli_error("%s", vt_last_error());
     rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
@@ -172,6 +195,7 @@ int vt_cmd_tag(int argc, char **argv) {
   to.reader = reader.given;
   to.reader_set = reader.set;
   to.verbose = verbose;
+  to.label_sep = label_sep;
   if ((forbid_path && vt_model_forbid_file(m, forbid_path) != VT_OK) ||
       (bio && vt_model_forbid_bio(m, NULL) != VT_OK)) {
     vt_cli_error("%s", vt_last_error());

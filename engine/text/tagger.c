@@ -247,11 +247,13 @@ static int put_prob(vt_textbuf *out, double p) {
   return 0;
 }
 
-/* Appends the lines of sentence `se` with the labels of path y (NULL: "_"); with `marg` (T*L,
- * verbose >= 1) each label gets its marginal, and with verbose 2 every label of the model
- * follows with its own. */
+/* Appends the lines of sentence `se` with the labels of path y (NULL: "_") after the byte `sep`
+ * (0: the line's separator); with `marg` (T*L, verbose >= 1) each label gets its marginal, and
+ * with verbose 2 every label of the model follows with its own. */
 static int put_sentence(const vt_textmodel *m, const vt_sentbatch *b, const vt_sentence *se,
-                        const int32_t *y, const double *marg, int verbose, vt_textbuf *out) {
+                        const int32_t *y, const double *marg, int verbose, char sep,
+                        vt_textbuf *out) {
+  if (!sep) sep = se->sep;
   for (uint32_t l = se->line0; l < se->line0 + se->nlines; l++) {
     const vt_sentline *ln = &b->lines[l];
     size_t llen = 0;
@@ -266,7 +268,7 @@ static int put_sentence(const vt_textmodel *m, const vt_sentbatch *b, const vt_s
     memcpy(out->p + out->len, b->bytes + ln->off, ln->len);
     out->len += ln->len;
     if (ln->tok >= 0) {
-      out->p[out->len++] = se->sep;
+      out->p[out->len++] = sep;
       memcpy(out->p + out->len, lab, llen);
       out->len += llen;
       if (verbose) {
@@ -275,7 +277,7 @@ static int put_sentence(const vt_textmodel *m, const vt_sentbatch *b, const vt_s
         for (int32_t j = 0; verbose > 1 && j < m->L; j++) {
           const char *nm = vt_textmodel_label(m, j, &llen);
           if (vt_textbuf_reserve(out, llen + 1)) return -1;
-          out->p[out->len++] = se->sep;
+          out->p[out->len++] = sep;
           memcpy(out->p + out->len, nm, llen);
           out->len += llen;
           if (put_prob(out, y ? mr[j] : 0.0)) return -1;
@@ -333,6 +335,7 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts,
                             vt_tag_stats *stats, char *err, size_t errlen) {
   const int32_t k = opts->k;
   const int verbose = cf ? cf->verbose : 0;
+  const char sep = cf ? (char)cf->label_sep : 0;
   if (m->obs_bigram && !vt_obs_algo_supported(opts->algo)) {
     vt_errorf(err, errlen, NULL,
               "--algo %s: this model has observation-dependent bigram "
@@ -388,7 +391,7 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts,
       }
     }
     if (T == 0 || (k == 1 && !verbose)) {
-      if (put_sentence(m, b, se, np > 0 ? labels : NULL, marg, verbose, out)) goto nomem;
+      if (put_sentence(m, b, se, np > 0 ? labels : NULL, marg, verbose, sep, out)) goto nomem;
     } else {
       for (int32_t p = 0; p < (np > 0 ? np : 1); p++) {
         if (vt_textbuf_reserve(out, 64)) goto nomem;
@@ -401,7 +404,7 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts,
         else
           out->len += (size_t)snprintf(out->p + out->len, 64, "# %d %.6g\n", p,
                                        np > 0 ? path_prob(scores[p], logz) : 0.0);
-        if (put_sentence(m, b, se, np > 0 ? labels + (size_t)p * T : NULL, marg, verbose, out))
+        if (put_sentence(m, b, se, np > 0 ? labels + (size_t)p * T : NULL, marg, verbose, sep, out))
           goto nomem;
         if (p + 1 < np) {
           if (vt_textbuf_reserve(out, 1)) goto nomem;
