@@ -31,7 +31,7 @@ extern "C" {
 /* The version: these three lines are its one source (CMakeLists.txt reads them for the
  * package version, the shared library's SONAME and the pkg-config file). */
 #define VT_VERSION_MAJOR 0
-#define VT_VERSION_MINOR 3
+#define VT_VERSION_MINOR 4
 #define VT_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH: compare with vt_version_number() at run time. */
 #define VT_VERSION_NUMBER (VT_VERSION_MAJOR * 10000 + VT_VERSION_MINOR * 100 + VT_VERSION_PATCH)
