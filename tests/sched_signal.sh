@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/sched_signal.sh VITESSE: stopping `vitesse decode`.
+# tests/sched_signal.sh VITESSE: stopping `vitesse decode` (and `vitesse tag` inside a search).
 #   SIGINT with -o OUT: exit 130, a message saying what was done, no OUT and no temp file left.
 #   SIGTERM to stdout: exit 143; what was written is complete lines of the first N sentences, in
 #     order, N as the message says.
@@ -8,6 +8,7 @@
 #     sentence): the run stops within seconds (the search polls the cancel flag as it charges its
 #     budget), exit 143, no OUT. With the default budget the same run ends at once: every
 #     sentence falls back to kbest-viterbi (--stats budget_fallbacks) with its score list.
+#   The same for `vitesse tag` with a 300-label model trained on random labels.
 # The runs are slow on purpose (kbest-viterbi, k = 64) and are signalled once output appears,
 # so no timing is assumed. Background jobs of sh ignore SIGINT (and vitesse keeps an ignored
 # SIGINT ignored, as Unix tools do): `env --default-signal=INT` restores it for the test.
@@ -128,6 +129,36 @@ grep -q '"budget_fallbacks": 4,' "$base/err5" ||
   fail "kbest-viterbi: $(cat "$base/err6")"
 [ "$(cut -f 1-3 "$base/out5")" = "$(cut -f 1-3 "$base/out6")" ] ||
   fail "default budget: the score lists differ from kbest-viterbi's"
+
+# 5. SIGTERM inside one long search of `vitesse tag`.
+awk 'BEGIN { srand(7); for (s = 0; s < 300; s++) { n = 10 + int(rand() * 30)
+  for (i = 0; i < n; i++) print "w" int(rand() * 400), "L" int(rand() * 300); print "" } }' \
+  >"$base/rand.txt"
+printf 'U00:%%x[0,0]\nU01:%%x[-1,0]\nB\n' >"$base/t.tmpl"
+"$VITESSE" train --template "$base/t.tmpl" --train "$base/rand.txt" --epochs 2 --quiet \
+  -o "$base/rand.model" || exit 1
+awk 'BEGIN { srand(9); for (s = 0; s < 3; s++) { for (i = 0; i < 60; i++) print "w" int(rand() * 400)
+  print "" } }' >"$base/rand_test.txt"
+mkdir "$base/w7"
+"$VITESSE" tag -m "$base/rand.model" --algo astar --heuristic naive -k 5 --budget none \
+  --threads 1 "$base/rand_test.txt" -o "$base/w7/out" 2>"$base/err7" &
+pid=$!
+sleep 1
+if kill -0 "$pid" 2>/dev/null; then
+  t0=$(date +%s)
+  kill -TERM "$pid"
+  wait "$pid"
+  st=$?
+  t1=$(date +%s)
+  [ $st -eq 143 ] || fail "tag, SIGTERM in a search: exit status $st, expected 143"
+  [ $((t1 - t0)) -le 5 ] || fail "tag, SIGTERM in a search: it took $((t1 - t0)) s to stop"
+  grep -q 'interrupted by SIGTERM' "$base/err7" ||
+    fail "tag, SIGTERM in a search: message: $(cat "$base/err7")"
+  [ -z "$(ls -A "$base/w7")" ] || fail "tag, SIGTERM in a search: files left: $(ls -A "$base/w7")"
+else
+  wait "$pid"
+  fail "tag, SIGTERM in a search: the unbudgeted search ended within a second (status $?)"
+fi
 
 [ $fails -eq 0 ] || exit 1
 echo "sched_signal: all checks passed"

@@ -88,7 +88,7 @@ vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts 
   memset(rep, 0, sizeof *rep);
   err[0] = '\0';
   j.opts = &o->decode;
-  j.conf = (vt_text_conf){o->verbose, o->constraints, o->label_sep};
+  j.conf = (vt_text_conf){o->verbose, o->constraints, o->label_sep, &e->cancel};
   j.feed = (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0, 0, -1};
   j.out = (vt_corpus_out){sink, sink_ctx, 0, rep};
   j.eo = &e->opts;

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "arena.h"
+#include "decoders.h"
 #include "errmsg.h"
 #include "rowadd.h"
 #include "rowcache.h"
@@ -317,8 +318,8 @@ vt_status vt_text_tag_tokens(const vt_textmodel *m, const vt_decode_opts *opts,
   if (m->obs_bigram)
     st = vt_obs_decode(&lat, opts, arena, labels, scores, n_paths, stats ? &stats->decode : NULL);
   else
-    st = vt_decode(m->trans, opts, arena, E, T, labels, scores, n_paths,
-                   stats ? &stats->decode : NULL);
+    st = vt_decode_cancelable(m->trans, opts, cf ? cf->cancel : NULL, arena, E, T, labels, scores,
+                              n_paths, stats ? &stats->decode : NULL);
   if (st == VT_OK && logz)
     st = m->obs_bigram ? VT_EUNSUPPORTED : vt_posteriors(m->trans, arena, E, T, marg, logz);
   if (stats) {
@@ -384,6 +385,7 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts,
                     (int)(tk.fields[f + 1] > 64 ? 64 : tk.fields[f + 1]), tk.base + tk.fields[f]);
         return st;
       }
+      if (st == VT_ECANCELED) return st; /* the engine run was canceled: no message */
       if (st != VT_OK) {
         vt_errorf(err, errlen, NULL, "%s:%llu: decoding failed: %s", se->file,
                   (unsigned long long)vt_sentbatch_lineno(b, s, 0), vt_strerror(st));

@@ -7,6 +7,7 @@
 #ifndef VT_ENGINE_TAGGER_H
 #define VT_ENGINE_TAGGER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,9 @@ typedef struct vt_text_conf {
                                         per path; 2: also every label's marginal (CRF++ -v1/-v2) */
   const struct vt_constraints *cons; /* allowed labels (NULL: none) */
   int label_sep;                     /* the byte before a label; 0: the line's separator */
+  const atomic_int *cancel;          /* an engine run's cancel flag, polled inside a sentence by the
+                                        search decoders (NULL: none); a canceled sentence gives
+                                        VT_ECANCELED */
 } vt_text_conf;
 
 /* Computes the T x L emissions of sentence `tk` under `m` into E (every entry written): per
