@@ -2,7 +2,7 @@
 # tests/tag_conf_cli.sh VITESSE: `vitesse tag-dict` and `vitesse tag -v 1|2` (CRF++ layout: "# PROB" lines, LABEL/P
 # columns, every label with -v 2, "# RANK PROB" with -k) and allowed labels (--tag-dict,
 # --partial-col, --forbid-transitions, --bio): the output obeys them, is the same bytes for
-# --threads 1 and 2, a sentence without a path prints "# 0" and "_/0", and bad files stop with
+# --threads 1 and 2, a sentence without a path prints "# 0.000000" and "_/0.000000" (crf_test -v1 numbers), and bad files stop with
 # "FILE:LINE: problem", exit status 2 and no -o file.
 set -u
 VITESSE=$1
@@ -51,7 +51,7 @@ awk 'NF { print $1, ($1 == "runs" ? "RB" : "_") } !NF { print "" }' "$base/test.
   "$base/part.txt" --threads 2 --batch-tokens 5 -o "$base/c2" || fail "constrained, 2 threads"
 cmp -s "$base/c1" "$base/c2" || fail "constrained output differs between thread counts"
 awk '$1 == "dog" && $3 !~ /^(NN|JJ)\// { bad = 1 } $1 == "the" && $3 !~ /^DT\// { bad = 1 }
-  $1 == "runs" && $3 != "RB/1" { bad = 1 } END { exit bad }' "$base/c1" ||
+  $1 == "runs" && $3 != "RB/1.000000" { bad = 1 } END { exit bad }' "$base/c1" ||
   fail "constraints not obeyed: $(head -5 "$base/c1")"
 
 # no path: runs is RB, and RB may not be followed by anything
@@ -59,7 +59,7 @@ printf 'RB DT\nRB NN\nRB VB\nRB JJ\nRB RB\nRB </s>\n' >"$base/forbid"
 printf 'the _\nruns RB\ndog _\n\n' >"$base/nopath.txt"
 "$VITESSE" tag -m "$base/pos.model" --partial-col 1 --forbid-transitions "$base/forbid" -v 1 \
   "$base/nopath.txt" >"$base/np" 2>"$base/err" || fail "no path: $(cat "$base/err")"
-printf '# 0\nthe _ _/0\nruns RB _/0\ndog _ _/0\n\n' | cmp -s - "$base/np" ||
+printf '# 0.000000\nthe _ _/0.000000\nruns RB _/0.000000\ndog _ _/0.000000\n\n' | cmp -s - "$base/np" ||
   fail "no path output: $(cat "$base/np")"
 
 # --bio on a chunk model: never O -> I-NP, never I-NP first

@@ -241,10 +241,10 @@ vt_status vt_text_check(const vt_textmodel *m, const vt_sentbatch *b, int32_t s,
   return VT_EFORMAT;
 }
 
-/* Appends "/P" (marginal p, %.6g) to out; 0 or -1. */
+/* Appends "/P" (marginal p, %f as crf_test -v1 prints it) to out; 0 or -1. */
 static int put_prob(vt_textbuf *out, double p) {
   if (vt_textbuf_reserve(out, 32)) return -1;
-  out->len += (size_t)snprintf(out->p + out->len, 32, "/%.6g", p);
+  out->len += (size_t)snprintf(out->p + out->len, 32, "/%f", p);
   return 0;
 }
 
@@ -401,10 +401,10 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts,
           out->len += (size_t)snprintf(out->p + out->len, 64, "# %d %.9g\n", p,
                                        np > 0 ? scores[p] : -INFINITY);
         else if (k == 1)
-          out->len += (size_t)snprintf(out->p + out->len, 64, "# %.6g\n",
+          out->len += (size_t)snprintf(out->p + out->len, 64, "# %f\n",
                                        np > 0 ? path_prob(scores[p], logz) : 0.0);
         else
-          out->len += (size_t)snprintf(out->p + out->len, 64, "# %d %.6g\n", p,
+          out->len += (size_t)snprintf(out->p + out->len, 64, "# %d %f\n", p,
                                        np > 0 ? path_prob(scores[p], logz) : 0.0);
         if (put_sentence(m, b, se, np > 0 ? labels + (size_t)p * T : NULL, marg, verbose, sep, out))
           goto nomem;
