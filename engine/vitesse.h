@@ -366,11 +366,15 @@ typedef struct vt_model vt_model;
 typedef enum vt_model_kind {
   VT_MODEL_TAGGER = 1,      /* a tagger trained by vitesse train: templates, features, labels */
   VT_MODEL_JOINT_CHUNK = 2, /* a joint POS + chunk model (vitesse train --joint-chunk) */
-  VT_MODEL_TRANSITIONS = 3  /* transitions only (an (L, L) .npy matrix): decode score lattices */
+  VT_MODEL_TRANSITIONS = 3, /* transitions only (an (L, L) .npy matrix): decode score lattices */
+  VT_MODEL_CRFSUITE = 4     /* a CRFsuite 0.12 crf1d model, or its native conversion: tags
+                               CRFsuite item sequences (vt_tagger_tag_items) */
 } vt_model_kind;
 
 /* Opens the model file `path`, recognising its kind from its first bytes: a tagger model, a
- * joint model, or a NumPy .npy (L, L) float matrix of transitions. Every offset and count of
+ * joint model, a NumPy .npy (L, L) float matrix of transitions, or a CRFsuite model (the crf1d
+ * file `crfsuite learn` writes, magic "lCRF", or the native file vt_model_write_native makes of
+ * one). Every offset and count of
  * the file is checked before use. A path that can be read only once (a pipe, /dev/stdin) is read
  * whole into memory and opened as by vt_model_open_memory. Returns VT_OK, VT_EIO (unreadable),
  * VT_EFORMAT (not a model, or damaged: "PATH: problem" in vt_last_error) or VT_ENOMEM. */
@@ -381,7 +385,14 @@ VT_API vt_status vt_model_open(vt_model **out, const char *path);
  * (a pipe: nothing is read from it; open it and ask vt_model_describe). */
 VT_API int vt_model_file_kind(const char *path);
 
-/* As vt_model_open, for the `size` bytes of a tagger or joint model file held in memory at `data`
+/* Writes model `m` to `path` atomically as a native vitesse file that vt_model_open maps without
+ * building anything: for a CRFsuite model, its labels, attribute table, state features and
+ * transitions, checksummed; it tags identically and loads faster than the crf1d file. Returns
+ * VT_OK, VT_EUNSUPPORTED (another kind of model: it is native already), VT_EIO or VT_ENOMEM; the
+ * message is in vt_last_error. */
+VT_API vt_status vt_model_write_native(const vt_model *m, const char *path);
+
+/* As vt_model_open, for the `size` bytes of a tagger, joint or CRFsuite model file held in memory at `data`
  * (copied: the caller may free them at once). `name` names it in messages (NULL: "memory"). A
  * transition model held in memory is made from its arrays: vt_model_open_trans. */
 VT_API vt_status vt_model_open_memory(vt_model **out, const void *data, size_t size,
@@ -555,6 +566,17 @@ VT_API vt_status vt_tagger_constrain(vt_tagger *t, const vt_constraints *c);
 VT_API vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T, int32_t ncols,
                                vt_tag_out *out);
 
+/* CRFsuite models: tags one sequence of T items, items[t] an item line of CRFsuite's format
+ * without its line end: fields separated by tabs, the first the (gold) label, then attributes
+ * NAME[:VALUE] (escapes \: and \\; VALUE empty or absent is 1, and scales the attribute's
+ * weights). Attributes the model lacks are dropped. Writes up to k paths into `out` as
+ * vt_decode does, scored as CRFsuite scores them, and with out->marg the marginals and out->logz.
+ * Returns VT_OK, VT_EFORMAT ("item N: problem": a VALUE that is not a finite number, a NUL byte),
+ * VT_EUNSUPPORTED (not a CRFsuite model), VT_EINVAL or VT_ENOMEM. Never allocates in the steady
+ * state. */
+VT_API vt_status vt_tagger_tag_items(vt_tagger *t, const char *const *items, int32_t T,
+                                     vt_tag_out *out);
+
 /* ---- score lattices -------------------------------------------------------------------------- */
 
 /* A set of sentences' emission scores: rows of L scores, sentence after sentence. */
@@ -690,10 +712,17 @@ typedef struct vt_tag_opts {
   int eval;              /* joint: compare with the gold columns (vt_tag_report's eval) */
   int32_t verbose;       /* tagger models: 1 or 2 print marginals and path probabilities (CRF++'s
                             -v1/-v2 layout, see vt_engine_tag); 0 (default) none */
-  int32_t reserved0;
+  int32_t crfsuite_out;  /* CRFsuite models: what `crfsuite tag` prints besides the labels, bits
+                            VT_CRFSUITE_PROB (-p), VT_CRFSUITE_MARG (-i), VT_CRFSUITE_MARG_ALL (-l);
+                            0 (default) none */
   const struct vt_constraints *constraints; /* tagger models: allowed labels (NULL: none) */
   int64_t reserved[6];
 } vt_tag_opts;
+
+/* Bits of vt_tag_opts.crfsuite_out. */
+#define VT_CRFSUITE_PROB 1     /* "@score\tSCORE\tLOGZ" and "@probability\tP" before a sequence */
+#define VT_CRFSUITE_MARG 2     /* LABEL:MARGINAL for the predicted label */
+#define VT_CRFSUITE_MARG_ALL 4 /* then "\tLABEL:MARGINAL" for every label of the model */
 
 /* Defaults: the model's decoder and corpus options, joint columns 0, 1, last, no eval. */
 VT_API void vt_tag_opts_init(vt_tag_opts *o);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "chunk_model_file.h"
+#include "crfsuite_file.h"
 #include "errmsg.h"
 #include "model_file.h"
 #include "model_impl.h"
@@ -82,6 +83,15 @@ vt_status vt_model_finish(vt_model *m) {
         m->chunk_names[2 * k - 1 + b] = p;
       }
     }
+  } else if (m->kind == VT_MODEL_CRFSUITE) {
+    const vt_crfs *c = m->crfs;
+    in->labels = c->L;
+    if (names_alloc(&m->names, c->L) != VT_OK) return VT_ENOMEM;
+    for (int32_t y = 0; y < c->L; y++) {
+      size_t len;
+      const char *s = vt_crfs_label(c, y, &len);
+      if (!(m->names[y] = dup_bytes(s, len))) return VT_ENOMEM;
+    }
   } else {
     int32_t L = vt_trans_labels(m->trans);
     in->labels = L;
@@ -118,6 +128,7 @@ static int sniff(const char *path, unsigned char *head, size_t *n) {
 static int kind_of(const unsigned char *head, size_t n) {
   if (vt_chunk_model_sniff_bytes(head, n)) return VT_MODEL_JOINT_CHUNK;
   if (n >= 6 && !memcmp(head, "\x93NUMPY", 6)) return VT_MODEL_TRANSITIONS;
+  if (vt_crfs_sniff(head, n)) return VT_MODEL_CRFSUITE;
   if (vt_textmodel_sniff(head, n)) return VT_MODEL_TAGGER;
   return 0;
 }
@@ -196,6 +207,8 @@ vt_status vt_model_open(vt_model **out, const char *path) {
   } else if (m->kind == VT_MODEL_TRANSITIONS) {
     st = vt_trans_load(&m->trans, path, NULL, NULL, NULL, NULL);
     if (st != VT_OK) snprintf(err, sizeof err, "%s", vt_last_error());
+  } else if (m->kind == VT_MODEL_CRFSUITE) {
+    st = (vt_status)vt_crfs_load(&m->crfs, path, err, sizeof err);
   } else {
     st = (vt_status)vt_textmodel_load(&m->text, path, err, sizeof err);
   }
@@ -220,6 +233,8 @@ vt_status vt_model_open_memory(vt_model **out, const void *data, size_t size, co
     snprintf(err, sizeof err,
              "%s: a transition matrix in memory is opened from its arrays (vt_model_open_trans)",
              name);
+  } else if (m->kind == VT_MODEL_CRFSUITE) {
+    st = (vt_status)vt_crfs_load_mem(&m->crfs, data, size, name, err, sizeof err);
   } else {
     st = (vt_status)vt_textmodel_load_mem(&m->text, data, size, name, err, sizeof err);
   }
@@ -254,6 +269,7 @@ void vt_model_close(vt_model *m) {
   vt_textmodel_free(m->text);
   vt_chunk_model_free(&m->chunk);
   vt_trans_destroy(m->trans);
+  vt_crfs_free(m->crfs);
   free(m);
 }
 
@@ -279,6 +295,7 @@ const char *vt_model_chunk_name(const vt_model *m, int32_t c) {
 }
 
 const vt_trans *vt_model_trans(const vt_model *m) {
+  if (m->kind == VT_MODEL_CRFSUITE) return m->crfs->trans;
   return m->kind == VT_MODEL_TAGGER ? m->text->trans : m->trans;
 }
 
@@ -302,4 +319,14 @@ vt_status vt_model_check_decoder(const vt_model *m, const vt_decode_opts *opts) 
     return vt_fail(VT_EUNSUPPORTED, "-k %d: the joint label-chunk decoder returns one structure",
                    opts->k);
   return VT_OK;
+}
+
+vt_status vt_model_write_native(const vt_model *m, const char *path) {
+  char err[512];
+  if (m->kind != VT_MODEL_CRFSUITE)
+    return vt_fail(VT_EUNSUPPORTED, "%s: only a CRFsuite model is converted; this one is native",
+                   m->name);
+  err[0] = '\0';
+  vt_status st = (vt_status)vt_crfs_write_native(path, m->crfs, err, sizeof err);
+  return st == VT_OK ? VT_OK : vt_fail(st, "%s", err);
 }

@@ -50,6 +50,15 @@ static void tag_usage(FILE *f) {
         "                  with E- or S-): I-X only after B-X or I-X, ...\n"
         "A sentence left with no path prints \"_\" labels (-v: \"# 0\" and \"_/0\").\n",
         f);
+  fputs(
+      "CRFsuite models (crf1d files of crfsuite learn, or vitesse convert --from crfsuite)\n"
+      "read CRFsuite item files (LABEL<TAB>ATTR[:VALUE]<TAB>...) and print what crfsuite tag\n"
+      "prints: one label a line, a blank line after each sequence; with -k K each path after\n"
+      "\"# RANK SCORE\"; and as crfsuite tag's options of the same names:\n"
+      "  -p, --probability   \"@score\\tSCORE\\tLOGZ\" and \"@probability\\tP\" before a sequence\n"
+      "  -i, --marginal      LABEL:MARGINAL\n"
+      "  -l, --marginal-all  then \\tLABEL:MARGINAL for every label\n",
+      f);
   fputs(vt_cli_decoder_usage, f);
   fputs("The corpus options default to those the model was trained with. A joint POS + chunk\n"
         "model (vitesse train --joint-chunk) is tagged as vitesse chunk-tag does.\n",
@@ -94,11 +103,14 @@ int vt_cmd_tag(int argc, char **argv) {
                                            {"partial-col", required_argument, 0, OPT_PARTIAL},
                                            {"forbid-transitions", required_argument, 0, OPT_FORBID},
                                            {"bio", no_argument, 0, OPT_BIO},
+                                           {"probability", no_argument, 0, 'p'},
+                                           {"marginal", no_argument, 0, 'i'},
+                                           {"marginal-all", no_argument, 0, 'l'},
                                            VT_CORPUS_LONGOPTS,
                                            {0, 0, 0, 0}};
   const char *model_path = NULL, *out_path = NULL, *dict_path = NULL, *forbid_path = NULL;
   int32_t verbose = 0, dict_col = 0, partial_col = -1;
-  int bio = 0;
+  int bio = 0, crfsuite_out = 0;
   vt_constraints *cons = NULL;
   vt_cli_decoder dec;
   vt_cli_decoder_init(&dec);
@@ -112,7 +124,7 @@ int vt_cmd_tag(int argc, char **argv) {
 
   optind = 1;
   int c;
-  while ((c = getopt_long(argc, argv, "m:k:o:hv:", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "m:k:o:hv:pil", longopts, NULL)) != -1) {
     int eo = vt_cli_engine_opt(&run, c, optarg);
     if (eo == 0) eo = vt_cli_decoder_opt(&dec, c, optarg);
     if (eo < 0) goto done;
@@ -139,6 +151,9 @@ int vt_cmd_tag(int argc, char **argv) {
       break;
     case OPT_FORBID: forbid_path = optarg; break;
     case OPT_BIO: bio = 1; break;
+    case 'p': crfsuite_out |= VT_CRFSUITE_PROB; break;
+    case 'i': crfsuite_out |= VT_CRFSUITE_MARG; break;
+    case 'l': crfsuite_out |= VT_CRFSUITE_MARG_ALL; break;
     case 'h':
       tag_usage(stdout);
       rc = VT_EXIT_OK;
@@ -172,6 +187,7 @@ int vt_cmd_tag(int argc, char **argv) {
   to.reader = reader.given;
   to.reader_set = reader.set;
   to.verbose = verbose;
+  to.crfsuite_out = crfsuite_out;
   if ((forbid_path && vt_model_forbid_file(m, forbid_path) != VT_OK) ||
       (bio && vt_model_forbid_bio(m, NULL) != VT_OK)) {
     vt_cli_error("%s", vt_last_error());
