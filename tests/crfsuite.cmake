@@ -1,0 +1,9 @@
+# tests/crfsuite.cmake: CRFsuite crf1d models (issue 14): the library and CLI against brute
+# force on models the test writes itself, and (skipped without ../shared) the sample model's
+# output against crfsuite tag's own.
+vt_add_test(test_crfsuite exactness $<TARGET_FILE:vitesse>)
+set_tests_properties(test_crfsuite PROPERTIES LABELS "exactness;badinput;threads")
+add_test(NAME crfsuite_shared
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/crfsuite_shared.sh $<TARGET_FILE:vitesse>
+          ${PROJECT_SOURCE_DIR}/../shared/peer-models/conll2000-chunk)
+set_tests_properties(crfsuite_shared PROPERTIES SKIP_RETURN_CODE 77 LABELS "unit;threads")
