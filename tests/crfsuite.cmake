@@ -7,3 +7,8 @@ add_test(NAME crfsuite_shared
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/crfsuite_shared.sh $<TARGET_FILE:vitesse>
           ${PROJECT_SOURCE_DIR}/../shared/peer-models/conll2000-chunk)
 set_tests_properties(crfsuite_shared PROPERTIES SKIP_RETURN_CODE 77 LABELS "unit;threads")
+
+# The seed writer of the CRFsuite fuzz targets (tests/fuzz/make_seeds.sh runs it).
+add_executable(crfsuite_seeds crfsuite_seeds.c)
+target_include_directories(crfsuite_seeds PRIVATE ${VT_INTERNAL_INCLUDES} ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(crfsuite_seeds PRIVATE vitesse_static vt_flags)
