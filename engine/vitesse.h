@@ -754,8 +754,11 @@ typedef struct vt_run_report {
  * LABEL/MARGINAL, and with verbose 2 then LABEL/MARGINAL for every label of the model. With
  * opts->constraints, only allowed labels are output (vt_constraints_create); a sentence left
  * without any path (e.g. a fixed label no allowed neighbour may follow) prints "_" labels
- * (verbose: "# 0" and "_/0"), as any sentence without a finite path does. The bytes are the same
- * for any thread count and batch size. `rep` may be NULL. Returns VT_OK, VT_ECANCELED, VT_EFORMAT
+ * (verbose: "# 0" and "_/0"), as any sentence without a finite path does. With a CRFsuite model
+ * the files are CRFsuite item files (vt_tagger_tag_items) and the output is what `crfsuite tag`
+ * prints: each sequence's labels one a line and a blank line (sequences without items print
+ * nothing), with k > 1 each path after "# RANK SCORE", and opts->crfsuite_out's lines. The bytes
+ * are the same for any thread count and batch size. `rep` may be NULL. Returns VT_OK, VT_ECANCELED, VT_EFORMAT
  * (bad input: "FILE:LINE: problem"), VT_EIO (unreadable input, or a sink failure:
  * rep->write_errno), VT_EUNSUPPORTED, VT_ENOMEM; the message is in vt_last_error. */
 VT_API vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
