@@ -521,5 +521,98 @@ TEST(cli) {
   unlink(mod), unlink(items), unlink(out), unlink(err), unlink(nat), unlink(out2);
 }
 
+/* Token by token: equal, or both numbers within 2e-6 (marginals and log Z printed with %f come
+ * from two forward-backward implementations). Returns 1 when the texts agree so. */
+static int texts_agree(const char *a, const char *b) {
+  while (*a || *b) {
+    size_t na = strcspn(a, "\t\n:"), nb = strcspn(b, "\t\n:");
+    if (na != nb || memcmp(a, b, na)) {
+      char *ea, *eb;
+      double x = strtod(a, &ea), y = strtod(b, &eb);
+      if (ea != a + na || eb != b + nb || fabs(x - y) > 2e-6) return 0;
+    }
+    a += na;
+    b += nb;
+    if (*a != *b) return 0;
+    if (*a) a++, b++;
+  }
+  return 1;
+}
+
+/* With VT_CRFSUITE=PATH (a crfsuite 0.12 binary): random models and item files written here,
+ * tagged by crfsuite tag and by vitesse tag: the labels byte for byte (integer weights: many
+ * ties, CRFsuite's rule), -p -l token by token. Skipped without it (crfsuite is no build
+ * dependency). */
+TEST(peer) {
+  const char *cs = getenv("VT_CRFSUITE");
+  if (!cs || test_argc < 2) {
+    printf("  (VT_CRFSUITE not set: skipped)\n");
+    return;
+  }
+  const char *vt = test_argv[1];
+  test_rng r = {2026};
+  const char *mod = tmp_path("peer.model"), *items = tmp_path("peer.items");
+  const char *o1 = tmp_path("peer.cs"), *o2 = tmp_path("peer.vt");
+  static char names[40][24], *attr[40], lab[8][8], *labp[8];
+  static char a[1 << 16], b[1 << 16], line[1 << 12];
+  for (int round = 0; round < 40; round++) {
+    uint32_t L = 1 + (uint32_t)test_int(&r, 7), A = 1 + (uint32_t)test_int(&r, 40), nf = 0;
+    static const char CH[] = "ab:\\=xyz09";
+    for (uint32_t i = 0; i < A; i++) {
+      int n = 1 + test_int(&r, 6);
+      snprintf(names[i], sizeof names[i], "%u_", i); /* distinct */
+      size_t at = strlen(names[i]);
+      for (int j = 0; j < n; j++) names[i][at++] = CH[test_int(&r, 11)];
+      names[i][at] = '\0';
+      attr[i] = names[i];
+    }
+    for (uint32_t y = 0; y < L; y++) snprintf(lab[y], sizeof lab[y], "L%u", y), labp[y] = lab[y];
+    static crf1d_feat f[40 * 7 + 49];
+    int ints = round % 2;
+    for (uint32_t i = 0; i < A; i++)
+      for (uint32_t y = 0; y < L; y++)
+        if (test_int(&r, 3))
+          f[nf++] = (crf1d_feat){0, i, y, ints ? test_int(&r, 3) - 1 : 4 * test_unit(&r) - 2};
+    for (uint32_t i = 0; i < L; i++)
+      for (uint32_t j = 0; j < L; j++)
+        if (test_int(&r, 3))
+          f[nf++] = (crf1d_feat){1, i, j, ints ? test_int(&r, 3) - 1 : 2 * test_unit(&r) - 1};
+    crf1d_buf mb;
+    crf1d_build(&mb, (const char *const *)labp, L, (const char *const *)attr, A, f, nf);
+    REQUIRE(crf1d_save(&mb, mod) == 0, "write");
+    free(mb.p);
+    FILE *fi = fopen(items, "w");
+    REQUIRE(fi != NULL, "write");
+    for (int s = 0; s < 30; s++) {
+      int T = 1 + test_int(&r, 12);
+      for (int t = 0; t < T; t++) {
+        sprintf(line, "L%d", test_int(&r, 9));
+        for (int k = test_int(&r, 6); k > 0; k--) {
+          strcat(line, "\t");
+          escape_put(line, names[test_int(&r, (int)A)], 0);
+          if (test_int(&r, 3) == 0) sprintf(line + strlen(line), ":%g", 3 * test_unit(&r) - 1);
+        }
+        fprintf(fi, "%s\n", line);
+      }
+      fputs("\n", fi);
+    }
+    REQUIRE(fclose(fi) == 0, "write");
+    for (int opt = 0; opt < 2; opt++) {
+      char cmd[4096];
+      const char *o = opt ? "-p -l" : "";
+      snprintf(cmd, sizeof cmd, "%s tag %s -m %s %s > %s && %s tag %s -m %s %s > %s", cs, o, mod,
+               items, o1, vt, o, mod, items, o2);
+      REQUIRE(run(cmd) == 0, "%s", cmd);
+      read_text(o1, a, sizeof a);
+      read_text(o2, b, sizeof b);
+      if (opt)
+        EXPECT(texts_agree(a, b), "round %d: -p -l differ", round);
+      else
+        EXPECT(strcmp(a, b) == 0, "round %d: labels differ", round);
+    }
+  }
+  unlink(mod), unlink(items), unlink(o1), unlink(o2);
+}
+
 TEST_MAIN(CASE(brute_force), CASE(convert_roundtrip), CASE(damaged_models), CASE(bad_items),
-          CASE(cli))
+          CASE(cli), CASE(peer))
