@@ -495,7 +495,7 @@ VT_API vt_status vt_constraints_columns(vt_constraints *c, int32_t word_col, int
 VT_API vt_status vt_tagdict_build(const vt_reader_opts *ro, const char *const *files, int n_files,
                                   int32_t word_col, int32_t label_col, FILE *out, int64_t *n_words);
 
-/* Forbids label transitions of model `m` (tagger or transition model) in place: for c < n, the
+/* Forbids label transitions of model `m` (tagger, transition or CRFsuite model) in place: for c < n, the
  * transition prev[c] -> cur[c] becomes -inf; prev[c] = -1 forbids starting with cur[c], cur[c]
  * = -1 ending with prev[c]. Every decoder and vt_posteriors honour it. NOT thread-safe: call it
  * before any tagger or run uses `m`. Returns VT_OK, VT_EINVAL (a label out of range),

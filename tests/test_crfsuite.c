@@ -491,6 +491,17 @@ TEST(cli) {
   snprintf(cmd, sizeof cmd, "%s tag -p -i -m %s %s -o %s 2>%s && cmp -s %s %s", vt, nat, items,
            out2, err, out, out2);
   EXPECT_EQ_INT(run(cmd), 0, cmd);
+  /* --bio on a CRFsuite model: I-NP may not start a sequence. */
+  const char *lone = "I-NP\ta\\:b\n";
+  REQUIRE(write_file(items, lone, strlen(lone)) == 0, "write");
+  snprintf(cmd, sizeof cmd, "%s tag -m %s %s -o %s 2>%s", vt, mod, items, out, err);
+  EXPECT_EQ_INT(run(cmd), 0, cmd);
+  read_text(out, text, sizeof text);
+  EXPECT_EQ_STR(text, "I-NP\n\n", "without --bio");
+  snprintf(cmd, sizeof cmd, "%s tag --bio -m %s %s -o %s 2>%s", vt, mod, items, out, err);
+  EXPECT_EQ_INT(run(cmd), 0, cmd);
+  read_text(out, text, sizeof text);
+  EXPECT_EQ_STR(text, "B-NP\n\n", "--bio");
   /* Bad input: one line "vitesse: FILE[:LINE]: what", exit 2, no output file. */
   const char *bad_items = "B-NP\tw=the\nO\tx:zz\n";
   REQUIRE(write_file(items, bad_items, strlen(bad_items)) == 0, "write");
