@@ -392,9 +392,10 @@ VT_API int vt_model_file_kind(const char *path);
  * message is in vt_last_error. */
 VT_API vt_status vt_model_write_native(const vt_model *m, const char *path);
 
-/* As vt_model_open, for the `size` bytes of a tagger, joint or CRFsuite model file held in memory at `data`
- * (copied: the caller may free them at once). `name` names it in messages (NULL: "memory"). A
- * transition model held in memory is made from its arrays: vt_model_open_trans. */
+/* As vt_model_open, for the `size` bytes of a tagger, joint or CRFsuite model file held in
+ * memory at `data` (copied: the caller may free them at once). `name` names it in messages
+ * (NULL: "memory"). A transition model held in memory is made from its arrays:
+ * vt_model_open_trans. */
 VT_API vt_status vt_model_open_memory(vt_model **out, const void *data, size_t size,
                                       const char *name);
 
@@ -495,9 +496,9 @@ VT_API vt_status vt_constraints_columns(vt_constraints *c, int32_t word_col, int
 VT_API vt_status vt_tagdict_build(const vt_reader_opts *ro, const char *const *files, int n_files,
                                   int32_t word_col, int32_t label_col, FILE *out, int64_t *n_words);
 
-/* Forbids label transitions of model `m` (tagger, transition or CRFsuite model) in place: for c < n, the
- * transition prev[c] -> cur[c] becomes -inf; prev[c] = -1 forbids starting with cur[c], cur[c]
- * = -1 ending with prev[c]. Every decoder and vt_posteriors honour it. NOT thread-safe: call it
+/* Forbids label transitions of model `m` (tagger, transition or CRFsuite model) in place: for
+ * c < n, the transition prev[c] -> cur[c] becomes -inf; prev[c] = -1 forbids starting with
+ * cur[c], cur[c] = -1 ending with prev[c]. Every decoder and vt_posteriors honour it. NOT thread-safe: call it
  * before any tagger or run uses `m`. Returns VT_OK, VT_EINVAL (a label out of range),
  * VT_EUNSUPPORTED (a joint model) or VT_ENOMEM. */
 VT_API vt_status vt_model_forbid(vt_model *m, int32_t n, const int32_t *prev, const int32_t *cur);
@@ -529,7 +530,7 @@ VT_API vt_status vt_model_forbid_bio(vt_model *m, int32_t *n_out);
  * Create one per thread; the model is shared read-only. */
 typedef struct vt_tagger vt_tagger;
 
-/* Creates a tagger for model `m` (tagger or joint model) decoding with `opts` (NULL: the
+/* Creates a tagger for model `m` (tagger, joint or CRFsuite model) decoding with `opts` (NULL: the
  * model's default decoder, vt_model_default_decoder). Returns VT_OK, VT_EUNSUPPORTED (a
  * transition model has nothing to tag with, or the decoder does not fit the model), VT_EINVAL or
  * VT_ENOMEM. */
@@ -758,9 +759,9 @@ typedef struct vt_run_report {
  * the files are CRFsuite item files (vt_tagger_tag_items) and the output is what `crfsuite tag`
  * prints: each sequence's labels one a line and a blank line (sequences without items print
  * nothing), with k > 1 each path after "# RANK SCORE", and opts->crfsuite_out's lines. The bytes
- * are the same for any thread count and batch size. `rep` may be NULL. Returns VT_OK, VT_ECANCELED, VT_EFORMAT
- * (bad input: "FILE:LINE: problem"), VT_EIO (unreadable input, or a sink failure:
- * rep->write_errno), VT_EUNSUPPORTED, VT_ENOMEM; the message is in vt_last_error. */
+ * are the same for any thread count and batch size. `rep` may be NULL. Returns VT_OK,
+ * VT_ECANCELED, VT_EFORMAT (bad input: "FILE:LINE: problem"), VT_EIO (unreadable input, or a sink
+ * failure: rep->write_errno), VT_EUNSUPPORTED, VT_ENOMEM; the message is in vt_last_error. */
 VT_API vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
                                const char *const *files, int n_files, vt_sink_fn sink,
                                void *sink_ctx, vt_run_report *rep);

@@ -118,7 +118,8 @@ done:
 vt_status vt_model_forbid(vt_model *m, int32_t n, const int32_t *prev, const int32_t *cur) {
   vt_trans *tr = model_trans(m);
   if (!tr)
-    return vt_fail(VT_EUNSUPPORTED, "forbidden transitions need a tagger, transition or CRFsuite model");
+    return vt_fail(VT_EUNSUPPORTED,
+                   "forbidden transitions need a tagger, transition or CRFsuite model");
   return forbid_trans(tr, m->kind == VT_MODEL_TAGGER ? m->text : NULL, n, prev, cur);
 }
 
@@ -203,7 +204,8 @@ done:
 vt_status vt_model_forbid_file(vt_model *m, const char *path) {
   vt_trans *tr = model_trans(m);
   if (!tr)
-    return vt_fail(VT_EUNSUPPORTED, "forbidden transitions need a tagger, transition or CRFsuite model");
+    return vt_fail(VT_EUNSUPPORTED,
+                   "forbidden transitions need a tagger, transition or CRFsuite model");
   return forbid_file(m, tr, path);
 }
 
