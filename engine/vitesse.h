@@ -498,9 +498,9 @@ VT_API vt_status vt_tagdict_build(const vt_reader_opts *ro, const char *const *f
 
 /* Forbids label transitions of model `m` (tagger, transition or CRFsuite model) in place: for
  * c < n, the transition prev[c] -> cur[c] becomes -inf; prev[c] = -1 forbids starting with
- * cur[c], cur[c] = -1 ending with prev[c]. Every decoder and vt_posteriors honour it. NOT thread-safe: call it
- * before any tagger or run uses `m`. Returns VT_OK, VT_EINVAL (a label out of range),
- * VT_EUNSUPPORTED (a joint model) or VT_ENOMEM. */
+ * cur[c], cur[c] = -1 ending with prev[c]. Every decoder and vt_posteriors honour it. NOT
+ * thread-safe: call it before any tagger or run uses `m`. Returns VT_OK, VT_EINVAL (a label out
+ * of range), VT_EUNSUPPORTED (a joint model) or VT_ENOMEM. */
 VT_API vt_status vt_model_forbid(vt_model *m, int32_t n, const int32_t *prev, const int32_t *cur);
 
 /* Reads forbidden transitions from file `path` and applies them as vt_model_forbid: one pair a

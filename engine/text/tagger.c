@@ -116,7 +116,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
       all += vt_tmpl_bound_at(ts, ord[k], tk, t);
   if (all > UINT32_MAX) return VT_ENOMEM;
   const size_t nl = (size_t)T * (size_t)nu;
-  char *sbuf = VT_ARENA_NEW(arena, char, all + need);
+  char *sbuf = VT_ARENA_NEW(arena, char, all + need + 8); /* + 8: vt_strhash_padded's reads */
   uint32_t *soff = VT_ARENA_NEW(arena, uint32_t, nl + 1);
   uint64_t *hh = VT_ARENA_NEW(arena, uint64_t, nl + 1);
   const uint8_t **recs = VT_ARENA_NEW(arena, const uint8_t *, nl + 1);
@@ -130,7 +130,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
     for (int32_t k = hit[t] >= 0 ? nloc : 0; k < nu; k++, i++) {
       soff[i] = (uint32_t)pos;
       size_t n = vt_tmpl_expand(ts, ord[k], tk, t, sbuf + pos);
-      hh[i] = vt_strhash(sbuf + pos, n);
+      hh[i] = vt_strhash_padded(sbuf + pos, n);
       __builtin_prefetch(&m->slots[(uint32_t)hh[i] & m->slot_mask]);
       pos += n;
     }
