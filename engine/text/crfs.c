@@ -3,6 +3,7 @@
 #include "crfs.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,54 +171,66 @@ vt_status vt_crfs_tag(const vt_crfs *m, const vt_decode_opts *opts, vt_arena *ar
   return st;
 }
 
+/* Makes room for `n` more bytes (and a NUL) in the buffer; 0 or -1. */
+static int reserve(char **buf, size_t *len, size_t *cap, size_t n) {
+  if (*cap - *len >= n + 1) return 0;
+  size_t c = *cap ? *cap : 4096;
+  while (c - *len < n + 1) c *= 2;
+  char *p = realloc(*buf, c);
+  if (!p) return -1;
+  *buf = p;
+  *cap = c;
+  return 0;
+}
+
 /* Appends the `n` bytes at s to the buffer; 0 or -1. */
 static int put(char **buf, size_t *len, size_t *cap, const char *s, size_t n) {
-  if (*cap - *len < n + 1) {
-    size_t c = *cap ? *cap : 4096;
-    while (c - *len < n + 1) c *= 2;
-    char *p = realloc(*buf, c);
-    if (!p) return -1;
-    *buf = p;
-    *cap = c;
-  }
+  if (reserve(buf, len, cap, n)) return -1;
   memcpy(*buf + *len, s, n);
   *len += n;
+  return 0;
+}
+
+/* Appends printf-style text of any length (a %f of 1e308 has 316 characters); 0 or -1. */
+__attribute__((format(printf, 4, 5))) static int putf(char **buf, size_t *len, size_t *cap,
+                                                      const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = reserve(buf, len, cap, 64) ? -1 : vsnprintf(*buf + *len, *cap - *len, fmt, ap);
+  va_end(ap);
+  if (n < 0) return -1;
+  if ((size_t)n >= *cap - *len) { /* it did not fit: make room and format again */
+    if (reserve(buf, len, cap, (size_t)n)) return -1;
+    va_start(ap, fmt);
+    vsnprintf(*buf + *len, *cap - *len, fmt, ap);
+    va_end(ap);
+  }
+  *len += (size_t)n;
   return 0;
 }
 
 int vt_crfs_format(const vt_crfs *m, int flags, int32_t k, int32_t T, const int32_t *labels,
                    const double *scores, int32_t n_paths, const double *marg, double logz,
                    char **buf, size_t *len, size_t *cap) {
-  char num[96];
   int32_t paths = n_paths > 0 ? n_paths : 1;
   for (int32_t p = 0; p < paths; p++) {
     const int32_t *lab = n_paths > 0 ? labels + (size_t)p * (size_t)T : NULL;
     double score = n_paths > 0 ? scores[p] : -INFINITY;
-    if (k > 1 &&
-        put(buf, len, cap, num, (size_t)snprintf(num, sizeof num, "# %d %.9g\n", p + 1, score)))
-      return -1;
-    if ((flags & VT_CRFS_PROB) &&
-        put(buf, len, cap, num,
-            (size_t)snprintf(num, sizeof num, "@score\t%f\t%f\n@probability\t%f\n", score, logz,
-                             n_paths > 0 ? exp(score - logz) : 0.0)))
+    if (k > 1 && putf(buf, len, cap, "# %d %.9g\n", p + 1, score)) return -1;
+    if ((flags & VT_CRFS_PROB) && putf(buf, len, cap, "@score\t%f\t%f\n@probability\t%f\n", score,
+                                       logz, n_paths > 0 ? exp(score - logz) : 0.0))
       return -1;
     for (int32_t t = 0; t < T; t++) {
-      size_t n;
+      size_t n = 1;
       const char *s = lab ? vt_crfs_label(m, lab[t], &n) : "_";
-      if (!lab) n = 1;
+      const double *mt = marg ? marg + (size_t)t * (size_t)m->L : NULL;
       if (put(buf, len, cap, s, n)) return -1;
-      if ((flags & VT_CRFS_MARG) &&
-          put(buf, len, cap, num,
-              (size_t)snprintf(num, sizeof num, ":%f",
-                               lab && marg ? marg[(size_t)t * (size_t)m->L + (size_t)lab[t]]
-                                           : 0.0)))
+      if ((flags & VT_CRFS_MARG) && putf(buf, len, cap, ":%f", lab && mt ? mt[lab[t]] : 0.0))
         return -1;
       for (int32_t y = 0; (flags & VT_CRFS_MARG_ALL) && y < m->L; y++) {
         const char *ys = vt_crfs_label(m, y, &n);
         if (put(buf, len, cap, "\t", 1) || put(buf, len, cap, ys, n) ||
-            put(buf, len, cap, num,
-                (size_t)snprintf(num, sizeof num, ":%f",
-                                 marg ? marg[(size_t)t * (size_t)m->L + (size_t)y] : 0.0)))
+            putf(buf, len, cap, ":%f", mt ? mt[y] : 0.0))
           return -1;
       }
       if (put(buf, len, cap, "\n", 1)) return -1;
