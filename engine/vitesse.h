@@ -376,13 +376,15 @@ typedef struct vt_model vt_model;
 typedef enum vt_model_kind {
   VT_MODEL_TAGGER = 1,      /* a tagger trained by vitesse train: templates, features, labels */
   VT_MODEL_JOINT_CHUNK = 2, /* a joint POS + chunk model (vitesse train --joint-chunk) */
-  VT_MODEL_TRANSITIONS = 3  /* transitions only (an (L, L) .npy matrix): decode score lattices */
+  VT_MODEL_TRANSITIONS = 3, /* transitions only (an (L, L) .npy matrix): decode score lattices */
+  VT_MODEL_CRFSUITE = 4     /* a CRFsuite 0.12 crf1d model, or its native conversion: tags
+                               CRFsuite item sequences (vt_tagger_tag_items) */
 } vt_model_kind;
 
 /* Opens the model file `path`, recognising its kind from its first bytes: a tagger model, a
- * joint model, or a NumPy .npy (L, L) float matrix of transitions; a CRF++ or Wapiti model
- * opens as a tagger model (vt_model_open_as, format "auto"). Every offset and count of
- * the file is checked before use. A path that can be read only once (a pipe, /dev/stdin) is read
+ * joint model, a NumPy .npy (L, L) float matrix of transitions, or a CRFsuite model (the crf1d
+ * file `crfsuite learn` writes, magic "lCRF", or the native file vt_model_save makes of one); a CRF++ or Wapiti model opens as a tagger model (vt_model_open_as, format "auto"). Every
+ * offset and count of the file is checked before use. A path that can be read only once (a pipe, /dev/stdin) is read
  * whole into memory and opened as by vt_model_open_memory. Returns VT_OK, VT_EIO (unreadable),
  * VT_EFORMAT (not a model, or damaged: "PATH: problem" in vt_last_error) or VT_ENOMEM. */
 VT_API vt_status vt_model_open(vt_model **out, const char *path);
@@ -392,15 +394,16 @@ VT_API vt_status vt_model_open(vt_model **out, const char *path);
  * (a pipe: nothing is read from it; open it and ask vt_model_describe). */
 VT_API int vt_model_file_kind(const char *path);
 
-/* As vt_model_open, for the `size` bytes of a tagger or joint model file held in memory at `data`
- * (copied: the caller may free them at once). `name` names it in messages (NULL: "memory"). A
- * transition model held in memory is made from its arrays: vt_model_open_trans. */
+/* As vt_model_open, for the `size` bytes of a tagger, joint or CRFsuite model file held in
+ * memory at `data` (copied: the caller may free them at once). `name` names it in messages
+ * (NULL: "memory"). A transition model held in memory is made from its arrays:
+ * vt_model_open_trans. */
 VT_API vt_status vt_model_open_memory(vt_model **out, const void *data, size_t size,
                                       const char *name);
 
 /* As vt_model_open, in the format named `format`: NULL or "auto" (recognised by content:
- * vitesse's files, CRF++ 0.58/0.59 binary and text models, Wapiti 1.5 models), "vitesse",
- * "crfpp" or "wapiti". A peer's model is converted in memory into a tagger model that scores
+ * vitesse's files, CRF++ 0.58/0.59 binary and text models, Wapiti 1.5 models, CRFsuite 0.12
+ * models), "vitesse", "crfpp", "wapiti" or "crfsuite". A peer's model is converted in memory into a tagger model that scores
  * every path as the peer does (weights kept as float32; labels in the peer's order, so ties go
  * to the peer's lowest label index). cost_factor > 0 multiplies a CRF++ model's weights as
  * crf_test -c does (0: the model's own). Returns as vt_model_open; VT_EINVAL for an unknown
@@ -408,9 +411,11 @@ VT_API vt_status vt_model_open_memory(vt_model **out, const void *data, size_t s
 VT_API vt_status vt_model_open_as(vt_model **out, const char *path, const char *format,
                                   double cost_factor);
 
-/* Writes tagger model `m` (opened from any format) to `path` as a vitesse model file,
- * atomically; opened again, it tags exactly as `m`. Returns VT_OK, VT_EINVAL (not a tagger
- * model), VT_EIO or VT_ENOMEM. */
+/* Writes tagger or CRFsuite model `m` (opened from any format) to `path` as a native vitesse
+ * file, atomically, checksummed and mapped at load without building anything (a CRFsuite model:
+ * its labels, attribute table, state features and transitions); opened again, it tags exactly
+ * as `m`. Returns VT_OK, VT_EINVAL (another kind of model), VT_EIO or VT_ENOMEM; the message is
+ * in vt_last_error. */
 VT_API vt_status vt_model_save(const vt_model *m, const char *path);
 
 /* Makes a transition model (VT_MODEL_TRANSITIONS) from arrays in memory, as vt_trans_create
@@ -510,11 +515,11 @@ VT_API vt_status vt_constraints_columns(vt_constraints *c, int32_t word_col, int
 VT_API vt_status vt_tagdict_build(const vt_reader_opts *ro, const char *const *files, int n_files,
                                   int32_t word_col, int32_t label_col, FILE *out, int64_t *n_words);
 
-/* Forbids label transitions of model `m` (tagger or transition model) in place: for c < n, the
- * transition prev[c] -> cur[c] becomes -inf; prev[c] = -1 forbids starting with cur[c], cur[c]
- * = -1 ending with prev[c]. Every decoder and vt_posteriors honour it. NOT thread-safe: call it
- * before any tagger or run uses `m`. Returns VT_OK, VT_EINVAL (a label out of range),
- * VT_EUNSUPPORTED (a joint model) or VT_ENOMEM. */
+/* Forbids label transitions of model `m` (tagger, transition or CRFsuite model) in place: for
+ * c < n, the transition prev[c] -> cur[c] becomes -inf; prev[c] = -1 forbids starting with
+ * cur[c], cur[c] = -1 ending with prev[c]. Every decoder and vt_posteriors honour it. NOT
+ * thread-safe: call it before any tagger or run uses `m`. Returns VT_OK, VT_EINVAL (a label out
+ * of range), VT_EUNSUPPORTED (a joint model) or VT_ENOMEM. */
 VT_API vt_status vt_model_forbid(vt_model *m, int32_t n, const int32_t *prev, const int32_t *cur);
 
 /* Reads forbidden transitions from file `path` and applies them as vt_model_forbid: one pair a
@@ -544,7 +549,7 @@ VT_API vt_status vt_model_forbid_bio(vt_model *m, int32_t *n_out);
  * Create one per thread; the model is shared read-only. */
 typedef struct vt_tagger vt_tagger;
 
-/* Creates a tagger for model `m` (tagger or joint model) decoding with `opts` (NULL: the
+/* Creates a tagger for model `m` (tagger, joint or CRFsuite model) decoding with `opts` (NULL: the
  * model's default decoder, vt_model_default_decoder). Returns VT_OK, VT_EUNSUPPORTED (a
  * transition model has nothing to tag with, or the decoder does not fit the model), VT_EINVAL or
  * VT_ENOMEM. */
@@ -580,6 +585,17 @@ VT_API vt_status vt_tagger_constrain(vt_tagger *t, const vt_constraints *c);
  * templates), VT_EINVAL (T < 0, ncols < 1) or VT_ENOMEM. Never allocates in the steady state. */
 VT_API vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T, int32_t ncols,
                                vt_tag_out *out);
+
+/* CRFsuite models: tags one sequence of T items, items[t] an item line of CRFsuite's format
+ * without its line end: fields separated by tabs, the first the (gold) label, then attributes
+ * NAME[:VALUE] (escapes \: and \\; VALUE empty or absent is 1, and scales the attribute's
+ * weights). Attributes the model lacks are dropped. Writes up to k paths into `out` as
+ * vt_decode does, scored as CRFsuite scores them, and with out->marg the marginals and out->logz.
+ * Returns VT_OK, VT_EFORMAT ("item N: problem": a VALUE that is not a finite number, a NUL byte),
+ * VT_EUNSUPPORTED (not a CRFsuite model), VT_EINVAL or VT_ENOMEM. Never allocates in the steady
+ * state. */
+VT_API vt_status vt_tagger_tag_items(vt_tagger *t, const char *const *items, int32_t T,
+                                     vt_tag_out *out);
 
 /* ---- score lattices -------------------------------------------------------------------------- */
 
@@ -722,8 +738,17 @@ typedef struct vt_tag_opts {
                             verbose 2, between labels): '\t' as crf_test and wapiti label
                             write, or ' '; 0 (default): the token line's own separator */
   const struct vt_constraints *constraints; /* tagger models: allowed labels (NULL: none) */
-  int64_t reserved[6];
+  int32_t crfsuite_out;  /* CRFsuite models: what `crfsuite tag` prints besides the labels, bits
+                            VT_CRFSUITE_PROB (-p), VT_CRFSUITE_MARG (-i), VT_CRFSUITE_MARG_ALL (-l);
+                            0 (default) none */
+  int32_t reserved32;
+  int64_t reserved[5];
 } vt_tag_opts;
+
+/* Bits of vt_tag_opts.crfsuite_out. */
+#define VT_CRFSUITE_PROB 1     /* "@score\tSCORE\tLOGZ" and "@probability\tP" before a sequence */
+#define VT_CRFSUITE_MARG 2     /* LABEL:MARGINAL for the predicted label */
+#define VT_CRFSUITE_MARG_ALL 4 /* then "\tLABEL:MARGINAL" for every label of the model */
 
 /* Defaults: the model's decoder and corpus options, joint columns 0, 1, last, no eval. */
 VT_API void vt_tag_opts_init(vt_tag_opts *o);
@@ -758,10 +783,13 @@ typedef struct vt_run_report {
  * LABEL/MARGINAL, and with verbose 2 then LABEL/MARGINAL for every label of the model. With
  * opts->constraints, only allowed labels are output (vt_constraints_create); a sentence left
  * without any path (e.g. a fixed label no allowed neighbour may follow) prints "_" labels
- * (verbose: "# 0" and "_/0"), as any sentence without a finite path does. The bytes are the same
- * for any thread count and batch size. `rep` may be NULL. Returns VT_OK, VT_ECANCELED, VT_EFORMAT
- * (bad input: "FILE:LINE: problem"), VT_EIO (unreadable input, or a sink failure:
- * rep->write_errno), VT_EUNSUPPORTED, VT_ENOMEM; the message is in vt_last_error. */
+ * (verbose: "# 0" and "_/0"), as any sentence without a finite path does. With a CRFsuite model
+ * the files are CRFsuite item files (vt_tagger_tag_items) and the output is what `crfsuite tag`
+ * prints: each sequence's labels one a line and a blank line (sequences without items print
+ * nothing), with k > 1 each path after "# RANK SCORE", and opts->crfsuite_out's lines. The bytes
+ * are the same for any thread count and batch size. `rep` may be NULL. Returns VT_OK,
+ * VT_ECANCELED, VT_EFORMAT (bad input: "FILE:LINE: problem"), VT_EIO (unreadable input, or a sink
+ * failure: rep->write_errno), VT_EUNSUPPORTED, VT_ENOMEM; the message is in vt_last_error. */
 VT_API vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
                                const char *const *files, int n_files, vt_sink_fn sink,
                                void *sink_ctx, vt_run_report *rep);

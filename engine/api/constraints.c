@@ -56,9 +56,10 @@ vt_status vt_constraints_columns(vt_constraints *c, int32_t word_col, int32_t pa
   return VT_OK;
 }
 
-/* The bound transitions of a tagger or transition model, or NULL. */
+/* The bound transitions of a tagger, transition or CRFsuite model, or NULL. */
 static vt_trans *model_trans(vt_model *m) {
   if (m->kind == VT_MODEL_TAGGER) return m->text->trans;
+  if (m->kind == VT_MODEL_CRFSUITE) return m->crfs->trans;
   if (m->kind == VT_MODEL_TRANSITIONS) return m->trans;
   return NULL;
 }
@@ -117,7 +118,8 @@ done:
 vt_status vt_model_forbid(vt_model *m, int32_t n, const int32_t *prev, const int32_t *cur) {
   vt_trans *tr = model_trans(m);
   if (!tr)
-    return vt_fail(VT_EUNSUPPORTED, "forbidden transitions need a tagger or a transition model");
+    return vt_fail(VT_EUNSUPPORTED,
+                   "forbidden transitions need a tagger, transition or CRFsuite model");
   return forbid_trans(tr, m->kind == VT_MODEL_TAGGER ? m->text : NULL, n, prev, cur);
 }
 
@@ -202,7 +204,8 @@ done:
 vt_status vt_model_forbid_file(vt_model *m, const char *path) {
   vt_trans *tr = model_trans(m);
   if (!tr)
-    return vt_fail(VT_EUNSUPPORTED, "forbidden transitions need a tagger or a transition model");
+    return vt_fail(VT_EUNSUPPORTED,
+                   "forbidden transitions need a tagger, transition or CRFsuite model");
   return forbid_file(m, tr, path);
 }
 

@@ -37,6 +37,8 @@ vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts
   if (m->kind == VT_MODEL_TRANSITIONS)
     return vt_fail(VT_EUNSUPPORTED, "a transition model has no features to tag with: decode "
                                     "score lattices with vt_engine_decode");
+  if (o.crfsuite_out && m->kind != VT_MODEL_CRFSUITE)
+    return vt_fail(VT_EUNSUPPORTED, "CRFsuite's -p, -i and -l need a CRFsuite model");
   if ((o.verbose || o.constraints) && m->kind != VT_MODEL_TAGGER)
     return vt_fail(VT_EUNSUPPORTED, "marginals (-v) and allowed labels need a tagger model");
   if (o.constraints && o.constraints->model != m->text)
@@ -47,6 +49,8 @@ vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts
   if (o.decode.k < 1) vt_model_default_decoder(m, 1, &o.decode);
   if ((st = vt_model_check_decoder(m, &o.decode)) != VT_OK) return st;
   vt_model_reader(m, &o, &ro);
+  if (m->kind == VT_MODEL_CRFSUITE)
+    return vt_crfs_job_run(e, m->crfs, &o, &ro, files, n_files, sink, sink_ctx, rep);
   if (m->kind == VT_MODEL_JOINT_CHUNK)
     return vt_chunk_job_run(e, &m->chunk, &o, &ro, files, n_files, sink, sink_ctx, rep);
   return vt_tag_job_run(e, m->text, &o, &ro, files, n_files, sink, sink_ctx, rep);

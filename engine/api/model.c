@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "chunk_model_file.h"
+#include "crfsuite_file.h"
 #include "errmsg.h"
 #include "model_file.h"
 #include "model_impl.h"
@@ -84,6 +85,15 @@ vt_status vt_model_finish(vt_model *m) {
         m->chunk_names[2 * k - 1 + b] = p;
       }
     }
+  } else if (m->kind == VT_MODEL_CRFSUITE) {
+    const vt_crfs *c = m->crfs;
+    in->labels = c->L;
+    if (names_alloc(&m->names, c->L) != VT_OK) return VT_ENOMEM;
+    for (int32_t y = 0; y < c->L; y++) {
+      size_t len;
+      const char *s = vt_crfs_label(c, y, &len);
+      if (!(m->names[y] = dup_bytes(s, len))) return VT_ENOMEM;
+    }
   } else {
     int32_t L = vt_trans_labels(m->trans);
     in->labels = L;
@@ -120,6 +130,7 @@ static int sniff(const char *path, unsigned char *head, size_t *n) {
 static int kind_of(const unsigned char *head, size_t n) {
   if (vt_chunk_model_sniff_bytes(head, n)) return VT_MODEL_JOINT_CHUNK;
   if (n >= 6 && !memcmp(head, "\x93NUMPY", 6)) return VT_MODEL_TRANSITIONS;
+  if (vt_crfs_sniff(head, n)) return VT_MODEL_CRFSUITE;
   if (vt_textmodel_sniff(head, n)) return VT_MODEL_TAGGER;
   return 0;
 }
@@ -232,6 +243,8 @@ vt_status vt_model_open(vt_model **out, const char *path) {
   } else if (m->kind == VT_MODEL_TRANSITIONS) {
     st = vt_trans_load(&m->trans, path, NULL, NULL, NULL, NULL);
     if (st != VT_OK) snprintf(err, sizeof err, "%s", vt_last_error());
+  } else if (m->kind == VT_MODEL_CRFSUITE) {
+    st = (vt_status)vt_crfs_load(&m->crfs, path, err, sizeof err);
   } else {
     st = (vt_status)vt_textmodel_load(&m->text, path, err, sizeof err);
   }
@@ -258,6 +271,8 @@ vt_status vt_model_open_memory(vt_model **out, const void *data, size_t size, co
     snprintf(err, sizeof err,
              "%s: a transition matrix in memory is opened from its arrays (vt_model_open_trans)",
              name);
+  } else if (m->kind == VT_MODEL_CRFSUITE) {
+    st = (vt_status)vt_crfs_load_mem(&m->crfs, data, size, name, err, sizeof err);
   } else {
     st = (vt_status)vt_textmodel_load_mem(&m->text, data, size, name, err, sizeof err);
   }
@@ -269,11 +284,24 @@ vt_status vt_model_open_as(vt_model **out, const char *path, const char *format,
   *out = NULL;
   int is_auto = !format || !strcmp(format, "auto");
   vt_peer_format pf = is_auto ? VT_PEER_NONE : vt_peer_format_named(format);
-  if (!is_auto && pf == VT_PEER_NONE && strcmp(format, "vitesse"))
-    return vt_fail(VT_EINVAL, "unknown model format '%s' (expected auto, vitesse, crfpp or wapiti)",
+  const int crfsuite = !is_auto && !strcmp(format, "crfsuite");
+  if (!is_auto && pf == VT_PEER_NONE && strcmp(format, "vitesse") && !crfsuite)
+    return vt_fail(VT_EINVAL,
+                   "unknown model format '%s' (expected auto, vitesse, crfpp, wapiti or crfsuite)",
                    format);
   if (!(cost_factor >= 0) || !isfinite(cost_factor))
     return vt_fail(VT_EINVAL, "cost factor must be positive");
+  if (crfsuite) { /* a crf1d model (or its native conversion), nothing else */
+    if (cost_factor > 0)
+      return vt_fail(VT_EINVAL, "%s: a cost factor applies to CRF++ models only", path);
+    vt_status st = vt_model_open(out, path);
+    if (st == VT_OK && (*out)->kind != VT_MODEL_CRFSUITE) {
+      vt_model_close(*out);
+      *out = NULL;
+      return vt_fail(VT_EFORMAT, "%s: not a CRFsuite model", path);
+    }
+    return st;
+  }
   if (!is_auto && pf == VT_PEER_NONE) { /* "vitesse": a vitesse model file, nothing else */
     unsigned char head[8];
     size_t n = 0;
@@ -301,9 +329,14 @@ vt_status vt_model_open_as(vt_model **out, const char *path, const char *format,
 
 vt_status vt_model_save(const vt_model *m, const char *path) {
   char err[512];
-  if (m->kind != VT_MODEL_TAGGER)
-    return vt_fail(VT_EINVAL, "%s: only tagger models can be saved", path);
-  vt_status st = (vt_status)vt_textmodel_save(m->text, path, err, sizeof err);
+  err[0] = '\0';
+  vt_status st;
+  if (m->kind == VT_MODEL_TAGGER)
+    st = (vt_status)vt_textmodel_save(m->text, path, err, sizeof err);
+  else if (m->kind == VT_MODEL_CRFSUITE)
+    st = (vt_status)vt_crfs_write_native(path, m->crfs, err, sizeof err);
+  else
+    return vt_fail(VT_EINVAL, "%s: only tagger and CRFsuite models can be saved", path);
   return st == VT_OK ? st : vt_fail(st, "%s", err);
 }
 
@@ -335,6 +368,7 @@ void vt_model_close(vt_model *m) {
   vt_textmodel_free(m->text);
   vt_chunk_model_free(&m->chunk);
   vt_trans_destroy(m->trans);
+  vt_crfs_free(m->crfs);
   free(m);
 }
 
@@ -360,6 +394,7 @@ const char *vt_model_chunk_name(const vt_model *m, int32_t c) {
 }
 
 const vt_trans *vt_model_trans(const vt_model *m) {
+  if (m->kind == VT_MODEL_CRFSUITE) return m->crfs->trans;
   return m->kind == VT_MODEL_TAGGER ? m->text->trans : m->trans;
 }
 
@@ -384,3 +419,4 @@ vt_status vt_model_check_decoder(const vt_model *m, const vt_decode_opts *opts) 
                    opts->k);
   return VT_OK;
 }
+

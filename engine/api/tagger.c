@@ -151,6 +151,8 @@ vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T, int32
     return VT_OK;
   }
   if (t->m->kind == VT_MODEL_JOINT_CHUNK) return tag_joint(t, cells, T, ncols, out);
+  if (t->m->kind == VT_MODEL_CRFSUITE)
+    return vt_fail(VT_EUNSUPPORTED, "a CRFsuite model tags item lines: vt_tagger_tag_items");
   const vt_textmodel *m = t->m->text;
   if (ncols <= m->tmpl.max_col)
     return vt_fail(VT_EFORMAT, "%d column(s), but the model's templates read column %d", ncols,
@@ -172,6 +174,25 @@ vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T, int32
                               : "the partial label is not a label of the model");
   if (st == VT_EUNSUPPORTED)
     return vt_fail(st, "marginals need a model without observation-dependent bigram templates");
+  if (st != VT_OK) return vt_fail(st, "decoding failed: %s", vt_strerror(st));
+  return VT_OK;
+}
+
+vt_status vt_tagger_tag_items(vt_tagger *t, const char *const *items, int32_t T, vt_tag_out *out) {
+  char err[256];
+  int32_t bad = -1;
+  out->n_paths = 0;
+  if (t->m->kind != VT_MODEL_CRFSUITE)
+    return vt_fail(VT_EUNSUPPORTED, "item lines are tagged with a CRFsuite model only");
+  if (T < 0 || (T > 0 && !items)) return vt_fail(VT_EINVAL, "tag: T >= 0 items expected");
+  vt_arena_reset(t->arena);
+  size_t *lens = VT_ARENA_NEW(t->arena, size_t, (size_t)T + 1);
+  if (!lens) return vt_fail(VT_ENOMEM, "out of memory");
+  for (int32_t i = 0; i < T; i++) lens[i] = strlen(items[i]);
+  vt_status st =
+      vt_crfs_tag(t->m->crfs, &t->opts, t->arena, items, lens, T, out->labels, out->scores,
+                  &out->n_paths, out->marg, &out->logz, &bad, &out->stats, err, sizeof err);
+  if (st == VT_EFORMAT) return vt_fail(st, "item %d: %s", bad + 1, err);
   if (st != VT_OK) return vt_fail(st, "decoding failed: %s", vt_strerror(st));
   return VT_OK;
 }

@@ -22,5 +22,6 @@ int vt_cmd_decode(int argc, char **argv);
 int vt_cmd_synth(int argc, char **argv);
 int vt_cmd_demo(int argc, char **argv);
 int vt_cmd_topo(int argc, char **argv);
+int vt_cmd_convert(int argc, char **argv);
 
 #endif

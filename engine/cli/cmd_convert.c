@@ -1,6 +1,6 @@
-/* engine/cli/cmd_convert.c: `vitesse convert`, another toolkit's model (CRF++, Wapiti) written as
- * a native vitesse model file (vt_model_open_as, vt_model_save). To add a format: its name in
- * FORMATS and in vt_model_open_as. */
+/* engine/cli/cmd_convert.c: `vitesse convert`, another toolkit's model (CRF++, Wapiti, CRFsuite)
+ * written as a native vitesse model file (vt_model_open_as, vt_model_save). To add a format: its
+ * name in FORMATS and in vt_model_open_as. */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
 #include <math.h>
@@ -10,14 +10,15 @@
 #include "cli.h"
 #include "text_cli.h"
 
-#define FORMATS "auto|crfpp|wapiti"
+#define FORMATS "auto|crfpp|wapiti|crfsuite"
 
 static void convert_usage(FILE *f) {
   fputs("usage: vitesse convert [--from " FORMATS "] [--cost-factor C] IN -o OUT\n"
         "\n"
-        "Writes the model IN (a CRF++ 0.58/0.59 binary or text model, a Wapiti 1.5 model, or a\n"
-        "vitesse model) as a vitesse model file OUT: checksummed and mapped at load, it tags\n"
-        "exactly as IN does with vitesse tag -m IN (the same bytes out), and loads faster.\n"
+        "Writes the model IN (a CRF++ 0.58/0.59 binary or text model, a Wapiti 1.5 model, a\n"
+        "CRFsuite 0.12 model as crfsuite learn, python-crfsuite or sklearn-crfsuite write it,\n"
+        "or a vitesse model) as a vitesse model file OUT: checksummed and mapped at load, it\n"
+        "tags exactly as IN does with vitesse tag -m IN (the same bytes out), and loads faster.\n"
         "Labels keep the peer's order (ties go to its lowest label, as in its own tagger);\n"
         "weights are kept as float32.\n"
         "options:\n"

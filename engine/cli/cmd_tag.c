@@ -55,6 +55,15 @@ static void tag_usage(FILE *f) {
         "                  with E- or S-): I-X only after B-X or I-X, ...\n"
         "A sentence left with no path prints \"_\" labels (-v: \"# 0\" and \"_/0\").\n",
         f);
+  fputs(
+      "CRFsuite models (crf1d files of crfsuite learn, or vitesse convert --from crfsuite)\n"
+      "read CRFsuite item files (LABEL<TAB>ATTR[:VALUE]<TAB>...) and print what crfsuite tag\n"
+      "prints: one label a line, a blank line after each sequence; with -k K each path after\n"
+      "\"# RANK SCORE\"; and as crfsuite tag's options of the same names:\n"
+      "  -p, --probability   \"@score\\tSCORE\\tLOGZ\" and \"@probability\\tP\" before a sequence\n"
+      "  -i, --marginal      LABEL:MARGINAL\n"
+      "  -l, --marginal-all  then \\tLABEL:MARGINAL for every label\n",
+      f);
   fputs(vt_cli_decoder_usage, f);
   fputs("The corpus options default to those the model was trained with. A joint POS + chunk\n"
         "model (vitesse train --joint-chunk) is tagged as vitesse chunk-tag does.\n",
@@ -101,11 +110,14 @@ int vt_cmd_tag(int argc, char **argv) {
                                            {"bio", no_argument, 0, OPT_BIO},
                                            {"cost-factor", required_argument, 0, OPT_COST},
                                            {"label-sep", required_argument, 0, OPT_LABEL_SEP},
+                                           {"probability", no_argument, 0, 'p'},
+                                           {"marginal", no_argument, 0, 'i'},
+                                           {"marginal-all", no_argument, 0, 'l'},
                                            VT_CORPUS_LONGOPTS,
                                            {0, 0, 0, 0}};
   const char *model_path = NULL, *out_path = NULL, *dict_path = NULL, *forbid_path = NULL;
   int32_t verbose = 0, dict_col = 0, partial_col = -1;
-  int bio = 0;
+  int bio = 0, crfsuite_out = 0;
   double cost_factor = 0.0;
   int label_sep = 0;
   vt_constraints *cons = NULL;
@@ -121,7 +133,7 @@ int vt_cmd_tag(int argc, char **argv) {
 
   optind = 1;
   int c;
-  while ((c = getopt_long(argc, argv, "m:k:o:hv:", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "m:k:o:hv:pil", longopts, NULL)) != -1) {
     int eo = vt_cli_engine_opt(&run, c, optarg);
     if (eo == 0) eo = vt_cli_decoder_opt(&dec, c, optarg);
     if (eo < 0) goto done;
@@ -158,6 +170,9 @@ int vt_cmd_tag(int argc, char **argv) {
       }
       label_sep = optarg[0] == 't' ? '\t' : optarg[0] == 's' ? ' ' : 0;
       break;
+    case 'p': crfsuite_out |= VT_CRFSUITE_PROB; break;
+    case 'i': crfsuite_out |= VT_CRFSUITE_MARG; break;
+    case 'l': crfsuite_out |= VT_CRFSUITE_MARG_ALL; break;
     case 'h':
       tag_usage(stdout);
       rc = VT_EXIT_OK;
@@ -196,6 +211,7 @@ int vt_cmd_tag(int argc, char **argv) {
   to.reader_set = reader.set;
   to.verbose = verbose;
   to.label_sep = label_sep;
+  to.crfsuite_out = crfsuite_out;
   if ((forbid_path && vt_model_forbid_file(m, forbid_path) != VT_OK) ||
       (bio && vt_model_forbid_bio(m, NULL) != VT_OK)) {
     vt_cli_error("%s", vt_last_error());

@@ -12,6 +12,7 @@
 
 struct vt_textmodel;
 struct vt_chunk_model;
+struct vt_crfs;
 
 struct vt_engine {
   vt_engine_opts opts;
@@ -41,6 +42,11 @@ vt_status vt_tag_job_run(vt_engine *e, const struct vt_textmodel *m, const vt_ta
 vt_status vt_chunk_job_run(vt_engine *e, const struct vt_chunk_model *m, const vt_tag_opts *o,
                            const vt_reader_opts *ro, const char *const *files, int n_files,
                            vt_sink_fn sink, void *sink_ctx, vt_run_report *rep);
+
+/* Tags CRFsuite item files with a CRFsuite model (engine/sched/crfs_job.c). */
+vt_status vt_crfs_job_run(vt_engine *e, const struct vt_crfs *m, const vt_tag_opts *o,
+                          const vt_reader_opts *ro, const char *const *files, int n_files,
+                          vt_sink_fn sink, void *sink_ctx, vt_run_report *rep);
 
 /* Decodes a lattice set (engine/sched/decode_job.c). */
 vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,

@@ -544,6 +544,7 @@ static PyObject *get_kind(Model *self, void *u) {
   (void)u;
   return PyUnicode_FromString(self->info.kind == VT_MODEL_TAGGER        ? "tagger"
                               : self->info.kind == VT_MODEL_JOINT_CHUNK ? "joint"
+                              : self->info.kind == VT_MODEL_CRFSUITE    ? "crfsuite"
                                                                         : "transitions");
 }
 
@@ -561,6 +562,7 @@ static PyObject *get_info(Model *self, void *u) {
   return Py_BuildValue("{s:s,s:i,s:i,s:i,s:i,s:K,s:K,s:s,s:s,s:O,s:z}", "kind",
                        i->kind == VT_MODEL_TAGGER        ? "tagger"
                        : i->kind == VT_MODEL_JOINT_CHUNK ? "joint"
+                       : i->kind == VT_MODEL_CRFSUITE    ? "crfsuite"
                                                          : "transitions",
                        "labels", i->labels, "chunk_labels", i->chunk_labels, "columns", i->columns,
                        "epochs", i->epochs, "train_sentences",

@@ -2,7 +2,7 @@
 # tests/fuzz/make_seeds.sh VITESSE [DIR]: writes the seed corpora of the fuzz targets into
 # DIR/<target>/ (default: tests/fuzz/seeds next to this script), from scratch: small valid inputs
 # made with the project's own binary (`vitesse synth`, `vitesse train`, `vitesse train
-# --joint-chunk`) and the malformed inputs of the bad-input tests (tests/badinput.sh,
+# --joint-chunk`, and tests/crfsuite_seeds for the CRFsuite targets) and the malformed inputs of the bad-input tests (tests/badinput.sh,
 # tests/chunk_badinput.sh), each a few KB at most. Deterministic: the same binary writes the same
 # bytes. Crashes found by fuzzing are not written here: they are committed as files named
 # crash-* in the seed directories by hand, and this script leaves those alone.
@@ -15,7 +15,7 @@ VITESSE=$1
 OUT=${2:-$(dirname "$0")/seeds}
 W=$(mktemp -d "${TMPDIR:-/tmp}/vt_seeds.XXXXXX")
 trap 'rm -rf "$W"' EXIT
-for t in npy lattice conll template textmodel chunkmodel crfpp wapiti; do
+for t in npy lattice conll template textmodel chunkmodel crfpp wapiti crfsmodel crfsitems; do
   mkdir -p "$OUT/$t"
   find "$OUT/$t" -type f ! -name 'crash-*' -exec rm -f {} +
 done
@@ -196,5 +196,8 @@ head -c $((64 + 7 * 32)) "$c" | crc32 | put "$c" 24
 # test_peer next to VITESSE's build tree.
 TEST_PEER=${TEST_PEER:-$(dirname "$VITESSE")/tests/test_peer}
 "$TEST_PEER" --case write_seeds --write-seeds "$OUT" >/dev/null
+
+# ---- CRFsuite models and item files (tests/crfsuite_seeds.c, built beside VITESSE) ----------
+"$(dirname "$VITESSE")/tests/crfsuite_seeds" "$OUT"
 
 echo "make_seeds: $(find "$OUT" -type f | wc -l) files, $(du -sk "$OUT" | cut -f1) KB in $OUT"

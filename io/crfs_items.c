@@ -1,0 +1,196 @@
+/* io/crfs_items.c: the CRFsuite item file reader (see crfs_items.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "crfs_items.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "outfile.h"
+
+#define READ_CHUNK (1 << 16)
+
+struct vt_items {
+  gzFile gz;
+  const char *name;
+  char *buf;
+  size_t start, end, cap; /* unread bytes: buf[start, end) */
+  int eof;
+  uint64_t lineno; /* lines consumed */
+  int64_t size, got;
+  size_t max_line;
+  int32_t max_items;
+};
+
+vt_status vt_items_open(vt_items **out, const char *path, int32_t max_line, int32_t max_items,
+                        char *err, size_t errlen) {
+  *out = NULL;
+  int is_stdin = !path || !strcmp(path, "-");
+  const char *name = is_stdin ? "-" : path;
+  int fd = is_stdin ? dup(0) : open(path, O_RDONLY);
+  if (fd < 0) {
+    vt_io_errorf(err, errlen, name, "cannot open: %s", strerror(errno));
+    return VT_EIO;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) st.st_mode = 0;
+  if (S_ISDIR(st.st_mode)) {
+    close(fd);
+    vt_io_errorf(err, errlen, name, "is a directory");
+    return VT_EIO;
+  }
+  vt_items *r = calloc(1, sizeof *r);
+  if (r) r->buf = malloc(READ_CHUNK);
+  if (!r || !r->buf || !(r->gz = gzdopen(fd, "rb"))) {
+    close(fd);
+    vt_items_close(r);
+    vt_io_errorf(err, errlen, name, "out of memory");
+    return VT_ENOMEM;
+  }
+  gzbuffer(r->gz, READ_CHUNK);
+  r->cap = READ_CHUNK;
+  r->name = name;
+  r->size = S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1;
+  r->max_line = max_line > 0 ? (size_t)max_line : (size_t)1 << 20;
+  r->max_items = max_items > 0 ? max_items : 10000;
+  *out = r;
+  return VT_OK;
+}
+
+void vt_items_close(vt_items *r) {
+  if (!r) return;
+  if (r->gz) gzclose(r->gz);
+  free(r->buf);
+  free(r);
+}
+
+void vt_items_batch_free(vt_items_batch *b) {
+  free(b->text);
+  free(b->n_items);
+  free(b->line0);
+  memset(b, 0, sizeof *b);
+}
+
+int64_t vt_items_offset(const vt_items *r, int64_t *size) {
+  *size = r->size;
+  z_off_t at = gzoffset(r->gz);
+  return at < 0 ? r->got : (int64_t)at;
+}
+
+/* Next line without its '\n': 1 with [*line, *len) valid until the next call, 0 at the end, or
+ * a negative status. */
+static int next_line(vt_items *r, const char **line, size_t *len, char *err, size_t errlen) {
+  size_t scan = r->start;
+  for (;;) {
+    char *nl = memchr(r->buf + scan, '\n', r->end - scan);
+    size_t have = (nl ? (size_t)(nl - r->buf) : r->end) - r->start;
+    if (have > r->max_line) {
+      vt_io_errorf(err, errlen, NULL, "%s:%llu: line longer than %zu bytes (--max-line-bytes)",
+                   r->name, (unsigned long long)r->lineno + 1, r->max_line);
+      return VT_EFORMAT;
+    }
+    if (nl || (r->eof && r->end > r->start)) {
+      *line = r->buf + r->start;
+      *len = have;
+      r->start += have + (nl ? 1 : 0);
+      r->lineno++;
+      return 1;
+    }
+    if (r->eof) return 0;
+    scan = r->end;
+    if (r->start > 0) { /* keep the partial line at the front */
+      memmove(r->buf, r->buf + r->start, r->end - r->start);
+      scan -= r->start;
+      r->end -= r->start;
+      r->start = 0;
+    }
+    if (r->cap - r->end < READ_CHUNK) {
+      char *nb = realloc(r->buf, 2 * r->cap);
+      if (!nb) {
+        vt_io_errorf(err, errlen, r->name, "out of memory");
+        return VT_ENOMEM;
+      }
+      r->buf = nb;
+      r->cap *= 2;
+    }
+    int got = gzread(r->gz, r->buf + r->end, (unsigned)(r->cap - r->end));
+    if (got < 0) {
+      int zerr;
+      const char *msg = gzerror(r->gz, &zerr);
+      vt_io_errorf(err, errlen, r->name, "read error: %s", zerr == Z_ERRNO ? strerror(errno) : msg);
+      return VT_EIO;
+    }
+    if (got == 0) r->eof = 1;
+    r->end += (size_t)got;
+    r->got += got;
+  }
+}
+
+/* Appends n bytes to the batch text, then '\n'; 0 or -1. */
+static int text_put(vt_items_batch *b, const char *s, size_t n) {
+  if (b->cap - b->len < n + 1) {
+    size_t c = b->cap ? b->cap : READ_CHUNK;
+    while (c - b->len < n + 1) c *= 2;
+    char *p = realloc(b->text, c);
+    if (!p) return -1;
+    b->text = p;
+    b->cap = c;
+  }
+  memcpy(b->text + b->len, s, n);
+  b->text[b->len + n] = '\n';
+  b->len += n + 1;
+  return 0;
+}
+
+/* Starts sequence number b->n_seq at line `line0`; 0 or -1. */
+static int seq_start(vt_items_batch *b, uint64_t line0) {
+  if (b->n_seq == b->cap_seq) {
+    int32_t c = b->cap_seq ? 2 * b->cap_seq : 256;
+    int32_t *ni = realloc(b->n_items, (size_t)c * sizeof *ni);
+    if (ni) b->n_items = ni;
+    uint64_t *l0 = ni ? realloc(b->line0, (size_t)c * sizeof *l0) : NULL;
+    if (!l0) return -1;
+    b->line0 = l0;
+    b->cap_seq = c;
+  }
+  b->n_items[b->n_seq] = 0;
+  b->line0[b->n_seq++] = line0;
+  return 0;
+}
+
+vt_status vt_items_read(vt_items *r, vt_items_batch *b, size_t max_bytes, char *err,
+                        size_t errlen) {
+  b->len = 0;
+  b->n_seq = 0;
+  b->items = 0;
+  b->file = r->name;
+  int in_seq = 0;
+  for (;;) {
+    const char *line;
+    size_t len;
+    int got = next_line(r, &line, &len, err, errlen);
+    if (got < 0) return (vt_status)got;
+    if (got == 0) return VT_OK;
+    if (len == 0) { /* the end of a sequence (or of none) */
+      in_seq = 0;
+      if (b->len >= max_bytes) return VT_OK;
+      continue;
+    }
+    if (!in_seq && seq_start(b, r->lineno)) goto nomem;
+    in_seq = 1;
+    if (++b->n_items[b->n_seq - 1] > r->max_items) {
+      vt_io_errorf(err, errlen, NULL, "%s:%llu: a sequence of more than %d items (--max-tokens)",
+                   r->name, (unsigned long long)r->lineno, r->max_items);
+      return VT_EFORMAT;
+    }
+    b->items++;
+    if (text_put(b, line, len)) goto nomem;
+  }
+nomem:
+  vt_io_errorf(err, errlen, r->name, "out of memory");
+  return VT_ENOMEM;
+}

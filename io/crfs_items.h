@@ -1,0 +1,47 @@
+/* io/crfs_items.h: streaming reader of CRFsuite item files (plain, .gz, standard input) for
+ * the CRFsuite tagging job: it cuts the input into whole sequences, as `crfsuite tag` does: one
+ * item a line, a line that is exactly empty ends a sequence (a line of blanks or a lone '\r' is
+ * an item, as in CRFsuite), runs of empty lines end one sequence, a missing final newline is
+ * accepted. Items are parsed later, by the workers (engine/text/crfs.h). */
+#ifndef VT_IO_CRFS_ITEMS_H
+#define VT_IO_CRFS_ITEMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vitesse.h"
+
+typedef struct vt_items vt_items;
+
+/* A batch of whole sequences: their lines, each followed by '\n', back to back in text[0, len)
+ * (sequence after sequence, no empty line between), with per sequence its item count and the
+ * line number of its first item. */
+typedef struct vt_items_batch {
+  char *text;
+  size_t len, cap;
+  int32_t *n_items; /* per sequence */
+  uint64_t *line0;  /* per sequence */
+  int32_t n_seq, cap_seq;
+  int64_t items;
+  const char *file; /* the file they come from ("-": standard input) */
+} vt_items_batch;
+
+/* Opens `path` ("-" or NULL: standard input; gzip inflated). Lines longer than max_line bytes
+ * (0: 1 MiB) and sequences of more than max_items items (0: 10000) are errors. Returns VT_OK,
+ * VT_EIO (message "PATH: problem" in err) or VT_ENOMEM. */
+vt_status vt_items_open(vt_items **out, const char *path, int32_t max_line, int32_t max_items,
+                        char *err, size_t errlen);
+
+/* Empties `b` and fills it with the next sequences, until it holds about `max_bytes` bytes or
+ * the file ends; b->n_seq 0 means the end. Returns VT_OK, VT_EFORMAT ("FILE:LINE: problem"),
+ * VT_EIO or VT_ENOMEM. */
+vt_status vt_items_read(vt_items *r, vt_items_batch *b, size_t max_bytes, char *err, size_t errlen);
+
+/* Bytes consumed from the file and in *size its size (-1: not a regular file). */
+int64_t vt_items_offset(const vt_items *r, int64_t *size);
+
+/* Closes the reader; NULL is a no-op. Frees a batch's memory (zeroing it). */
+void vt_items_close(vt_items *r);
+void vt_items_batch_free(vt_items_batch *b);
+
+#endif

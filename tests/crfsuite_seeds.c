@@ -1,0 +1,83 @@
+/* tests/crfsuite_seeds.c DIR: writes the seed corpora of the CRFsuite fuzz targets into
+ * DIR/crfsmodel and DIR/crfsitems (tests/fuzz/make_seeds.sh runs it): a small crf1d model made
+ * by tests/crf1d_write.h, its native conversion, damaged copies (truncated, another version, a
+ * state feature out of range, a CQDB record with another id), and item files (escapes, values,
+ * runs of blank lines, a bad value, a NUL byte, no final newline, a gzip one is left to the
+ * fuzzer). Deterministic. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "crf1d_write.h"
+#include "vitesse.h"
+
+static int put(const char *dir, const char *name, const void *p, size_t n) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(p, 1, n, f) != n || fclose(f) != 0) {
+    fprintf(stderr, "crfsuite_seeds: cannot write %s\n", path);
+    exit(1);
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  static const char *const attrs[] = {"w=the", "a:b", "c\\d", "x", "pos=NN", "U00=the"};
+  static const char *const labels[] = {"B-NP", "I-NP", "O", "B-VP"};
+  static const crf1d_feat f[] = {{0, 0, 0, 1.5},   {0, 1, 1, 2},    {0, 2, 2, -1}, {1, 0, 1, 0.5},
+                                 {1, 1, 0, -0.25}, {0, 3, 1, 0.75}, {1, 2, 2, 1},  {0, 4, 3, 0.5},
+                                 {0, 5, 0, -2},    {1, 3, 0, 0.125}};
+  if (argc != 2) {
+    fprintf(stderr, "usage: crfsuite_seeds DIR\n");
+    return 64;
+  }
+  char dm[4096], di[4096];
+  snprintf(dm, sizeof dm, "%s/crfsmodel", argv[1]);
+  snprintf(di, sizeof di, "%s/crfsitems", argv[1]);
+  mkdir(dm, 0777);
+  mkdir(di, 0777);
+  crf1d_buf b;
+  crf1d_build(&b, labels, 4, attrs, 6, f, sizeof f / sizeof *f);
+  put(dm, "good.model", b.p, b.len);
+  put(dm, "bad_truncated.model", b.p, 200);
+  b.p[12] = 101;
+  put(dm, "bad_version.model", b.p, b.len);
+  b.p[12] = 100;
+  unsigned char *c = malloc(b.len);
+  memcpy(c, b.p, b.len);
+  c[48 + 12 + 4] = 6; /* feature 0: attribute 6 of 6 */
+  put(dm, "bad_feature_range.model", c, b.len);
+  memcpy(c, b.p, b.len);
+  uint32_t off_labels = c[32] | (uint32_t)c[33] << 8 | (uint32_t)c[34] << 16;
+  c[off_labels + 24 + 2048] = 9; /* the first label record's id */
+  put(dm, "bad_cqdb_id.model", c, b.len);
+  free(c);
+  /* The native conversion. */
+  char src[8192], dst[8192];
+  snprintf(src, sizeof src, "%s/good.model", dm);
+  snprintf(dst, sizeof dst, "%s/good_native.model", dm);
+  vt_model *m = NULL;
+  if (vt_model_open(&m, src) != VT_OK || vt_model_save(m, dst) != VT_OK) {
+    fprintf(stderr, "crfsuite_seeds: %s\n", vt_last_error());
+    return 1;
+  }
+  vt_model_close(m);
+  free(b.p);
+  static const char good[] = "B-NP\tw=the\tx:2\nI-NP\ta\\:b:0.5\tunknown\n\n\n\nO\tc\\d\tc\\\\d:-1"
+                             "\nB-VP\t\tx:\tpos=NN:1e-3\tU00=the\n\nO\n";
+  put(di, "good.items", good, sizeof good - 1);
+  static const char colons[] = "B-NP:1\tx:2:3\t:4\tw=the::\n\t\t\n \n\r\nO\tx\r\n";
+  put(di, "colons.items", colons, sizeof colons - 1);
+  static const char bad_value[] = "B-NP\tx:2\nO\tw=the:abc\n";
+  put(di, "bad_value.items", bad_value, sizeof bad_value - 1);
+  static const char bad_nul[] = "B-NP\tx\0y\nO\n";
+  put(di, "bad_nul.items", bad_nul, sizeof bad_nul - 1);
+  static const char overflow[] = "O\tw=the:1e308\tw=the:1e308\n";
+  put(di, "bad_overflow.items", overflow, sizeof overflow - 1);
+  static const char no_newline[] = "B-NP\tw=the\nI-NP\tx";
+  put(di, "no_final_newline.items", no_newline, sizeof no_newline - 1);
+  return 0;
+}

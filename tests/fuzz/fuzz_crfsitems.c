@@ -1,0 +1,99 @@
+/* tests/fuzz/fuzz_crfsitems.c: fuzz target of the CRFsuite item reader and parser
+ * (io/crfs_items.c: sequences cut from a file; engine/text/crfs.c: fields, escapes, values,
+ * emissions), as `vitesse tag -m CRFSUITE_MODEL` runs them.
+ *
+ * The input is one item file (plain or gzip), read from a memfd twice: in batches of about 64
+ * bytes with the default limits, and in batches of 1 byte with lines of at most 64 bytes and
+ * sequences of at most 4 items. Every sequence read is tagged with a fixed crf1d model
+ * (tests/crf1d_write.h) by viterbi and by k-best (k = 2) with marginals, and formatted as crfsuite
+ * tag -p -i -l prints it. */
+#define _GNU_SOURCE /* memfd_create (fuzz_common.h) */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "crf1d_write.h"
+#include "crfs.h"
+#include "crfs_items.h"
+#include "crfsuite_file.h"
+#include "vitesse.h"
+
+#include "fuzz_common.h"
+
+static const char *const fz_attrs[] = {"w=the", "a:b", "c\\d", "x", "pos=NN"};
+static const char *const fz_labels[] = {"B-NP", "I-NP", "O"};
+
+static vt_crfs *fz_model(void) {
+  static vt_crfs *m;
+  if (!m) {
+    static const crf1d_feat f[] = {{0, 0, 0, 1.5}, {0, 1, 1, 2},     {0, 2, 2, -1},
+                                   {1, 0, 1, 0.5}, {1, 1, 0, -0.25}, {0, 3, 1, 0.75},
+                                   {1, 2, 2, 1},   {0, 4, 0, 1e-3}};
+    crf1d_buf b;
+    char err[256];
+    crf1d_build(&b, fz_labels, 3, fz_attrs, 5, f, sizeof f / sizeof *f);
+    if (vt_crfs_load_mem(&m, b.p, b.len, "fixed", err, sizeof err) != VT_OK) abort();
+    free(b.p);
+  }
+  return m;
+}
+
+static void fz_read_all(const char *path, size_t max_bytes, int32_t max_line, int32_t max_items,
+                        vt_arena *arena) {
+  const vt_crfs *m = fz_model();
+  vt_items *r = NULL;
+  vt_items_batch ib;
+  char err[256];
+  memset(&ib, 0, sizeof ib);
+  if (vt_items_open(&r, path, max_line, max_items, err, sizeof err) != VT_OK) return;
+  vt_decode_opts one, two;
+  vt_decode_opts_init(&one);
+  vt_decode_opts_init(&two);
+  two.algo = VT_ALGO_KBEST_VITERBI;
+  two.k = 2;
+  char *text = NULL;
+  size_t len = 0, cap = 0;
+  while (vt_items_read(r, &ib, max_bytes, err, sizeof err) == VT_OK && ib.n_seq > 0) {
+    const char *p = ib.text;
+    for (int32_t s = 0; s < ib.n_seq; s++) {
+      int32_t T = ib.n_items[s], n_paths, bad;
+      vt_arena_reset(arena);
+      const char **lines = VT_ARENA_NEW(arena, const char *, (size_t)T);
+      size_t *lens = VT_ARENA_NEW(arena, size_t, (size_t)T);
+      int32_t *labels = VT_ARENA_NEW(arena, int32_t, 2 * (size_t)T);
+      double *marg = VT_ARENA_NEW(arena, double, (size_t)T * 3);
+      double scores[2], logz = 0;
+      if (!lines || !lens || !labels || !marg) abort();
+      for (int32_t t = 0; t < T; t++) {
+        const char *nl = memchr(p, '\n', (size_t)(ib.text + ib.len - p));
+        if (!nl) abort();
+        lines[t] = p;
+        lens[t] = (size_t)(nl - p);
+        p = nl + 1;
+      }
+      for (int i = 0; i < 2; i++) {
+        len = 0;
+        if (vt_crfs_tag(m, i ? &two : &one, arena, lines, lens, T, labels, scores, &n_paths,
+                        i ? marg : NULL, &logz, &bad, NULL, err, sizeof err) == VT_OK)
+          (void)vt_crfs_format(m, i ? 7 : 0, i ? 2 : 1, T, labels, scores, n_paths, i ? marg : NULL,
+                               logz, &text, &len, &cap);
+      }
+    }
+    if (p != ib.text + ib.len) abort();
+  }
+  free(text);
+  vt_items_batch_free(&ib);
+  vt_items_close(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  const char *path = fz_file(0, data, size);
+  vt_arena *arena = NULL;
+  if (!path || vt_arena_create(&arena, 0) != VT_OK) return 0;
+  fz_read_all(path, 64, 0, 0, arena);
+  fz_read_all(path, 1, 64, 4, arena);
+  vt_arena_destroy(arena);
+  return 0;
+}

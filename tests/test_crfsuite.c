@@ -1,0 +1,629 @@
+/* tests/test_crfsuite.c: CRFsuite crf1d models (issue 14). The tests write small crf1d files
+ * themselves (tests/crf1d_write.h), tag item lines through the library, and check against a
+ * brute-force scorer written here: every path's score, the k best, CRFsuite's tie rule (lowest
+ * previous label, then lowest final label), attribute values, escapes, log Z and marginals; the
+ * native conversion round trip; detection by content; damaged models and bad item lines (the
+ * library, and the CLI: one line, exit 2, no output file). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "crf1d_write.h"
+#include "harness.h"
+#include "test_util.h"
+#include "vitesse.h"
+
+#define MAXL 4
+#define MAXA 8
+#define MAXT 5
+#define MAXF 64
+
+/* Attribute names: CRFsuite's escapes are needed for ':' and '\'. */
+static const char *const ATTR_NAMES[MAXA] = {"w=the", "a:b",   "c\\d",   "x",
+                                             ":",     "e\\:f", "pos=NN", "long_attribute_name"};
+static const char *const LABEL_NAMES[MAXL] = {"B-NP", "I-NP", "O", "B-VP"};
+
+typedef struct model {
+  uint32_t L, A, nf;
+  crf1d_feat f[MAXF];
+  double trans[MAXL * MAXL];
+} model;
+
+static void model_random(model *m, test_rng *r, int ints) {
+  memset(m, 0, sizeof *m);
+  m->L = 1 + (uint32_t)test_int(r, MAXL);
+  m->A = 1 + (uint32_t)test_int(r, MAXA);
+  for (uint32_t a = 0; a < m->A; a++)
+    for (uint32_t y = 0; y < m->L; y++)
+      if (test_int(r, 10) < 6 && m->nf < MAXF)
+        m->f[m->nf++] = (crf1d_feat){0, a, y, ints ? test_int(r, 5) - 2 : 6 * test_unit(r) - 3};
+  for (uint32_t i = 0; i < m->L; i++)
+    for (uint32_t j = 0; j < m->L; j++)
+      if (test_int(r, 10) < 7 && m->nf < MAXF) {
+        double w = ints ? test_int(r, 5) - 2 : 4 * test_unit(r) - 2;
+        m->f[m->nf++] = (crf1d_feat){1, i, j, w};
+        m->trans[i * m->L + j] = w;
+      }
+  for (uint32_t i = m->nf; i > 1; i--) { /* CRFsuite orders features its own way: any order */
+    uint32_t j = (uint32_t)test_int(r, (int)i);
+    crf1d_feat t = m->f[i - 1];
+    m->f[i - 1] = m->f[j];
+    m->f[j] = t;
+  }
+  for (uint32_t i = 0; i < m->nf; i++) /* transitions: the last feature of a pair wins */
+    if (m->f[i].type == 1) m->trans[m->f[i].src * m->L + m->f[i].dst] = m->f[i].w;
+}
+
+static void model_bytes(const model *m, crf1d_buf *b) {
+  crf1d_build(b, LABEL_NAMES, m->L, ATTR_NAMES, m->A, m->f, m->nf);
+}
+
+/* Appends `s` to line with CRFsuite's escapes (a backslash before anything but ':' or '\' may
+ * stay bare: `raw` keeps it so). */
+static void escape_put(char *line, const char *s, int raw) {
+  char *p = line + strlen(line);
+  for (; *s; s++) {
+    if (*s == ':' || (*s == '\\' && (!raw || s[1] == ':' || s[1] == '\\' || !s[1]))) *p++ = '\\';
+    *p++ = *s;
+  }
+  *p = '\0';
+}
+
+/* A random item line over m's attributes (and unknown ones) and its emission row, summed as
+ * CRFsuite does: attributes in line order, each one's state features in file order. */
+static void item_random(const model *m, test_rng *r, char *line, double *row) {
+  static const char *const VALUES[] = {"", ":", ":0.5", ":-2", ":1e0", ":3", ":0.25"};
+  static const double VALUE_OF[] = {1, 1, 0.5, -2, 1, 3, 0.25};
+  for (uint32_t y = 0; y < m->L; y++) row[y] = 0;
+  sprintf(line, "%s", test_int(r, 4) ? LABEL_NAMES[test_int(r, (int)m->L)] : "unseen-label");
+  int n = test_int(r, 5);
+  for (int i = 0; i < n; i++) {
+    strcat(line, test_int(r, 5) ? "\t" : "\t\t");
+    if (test_int(r, 6) == 0) {
+      strcat(line, "unknown\\:attr:2");
+      continue;
+    }
+    uint32_t a = (uint32_t)test_int(r, MAXA);
+    int v = test_int(r, 7);
+    escape_put(line, ATTR_NAMES[a], test_int(r, 2));
+    strcat(line, VALUES[v]);
+    if (a >= m->A) continue; /* not in this model: dropped */
+    for (uint32_t f = 0; f < m->nf; f++)
+      if (m->f[f].type == 0 && m->f[f].src == a) row[m->f[f].dst] += m->f[f].w * VALUE_OF[v];
+  }
+}
+
+/* Every path of T items by brute force: scores[] in path-number order (label of item t = digit
+ * t in base L, item 0 the most significant). */
+static int64_t all_paths(const model *m, const double *E, int T, double *scores) {
+  int64_t n = 1;
+  for (int t = 0; t < T; t++) n *= m->L;
+  for (int64_t p = 0; p < n; p++) {
+    int32_t y[MAXT];
+    int64_t q = p;
+    for (int t = T - 1; t >= 0; t--) y[t] = (int32_t)(q % m->L), q /= m->L;
+    double s = E[y[0]];
+    for (int t = 1; t < T; t++) s = (s + m->trans[y[t - 1] * m->L + y[t]]) + E[t * m->L + y[t]];
+    scores[p] = s;
+  }
+  return n;
+}
+
+/* CRFsuite's Viterbi (crf1d_context.c): strict '<' over previous labels 0..L-1 and over the
+ * final labels, so the lowest label wins each tie. */
+static double crfsuite_viterbi(const model *m, const double *E, int T, int32_t *y) {
+  double sc[MAXT][MAXL];
+  int bp[MAXT][MAXL];
+  int L = (int)m->L;
+  for (int j = 0; j < L; j++) sc[0][j] = E[j];
+  for (int t = 1; t < T; t++)
+    for (int j = 0; j < L; j++) {
+      double best = -INFINITY;
+      int arg = 0;
+      for (int i = 0; i < L; i++) {
+        double s = sc[t - 1][i] + m->trans[i * L + j];
+        if (best < s) best = s, arg = i;
+      }
+      sc[t][j] = best + E[t * L + j];
+      bp[t][j] = arg;
+    }
+  double best = -INFINITY;
+  int arg = 0;
+  for (int j = 0; j < L; j++)
+    if (best < sc[T - 1][j]) best = sc[T - 1][j], arg = j;
+  y[T - 1] = arg;
+  for (int t = T - 1; t > 0; t--) y[t - 1] = bp[t][y[t]];
+  return best;
+}
+
+static int write_file(const char *path, const void *p, size_t n) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return -1;
+  int ok = fwrite(p, 1, n, f) == n;
+  return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static char *tmp_path(const char *name) {
+  static char buf[16][512];
+  static int i;
+  const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  char *p = buf[i++ % 16];
+  snprintf(p, 512, "%s/vt_crfs_%d_%s", dir, (int)getpid(), name);
+  return p;
+}
+
+/* Tags random sequences of model m with `tg` and checks them against brute force. */
+static void check_sequences(const model *m, vt_tagger *tg, const vt_decode_opts *o, test_rng *r,
+                            int n_seq, int viterbi_rule) {
+  char lines[MAXT][1024];
+  const char *items[MAXT];
+  double E[MAXT * MAXL], all[1024], marg[MAXT * MAXL];
+  int32_t labels[16 * MAXT], yref[MAXT];
+  double scores[16];
+  for (int s = 0; s < n_seq; s++) {
+    int T = 1 + test_int(r, MAXT);
+    for (int t = 0; t < T; t++) {
+      item_random(m, r, lines[t], E + t * (int)m->L);
+      items[t] = lines[t];
+    }
+    int64_t n = all_paths(m, E, T, all);
+    double ref = crfsuite_viterbi(m, E, T, yref);
+    vt_tag_out out;
+    memset(&out, 0, sizeof out);
+    out.labels = labels;
+    out.scores = scores;
+    out.marg = viterbi_rule ? marg : NULL;
+    REQUIRE(vt_tagger_tag_items(tg, items, T, &out) == VT_OK, "%s", vt_last_error());
+    qsort(all, (size_t)n, sizeof *all, test_cmp_desc);
+    int64_t want = n < o->k ? n : o->k;
+    REQUIRE(out.n_paths == want, "%s: %d paths, %lld expected", vt_algo_name(o->algo), out.n_paths,
+            (long long)want);
+    for (int p = 0; p < out.n_paths; p++) {
+      EXPECT_EQ_DBL(scores[p], all[p], "k-best score");
+      const int32_t *y = labels + p * T;
+      double sc = E[y[0]];
+      for (int t = 1; t < T; t++)
+        sc = (sc + m->trans[y[t - 1] * (int)m->L + y[t]]) + E[t * (int)m->L + y[t]];
+      EXPECT_EQ_DBL(sc, scores[p], "the path scores its score");
+      for (int q = 0; q < p; q++)
+        EXPECT(memcmp(y, labels + q * T, (size_t)T * 4) != 0, "paths %d and %d are equal", p, q);
+    }
+    EXPECT_EQ_DBL(scores[0], ref, "CRFsuite's Viterbi score");
+    if (viterbi_rule) {
+      for (int t = 0; t < T; t++) EXPECT_EQ_INT(labels[t], yref[t], "CRFsuite's tie rule");
+      double mx = all[0], z = 0;
+      for (int64_t p = 0; p < n; p++) z += exp(all[p] - mx);
+      z = mx + log(z);
+      EXPECT(fabs(out.logz - z) < 1e-9, "log Z %.17g, brute force %.17g", out.logz, z);
+      all_paths(m, E, T, all); /* marginals: path-number order again */
+      for (int t = 0; t < T; t++)
+        for (uint32_t y = 0; y < m->L; y++) {
+          double pm = 0;
+          for (int64_t p = 0; p < n; p++) {
+            int64_t q = p;
+            for (int u = T - 1; u > t; u--) q /= m->L;
+            if ((uint32_t)(q % m->L) == y) pm += exp(all[p] - z);
+          }
+          EXPECT(fabs(marg[t * (int)m->L + (int)y] - pm) < 1e-9, "marginal %d %u", t, y);
+        }
+    }
+  }
+}
+
+TEST(brute_force) {
+  test_rng r = {14};
+  const vt_algo one[] = {VT_ALGO_VITERBI, VT_ALGO_VITERBI_SCALAR, VT_ALGO_STAGGERED,
+                         VT_ALGO_ITER_ASTAR, VT_ALGO_CARPEDIEM};
+  const vt_algo many[] = {VT_ALGO_KBEST_VITERBI, VT_ALGO_VITERBI_ASTAR, VT_ALGO_ASTAR,
+                          VT_ALGO_ITER_VITERBI_ASTAR};
+  const char *path = tmp_path("bf.model");
+  for (int round = 0; round < 60; round++) {
+    model m;
+    crf1d_buf b;
+    model_random(&m, &r, round % 2);
+    model_bytes(&m, &b);
+    REQUIRE(crf1d_save(&b, path) == 0, "cannot write %s", path);
+    free(b.p);
+    vt_model *vm = NULL;
+    REQUIRE(vt_model_open(&vm, path) == VT_OK, "%s", vt_last_error());
+    vt_model_info info;
+    vt_model_describe(vm, &info);
+    EXPECT_EQ_INT(info.kind, VT_MODEL_CRFSUITE, "kind");
+    EXPECT_EQ_INT(info.labels, m.L, "labels");
+    for (uint32_t y = 0; y < m.L; y++)
+      EXPECT_EQ_STR(vt_model_label_name(vm, (int32_t)y), LABEL_NAMES[y], "label name");
+    for (size_t a = 0; a < sizeof one / sizeof *one + sizeof many / sizeof *many + 1; a++) {
+      vt_decode_opts o;
+      vt_tagger *tg = NULL;
+      if (a == 0) {
+        vt_model_default_decoder(vm, 1, &o);
+      } else if (a <= sizeof one / sizeof *one) {
+        vt_decode_opts_init(&o);
+        o.algo = one[a - 1];
+      } else {
+        vt_decode_opts_init(&o);
+        o.algo = many[a - 1 - sizeof one / sizeof *one];
+        o.k = 1 + test_int(&r, 16);
+      }
+      if (!vt_algo_available(o.algo)) continue;
+      REQUIRE(vt_tagger_create(&tg, vm, &o) == VT_OK, "%s", vt_last_error());
+      check_sequences(&m, tg, &o, &r, 10, o.algo == VT_ALGO_VITERBI);
+      vt_tagger_destroy(tg);
+    }
+    vt_model_close(vm);
+  }
+  unlink(path);
+}
+
+/* Reads a whole file; NULL when it cannot. */
+static unsigned char *slurp(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *p = malloc((size_t)len + 1);
+  *n = fread(p, 1, (size_t)len, f);
+  fclose(f);
+  return p;
+}
+
+TEST(convert_roundtrip) {
+  test_rng r = {27};
+  const char *src = tmp_path("rt.model"), *dst = tmp_path("rt.vtm"), *dst2 = tmp_path("rt2.vtm");
+  for (int round = 0; round < 20; round++) {
+    model m;
+    crf1d_buf b;
+    model_random(&m, &r, round % 2);
+    model_bytes(&m, &b);
+    REQUIRE(crf1d_save(&b, src) == 0, "cannot write");
+    vt_model *a = NULL, *c = NULL, *d = NULL;
+    REQUIRE(vt_model_open(&a, src) == VT_OK, "%s", vt_last_error());
+    REQUIRE(vt_model_save(a, dst) == VT_OK, "%s", vt_last_error());
+    EXPECT_EQ_INT(vt_model_file_kind(src), VT_MODEL_CRFSUITE, "crf1d detected");
+    EXPECT_EQ_INT(vt_model_file_kind(dst), VT_MODEL_CRFSUITE, "native detected");
+    REQUIRE(vt_model_open(&c, dst) == VT_OK, "%s", vt_last_error());
+    /* From memory too, and a native file written from a native model is the same bytes. */
+    REQUIRE(vt_model_open_memory(&d, b.p, b.len, "mem") == VT_OK, "%s", vt_last_error());
+    REQUIRE(vt_model_save(c, dst2) == VT_OK, "%s", vt_last_error());
+    size_t n1 = 0, n2 = 0;
+    unsigned char *p1 = slurp(dst, &n1), *p2 = slurp(dst2, &n2);
+    EXPECT(p1 && p2 && n1 == n2 && !memcmp(p1, p2, n1), "native bytes differ");
+    free(p1);
+    free(p2);
+    free(b.p);
+    vt_tagger *ta = NULL, *tc = NULL, *td = NULL;
+    REQUIRE(vt_tagger_create(&ta, a, NULL) == VT_OK && vt_tagger_create(&tc, c, NULL) == VT_OK &&
+                vt_tagger_create(&td, d, NULL) == VT_OK,
+            "%s", vt_last_error());
+    for (int s = 0; s < 20; s++) {
+      char lines[MAXT][1024];
+      const char *items[MAXT];
+      double E[MAXL], sa[1], sc[1], sd[1];
+      int32_t la[MAXT], lc[MAXT], ld[MAXT];
+      int T = test_int(&r, MAXT + 1);
+      for (int t = 0; t < T; t++) item_random(&m, &r, lines[t], E), items[t] = lines[t];
+      vt_tag_out oa = {.labels = la, .scores = sa}, oc = {.labels = lc, .scores = sc},
+                 od = {.labels = ld, .scores = sd};
+      REQUIRE(vt_tagger_tag_items(ta, items, T, &oa) == VT_OK &&
+                  vt_tagger_tag_items(tc, items, T, &oc) == VT_OK &&
+                  vt_tagger_tag_items(td, items, T, &od) == VT_OK,
+              "%s", vt_last_error());
+      EXPECT(oa.n_paths == 1 && oc.n_paths == 1 && od.n_paths == 1, "one path");
+      EXPECT_EQ_DBL(sa[0], sc[0], "native score");
+      EXPECT_EQ_DBL(sa[0], sd[0], "memory score");
+      EXPECT(!memcmp(la, lc, (size_t)T * 4) && !memcmp(la, ld, (size_t)T * 4), "labels differ");
+    }
+    vt_tagger_destroy(ta);
+    vt_tagger_destroy(tc);
+    vt_tagger_destroy(td);
+    vt_model_close(a);
+    vt_model_close(c);
+    vt_model_close(d);
+  }
+  unlink(src);
+  unlink(dst);
+  unlink(dst2);
+}
+
+/* One small fixed model's bytes. */
+static void fixed_model(crf1d_buf *b) {
+  static const crf1d_feat f[] = {{0, 0, 0, 1.5},   {0, 1, 1, 2},    {0, 2, 2, -1}, {1, 0, 1, 0.5},
+                                 {1, 1, 0, -0.25}, {0, 3, 1, 0.75}, {1, 2, 2, 1}};
+  crf1d_build(b, LABEL_NAMES, 3, ATTR_NAMES, 4, f, sizeof f / sizeof *f);
+}
+
+TEST(damaged_models) {
+  crf1d_buf b;
+  fixed_model(&b);
+  vt_model *m = NULL;
+  REQUIRE(vt_model_open_memory(&m, b.p, b.len, "good") == VT_OK, "%s", vt_last_error());
+  vt_model_close(m);
+  /* Every truncation, and every byte of the header and of a few regions flipped: VT_EFORMAT or
+   * a model that still opens (a weight changed), never a crash (ASan build). */
+  for (size_t n = 0; n < b.len; n++) {
+    m = NULL;
+    vt_status st = vt_model_open_memory(&m, b.p, n, "cut");
+    EXPECT(st == VT_EFORMAT, "truncated at %zu: %d", n, st);
+    vt_model_close(m);
+  }
+  unsigned char *c = malloc(b.len);
+  int refused = 0;
+  for (size_t i = 0; i < b.len; i++) {
+    memcpy(c, b.p, b.len);
+    c[i] ^= (unsigned char)(0x5A + i);
+    m = NULL;
+    vt_status st = vt_model_open_memory(&m, c, b.len, "flip");
+    EXPECT(st == VT_OK || st == VT_EFORMAT, "byte %zu: %d", i, st);
+    refused += st == VT_EFORMAT;
+    vt_model_close(m);
+  }
+  EXPECT(refused > 20, "only %d of %zu flips refused", refused, b.len);
+  memcpy(c, b.p, b.len);
+  c[12] = 101; /* version */
+  EXPECT(vt_model_open_memory(&m, c, b.len, "v101") == VT_EFORMAT, "version accepted");
+  EXPECT(strstr(vt_last_error(), "version") != NULL, "message: %s", vt_last_error());
+  /* The native file: a flipped byte fails a checksum (the zero padding between sections is
+   * not covered: a flip there changes nothing). */
+  const char *src = tmp_path("dm.model"), *dst = tmp_path("dm.vtm");
+  REQUIRE(crf1d_save(&b, src) == 0, "write");
+  REQUIRE(vt_model_open(&m, src) == VT_OK && vt_model_save(m, dst) == VT_OK, "%s",
+          vt_last_error());
+  vt_model_close(m);
+  size_t nn;
+  unsigned char *nat = slurp(dst, &nn);
+  REQUIRE(nat != NULL, "read native");
+  int tried = 0;
+  refused = 0;
+  for (size_t i = 0; i < nn; i += 7) {
+    nat[i] ^= 0x21;
+    m = NULL;
+    vt_status st = vt_model_open_memory(&m, nat, nn, "nflip");
+    EXPECT(st == VT_OK || st == VT_EFORMAT, "native byte %zu: %d", i, st);
+    refused += st == VT_EFORMAT;
+    tried++;
+    vt_model_close(m);
+    nat[i] ^= 0x21;
+  }
+  EXPECT(refused * 10 > tried * 8, "only %d of %d native flips refused", refused, tried);
+  for (size_t n = 0; n < nn; n += 13) {
+    m = NULL;
+    EXPECT(vt_model_open_memory(&m, nat, n, "ncut") == VT_EFORMAT, "native cut at %zu", n);
+    vt_model_close(m);
+  }
+  free(nat);
+  free(c);
+  free(b.p);
+  unlink(src);
+  unlink(dst);
+}
+
+TEST(bad_items) {
+  crf1d_buf b;
+  fixed_model(&b);
+  vt_model *m = NULL;
+  vt_tagger *tg = NULL;
+  REQUIRE(vt_model_open_memory(&m, b.p, b.len, "fixed") == VT_OK, "%s", vt_last_error());
+  REQUIRE(vt_tagger_create(&tg, m, NULL) == VT_OK, "%s", vt_last_error());
+  int32_t lab[4];
+  double sc[1];
+  vt_tag_out o = {.labels = lab, .scores = sc};
+  const char *bad[][2] = {{"B-NP\tx", "B-NP\tx:abc"},
+                          {"O\tx:1", "O\tx:nan"},
+                          {"O", "O\tx:1e999"},
+                          {"O", "O\tw=the:1e308\tw=the:1e308"}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    EXPECT(vt_tagger_tag_items(tg, bad[i], 2, &o) == VT_EFORMAT, "'%s' accepted", bad[i][1]);
+    EXPECT(!strncmp(vt_last_error(), "item 2: ", 8), "message: %s", vt_last_error());
+  }
+  /* Values scale, escapes and CRFsuite's extra-colon rule: "a:b" is attribute a:b only escaped;
+   * "x:2:3" is x with 2 then the attribute "" with 3. */
+  const char *one[] = {"L\tw=the:2"};
+  EXPECT(vt_tagger_tag_items(tg, one, 1, &o) == VT_OK && sc[0] == 3.0, "value 2: %g", sc[0]);
+  const char *esc[] = {"L\ta\\:b:0.5"};
+  EXPECT(vt_tagger_tag_items(tg, esc, 1, &o) == VT_OK && sc[0] == 1.0 && lab[0] == 1,
+         "escaped a:b: %g %d", sc[0], lab[0]);
+  const char *unesc[] = {"L\ta:b"}; /* attribute "a" with value "b": not a number */
+  EXPECT(vt_tagger_tag_items(tg, unesc, 1, &o) == VT_EFORMAT, "a:b accepted");
+  const char *bs[] = {"L\tc\\d", "L\tc\\\\d:-1"}; /* a bare backslash stays; \\ is one */
+  /* E = [0 0 -1], [0 0 1]: (0, 2), (1, 2) and (2, 2) tie at 1; CRFsuite takes previous label 0. */
+  EXPECT(vt_tagger_tag_items(tg, bs, 2, &o) == VT_OK && sc[0] == 1.0 && lab[0] == 0 && lab[1] == 2,
+         "backslashes: %g %d %d", sc[0], lab[0], lab[1]);
+  const char *empty_value[] = {"L\tx:\t\t\tw=the:"};
+  EXPECT(vt_tagger_tag_items(tg, empty_value, 1, &o) == VT_OK && sc[0] == 1.5, "empty: %g", sc[0]);
+  vt_tagger_destroy(tg);
+  vt_model_close(m);
+  free(b.p);
+}
+
+/* Runs `cmd` through sh; returns its exit status. */
+static int run(const char *cmd) {
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Reads a whole small text file into buf (NUL-terminated); its line count. */
+static int read_text(const char *path, char *buf, size_t cap) {
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+  if (f) fclose(f);
+  buf[n] = '\0';
+  int lines = 0;
+  for (size_t i = 0; i < n; i++) lines += buf[i] == '\n';
+  return lines;
+}
+
+TEST(cli) {
+  if (test_argc < 2) {
+    printf("  (no vitesse binary given: skipped)\n");
+    return;
+  }
+  const char *vt = test_argv[1];
+  char cmd[4096], text[8192];
+  crf1d_buf b;
+  fixed_model(&b);
+  const char *mod = tmp_path("cli.model"), *items = tmp_path("cli.items");
+  const char *out = tmp_path("cli.out"), *err = tmp_path("cli.err");
+  REQUIRE(crf1d_save(&b, mod) == 0, "write");
+  /* Blank-line runs end one sequence; empty sequences print nothing, as crfsuite tag. */
+  const char *good = "B-NP\tw=the\tx\nI-NP\ta\\:b\n\n\n\nO\tc\\d:2\n";
+  REQUIRE(write_file(items, good, strlen(good)) == 0, "write");
+  snprintf(cmd, sizeof cmd, "%s tag -m %s %s -o %s --threads 2 2>%s", vt, mod, items, out, err);
+  EXPECT_EQ_INT(run(cmd), 0, cmd);
+  read_text(out, text, sizeof text);
+  EXPECT_EQ_STR(text, "B-NP\nI-NP\n\nB-NP\n\n", "labels");
+  snprintf(cmd, sizeof cmd, "%s tag -p -i -m %s %s -o %s 2>%s", vt, mod, items, out, err);
+  EXPECT_EQ_INT(run(cmd), 0, cmd);
+  read_text(out, text, sizeof text);
+  EXPECT(!strncmp(text, "@score\t4.000000\t", 16) && strstr(text, "\n@probability\t") &&
+             strstr(text, "\nB-NP:0."),
+         "-p -i: %s", text);
+  /* Convert, then the native file tags the same. */
+  const char *nat = tmp_path("cli.vtm"), *out2 = tmp_path("cli.out2");
+  snprintf(cmd, sizeof cmd, "%s convert --from crfsuite %s -o %s 2>%s", vt, mod, nat, err);
+  EXPECT_EQ_INT(run(cmd), 0, cmd);
+  snprintf(cmd, sizeof cmd, "%s tag -p -i -m %s %s -o %s 2>%s && cmp -s %s %s", vt, nat, items,
+           out2, err, out, out2);
+  EXPECT_EQ_INT(run(cmd), 0, cmd);
+  /* --bio on a CRFsuite model: I-NP may not start a sequence. */
+  const char *lone = "I-NP\ta\\:b\n";
+  REQUIRE(write_file(items, lone, strlen(lone)) == 0, "write");
+  snprintf(cmd, sizeof cmd, "%s tag -m %s %s -o %s 2>%s", vt, mod, items, out, err);
+  EXPECT_EQ_INT(run(cmd), 0, cmd);
+  read_text(out, text, sizeof text);
+  EXPECT_EQ_STR(text, "I-NP\n\n", "without --bio");
+  snprintf(cmd, sizeof cmd, "%s tag --bio -m %s %s -o %s 2>%s", vt, mod, items, out, err);
+  EXPECT_EQ_INT(run(cmd), 0, cmd);
+  read_text(out, text, sizeof text);
+  EXPECT_EQ_STR(text, "B-NP\n\n", "--bio");
+  /* Bad input: one line "vitesse: FILE[:LINE]: what", exit 2, no output file. */
+  const char *bad_items = "B-NP\tw=the\nO\tx:zz\n";
+  REQUIRE(write_file(items, bad_items, strlen(bad_items)) == 0, "write");
+  unlink(out);
+  snprintf(cmd, sizeof cmd, "%s tag -m %s %s -o %s 2>%s", vt, mod, items, out, err);
+  EXPECT_EQ_INT(run(cmd), 2, cmd);
+  EXPECT_EQ_INT(read_text(err, text, sizeof text), 1, "one line");
+  snprintf(cmd, sizeof cmd, "vitesse: %s:2: attribute 'x': value 'zz'", items);
+  EXPECT(!strncmp(text, cmd, strlen(cmd)), "message: %s", text);
+  struct stat st;
+  EXPECT(stat(out, &st) != 0, "an output file was left");
+  b.p[12] = 7; /* version 7 */
+  REQUIRE(crf1d_save(&b, mod) == 0, "write");
+  snprintf(cmd, sizeof cmd, "%s tag -m %s %s -o %s 2>%s", vt, mod, items, out, err);
+  EXPECT_EQ_INT(run(cmd), 2, cmd);
+  EXPECT_EQ_INT(read_text(err, text, sizeof text), 1, "one line");
+  EXPECT(strstr(text, "version 7") != NULL, "message: %s", text);
+  snprintf(cmd, sizeof cmd, "%s convert --from crfsuite %s -o %s 2>%s", vt, mod, out, err);
+  EXPECT_EQ_INT(run(cmd), 2, cmd);
+  EXPECT(stat(out, &st) != 0, "convert left an output file");
+  b.p[12] = 100;
+  REQUIRE(write_file(mod, b.p, b.len / 2) == 0, "write");
+  snprintf(cmd, sizeof cmd, "%s tag -m %s %s -o %s 2>%s", vt, mod, items, out, err);
+  EXPECT_EQ_INT(run(cmd), 2, cmd);
+  EXPECT_EQ_INT(read_text(err, text, sizeof text), 1, "one line");
+  EXPECT(strstr(text, "truncated") != NULL, "message: %s", text);
+  free(b.p);
+  unlink(mod), unlink(items), unlink(out), unlink(err), unlink(nat), unlink(out2);
+}
+
+/* Token by token: equal, or both numbers within 2e-6 (marginals and log Z printed with %f come
+ * from two forward-backward implementations). Returns 1 when the texts agree so. */
+static int texts_agree(const char *a, const char *b) {
+  while (*a || *b) {
+    size_t na = strcspn(a, "\t\n:"), nb = strcspn(b, "\t\n:");
+    if (na != nb || memcmp(a, b, na)) {
+      char *ea, *eb;
+      double x = strtod(a, &ea), y = strtod(b, &eb);
+      if (ea != a + na || eb != b + nb || fabs(x - y) > 2e-6) return 0;
+    }
+    a += na;
+    b += nb;
+    if (*a != *b) return 0;
+    if (*a) a++, b++;
+  }
+  return 1;
+}
+
+/* With VT_CRFSUITE=PATH (a crfsuite 0.12 binary): random models and item files written here,
+ * tagged by crfsuite tag and by vitesse tag: the labels byte for byte (integer weights: many
+ * ties, CRFsuite's rule), -p -l token by token. Skipped without it (crfsuite is no build
+ * dependency). */
+TEST(peer) {
+  const char *cs = getenv("VT_CRFSUITE");
+  if (!cs || test_argc < 2) {
+    printf("  (VT_CRFSUITE not set: skipped)\n");
+    return;
+  }
+  const char *vt = test_argv[1];
+  test_rng r = {2026};
+  const char *mod = tmp_path("peer.model"), *items = tmp_path("peer.items");
+  const char *o1 = tmp_path("peer.cs"), *o2 = tmp_path("peer.vt");
+  static char names[40][24], *attr[40], lab[8][8], *labp[8];
+  static char a[1 << 16], b[1 << 16], line[1 << 12];
+  for (int round = 0; round < 40; round++) {
+    uint32_t L = 1 + (uint32_t)test_int(&r, 7), A = 1 + (uint32_t)test_int(&r, 40), nf = 0;
+    static const char CH[] = "ab:\\=xyz09";
+    for (uint32_t i = 0; i < A; i++) {
+      int n = 1 + test_int(&r, 6);
+      snprintf(names[i], sizeof names[i], "%u_", i); /* distinct */
+      size_t at = strlen(names[i]);
+      for (int j = 0; j < n; j++) names[i][at++] = CH[test_int(&r, 11)];
+      names[i][at] = '\0';
+      attr[i] = names[i];
+    }
+    for (uint32_t y = 0; y < L; y++) snprintf(lab[y], sizeof lab[y], "L%u", y), labp[y] = lab[y];
+    static crf1d_feat f[40 * 7 + 49];
+    int ints = round % 2;
+    for (uint32_t i = 0; i < A; i++)
+      for (uint32_t y = 0; y < L; y++)
+        if (test_int(&r, 3))
+          f[nf++] = (crf1d_feat){0, i, y, ints ? test_int(&r, 3) - 1 : 4 * test_unit(&r) - 2};
+    for (uint32_t i = 0; i < L; i++)
+      for (uint32_t j = 0; j < L; j++)
+        if (test_int(&r, 3))
+          f[nf++] = (crf1d_feat){1, i, j, ints ? test_int(&r, 3) - 1 : 2 * test_unit(&r) - 1};
+    crf1d_buf mb;
+    crf1d_build(&mb, (const char *const *)labp, L, (const char *const *)attr, A, f, nf);
+    REQUIRE(crf1d_save(&mb, mod) == 0, "write");
+    free(mb.p);
+    FILE *fi = fopen(items, "w");
+    REQUIRE(fi != NULL, "write");
+    for (int s = 0; s < 30; s++) {
+      int T = 1 + test_int(&r, 12);
+      for (int t = 0; t < T; t++) {
+        sprintf(line, "L%d", test_int(&r, 9));
+        for (int k = test_int(&r, 6); k > 0; k--) {
+          strcat(line, "\t");
+          escape_put(line, names[test_int(&r, (int)A)], 0);
+          if (test_int(&r, 3) == 0) sprintf(line + strlen(line), ":%g", 3 * test_unit(&r) - 1);
+        }
+        fprintf(fi, "%s\n", line);
+      }
+      fputs("\n", fi);
+    }
+    REQUIRE(fclose(fi) == 0, "write");
+    for (int opt = 0; opt < 2; opt++) {
+      char cmd[4096];
+      const char *o = opt ? "-p -l" : "";
+      snprintf(cmd, sizeof cmd, "%s tag %s -m %s %s > %s && %s tag %s -m %s %s > %s", cs, o, mod,
+               items, o1, vt, o, mod, items, o2);
+      REQUIRE(run(cmd) == 0, "%s", cmd);
+      read_text(o1, a, sizeof a);
+      read_text(o2, b, sizeof b);
+      if (opt)
+        EXPECT(texts_agree(a, b), "round %d: -p -l differ", round);
+      else
+        EXPECT(strcmp(a, b) == 0, "round %d: labels differ", round);
+    }
+  }
+  unlink(mod), unlink(items), unlink(o1), unlink(o2);
+}
+
+TEST_MAIN(CASE(brute_force), CASE(convert_roundtrip), CASE(damaged_models), CASE(bad_items),
+          CASE(cli), CASE(peer))
