@@ -383,10 +383,12 @@ typedef enum vt_model_kind {
 
 /* Opens the model file `path`, recognising its kind from its first bytes: a tagger model, a
  * joint model, a NumPy .npy (L, L) float matrix of transitions, or a CRFsuite model (the crf1d
- * file `crfsuite learn` writes, magic "lCRF", or the native file vt_model_save makes of one); a CRF++ or Wapiti model opens as a tagger model (vt_model_open_as, format "auto"). Every
- * offset and count of the file is checked before use. A path that can be read only once (a pipe, /dev/stdin) is read
- * whole into memory and opened as by vt_model_open_memory. Returns VT_OK, VT_EIO (unreadable),
- * VT_EFORMAT (not a model, or damaged: "PATH: problem" in vt_last_error) or VT_ENOMEM. */
+ * file `crfsuite learn` writes, magic "lCRF", or the native file vt_model_save makes of one); a
+ * CRF++ or Wapiti model opens as a tagger model (vt_model_open_as, format "auto"). Every offset and
+ * count of the file is checked before use. A path that can be read only once (a pipe, /dev/stdin)
+ * is read whole into memory and opened as by vt_model_open_memory. Returns VT_OK, VT_EIO
+ * (unreadable), VT_EFORMAT (not a model, or damaged: "PATH: problem" in vt_last_error) or
+ * VT_ENOMEM. */
 VT_API vt_status vt_model_open(vt_model **out, const char *path);
 
 /* Returns the kind of the model file `path` from its first bytes (as vt_model_open recognises
@@ -403,11 +405,11 @@ VT_API vt_status vt_model_open_memory(vt_model **out, const void *data, size_t s
 
 /* As vt_model_open, in the format named `format`: NULL or "auto" (recognised by content:
  * vitesse's files, CRF++ 0.58/0.59 binary and text models, Wapiti 1.5 models, CRFsuite 0.12
- * models), "vitesse", "crfpp", "wapiti" or "crfsuite". A peer's model is converted in memory into a tagger model that scores
- * every path as the peer does (weights kept as float32; labels in the peer's order, so ties go
- * to the peer's lowest label index). cost_factor > 0 multiplies a CRF++ model's weights as
- * crf_test -c does (0: the model's own). Returns as vt_model_open; VT_EINVAL for an unknown
- * format or a cost factor given for another format. */
+ * models), "vitesse", "crfpp", "wapiti" or "crfsuite". A peer's model is converted in memory into a
+ * tagger model that scores every path as the peer does (weights kept as float32; labels in the
+ * peer's order, so ties go to the peer's lowest label index). cost_factor > 0 multiplies a CRF++
+ * model's weights as crf_test -c does (0: the model's own). Returns as vt_model_open; VT_EINVAL for
+ * an unknown format or a cost factor given for another format. */
 VT_API vt_status vt_model_open_as(vt_model **out, const char *path, const char *format,
                                   double cost_factor);
 
@@ -738,9 +740,9 @@ typedef struct vt_tag_opts {
                             verbose 2, between labels): '\t' as crf_test and wapiti label
                             write, or ' '; 0 (default): the token line's own separator */
   const struct vt_constraints *constraints; /* tagger models: allowed labels (NULL: none) */
-  int32_t crfsuite_out;  /* CRFsuite models: what `crfsuite tag` prints besides the labels, bits
-                            VT_CRFSUITE_PROB (-p), VT_CRFSUITE_MARG (-i), VT_CRFSUITE_MARG_ALL (-l);
-                            0 (default) none */
+  int32_t crfsuite_out; /* CRFsuite models: what `crfsuite tag` prints besides the labels, bits
+                           VT_CRFSUITE_PROB (-p), VT_CRFSUITE_MARG (-i), VT_CRFSUITE_MARG_ALL (-l);
+                           0 (default) none */
   int32_t reserved32;
   int64_t reserved[5];
 } vt_tag_opts;

@@ -373,8 +373,7 @@ TEST(damaged_models) {
    * not covered: a flip there changes nothing). */
   const char *src = tmp_path("dm.model"), *dst = tmp_path("dm.vtm");
   REQUIRE(crf1d_save(&b, src) == 0, "write");
-  REQUIRE(vt_model_open(&m, src) == VT_OK && vt_model_save(m, dst) == VT_OK, "%s",
-          vt_last_error());
+  REQUIRE(vt_model_open(&m, src) == VT_OK && vt_model_save(m, dst) == VT_OK, "%s", vt_last_error());
   vt_model_close(m);
   size_t nn;
   unsigned char *nat = slurp(dst, &nn);

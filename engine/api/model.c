@@ -419,4 +419,3 @@ vt_status vt_model_check_decoder(const vt_model *m, const vt_decode_opts *opts) 
                    opts->k);
   return VT_OK;
 }
-

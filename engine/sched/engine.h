@@ -50,7 +50,7 @@ vt_status vt_crfs_job_run(vt_engine *e, const struct vt_crfs *m, const vt_tag_op
 
 /* Decodes a lattice set (engine/sched/decode_job.c). */
 vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
-                            const vt_conf_opts *conf, const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
-                            vt_run_report *rep);
+                            const vt_conf_opts *conf, const vt_lattices *lat, vt_sink_fn sink,
+                            void *sink_ctx, vt_run_report *rep);
 
 #endif
