@@ -6,7 +6,8 @@
  * as pass-through lines; `conllu` also passes through multiword-token ranges (`1-2`) and empty
  * nodes (`8.1`) and forces tabs. CRLF line ends, a missing final newline and any bytes are
  * accepted. Errors name "FILE:LINE": a token line whose column count differs from its sentence's
- * first token line, a sentence over `max_tokens` tokens, a line over `max_line_bytes` bytes, unreadable or corrupt (.gz) input.
+ * first token line, a sentence over `max_tokens` tokens, a line over `max_line_bytes` bytes,
+ * unreadable or corrupt (.gz) input.
  *
  * Sentences are appended to a vt_sentbatch (engine/text/sentbatch.h) that the caller owns and
  * clears; memory is bounded by the batch limits, not by the corpus. */
@@ -35,6 +36,14 @@ typedef struct vt_conll vt_conll;
  * open; message in `err`) or VT_ENOMEM. */
 vt_status vt_conll_open(vt_conll **out, const char *path, const vt_conll_opts *opts, char *err,
                         size_t errlen);
+
+/* Opens `len` bytes at `data` (plain text, not copied: they and `name` must stay valid while the
+ * reader and the batches filled from it are used) as a corpus named `name` in messages, whose
+ * first line is line `first_line` + 1 (the lines of the corpus before it). With sep auto the
+ * separator is decided by the first token line of `data`. Returns VT_OK or VT_ENOMEM. */
+vt_status vt_conll_open_mem(vt_conll **out, const char *name, const char *data, size_t len,
+                            uint64_t first_line, const vt_conll_opts *opts, char *err,
+                            size_t errlen);
 
 /* Appends sentences to `b` until `max_sents` were appended, `b` holds `max_bytes` bytes or the
  * input ends; *n_read gets the number appended (0: end of input). A sentence of only
