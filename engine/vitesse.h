@@ -795,11 +795,11 @@ VT_API vt_status vt_engine_decode_conf(vt_engine *e, const vt_trans *trans,
                                        const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
                                        vt_run_report *rep);
 
-/* Decodes sentences [first, first + count) of `lat` as vt_engine_decode_conf decodes all of them:
- * the same lines for them (sentence numbers count from the set's start), and with a posteriors
- * sink their rows, without the .npy header unless the range is the whole set (a cluster node's
- * share). VT_EINVAL when the range is not inside `lat`; else
- * returns as vt_engine_decode. */
+/* Decodes sentences [first, first + count) of `lat` (a cluster node's share) as
+ * vt_engine_decode_conf decodes all of them: the same lines for them (sentence numbers count from
+ * the set's start), and with a posteriors sink their rows, preceded by the .npy header (of the
+ * whole set's shape) only when first is 0, so the parts in order are the whole run's bytes.
+ * VT_EINVAL when the range is not inside `lat`; else returns as vt_engine_decode. */
 VT_API vt_status vt_engine_decode_range(vt_engine *e, const vt_trans *trans,
                                         const vt_decode_opts *opts, const vt_conf_opts *conf,
                                         const vt_lattices *lat, int64_t first, int64_t count,

@@ -1,7 +1,9 @@
 /* mpi/decode.c: `vitesse-mpi decode`, `vitesse decode` across the ranks of an MPI job. Every
  * rank maps the lattices; in round r, rank i decodes sentences [(rP + i) K, (rP + i + 1) K)
  * (K = VITESSE_MPI_ROUND_SENTENCES, default 65536) with vt_engine_decode_range into memory, and
- * the round's outputs go into the output file at their prefix-sum offsets (outfile.c). */
+ * the round's outputs go into the output file at their prefix-sum offsets (outfile.c); with
+ * --posteriors, the marginals likewise into their own file (rank 0's first range brings the .npy
+ * header). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +22,7 @@ typedef struct decode_run {
 
 static int setup_parse(void *ctx) {
   decode_run *r = ctx;
-  int rc = vt_cli_decode_setup(&r->d, r->argc, r->argv);
-  if (rc < 0 && r->d.post_path) {
-    vt_cli_error("decode: --posteriors is not supported by vitesse-mpi (run vitesse decode)");
-    rc = 2;
-  }
-  return rc;
+  return vt_cli_decode_setup(&r->d, r->argc, r->argv);
 }
 
 static int setup_engine(void *ctx) {
@@ -35,19 +32,20 @@ static int setup_engine(void *ctx) {
 
 int vt_mpi_decode(const vt_mpi *w, int argc, char **argv) {
   decode_run r;
-  vt_mpi_out out;
-  vt_mpi_buf buf = {0, 0, 0};
+  vt_mpi_out out, pout; /* -o, --posteriors */
+  vt_mpi_buf buf = {0, 0, 0}, pbuf = {0, 0, 0};
   vt_run_report tot;
   int code = VT_MPI_OK, rc;
   double ph[3] = {0, 0, 0}; /* decode, exchange, write */
   memset(&r, 0, sizeof r);
   memset(&out, 0, sizeof out);
+  memset(&pout, 0, sizeof pout);
   memset(&tot, 0, sizeof tot);
   r.w = w;
   r.argc = argc;
   r.argv = argv;
   vt_cli_decode_init(&r.d);
-  const int64_t K = vt_mpi_env_size("VITESSE_MPI_ROUND_SENTENCES", 65536);
+  int64_t K = vt_mpi_env_size("VITESSE_MPI_ROUND_SENTENCES", 65536);
   if ((rc = vt_mpi_setup(w, setup_parse, &r)) >= 0) goto done;
   vt_mpi_node_share(w);
   int quiet = r.d.run.quiet;
@@ -62,7 +60,17 @@ int vt_mpi_decode(const vt_mpi *w, int argc, char **argv) {
     goto done;
   }
   if (w->rank == 0) vt_cli_signals_temp(out.tmp);
+  if (r.d.post_path) { /* the marginals: a second file, written the same way */
+    if ((code = vt_mpi_out_open(w, &pout, r.d.post_path)) != VT_MPI_OK) {
+      vt_mpi_out_abort(w, &out);
+      rc = vt_mpi_exit_status(w, code);
+      goto done;
+    }
+    r.d.conf.post_sink = vt_mpi_buf_sink;
+    r.d.conf.post_ctx = &pbuf;
+  }
   double t0 = vt_mpi_now();
+  if ((n_sent + P - 1) / P < K) K = n_sent > 0 ? (n_sent + P - 1) / P : 1; /* shared evenly */
   const int64_t rounds = (n_sent + K * P - 1) / (K * P);
   int64_t rounds_done = 0;
   r.d.names.sink = vt_mpi_buf_sink;
@@ -72,6 +80,7 @@ int vt_mpi_decode(const vt_mpi *w, int argc, char **argv) {
     if (first > n_sent) first = n_sent;
     int64_t count = n_sent - first < K ? n_sent - first : K;
     buf.len = 0;
+    pbuf.len = 0;
     double t = vt_mpi_now();
     vt_run_report rep;
     vt_status st = r.d.labels_path
@@ -102,6 +111,7 @@ int vt_mpi_decode(const vt_mpi *w, int argc, char **argv) {
     if (code != VT_MPI_OK) break;
     t = vt_mpi_now();
     code = vt_mpi_out_write(w, &out, buf.p, buf.len);
+    if (code == VT_MPI_OK && r.d.post_path) code = vt_mpi_out_write(w, &pout, pbuf.p, pbuf.len);
     ph[2] += vt_mpi_now() - t;
     rounds_done++;
     if (pg.enabled) {
@@ -118,8 +128,10 @@ int vt_mpi_decode(const vt_mpi *w, int argc, char **argv) {
     p.final = 1;
     vt_cli_progress_show(&pg, &p);
   }
+  if (code == VT_MPI_OK && r.d.post_path) code = vt_mpi_out_commit(w, &pout);
   if (code == VT_MPI_OK) code = vt_mpi_out_commit(w, &out);
   if (code != VT_MPI_OK) {
+    if (r.d.post_path) vt_mpi_out_abort(w, &pout);
     vt_mpi_out_abort(w, &out);
     if (code == VT_MPI_CANCELED) {
       long long mine = tot.sentences, all = 0;
@@ -167,8 +179,8 @@ int vt_mpi_decode(const vt_mpi *w, int argc, char **argv) {
       vt_cli_decode_stats(&r.d, &sum, stderr);
       fprintf(stderr,
               "\"ranks\": %d, \"rounds\": %lld, \"round_sentences\": %lld, "
-              "\"engine_seconds_sum\": %.6f, \"decode_phase_seconds\": %.6f, "
-              "\"exchange_seconds\": %.6f, \"write_seconds\": %.6f, ",
+              "\"engine_seconds_sum\": %.6f, \"mpi_decode_seconds\": %.6f, "
+              "\"mpi_exchange_seconds\": %.6f, \"mpi_write_seconds\": %.6f, ",
               w->size, (long long)rounds_done, (long long)K, wall, phmax[0], phmax[1], phmax[2]);
       vt_engine_stats_json(r.eng, stderr);
       fputs("}\n", stderr);
@@ -180,5 +192,6 @@ done:
   vt_cli_engine_stop(r.eng);
   vt_cli_decode_free(&r.d);
   free(buf.p);
+  free(pbuf.p);
   return rc;
 }

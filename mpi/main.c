@@ -22,7 +22,7 @@ static void usage(FILE *f) {
           "VITESSE_MPI_ROUND_SENTENCES (decode, default 65536) bound each rank's memory.\n"
           "A plain file is cut by byte ranges at blank lines, every rank reading its own;\n"
           "standard input and .gz files are read (inflated) by rank 0 and scattered.\n"
-          "decode --posteriors and joint POS + chunk models are not supported here.\n",
+          "Joint POS + chunk models (chunk-tag) are not supported here.\n",
           vt_version());
 }
 

@@ -6,11 +6,11 @@
  * (vt_engine_tag_part): a sentence straddling a nominal cut goes whole to the rank before the
  * cut. Standard input, pipes and
  * gzip files cannot be cut without reading them: rank 0 reads (inflates) them, R P bytes a
- * round, cuts that at split points into P parts (the tail after the last split point waits for
- * the next round) and scatters them (MPI_Scatterv). Either way, each round's outputs go into
- * the output file at their prefix-sum offsets (outfile.c). Line numbers in messages count from
- * the file's start (an MPI_Exscan of each part's newlines), and with sep auto the separator is
- * decided once for the file by its first token line, as the reader does. */
+ * round, cuts that at split points into P parts of about the same size (the tail after the last
+ * split point waits for the next round) and scatters them (MPI_Scatterv). Either way, each round's
+ * outputs go into the output file at their prefix-sum offsets (outfile.c). Line numbers in messages
+ * count from the file's start (an MPI_Exscan of each part's newlines), and with sep auto the
+ * separator is decided once for the file by its first token line, as the reader does. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -164,7 +164,9 @@ static int tag_file_ranges(tag_run *r, const char *path, int64_t size, int sep) 
   if (sep != VT_SEP_AUTO) { /* the file's separator, once (the reader's auto rule) */
     r->t.to.reader.sep = (vt_sep)sep;
   }
-  const int64_t R = r->round_bytes, P = w->size;
+  /* Rounds of at most round_bytes a rank; a smaller file is shared evenly. */
+  const int64_t P = w->size, even = (size + P - 1) / P;
+  const int64_t R = even < r->round_bytes ? (even > 0 ? even : 1) : r->round_bytes;
   const int64_t rounds = (size + R * P - 1) / (R * P);
   int64_t lines_before = 0;
   for (int64_t k = 0; k < rounds; k++) {
@@ -239,7 +241,7 @@ static int tag_stream(tag_run *r, const char *path, int comments, int sep_given)
     int more = 0;
     code = VT_MPI_OK;
     if (w->rank == 0) { /* fill up to P R bytes, and on until the last cut is a split point */
-      int64_t want = R * P, last = -1;
+      int64_t want = R * P, last = -1, nominal = 0;
       for (;;) {
         while (!eof && (int64_t)buf.len < want) {
           if (vt_mpi_buf_reserve(&buf, (size_t)(want - (int64_t)buf.len))) {
@@ -266,7 +268,8 @@ static int tag_stream(tag_run *r, const char *path, int comments, int sep_given)
         src->mem = buf.p;
         src->size = (int64_t)buf.len;
         src->at_eof = eof;
-        last = vt_mpi_split(src, R * P < src->size ? R * P : src->size);
+        nominal = R * P < src->size ? R * P : src->size;
+        last = vt_mpi_split(src, nominal);
         if (last >= 0 || eof) break;
         want = (int64_t)buf.len * 2; /* a sentence longer than the round: read on */
       }
@@ -275,7 +278,8 @@ static int tag_stream(tag_run *r, const char *path, int comments, int sep_given)
         if (sep == VT_SEP_AUTO && eof) sep = VT_SEP_SPACE; /* no token line at all */
         int64_t at = 0;
         for (int i = 0; i < P; i++) {
-          int64_t end = i == P - 1 ? last : vt_mpi_split(src, (i + 1) * R);
+          /* the round's bytes shared evenly (the last round is short) */
+          int64_t end = i == P - 1 ? last : vt_mpi_split(src, nominal * (i + 1) / P);
           if (end < 0 || end > last) end = last;
           if (end - at > INT32_MAX) {
             snprintf(msg, sizeof msg, "%s: a sentence over 2 GiB cannot be sent to a rank", path);
@@ -436,8 +440,8 @@ static void print_stats(tag_run *r, double secs, double cpu) {
   vt_cli_tag_stats(&r->t, &sum, secs, dsum[3], stderr);
   fprintf(stderr,
           "\"ranks\": %d, \"rounds\": %lld, \"round_bytes\": %lld, \"engine_seconds_sum\": %.6f, "
-          "\"read_seconds\": %.6f, \"tag_seconds\": %.6f, \"exchange_seconds\": %.6f, "
-          "\"write_seconds\": %.6f, ",
+          "\"mpi_read_seconds\": %.6f, \"mpi_tag_seconds\": %.6f, \"mpi_exchange_seconds\": %.6f, "
+          "\"mpi_write_seconds\": %.6f, ",
           w->size, (long long)r->rounds, (long long)r->round_bytes, dsum[0], phmax[0], phmax[1],
           phmax[2], phmax[3]);
   vt_engine_stats_json(r->eng, stderr);

@@ -2,7 +2,8 @@
 # tests/mpi_cli.sh VITESSE VITESSE_MPI MPIEXEC NPFLAG CASE: vitesse-mpi under mpirun with 1..4
 # ranks (oversubscribed, on this machine) writes the very bytes `vitesse tag` / `vitesse decode`
 # write, on corpora this script writes (sentences straddling the cuts, CRLF, no final newline,
-# fewer sentences than ranks, an empty file, blank and comment lines, tabs, .gz, standard input),
+# fewer sentences than ranks, an empty file, blank and comment lines, tabs, .gz, standard input;
+# decode with k-best, log Z, label names and the marginals file),
 # for several round sizes and threads per rank; each run also checks that the job really had P
 # ranks (two MPI installations can silently start P one-rank jobs). Failures: exit status 2, one
 # line "vitesse: ...", no output file. Cases: tag_plain tag_edges tag_stream decode errors.
@@ -180,6 +181,19 @@ decode)
       done
     done
   done
+  # The marginals (.npy): rank 0's first range brings the header.
+  # shellcheck disable=SC2086
+  "$VITESSE" decode $D --logz --posteriors pref.npy -o ref.txt 2>stderr || fail "posteriors: exited $?"
+  for p in 1 2 3 4; do
+    for round in 1 29; do
+      rm -f post.npy out.txt
+      # shellcheck disable=SC2086
+      VITESSE_MPI_ROUND_SENTENCES=$round run_mpi "$p" decode $D --logz --posteriors post.npy \
+        -o out.txt || fail "posteriors: P=$p round=$round exited $rc"
+      cmp -s ref.txt out.txt || fail "posteriors: P=$p round=$round: paths differ"
+      cmp -s pref.npy post.npy || fail "posteriors: P=$p round=$round: marginals differ"
+    done
+  done
   ;;
 errors)
   train
@@ -207,8 +221,11 @@ errors)
   one_error "bad option"
   "$VITESSE" synth -o lat --labels 5 --sentences 10 --seed 5 >/dev/null 2>&1
   run_mpi 2 decode --emissions lat/E.npy --lengths lat/N.npy --transitions lat/A.npy \
-    --posteriors out/p.npy -o out/o.txt
-  one_error "decode --posteriors"
+    --posteriors - -o out/o.txt
+  one_error "decode --posteriors -"
+  run_mpi 3 decode --emissions lat/E.npy --lengths lat/N.npy --transitions lat/A.npy \
+    --posteriors out/p.npy -o out/nodir/o.txt
+  one_error "decode, -o in a missing folder"
   ;;
 *)
   echo "mpi_cli.sh: unknown case '$CASE'" >&2

@@ -250,8 +250,7 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
     goto done;
   }
   memset(j.wstats, 0, (size_t)plan->n_workers * sizeof *j.wstats);
-  if (conf->post_sink && first == 0 && count == lat->n_sent) { /* the .npy header: the rows
-                                                                    follow batch by batch */
+  if (conf->post_sink && first == 0) { /* the .npy header of the whole set: the rows follow */
     char hdr[256];
     const int64_t shape[2] = {lat->offset[lat->n_sent], lat->L};
     size_t n = vt_npy_header(VT_NPY_F32, 2, shape, hdr, sizeof hdr);

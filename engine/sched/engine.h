@@ -46,7 +46,7 @@ vt_status vt_chunk_job_run(vt_engine *e, const struct vt_chunk_model *m, const v
                            vt_run_report *rep);
 
 /* Decodes sentences [first, first + count) of a lattice set (engine/sched/decode_job.c); the
- * posteriors' .npy header only when the range is the whole set. */
+ * posteriors' .npy header (the whole set's shape) only when first is 0. */
 vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
                             const vt_conf_opts *conf, const vt_lattices *lat, int64_t first,
                             int64_t count, vt_sink_fn sink, void *sink_ctx, vt_run_report *rep);
