@@ -5,6 +5,6 @@ if(VT_HAVE_MPI)
     add_test(NAME mpi_cli.${case}
       COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/mpi_cli.sh $<TARGET_FILE:vitesse>
         $<TARGET_FILE:vitesse-mpi> ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${case})
-    set_tests_properties(mpi_cli.${case} PROPERTIES LABELS "mpi;threads" PROCESSORS 2)
+    set_tests_properties(mpi_cli.${case} PROPERTIES LABELS mpi PROCESSORS 2)
   endforeach()
 endif()
