@@ -6,7 +6,7 @@
 # decode with k-best, log Z, label names and the marginals file),
 # for several round sizes and threads per rank; each run also checks that the job really had P
 # ranks (two MPI installations can silently start P one-rank jobs). Failures: exit status 2, one
-# line "vitesse: ...", no output file. Cases: tag_plain tag_edges tag_stream decode errors.
+# line "vitesse: ...", no output file; SIGTERM likewise. Cases: tag_plain tag_edges tag_stream decode errors.
 set -u
 
 if [ $# -ne 5 ]; then
@@ -220,6 +220,25 @@ errors)
   one_error "no -o"
   run_mpi 2 tag -m model.bin --threads 0 bad.txt -o out/o.txt
   one_error "bad option"
+  # SIGTERM to mpirun (it passes it on to the ranks) once the temporary output file exists, in a
+  # job of some thousand rounds: every rank stops, one message, no file left.
+  corpus 3000 33 >long.txt
+  VITESSE_MPI_ROUND_BYTES=40 "$MPIEXEC" "$NP" 2 "$VMPI" tag -m model.bin long.txt -o out/o.txt \
+    2>stderr.all &
+  job=$!
+  i=0
+  while [ -z "$(ls -A out)" ] && [ $i -lt 600 ]; do
+    sleep 0.05
+    i=$((i + 1))
+  done
+  kill -TERM $job
+  wait $job
+  rc=$?
+  grep -v '^vitesse-mpi: [0-9]* ranks$' stderr.all >stderr
+  [ "$rc" -ne 0 ] || fail "SIGTERM: the job exited 0 (did it end before the signal?)"
+  [ "$(wc -l <stderr)" -eq 1 ] && grep -q '^vitesse: interrupted by SIGTERM: .* out/o.txt was not written$' stderr ||
+    fail "SIGTERM: expected one 'interrupted' line"
+  [ -z "$(ls -A out)" ] || fail "SIGTERM: files left in out/: $(ls -A out)"
   "$VITESSE" synth -o lat --labels 5 --sentences 10 --seed 5 >/dev/null 2>&1
   run_mpi 2 decode --emissions lat/E.npy --lengths lat/N.npy --transitions lat/A.npy \
     --posteriors - -o out/o.txt
