@@ -158,6 +158,11 @@ tag_stream)
     cmp -s ref.txt out.txt || fail "stdin: P=$p: output differs"
   done
   corpus 20 24 >two.txt
+  # The ranks of a node share its CPUs: with 2 ranks, rank 0's engine plans half of them.
+  n=$(nproc)
+  want=$((n / 2 > 0 ? n / 2 : 1))
+  run_mpi 2 tag -m model.bin --stats two.txt -o out.txt || fail "share: exited $rc"
+  grep -q "\"threads\": $want," stderr || fail "2 ranks on $n CPUs: rank 0 should plan $want workers"
   "$VITESSE" tag -m model.bin s.txt.gz two.txt s.txt -o ref.txt 2>stderr || fail "files: exited $?"
   for p in 2 4; do
     VITESSE_MPI_ROUND_BYTES=301 run_mpi "$p" tag -m model.bin s.txt.gz two.txt s.txt -o out.txt ||

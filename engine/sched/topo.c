@@ -75,11 +75,12 @@ static void synthetic_size(const char *syn, long long *pus, long long *numa) {
 
 /* A process bound to some of the machine's CPUs (taskset, numactl, an MPI launcher, or
  * vitesse-mpi giving each rank of a node its share) plans its workers on those CPUs only: the
- * topology is restricted to the process's binding when that is a strict subset. */
+ * topology is restricted to the calling thread's binding (the process's, unless a thread was
+ * bound alone: an MPI library's own threads keep theirs) when that is a strict subset. */
 static void restrict_to_binding(vt_topo *t) {
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   hwloc_const_bitmap_t all = hwloc_topology_get_topology_cpuset(t->hw);
-  if (set && hwloc_get_cpubind(t->hw, set, HWLOC_CPUBIND_PROCESS) == 0 &&
+  if (set && hwloc_get_cpubind(t->hw, set, HWLOC_CPUBIND_THREAD) == 0 &&
       !hwloc_bitmap_iszero(set) && hwloc_bitmap_isincluded(set, all) &&
       !hwloc_bitmap_isequal(set, all) && hwloc_topology_restrict(t->hw, set, 0) == 0)
     snprintf(t->source, sizeof t->source, "this machine, the %d CPUs the process is bound to",
