@@ -51,8 +51,9 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   run_suite build-check-asan "" "" -DVT_SANITIZE=ON
 # Threads under ThreadSanitizer: the scheduler tests (`sched`) and the CLI tests that tag, decode
 # and train on several threads (`threads`); only the programs they run are built. clang and LLVM's
-# OpenMP runtime, whose Archer tool (OMP_TOOL_LIBRARIES) tells TSan about the training's OpenMP
-# forks and joins (libgomp's are invisible to it); jemalloc is left out of this build.
+# OpenMP runtime, whose Archer tool (OMP_TOOL_LIBRARIES) tells TSan about the OpenMP forks and
+# joins of the engine's worker team and of the training (libgomp's are invisible to it); jemalloc
+# is left out of this build.
 archer=$(find /usr/lib/llvm-*/lib -name libarcher.so 2>/dev/null | sort | tail -1)
 [ -n "$archer" ] || { echo "check.sh: no libarcher.so (Debian package libomp-dev)" >&2; exit 1; }
 CC=clang OMP_TOOL_LIBRARIES=$archer \
@@ -83,7 +84,7 @@ if [ "$fuzz_secs" -gt 0 ]; then
     echo "rc=$rc" >>"$dir/fuzz_$1.log"
   }
   # $jobs targets at a time, each on its own core.
-  set -- npy lattice conll template textmodel chunkmodel
+  set -- npy lattice conll template textmodel chunkmodel crfpp wapiti
   while [ $# -gt 0 ]; do
     batch=""
     while [ $# -gt 0 ] && [ "$(echo $batch | wc -w)" -lt "$jobs" ]; do

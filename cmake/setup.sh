@@ -6,7 +6,8 @@ set -eu
 # libhwloc-dev depending on it; the install test links libvitesse.a through pkg-config --static.
 # clang: the fuzz targets (libFuzzer ships with Debian's clang; cmake/check.sh runs them) and the
 # ThreadSanitizer build, with libomp-dev: LLVM's OpenMP runtime and its race-detection tool
-# (Archer, libarcher.so), so TSan sees the training's OpenMP forks and joins.
+# (Archer, libarcher.so), so TSan sees the OpenMP forks and joins of the engine's worker team
+# and of the training.
 # python3-*: the Python package (python/) builds offline from these alone and check.sh runs its
 # pytest suite; python3-venv for the README's install command (a venv on the system packages).
 # openmpi-bin libopenmpi-dev: vitesse-mpi (mpi/) and its tests (mpirun), built when CMake finds MPI.

@@ -31,7 +31,7 @@ extern "C" {
 /* The version: these three lines are its one source (CMakeLists.txt reads them for the
  * package version, the shared library's SONAME and the pkg-config file). */
 #define VT_VERSION_MAJOR 0
-#define VT_VERSION_MINOR 3
+#define VT_VERSION_MINOR 4
 #define VT_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH: compare with vt_version_number() at run time. */
 #define VT_VERSION_NUMBER (VT_VERSION_MAJOR * 10000 + VT_VERSION_MINOR * 100 + VT_VERSION_PATCH)
@@ -251,7 +251,13 @@ typedef struct vt_decode_stats {
                                expanded columns instead) */
   int64_t budget_fallbacks; /* sentences an exact search decoder handed to the full decoder
                                (viterbi or kbest-viterbi) past its work budget (opts.budget) */
+  int64_t sparse;           /* sentences decoded over each column's finite labels only: a
+                               constrained lattice (tag dictionary, partial labels) where that
+                               costs less than the decoder's own pass; same exact paths */
 } vt_decode_stats;
+
+/* Adds every counter of `from` to `into` (per-thread counters summed into one). */
+VT_API void vt_decode_stats_add(vt_decode_stats *into, const vt_decode_stats *from);
 
 /* Decodes one sentence.
  * `E` holds T*L emission scores, row-major (E[t*L + y]); T may be 0. Scratch memory comes from
@@ -263,6 +269,10 @@ typedef struct vt_decode_stats {
  * Scores are recomputed in double along each returned path. Ties between paths of equal score
  * are broken deterministically: for one input and one algorithm, the output is the same on any
  * thread and at any SIMD level. `stats` may be NULL.
+ * A constrained lattice (-inf emissions: a tag dictionary, partial labels) is decoded over each
+ * column's finite labels only when that is cheaper, by every exact decoder but viterbi-scalar:
+ * a column with 5 allowed labels then costs 5, not L (stats->sparse counts those sentences),
+ * and the paths are those viterbi (k = 1) or kbest-viterbi (k > 1) returns, ties included.
  * Returns VT_EINVAL for a bad option (k < 1, a 1-best algorithm with k > 1, beam < 1) or T < 0,
  * VT_ENOMEM when the arena runs out. Emission values are not checked for NaN here (the readers
  * reject them); a NaN gives an unspecified path, never a crash. */
@@ -370,7 +380,8 @@ typedef enum vt_model_kind {
 } vt_model_kind;
 
 /* Opens the model file `path`, recognising its kind from its first bytes: a tagger model, a
- * joint model, or a NumPy .npy (L, L) float matrix of transitions. Every offset and count of
+ * joint model, or a NumPy .npy (L, L) float matrix of transitions; a CRF++ or Wapiti model
+ * opens as a tagger model (vt_model_open_as, format "auto"). Every offset and count of
  * the file is checked before use. A path that can be read only once (a pipe, /dev/stdin) is read
  * whole into memory and opened as by vt_model_open_memory. Returns VT_OK, VT_EIO (unreadable),
  * VT_EFORMAT (not a model, or damaged: "PATH: problem" in vt_last_error) or VT_ENOMEM. */
@@ -386,6 +397,21 @@ VT_API int vt_model_file_kind(const char *path);
  * transition model held in memory is made from its arrays: vt_model_open_trans. */
 VT_API vt_status vt_model_open_memory(vt_model **out, const void *data, size_t size,
                                       const char *name);
+
+/* As vt_model_open, in the format named `format`: NULL or "auto" (recognised by content:
+ * vitesse's files, CRF++ 0.58/0.59 binary and text models, Wapiti 1.5 models), "vitesse",
+ * "crfpp" or "wapiti". A peer's model is converted in memory into a tagger model that scores
+ * every path as the peer does (weights kept as float32; labels in the peer's order, so ties go
+ * to the peer's lowest label index). cost_factor > 0 multiplies a CRF++ model's weights as
+ * crf_test -c does (0: the model's own). Returns as vt_model_open; VT_EINVAL for an unknown
+ * format or a cost factor given for another format. */
+VT_API vt_status vt_model_open_as(vt_model **out, const char *path, const char *format,
+                                  double cost_factor);
+
+/* Writes tagger model `m` (opened from any format) to `path` as a vitesse model file,
+ * atomically; opened again, it tags exactly as `m`. Returns VT_OK, VT_EINVAL (not a tagger
+ * model), VT_EIO or VT_ENOMEM. */
+VT_API vt_status vt_model_save(const vt_model *m, const char *path);
 
 /* Makes a transition model (VT_MODEL_TRANSITIONS) from arrays in memory, as vt_trans_create
  * binds them (copied). Returns as vt_trans_create. */
@@ -628,7 +654,8 @@ typedef struct vt_progress {
 } vt_progress;
 
 typedef struct vt_engine_opts {
-  int threads;          /* workers; 0 = one per core */
+  int threads;          /* workers; 0 = omp_get_max_threads() (OMP_NUM_THREADS, else every CPU
+                           the process may run on; on a synthetic topology one per core) */
   vt_bind bind;         /* default core */
   const char *topology; /* NULL: this machine; else plan on that synthetic topology (see
                            `vitesse topo --help`) and bind nothing */
@@ -641,7 +668,8 @@ typedef struct vt_engine_opts {
   int64_t reserved[8];
 } vt_engine_opts;
 
-/* Fills `o` with the defaults: one worker per core, bound to cores, this machine, 4096 tokens. */
+/* Fills `o` with the defaults: omp_get_max_threads() workers, bound to cores, this machine,
+ * 4096 tokens. */
 VT_API void vt_engine_opts_init(vt_engine_opts *o);
 
 /* Parses a binding name ("core", "numa", "none") into *out; VT_EINVAL for another. */
@@ -690,7 +718,9 @@ typedef struct vt_tag_opts {
   int eval;              /* joint: compare with the gold columns (vt_tag_report's eval) */
   int32_t verbose;       /* tagger models: 1 or 2 print marginals and path probabilities (CRF++'s
                             -v1/-v2 layout, see vt_engine_tag); 0 (default) none */
-  int32_t reserved0;
+  int32_t label_sep;     /* tagger models: the byte put before each predicted label (and, with
+                            verbose 2, between labels): '\t' as crf_test and wapiti label
+                            write, or ' '; 0 (default): the token line's own separator */
   const struct vt_constraints *constraints; /* tagger models: allowed labels (NULL: none) */
   int64_t reserved[6];
 } vt_tag_opts;
@@ -712,7 +742,10 @@ typedef struct vt_run_report {
   int64_t eval_chunks_gold, eval_chunks_pred, eval_chunks_ok; /* joint eval: chunks other than O */
   int canceled;                                               /* the run was canceled */
   int write_errno; /* errno of the failed sink write, 0 when none */
-  int64_t reserved[8];
+  /* CPU seconds (CLOCK_THREAD_CPUTIME_ID) of the calling thread, which reads, cuts sentences and
+   * writes (serial), and of the workers, summed: serial/worker is what limits scaling. */
+  double serial_cpu_seconds, worker_cpu_seconds;
+  int64_t reserved[6];
 } vt_run_report;
 
 /* Tags the column corpora `files` (n_files of them, in order; none: standard input; "-" is
@@ -807,7 +840,8 @@ VT_API vt_status vt_engine_decode_range(vt_engine *e, const vt_trans *trans,
 
 /* Prints the engine's part of the last run's --stats JSON object to `f`: `"key": value` pairs
  * separated by ", ", without braces (threads, bind, batch tokens, slots, wall/read/decode/write
- * split, per-worker figures, the process's memory). */
+ * split, serial_cpu_seconds and worker_cpu_seconds, omp_proc_bind, per-worker figures, the
+ * process's memory). */
 VT_API void vt_engine_stats_json(const vt_engine *e, FILE *f);
 
 /* ---- score lattices of a corpus, and evaluation ---------------------------------------------- */
@@ -907,6 +941,9 @@ typedef struct vt_epoch_report {
 /* The most shards vt_train_opts.shards may ask for. */
 #define VT_TRAIN_SHARDS_MAX 1024
 
+/* The largest vt_train_opts.minibatch. */
+#define VT_TRAIN_MINIBATCH_MAX 65536
+
 typedef struct vt_train_opts {
   const char *templates;      /* tagger: template text (CRF++/Wapiti U/B lines); required */
   size_t templates_len;       /* bytes of `templates`; 0: strlen(templates) */
@@ -950,9 +987,16 @@ typedef struct vt_train_opts {
    * (tagger: 3 L^2 doubles, a bound transition model, 4 bytes a feature and copies of the
    * feature vectors it updated; joint: 3 doubles a weight). */
   int32_t shards;  /* default 1 */
-  int32_t threads; /* at most min(threads, shards) OpenMP threads; 0 (default): OpenMP's
-                      default (OMP_NUM_THREADS, else one per core) */
-  int64_t reserved[7];
+  int32_t threads; /* at most min(threads, shards or minibatch) OpenMP threads; 0 (default):
+                      OpenMP's default (OMP_NUM_THREADS, else one per core) */
+  /* Tagger, instead of shards: mini-batches of `minibatch` sentences, each decoded in parallel
+   * with the weights as the batch began, then updated one sentence after the other in batch
+   * order. The model depends on `minibatch` (and seed), never on `threads`; no memory per thread
+   * beyond a sentence's scratch. 0 or 1 (default): the sequential perceptron; with shards > 1:
+   * VT_EINVAL. */
+  int32_t minibatch;
+  int32_t reserved32;
+  int64_t reserved[6];
 } vt_train_opts;
 
 /* Defaults as documented per field. */

@@ -24,14 +24,13 @@ static int fwrite_all(FILE *fp, const void *p, uint64_t n) {
   return n == 0 || fwrite(p, 1, (size_t)n, fp) == (size_t)n ? 0 : -1;
 }
 
-int vt_binfile_write(const char *path, const vt_binfile_format *fmt, const vt_binfile_section *sec,
-                     char *err, size_t errlen) {
+/* Writes the container to `fp` (a file being written, or a memory stream); returns 0 or -1 on a
+ * write error. */
+static int emit(FILE *fp, const vt_binfile_format *fmt, const vt_binfile_section *sec) {
   enum { N = VT_BINFILE_MAX_SECTIONS };
   unsigned char header[VT_BINFILE_HEADER + N * VT_BINFILE_ENTRY];
   const uint64_t head = VT_BINFILE_HEADER + (uint64_t)fmt->n_sec * VT_BINFILE_ENTRY;
   uint64_t offset[N], size[N];
-  vt_outfile of;
-  memset(&of, 0, sizeof of);
   memset(header, 0, sizeof header);
   memcpy(header, fmt->magic, 8);
   vt_bin_put32(header + 8, fmt->version);
@@ -55,23 +54,49 @@ int vt_binfile_write(const char *path, const vt_binfile_format *fmt, const vt_bi
   vt_bin_put64(header + 16, offset[fmt->n_sec - 1] + size[fmt->n_sec - 1]);
   vt_bin_put32(header + 24, vt_bin_crc(0, header, head));
 
-  int st = vt_outfile_open(&of, path, err, errlen);
-  if (st != VT_OK) return st;
   static const unsigned char zeros[64];
-  int bad = fwrite_all(of.fp, header, head);
+  int bad = fwrite_all(fp, header, head);
   at = head;
   for (int i = 0; i < fmt->n_sec && !bad; i++) {
-    bad |= fwrite_all(of.fp, zeros, offset[i] - at);
+    bad |= fwrite_all(fp, zeros, offset[i] - at);
     for (int k = 0; k < sec[i].n_parts && !bad; k++)
-      bad |= fwrite_all(of.fp, sec[i].p[k], sec[i].n[k]);
+      bad |= fwrite_all(fp, sec[i].p[k], sec[i].n[k]);
     at = offset[i] + size[i];
   }
-  if (bad) {
+  return bad ? -1 : 0;
+}
+
+int vt_binfile_write(const char *path, const vt_binfile_format *fmt, const vt_binfile_section *sec,
+                     char *err, size_t errlen) {
+  vt_outfile of;
+  memset(&of, 0, sizeof of);
+  int st = vt_outfile_open(&of, path, err, errlen);
+  if (st != VT_OK) return st;
+  if (emit(of.fp, fmt, sec)) {
     vt_io_errorf(err, errlen, path, "write error: %s", strerror(errno));
     vt_outfile_abort(&of);
     return VT_EIO;
   }
   return vt_outfile_commit(&of, err, errlen);
+}
+
+int vt_binfile_write_mem(const vt_binfile_format *fmt, const vt_binfile_section *sec, void **data,
+                         size_t *len) {
+  char *buf = NULL;
+  size_t n = 0;
+  *data = NULL;
+  *len = 0;
+  FILE *fp = open_memstream(&buf, &n);
+  if (!fp) return VT_ENOMEM;
+  int bad = emit(fp, fmt, sec);
+  bad |= fclose(fp);
+  if (bad) {
+    free(buf);
+    return VT_ENOMEM;
+  }
+  *data = buf;
+  *len = n;
+  return VT_OK;
 }
 
 /* Reads a whole non-mappable file (a pipe) into 64-byte aligned memory. */

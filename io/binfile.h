@@ -71,6 +71,11 @@ void vt_binfile_section_add(vt_binfile_section *s, const void *p, uint64_t n);
 int vt_binfile_write(const char *path, const vt_binfile_format *fmt, const vt_binfile_section *sec,
                      char *err, size_t errlen);
 
+/* As vt_binfile_write, into memory: *data (the caller frees it) gets the file's *len bytes.
+ * Returns VT_OK or VT_ENOMEM. */
+int vt_binfile_write_mem(const vt_binfile_format *fmt, const vt_binfile_section *sec, void **data,
+                         size_t *len);
+
 /* Opens `path` (a file or a pipe) and checks the container: magic, version, file size, section
  * table, every section inside the file and 64-byte aligned, no known id twice, every known id
  * present, and every checksum. On VT_OK, f->sec[id] is each known section; the caller ends with

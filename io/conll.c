@@ -30,9 +30,13 @@ struct vt_conll {
   size_t cap, start, end, scan; /* unread bytes buf[start, end); no '\n' in [start, scan) */
   int eof;
   uint64_t lineno;
-  int64_t size; /* bytes of a regular file, -1 for another (a pipe, a terminal) */
-  int64_t got;  /* bytes gzread gave (inflated) */
-  int borrowed; /* buf is the caller's memory (vt_conll_open_mem): never grown nor freed */
+  int64_t size;       /* bytes of a regular file, -1 for another (a pipe, a terminal) */
+  int64_t got;        /* bytes gzread gave (inflated) */
+  vt_conll_text text; /* vt_conll_read's cut, kept across calls */
+  vt_conll_text *cut; /* while vt_conll_cut runs: the text it fills */
+  size_t span;        /* with `cut`: buf[span, start) is consumed but not yet copied into it */
+  int cut_failed;     /* copying the span ran out of memory */
+  int borrowed;       /* buf is the caller's memory (vt_conll_open_mem): never grown nor freed */
 };
 
 void vt_reader_opts_init(vt_reader_opts *o) { vt_conll_opts_init(o); }
@@ -120,8 +124,27 @@ int64_t vt_conll_offset(const vt_conll *r, int64_t *size) {
 void vt_conll_close(vt_conll *r) {
   if (!r) return;
   if (r->gz) gzclose(r->gz);
+  free(r->text.data);
   if (!r->borrowed) free(r->buf);
   free(r);
+}
+
+static int grow(void **p, size_t elem, size_t need, size_t *cap);
+
+/* Copies the lines consumed since the last copy, buf[span, start), as they are, into the cut
+ * being filled (if any): whole runs of lines at once, not line by line. */
+static void span_flush(vt_conll *r) {
+  if (!r->cut || r->start <= r->span) return;
+  vt_conll_text *t = r->cut;
+  size_t n = r->start - r->span;
+  if (grow((void **)&t->data, 1, t->len + n, &t->cap)) {
+    r->cut_failed = 1; /* reported when the cut ends */
+    r->span = r->start;
+    return;
+  }
+  memcpy(t->data + t->len, r->buf + r->span, n);
+  t->len += n;
+  r->span = r->start;
 }
 
 /* Next line (without '\n'): 1 and [*line, *len) valid until the next call; 0 at the end;
@@ -153,7 +176,9 @@ static int next_line(vt_conll *r, char **line, size_t *len, char *err, size_t er
       r->lineno++;
       return 1;
     }
+    span_flush(r); /* the buffer is about to move */
     if (r->start > 0) {
+      r->span -= r->start;
       memmove(r->buf, r->buf + r->start, r->end - r->start);
       r->end -= r->start;
       r->scan -= r->start;
@@ -218,29 +243,77 @@ static int is_blank(const char *p, size_t n) {
   return 1;
 }
 
-vt_status vt_conll_read(vt_conll *r, vt_sentbatch *b, int32_t max_sents, size_t max_bytes,
-                        int32_t *n_read, char *err, size_t errlen) {
+/* Ends a cut: copies the last run of lines (the input's last line may lack its '\n'). */
+static vt_status cut_end(vt_conll *r, vt_status st, char *err, size_t errlen) {
+  span_flush(r);
+  r->cut = NULL;
+  if (r->cut_failed && st == VT_OK) {
+    vt_errorf(err, errlen, r->name, "out of memory");
+    st = VT_ENOMEM;
+  }
+  return st;
+}
+
+vt_status vt_conll_cut(vt_conll *r, vt_conll_text *t, int32_t max_sents, size_t max_bytes,
+                       size_t stored, int32_t *n_read, char *err, size_t errlen) {
+  int in_sent = 0;
   *n_read = 0;
-  vt_sentence *cur = NULL;
-  uint64_t first_tok_line = 0;
+  t->len = 0;
+  t->name = r->name;
+  t->line0 = r->lineno;
+  t->sep = r->sep;
+  r->cut = t;
+  r->span = r->start;
+  r->cut_failed = 0;
   for (;;) {
     char *line;
     size_t len;
     int got = next_line(r, &line, &len, err, errlen);
-    if (got < 0) return (vt_status)got;
-    if (got == 0 || is_blank(line, got ? len : 0)) {
-      if (cur) {
-        cur = NULL;
+    if (got < 0) return cut_end(r, (vt_status)got, err, errlen);
+    if (got == 0) {
+      *n_read += in_sent; /* the last sentence ends with the input */
+      return cut_end(r, VT_OK, err, errlen);
+    }
+    if (is_blank(line, len)) {
+      if (in_sent) {
+        in_sent = 0;
         ++*n_read;
-        if (*n_read >= max_sents || b->n_bytes >= max_bytes) return VT_OK;
+        if (*n_read >= max_sents || stored >= max_bytes) return cut_end(r, VT_OK, err, errlen);
       }
-      if (got == 0) return VT_OK;
+      continue;
+    }
+    size_t kept = len - (line[len - 1] == '\r');
+    if (stored + kept + 1 > UINT32_MAX) {
+      vt_errorf(err, errlen, NULL, "%s:%llu: sentence too large (4 GiB)", r->name,
+                (unsigned long long)r->lineno);
+      return cut_end(r, VT_EFORMAT, err, errlen);
+    }
+    in_sent = 1;
+    if (!r->sep && !((r->opts.comments || r->opts.conllu) && line[0] == '#'))
+      t->sep = r->sep = memchr(line, '\t', kept) ? '\t' : ' ';
+    stored += kept;
+  }
+}
+
+vt_status vt_conll_parse(const vt_conll_opts *o, const vt_conll_text *t, vt_sentbatch *b, char *err,
+                         size_t errlen) {
+  vt_sentence *cur = NULL;
+  uint64_t first_tok_line = 0, lineno = t->line0;
+  const char *at = t->data, *text_end = t->data + t->len;
+  while (at < text_end) {
+    const char *nl = memchr(at, '\n', (size_t)(text_end - at));
+    const char *line = at;
+    size_t len = (size_t)((nl ? nl : text_end) - at);
+    at = nl ? nl + 1 : text_end;
+    lineno++;
+    if (is_blank(line, len)) {
+      cur = NULL;
       continue;
     }
     if (len && line[len - 1] == '\r') len--;
     if (b->n_bytes + len + 1 > UINT32_MAX) {
-      vt_errorf(err, errlen, NULL, "%s:%llu: sentence too large (4 GiB)", r->name,
-                (unsigned long long)r->lineno);
+      vt_errorf(err, errlen, NULL, "%s:%llu: sentence too large (4 GiB)", t->name,
+                (unsigned long long)lineno);
       return VT_EFORMAT;
     }
     if (!cur) {
@@ -249,7 +322,7 @@ vt_status vt_conll_read(vt_conll *r, vt_sentbatch *b, int32_t max_sents, size_t 
       b->cap_sents = (int32_t)cap;
       cur = &b->sents[b->n_sents++];
       memset(cur, 0, sizeof *cur);
-      cur->file = r->name;
+      cur->file = t->name;
       cur->line0 = b->n_lines;
       cur->tok0 = b->n_toks;
       cur->field0 = b->n_fields / 2;
@@ -265,17 +338,17 @@ vt_status vt_conll_read(vt_conll *r, vt_sentbatch *b, int32_t max_sents, size_t 
     ln->off = off;
     ln->len = (uint32_t)len;
     ln->tok = -1;
-    ln->lineno = r->lineno;
+    ln->lineno = lineno;
     cur->nlines++;
-    if ((r->opts.comments || r->opts.conllu) && len && line[0] == '#') continue;
+    if ((o->comments || o->conllu) && len && line[0] == '#') continue;
 
-    if (!r->sep) r->sep = memchr(line, '\t', len) ? '\t' : ' ';
-    cur->sep = r->sep;
+    const char sep = t->sep;
+    cur->sep = sep;
     /* Split into fields, appended provisionally; a pass-through line takes them back. */
     const char *p = b->bytes + off, *end = p + len;
     uint32_t nf0 = b->n_fields;
     int32_t ncols = 0;
-    if (r->sep == '\t') {
+    if (sep == '\t') {
       for (;;) {
         const char *tab = memchr(p, '\t', (size_t)(end - p));
         const char *fe = tab ? tab : end;
@@ -298,7 +371,7 @@ vt_status vt_conll_read(vt_conll *r, vt_sentbatch *b, int32_t max_sents, size_t 
         ncols++;
       }
     }
-    if (r->opts.conllu) {
+    if (o->conllu) {
       const char *id = b->bytes + b->fields[nf0];
       uint32_t idlen = b->fields[nf0 + 1];
       if (memchr(id, '-', idlen) || memchr(id, '.', idlen)) {
@@ -308,26 +381,35 @@ vt_status vt_conll_read(vt_conll *r, vt_sentbatch *b, int32_t max_sents, size_t 
     }
     if (cur->T == 0) {
       cur->ncols = ncols;
-      first_tok_line = r->lineno;
+      first_tok_line = lineno;
     } else if (ncols != cur->ncols) {
       vt_errorf(err, errlen, NULL,
-                "%s:%llu: %d columns, but the sentence's first token (line %llu) has %d", r->name,
-                (unsigned long long)r->lineno, ncols, (unsigned long long)first_tok_line,
-                cur->ncols);
+                "%s:%llu: %d columns, but the sentence's first token (line %llu) has %d", t->name,
+                (unsigned long long)lineno, ncols, (unsigned long long)first_tok_line, cur->ncols);
       return VT_EFORMAT;
     }
-    if (cur->T >= r->opts.max_tokens) {
+    if (cur->T >= o->max_tokens) {
       vt_errorf(err, errlen, NULL, "%s:%llu: sentence longer than %d tokens (--max-tokens)",
-                r->name, (unsigned long long)r->lineno, r->opts.max_tokens);
+                t->name, (unsigned long long)lineno, o->max_tokens);
       return VT_EFORMAT;
     }
     GROW32(b->tok_line, b->n_toks + 1, b->cap_toks);
     b->tok_line[b->n_toks++] = b->n_lines - 1;
     ln->tok = cur->T++;
   }
+  return VT_OK;
 nomem:
-  vt_errorf(err, errlen, r->name, "out of memory");
+  vt_errorf(err, errlen, t->name, "out of memory");
   return VT_ENOMEM;
+}
+
+vt_status vt_conll_read(vt_conll *r, vt_sentbatch *b, int32_t max_sents, size_t max_bytes,
+                        int32_t *n_read, char *err, size_t errlen) {
+  vt_status st = vt_conll_cut(r, &r->text, max_sents, max_bytes, b->n_bytes, n_read, err, errlen);
+  /* After a failed cut, the lines before the failure are parsed too: an error in them comes
+   * first in the file, and wins. */
+  vt_status pst = vt_conll_parse(&r->opts, &r->text, b, err, errlen);
+  return pst != VT_OK ? pst : st;
 }
 
 vt_status vt_conll_each(const char *path, const vt_conll_opts *ro, vt_conll_fn fn, void *ctx,

@@ -52,6 +52,32 @@ vt_status vt_conll_open_mem(vt_conll **out, const char *name, const char *data, 
 vt_status vt_conll_read(vt_conll *r, vt_sentbatch *b, int32_t max_sents, size_t max_bytes,
                         int32_t *n_read, char *err, size_t errlen);
 
+/* The raw text of whole sentences, cut from a file by vt_conll_cut, to be parsed elsewhere (the
+ * engine's reader cuts, its workers parse): the lines as they were read, blank ones included so
+ * line numbers hold (the input's last line may lack its '\n'), the file's name and separator. */
+typedef struct vt_conll_text {
+  char *data;
+  size_t len, cap;  /* capacity kept across cuts; free(data) when done */
+  const char *name; /* the file, as vt_conll_open got it */
+  uint64_t line0;   /* number of the line before the first of data */
+  char sep;         /* the file's column separator; 0 while no token line decided it */
+} vt_conll_text;
+
+/* The byte work of vt_conll_read: cuts lines into `t` (emptied first) until `max_sents`
+ * sentences, `max_bytes` bytes of stored lines (counting from `stored`, the bytes the target
+ * batch holds already) or the end of the input; *n_read gets the number of sentences (0: end of
+ * input). Refuses a line over max_line_bytes and a sentence over 4 GiB, and fails to read or
+ * inflate, as vt_conll_read; then `t` holds the lines before the failure. */
+vt_status vt_conll_cut(vt_conll *r, vt_conll_text *t, int32_t max_sents, size_t max_bytes,
+                       size_t stored, int32_t *n_read, char *err, size_t errlen);
+
+/* The parsing of vt_conll_read: appends the sentences of `t` to `b` with options `o` (those the
+ * reader was opened with). Returns VT_OK, VT_EFORMAT (a token line whose column count differs
+ * from its sentence's first, a sentence over max_tokens: "FILE:LINE: problem" in `err`, which is
+ * left alone on success) or VT_ENOMEM. */
+vt_status vt_conll_parse(const vt_conll_opts *o, const vt_conll_text *t, vt_sentbatch *b, char *err,
+                         size_t errlen);
+
 /* How far the reader is into its file: bytes consumed from the file (compressed bytes for gzip
  * input; read ahead by up to one buffer; where the file has no offset, a pipe, the bytes read
  * after inflating), and in *size the file's size, or -1 when it is not a regular file (a pipe,

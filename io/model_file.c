@@ -24,7 +24,10 @@ static const vt_binfile_format FORMAT = {{0x89, 'V', 'T', 'M', 'O', 'D', 'L', '\
 /* ---- writing ----------------------------------------------------------------------------------
  */
 
-int vt_textmodel_write(const char *path, const vt_textmodel_image *img, char *err, size_t errlen) {
+/* Writes `img` to `path`, or, when `mem` is not NULL, into *mem (*mem_len bytes; the caller frees
+ * it; `path` names it in messages). */
+static int write_image(const char *path, const vt_textmodel_image *img, void **mem, size_t *mem_len,
+                       char *err, size_t errlen) {
   int st = VT_ENOMEM;
   const int32_t L = img->L;
   unsigned char meta[META_SIZE];
@@ -97,14 +100,48 @@ int vt_textmodel_write(const char *path, const vt_textmodel_image *img, char *er
   vt_binfile_section_add(&sec[3], img->recs, img->recs_len);
   vt_binfile_section_add(&sec[4], slots, n_slots * 4);
   vt_binfile_section_add(&sec[5], trans, tn * 4);
-  st = vt_binfile_write(path, &FORMAT, sec, err, errlen);
-  goto done;
+  if (!mem) {
+    st = vt_binfile_write(path, &FORMAT, sec, err, errlen);
+    goto done;
+  }
+  st = vt_binfile_write_mem(&FORMAT, sec, mem, mem_len);
+  if (st == VT_OK) goto done;
 fail:
   vt_io_errorf(err, errlen, path, "out of memory");
 done:
   free(labels_head);
   free(slots);
   free(trans);
+  return st;
+}
+
+int vt_textmodel_write(const char *path, const vt_textmodel_image *img, char *err, size_t errlen) {
+  return write_image(path, img, NULL, NULL, err, errlen);
+}
+
+int vt_textmodel_write_mem(const vt_textmodel_image *img, void **data, size_t *len,
+                           const char *name, char *err, size_t errlen) {
+  return write_image(name, img, data, len, err, errlen);
+}
+
+int vt_textmodel_save(const vt_textmodel *m, const char *path, char *err, size_t errlen) {
+  const size_t LL = (size_t)m->L * (size_t)m->L;
+  float *t = malloc((LL + 2 * (size_t)m->L) * sizeof *t);
+  if (!t) {
+    vt_io_errorf(err, errlen, path, "out of memory");
+    return VT_ENOMEM;
+  }
+  for (size_t i = 0; i < LL; i++) t[i] = (float)m->A[i];
+  for (int32_t y = 0; y < m->L; y++) {
+    t[LL + (size_t)y] = (float)m->S[y];
+    t[LL + (size_t)m->L + (size_t)y] = (float)m->F[y];
+  }
+  vt_textmodel_image img = {m->L,        m->label_bytes, m->label_off,  m->label_freq,
+                            m->rank,     m->tmpl_text,   m->tmpl_len,   m->recs,
+                            m->recs_len, m->n_feat,      m->key_bytes,  m->obs_bigram,
+                            t,           t + LL,         t + LL + m->L, m->meta};
+  int st = vt_textmodel_write(path, &img, err, errlen);
+  free(t);
   return st;
 }
 

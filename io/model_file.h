@@ -23,6 +23,15 @@
  * large) or VT_ENOMEM; `err` (errlen bytes) gets one line "PATH: problem" on failure. */
 int vt_textmodel_write(const char *path, const vt_textmodel_image *img, char *err, size_t errlen);
 
+/* As vt_textmodel_write, into memory: *data (the caller frees it) gets the file's *len bytes;
+ * `name` names it in messages. Returns VT_OK, VT_EINVAL or VT_ENOMEM. */
+int vt_textmodel_write_mem(const vt_textmodel_image *img, void **data, size_t *len,
+                           const char *name, char *err, size_t errlen);
+
+/* Writes loaded model `m` to `path` as vt_textmodel_write does (the same records, templates,
+ * labels; transitions as float32, as loaded). Returns as vt_textmodel_write. */
+int vt_textmodel_save(const vt_textmodel *m, const char *path, char *err, size_t errlen);
+
 /* Loads and validates the model file `path` (mapped read-only; read into memory when it cannot
  * be mapped) and binds its transition model. Returns VT_OK, VT_EIO, VT_EFORMAT (not a model,
  * another version, truncated, corrupted: the message says which), or VT_ENOMEM. On failure

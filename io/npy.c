@@ -464,6 +464,17 @@ void vt_npy_release(const vt_npy *npy, int64_t first, int64_t count) {
   if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
+void vt_npy_release_inside(const vt_npy *npy, int64_t first, int64_t count) {
+  if (!npy || !npy->map || npy->owned || count <= 0) return;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  size_t item = vt_npy_itemsize(npy->dtype);
+  uintptr_t lo = (uintptr_t)npy->data + (size_t)first * item;
+  uintptr_t hi = lo + (size_t)count * item;
+  lo = (lo + page - 1) & ~(page - 1); /* the first page that starts inside the range */
+  hi &= ~(page - 1);                  /* up to the last page that ends inside it */
+  if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 double vt_npy_get_f(const vt_npy *npy, int64_t i) {
   switch (npy->dtype) {
   case VT_NPY_F32: return ((const float *)npy->data)[i];

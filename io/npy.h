@@ -54,6 +54,11 @@ void vt_npy_close(vt_npy *npy);
  * resident memory flat. A no-op for arrays read into the heap and for an empty range. */
 void vt_npy_release(const vt_npy *npy, int64_t first, int64_t count);
 
+/* As vt_npy_release, only the pages that lie wholly inside elements [first, first + count): a
+ * thread done with a range drops what no neighbouring range can share (the engine's workers,
+ * after their batch; the writer then releases the rest behind it at little cost). */
+void vt_npy_release_inside(const vt_npy *npy, int64_t first, int64_t count);
+
 /* Returns element `i` (0 <= i < count, flat C-order index) as a double. Meant for the float
  * dtypes; integer dtypes are converted (exactly up to 2^53). */
 double vt_npy_get_f(const vt_npy *npy, int64_t i);

@@ -47,7 +47,8 @@ int vt_mpi_decode(const vt_mpi *w, int argc, char **argv) {
   vt_cli_decode_init(&r.d);
   int64_t K = vt_mpi_env_size("VITESSE_MPI_ROUND_SENTENCES", 65536);
   if ((rc = vt_mpi_setup(w, setup_parse, &r)) >= 0) goto done;
-  vt_mpi_node_share(w);
+  int share = vt_mpi_node_share(w); /* no --threads: one worker per CPU of the share */
+  if (!r.d.run.opts.threads && share > 0) r.d.run.opts.threads = share;
   int quiet = r.d.run.quiet;
   r.d.run.quiet = 1;
   if ((rc = vt_mpi_setup(w, setup_engine, &r)) >= 0) goto done;
@@ -104,6 +105,7 @@ int vt_mpi_decode(const vt_mpi *w, int argc, char **argv) {
     tot.decode.pops += rep.decode.pops;
     tot.decode.fallbacks += rep.decode.fallbacks;
     tot.decode.budget_fallbacks += rep.decode.budget_fallbacks;
+    tot.decode.sparse += rep.decode.sparse;
     double t1 = vt_mpi_now();
     ph[0] += t1 - t;
     code = vt_mpi_agree(w, code, code >= VT_MPI_FAIL ? vt_last_error() : NULL);
@@ -147,7 +149,7 @@ int vt_mpi_decode(const vt_mpi *w, int argc, char **argv) {
   }
   if (r.d.run.stats) {
     double secs = vt_mpi_now() - t0, wall = 0, phmax[3];
-    long long n[11] = {tot.decode.sentences,
+    long long n[12] = {tot.decode.sentences,
                        tot.decode.tokens,
                        tot.decode.cells,
                        tot.decode.iterations,
@@ -158,8 +160,8 @@ int vt_mpi_decode(const vt_mpi *w, int argc, char **argv) {
                        tot.decode.fallbacks,
                        tot.decode.budget_fallbacks,
                        tot.sentences};
-    long long s[11];
-    MPI_Reduce(n, s, 11, MPI_LONG_LONG, MPI_SUM, 0, w->comm);
+    long long s[12];
+    MPI_Reduce(n, s, 12, MPI_LONG_LONG, MPI_SUM, 0, w->comm);
     MPI_Reduce(&tot.wall_seconds, &wall, 1, MPI_DOUBLE, MPI_SUM, 0, w->comm);
     MPI_Reduce(ph, phmax, 3, MPI_DOUBLE, MPI_MAX, 0, w->comm);
     if (w->rank == 0) {
@@ -175,6 +177,7 @@ int vt_mpi_decode(const vt_mpi *w, int argc, char **argv) {
       sum.decode.fallbacks = s[8];
       sum.decode.budget_fallbacks = s[9];
       sum.sentences = s[10];
+      sum.decode.sparse = s[11];
       sum.wall_seconds = secs; /* the job's */
       vt_cli_decode_stats(&r.d, &sum, stderr);
       fprintf(stderr,

@@ -55,6 +55,7 @@ static void report_add(vt_run_report *a, const vt_run_report *b) {
   a->decode.iterations += b->decode.iterations;
   a->decode.fallbacks += b->decode.fallbacks;
   a->decode.budget_fallbacks += b->decode.budget_fallbacks;
+  a->decode.sparse += b->decode.sparse;
 }
 
 int vt_mpi_tag_round(vt_mpi_tag_run *r, const char *name, int64_t first_line, int64_t bytes_upto) {
@@ -172,15 +173,16 @@ static void print_stats(vt_mpi_tag_run *r, double secs, double cpu) {
   vt_run_report sum = r->tot;
   double d[7] = {r->tot.wall_seconds, r->tot.feature_seconds, r->tot.decode_seconds, cpu, 0, 0, 0};
   double dsum[7];
-  long long n[10] = {r->tot.sentences,        r->tot.tokens,
+  long long n[11] = {r->tot.sentences,        r->tot.tokens,
                      r->tot.lookups,          r->tot.unknown_features,
                      r->tot.cache_hits,       r->tot.decode.sentences,
                      r->tot.decode.tokens,    r->tot.decode.cells,
-                     r->tot.decode.fallbacks, r->tot.decode.budget_fallbacks};
-  long long nsum[10];
+                     r->tot.decode.fallbacks, r->tot.decode.budget_fallbacks,
+                     r->tot.decode.sparse};
+  long long nsum[11];
   double ph[4] = {r->ph.read, r->ph.tag, r->ph.exchange, r->ph.write}, phmax[4];
   MPI_Reduce(d, dsum, 7, MPI_DOUBLE, MPI_SUM, 0, w->comm);
-  MPI_Reduce(n, nsum, 10, MPI_LONG_LONG, MPI_SUM, 0, w->comm);
+  MPI_Reduce(n, nsum, 11, MPI_LONG_LONG, MPI_SUM, 0, w->comm);
   MPI_Reduce(ph, phmax, 4, MPI_DOUBLE, MPI_MAX, 0, w->comm);
   if (w->rank != 0) return;
   sum.sentences = nsum[0];
@@ -193,6 +195,7 @@ static void print_stats(vt_mpi_tag_run *r, double secs, double cpu) {
   sum.decode.cells = nsum[7];
   sum.decode.fallbacks = nsum[8];
   sum.decode.budget_fallbacks = nsum[9];
+  sum.decode.sparse = nsum[10];
   sum.feature_seconds = dsum[1];
   sum.decode_seconds = dsum[2];
   sum.wall_seconds = secs; /* the job's */
@@ -222,7 +225,8 @@ int vt_mpi_tag(const vt_mpi *w, int argc, char **argv) {
   vt_model_reader(r->t.m, &r->t.to, &ro);
   r->t.to.reader = ro;
   r->t.to.reader_from_model = 0;
-  vt_mpi_node_share(w);
+  int share = vt_mpi_node_share(w); /* no --threads: one worker per CPU of the share */
+  if (!r->t.run.opts.threads && share > 0) r->t.run.opts.threads = share;
   int quiet = r->t.run.quiet;
   r->t.run.quiet = 1; /* the ranks' engines show nothing; rank 0 shows the job's progress */
   if ((rc = vt_mpi_setup(w, setup_engine, r)) >= 0) goto done;

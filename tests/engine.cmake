@@ -20,6 +20,12 @@ vt_engine_test(test_alloc unit)
 add_test(NAME sched_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/sched_cli.sh $<TARGET_FILE:vitesse>)
 set_tests_properties(sched_cli PROPERTIES LABELS "unit;sched")
 
+# omp_cli: the OpenMP team: byte-identical tag and decode output for 1, 2, 3, 5 threads and
+# batch sizes, OMP_NUM_THREADS as the default worker count, OMP_THREAD_LIMIT (a smaller team),
+# OMP_PROC_BIND, the serial/worker CPU keys of --stats, a worker's bad-line report.
+add_test(NAME omp_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/omp_cli.sh $<TARGET_FILE:vitesse>)
+set_tests_properties(omp_cli PROPERTIES LABELS "unit;sched")
+
 # sched_signal: SIGINT/SIGTERM stop a run cleanly (in-order prefix, no complete-looking -o file);
 # a closed stdout ends it quietly.
 add_test(NAME sched_signal COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/sched_signal.sh

@@ -15,3 +15,4 @@ set_tests_properties(examples PROPERTIES LABELS unit)
 # too (label sched).
 vt_add_test(test_library unit)
 set_property(TEST test_library APPEND PROPERTY LABELS sched)
+target_link_libraries(test_library PRIVATE OpenMP::OpenMP_C) # it calls the engine in a region

@@ -28,6 +28,9 @@ cd "$base" || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_plm_rsh_agent= OMPI_MCA_hwloc_base_binding_policy=none
 export OMPI_MCA_orte_execute_quiet=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+# After SIGTERM, mpirun kills the ranks with SIGKILL 1 s later by default: on a loaded machine
+# that can come before they agreed to stop and said so.
+export OMPI_MCA_odls_base_sigkill_timeout=30
 export VITESSE_MPI_SHOW_SIZE=1
 
 fail() {

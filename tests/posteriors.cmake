@@ -10,6 +10,9 @@ set_tests_properties(confidence_cli PROPERTIES LABELS unit)
 # test_constraints: allowed labels and forbidden transitions, every decoder against brute force,
 # and through the library (tag dictionaries, partial labels, IOB2, bad files).
 vt_add_test(test_constraints exactness)
+# test_sparse: the sparse route of constrained lattices against the dense references, every
+# exact decoder, ties, -inf, 2 to 945 labels.
+vt_add_test(test_sparse exactness)
 
 # tag_conf_cli: vitesse tag -v 1/2 and allowed labels through the CLI (layout, thread-count
 # independence, the no-path output, bad files).

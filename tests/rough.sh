@@ -135,15 +135,19 @@ check_logs)
   ;;
 signal_twice)
   # Two quick SIGINTs to `decode -o OUT`: the second kills the run (exit 130) and still leaves no
-  # .OUT.tmp.* behind (it used to kill with the default action, before the first's clean-up).
+  # .OUT.tmp.* behind (it used to kill with the default action, before the first's clean-up);
+  # round 4 also writes --posteriors, whose temporary file goes too.
   mkdir lat
   "$VITESSE" synth -o lat --labels 45 --sentences 3000 --seed 5 >/dev/null 2>stderr ||
     fail "synth: $?"
   mkdir w
-  for round in 1 2 3; do
+  for round in 1 2 3 4; do
+    post=
+    [ $round -eq 4 ] && post="--posteriors w/post.npy"
+    # shellcheck disable=SC2086
     env --default-signal=INT "$VITESSE" decode --emissions lat/E.npy --lengths lat/N.npy \
       --transitions lat/A.npy --start lat/S.npy --end lat/F.npy --algo kbest-viterbi -k 64 \
-      --threads 2 --batch-tokens 16 -o w/out 2>stderr &
+      --threads 2 --batch-tokens 16 -o w/out $post 2>stderr &
     pid=$!
     started=0
     while kill -0 "$pid" 2>/dev/null; do

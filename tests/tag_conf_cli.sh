@@ -81,6 +81,18 @@ awk 'NF { if (!(($1, $2) in s)) { s[$1, $2]; if (!($1 in d)) o[++n] = $1; d[$1] 
 awk 'NR == FNR { for (i = 2; i <= NF; i++) ok[$1, $i] = 1; next }
   NF && !(($1, $2) in ok) { bad = 1 } END { exit bad }' "$base/train.dict" "$base/td" ||
   fail "a label outside the dictionary"
+# with one or two labels a word, every exact decoder goes over the allowed labels only (--stats:
+# sparse_sentences), with the same labels as the scalar reference, which never does
+awk '{ print $1, $2, ($1 == "dog" ? $3 : "") }' "$base/train.dict" >"$base/one.dict"
+"$VITESSE" tag -m "$base/pos.model" --tag-dict "$base/one.dict" --algo viterbi-scalar \
+  "$base/test.txt" >"$base/td_ref" || fail "tag-dict with viterbi-scalar"
+for a in viterbi staggered staggered-col astar iter-astar viterbi-astar iter-viterbi-astar carpediem; do
+  "$VITESSE" tag -m "$base/pos.model" --tag-dict "$base/one.dict" --algo "$a" --stats \
+    "$base/test.txt" >"$base/td_$a" 2>"$base/td_$a.stats" || fail "tag-dict with $a"
+  cmp -s "$base/td_ref" "$base/td_$a" || fail "tag-dict with $a: not the reference's labels"
+  grep -q '"sparse_sentences": [1-9]' "$base/td_$a.stats" ||
+    fail "tag-dict with $a: no sentence went over the allowed labels: $(cat "$base/td_$a.stats")"
+done
 "$VITESSE" tag-dict "$base/nonexistent" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "tag-dict of a missing file: not exit status 2"
 "$VITESSE" tag-dict --word-col 7 "$base/train.txt" -o "$base/x.dict" 2>"$base/err"

@@ -1,6 +1,7 @@
 /* tests/test_isa_degen_ops.c: the degenerate lattice's row operations (degen_ops.h) of every
  * level the CPU runs against the scalar ones, bit for bit: scan above a threshold (at -inf,
- * +inf, tied and zero thresholds; nothing past n), row_step, row_join, row_join_c, row_add,
+ * +inf, tied and zero thresholds; nothing past n), row_step, row_join, row_join_c, gather (a
+ * reversed and a random permutation; the scalar one against the textbook loop), row_add,
  * row_raise (ties keep the old node) and row_prune (cut, tied and -inf bounds; the count and the
  * live prefix), on lengths around the vector widths with real, tied and -inf values. */
 #include "degen_ops.h"
@@ -75,6 +76,22 @@ static void rowops_case(test_rng *r, const vt_degen_ops *k, int n, score_mode m)
   s->row_join_c(o.d0, v.p, v.E, v.Q, v.tau, n);
   k->row_join_c(o.d1, v.p, v.E, v.Q, v.tau, n);
   EXPECT(isa_same(o.d0, o.d1, dw), "%s: row_join_c", c);
+  int32_t *perm = malloc(sizeof(int32_t) * (size_t)n);
+  for (int rep = 0; rep < 2; rep++) {
+    for (int j = 0; j < n; j++) perm[j] = n - 1 - j;
+    for (int j = n - 1; rep && j > 0; j--) { /* Fisher-Yates */
+      int u = test_int(r, j + 1), t = perm[j];
+      perm[j] = perm[u];
+      perm[u] = t;
+    }
+    outs_reset(&o, NULL, 0);
+    s->gather(o.d0, v.x, perm, n);
+    k->gather(o.d1, v.x, perm, n);
+    int ref = 1;
+    for (int j = 0; j < n; j++) ref &= isa_same(&o.d0[j], &v.x[perm[j]], sizeof(double));
+    EXPECT(ref && isa_same(o.d0, o.d1, dw), "%s: gather %s", c, rep ? "random" : "reversed");
+  }
+  free(perm);
   s->row_add(o.d0, v.P, v.E, n);
   k->row_add(o.d1, v.P, v.E, n);
   EXPECT(isa_same(o.d0, o.d1, dw), "%s: row_add", c);

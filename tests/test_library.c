@@ -1,11 +1,13 @@
 /* tests/test_library.c: the library's public API (vitesse.h only) for models, in-memory tagging,
  * lattices and the engine: the version, one-line errors, a model opened from memory behaves as
  * the same file opened from its path, vt_tagger agrees with the engine's output for tagger and
- * joint models, the engine's decode agrees with vt_decode for any thread count, cancelling, and a
- * failing sink, corpus parts and sentence ranges (a cluster rank's share) as the whole. Its data (a
- * toy tagging corpus, a toy chunking corpus, random lattices) is made here. */
+ * joint models, the engine's decode agrees with vt_decode for any thread count, cancelling, a
+ * failing sink, engines run from the caller's own threads (pthreads, an OpenMP region), and corpus
+ * parts and sentence ranges (a cluster rank's share) as the whole. Its data (a toy tagging
+ * corpus, a toy chunking corpus, random lattices) is made here. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,41 +404,47 @@ TEST(joint_tagger_agrees_with_the_engine) {
 /* ---- lattices and the engine's decode ---------------------------------------------------------
  */
 
-TEST(engine_decode_agrees_with_vt_decode) {
-  enum { L = 9, S = 40 };
-  int64_t lengths[S], rows = 0;
-  uint32_t r = 11;
-  for (int s = 0; s < S; s++) {
-    r = r * 1103515245u + 12345u;
-    lengths[s] = s % 13 == 0 ? 0 : 1 + (int64_t)((r >> 16) % 12);
-    rows += lengths[s];
-  }
-  double *E = malloc((size_t)rows * L * sizeof *E), A[L * L];
-  REQUIRE(E != NULL, "memory");
-  for (int64_t i = 0; i < rows * L; i++) {
-    r = r * 1103515245u + 12345u;
-    E[i] = (r >> 16) % 17 == 0 ? -INFINITY : (double)((r >> 16) % 9) - 4.0;
-  }
-  for (int i = 0; i < L * L; i++) A[i] = (double)((i * 7) % 5) - 2.0;
-  vt_lattices *lat = NULL;
-  vt_trans *tr = NULL;
-  vt_arena *ar = NULL;
-  REQUIRE(vt_lattices_wrap(&lat, E, 1, L, lengths, S) == VT_OK, "wrap");
-  REQUIRE(vt_trans_create(&tr, L, A, NULL, NULL, NULL) == VT_OK, "trans");
-  REQUIRE(vt_arena_create(&ar, 0) == VT_OK, "arena");
-  EXPECT_EQ_INT(vt_lattices_sentences(lat), S, "sentences");
-  EXPECT_EQ_INT(vt_lattices_labels(lat), L, "labels");
-  /* The reference lines, from vt_decode. */
-  membuf ref = {0};
+/* Random lattices with ties and -inf (E is kept by the set), their model, and in `ref` the lines
+ * vt_decode gives them with `o` (iter-viterbi-astar, k = 3). */
+enum { DL = 9, DS = 40 };
+typedef struct dec_case {
+  double *E, A[DL * DL];
+  int64_t lengths[DS];
+  vt_lattices *lat;
+  vt_trans *tr;
   vt_decode_opts o;
-  vt_decode_opts_init(&o);
-  o.algo = VT_ALGO_ITER_VITERBI_ASTAR;
-  o.k = 3;
-  for (int s = 0; s < S; s++) {
+  membuf ref;
+} dec_case;
+
+static int dec_case_make(dec_case *d) {
+  int64_t rows = 0;
+  uint32_t r = 11;
+  vt_arena *ar = NULL;
+  memset(d, 0, sizeof *d);
+  for (int s = 0; s < DS; s++) {
+    r = r * 1103515245u + 12345u;
+    d->lengths[s] = s % 13 == 0 ? 0 : 1 + (int64_t)((r >> 16) % 12);
+    rows += d->lengths[s];
+  }
+  d->E = malloc((size_t)rows * DL * sizeof *d->E);
+  if (!d->E) return -1;
+  for (int64_t i = 0; i < rows * DL; i++) {
+    r = r * 1103515245u + 12345u;
+    d->E[i] = (r >> 16) % 17 == 0 ? -INFINITY : (double)((r >> 16) % 9) - 4.0;
+  }
+  for (int i = 0; i < DL * DL; i++) d->A[i] = (double)((i * 7) % 5) - 2.0;
+  if (vt_lattices_wrap(&d->lat, d->E, 1, DL, d->lengths, DS) != VT_OK ||
+      vt_trans_create(&d->tr, DL, d->A, NULL, NULL, NULL) != VT_OK ||
+      vt_arena_create(&ar, 0) != VT_OK)
+    return -1;
+  vt_decode_opts_init(&d->o);
+  d->o.algo = VT_ALGO_ITER_VITERBI_ASTAR;
+  d->o.k = 3;
+  for (int s = 0; s < DS; s++) {
     int32_t T, np = 0, lab[3 * 16];
     double sc[3];
-    const double *rows_s = vt_lattices_rows(lat, s, &T);
-    REQUIRE(vt_decode(tr, &o, ar, rows_s, T, lab, sc, &np, NULL) == VT_OK, "decode");
+    const double *rows_s = vt_lattices_rows(d->lat, s, &T);
+    if (vt_decode(d->tr, &d->o, ar, rows_s, T, lab, sc, &np, NULL) != VT_OK) return -1;
     vt_arena_reset(ar);
     for (int p = 0; p < (np ? np : 1); p++) {
       char line[512];
@@ -444,9 +452,30 @@ TEST(engine_decode_agrees_with_vt_decode) {
       for (int t = 0; np && t < T; t++)
         n += snprintf(line + n, sizeof line - (size_t)n, "%s%d", t ? " " : "", lab[p * T + t]);
       line[n++] = '\n';
-      mem_sink(&ref, line, (size_t)n);
+      mem_sink(&d->ref, line, (size_t)n);
     }
   }
+  vt_arena_destroy(ar);
+  return 0;
+}
+
+static void dec_case_free(dec_case *d) {
+  free(d->ref.p);
+  vt_trans_destroy(d->tr);
+  vt_lattices_close(d->lat);
+  free(d->E);
+}
+
+TEST(engine_decode_agrees_with_vt_decode) {
+  dec_case d;
+  REQUIRE(dec_case_make(&d) == 0, "lattices, model and reference");
+  const int S = DS;
+  vt_lattices *lat = d.lat;
+  vt_trans *tr = d.tr;
+  vt_decode_opts o = d.o;
+  membuf ref = d.ref;
+  EXPECT_EQ_INT(vt_lattices_sentences(lat), S, "sentences");
+  EXPECT_EQ_INT(vt_lattices_labels(lat), DL, "labels");
   for (int threads = 1; threads <= 3; threads++) {
     vt_engine_opts eo;
     vt_engine_opts_init(&eo);
@@ -478,11 +507,61 @@ TEST(engine_decode_agrees_with_vt_decode) {
     free(b.p);
     vt_engine_destroy(e);
   }
-  free(ref.p);
-  vt_arena_destroy(ar);
-  vt_trans_destroy(tr);
-  vt_lattices_close(lat);
-  free(E);
+  dec_case_free(&d);
+}
+
+/* One engine run of `threads` workers on the caller's thread; 0 when its lines are d->ref's and
+ * the report counts worker CPU time. */
+static int decode_on_this_thread(const dec_case *d, int threads) {
+  vt_engine_opts eo;
+  vt_engine *e = NULL;
+  membuf b = {0};
+  vt_run_report rep;
+  int bad = 1;
+  vt_engine_opts_init(&eo);
+  eo.threads = threads;
+  eo.bind = VT_BIND_NONE; /* several engines at once: nobody's workers pinned onto others' */
+  eo.batch_tokens = 7;
+  if (vt_engine_create(&e, &eo) != VT_OK) goto done;
+  if (vt_engine_decode(e, d->tr, &d->o, d->lat, mem_sink, &b, &rep) != VT_OK) goto done;
+  bad = !(b.p && !strcmp(b.p, d->ref.p) && rep.sentences == DS && rep.worker_cpu_seconds > 0 &&
+          rep.serial_cpu_seconds >= 0);
+done:
+  free(b.p);
+  vt_engine_destroy(e);
+  return bad;
+}
+
+typedef struct caller {
+  const dec_case *d;
+  int threads, bad;
+} caller;
+
+static void *caller_main(void *arg) {
+  caller *c = arg;
+  c->bad = decode_on_this_thread(c->d, c->threads);
+  return NULL;
+}
+
+TEST(engine_runs_from_the_callers_own_threads) {
+  dec_case d;
+  REQUIRE(dec_case_make(&d) == 0, "lattices, model and reference");
+  /* Two pthreads of the caller's, each with its own engine, at once. */
+  pthread_t th[2];
+  caller c[2] = {{&d, 2, 1}, {&d, 3, 1}};
+  for (int i = 0; i < 2; i++)
+    REQUIRE(pthread_create(&th[i], NULL, caller_main, &c[i]) == 0, "thread");
+  for (int i = 0; i < 2; i++) {
+    pthread_join(th[i], NULL);
+    EXPECT(!c[i].bad, "caller thread %d: the engine's lines are vt_decode's", i);
+  }
+  /* Inside the caller's own parallel region: without nested parallelism each engine's team is
+   * the calling thread alone, which then works the batches itself. */
+  int bad = 0;
+#pragma omp parallel num_threads(2) reduction(+ : bad)
+  bad += decode_on_this_thread(&d, 2);
+  EXPECT_EQ_INT(bad, 0, "engines inside a parallel region");
+  dec_case_free(&d);
 }
 
 TEST(synthetic_lattices_round_trip_through_files) {
@@ -720,6 +799,7 @@ int main(int argc, char **argv) {
                                     CASE(joint_training_from_memory_is_training_from_a_file),
                                     CASE(joint_tagger_agrees_with_the_engine),
                                     CASE(engine_decode_agrees_with_vt_decode),
+                                    CASE(engine_runs_from_the_callers_own_threads),
                                     CASE(synthetic_lattices_round_trip_through_files),
                                     CASE(progress_counts_input_bytes),
                                     CASE(corpus_parts_tag_as_the_whole_file),

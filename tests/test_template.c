@@ -40,6 +40,21 @@ static void expect_expand(const vt_tmplset *ts, int32_t i, const sent *s, int32_
          i, t, (int)n, buf, want);
 }
 
+/* vt_tmpl_bound_unigrams over sentence s holds the unigram templates' expansions at every
+ * position, and bounds the sum of their position bounds. */
+static void expect_sentence_bound(const vt_tmplset *ts, const sent *s) {
+  char buf[512];
+  size_t total = 0, at = 0;
+  for (int32_t k = 0; k < ts->n_u; k++)
+    for (int32_t t = 0; t < s->tk.T; t++) {
+      total += vt_tmpl_expand(ts, ts->u_idx[k], &s->tk, t, buf);
+      at += vt_tmpl_bound_at(ts, ts->u_idx[k], &s->tk, t);
+    }
+  const size_t b = vt_tmpl_bound_unigrams(ts, &s->tk);
+  EXPECT(total <= b && at <= b, "sentence bound %zu under %zu expanded or %zu position bounds", b,
+         total, at);
+}
+
 /* CRF++ templates: comments, CRLF, blank lines, several macros per line, sentinels, B. */
 TEST(crfpp) {
   const char *text = "# a comment\r\n"
@@ -77,6 +92,25 @@ TEST(crfpp) {
   expect_expand(&ts, 4, &s, 2, "U06:_B+3");
   expect_expand(&ts, 5, &s, 1, "U");
   expect_expand(&ts, 6, &s, 1, "B10:VBZ");
+  expect_sentence_bound(&ts, &s);
+  vt_tmplset_free(&ts);
+}
+
+/* Sentinels far from the sentence: one digit (written without snprintf) and two. */
+TEST(sentinels) {
+  const char *text = "U00:%x[-12,0]/%x[10,1]/%x[-9,0]/%x[9,0]\n";
+  vt_tmplset ts;
+  char err[256];
+  vt_status st = vt_tmplset_parse(&ts, text, strlen(text), "s.tmpl", err, sizeof err);
+  EXPECT(st == VT_OK, "parse: %s", err);
+  if (st != VT_OK) return;
+  static const char *const cols[] = {"a", "A", "b", "B", "c", "C"};
+  sent s;
+  sent_make(&s, cols, 3);
+  expect_expand(&ts, 0, &s, 0, "U00:_B-12/_B+8/_B-9/_B+7");
+  expect_expand(&ts, 0, &s, 1, "U00:_B-11/_B+9/_B-8/_B+8");
+  expect_expand(&ts, 0, &s, 2, "U00:_B-10/_B+10/_B-7/_B+9");
+  expect_sentence_bound(&ts, &s);
   vt_tmplset_free(&ts);
 }
 
@@ -118,7 +152,54 @@ TEST(wapiti) {
   expect_expand(&ts, 7, &s, 1, "U37:false");
   expect_expand(&ts, 8, &s, 0, "U38:");
   expect_expand(&ts, 9, &s, 1, "U39:-");
+  expect_sentence_bound(&ts, &s);
   vt_tmplset_free(&ts);
+}
+
+/* Wapiti's pattern dialect (chosen by a line starting with u, b or *): type letters in either
+ * case, `*` = unigram + bigram (the bigram half keyed "\n" + string), `#` comments anywhere,
+ * blanks inside brackets, @ absolute positions, C's %i rows, _x sentinels capped at 4. */
+TEST(wapiti_dialect) {
+  const char *text = "# Wapiti pattern\n"
+                     "*\n"
+                     "u00:%x[ -1, 0] # the previous word\n"
+                     "U:wrd X=%X[ 0,0]\n"
+                     "*04:%x[ 0,1]\n"
+                     "u05:%x[@1,0]/%x[@-1,0]/%x[@0,0]\n"
+                     "u06:%x[-5,0]/%x[5,0]/%x[-4,0]\n"
+                     "u07:%x[010,0]/%x[0x1,0]\n"
+                     "b\n"
+                     "B08:%x[0,1]#x\n";
+  EXPECT_EQ_INT(vt_tmpl_is_wapiti(text, strlen(text)), 1, "sniffed");
+  EXPECT_EQ_INT(vt_tmpl_is_wapiti("U:%x[0,0]\nB\n", 12), 0, "CRF++ text is not Wapiti's");
+  vt_tmplset ts;
+  char err[256];
+  vt_status st = vt_tmplset_parse(&ts, text, strlen(text), "w.pat", err, sizeof err);
+  EXPECT(st == VT_OK, "parse: %s", err);
+  if (st != VT_OK) return;
+  EXPECT_EQ_INT(ts.wapiti, 1, "dialect");
+  EXPECT_EQ_INT(ts.plain_bigram, 1, "bare * and b: the label bigram");
+  EXPECT_EQ_INT(ts.n_u, 7, "unigram templates");
+  EXPECT_EQ_INT(ts.n_b, 2, "bigram templates: half of *04 and B08");
+  static const char *const cols[] = {"He", "PRP", "Reckons", "VBZ", "the", "DT"};
+  sent s;
+  sent_make(&s, cols, 3);
+  expect_expand(&ts, 0, &s, 1, "*");
+  expect_expand(&ts, 1, &s, 0, "u00:_x-1");
+  expect_expand(&ts, 1, &s, 2, "u00:Reckons");
+  expect_expand(&ts, 2, &s, 1, "U:wrd X=reckons");
+  expect_expand(&ts, 3, &s, 1, "*04:VBZ");
+  expect_expand(&ts, 4, &s, 1, "\n*04:VBZ");
+  expect_expand(&ts, 5, &s, 2, "u05:He/the/_x-1");
+  expect_expand(&ts, 6, &s, 0, "u06:_x-#/_x+3/_x-4");
+  expect_expand(&ts, 6, &s, 2, "u06:_x-3/_x+#/_x-2");
+  expect_expand(&ts, 7, &s, 0, "u07:_x+#/Reckons");
+  expect_expand(&ts, 8, &s, 1, "B08:VBZ");
+  vt_tmplset_free(&ts);
+  const char *bad = "u01:%x[0,0]\nq02:%x[0,0]\n";
+  EXPECT(vt_tmplset_parse(&ts, bad, strlen(bad), "w.pat", err, sizeof err) == VT_EFORMAT &&
+             strstr(err, "w.pat:2: "),
+         "unknown pattern type: %s", err);
 }
 
 /* The regex subset directly: leftmost match, * takes the fewest, ? the most. */
@@ -168,4 +249,5 @@ TEST(errors) {
   }
 }
 
-TEST_MAIN(CASE(crfpp), CASE(wapiti), CASE(regex), CASE(errors))
+TEST_MAIN(CASE(crfpp), CASE(sentinels), CASE(wapiti), CASE(wapiti_dialect), CASE(regex),
+          CASE(errors))

@@ -14,6 +14,7 @@
 #include "model_replica.h"
 #include "node_mem.h"
 #include "rowcache.h"
+#include "strhash.h"
 #include "tagger.h"
 #include "test_util.h"
 #include "topo.h"
@@ -44,10 +45,11 @@ static void write_corpus(const char *path, int n, uint64_t seed) {
 static const char tmpl_text[] = "U00:%x[0,0]\nU01:%x[-1,0]/%x[0,0]\nU02:%x[0,1]\n"
                                 "U03:%m[0,0,\".$\"]\nB\n";
 
-/* Trains on `corpus` with `shards` (> 1, or 1 with `mix`: iterative parameter mixing on
- * `threads` threads) and writes `model`; returns the last epoch's training accuracy. */
+/* Trains on `corpus` with `shards` (> 1, or 1 with `mix` = 1: iterative parameter mixing on
+ * `threads` threads) or `minibatch` sentences a batch (mix = 2: the mini-batch trainer even for
+ * 1) and writes `model`; returns the last epoch's training accuracy. */
 static double train_with(const char *tmpl, int epochs, vt_algo algo, int32_t shards,
-                         int32_t threads, int mix) {
+                         int32_t threads, int mix, int32_t minibatch) {
   char err[256];
   vt_tmplset ts;
   vt_trainset d;
@@ -75,10 +77,12 @@ static double train_with(const char *tmpl, int epochs, vt_algo algo, int32_t sha
   int32_t *rank = malloc(sizeof(int32_t) * (size_t)d.labels.n);
   vt_export_rank(&d, rank);
   vt_weights_init(&W, d.labels.n, d.n_weights, d.bigram);
-  vt_perc_opts to = {epochs, 5, algo, NULL, NULL, NULL, shards, threads};
+  vt_perc_opts to = {epochs, 5, algo, NULL, NULL, NULL, shards, threads, minibatch};
   vt_perc_report rep;
-  vt_status st = mix ? vt_train_run_ipm(&W, &c, NULL, rank, ts.n_b > 0, &to, &rep, err, sizeof err)
-                     : vt_train_run(&W, &c, NULL, rank, ts.n_b > 0, &to, &rep, err, sizeof err);
+  vt_status st =
+      mix == 1   ? vt_train_run_ipm(&W, &c, NULL, rank, ts.n_b > 0, &to, &rep, err, sizeof err)
+      : mix == 2 ? vt_train_run_batch(&W, &c, NULL, rank, ts.n_b > 0, &to, &rep, err, sizeof err)
+                 : vt_train_run(&W, &c, NULL, rank, ts.n_b > 0, &to, &rep, err, sizeof err);
   if (st == VT_OK) vt_train_evaluate(&W, &c, rank, ts.n_b > 0, algo, &acc);
   vt_textmodel_meta meta;
   memset(&meta, 0, sizeof meta);
@@ -98,7 +102,7 @@ static double train_with(const char *tmpl, int epochs, vt_algo algo, int32_t sha
 }
 
 static double train(const char *tmpl, int epochs, vt_algo algo) {
-  return train_with(tmpl, epochs, algo, 1, 1, 0);
+  return train_with(tmpl, epochs, algo, 1, 1, 0, 1);
 }
 
 /* The bytes of `model` (malloc'd; NULL when unreadable). */
@@ -118,7 +122,14 @@ static char *model_bytes(long *len) {
 /* Trains as train_with and returns the model file's bytes (NULL on failure). */
 static char *trained(const char *tmpl, int epochs, int32_t shards, int32_t threads, int mix,
                      long *len) {
-  if (train_with(tmpl, epochs, VT_ALGO_VITERBI, shards, threads, mix) < 0) return NULL;
+  if (train_with(tmpl, epochs, VT_ALGO_VITERBI, shards, threads, mix, 1) < 0) return NULL;
+  return model_bytes(len);
+}
+
+/* As trained, with the mini-batch trainer: batches of `minibatch` on `threads` threads. */
+static char *trained_batch(const char *tmpl, vt_algo algo, int32_t minibatch, int32_t threads,
+                           long *len) {
+  if (train_with(tmpl, 6, algo, 1, threads, 2, minibatch) < 0) return NULL;
   return model_bytes(len);
 }
 
@@ -146,7 +157,8 @@ static char *tag_all(const vt_textmodel *m, vt_algo algo, int32_t k, int32_t chu
   while (vt_conll_read(r, &b, 1000, 1 << 20, &n, err, sizeof err) == VT_OK && n > 0) {
     for (int32_t s = 0; s < b.n_sents; s += chunk) {
       int32_t e = s + chunk < b.n_sents ? s + chunk : b.n_sents;
-      if (vt_text_tag_batch(m, &d, NULL, arena, NULL, &b, s, e, &out, NULL, err, sizeof err) != VT_OK)
+      if (vt_text_tag_batch(m, &d, NULL, arena, NULL, &b, s, e, &out, NULL, err, sizeof err) !=
+          VT_OK)
         fprintf(stderr, "tag: %s\n", err);
     }
     vt_sentbatch_clear(&b);
@@ -534,5 +546,58 @@ TEST(parameter_mixing) {
   }
 }
 
-TEST_MAIN(CASE(train_and_roundtrip), CASE(rowcache), CASE(replicas_plain_model), CASE(corruption),
-          CASE(obs_bigram), CASE(replicas_obs_bigram_model), CASE(parameter_mixing))
+/* Mini-batches: batches of one are the sequential perceptron, bit for bit; larger batches give
+ * another model, the same bytes on 1, 2 or 3 threads; plain and observation-dependent bigram
+ * templates, and a staggered decoder inside training. */
+TEST(minibatches) {
+  REQUIRE(corpus_ready(), "corpus");
+  g_model = MODEL_NONE;
+  const char *tmpls[3] = {tmpl_text, obs_bigram_tmpl, tmpl_text};
+  const vt_algo algos[3] = {VT_ALGO_VITERBI, VT_ALGO_VITERBI, VT_ALGO_STAGGERED_COL};
+  for (int k = 0; k < 3; k++) {
+    long l1 = 0, l2 = 0;
+    if (train_with(tmpls[k], 6, algos[k], 1, 1, 0, 1) < 0) {
+      EXPECT(0, "template %d: sequential training failed", k);
+      continue;
+    }
+    char *seq = model_bytes(&l1), *one = trained_batch(tmpls[k], algos[k], 1, 2, &l2);
+    EXPECT(same_bytes(seq, l1, one, l2), "template %d: batches of one differ from sequential", k);
+    free(one);
+    for (int32_t mb = 4; mb <= 7; mb += 3) {
+      long la = 0;
+      char *a = trained_batch(tmpls[k], algos[k], mb, 1, &la);
+      EXPECT(a && !same_bytes(a, la, seq, l1), "template %d, batches of %d: sequential's model", k,
+             mb);
+      for (int32_t threads = 2; threads <= 3; threads++) {
+        long lb = 0;
+        char *b = trained_batch(tmpls[k], algos[k], mb, threads, &lb);
+        EXPECT(same_bytes(a, la, b, lb), "template %d, batches of %d: %d threads differ from 1", k,
+               mb, threads);
+        free(b);
+      }
+      free(a);
+    }
+    free(seq);
+  }
+}
+
+/* The emission code's string hash (vt_strhash_padded, one masked load for the last partial word)
+ * gives vt_strhash's value at every length and alignment, whatever bytes follow the string; and
+ * vt_strhash itself keeps the values model files hold. */
+TEST(strhash_padded) {
+  EXPECT(vt_strhash("U02:the", 7) == 0x872ad0c0f89458d6ull, "vt_strhash changed: model files");
+  EXPECT(vt_strhash("", 0) == 0xe220a8397b1dcdafull, "vt_strhash changed at length 0");
+  test_rng r = {5};
+  unsigned char buf[64 + 8];
+  int64_t bad = 0;
+  for (int rep = 0; rep < 20000; rep++) {
+    for (size_t j = 0; j < sizeof buf; j++) buf[j] = (unsigned char)test_int(&r, 256);
+    const size_t at = (size_t)test_int(&r, 8), n = (size_t)test_int(&r, 57);
+    bad += vt_strhash_padded(buf + at, n) != vt_strhash(buf + at, n);
+  }
+  EXPECT_EQ_INT(bad, 0, "strings whose padded hash differs");
+}
+
+TEST_MAIN(CASE(strhash_padded), CASE(train_and_roundtrip), CASE(rowcache),
+          CASE(replicas_plain_model), CASE(corruption), CASE(obs_bigram),
+          CASE(replicas_obs_bigram_model), CASE(parameter_mixing), CASE(minibatches))

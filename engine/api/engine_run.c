@@ -43,6 +43,8 @@ static vt_status tag_run(vt_engine *e, const vt_model *m, const vt_tag_opts *opt
   if (o.constraints && o.constraints->model != m->text)
     return vt_fail(VT_EINVAL, "the constraints were made for another model");
   if (o.verbose < 0 || o.verbose > 2) return vt_fail(VT_EINVAL, "verbose: 0, 1 or 2 expected");
+  if (o.label_sep != 0 && o.label_sep != '\t' && o.label_sep != ' ')
+    return vt_fail(VT_EINVAL, "label_sep: 0, a tab or a space expected");
   if (o.decode.k < 1) vt_model_default_decoder(m, 1, &o.decode);
   if ((st = vt_model_check_decoder(m, &o.decode)) != VT_OK) return st;
   vt_model_reader(m, &o, &ro);

@@ -2,6 +2,7 @@
  * description, label names, and the decoder policy of taggers. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "model_file.h"
 #include "model_impl.h"
 #include "obsbigram.h"
+#include "peer_model.h"
 
 /* Returns a NUL-terminated heap copy of the `len` bytes at `s`, or NULL. */
 static char *dup_bytes(const char *s, size_t len) {
@@ -125,7 +127,9 @@ static int kind_of(const unsigned char *head, size_t n) {
 int vt_model_file_kind(const char *path) {
   unsigned char head[8];
   size_t n = 0;
-  return sniff(path, head, &n) ? kind_of(head, n) : 0;
+  if (!sniff(path, head, &n)) return 0;
+  int kind = kind_of(head, n);
+  return kind ? kind : vt_peer_sniff(head, n) != VT_PEER_NONE ? VT_MODEL_TAGGER : 0;
 }
 
 /* Ends an open of `m` (named `name`) whose loader returned `st` (its message in err): on success
@@ -143,11 +147,14 @@ static vt_status open_end(vt_model *m, vt_status st, const char *name, char *err
   return VT_OK;
 }
 
-/* Opens a model that can be read only once (a pipe): all of it into memory, then as from there. */
-static vt_status open_stream(vt_model **out, const char *path) {
+/* Reads all of `path` (a file or a pipe) into *buf (*len bytes; the caller frees it). Returns
+ * VT_OK, or VT_EIO / VT_ENOMEM with the message recorded. */
+static vt_status read_whole(const char *path, char **buf_out, size_t *len_out) {
   vt_status st = VT_EIO;
   size_t len = 0, cap = 0;
   char *buf = NULL;
+  *buf_out = NULL;
+  *len_out = 0;
   FILE *f = fopen(path, "rb");
   if (!f) {
     vt_fail(st, "%s: cannot open: %s", path, strerror(errno));
@@ -170,11 +177,36 @@ static vt_status open_stream(vt_model **out, const char *path) {
     vt_fail(st, "%s: read error: %s", path, strerror(errno));
     goto done;
   }
-  st = vt_model_open_memory(out, buf, len, path);
+  st = VT_OK;
+  *buf_out = buf;
+  *len_out = len;
+  buf = NULL;
 done:
   if (f) fclose(f);
   free(buf);
   return st;
+}
+
+/* Opens a model that can be read only once (a pipe): all of it into memory, then as from there. */
+static vt_status open_stream(vt_model **out, const char *path) {
+  char *buf;
+  size_t len;
+  vt_status st = read_whole(path, &buf, &len);
+  if (st == VT_OK) st = vt_model_open_memory(out, buf, len, path);
+  free(buf);
+  return st;
+}
+
+/* Opens the `size` bytes at `data` as a model of peer format `fmt` (io/peer_model.h). */
+static vt_status open_peer(vt_model **out, const void *data, size_t size, const char *name,
+                           vt_peer_format fmt, double cost_factor) {
+  char err[512];
+  vt_model *m = calloc(1, sizeof *m);
+  if (!m) return vt_fail(VT_ENOMEM, "%s: out of memory", name);
+  err[0] = '\0';
+  m->kind = VT_MODEL_TAGGER;
+  vt_status st = vt_peer_load_mem(&m->text, fmt, data, size, name, cost_factor, err, sizeof err);
+  return open_end(m, st, name, err, sizeof err, out);
 }
 
 vt_status vt_model_open(vt_model **out, const char *path) {
@@ -190,6 +222,10 @@ vt_status vt_model_open(vt_model **out, const char *path) {
   sniff(path, head, &n);
   /* Anything but a joint model or a matrix goes to the tagger loader, which says what is wrong. */
   int kind = kind_of(head, n);
+  if (!kind && vt_peer_sniff(head, n) != VT_PEER_NONE) { /* a peer's model: read, convert */
+    free(m);
+    return open_stream(out, path);
+  }
   m->kind = kind ? (vt_model_kind)kind : VT_MODEL_TAGGER;
   if (m->kind == VT_MODEL_JOINT_CHUNK) {
     st = (vt_status)vt_chunk_model_load(&m->chunk, path, err, sizeof err);
@@ -205,13 +241,15 @@ vt_status vt_model_open(vt_model **out, const char *path) {
 vt_status vt_model_open_memory(vt_model **out, const void *data, size_t size, const char *name) {
   char err[512];
   vt_status st;
-  vt_model *m = calloc(1, sizeof *m);
   *out = NULL;
   if (!name) name = "memory";
-  if (!m) return vt_fail(VT_ENOMEM, "%s: out of memory", name);
   if (!data) size = 0;
-  err[0] = '\0';
   int kind = kind_of(data, size);
+  vt_peer_format pf = kind ? VT_PEER_NONE : vt_peer_sniff(data, size);
+  if (pf != VT_PEER_NONE) return open_peer(out, data, size, name, pf, 0.0);
+  vt_model *m = calloc(1, sizeof *m);
+  if (!m) return vt_fail(VT_ENOMEM, "%s: out of memory", name);
+  err[0] = '\0';
   m->kind = kind ? (vt_model_kind)kind : VT_MODEL_TAGGER;
   if (m->kind == VT_MODEL_JOINT_CHUNK) {
     st = (vt_status)vt_chunk_model_load_mem(&m->chunk, data, size, name, err, sizeof err);
@@ -224,6 +262,49 @@ vt_status vt_model_open_memory(vt_model **out, const void *data, size_t size, co
     st = (vt_status)vt_textmodel_load_mem(&m->text, data, size, name, err, sizeof err);
   }
   return open_end(m, st, name, err, sizeof err, out);
+}
+
+vt_status vt_model_open_as(vt_model **out, const char *path, const char *format,
+                           double cost_factor) {
+  *out = NULL;
+  int is_auto = !format || !strcmp(format, "auto");
+  vt_peer_format pf = is_auto ? VT_PEER_NONE : vt_peer_format_named(format);
+  if (!is_auto && pf == VT_PEER_NONE && strcmp(format, "vitesse"))
+    return vt_fail(VT_EINVAL, "unknown model format '%s' (expected auto, vitesse, crfpp or wapiti)",
+                   format);
+  if (!(cost_factor >= 0) || !isfinite(cost_factor))
+    return vt_fail(VT_EINVAL, "cost factor must be positive");
+  if (!is_auto && pf == VT_PEER_NONE) { /* "vitesse": a vitesse model file, nothing else */
+    unsigned char head[8];
+    size_t n = 0;
+    if (cost_factor > 0)
+      return vt_fail(VT_EINVAL, "%s: a cost factor applies to CRF++ models only", path);
+    if (sniff(path, head, &n) && !kind_of(head, n) && vt_peer_sniff(head, n) != VT_PEER_NONE)
+      return vt_fail(VT_EFORMAT, "%s: not a vitesse model file (a CRF++ or Wapiti model?)", path);
+    return vt_model_open(out, path);
+  }
+  if (is_auto && cost_factor == 0) return vt_model_open(out, path);
+  char *buf;
+  size_t len;
+  vt_status st = read_whole(path, &buf, &len);
+  if (st != VT_OK) return st;
+  if (is_auto) pf = vt_peer_sniff((const unsigned char *)buf, len);
+  if (cost_factor > 0 && pf != VT_PEER_CRFPP)
+    st = vt_fail(VT_EINVAL, "%s: a cost factor applies to CRF++ models only", path);
+  else if (pf == VT_PEER_NONE)
+    st = vt_model_open_memory(out, buf, len, path);
+  else
+    st = open_peer(out, buf, len, path, pf, cost_factor);
+  free(buf);
+  return st;
+}
+
+vt_status vt_model_save(const vt_model *m, const char *path) {
+  char err[512];
+  if (m->kind != VT_MODEL_TAGGER)
+    return vt_fail(VT_EINVAL, "%s: only tagger models can be saved", path);
+  vt_status st = (vt_status)vt_textmodel_save(m->text, path, err, sizeof err);
+  return st == VT_OK ? st : vt_fail(st, "%s", err);
 }
 
 vt_status vt_model_open_trans(vt_model **out, int32_t L, const double *A, const double *S,

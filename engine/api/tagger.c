@@ -164,16 +164,7 @@ vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T, int32
   if (out->marg) out->logz = -INFINITY;
   st = vt_text_tag_tokens(m, &t->opts, &t->conf, t->arena, t->cache, &tk, out->labels, out->scores,
                           &out->n_paths, out->marg, out->marg ? &out->logz : NULL, &bad, &why, &ts);
-  out->stats.sentences += ts.decode.sentences;
-  out->stats.tokens += ts.decode.tokens;
-  out->stats.cells += ts.decode.cells;
-  out->stats.iterations += ts.decode.iterations;
-  out->stats.active_labels += ts.decode.active_labels;
-  out->stats.nodes += ts.decode.nodes;
-  out->stats.pruned += ts.decode.pruned;
-  out->stats.pops += ts.decode.pops;
-  out->stats.fallbacks += ts.decode.fallbacks;
-  out->stats.budget_fallbacks += ts.decode.budget_fallbacks;
+  vt_decode_stats_add(&out->stats, &ts.decode);
   if (st == VT_EFORMAT && why)
     return vt_fail(st, "token %d: %s", bad,
                    why == 1   ? "no column for partial labels"

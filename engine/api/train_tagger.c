@@ -84,8 +84,12 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
         vt_fail(VT_EINVAL, "train: epochs, min_count and max_tokens must be >= 1, label_col >= -1");
     goto done;
   }
-  if (o->shards < 0 || o->shards > VT_TRAIN_SHARDS_MAX || o->threads < 0) {
-    st = vt_fail(VT_EINVAL, "train: shards must be in 0..%d and threads >= 0", VT_TRAIN_SHARDS_MAX);
+  if (o->shards < 0 || o->shards > VT_TRAIN_SHARDS_MAX || o->threads < 0 || o->minibatch < 0 ||
+      o->minibatch > VT_TRAIN_MINIBATCH_MAX || (o->shards > 1 && o->minibatch > 1)) {
+    st = vt_fail(VT_EINVAL,
+                 "train: shards must be in 0..%d, minibatch in 0..%d (not both above 1) and "
+                 "threads >= 0",
+                 VT_TRAIN_SHARDS_MAX, VT_TRAIN_MINIBATCH_MAX);
     goto done;
   }
   vt_algo algo = VT_ALGO_VITERBI; /* without --decoder: set once the label count is known */
@@ -147,8 +151,8 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
   }
   if (o->on_start) o->on_start(o->ctx, rep);
 
-  vt_perc_opts to = {o->epochs,   o->seed, algo,      o->on_progress,
-                     o->on_epoch, o->ctx,  o->shards, o->threads};
+  vt_perc_opts to = {o->epochs, o->seed,   algo,       o->on_progress, o->on_epoch,
+                     o->ctx,    o->shards, o->threads, o->minibatch};
   vt_perc_report pr;
   st = vt_train_run(&W, &tc, dev ? &dc : NULL, rank, ts.n_b > 0, &to, &pr, err, sizeof err);
   rep->epochs = pr.epochs;

@@ -27,6 +27,7 @@ int vt_cmd_decode(int argc, char **argv) {
       vt_cli_error("%s", vt_last_error());
       goto done;
     }
+    vt_cli_signals_temp_extra(vt_output_temp_path(pf)); /* a second ^C removes it too */
     d.conf.post_sink = vt_sink_file;
     d.conf.post_ctx = vt_output_file(pf);
   }

@@ -12,7 +12,8 @@ static void topo_usage(FILE *f) {
         "-> NUMA node -> queue and model replica, then one line per queue. Without --topology,\n"
         "this machine (its allowed CPUs); else a hwloc synthetic description such as\n"
         "\"pack:2 numa:2 core:8 pu:2\" or \"numa:4 core:4\", or an XML file (lstopo --of xml).\n"
-        "  --threads N   workers (default: one per core)\n"
+        "  --threads N   workers (default: OMP_NUM_THREADS, else one per CPU; with\n"
+        "                --topology one per core)\n"
         "  --bind MODE   core (default), numa or none\n",
         f);
 }

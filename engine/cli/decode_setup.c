@@ -146,7 +146,8 @@ void vt_cli_decode_stats(const vt_cli_decode *d, const vt_run_report *rs, FILE *
           "\"cells\": %lld, \"decode_seconds\": %.6f, \"sentences_per_second\": %.1f, "
           "\"iterations_mean\": %.3f, \"active_labels_mean\": %.3f, "
           "\"pruned_fraction\": %.4f, \"pops_mean\": %.1f, \"fallbacks\": %lld, "
-          "\"logz\": %s, \"posteriors\": %s, \"budget_fallbacks\": %lld, ",
+          "\"logz\": %s, \"posteriors\": %s, \"budget_fallbacks\": %lld, "
+          "\"sparse_sentences\": %lld, ",
           vt_algo_name(d->opts.algo), vt_simd_name(vt_simd_active()), d->dec.k, d->dec.beam,
           (long long)rs->decode.sentences, (long long)rs->decode.tokens, vt_lattices_labels(d->lat),
           (long long)rs->decode.cells, rs->wall_seconds, sps,
@@ -155,7 +156,7 @@ void vt_cli_decode_stats(const vt_cli_decode *d, const vt_run_report *rs, FILE *
           rs->decode.nodes ? (double)rs->decode.pruned / (double)rs->decode.nodes : 0.0,
           nsent ? (double)rs->decode.pops / nsent : 0.0, (long long)rs->decode.fallbacks,
           d->conf.logz ? "true" : "false", d->post_path ? "true" : "false",
-          (long long)rs->decode.budget_fallbacks);
+          (long long)rs->decode.budget_fallbacks, (long long)rs->decode.sparse);
 }
 
 void vt_cli_decode_free(vt_cli_decode *d) {

@@ -78,8 +78,12 @@ void vt_cli_signals_install(vt_engine *eng);
 
 /* Registers `path` (copied; NULL: none) as the temporary output file a second SIGINT or SIGTERM
  * removes before the process dies: vt_output_temp_path once the output is open, NULL before it
- * is committed or aborted. vt_cli_signals_restore forgets it. */
+ * is committed or aborted (NULL also forgets the extra file). vt_cli_signals_restore forgets it. */
 void vt_cli_signals_temp(const char *path);
+
+/* As vt_cli_signals_temp, for a second temporary file (decode's --posteriors); a
+ * vt_cli_signals_temp(NULL) forgets both. */
+void vt_cli_signals_temp_extra(const char *path);
 
 /* Ends a run's output: when writing to stdout (`to_stdout`) and *st is VT_OK, flushes it to see a
  * closed pipe (then *st becomes VT_EIO); `werr` is the errno of a failed write, 0 if none.

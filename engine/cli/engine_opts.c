@@ -7,7 +7,7 @@
 
 const char vt_cli_engine_usage[] =
     "engine:\n"
-    "  --threads N        workers (default: one per core)\n"
+    "  --threads N        workers (default: OMP_NUM_THREADS, else one per CPU)\n"
     "  --bind MODE        core (default): each worker pinned to its own core; numa: to its\n"
     "                     NUMA node's cores; none: not bound (one queue, ordinary memory)\n"
     "  --batch-tokens N   tokens per batch (default 4096; a longer sentence is its own batch)\n"

@@ -16,7 +16,8 @@ static void usage(FILE *f) {
           "  demo     decode a seeded synthetic 300-label lattice set with every algorithm\n"
           "  synth    write a seeded synthetic lattice set as .npy files\n"
           "  train    train an averaged-perceptron tagger from a column corpus and templates\n"
-          "  tag      tag a column corpus with a trained model\n"
+          "  tag      tag a column corpus with a trained model (or a CRF++ / Wapiti model)\n"
+          "  convert  write a CRF++ or Wapiti model as a vitesse model file\n"
           "  tag-dict write the tag dictionary (word -> labels) of a labelled corpus\n"
           "  eval     token accuracy and conlleval chunk P/R/F1 of a tagged corpus\n"
           "  lattice  write the score lattices a model gives a corpus as .npy files\n"
@@ -39,6 +40,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "tag")) return vt_cmd_tag(argc - 1, argv + 1);
   if (!strcmp(cmd, "tag-dict")) return vt_cmd_tagdict(argc - 1, argv + 1);
   if (!strcmp(cmd, "eval")) return vt_cmd_eval(argc - 1, argv + 1);
+  if (!strcmp(cmd, "convert")) return vt_cmd_convert(argc - 1, argv + 1);
   if (!strcmp(cmd, "lattice")) return vt_cmd_lattice(argc - 1, argv + 1);
   if (!strcmp(cmd, "topo")) return vt_cmd_topo(argc - 1, argv + 1);
   if (!strcmp(cmd, "chunk-train")) return vt_cmd_chunk_train(argc - 1, argv + 1);

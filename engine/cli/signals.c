@@ -13,16 +13,18 @@ atomic_int vt_cli_stop;
 
 static vt_engine *_Atomic stop_engine; /* the engine a signal cancels, or NULL */
 
-/* The temporary output file a second signal removes (vt_cli_signals_temp). */
-static char temp_path[4096];
-static volatile sig_atomic_t temp_set;
+/* The temporary output files a second signal removes: the output's (vt_cli_signals_temp) and a
+ * second one's (vt_cli_signals_temp_extra: decode's --posteriors). */
+static char temp_path[2][4096];
+static volatile sig_atomic_t temp_set[2];
 
 /* The first signal asks the run to stop (it then cleans up and exits); a second one removes the
  * temporary output file and dies of the signal at once. */
 static void on_stop(int sig) {
   if (atomic_exchange(&vt_cli_stop, sig) != 0) {
     int saved = errno;
-    if (temp_set) unlink(temp_path);
+    for (int i = 0; i < 2; i++)
+      if (temp_set[i]) unlink(temp_path[i]);
     signal(sig, SIG_DFL);
     raise(sig); /* delivered when the handler returns (sig is blocked in it) */
     errno = saved;
@@ -32,12 +34,20 @@ static void on_stop(int sig) {
   if (e) vt_engine_cancel(e);
 }
 
-void vt_cli_signals_temp(const char *path) {
-  temp_set = 0;
-  if (!path || strlen(path) >= sizeof temp_path) return; /* too long: left to the first ^C */
-  memcpy(temp_path, path, strlen(path) + 1);
-  temp_set = 1;
+/* Sets slot i to `path` (NULL: none). */
+static void temp_slot(int i, const char *path) {
+  temp_set[i] = 0;
+  if (!path || strlen(path) >= sizeof temp_path[i]) return; /* too long: left to the first ^C */
+  memcpy(temp_path[i], path, strlen(path) + 1);
+  temp_set[i] = 1;
 }
+
+void vt_cli_signals_temp(const char *path) {
+  temp_slot(0, path);
+  if (!path) temp_slot(1, NULL);
+}
+
+void vt_cli_signals_temp_extra(const char *path) { temp_slot(1, path); }
 
 static int handled[2]; /* SIGINT, SIGTERM: whether we installed the handler */
 
@@ -63,7 +73,7 @@ void vt_cli_signals_install(vt_engine *eng) {
 
 void vt_cli_signals_restore(void) {
   atomic_store(&stop_engine, NULL);
-  temp_set = 0;
+  temp_set[0] = temp_set[1] = 0;
   if (handled[0]) signal(SIGINT, SIG_DFL);
   if (handled[1]) signal(SIGTERM, SIG_DFL);
   handled[0] = handled[1] = 0;

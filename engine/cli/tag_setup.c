@@ -17,7 +17,12 @@ void vt_cli_tag_usage(FILE *f) {
         "after a line \"# RANK SCORE\". Output order is input order, the same bytes for any\n"
         "--threads.\n"
         "options:\n"
-        "  -m MODEL        model written by vitesse train\n"
+        "  -m MODEL        model written by vitesse train, or a CRF++ 0.58/0.59 (binary or\n"
+        "                  text) or Wapiti 1.5 model, recognised by content (labels as the\n"
+        "                  peer's own tagger gives them; vitesse convert makes it load faster)\n"
+        "  --cost-factor C CRF++ models: weights times C > 0, as crf_test -c C\n"
+        "  --label-sep S   the byte before each label: tab (as crf_test and wapiti label),\n"
+        "                  space, or input (default: the token line's own separator)\n"
         "  --algo A        any decoder of vitesse decode (see vitesse decode --help); default:\n"
         "                  the fastest exact one for the model's label count L and -k, as in\n"
         "                  vitesse decode; viterbi (kbest-viterbi with -k > 1) for models with\n"
@@ -48,7 +53,7 @@ void vt_cli_tag_usage(FILE *f) {
   fputs(vt_cli_engine_usage, f);
 }
 
-enum { OPT_DICT = 1500, OPT_DICT_COL, OPT_PARTIAL, OPT_FORBID, OPT_BIO };
+enum { OPT_DICT = 1500, OPT_DICT_COL, OPT_PARTIAL, OPT_FORBID, OPT_BIO, OPT_COST, OPT_LABEL_SEP };
 
 /* Parses a 0-based column index into *out; -1 when it is not one (message printed). */
 static int parse_col(const char *opt, const char *arg, int32_t *out) {
@@ -81,11 +86,15 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
                                            {"partial-col", required_argument, 0, OPT_PARTIAL},
                                            {"forbid-transitions", required_argument, 0, OPT_FORBID},
                                            {"bio", no_argument, 0, OPT_BIO},
+                                           {"cost-factor", required_argument, 0, OPT_COST},
+                                           {"label-sep", required_argument, 0, OPT_LABEL_SEP},
                                            VT_CORPUS_LONGOPTS,
                                            {0, 0, 0, 0}};
   const char *dict_path = NULL, *forbid_path = NULL;
   int32_t verbose = 0, dict_col = 0;
   int bio = 0;
+  double cost_factor = 0.0;
+  int label_sep = 0;
   int rc = VT_EXIT_USAGE;
   vt_cli_reader reader;
   vt_cli_reader_init(&reader);
@@ -119,6 +128,16 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
       break;
     case OPT_FORBID: forbid_path = optarg; break;
     case OPT_BIO: bio = 1; break;
+    case OPT_COST:
+      if (vt_cli_parse_cost_factor(optarg, &cost_factor)) goto done;
+      break;
+    case OPT_LABEL_SEP:
+      if (strcmp(optarg, "tab") && strcmp(optarg, "space") && strcmp(optarg, "input")) {
+        vt_cli_error("tag: --label-sep: expected tab, space or input, got '%s'", optarg);
+        goto done;
+      }
+      label_sep = optarg[0] == 't' ? '\t' : optarg[0] == 's' ? ' ' : 0;
+      break;
     case 'h':
       vt_cli_tag_usage(stdout);
       rc = VT_EXIT_OK;
@@ -134,7 +153,11 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
   }
   if (vt_cli_decoder_resolve(&t->dec, 0, &t->to.decode)) goto done;
 
-  vt_status st = t->m ? VT_OK : vt_model_open(&t->m, t->model_path);
+  if (t->m && cost_factor > 0) {
+    vt_cli_error("tag: --cost-factor needs a CRF++ model file, not a pipe");
+    goto done;
+  }
+  vt_status st = t->m ? VT_OK : vt_model_open_as(&t->m, t->model_path, NULL, cost_factor);
   if (st != VT_OK) {
     vt_cli_error("%s", vt_last_error());
     rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
@@ -152,6 +175,7 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
   t->to.reader = reader.given;
   t->to.reader_set = reader.set;
   t->to.verbose = verbose;
+  t->to.label_sep = label_sep;
   if ((forbid_path && vt_model_forbid_file(t->m, forbid_path) != VT_OK) ||
       (bio && vt_model_forbid_bio(t->m, NULL) != VT_OK)) {
     vt_cli_error("%s", vt_last_error());
@@ -181,14 +205,16 @@ void vt_cli_tag_stats(const vt_cli_tag *t, const vt_run_report *tot, double secs
           "\"setup_seconds\": %.6f, \"cpu_seconds\": %.6f, "
           "\"sentences_per_second\": %.1f, \"feature_seconds\": %.6f, "
           "\"decode_seconds\": %.6f, \"decode_sentences_per_second\": %.1f, "
-          "\"unknown_feature_fraction\": %.4f, \"row_cache_hit_fraction\": %.4f, ",
+          "\"unknown_feature_fraction\": %.4f, \"row_cache_hit_fraction\": %.4f, "
+          "\"budget_fallbacks\": %lld, \"sparse_sentences\": %lld, ",
           vt_algo_name(t->to.decode.algo), vt_simd_name(vt_simd_active()), t->dec.k, t->dec.beam,
           t->info.labels, (long long)tot->sentences, (long long)tot->tokens, secs,
           secs > tot->wall_seconds ? secs - tot->wall_seconds : 0.0, cpu,
           tot->wall_seconds > 0 ? ns / tot->wall_seconds : 0.0, tot->feature_seconds,
           tot->decode_seconds, tot->decode_seconds > 0 ? ns / tot->decode_seconds : 0.0,
           tot->lookups ? (double)tot->unknown_features / (double)tot->lookups : 0.0,
-          tot->tokens ? (double)tot->cache_hits / (double)tot->tokens : 0.0);
+          tot->tokens ? (double)tot->cache_hits / (double)tot->tokens : 0.0,
+          (long long)tot->decode.budget_fallbacks, (long long)tot->decode.sparse);
 }
 
 void vt_cli_tag_free(vt_cli_tag *t) {

@@ -60,5 +60,10 @@ int vt_cmd_tag(int argc, char **argv);
 int vt_cmd_tagdict(int argc, char **argv);
 int vt_cmd_lattice(int argc, char **argv);
 int vt_cmd_eval(int argc, char **argv);
+int vt_cmd_convert(int argc, char **argv);
+
+/* Parses --cost-factor's argument (a number > 0) into *out; -1 when it is not one (message
+ * printed). */
+int vt_cli_parse_cost_factor(const char *arg, double *out);
 
 #endif

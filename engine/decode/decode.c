@@ -81,6 +81,20 @@ static double budget_cells(const vt_decode_opts *opts, int32_t L, int32_t T) {
   return frac * full;
 }
 
+void vt_decode_stats_add(vt_decode_stats *into, const vt_decode_stats *from) {
+  into->sentences += from->sentences;
+  into->tokens += from->tokens;
+  into->cells += from->cells;
+  into->iterations += from->iterations;
+  into->active_labels += from->active_labels;
+  into->nodes += from->nodes;
+  into->pruned += from->pruned;
+  into->pops += from->pops;
+  into->fallbacks += from->fallbacks;
+  into->budget_fallbacks += from->budget_fallbacks;
+  into->sparse += from->sparse;
+}
+
 vt_status vt_decode_cancelable(const vt_trans *trans, const vt_decode_opts *opts,
                                const atomic_int *cancel, vt_arena *arena, const double *E,
                                int32_t T, int32_t *labels, double *scores, int32_t *n_paths,
@@ -101,8 +115,14 @@ vt_status vt_decode_cancelable(const vt_trans *trans, const vt_decode_opts *opts
     return VT_OK;
   }
   vt_paths out = {opts->k, labels, scores, 0};
+  /* A constrained lattice: every exact decoder goes over the finite labels only when that is
+   * cheaper (sparse.c). */
+  int sparse = 0;
+  vt_status st = vt_sparse_decode(trans, opts->k, vt_sparse_limit(opts->algo, trans->L, T), arena,
+                                  E, T, &out, stats, &sparse);
+  if (st != VT_OK) return st;
+  if (sparse) goto scores;
   vt_budget bud = {INFINITY, cancel, 0, 0};
-  vt_status st = VT_OK;
   if (algos[opts->algo].search) {
     bud.left = budget_cells(opts, trans->L, T);
     /* The least a search costs: preparing its lattice (setup) and two passes over its columns.
@@ -126,6 +146,7 @@ vt_status vt_decode_cancelable(const vt_trans *trans, const vt_decode_opts *opts
     st = algos[full].fn(trans, opts, arena, E, T, &out, stats, &none);
     if (st != VT_OK) return st;
   }
+scores:
   for (int32_t p = 0; p < out.n; p++)
     scores[p] = vt_path_score(trans, E, T, labels + (size_t)p * T);
   *n_paths = out.n;

@@ -264,11 +264,8 @@ static void emissions_prepare(vt_degen *s, const vt_trans *tr, const double *E, 
     s->Er = E;
     s->le = L;
   } else {
-    for (int32_t t = 0; t < T; t++) {
-      const double *src = E + (size_t)t * L;
-      double *dst = buf + (size_t)t * L;
-      for (int32_t r = 0; r < L; r++) dst[r] = src[tr->rank[r]];
-    }
+    for (int32_t t = 0; t < T; t++)
+      s->ops->gather(buf + (size_t)t * L, E + (size_t)t * L, tr->rank, L);
     s->Er = buf;
     s->le = L;
   }
@@ -279,14 +276,20 @@ static void emissions_prepare(vt_degen *s, const vt_trans *tr, const double *E, 
     double run = -INFINITY, lo = INFINITY, mx, mn;
     for (int32_t k = b->K - 1; k >= 0; k--) {
       int32_t a = (int32_t)1 << k, e = a * 2 < L ? a * 2 : L;
-      s->kern->range(row + a, e - a, &mx, &mn);
-      run = dmax(run, mx);
-      lo = mn < lo ? mn : lo;
+      if (e - a >= 8) {
+        s->kern->range(row + a, e - a, &mx, &mn);
+        run = dmax(run, mx);
+        lo = mn < lo ? mn : lo;
+      } else { /* short segments inline: a kernel call costs more than their few values */
+        for (int32_t r = a; r < e; r++) {
+          run = dmax(run, row[r]);
+          lo = row[r] > -INFINITY && row[r] < lo ? row[r] : lo;
+        }
+      }
       suf[k] = run;
     }
-    s->kern->range(row, 1, &mx, &mn);
-    run = dmax(run, mx);
-    lo = mn < lo ? mn : lo;
+    run = dmax(run, row[0]);
+    lo = row[0] > -INFINITY && row[0] < lo ? row[0] : lo;
     /* The largest finite magnitude of the column: from its max and its finite min. */
     double m = 0;
     if (run > -INFINITY) m = dmax(m, fabs(run));

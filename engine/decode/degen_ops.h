@@ -27,6 +27,8 @@ typedef struct vt_degen_ops {
   /* row_join with P[j] = p for every j. */
   void (*row_join_c)(double *row, double p, const double *E, const double *into, double tau,
                      int32_t n);
+  /* out[j] = x[idx[j]]: a row of emissions into rank space (idx: the rank, entries in [0, L)). */
+  void (*gather)(double *out, const double *x, const int32_t *idx, int32_t n);
   /* out[j] = a[j] + b[j]. */
   void (*row_add)(double *out, const double *a, const double *b, int32_t n);
   /* For each j: v = a + M[j]; when v > row[j], row[j] = v and ptr[j] = node. */

@@ -34,6 +34,11 @@ static void row_join_c_avx2(double *row, double p, const double *E, const double
   for (int32_t j = 0; j < n; j++) row[j] = (p + E[j]) + (into[j] + tau);
 }
 
+static void gather_avx2(double *restrict out, const double *restrict x, const int32_t *restrict idx,
+                        int32_t n) {
+  for (int32_t j = 0; j < n; j++) out[j] = x[idx[j]];
+}
+
 static void row_add_avx2(double *restrict out, const double *restrict a, const double *restrict b,
                          int32_t n) {
   for (int32_t j = 0; j < n; j++) out[j] = a[j] + b[j];
@@ -74,6 +79,7 @@ const vt_degen_ops vt_degen_ops_avx2 = {
     .row_step = row_step_avx2,
     .row_join = row_join_avx2,
     .row_join_c = row_join_c_avx2,
+    .gather = gather_avx2,
     .row_add = row_add_avx2,
     .row_raise = row_raise_avx2,
     .row_prune = row_prune_avx2,

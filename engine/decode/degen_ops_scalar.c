@@ -39,6 +39,11 @@ static void row_join_c_scalar(double *row, double p, const double *E, const doub
   for (int32_t j = 0; j < n; j++) row[j] = (p + E[j]) + (into[j] + tau);
 }
 
+static void gather_scalar(double *restrict out, const double *restrict x,
+                          const int32_t *restrict idx, int32_t n) {
+  for (int32_t j = 0; j < n; j++) out[j] = x[idx[j]];
+}
+
 static void row_add_scalar(double *restrict out, const double *restrict a, const double *restrict b,
                            int32_t n) {
   for (int32_t j = 0; j < n; j++) out[j] = a[j] + b[j];
@@ -79,6 +84,7 @@ const vt_degen_ops vt_degen_ops_scalar = {
     .row_step = row_step_scalar,
     .row_join = row_join_scalar,
     .row_join_c = row_join_c_scalar,
+    .gather = gather_scalar,
     .row_add = row_add_scalar,
     .row_raise = row_raise_scalar,
     .row_prune = row_prune_scalar,

@@ -11,31 +11,9 @@
 
 #include "arena.h"
 #include "decoders.h"
+#include "topk.h"
 
-typedef struct kb_entry {
-  double score;
-  int32_t prev;  /* previous label, -1 at t = 0 */
-  int32_t prank; /* entry index at the previous node */
-} kb_entry;
-
-/* Inserts (score, prev, prank) into the sorted top-k buffer `top` holding *n entries, after every
- * entry of equal score (candidates arrive in tie-break order). Returns 0 when it did not enter. */
-static int topk_insert(kb_entry *top, int32_t *n, int32_t k, double score, int32_t prev,
-                       int32_t prank) {
-  int32_t pos = *n;
-  if (pos == k) {
-    if (!(score > top[k - 1].score)) return 0;
-    pos = k - 1;
-  } else {
-    (*n)++;
-  }
-  while (pos > 0 && top[pos - 1].score < score) {
-    top[pos] = top[pos - 1];
-    pos--;
-  }
-  top[pos] = (kb_entry){score, prev, prank};
-  return 1;
-}
+typedef vt_topk_entry kb_entry;
 
 vt_status vt_kbest_viterbi_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
                                   const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats,
@@ -73,7 +51,7 @@ vt_status vt_kbest_viterbi_decode(const vt_trans *tr, const vt_decode_opts *opts
           const kb_entry *src = pe + (size_t)i * k;
           /* src is sorted best first: once one entry fails to enter, the rest fail too. */
           for (int32_t r = 0; r < pc[i]; r++)
-            if (!topk_insert(top, &n, k, src[r].score + a, i, r)) break;
+            if (!vt_topk_insert(top, &n, k, src[r].score + a, i, r)) break;
         }
         for (int32_t r = 0; r < n; r++) top[r].score += Et[j];
       }
@@ -86,7 +64,7 @@ vt_status vt_kbest_viterbi_decode(const vt_trans *tr, const vt_decode_opts *opts
   for (int32_t y = 0; y < L; y++)
     for (int32_t r = 0; r < lc[y]; r++) {
       double v = le[(size_t)y * k + r].score + tr->F[y];
-      if (v == -INFINITY || !topk_insert(fin, &nf, k, v, y, r)) break;
+      if (v == -INFINITY || !vt_topk_insert(fin, &nf, k, v, y, r)) break;
     }
   for (int32_t p = 0; p < nf; p++) {
     int32_t *lab = out->labels + (size_t)p * T;

@@ -35,7 +35,8 @@ typedef struct chunk_job {
   vt_chunk_read_opts ro; /* word column; gold columns with eval */
   int eval;
   vt_corpus_feed feed;
-  vt_sentbatch *sb;      /* per slot */
+  vt_conll_text *text;   /* per slot: the raw lines the reader cut */
+  vt_sentbatch *sb;      /* per slot: parsed by the worker */
   vt_textbuf *tb;        /* per slot */
   vt_chunk_corpus *gold; /* per slot (eval) */
   chunk_worker *wk;      /* per worker */
@@ -51,7 +52,7 @@ static double now(void) {
 
 static int chunk_read(void *ctx, vt_sched_batch *b) {
   chunk_job *j = ctx;
-  return vt_corpus_feed_read(&j->feed, &j->sb[b->slot], b);
+  return vt_corpus_feed_read(&j->feed, &j->text[b->slot], &j->sb[b->slot], b);
 }
 
 /* Grows the worker's buffers to n tokens. Returns 0 or -1. */
@@ -112,11 +113,13 @@ static vt_status format_sentence(const chunk_job *j, const chunk_worker *k, cons
 
 static vt_status chunk_work(void *ctx, const vt_sched_worker *w, vt_sched_batch *b) {
   chunk_job *j = ctx;
-  const vt_sentbatch *sb = &j->sb[b->slot];
+  vt_sentbatch *sb = &j->sb[b->slot];
   vt_textbuf *tb = &j->tb[b->slot];
   chunk_worker *k = &j->wk[w->id];
   vt_chunk_corpus *gold = &j->gold[b->slot];
   tb->len = 0;
+  vt_status pst = vt_corpus_feed_parse(&j->feed, &j->text[b->slot], sb, b);
+  if (pst != VT_OK) return pst;
   for (int32_t s = 0; s < sb->n_sents; s++) /* every token line has the word column */
     if (sb->sents[s].T > 0 && sb->sents[s].ncols <= j->ro.word_col) {
       snprintf(b->err, sizeof b->err, "%s:%llu: %d columns, no word column %d", sb->sents[s].file,
@@ -217,11 +220,12 @@ vt_status vt_chunk_job_run(vt_engine *e, const vt_chunk_model *m, const vt_tag_o
   }
   st = VT_ENOMEM;
   slots = vt_sched_slots(sched);
+  j.text = calloc((size_t)slots, sizeof *j.text);
   j.sb = calloc((size_t)slots, sizeof *j.sb);
   j.tb = calloc((size_t)slots, sizeof *j.tb);
   j.gold = calloc((size_t)slots, sizeof *j.gold);
   j.wk = aligned_alloc(64, (size_t)plan->n_workers * sizeof *j.wk);
-  if (!j.sb || !j.tb || !j.gold || !j.wk) {
+  if (!j.text || !j.sb || !j.tb || !j.gold || !j.wk) {
     snprintf(err, sizeof err, "out of memory");
     goto done;
   }
@@ -247,12 +251,15 @@ vt_status vt_chunk_job_run(vt_engine *e, const vt_chunk_model *m, const vt_tag_o
     rep->eval_chunks_ok += k->ev.match;
   }
   rep->wall_seconds = rs.wall_seconds;
+  rep->serial_cpu_seconds = rs.serial_cpu_seconds;
+  rep->worker_cpu_seconds = rs.worker_cpu_seconds;
   rep->canceled = rs.canceled;
 done:
   if (st != VT_OK) vt_fail(st, "%s", err);
   vt_engine_keep_stats(e, &rs);
   if (st == VT_ECANCELED) atomic_store(&e->cancel, 0);
   vt_corpus_feed_close(&j.feed);
+  for (int i = 0; i < slots && j.text; i++) free(j.text[i].data);
   for (int i = 0; i < slots && j.sb; i++) vt_sentbatch_free(&j.sb[i]);
   for (int i = 0; i < slots && j.tb; i++) vt_textbuf_free(&j.tb[i]);
   for (int i = 0; i < slots && j.gold; i++) vt_chunk_corpus_free(&j.gold[i]);
@@ -260,6 +267,7 @@ done:
     chunk_worker *k = &j.wk[i];
     free(k->word), free(k->pos), free(k->ctag), free(k->type), free(k->begin);
   }
+  free(j.text);
   free(j.sb);
   free(j.tb);
   free(j.gold);

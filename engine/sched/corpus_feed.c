@@ -8,7 +8,7 @@
 
 #define BYTES_PER_TOKEN 16
 
-int vt_corpus_feed_read(vt_corpus_feed *f, vt_sentbatch *sb, vt_sched_batch *b) {
+int vt_corpus_feed_read(vt_corpus_feed *f, vt_conll_text *t, vt_sentbatch *sb, vt_sched_batch *b) {
   for (;;) {
     if (!f->r) {
       if (f->file >= (f->n_files && !f->part ? f->n_files : 1)) return 0;
@@ -21,15 +21,19 @@ int vt_corpus_feed_read(vt_corpus_feed *f, vt_sentbatch *sb, vt_sched_batch *b) 
       if (st != VT_OK) return st;
     }
     int32_t n = 0;
-    vt_sentbatch_clear(sb);
     size_t max_bytes = (size_t)f->budget * BYTES_PER_TOKEN;
     int32_t max_sents = f->budget < INT32_MAX ? (int32_t)f->budget : INT32_MAX;
-    vt_status st = vt_conll_read(f->r, sb, max_sents, max_bytes, &n, b->err, sizeof b->err);
-    if (st != VT_OK) return st;
+    vt_status st = vt_conll_cut(f->r, t, max_sents, max_bytes, 0, &n, b->err, sizeof b->err);
+    if (st != VT_OK) {
+      /* An error in the lines before the failure comes first in the file, and wins (rare: the
+       * parsing is done here, on the reading thread, only on this path). */
+      vt_sentbatch_clear(sb);
+      vt_status pst = vt_conll_parse(f->ro, t, sb, b->err, sizeof b->err);
+      return pst != VT_OK ? pst : st;
+    }
     if (n > 0) {
       b->first = f->read_sents;
       b->items = n;
-      for (int32_t s = 0; s < n; s++) b->tokens += sb->sents[s].T;
       f->read_sents += n;
       return 1;
     }
@@ -39,6 +43,16 @@ int vt_corpus_feed_read(vt_corpus_feed *f, vt_sentbatch *sb, vt_sched_batch *b) 
     f->r = NULL;
     f->file++;
   }
+}
+
+vt_status vt_corpus_feed_parse(const vt_corpus_feed *f, const vt_conll_text *t, vt_sentbatch *sb,
+                               vt_sched_batch *b) {
+  vt_sentbatch_clear(sb);
+  vt_status st = vt_conll_parse(f->ro, t, sb, b->err, sizeof b->err);
+  if (st != VT_OK) return st;
+  b->tokens = 0;
+  for (int32_t s = 0; s < sb->n_sents; s++) b->tokens += sb->sents[s].T;
+  return VT_OK;
 }
 
 /* The input's size in bytes: the sum of the files' sizes, 0 when one is not a regular file. */

@@ -1,6 +1,8 @@
 /* engine/sched/corpus_feed.h: the two ends of the corpus jobs (tag_job.c, chunk_job.c): the
  * reader cuts the corpus files, one after the other, into batches of whole sentences for the
- * scheduler; the writer hands each batch's text to the run's sink and counts what it wrote. */
+ * scheduler (the raw lines only: the workers parse them, so the reading thread does byte work
+ * only, and its CPU time per sentence stays far below a worker's); the writer hands each
+ * batch's text to the run's sink and counts what it wrote. */
 #ifndef VT_SCHED_CORPUS_FEED_H
 #define VT_SCHED_CORPUS_FEED_H
 
@@ -20,10 +22,18 @@ typedef struct vt_corpus_feed {
   const vt_corpus_part *part; /* not NULL: read this piece of memory instead of the files */
 } vt_corpus_feed;
 
-/* Fills `sb` (cleared first) with the next batch and describes it in `b` (first, items, tokens).
- * Returns 1 when it did, 0 at the end of the last file, or a negative vt_status with the reader's
- * one-line message in b->err: a vt_sched_job read callback's contract. */
-int vt_corpus_feed_read(vt_corpus_feed *f, vt_sentbatch *sb, vt_sched_batch *b);
+/* Cuts the next batch of whole sentences into `t` (their raw lines: byte work only, on the
+ * reading thread) and describes it in `b` (first, items; tokens are counted by
+ * vt_corpus_feed_parse). Returns 1 when it did, 0 at the end of the last file, or a negative
+ * vt_status with the reader's one-line message in b->err (`sb` is then scratch): a vt_sched_job
+ * read callback's contract. */
+int vt_corpus_feed_read(vt_corpus_feed *f, vt_conll_text *t, vt_sentbatch *sb, vt_sched_batch *b);
+
+/* Parses the batch `t` cut by vt_corpus_feed_read into `sb` (cleared first) and sets b->tokens:
+ * the first step of a worker. Returns VT_OK, or VT_EFORMAT / VT_ENOMEM with the one-line
+ * message ("FILE:LINE: problem") in b->err. Safe on several workers at once. */
+vt_status vt_corpus_feed_parse(const vt_corpus_feed *f, const vt_conll_text *t, vt_sentbatch *sb,
+                               vt_sched_batch *b);
 
 /* Input bytes read so far, and in *total the size of all the input files (0 when one is not a
  * regular file: then no fraction is known). The first call stats every file, once. Call on the

@@ -1,8 +1,10 @@
 /* engine/sched/decode_job.c: the decode job of the engine (vt_engine_decode). The reader cuts the
  * lattice set into batches of about --batch-tokens tokens (nothing is copied: E stays mapped); a
  * worker decodes a batch sentence by sentence with its node's replica of the model, scratch from
- * its arena (reset after every sentence), and formats the lines into the batch's output buffer; the
- * writer writes the buffers in order and releases the pages of E behind it. */
+ * its arena (reset after every sentence), formats the lines into the batch's output buffer and
+ * drops the pages of E wholly inside its batch; the writer writes the buffers in order and
+ * releases the pages of E behind it (then only those at batch edges are still resident: the
+ * page-table work stays off the serial thread). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -172,6 +174,10 @@ static vt_status decode_work(void *ctx, const vt_sched_worker *w, vt_sched_batch
       return st;
     }
   }
+  if (src->E_file) {
+    const int64_t lo = src->offset[b->first] * L, hi = src->offset[b->first + b->items] * L;
+    vt_npy_release_inside(src->E_file, lo, hi - lo);
+  }
   return VT_OK;
 }
 
@@ -279,19 +285,11 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
     vt_fail(st, "%s", err);
   rep->write_errno = j.write_errno;
   for (int i = 0; i < plan->n_workers; i++) {
-    const vt_decode_stats *d = &j.wstats[i].d;
-    rep->decode.sentences += d->sentences;
-    rep->decode.tokens += d->tokens;
-    rep->decode.cells += d->cells;
-    rep->decode.iterations += d->iterations;
-    rep->decode.active_labels += d->active_labels;
-    rep->decode.nodes += d->nodes;
-    rep->decode.pruned += d->pruned;
-    rep->decode.pops += d->pops;
-    rep->decode.fallbacks += d->fallbacks;
-    rep->decode.budget_fallbacks += d->budget_fallbacks;
+    vt_decode_stats_add(&rep->decode, &j.wstats[i].d);
   }
   rep->wall_seconds = rs.wall_seconds;
+  rep->serial_cpu_seconds = rs.serial_cpu_seconds;
+  rep->worker_cpu_seconds = rs.worker_cpu_seconds;
   rep->sentences = rs.items_written;
   rep->tokens = rs.tokens_written;
   rep->canceled = rs.canceled;

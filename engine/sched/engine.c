@@ -3,6 +3,7 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,9 +37,12 @@ vt_status vt_engine_create(vt_engine **out, const vt_engine_opts *opts) {
     free(e);
     return vt_fail(VT_EINVAL, "--topology: %s", err);
   }
-  if (vt_topo_plan(&e->topo, e->opts.threads, e->opts.bind, &e->plan) != VT_OK) {
-    vt_status st =
-        vt_fail(VT_EINVAL, "cannot plan %d worker(s) on %s", e->opts.threads, e->topo.source);
+  /* No thread count: OpenMP's (OMP_NUM_THREADS, else every CPU the process may run on); on a
+   * synthetic topology, one per core of it. */
+  int threads = e->opts.threads;
+  if (!threads && !e->opts.topology) threads = omp_get_max_threads();
+  if (vt_topo_plan(&e->topo, threads, e->opts.bind, &e->plan) != VT_OK) {
+    vt_status st = vt_fail(VT_EINVAL, "cannot plan %d worker(s) on %s", threads, e->topo.source);
     vt_topo_free(&e->topo);
     free(e);
     return st;
@@ -73,7 +77,7 @@ void vt_engine_keep_stats(vt_engine *e, const vt_sched_stats *rs) {
 
 void vt_engine_progress(const vt_engine_opts *eo, const vt_sched_progress *p, int64_t bytes_read,
                         int64_t bytes_total) {
-  vt_progress pub = {p->batches, p->items,  p->tokens,  p->elapsed,
+  vt_progress pub = {p->batches, p->items,   p->tokens,  p->elapsed,
                      p->final,   bytes_read, bytes_total};
   eo->progress(eo->progress_ctx, &pub);
 }
@@ -103,6 +107,13 @@ static long long proc_status_kb(const char *name) {
   return v;
 }
 
+/* OMP_PROC_BIND as the runtime sees it: "false" when OpenMP binds nothing. */
+static const char *proc_bind_name(void) {
+  static const char *const names[] = {"false", "true", "primary", "close", "spread"};
+  int b = (int)omp_get_proc_bind();
+  return b >= 0 && b < 5 ? names[b] : "other";
+}
+
 void vt_engine_stats_json(const vt_engine *e, FILE *f) {
   const vt_sched_stats *st = &e->ss;
   const vt_plan *plan = &e->plan;
@@ -113,24 +124,28 @@ void vt_engine_stats_json(const vt_engine *e, FILE *f) {
           "\"batch_tokens\": %lld, \"slots\": %d, \"max_in_flight\": %d, "
           "\"batches\": %lld, \"batches_dropped\": %lld, \"canceled\": %s, "
           "\"wall_seconds\": %.6f, \"read_seconds\": %.6f, \"write_seconds\": %.6f, "
-          "\"worker_busy_seconds_mean\": %.6f, \"coordinator_heap_bytes\": %lld, \"workers\": [",
+          "\"worker_busy_seconds_mean\": %.6f, \"serial_cpu_seconds\": %.6f, "
+          "\"worker_cpu_seconds\": %.6f, \"omp_proc_bind\": \"%s\", "
+          "\"coordinator_heap_bytes\": %lld, \"workers\": [",
           st->n_workers, vt_bind_name(plan->bind), st->n_nodes, st->membind ? "true" : "false",
           (long long)e->opts.batch_tokens, st->slots, st->max_in_flight,
           (long long)st->batches_written, (long long)st->batches_dropped,
           st->canceled ? "true" : "false", st->wall_seconds, st->read_seconds, st->write_seconds,
-          st->n_workers ? busy / st->n_workers : 0.0, (long long)st->coordinator_heap_bytes);
+          st->n_workers ? busy / st->n_workers : 0.0, st->serial_cpu_seconds,
+          st->worker_cpu_seconds, proc_bind_name(), (long long)st->coordinator_heap_bytes);
   for (int i = 0; i < st->n_workers; i++) {
     const vt_sched_worker_stats *w = &st->workers[i];
     const vt_plan_worker *pw = &plan->workers[i];
     fprintf(f,
             "%s{\"worker\": %d, \"pu_os\": %d, \"numa\": %d, \"bound\": %s, \"sentences\": %lld, "
             "\"tokens\": %lld, \"batches\": %lld, \"steals\": %lld, \"busy_seconds\": %.6f, "
+            "\"cpu_seconds\": %.6f, "
             "\"arena_high_water\": %zu, \"arena_reserved\": %zu, \"arena_blocks\": %llu, "
             "\"heap_bytes\": %lld}",
             i ? ", " : "", i, pw->pu_os, pw->numa, w->bound ? "true" : "false", (long long)w->items,
             (long long)w->tokens, (long long)w->batches, (long long)w->steals, w->busy_seconds,
-            w->arena_high_water, w->arena_reserved, (unsigned long long)w->arena_blocks,
-            (long long)w->heap_bytes);
+            w->cpu_seconds, w->arena_high_water, w->arena_reserved,
+            (unsigned long long)w->arena_blocks, (long long)w->heap_bytes);
   }
   fprintf(f, "], \"vm_rss_kb\": %lld, \"rss_anon_kb\": %lld, \"vm_hwm_kb\": %lld",
           proc_status_kb("VmRSS:"), proc_status_kb("RssAnon:"), proc_status_kb("VmHWM:"));

@@ -4,6 +4,7 @@
 
 #include "scheduler.h"
 
+#include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,6 @@ typedef struct node_queue {
 typedef struct worker {
   _Alignas(64) vt_sched *s; /* one cache line or more per worker: stats are written often */
   int id, node;
-  pthread_t thread;
   vt_arena *arena;
   vt_sched_worker_stats st;
 } worker;
@@ -47,6 +47,7 @@ struct vt_sched {
   int n_nodes;
   node_queue *nodes;
   int n_workers;
+  int active; /* workers the OpenMP team gave threads to, this run (0 .. n_workers) */
   worker *workers;
   vt_sched_worker_stats *wstats; /* copies handed out in vt_sched_stats */
   void (*model_free)(void *replica, const vt_mem *mem);
@@ -55,15 +56,23 @@ struct vt_sched {
   pthread_cond_t done_cv; /* the coordinator waits here (CLOCK_MONOTONIC) */
   /* Run state, under mu. */
   const vt_sched_job *job;
-  int eof;     /* no batch will be queued any more: idle workers exit */
-  int running; /* batches inside work() */
-  int failed;  /* some work() failed */
-  int rr;      /* where the dispatcher's tie-break starts */
+  int eof;           /* no batch will be queued any more: idle workers exit */
+  int running;       /* batches inside work() */
+  int failed;        /* some work() failed */
+  int rr;            /* where the dispatcher's tie-break starts */
+  int64_t write_seq; /* the batch the writer waits for: only its end wakes the coordinator */
 };
 
 static double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU seconds the calling thread has used. */
+static double thread_cpu_seconds(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)) return 0;
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -154,11 +163,47 @@ static void wake_all(vt_sched *s) {
 
 /* ---- workers --------------------------------------------------------------------------------- */
 
-static void *worker_main(void *arg) {
-  worker *w = arg;
-  vt_sched *s = w->s;
+/* Runs the batch in slot `idx` on worker `w` (called with mu held; returns with it held). */
+static void batch_run(vt_sched *s, worker *w, const vt_sched_worker *view, int idx, int stolen) {
   const vt_sched_job *job = s->job;
+  slot *sl = &s->slots[idx];
+  sl->state = SLOT_RUNNING;
+  s->running++;
+  pthread_mutex_unlock(&s->mu);
+
+  double t0 = now_seconds();
+  sl->b.out.len = 0;
+  sl->b.aux.len = 0;
+  sl->b.err[0] = '\0';
+  vt_status st = job->work(job->ctx, view, &sl->b);
+  w->st.busy_seconds += now_seconds() - t0;
+  w->st.batches++;
+  w->st.items += sl->b.items;
+  w->st.tokens += sl->b.tokens;
+  w->st.steals += stolen;
+
+  pthread_mutex_lock(&s->mu);
+  sl->status = st;
+  /* A batch stopped by the cancel flag is dropped like one that never started: the run ends
+   * as canceled, not failed. */
+  const int canceled = st == VT_ECANCELED && job->cancel && atomic_load(job->cancel);
+  sl->state = st == VT_OK ? SLOT_DONE : canceled ? SLOT_DROPPED : SLOT_FAILED;
+  if (st != VT_OK && !canceled) s->failed = 1;
+  s->running--;
+  /* Wake the coordinator only when it has something to do: the batch it writes next is done,
+   * a batch failed or was dropped, or no batch runs any more (a stopping run waits for that).
+   * A batch done out of order is written without a wake-up when its turn comes. */
+  if (sl->b.seq == s->write_seq || st != VT_OK || !s->running) pthread_cond_signal(&s->done_cv);
+}
+
+/* The loop of worker `w` on its thread of the OpenMP team, until the coordinator says that
+ * nothing more comes. hwloc binds the thread as planned (over any binding of OpenMP's), and
+ * the thread gets its binding back at the end: the runtime reuses it for other regions. */
+static void worker_main(worker *w) {
+  vt_sched *s = w->s;
   vt_sched_worker view = {w->id, w->node, w->arena, s->nodes[w->node].replica};
+  const double cpu0 = thread_cpu_seconds();
+  hwloc_bitmap_t saved = s->plan->bind != VT_BIND_NONE ? vt_topo_bind_save(s->topo) : NULL;
   w->st.bound = s->plan->bind != VT_BIND_NONE && vt_topo_bind(s->topo, s->plan, w->id) == VT_OK;
   int64_t heap0 = vt_heap_thread_allocated();
   pthread_mutex_lock(&s->mu);
@@ -173,36 +218,13 @@ static void *worker_main(void *arg) {
       home->idle--;
       continue;
     }
-    slot *sl = &s->slots[idx];
-    sl->state = SLOT_RUNNING;
-    s->running++;
-    pthread_mutex_unlock(&s->mu);
-
-    double t0 = now_seconds();
-    sl->b.out.len = 0;
-    sl->b.aux.len = 0;
-    sl->b.err[0] = '\0';
-    vt_status st = job->work(job->ctx, &view, &sl->b);
-    w->st.busy_seconds += now_seconds() - t0;
-    w->st.batches++;
-    w->st.items += sl->b.items;
-    w->st.tokens += sl->b.tokens;
-    w->st.steals += stolen;
-
-    pthread_mutex_lock(&s->mu);
-    sl->status = st;
-    /* A batch stopped by the cancel flag is dropped like one that never started: the run ends
-     * as canceled, not failed. */
-    const int canceled = st == VT_ECANCELED && job->cancel && atomic_load(job->cancel);
-    sl->state = st == VT_OK ? SLOT_DONE : canceled ? SLOT_DROPPED : SLOT_FAILED;
-    if (st != VT_OK && !canceled) s->failed = 1;
-    s->running--;
-    pthread_cond_signal(&s->done_cv);
+    batch_run(s, w, &view, idx, stolen);
   }
   pthread_mutex_unlock(&s->mu);
   int64_t heap1 = vt_heap_thread_allocated();
   w->st.heap_bytes = heap0 >= 0 && heap1 >= 0 ? heap1 - heap0 : -1;
-  return NULL;
+  vt_topo_bind_restore(s->topo, saved);
+  w->st.cpu_seconds = thread_cpu_seconds() - cpu0;
 }
 
 /* ---- creation -------------------------------------------------------------------------------- */
@@ -304,6 +326,7 @@ static void set_err(char *err, size_t errlen, const char *msg) {
 static void run_reset(vt_sched *s, const vt_sched_job *job) {
   s->job = job;
   s->eof = s->running = s->failed = s->rr = 0;
+  s->write_seq = 0;
   for (int i = 0; i < s->n_slots; i++) s->slots[i].state = SLOT_FREE;
   for (int n = 0; n < s->n_nodes; n++) {
     s->nodes[n].head = s->nodes[n].count = s->nodes[n].idle = 0;
@@ -311,48 +334,49 @@ static void run_reset(vt_sched *s, const vt_sched_job *job) {
   for (int i = 0; i < s->n_workers; i++) memset(&s->workers[i].st, 0, sizeof s->workers[i].st);
 }
 
-/* Joins the first `n` workers after telling them that nothing more comes. */
-static void workers_join(vt_sched *s, int n) {
+/* Tells the workers that nothing more comes (they leave their loops; the team then joins). */
+static void workers_stop(vt_sched *s) {
   pthread_mutex_lock(&s->mu);
   s->eof = 1;
   wake_all(s);
   pthread_mutex_unlock(&s->mu);
-  for (int i = 0; i < n; i++) pthread_join(s->workers[i].thread, NULL);
 }
 
-vt_status vt_sched_run(vt_sched *s, const vt_sched_job *job, vt_sched_stats *stats, char *err,
-                       size_t errlen) {
+/* Takes the oldest queued batch of any node, or returns -1 (caller holds mu). */
+static int queue_take_any(vt_sched *s) { return queue_steal(s, -1); }
+
+/* The coordinator: reads, dispatches and writes in order on the calling thread (thread 0 of the
+ * team) until the run ends, then stops the workers. `team` is the number of threads the OpenMP
+ * team has: workers 0 .. team-2 run; with none (a team of one, e.g. a run started inside the
+ * caller's own parallel region without nested parallelism) the coordinator works the batches
+ * itself, as worker 0. Fills rs's run figures; returns the run's status. */
+static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, double t_start,
+                            vt_sched_stats *rs, int *read_failed, char *err, size_t errlen) {
   vt_status result = VT_OK;
-  vt_sched_stats rs;
-  memset(&rs, 0, sizeof rs);
-  if (err && errlen) err[0] = '\0';
-  run_reset(s, job);
-  const double t_start = now_seconds();
+  const double cpu0 = thread_cpu_seconds();
+  double inline_cpu = 0;
   const double pinterval = job->progress_seconds > 0 ? job->progress_seconds : 0.25;
   double t_progress = t_start;
+  worker *w0 = &s->workers[0];
+  vt_sched_worker view0 = {w0->id, w0->node, w0->arena, s->nodes[w0->node].replica};
 
-  int started = 0;
-  for (; started < s->n_workers; started++)
-    if (pthread_create(&s->workers[started].thread, NULL, worker_main, &s->workers[started])) break;
-  if (started < s->n_workers) {
-    workers_join(s, started);
-    set_err(err, errlen, "cannot start the worker threads");
-    return VT_ENOMEM;
-  }
-
-  /* Heap use of the steady state: after the threads are started, before they are joined (a
-   * thread start allocates its TLS vector). */
+  /* Heap use of the steady state: once the team is up (a thread start allocates its TLS
+   * vector). */
   int64_t heap0 = vt_heap_thread_allocated();
   int64_t next_read = 0, next_write = 0;
   int reading = 1, writing = 1, stopping = 0;
   pthread_mutex_lock(&s->mu);
+  s->active = team - 1 < s->n_workers ? team - 1 : s->n_workers;
+  /* The dispatcher balances over the workers that run. */
+  for (int n = 0; n < s->n_nodes; n++) s->nodes[n].workers = 0;
+  for (int i = 0; i < (s->active ? s->active : 1); i++) s->nodes[s->workers[i].node].workers++;
   for (;;) {
     /* A cancel or a failed batch: stop reading and drop what has not started. */
     if (!stopping && ((job->cancel && atomic_load(job->cancel)) || s->failed)) {
       stopping = 1;
       reading = 0;
-      rs.canceled = !s->failed;
-      rs.batches_dropped += drop_queued(s);
+      rs->canceled = !s->failed;
+      rs->batches_dropped += drop_queued(s);
     }
     /* Write the next batch in order when it is done. */
     slot *sl = &s->slots[next_write % s->n_slots];
@@ -361,21 +385,21 @@ vt_status vt_sched_run(vt_sched *s, const vt_sched_job *job, vt_sched_stats *sta
         pthread_mutex_unlock(&s->mu);
         double t0 = now_seconds();
         vt_status st = job->write(job->ctx, &sl->b);
-        rs.write_seconds += now_seconds() - t0;
+        rs->write_seconds += now_seconds() - t0;
         pthread_mutex_lock(&s->mu);
         if (st != VT_OK) {
           result = st;
           set_err(err, errlen, "writing the output failed");
           writing = reading = 0;
           stopping = 1;
-          rs.batches_dropped += drop_queued(s);
+          rs->batches_dropped += drop_queued(s);
           continue;
         }
         sl->state = SLOT_FREE;
-        next_write++;
-        rs.batches_written++;
-        rs.items_written += sl->b.items;
-        rs.tokens_written += sl->b.tokens;
+        s->write_seq = ++next_write;
+        rs->batches_written++;
+        rs->items_written += sl->b.items;
+        rs->tokens_written += sl->b.tokens;
         continue;
       }
       if (sl->state == SLOT_FAILED || sl->state == SLOT_DROPPED) {
@@ -385,6 +409,17 @@ vt_status vt_sched_run(vt_sched *s, const vt_sched_job *job, vt_sched_stats *sta
           set_err(err, errlen, sl->b.err[0] ? sl->b.err : vt_strerror(sl->status));
         }
         writing = 0;
+        continue;
+      }
+    }
+    /* No worker thread: work the oldest queued batch here (before reading further, so the
+     * ring never fills with batches nobody runs). */
+    if (!s->active) {
+      int idx = queue_take_any(s);
+      if (idx >= 0) {
+        double c0 = thread_cpu_seconds();
+        batch_run(s, w0, &view0, idx, 0);
+        inline_cpu += thread_cpu_seconds() - c0;
         continue;
       }
     }
@@ -398,24 +433,25 @@ vt_status vt_sched_run(vt_sched *s, const vt_sched_job *job, vt_sched_stats *sta
       pthread_mutex_unlock(&s->mu);
       double t0 = now_seconds();
       int r = job->read(job->ctx, &rd->b);
-      rs.read_seconds += now_seconds() - t0;
+      rs->read_seconds += now_seconds() - t0;
       pthread_mutex_lock(&s->mu);
       if (r > 0) {
         dispatch(s, next_read % s->n_slots);
         next_read++;
-        rs.batches_read++;
-        rs.items_read += rd->b.items;
-        if (next_read - next_write > rs.max_in_flight)
-          rs.max_in_flight = (int)(next_read - next_write);
+        rs->batches_read++;
+        rs->items_read += rd->b.items;
+        if (next_read - next_write > rs->max_in_flight)
+          rs->max_in_flight = (int)(next_read - next_write);
       } else {
         reading = 0;
         s->eof = 1;
         wake_all(s);
         if (r < 0) {
           result = (vt_status)r;
+          *read_failed = 1;
           set_err(err, errlen, rd->b.err[0] ? rd->b.err : "reading the input failed");
           stopping = 1;
-          rs.batches_dropped += drop_queued(s);
+          rs->batches_dropped += drop_queued(s);
         }
       }
       continue;
@@ -426,8 +462,8 @@ vt_status vt_sched_run(vt_sched *s, const vt_sched_job *job, vt_sched_stats *sta
 
     double t = now_seconds();
     if (job->progress && t - t_progress >= pinterval) {
-      vt_sched_progress pr = {rs.batches_written, rs.items_written, rs.tokens_written, t - t_start,
-                              0};
+      vt_sched_progress pr = {rs->batches_written, rs->items_written, rs->tokens_written,
+                              t - t_start, 0};
       t_progress = t;
       pthread_mutex_unlock(&s->mu);
       job->progress(job->ctx, &pr);
@@ -446,11 +482,40 @@ vt_status vt_sched_run(vt_sched *s, const vt_sched_job *job, vt_sched_stats *sta
   }
   pthread_mutex_unlock(&s->mu);
   int64_t heap1 = vt_heap_thread_allocated();
-  workers_join(s, s->n_workers);
+  workers_stop(s);
+  rs->coordinator_heap_bytes = heap0 >= 0 && heap1 >= 0 ? heap1 - heap0 : -1;
+  if (!s->active) w0->st.cpu_seconds = inline_cpu; /* worker 0 has no thread of its own */
+  rs->serial_cpu_seconds = thread_cpu_seconds() - cpu0 - inline_cpu;
+  if (rs->serial_cpu_seconds < 0) rs->serial_cpu_seconds = 0;
+  return result;
+}
 
-  /* A failed batch behind the first gap was never reached by the writer: report the earliest. */
+vt_status vt_sched_run(vt_sched *s, const vt_sched_job *job, vt_sched_stats *stats, char *err,
+                       size_t errlen) {
+  vt_status result = VT_OK;
+  vt_sched_stats rs;
+  int read_failed = 0;
+  memset(&rs, 0, sizeof rs);
+  if (err && errlen) err[0] = '\0';
+  run_reset(s, job);
+  const double t_start = now_seconds();
+
+  /* One OpenMP team: thread 0 (the calling thread) coordinates, threads 1 .. n_workers work.
+   * The runtime may give fewer threads (OMP_THREAD_LIMIT, dynamic adjustment, an enclosing
+   * parallel region): coordinate() runs with those there are. */
+#pragma omp parallel num_threads(s->n_workers + 1)
+  {
+    const int tid = omp_get_thread_num();
+    if (tid == 0)
+      result = coordinate(s, job, omp_get_num_threads(), t_start, &rs, &read_failed, err, errlen);
+    else if (tid <= s->n_workers)
+      worker_main(&s->workers[tid - 1]);
+  }
+
+  /* A failed batch behind the first gap was never reached by the writer: report the earliest.
+   * It comes before a failed read (a later batch), so its message wins over the reader's. */
   const slot *first_failed = NULL;
-  for (int i = 0; i < s->n_slots && result == VT_OK; i++)
+  for (int i = 0; i < s->n_slots && (result == VT_OK || read_failed); i++)
     if (s->slots[i].state == SLOT_FAILED &&
         (!first_failed || s->slots[i].b.seq < first_failed->b.seq))
       first_failed = &s->slots[i];
@@ -464,15 +529,18 @@ vt_status vt_sched_run(vt_sched *s, const vt_sched_job *job, vt_sched_stats *sta
     set_err(err, errlen, "canceled");
   }
   rs.wall_seconds = now_seconds() - t_start;
-  rs.coordinator_heap_bytes = heap0 >= 0 && heap1 >= 0 ? heap1 - heap0 : -1;
-  for (int i = 0; i < s->n_workers; i++) {
+  /* The workers that ran (all planned ones unless the team was smaller; with none, worker 0's
+   * figures are the coordinator's work). */
+  const int ran = s->active ? s->active : 1;
+  for (int i = 0; i < ran; i++) {
     worker *w = &s->workers[i];
     w->st.arena_high_water = vt_arena_high_water(w->arena);
     w->st.arena_reserved = vt_arena_reserved(w->arena);
     w->st.arena_blocks = vt_arena_block_allocs(w->arena);
     s->wstats[i] = w->st;
+    rs.worker_cpu_seconds += w->st.cpu_seconds;
   }
-  rs.n_workers = s->n_workers;
+  rs.n_workers = ran;
   rs.workers = s->wstats;
   rs.n_nodes = s->n_nodes;
   rs.membind = s->membind;

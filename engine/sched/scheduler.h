@@ -4,7 +4,8 @@
  *   first, stealing last) ──▶ reorder ring ──▶ writer, strictly in batch order
  *
  * The reader and the writer run on the thread that calls vt_sched_run (the coordinator); the
- * workers are threads of their own, placed and bound by the plan (engine/sched/topo.h). A batch
+ * workers are the other threads of an OpenMP team, placed and bound by the plan
+ * (engine/sched/topo.h). A batch
  * lives in one of a fixed ring of slots from the moment it is read until it is written, so at most
  * `slots` batches are in flight and memory stays flat however long the input: the ring is also
  * the reorder buffer (batch n sits in slot n mod slots). Each worker has a bump arena whose
@@ -28,9 +29,18 @@
  *      batches, so the steady state allocates nothing.
  *   3. vt_sched_run, as often as wanted: arenas, slots and replicas are kept between runs.
  *
- * Threads are pthreads, not OpenMP: each worker is a long-lived loop bound once with hwloc
- * (so exactly one layer binds), and ThreadSanitizer understands pthread synchronisation but not
- * libgomp's (not instrumented: false reports). One mutex guards every queue and slot state:
+ * Threads are one OpenMP parallel region per run, of n_workers + 1 threads: thread 0 is the
+ * calling thread and coordinates, thread i works as worker i-1 in a long-lived loop, and the
+ * region's end joins them. OpenMP only starts and joins the team (its thread pool is reused
+ * between runs, and it composes with MPI + OpenMP job scripts); it does not place: each worker
+ * binds itself once with hwloc as planned, which overrides any binding of OpenMP's
+ * (OMP_PROC_BIND), so exactly one layer binds. With --bind none nothing of ours binds, and what
+ * OMP_PROC_BIND/OMP_PLACES ask for stays. A team smaller than asked (OMP_THREAD_LIMIT, or a run
+ * started inside the caller's own parallel region without nested parallelism) runs the
+ * workers it got; with none, the coordinator works the batches itself. Inside the region the
+ * workers wait on pthread mutexes and condition variables, which ThreadSanitizer sees; the
+ * fork and join it sees through LLVM's OpenMP runtime and its Archer tool (cmake/check.sh).
+ * One mutex guards every queue and slot state:
  * batches take milliseconds, so a few lock operations per batch cost nothing measurable, and
  * one lock keeps the ordering, stealing and stopping logic simple to verify. */
 #ifndef VT_ENGINE_SCHEDULER_H
@@ -114,6 +124,7 @@ typedef struct vt_sched_worker_stats {
   int64_t batches, items, tokens;
   int64_t steals;          /* batches taken from another node's queue */
   double busy_seconds;     /* inside work() */
+  double cpu_seconds;      /* the thread's CPU time during the run (CLOCK_THREAD_CPUTIME_ID) */
   int bound;               /* 1 when hwloc bound the thread as planned */
   size_t arena_high_water; /* bytes */
   size_t arena_reserved;   /* bytes held in blocks at the end */
@@ -135,6 +146,8 @@ typedef struct vt_sched_stats {
   double write_seconds;           /* in write() */
   int canceled;                   /* the cancel flag stopped the run */
   int64_t coordinator_heap_bytes; /* heap bytes the coordinator allocated; -1 unknown */
+  double serial_cpu_seconds; /* the coordinator thread's CPU time (reading, writing, waiting) */
+  double worker_cpu_seconds; /* the workers' CPU time, summed */
 } vt_sched_stats;
 
 typedef struct vt_sched vt_sched;
@@ -151,7 +164,7 @@ void vt_sched_destroy(vt_sched *s);
 /* Returns the number of slots (batches in flight at most). */
 int vt_sched_slots(const vt_sched *s);
 
-/* Runs `job` to the end of its input: starts the workers, reads, dispatches, and writes in
+/* Runs `job` to the end of its input: starts the team, reads, dispatches, and writes in
  * order on the calling thread, then joins the workers. On the first failure (read, work or
  * write) or a cancel, reading stops, queued batches are dropped, running ones finish, and the
  * batches complete in order before the first gap are written; nothing after a gap is.

@@ -2,8 +2,9 @@
  * corpus reader cuts batches of whole sentences (about batch_tokens tokens, counting 16 bytes a
  * token line), workers tag them (vt_text_tag_batch: features, emissions, decoding, text) with
  * their node's replica of the model, the writer hands them to the sink in input order. Each slot
- * of the ring owns a sentence batch (filled by the reader) and a text buffer (filled by a
- * worker), kept across batches, so the steady state allocates nothing. */
+ * of the ring owns the raw lines (cut by the reader), a sentence batch (parsed from them by the
+ * worker) and a text buffer (filled by the worker), kept across batches, so the steady state
+ * allocates nothing. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,9 @@ typedef struct tag_job {
   const vt_decode_opts *opts;
   vt_text_conf conf; /* -v and allowed labels */
   vt_corpus_feed feed;
-  vt_sentbatch *sb; /* per slot */
-  vt_textbuf *tb;   /* per slot */
+  vt_conll_text *text; /* per slot: the raw lines the reader cut */
+  vt_sentbatch *sb;    /* per slot: parsed by the worker */
+  vt_textbuf *tb;      /* per slot */
   padded_tag_stats *ws;
   vt_rowcache **cache; /* per worker, made by the worker on its first batch (NULL: none) */
   vt_corpus_out out;
@@ -35,14 +37,16 @@ typedef struct tag_job {
 
 static int tag_read(void *ctx, vt_sched_batch *b) {
   tag_job *j = ctx;
-  return vt_corpus_feed_read(&j->feed, &j->sb[b->slot], b);
+  return vt_corpus_feed_read(&j->feed, &j->text[b->slot], &j->sb[b->slot], b);
 }
 
 static vt_status tag_work(void *ctx, const vt_sched_worker *w, vt_sched_batch *b) {
   tag_job *j = ctx;
-  const vt_sentbatch *sb = &j->sb[b->slot];
+  vt_sentbatch *sb = &j->sb[b->slot];
   vt_textbuf *tb = &j->tb[b->slot];
   tb->len = 0;
+  vt_status st = vt_corpus_feed_parse(&j->feed, &j->text[b->slot], sb, b);
+  if (st != VT_OK) return st;
   if (!j->cache[w->id])
     (void)vt_rowcache_create(&j->cache[w->id], w->model, ROW_CACHE_BYTES); /* NULL: no cache */
   return vt_text_tag_batch(w->model, j->opts, &j->conf, w->arena, j->cache[w->id], sb, 0,
@@ -85,7 +89,7 @@ vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts 
   memset(rep, 0, sizeof *rep);
   err[0] = '\0';
   j.opts = &o->decode;
-  j.conf = (vt_text_conf){o->verbose, o->constraints};
+  j.conf = (vt_text_conf){o->verbose, o->constraints, o->label_sep};
   j.feed = (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0, 0, -1, part};
   j.out = (vt_corpus_out){sink, sink_ctx, 0, rep};
   j.eo = &e->opts;
@@ -97,11 +101,12 @@ vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts 
   }
   st = VT_ENOMEM;
   slots = vt_sched_slots(sched);
+  j.text = calloc((size_t)slots, sizeof *j.text);
   j.sb = calloc((size_t)slots, sizeof *j.sb);
   j.tb = calloc((size_t)slots, sizeof *j.tb);
   j.ws = aligned_alloc(64, (size_t)plan->n_workers * sizeof *j.ws);
   j.cache = calloc((size_t)plan->n_workers, sizeof *j.cache);
-  if (!j.sb || !j.tb || !j.ws || !j.cache) {
+  if (!j.text || !j.sb || !j.tb || !j.ws || !j.cache) {
     snprintf(err, sizeof err, "out of memory");
     goto done;
   }
@@ -119,22 +124,21 @@ vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts 
     rep->unknown_features += w->unknown_features;
     rep->lookups += w->lookups;
     rep->cache_hits += w->cache_hits;
-    rep->decode.sentences += w->decode.sentences;
-    rep->decode.tokens += w->decode.tokens;
-    rep->decode.cells += w->decode.cells;
-    rep->decode.iterations += w->decode.iterations;
-    rep->decode.fallbacks += w->decode.fallbacks;
-    rep->decode.budget_fallbacks += w->decode.budget_fallbacks;
+    vt_decode_stats_add(&rep->decode, &w->decode);
   }
   rep->wall_seconds = rs.wall_seconds;
+  rep->serial_cpu_seconds = rs.serial_cpu_seconds;
+  rep->worker_cpu_seconds = rs.worker_cpu_seconds;
   rep->canceled = rs.canceled;
 done:
   if (st != VT_OK) vt_fail(st, "%s", err);
   vt_engine_keep_stats(e, &rs);
   if (st == VT_ECANCELED) atomic_store(&e->cancel, 0);
   vt_corpus_feed_close(&j.feed);
+  for (int i = 0; i < slots && j.text; i++) free(j.text[i].data);
   for (int i = 0; i < slots && j.sb; i++) vt_sentbatch_free(&j.sb[i]);
   for (int i = 0; i < slots && j.tb; i++) vt_textbuf_free(&j.tb[i]);
+  free(j.text);
   free(j.sb);
   free(j.tb);
   free(j.ws);

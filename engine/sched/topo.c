@@ -315,3 +315,19 @@ vt_status vt_topo_bind(const vt_topo *t, const vt_plan *p, int w) {
   if (!obj || !obj->cpuset) return VT_EUNSUPPORTED;
   return hwloc_set_cpubind(t->hw, obj->cpuset, HWLOC_CPUBIND_THREAD) == 0 ? VT_OK : VT_EUNSUPPORTED;
 }
+
+hwloc_bitmap_t vt_topo_bind_save(const vt_topo *t) {
+  hwloc_bitmap_t set = NULL;
+  if (!t->this_system || !(set = hwloc_bitmap_alloc())) return NULL;
+  if (hwloc_get_cpubind(t->hw, set, HWLOC_CPUBIND_THREAD) != 0) {
+    hwloc_bitmap_free(set);
+    return NULL;
+  }
+  return set;
+}
+
+void vt_topo_bind_restore(const vt_topo *t, hwloc_bitmap_t saved) {
+  if (!saved) return;
+  (void)hwloc_set_cpubind(t->hw, saved, HWLOC_CPUBIND_THREAD);
+  hwloc_bitmap_free(saved);
+}

@@ -17,7 +17,9 @@
  * Binding (vt_bind): core pins each worker to its PU; numa lets it run anywhere on its NUMA
  * node; none binds nothing, and then there is one plan node (one queue, one replica in ordinary
  * memory), since an unbound thread has no home node. Only hwloc binds: the engine's workers are
- * plain threads, so no OpenMP runtime binds them too. */
+ * threads of an OpenMP team (engine/sched/scheduler.h), and each binds itself with hwloc over
+ * whatever OpenMP's OMP_PROC_BIND did, then gives the thread its binding back when the run ends
+ * (the runtime reuses its threads for the caller's own parallel regions). */
 #ifndef VT_ENGINE_TOPO_H
 #define VT_ENGINE_TOPO_H
 
@@ -85,6 +87,14 @@ void vt_plan_free(vt_plan *p);
  * numa) with hwloc_set_cpubind(HWLOC_CPUBIND_THREAD). Returns VT_OK; VT_OK without doing
  * anything for bind none; VT_EUNSUPPORTED when `t` is not this machine or the OS refused. */
 vt_status vt_topo_bind(const vt_topo *t, const vt_plan *p, int w);
+
+/* Returns the calling thread's CPU binding (to hand to vt_topo_bind_restore), or NULL when `t`
+ * is not this machine or it is unknown. */
+hwloc_bitmap_t vt_topo_bind_save(const vt_topo *t);
+
+/* Binds the calling thread to `saved` (from vt_topo_bind_save) again and frees it; NULL: a
+ * no-op. */
+void vt_topo_bind_restore(const vt_topo *t, hwloc_bitmap_t saved);
 
 /* Prints the topology summary and the plan (one line per worker: worker, PU, core, NUMA node,
  * package, replica/queue; then one line per plan node) in the format of `vitesse topo`. */

@@ -60,11 +60,12 @@ uint32_t vt_rowcache_key(const vt_tokens *tk, int32_t t, uint32_t cols, unsigned
 
 int64_t vt_rowcache_probe(vt_rowcache *c, const vt_tokens *tk, int32_t t, uint32_t cols,
                           int64_t *slot, uint64_t *hash) {
-  unsigned char key[VT_ROWCACHE_KEY_MAX];
+  unsigned char key[VT_ROWCACHE_KEY_MAX + 8]; /* + 8: vt_strhash_padded's reads */
   *slot = -1;
   uint32_t n = vt_rowcache_key(tk, t, cols, key);
   if (n == 0) return -1;
-  uint64_t h = vt_strhash(key, n);
+  memset(key + n, 0, 8);
+  uint64_t h = vt_strhash_padded(key, n);
   uint32_t e = (uint32_t)h & c->mask;
   vt_rowcache_entry *en = &c->entries[e];
   *hash = h;

@@ -106,17 +106,15 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
     hit[t] = fill[t] = -1;
     if (cache) hit[t] = vt_rowcache_probe(cache, tk, t, cols, &fill[t], &khash[t]);
   }
-  size_t need = 1, all = 0; /* the longest single string; the strings to expand together */
+  size_t need = 1; /* the longest single string */
   for (int32_t i = 0; i < ts->n; i++) {
     size_t b = vt_tmpl_bound(ts, i, maxf);
     if (b > need) need = b;
   }
-  for (int32_t t = 0; t < T; t++)
-    for (int32_t k = hit[t] >= 0 ? nloc : 0; k < nu; k++)
-      all += vt_tmpl_bound_at(ts, ord[k], tk, t);
+  const size_t all = vt_tmpl_bound_unigrams(ts, tk); /* the strings to expand together */
   if (all > UINT32_MAX) return VT_ENOMEM;
   const size_t nl = (size_t)T * (size_t)nu;
-  char *sbuf = VT_ARENA_NEW(arena, char, all + need);
+  char *sbuf = VT_ARENA_NEW(arena, char, all + need + 8); /* + 8: vt_strhash_padded's reads */
   uint32_t *soff = VT_ARENA_NEW(arena, uint32_t, nl + 1);
   uint64_t *hh = VT_ARENA_NEW(arena, uint64_t, nl + 1);
   const uint8_t **recs = VT_ARENA_NEW(arena, const uint8_t *, nl + 1);
@@ -130,7 +128,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
     for (int32_t k = hit[t] >= 0 ? nloc : 0; k < nu; k++, i++) {
       soff[i] = (uint32_t)pos;
       size_t n = vt_tmpl_expand(ts, ord[k], tk, t, sbuf + pos);
-      hh[i] = vt_strhash(sbuf + pos, n);
+      hh[i] = vt_strhash_padded(sbuf + pos, n);
       __builtin_prefetch(&m->slots[(uint32_t)hh[i] & m->slot_mask]);
       pos += n;
     }
@@ -138,6 +136,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
   const size_t ni = i;
   first[T] = (uint32_t)ni;
   soff[ni] = (uint32_t)pos;
+  memset(sbuf + pos, 0, 8); /* the padding the last string's hash read (masked) */
   for (i = 0; i < ni; i++) {
     uint32_t v = m->slots[(uint32_t)hh[i] & m->slot_mask];
     const uint8_t *rec = v ? slot_record(m, v, hh[i]) : NULL;
@@ -248,11 +247,13 @@ static int put_prob(vt_textbuf *out, double p) {
   return 0;
 }
 
-/* Appends the lines of sentence `se` with the labels of path y (NULL: "_"); with `marg` (T*L,
- * verbose >= 1) each label gets its marginal, and with verbose 2 every label of the model
- * follows with its own. */
+/* Appends the lines of sentence `se` with the labels of path y (NULL: "_") after the byte `sep`
+ * (0: the line's separator); with `marg` (T*L, verbose >= 1) each label gets its marginal, and
+ * with verbose 2 every label of the model follows with its own. */
 static int put_sentence(const vt_textmodel *m, const vt_sentbatch *b, const vt_sentence *se,
-                        const int32_t *y, const double *marg, int verbose, vt_textbuf *out) {
+                        const int32_t *y, const double *marg, int verbose, char sep,
+                        vt_textbuf *out) {
+  if (!sep) sep = se->sep;
   for (uint32_t l = se->line0; l < se->line0 + se->nlines; l++) {
     const vt_sentline *ln = &b->lines[l];
     size_t llen = 0;
@@ -267,7 +268,7 @@ static int put_sentence(const vt_textmodel *m, const vt_sentbatch *b, const vt_s
     memcpy(out->p + out->len, b->bytes + ln->off, ln->len);
     out->len += ln->len;
     if (ln->tok >= 0) {
-      out->p[out->len++] = se->sep;
+      out->p[out->len++] = sep;
       memcpy(out->p + out->len, lab, llen);
       out->len += llen;
       if (verbose) {
@@ -276,7 +277,7 @@ static int put_sentence(const vt_textmodel *m, const vt_sentbatch *b, const vt_s
         for (int32_t j = 0; verbose > 1 && j < m->L; j++) {
           const char *nm = vt_textmodel_label(m, j, &llen);
           if (vt_textbuf_reserve(out, llen + 1)) return -1;
-          out->p[out->len++] = se->sep;
+          out->p[out->len++] = sep;
           memcpy(out->p + out->len, nm, llen);
           out->len += llen;
           if (put_prob(out, y ? mr[j] : 0.0)) return -1;
@@ -334,6 +335,7 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts,
                             vt_tag_stats *stats, char *err, size_t errlen) {
   const int32_t k = opts->k;
   const int verbose = cf ? cf->verbose : 0;
+  const char sep = cf ? (char)cf->label_sep : 0;
   if (m->obs_bigram && !vt_obs_algo_supported(opts->algo)) {
     vt_errorf(err, errlen, NULL,
               "--algo %s: this model has observation-dependent bigram "
@@ -389,7 +391,7 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts,
       }
     }
     if (T == 0 || (k == 1 && !verbose)) {
-      if (put_sentence(m, b, se, np > 0 ? labels : NULL, marg, verbose, out)) goto nomem;
+      if (put_sentence(m, b, se, np > 0 ? labels : NULL, marg, verbose, sep, out)) goto nomem;
     } else {
       for (int32_t p = 0; p < (np > 0 ? np : 1); p++) {
         if (vt_textbuf_reserve(out, 64)) goto nomem;
@@ -402,7 +404,7 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts,
         else
           out->len += (size_t)snprintf(out->p + out->len, 64, "# %d %.6g\n", p,
                                        np > 0 ? path_prob(scores[p], logz) : 0.0);
-        if (put_sentence(m, b, se, np > 0 ? labels + (size_t)p * T : NULL, marg, verbose, out))
+        if (put_sentence(m, b, se, np > 0 ? labels + (size_t)p * T : NULL, marg, verbose, sep, out))
           goto nomem;
         if (p + 1 < np) {
           if (vt_textbuf_reserve(out, 1)) goto nomem;

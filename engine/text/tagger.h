@@ -44,6 +44,7 @@ typedef struct vt_text_conf {
   int verbose;                       /* 0; 1: each label with its marginal and a "# PROB" line
                                         per path; 2: also every label's marginal (CRF++ -v1/-v2) */
   const struct vt_constraints *cons; /* allowed labels (NULL: none) */
+  int label_sep;                     /* the byte before a label; 0: the line's separator */
 } vt_text_conf;
 
 /* Computes the T x L emissions of sentence `tk` under `m` into E (every entry written): per

@@ -66,30 +66,51 @@ static const char *skip_blanks(const char *p, const char *end) {
   return p;
 }
 
-/* Parses an optionally signed decimal integer with |value| <= 1000000. */
-static const char *parse_int(const char *p, const char *end, int allow_sign, int32_t *out) {
-  int neg = 0;
+/* The value of hex digit c, or -1. */
+static int digit_of(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* Parses an optionally signed integer with |value| <= 1000000: decimal, or, when `c_base` (C's
+ * %i, as Wapiti reads rows), octal after a leading 0 and hexadecimal after 0x. */
+static const char *parse_int(const char *p, const char *end, int allow_sign, int c_base,
+                             int32_t *out) {
+  int neg = 0, base = 10;
   if (allow_sign && p < end && (*p == '-' || *p == '+')) neg = *p++ == '-';
   if (p >= end || *p < '0' || *p > '9') return NULL;
+  if (c_base && *p == '0') {
+    base = 8;
+    if (end - p > 2 && (p[1] == 'x' || p[1] == 'X') && digit_of(p[2]) >= 0) {
+      base = 16;
+      p += 2;
+    }
+  }
   int32_t v = 0;
-  while (p < end && *p >= '0' && *p <= '9') {
-    v = v * 10 + (*p++ - '0');
+  for (int d; p < end && (d = digit_of(*p)) >= 0 && d < base; p++) {
+    v = v * base + d;
     if (v > 1000000) return NULL;
   }
   *out = neg ? -v : v;
   return p;
 }
 
-/* Parses one template line [p, end) (trimmed, non-empty, not a comment). */
+/* Parses one template line [p, end) (trimmed, non-empty, not a comment) as a unigram or, when
+ * `bigram`, a bigram template; `mark` is a literal put before its text (Wapiti's `*`). */
 static vt_status parse_line(builder *b, const char *p, const char *end, int32_t lineno,
-                            const char *name, char *err, size_t errlen) {
+                            const char *name, int bigram, const char *mark, char *err,
+                            size_t errlen) {
   vt_tmplset *ts = b->ts;
-  if (*p != 'U' && *p != 'B') {
-    vt_errorf(err, errlen, NULL, "%s:%d: a template starts with U or B, got '%c'", name, lineno,
-              *p);
-    return VT_EFORMAT;
+  vt_tmpl tm = {bigram, b->n_items, 0, 0, 0, lineno};
+  if (*mark) {
+    vt_tmpl_item *it = item_new(b);
+    if (!it || pool_add(b, mark, strlen(mark), &it->off)) return VT_ENOMEM;
+    it->kind = VT_TI_LIT;
+    it->len = (uint32_t)strlen(mark);
+    tm.lit_len += it->len;
   }
-  vt_tmpl tm = {*p == 'B', b->n_items, 0, 0, 0, lineno};
   const char *lit = p, *q = p;
   while (q < end) {
     if (*q != '%') {
@@ -113,15 +134,20 @@ static vt_status parse_line(builder *b, const char *p, const char *end, int32_t 
     }
     q += 2;
     int32_t row = 0, col = 0;
+    int abs = 0;
     const char *re = NULL;
     size_t re_len = 0;
     if (q >= end || *q != '[') goto syntax;
     q = skip_blanks(q + 1, end);
-    if (!(q = parse_int(q, end, 1, &row))) goto syntax;
+    if (ts->wapiti && q < end && *q == '@') {
+      abs = 1;
+      q++;
+    }
+    if (!(q = parse_int(q, end, 1, ts->wapiti, &row))) goto syntax;
     q = skip_blanks(q, end);
     if (q >= end || *q != ',') goto syntax;
     q = skip_blanks(q + 1, end);
-    if (!(q = parse_int(q, end, 0, &col))) goto syntax;
+    if (!(q = parse_int(q, end, 0, 0, &col))) goto syntax;
     q = skip_blanks(q, end);
     if (lc != 'x') {
       if (q >= end || *q != ',') goto syntax;
@@ -139,6 +165,7 @@ static vt_status parse_line(builder *b, const char *p, const char *end, int32_t 
     if (!it) return VT_ENOMEM;
     it->kind = lc == 'x' ? VT_TI_X : lc == 't' ? VT_TI_T : VT_TI_M;
     it->caps = c != lc;
+    it->abs = (uint8_t)abs;
     it->row = row;
     it->col = col;
     if (re) {
@@ -193,7 +220,7 @@ static int tmpl_local(const vt_tmplset *ts, int32_t i, uint32_t *cols) {
   uint32_t c = *cols;
   for (uint32_t j = 0; j < tm->n; j++, it++) {
     if (it->kind == VT_TI_LIT) continue;
-    if (it->row != 0) return 0;
+    if (it->row != 0 || it->abs) return 0;
     c = it->col < 31 && c != UINT32_MAX ? c | 1u << it->col : UINT32_MAX;
   }
   *cols = c;
@@ -213,6 +240,33 @@ static void order_unigrams(vt_tmplset *ts) {
   }
 }
 
+int vt_tmpl_is_wapiti(const char *text, size_t len) {
+  const char *p = text, *end = text + len;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *s = skip_blanks(p, nl ? nl : end);
+    if (s < end && (*s == 'u' || *s == 'b' || *s == '*')) return 1;
+    p = nl ? nl + 1 : end;
+  }
+  return 0;
+}
+
+/* Parses the template line [s, e): its type letter picks unigram, bigram or (Wapiti's `*`)
+ * both. */
+static vt_status parse_typed(builder *b, const char *s, const char *e, int32_t lineno,
+                             const char *name, char *err, size_t errlen) {
+  char c = *s;
+  if (b->ts->wapiti && c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
+  if (c == 'U' || c == 'B') return parse_line(b, s, e, lineno, name, c == 'B', "", err, errlen);
+  if (c == '*' && b->ts->wapiti) {
+    vt_status st = parse_line(b, s, e, lineno, name, 0, "", err, errlen);
+    return st != VT_OK ? st : parse_line(b, s, e, lineno, name, 1, "\n", err, errlen);
+  }
+  vt_errorf(err, errlen, NULL, "%s:%d: a template starts with %s, got '%c'", name, lineno,
+            b->ts->wapiti ? "u, b or *" : "U or B", *s);
+  return VT_EFORMAT;
+}
+
 vt_status vt_tmplset_parse(vt_tmplset *ts, const char *text, size_t len, const char *name,
                            char *err, size_t errlen) {
   vt_status st = VT_OK;
@@ -221,6 +275,7 @@ vt_status vt_tmplset_parse(vt_tmplset *ts, const char *text, size_t len, const c
   memset(&b, 0, sizeof b);
   b.ts = ts;
   ts->max_col = -1;
+  ts->wapiti = vt_tmpl_is_wapiti(text, len);
   const char *p = text, *end = text + len;
   int32_t lineno = 0;
   while (p < end) {
@@ -228,6 +283,10 @@ vt_status vt_tmplset_parse(vt_tmplset *ts, const char *text, size_t len, const c
     const char *le = nl ? nl : end;
     lineno++;
     const char *s = skip_blanks(p, le), *e = le;
+    if (ts->wapiti) { /* `#` starts a comment anywhere */
+      const char *hash = memchr(s, '#', (size_t)(le - s));
+      if (hash) e = hash;
+    }
     while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
     if (e > s && *s != '#') {
       if (memchr(s, '\0', (size_t)(e - s))) {
@@ -235,13 +294,14 @@ vt_status vt_tmplset_parse(vt_tmplset *ts, const char *text, size_t len, const c
         st = VT_EFORMAT;
         goto fail;
       }
-      st = parse_line(&b, s, e, lineno, name, err, errlen);
+      st = parse_typed(&b, s, e, lineno, name, err, errlen);
       if (st != VT_OK) goto fail;
     }
     p = nl ? nl + 1 : end;
   }
   if (ts->n == 0 && !ts->plain_bigram) {
-    vt_errorf(err, errlen, name, "no templates (a template is a U or B line)");
+    vt_errorf(err, errlen, name, "no templates (a template is a %s line)",
+              ts->wapiti ? "u, b or *" : "U or B");
     st = VT_EFORMAT;
     goto fail;
   }

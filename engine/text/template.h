@@ -12,7 +12,17 @@
  * The regex subset is Wapiti's: `.`, the classes \d \a \w \l \u \p \s (ASCII; upper case =
  * complement), `\c` = the character c, `^` at the start, `$` at the end, `*` (any number of
  * the previous item, fewest first, as Wapiti) and `?` (optional, taken first when possible).
- * A `B` template without macros is the plain label bigram (the transition matrix). */
+ * A `B` template without macros is the plain label bigram (the transition matrix).
+ *
+ * Wapiti's pattern files are read in Wapiti's dialect, chosen when a template line starts with
+ * a lower-case `u` or `b` or with `*` (Wapiti lower-cases the first character of every pattern
+ * it stores, so its models always select it): the type letter in either case, `*` = both a
+ * unigram and a bigram template over the same text (the bigram one's strings get a leading
+ * "\n", which no template line nor token holds, so the two never share a feature string), `#`
+ * starts a comment anywhere on a line, rows are read as C's %i (`010` is 8, `0x10` 16),
+ * `%x[@n,col]` reads the absolute position n (1 = first token, -1 = last, 0 = before the
+ * first), and rows outside the sentence read Wapiti's sentinels `_x-1` .. `_x-4`, then `_x-#`
+ * (and `_x+1` .. `_x+4`, `_x+#`). */
 #ifndef VT_ENGINE_TEMPLATE_H
 #define VT_ENGINE_TEMPLATE_H
 
@@ -36,6 +46,7 @@ typedef struct vt_tmpl_item {
   uint8_t caps;      /* lower-case the result */
   uint8_t fast;      /* regex shortcut: 1 = "^.?.?..." (prefix), 2 = "....?$" (suffix) */
   uint32_t fast_n;   /* how many ".?" the shortcut has */
+  uint8_t abs;       /* Wapiti `@`: row is an absolute position */
   int32_t row, col;  /* macros */
   uint32_t off, len; /* literal bytes, or the regex (NUL-terminated), in the pool */
 } vt_tmpl_item;
@@ -65,13 +76,19 @@ typedef struct vt_tmplset {
   uint32_t local_cols; /* columns the local ones read, as bits; UINT32_MAX if one is >= 31 */
   int plain_bigram;    /* a `B` line without macros was seen (the label-bigram matrix) */
   int32_t max_col;     /* largest column any macro reads, -1 when none */
+  int wapiti;          /* read in Wapiti's dialect (see above) */
 } vt_tmplset;
 
-/* Parses template text `text` (`len` bytes; `name` names it in messages). Lines may end in
- * CRLF; leading and trailing blanks are ignored. Returns VT_OK, VT_EFORMAT with one line
+/* Parses template text `text` (`len` bytes; `name` names it in messages), in Wapiti's dialect
+ * when vt_tmpl_is_wapiti says so, else CRF++'s. Lines may end in CRLF; leading and trailing
+ * blanks are ignored. Returns VT_OK, VT_EFORMAT with one line
  * "NAME:LINE: problem" in `err` (errlen bytes), or VT_ENOMEM. On failure *ts is zeroed. */
 vt_status vt_tmplset_parse(vt_tmplset *ts, const char *text, size_t len, const char *name,
                            char *err, size_t errlen);
+
+/* Returns 1 when template text `text` (`len` bytes) is in Wapiti's dialect: a line whose first
+ * non-blank character is `u`, `b` or `*`; else 0. */
+int vt_tmpl_is_wapiti(const char *text, size_t len);
 
 /* Frees a template set; *ts becomes zeroed. Fine on a zeroed struct. */
 void vt_tmplset_free(vt_tmplset *ts);
@@ -83,6 +100,11 @@ size_t vt_tmpl_bound(const vt_tmplset *ts, int32_t i, size_t max_field);
 /* Returns an upper bound on the length of template i's expansion at position t of `s` (the
  * literal text plus, per macro, the length of the field it reads or of a sentinel). */
 size_t vt_tmpl_bound_at(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int32_t t);
+
+/* Returns an upper bound on the summed lengths of every unigram template's expansions at every
+ * position of `s` (at least the sum of vt_tmpl_bound_at over them), in O(T) per macro: each
+ * macro's fields summed over its column, plus its literal text and a sentinel per position. */
+size_t vt_tmpl_bound_unigrams(const vt_tmplset *ts, const vt_tokens *s);
 
 /* Writes template i's feature string at position t (0 <= t < s->T) of `s` into `buf`, which
  * holds at least vt_tmpl_bound(ts, i, longest field of s) bytes; returns its length. Every

@@ -13,13 +13,20 @@ size_t vt_tmpl_bound(const vt_tmplset *ts, int32_t i, size_t max_field) {
   return tm->lit_len + (size_t)tm->n_macros * per + 1;
 }
 
+/* The token index item `it` reads at position t of a T-token sentence (outside [0, T): a
+ * sentinel). Wapiti's absolute @n: n - 1, or T + n when n < 0. */
+static inline int64_t item_pos(const vt_tmpl_item *it, int32_t t, int32_t T) {
+  if (!it->abs) return (int64_t)t + it->row;
+  return it->row < 0 ? (int64_t)T + it->row : (int64_t)it->row - 1;
+}
+
 size_t vt_tmpl_bound_at(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int32_t t) {
   const vt_tmpl *tm = &ts->t[i];
   const vt_tmpl_item *it = ts->items + tm->item0;
   size_t n = tm->lit_len + 1;
   for (uint32_t k = 0; k < tm->n; k++, it++) {
     if (it->kind == VT_TI_LIT) continue;
-    int64_t idx = (int64_t)t + it->row;
+    int64_t idx = item_pos(it, t, s->T);
     size_t f = 0;
     if (idx >= 0 && idx < s->T)
       f = s->fields[2 * ((size_t)idx * (size_t)s->ncols + (size_t)it->col) + 1];
@@ -28,10 +35,37 @@ size_t vt_tmpl_bound_at(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int
   return n;
 }
 
-/* Writes the sentinel of a row offset `idx` outside [0, T) into buf; returns its length. */
-static size_t sentinel(int64_t idx, int32_t T, char *buf) {
-  if (idx < 0) return (size_t)snprintf(buf, SENTINEL_MAX, "_B-%lld", (long long)-idx);
-  return (size_t)snprintf(buf, SENTINEL_MAX, "_B+%lld", (long long)(idx - T + 1));
+size_t vt_tmpl_bound_unigrams(const vt_tmplset *ts, const vt_tokens *s) {
+  const size_t T = (size_t)s->T;
+  size_t n = 0;
+  for (int32_t k = 0; k < ts->n_u; k++) {
+    const vt_tmpl *tm = &ts->t[ts->u_idx[k]];
+    const vt_tmpl_item *it = ts->items + tm->item0;
+    n += T * (tm->lit_len + 1);
+    for (uint32_t j = 0; j < tm->n; j++, it++) {
+      if (it->kind == VT_TI_LIT) continue;
+      n += T * SENTINEL_MAX; /* plus every field of its column: each position reads one */
+      for (size_t t = 0; t < T; t++)
+        n += s->fields[2 * (t * (size_t)s->ncols + (size_t)it->col) + 1];
+    }
+  }
+  return n;
+}
+
+/* Writes the sentinel of a token index `idx` outside [0, T) into buf; returns its length.
+ * CRF++: _B-1, _B-2, ... and _B+1, ...; Wapiti: _x-1 .. _x-4, then _x-# (and _x+...). */
+static size_t sentinel(int wapiti, int64_t idx, int32_t T, char *buf) {
+  const long long n = idx < 0 ? -idx : idx - T + 1;
+  const char sign = idx < 0 ? '-' : '+';
+  if (wapiti && n > 4) return (size_t)snprintf(buf, SENTINEL_MAX, "_x%c#", sign);
+  if (n <= 9) { /* the usual one digit, without snprintf (0.5% of a tag run) */
+    buf[0] = '_';
+    buf[1] = wapiti ? 'x' : 'B';
+    buf[2] = sign;
+    buf[3] = (char)('0' + n);
+    return 4;
+  }
+  return (size_t)snprintf(buf, SENTINEL_MAX, "_B%c%lld", sign, n);
 }
 
 static void lower(char *p, size_t n) {
@@ -50,11 +84,11 @@ size_t vt_tmpl_expand(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int32
       n += it->len;
       continue;
     }
-    int64_t idx = (int64_t)t + it->row;
+    int64_t idx = item_pos(it, t, s->T);
     const char *v;
     size_t vlen;
     if (idx < 0 || idx >= s->T) {
-      vlen = sentinel(idx, s->T, sent);
+      vlen = sentinel(ts->wapiti, idx, s->T, sent);
       v = sent;
     } else {
       const uint32_t *f = s->fields + 2 * ((size_t)idx * (size_t)s->ncols + (size_t)it->col);

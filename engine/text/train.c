@@ -173,11 +173,9 @@ done:
   return st;
 }
 
-/* The perceptron update for one sentence (gold y, prediction p); collects the transition
- * cells it changed into cprev/ccur/cval (their new values) and says whether S or F changed. */
-static vt_status update(vt_weights *W, const vt_tcorpus *c, int64_t t0, int32_t T, const int32_t *p,
-                        int32_t *cprev, int32_t *ccur, double *cval, int32_t *n_cells,
-                        int *se_changed) {
+vt_status vt_train_update(vt_weights *W, const vt_tcorpus *c, int64_t t0, int32_t T,
+                          const int32_t *p, int32_t *cprev, int32_t *ccur, double *cval,
+                          int32_t *n_cells, int *se_changed) {
   const int32_t L = W->L, *y = c->gold + t0;
   const double cnt = W->c;
   int32_t nc = 0;
@@ -252,6 +250,8 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
     return VT_EUNSUPPORTED;
   }
   if (o->shards > 1) return vt_train_run_ipm(W, train, dev, rank, obs_bigram, o, rep, err, errlen);
+  if (o->minibatch > 1)
+    return vt_train_run_batch(W, train, dev, rank, obs_bigram, o, rep, err, errlen);
   const size_t maxT = (size_t)(train->max_T > 0 ? train->max_T : 1);
   E = malloc(maxT * (size_t)L * sizeof *E);
   pred = malloc(maxT * sizeof *pred);
@@ -301,7 +301,7 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
         int se;
         tok_err += wrong;
         sent_err++;
-        st = update(W, train, t0, T, pred, cprev, ccur, cval, &nc, &se);
+        st = vt_train_update(W, train, t0, T, pred, cprev, ccur, cval, &nc, &se);
         if (st != VT_OK) goto fail;
         if (tr) {
           st = vt_trans_update(tr, nc, cprev, ccur, cval, se ? W->S : NULL, se ? W->F : NULL);

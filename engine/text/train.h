@@ -24,6 +24,10 @@ typedef struct vt_perc_opts {
    * threads (0: OpenMP's default); the result does not depend on `threads`. shards <= 1: the
    * sequential perceptron. */
   int32_t shards, threads;
+  /* Mini-batches (train_batch.c) when > 1 (and shards <= 1): the sentences of a batch are decoded
+   * in parallel with the same weights, then updated in order; the result does not depend on
+   * `threads`. */
+  int32_t minibatch;
 } vt_perc_opts;
 
 typedef struct vt_perc_report {
@@ -54,6 +58,24 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
 vt_status vt_train_run_ipm(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus *dev,
                            const int32_t *rank, int obs_bigram, const vt_perc_opts *o,
                            vt_perc_report *rep, char *err, size_t errlen);
+
+/* vt_train_run for o->minibatch > 1 (train_batch.c): each epoch's shuffled sentences go in
+ * batches of o->minibatch; the sentences of a batch are decoded in parallel (at most o->threads
+ * OpenMP threads) with the weights as the batch began, then the perceptron updates are made one
+ * sentence after the other in batch order, each at its own example number, exactly as the
+ * sequential trainer makes them. So the model is the same bits for any thread count, and a batch
+ * of 1 would be the sequential perceptron. Returns as vt_train_run. */
+vt_status vt_train_run_batch(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus *dev,
+                             const int32_t *rank, int obs_bigram, const vt_perc_opts *o,
+                             vt_perc_report *rep, char *err, size_t errlen);
+
+/* The perceptron update for the sentence at tokens [t0, t0 + T) of c (prediction p): +1 on the
+ * gold features, -1 on the predicted ones, at example number W->c; collects the transition cells
+ * it changed into cprev/ccur/cval (their new values; room for 2T) and says whether S or F
+ * changed. Returns VT_OK or VT_ENOMEM. */
+vt_status vt_train_update(vt_weights *W, const vt_tcorpus *c, int64_t t0, int32_t T,
+                          const int32_t *p, int32_t *cprev, int32_t *ccur, double *cval,
+                          int32_t *n_cells, int *se_changed);
 
 /* Shuffles order[0..n) in place (Fisher-Yates over a splitmix64 stream advanced in *rng). */
 void vt_train_shuffle(int64_t *order, int64_t n, uint64_t *rng);

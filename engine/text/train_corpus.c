@@ -173,7 +173,9 @@ vt_status vt_trainset_freeze(vt_trainset *d, vt_tcorpus *train, uint32_t min_cou
     size_t len;
     const char *s = vt_featdict_str(&d->feats, id, &len);
     d->dict_of[w] = id;
-    d->bigram[w] = s[0] == 'B';
+    /* A feature string starts with its template's type letter (Wapiti's in either case), or,
+     * for the bigram half of a Wapiti `*` pattern, with "\n" (engine/text/template.h). */
+    d->bigram[w] = s[0] == 'B' || s[0] == 'b' || s[0] == '\n';
     d->remap[id] = w++;
   }
   d->n_weights = w;

@@ -223,18 +223,6 @@ static vt_status shard_epoch(shard *h, epoch_ctx *x, int32_t s) {
   return VT_OK;
 }
 
-static void stats_add(vt_decode_stats *a, const vt_decode_stats *b) {
-  a->sentences += b->sentences;
-  a->tokens += b->tokens;
-  a->cells += b->cells;
-  a->iterations += b->iterations;
-  a->active_labels += b->active_labels;
-  a->nodes += b->nodes;
-  a->pruned += b->pruned;
-  a->pops += b->pops;
-  a->fallbacks += b->fallbacks;
-}
-
 /* W += the mean of the shards' deltas, shard by shard in order for every weight. Parallel over
  * features and cells: each thread writes whole feature vectors and cells of its own. */
 static vt_status mix(vt_weights *W, shard *sh, int32_t ns, int nthreads) {
@@ -339,7 +327,7 @@ fail:
   if (st == VT_ENOMEM) vt_errorf(err, errlen, NULL, "training: out of memory");
 done:
   for (int32_t s = 0; sh && s < ns; s++) {
-    stats_add(&rep->decode, &sh[s].stats);
+    vt_decode_stats_add(&rep->decode, &sh[s].stats);
     rep->decode_seconds += sh[s].decode_seconds;
     shard_free(&sh[s]);
   }

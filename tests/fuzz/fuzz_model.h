@@ -47,7 +47,7 @@ static void fz_tag(const vt_model *m, const vt_decode_opts *opts, int32_t ncols,
   vt_tagger_destroy(tg);
 }
 
-static int fz_model_input(const uint8_t *data, size_t size) {
+static inline int fz_model_input(const uint8_t *data, size_t size) {
   unsigned char *b = fz_seal(data, size);
   if (!b) return 0;
   vt_model *m = NULL;

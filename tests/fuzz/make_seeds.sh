@@ -15,7 +15,7 @@ VITESSE=$1
 OUT=${2:-$(dirname "$0")/seeds}
 W=$(mktemp -d "${TMPDIR:-/tmp}/vt_seeds.XXXXXX")
 trap 'rm -rf "$W"' EXIT
-for t in npy lattice conll template textmodel chunkmodel; do
+for t in npy lattice conll template textmodel chunkmodel crfpp wapiti; do
   mkdir -p "$OUT/$t"
   find "$OUT/$t" -type f ! -name 'crash-*' -exec rm -f {} +
 done
@@ -190,4 +190,11 @@ le32 1073741824 | put "$c" $((pos_off + 4))
 dd if="$c" bs=1 skip="$pos_off" count="$pos_size" 2>/dev/null | crc32 | put "$c" $((64 + 32 + 24))
 le32 0 | put "$c" 24
 head -c $((64 + 7 * 32)) "$c" | crc32 | put "$c" 24
+# ---- peer models (issue 14) ------------------------------------------------------------------
+# CRF++ (binary, text) and Wapiti models written by the test program's own writers
+# (tests/peer_write.h): valid ones, a wrong version, truncated ones. TEST_PEER defaults to the
+# test_peer next to VITESSE's build tree.
+TEST_PEER=${TEST_PEER:-$(dirname "$VITESSE")/tests/test_peer}
+"$TEST_PEER" --case write_seeds --write-seeds "$OUT" >/dev/null
+
 echo "make_seeds: $(find "$OUT" -type f | wc -l) files, $(du -sk "$OUT" | cut -f1) KB in $OUT"

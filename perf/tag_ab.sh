@@ -1,0 +1,76 @@
+#!/bin/sh
+# perf/tag_ab.sh OLD NEW DATA [ROUNDS [REPEAT]]: one-thread `vitesse tag` end to end, two binaries
+# side by side in one run (issue 15, "One core"). Trains (with NEW) the CoNLL-2000 joint tagger
+# (319 POS|chunk labels, perf/templates/conll2000-joint.tmpl, 10 epochs) and the AGLDT Greek one
+# (945 labels, 10 epochs) from DATA (../shared/data), then alternates OLD and NEW, ROUNDS times
+# (default 7), on each test set repeated REPEAT times (default 5): the joint task with the
+# default decoder and with --algo staggered-col, the Greek task with the default decoder. Prints
+# per configuration the median sentences/s (`sentences_per_second` of --stats: the pipeline after
+# model loading, wall clock) and the median sentences per CPU second (sentences / cpu_seconds of
+# the whole command, loading included) for OLD and NEW, their ratios NEW/OLD, and whether both
+# wrote the same bytes. The corpora are converted in a temporary directory.
+set -eu
+if [ $# -lt 3 ]; then
+  echo "usage: $0 OLD NEW DATA [ROUNDS [REPEAT]]" >&2
+  exit 64
+fi
+abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+OLD=$(abs "$1")
+NEW=$(abs "$2")
+D=$3
+ROUNDS=${4:-7}
+REPEAT=${5:-5}
+T=$(cd "$(dirname "$0")" && pwd)/templates
+W=$(mktemp -d "${TMPDIR:-/tmp}/vt_tag_ab.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+cd "$W"
+
+for f in train test; do
+  awk '{ if (NF) print $1, $2 "|" $3; else print "" }' "$D/conll2000/$f.txt" >"$f.joint"
+done
+i=0
+while [ $i -lt "$REPEAT" ]; do
+  cat test.joint >>joint.in
+  cat "$D/agldt-greek/test.tsv" >>greek.in
+  i=$((i + 1))
+done
+"$NEW" train --template "$T/conll2000-joint.tmpl" --train train.joint --epochs 10 --quiet \
+  --decoder staggered-col -o joint.bin
+"$NEW" train --template "$T/agldt-greek.tmpl" --train "$D/agldt-greek/train.tsv" --epochs 10 \
+  --comments --sep tab --quiet -o greek.bin
+
+json() { sed -n "s/.*\"$1\": \([0-9.e+-]*\).*/\1/p" "$2"; }
+# run NAME BIN ARGS...: one run; appends "sentences/s sentences/cpu-s" to NAME.old or NAME.new.
+run() {
+  name=$1 bin=$2
+  shift 2
+  tag=$([ "$bin" = "$OLD" ] && echo old || echo new)
+  "$bin" tag --threads 1 --stats "$@" -o "$name.$tag.out" 2>"$name.$tag.json"
+  echo "$(json sentences_per_second "$name.$tag.json")" \
+    "$(echo "$(json sentences "$name.$tag.json") / $(json cpu_seconds "$name.$tag.json")" |
+      bc -l)" >>"$name.$tag"
+}
+configs='joint joint_stc greek'
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+  for bin in "$OLD" "$NEW"; do
+    run joint "$bin" -m joint.bin joint.in
+    run joint_stc "$bin" -m joint.bin --algo staggered-col joint.in
+    run greek "$bin" -m greek.bin greek.in
+  done
+  r=$((r + 1))
+done
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+echo "# $(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
+  "$ROUNDS rounds, test sets x$REPEAT"
+printf '%-10s %12s %12s %8s %12s %12s %8s  %s\n' config old_sent/s new_sent/s new/old \
+  old_per_cpu new_per_cpu new/old output
+for c in $configs; do
+  o=$(cut -d' ' -f1 "$c.old" | median)
+  n=$(cut -d' ' -f1 "$c.new" | median)
+  oc=$(cut -d' ' -f2 "$c.old" | median)
+  nc=$(cut -d' ' -f2 "$c.new" | median)
+  same=$(cmp -s "$c.old.out" "$c.new.out" && echo identical || echo DIFFERENT)
+  printf '%-10s %12.1f %12.1f %8.3f %12.1f %12.1f %8.3f  %s\n' "$c" "$o" "$n" \
+    "$(echo "$n / $o" | bc -l)" "$oc" "$nc" "$(echo "$nc / $oc" | bc -l)" "$same"
+done
