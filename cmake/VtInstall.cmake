@@ -1,10 +1,13 @@
-# Installs the library, header, CLI, a pkg-config file and a CMake package config.
+# Installs the library, header, CLI (and vitesse-mpi when built), a pkg-config file and a CMake package config.
 include(CMakePackageConfigHelpers)
 install(TARGETS vitesse_static vitesse_shared EXPORT vitesseTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS vitesse RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET vitesse-mpi)
+  install(TARGETS vitesse-mpi RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 install(FILES ${PROJECT_SOURCE_DIR}/engine/vitesse.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT vitesseTargets NAMESPACE vitesse:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vitesse)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/vitesseConfig.cmake.in

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The test command: installs missing Debian packages, then builds and runs the whole test suite
 # twice: a normal build with warnings as errors (and the Python package built against it, with
-# its pytest suite), and an address+undefined sanitizer build; then
+# its pytest suite; with MPI found, vitesse-mpi and its mpirun tests, label `mpi`), and an
+# address+undefined sanitizer build (without vitesse-mpi); then
 # the scheduler tests and the CLI tests that start threads (labels `sched`,
 # `threads`) once more in a ThreadSanitizer build; then a short run of
 # every fuzz target (clang + libFuzzer; VT_FUZZ_SECONDS, default 20, per target).

@@ -796,6 +796,29 @@ VT_API vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opt
                                const char *const *files, int n_files, vt_sink_fn sink,
                                void *sink_ctx, vt_run_report *rep);
 
+/* A piece of a column corpus held in memory: whole sentences of a larger corpus (a cluster
+ * node's share, cut where a blank line ends), tagged as if read from that corpus's file. */
+typedef struct vt_corpus_part {
+  const char *data;   /* len bytes of plain text (not copied; valid during the run) */
+  size_t len;         /* 0: no sentence */
+  const char *name;   /* the corpus's name in messages ("NAME:LINE: problem"); NULL: "-" */
+  int64_t first_line; /* lines of the corpus before data (messages count lines from there) */
+  int64_t reserved[4];
+} vt_corpus_part;
+
+/* Tags `part` as vt_engine_tag tags a file: the output is the bytes that tagging the whole corpus
+ * gives for these sentences, provided `part` starts at the corpus's start or after a blank line
+ * (and, with sep auto, the corpus's separator is given in opts->reader with reader_set bit 0:
+ * otherwise the first token line of `part` decides it, see vt_reader_opts). Returns as
+ * vt_engine_tag. */
+VT_API vt_status vt_engine_tag_part(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
+                                    const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
+                                    vt_run_report *rep);
+
+/* The corpus options a run of vt_engine_tag with model `m` and options `o` reads with: o->reader
+ * completed with the model's separator, comments and CoNLL-U flags (o->reader_from_model). */
+VT_API void vt_model_reader(const vt_model *m, const vt_tag_opts *o, vt_reader_opts *out);
+
 /* Joint-model runs with eval: the percentages of the report's counts (POS accuracy, chunk-tag
  * accuracy, chunk precision and recall, each 0..100; pointers may be NULL). Returns chunk F1. */
 VT_API double vt_run_report_chunk_f1(const vt_run_report *r, double *pos_acc, double *tag_acc,
@@ -834,6 +857,16 @@ VT_API vt_status vt_engine_decode_conf(vt_engine *e, const vt_trans *trans,
                                        const vt_decode_opts *opts, const vt_conf_opts *conf,
                                        const vt_lattices *lat, vt_sink_fn sink, void *sink_ctx,
                                        vt_run_report *rep);
+
+/* Decodes sentences [first, first + count) of `lat` (a cluster node's share) as
+ * vt_engine_decode_conf decodes all of them: the same lines for them (sentence numbers count from
+ * the set's start), and with a posteriors sink their rows, preceded by the .npy header (of the
+ * whole set's shape) only when first is 0, so the parts in order are the whole run's bytes.
+ * VT_EINVAL when the range is not inside `lat`; else returns as vt_engine_decode. */
+VT_API vt_status vt_engine_decode_range(vt_engine *e, const vt_trans *trans,
+                                        const vt_decode_opts *opts, const vt_conf_opts *conf,
+                                        const vt_lattices *lat, int64_t first, int64_t count,
+                                        vt_sink_fn sink, void *sink_ctx, vt_run_report *rep);
 
 /* Prints the engine's part of the last run's --stats JSON object to `f`: `"key": value` pairs
  * separated by ", ", without braces (threads, bind, batch tokens, slots, wall/read/decode/write

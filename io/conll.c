@@ -36,6 +36,7 @@ struct vt_conll {
   vt_conll_text *cut; /* while vt_conll_cut runs: the text it fills */
   size_t span;        /* with `cut`: buf[span, start) is consumed but not yet copied into it */
   int cut_failed;     /* copying the span ran out of memory */
+  int borrowed;       /* buf is the caller's memory (vt_conll_open_mem): never grown nor freed */
 };
 
 void vt_reader_opts_init(vt_reader_opts *o) { vt_conll_opts_init(o); }
@@ -88,8 +89,34 @@ nomem:
   return VT_ENOMEM;
 }
 
+vt_status vt_conll_open_mem(vt_conll **out, const char *name, const char *data, size_t len,
+                            uint64_t first_line, const vt_conll_opts *opts, char *err,
+                            size_t errlen) {
+  vt_conll *r = calloc(1, sizeof *r);
+  *out = NULL;
+  if (!r) {
+    vt_errorf(err, errlen, name, "out of memory");
+    return VT_ENOMEM;
+  }
+  r->buf = (char *)(uintptr_t)data; /* only read: next_line never refills at eof */
+  r->borrowed = 1;
+  r->cap = r->end = len;
+  r->eof = 1;
+  r->size = (int64_t)len;
+  r->lineno = first_line;
+  r->name = name;
+  r->opts = *opts;
+  if (opts->conllu || opts->sep == VT_SEP_TAB)
+    r->sep = '\t';
+  else if (opts->sep == VT_SEP_SPACE)
+    r->sep = ' ';
+  *out = r;
+  return VT_OK;
+}
+
 int64_t vt_conll_offset(const vt_conll *r, int64_t *size) {
   *size = r->size;
+  if (r->borrowed) return (int64_t)r->start;
   z_off_t at = gzoffset(r->gz); /* -1 where the file has no offset (a pipe) */
   return at < 0 ? r->got : (int64_t)at;
 }
@@ -98,7 +125,7 @@ void vt_conll_close(vt_conll *r) {
   if (!r) return;
   if (r->gz) gzclose(r->gz);
   free(r->text.data);
-  free(r->buf);
+  if (!r->borrowed) free(r->buf);
   free(r);
 }
 

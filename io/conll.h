@@ -37,6 +37,14 @@ typedef struct vt_conll vt_conll;
 vt_status vt_conll_open(vt_conll **out, const char *path, const vt_conll_opts *opts, char *err,
                         size_t errlen);
 
+/* Opens `len` bytes at `data` (plain text, not copied: they and `name` must stay valid while the
+ * reader and the batches filled from it are used) as a corpus named `name` in messages, whose
+ * first line is line `first_line` + 1 (the lines of the corpus before it). With sep auto the
+ * separator is decided by the first token line of `data`. Returns VT_OK or VT_ENOMEM. */
+vt_status vt_conll_open_mem(vt_conll **out, const char *name, const char *data, size_t len,
+                            uint64_t first_line, const vt_conll_opts *opts, char *err,
+                            size_t errlen);
+
 /* Appends sentences to `b` until `max_sents` were appended, `b` holds `max_bytes` bytes or the
  * input ends; *n_read gets the number appended (0: end of input). A sentence of only
  * pass-through lines is appended with T = 0. Returns VT_OK, VT_EFORMAT (bad input: "FILE:LINE:

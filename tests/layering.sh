@@ -12,7 +12,8 @@
 # vitesse.h (types and declarations), which every layer may include, so it has the lowest rank.
 # perf, tests and examples sit on top and may include anything. A folder marked `front` is a
 # front end of the library (the CLI, the Python binding): it may include only the public header
-# and its own headers.
+# and its own headers; a fourth field names the one other front end whose headers it may include
+# (vitesse-mpi parses its options with the CLI's own parsers).
 set -eu
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 table='
@@ -27,6 +28,7 @@ engine/sched    7
 engine/api      8
 engine/cli      9  front
 python/src      9  front
+mpi            10  front engine/cli
 perf            10
 tests           10
 tests/install   10
@@ -58,7 +60,8 @@ BEGIN {
   for (i = 1; i <= n; i++) {
     k = split(lines[i], f, " ")
     if (k >= 2) rank[f[1]] = f[2] + 0
-    if (k == 3 && f[3] == "front") front[f[1]] = 1
+    if (k >= 3 && f[3] == "front") front[f[1]] = 1
+    if (k == 4) uses[f[1]] = f[4]
   }
   bad = 0
 }
@@ -100,7 +103,7 @@ END {
       if (rank[hd] > rank[d]) {
         printf "%s:%d: includes %s from higher layer %s\n", file, lineno, h, hd
         bad = 1
-      } else if ((d in front) && hd != d && rank[hd] > 0) {
+      } else if ((d in front) && hd != d && rank[hd] > 0 && !((d in uses) && uses[d] == hd)) {
         printf "%s:%d: includes %s from %s: a front end includes only vitesse.h and its own headers\n", file, lineno, h, hd
         bad = 1
       }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # layering_selftest.sh: shows tests/layering.sh can fail. It runs the check on tiny fake trees
 # made in a temporary folder: a clean one must pass; one where alloc/ includes a header of
-# engine/core, one where the CLI (a front end) includes an internal header, and one with a
-# folder the layer table lacks, must each fail with the right line.
+# engine/core, one where the CLI (a front end) includes an internal header, one where mpi/ (a
+# front end on the CLI) does, and one with a folder the layer table lacks, must each fail with
+# the right line.
 set -eu
 check="$(dirname "$0")/layering.sh"
 tmp=$(mktemp -d)
@@ -36,6 +37,22 @@ if sh "$check" "$tmp/front" >"$tmp/out"; then
   exit 1
 fi
 grep -q '^engine/cli/main.c:2: includes core/trans.h from engine/core: a front end' "$tmp/out" || {
+  echo "layering_selftest: unexpected report:" >&2
+  cat "$tmp/out" >&2
+  exit 1
+}
+
+# vitesse-mpi (mpi/) may include the CLI's headers (the table says so), not internal ones.
+cp -R "$tmp/clean" "$tmp/mpi"
+mkdir "$tmp/mpi/mpi"
+printf '#include "vitesse.h"\n#include "cli.h"\n' >"$tmp/mpi/mpi/main.c"
+sh "$check" "$tmp/mpi" || { echo "layering_selftest: mpi/ including the CLI's header rejected" >&2; exit 1; }
+printf '#include "vitesse.h"\n#include "cli.h"\n#include "trans.h"\n' >"$tmp/mpi/mpi/main.c"
+if sh "$check" "$tmp/mpi" >"$tmp/out"; then
+  echo "layering_selftest: mpi/ including an internal header passed" >&2
+  exit 1
+fi
+grep -q '^mpi/main.c:3: includes trans.h from engine/core: a front end' "$tmp/out" || {
   echo "layering_selftest: unexpected report:" >&2
   cat "$tmp/out" >&2
   exit 1

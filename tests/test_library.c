@@ -2,8 +2,9 @@
  * lattices and the engine: the version, one-line errors, a model opened from memory behaves as
  * the same file opened from its path, vt_tagger agrees with the engine's output for tagger and
  * joint models, the engine's decode agrees with vt_decode for any thread count, cancelling, a
- * failing sink, and engines run from the caller's own threads (pthreads, an OpenMP region). Its
- * data (a toy tagging corpus, a toy chunking corpus, random lattices) is made here. */
+ * failing sink, engines run from the caller's own threads (pthreads, an OpenMP region), and corpus
+ * parts and sentence ranges (a cluster rank's share) as the whole. Its data (a toy tagging
+ * corpus, a toy chunking corpus, random lattices) is made here. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <pthread.h>
@@ -667,6 +668,115 @@ TEST(progress_counts_input_bytes) {
   vt_model_close(m);
 }
 
+/* ---- a cluster rank's share: corpus parts and sentence ranges ---------------------------------
+ */
+
+/* Tagging the corpus cut after blank lines into parts (vt_engine_tag_part, each told how many
+ * lines come before it) gives the bytes of tagging the file, and a bad line in a part is named
+ * with its line number in the whole corpus. */
+TEST(corpus_parts_tag_as_the_whole_file) {
+  REQUIRE(toy_train(tpath("part.model")) == VT_OK, "train: %s", vt_last_error());
+  vt_model *m = NULL;
+  REQUIRE(vt_model_open(&m, tpath("part.model")) == VT_OK, "open: %s", vt_last_error());
+  vt_engine *e = NULL;
+  vt_engine_opts eo;
+  vt_engine_opts_init(&eo);
+  eo.threads = 2;
+  eo.batch_tokens = 7;
+  REQUIRE(vt_engine_create(&e, &eo) == VT_OK, "engine");
+  words_write(tpath("pwords.txt"));
+  const char *files[1] = {tpath("pwords.txt")};
+  membuf ref = {0};
+  REQUIRE(vt_engine_tag(e, m, NULL, files, 1, mem_sink, &ref, NULL) == VT_OK, "tag: %s",
+          vt_last_error());
+  size_t len = 0;
+  char *text = slurp(tpath("pwords.txt"), &len);
+  REQUIRE(text != NULL, "read back");
+  for (int every = 1; every <= 7; every += 3) { /* cut after every 1st, 4th, 7th blank line */
+    membuf out = {0};
+    size_t at = 0, blanks = 0;
+    int64_t lines = 0, parts = 0;
+    for (size_t i = 0; i <= len; i++) {
+      int cut =
+          i == len || (text[i] == '\n' && i > 0 && text[i - 1] == '\n' && ++blanks % every == 0);
+      if (!cut) continue;
+      size_t end = i < len ? i + 1 : len;
+      vt_corpus_part part = {text + at, end - at, files[0], lines, {0}};
+      vt_run_report rep;
+      EXPECT_EQ_INT(vt_engine_tag_part(e, m, NULL, &part, mem_sink, &out, &rep), VT_OK, "part");
+      for (size_t j = at; j < end; j++) lines += text[j] == '\n';
+      at = end;
+      parts++;
+    }
+    EXPECT(parts > 1, "cut into parts");
+    EXPECT(out.p && ref.p && out.len == ref.len && !memcmp(out.p, ref.p, ref.len),
+           "parts of every %d sentences: the file's bytes", every);
+    free(out.p);
+  }
+  /* A ragged line, the 4th of a part after 41 lines: reported as line 45 of the corpus. */
+  static const char bad[] = "the\n\ndog\ncat x\n\n";
+  vt_corpus_part part = {bad, sizeof bad - 1, "corpus.txt", 41, {0}};
+  membuf out = {0};
+  EXPECT_EQ_INT(vt_engine_tag_part(e, m, NULL, &part, mem_sink, &out, NULL), VT_EFORMAT, "ragged");
+  EXPECT(strstr(vt_last_error(), "corpus.txt:45:") != NULL, "line in the corpus: %s",
+         vt_last_error());
+  vt_corpus_part empty = {NULL, 0, NULL, 0, {0}};
+  EXPECT_EQ_INT(vt_engine_tag_part(e, m, NULL, &empty, mem_sink, &out, NULL), VT_OK, "empty part");
+  EXPECT_EQ_INT(vt_engine_tag_part(e, m, NULL, NULL, mem_sink, &out, NULL), VT_EINVAL, "no part");
+  free(out.p);
+  free(text);
+  free(ref.p);
+  vt_engine_destroy(e);
+  vt_model_close(m);
+}
+
+/* Decoding sentence ranges one after the other gives the lines of decoding the whole set, and
+ * with a posteriors sink the .npy bytes (the header comes with the range starting at 0). */
+TEST(sentence_ranges_decode_as_the_whole_set) {
+  vt_lattices *lat = NULL;
+  vt_trans *tr = NULL;
+  vt_engine *e = NULL;
+  REQUIRE(vt_lattices_synth(&lat, 7, 50, 6.0, 3) == VT_OK, "synth");
+  REQUIRE(vt_lattices_synth_trans(lat, &tr) == VT_OK, "trans");
+  vt_engine_opts eo;
+  vt_engine_opts_init(&eo);
+  eo.threads = 2;
+  eo.batch_tokens = 9;
+  REQUIRE(vt_engine_create(&e, &eo) == VT_OK, "engine");
+  vt_decode_opts o;
+  vt_decode_opts_init(&o);
+  o.k = 2;
+  o.algo = VT_ALGO_KBEST_VITERBI;
+  membuf ref = {0}, refp = {0}, out = {0}, outp = {0};
+  vt_conf_opts c;
+  vt_conf_opts_init(&c);
+  c.logz = 1;
+  c.post_sink = mem_sink;
+  c.post_ctx = &refp;
+  REQUIRE(vt_engine_decode_conf(e, tr, &o, &c, lat, mem_sink, &ref, NULL) == VT_OK, "whole");
+  c.post_ctx = &outp;
+  static const int64_t cut[] = {0, 17, 17, 49, 50};
+  for (int i = 0; i + 1 < 5; i++) {
+    vt_status st = vt_engine_decode_range(e, tr, &o, &c, lat, cut[i], cut[i + 1] - cut[i], mem_sink,
+                                          &out, NULL);
+    EXPECT(st == VT_OK, "range %d: %s", i, vt_strerror(st));
+  }
+  EXPECT(out.p && out.len == ref.len && !memcmp(out.p, ref.p, ref.len), "the whole set's lines");
+  EXPECT(outp.p && outp.len == refp.len && !memcmp(outp.p, refp.p, refp.len),
+         "the whole set's marginals, header first");
+  EXPECT_EQ_INT(vt_engine_decode_range(e, tr, &o, NULL, lat, 40, 11, mem_sink, &out, NULL),
+                VT_EINVAL, "past the end");
+  EXPECT_EQ_INT(vt_engine_decode_range(e, tr, &o, NULL, lat, -1, 2, mem_sink, &out, NULL),
+                VT_EINVAL, "before the start");
+  free(ref.p);
+  free(refp.p);
+  free(out.p);
+  free(outp.p);
+  vt_engine_destroy(e);
+  vt_trans_destroy(tr);
+  vt_lattices_close(lat);
+}
+
 static void cleanup(void) {
   char cmd[4200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -691,7 +801,9 @@ int main(int argc, char **argv) {
                                     CASE(engine_decode_agrees_with_vt_decode),
                                     CASE(engine_runs_from_the_callers_own_threads),
                                     CASE(synthetic_lattices_round_trip_through_files),
-                                    CASE(progress_counts_input_bytes)};
+                                    CASE(progress_counts_input_bytes),
+                                    CASE(corpus_parts_tag_as_the_whole_file),
+                                    CASE(sentence_ranges_decode_as_the_whole_set)};
   if (setup() != 0) return 1;
   return test_run(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

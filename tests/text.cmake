@@ -19,3 +19,8 @@ foreach(case bad_ragged bad_long bad_model bad_template)
     COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/text_cli.sh $<TARGET_FILE:vitesse> ${case})
   set_tests_properties(text_cli.${case} PROPERTIES LABELS badinput)
 endforeach()
+
+# filter_cli: vitesse tag as a Hadoop Streaming / Spark pipe() filter over many small pre-sharded
+# .gz inputs (tests/filter_cli.sh; the README's recipe).
+add_test(NAME filter_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/filter_cli.sh $<TARGET_FILE:vitesse>)
+set_tests_properties(filter_cli PROPERTIES LABELS unit)

@@ -20,9 +20,10 @@ void vt_tag_opts_init(vt_tag_opts *o) {
   o->chunk_col = -1;
 }
 
-vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
-                        const char *const *files, int n_files, vt_sink_fn sink, void *sink_ctx,
-                        vt_run_report *rep) {
+/* vt_engine_tag and vt_engine_tag_part: the files, or `part` when not NULL. */
+static vt_status tag_run(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
+                         const char *const *files, int n_files, const vt_corpus_part *part,
+                         vt_sink_fn sink, void *sink_ctx, vt_run_report *rep) {
   vt_run_report local;
   vt_tag_opts o;
   vt_reader_opts ro;
@@ -49,11 +50,30 @@ vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts
   if (o.decode.k < 1) vt_model_default_decoder(m, 1, &o.decode);
   if ((st = vt_model_check_decoder(m, &o.decode)) != VT_OK) return st;
   vt_model_reader(m, &o, &ro);
-  if (m->kind == VT_MODEL_CRFSUITE)
+  if (m->kind == VT_MODEL_CRFSUITE) {
+    if (part)
+      return vt_fail(VT_EUNSUPPORTED, "a CRFsuite model tags item files, not corpus parts");
     return vt_crfs_job_run(e, m->crfs, &o, &ro, files, n_files, sink, sink_ctx, rep);
+  }
   if (m->kind == VT_MODEL_JOINT_CHUNK)
-    return vt_chunk_job_run(e, &m->chunk, &o, &ro, files, n_files, sink, sink_ctx, rep);
-  return vt_tag_job_run(e, m->text, &o, &ro, files, n_files, sink, sink_ctx, rep);
+    return vt_chunk_job_run(e, &m->chunk, &o, &ro, files, n_files, part, sink, sink_ctx, rep);
+  return vt_tag_job_run(e, m->text, &o, &ro, files, n_files, part, sink, sink_ctx, rep);
+}
+
+vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
+                        const char *const *files, int n_files, vt_sink_fn sink, void *sink_ctx,
+                        vt_run_report *rep) {
+  return tag_run(e, m, opts, files, n_files, NULL, sink, sink_ctx, rep);
+}
+
+vt_status vt_engine_tag_part(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
+                             const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
+                             vt_run_report *rep) {
+  if (!part) {
+    if (rep) memset(rep, 0, sizeof *rep);
+    return vt_fail(VT_EINVAL, "tag: no corpus part");
+  }
+  return tag_run(e, m, opts, NULL, 0, part, sink, sink_ctx, rep);
 }
 
 void vt_conf_opts_init(vt_conf_opts *o) { memset(o, 0, sizeof *o); }
@@ -67,6 +87,14 @@ vt_status vt_engine_decode(vt_engine *e, const vt_trans *trans, const vt_decode_
 vt_status vt_engine_decode_conf(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
                                 const vt_conf_opts *conf, const vt_lattices *lat, vt_sink_fn sink,
                                 void *sink_ctx, vt_run_report *rep) {
+  return vt_engine_decode_range(e, trans, opts, conf, lat, 0, vt_lattices_sentences(lat), sink,
+                                sink_ctx, rep);
+}
+
+vt_status vt_engine_decode_range(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
+                                 const vt_conf_opts *conf, const vt_lattices *lat, int64_t first,
+                                 int64_t count, vt_sink_fn sink, void *sink_ctx,
+                                 vt_run_report *rep) {
   vt_run_report local;
   vt_decode_opts o;
   if (!rep) rep = &local;
@@ -82,5 +110,5 @@ vt_status vt_engine_decode_conf(vt_engine *e, const vt_trans *trans, const vt_de
     c = *conf;
   else
     vt_conf_opts_init(&c);
-  return vt_decode_job_run(e, trans, &o, &c, lat, sink, sink_ctx, rep);
+  return vt_decode_job_run(e, trans, &o, &c, lat, first, count, sink, sink_ctx, rep);
 }

@@ -25,8 +25,4 @@ struct vt_model {
  * Returns VT_OK or VT_ENOMEM. */
 vt_status vt_model_finish(vt_model *m);
 
-/* The corpus options to read with for `m` under tag options `o`: the model's (taggers), overridden
- * by those `o` says were given. */
-void vt_model_reader(const vt_model *m, const vt_tag_opts *o, vt_reader_opts *ro);
-
 #endif

@@ -185,7 +185,8 @@ double vt_run_report_chunk_f1(const vt_run_report *r, double *pos_acc, double *t
 
 vt_status vt_chunk_job_run(vt_engine *e, const vt_chunk_model *m, const vt_tag_opts *o,
                            const vt_reader_opts *ro, const char *const *files, int n_files,
-                           vt_sink_fn sink, void *sink_ctx, vt_run_report *rep) {
+                           const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
+                           vt_run_report *rep) {
   vt_status st = VT_ENOMEM;
   vt_sched *sched = NULL;
   vt_sched_stats rs;
@@ -204,7 +205,7 @@ vt_status vt_chunk_job_run(vt_engine *e, const vt_chunk_model *m, const vt_tag_o
   j.eval = o->eval;
   j.ro.pos_col = j.eval ? o->pos_col : -1;
   j.ro.chunk_col = j.eval ? o->chunk_col : -2;
-  j.feed = (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0, 0, -1};
+  j.feed = (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0, 0, -1, part};
   j.out = (vt_corpus_out){sink, sink_ctx, 0, rep};
   j.eo = &e->opts;
   if (o->word_col < 0 || (j.eval && o->pos_col < 0)) {

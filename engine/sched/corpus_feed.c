@@ -11,9 +11,13 @@
 int vt_corpus_feed_read(vt_corpus_feed *f, vt_conll_text *t, vt_sentbatch *sb, vt_sched_batch *b) {
   for (;;) {
     if (!f->r) {
-      if (f->file >= (f->n_files ? f->n_files : 1)) return 0;
+      if (f->file >= (f->n_files && !f->part ? f->n_files : 1)) return 0;
       const char *path = f->n_files ? f->files[f->file] : "-";
-      vt_status st = vt_conll_open(&f->r, path, f->ro, b->err, sizeof b->err);
+      const vt_corpus_part *pt = f->part;
+      vt_status st =
+          pt ? vt_conll_open_mem(&f->r, pt->name ? pt->name : "-", pt->data ? pt->data : "",
+                                 pt->len, (uint64_t)pt->first_line, f->ro, b->err, sizeof b->err)
+             : vt_conll_open(&f->r, path, f->ro, b->err, sizeof b->err);
       if (st != VT_OK) return st;
     }
     int32_t n = 0;
@@ -54,6 +58,7 @@ vt_status vt_corpus_feed_parse(const vt_corpus_feed *f, const vt_conll_text *t, 
 /* The input's size in bytes: the sum of the files' sizes, 0 when one is not a regular file. */
 static int64_t input_size(const vt_corpus_feed *f) {
   int64_t sum = 0;
+  if (f->part) return (int64_t)f->part->len;
   for (int i = 0; i < (f->n_files ? f->n_files : 1); i++) {
     const char *p = f->n_files ? f->files[i] : "-";
     struct stat st; /* "-": standard input counts when it is a regular file (< FILE) */

@@ -15,10 +15,11 @@ typedef struct vt_corpus_feed {
   const char *const *files; /* n_files of them; none: standard input */
   int n_files, file;        /* the file being read */
   vt_conll *r;
-  int64_t budget;      /* tokens per batch (the reader counts 16 bytes a token line) */
-  int64_t read_sents;  /* sentences read so far */
-  int64_t bytes_done;  /* bytes of the files finished */
-  int64_t bytes_total; /* all the files' bytes, 0 = unknown, -1 = not yet looked at */
+  int64_t budget;             /* tokens per batch (the reader counts 16 bytes a token line) */
+  int64_t read_sents;         /* sentences read so far */
+  int64_t bytes_done;         /* bytes of the files finished */
+  int64_t bytes_total;        /* all the files' bytes, 0 = unknown, -1 = not yet looked at */
+  const vt_corpus_part *part; /* not NULL: read this piece of memory instead of the files */
 } vt_corpus_feed;
 
 /* Cuts the next batch of whole sentences into `t` (their raw lines: byte work only, on the

@@ -35,6 +35,7 @@ typedef struct decode_job {
   vt_sink_fn sink;
   void *sink_ctx;
   int64_t next; /* next sentence to read */
+  int64_t end;  /* one past the last sentence to read */
   padded_stats *wstats;
   int write_errno;
   int64_t released; /* values of E released (those before it) */
@@ -52,10 +53,10 @@ static void release_rows(decode_job *j, int64_t upto) {
 static int decode_read(void *ctx, vt_sched_batch *b) {
   decode_job *j = ctx;
   const vt_lattices *src = j->src;
-  if (j->next >= src->n_sent) return 0;
+  if (j->next >= j->end) return 0;
   int64_t cost = 0;
   b->first = j->next;
-  while (j->next < src->n_sent) {
+  while (j->next < j->end) {
     int64_t T = src->offset[j->next + 1] - src->offset[j->next];
     int64_t c = T > 0 ? T : 1; /* empty sentences count: a batch is never unbounded */
     if (b->items > 0 && cost + c > j->budget) break;
@@ -217,8 +218,8 @@ static vt_status trans_clone(const void *model, const vt_mem *mem, void **out) {
 static void trans_free(void *replica, const vt_mem *mem) { vt_trans_clone_free(replica, mem); }
 
 vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
-                            const vt_conf_opts *conf, const vt_lattices *lat, vt_sink_fn sink,
-                            void *sink_ctx, vt_run_report *rep) {
+                            const vt_conf_opts *conf, const vt_lattices *lat, int64_t first,
+                            int64_t count, vt_sink_fn sink, void *sink_ctx, vt_run_report *rep) {
   vt_status st = VT_ENOMEM;
   vt_sched *sched = NULL;
   vt_sched_stats rs;
@@ -233,7 +234,15 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
                  vt_trans_labels(trans), lat->L);
     goto done;
   }
+  if (first < 0 || count < 0 || first > lat->n_sent || count > lat->n_sent - first) {
+    st = vt_fail(VT_EINVAL, "decode: sentences [%lld, %lld) are not in the %lld of the lattices",
+                 (long long)first, (long long)first + (long long)count, (long long)lat->n_sent);
+    goto done;
+  }
   j.src = lat;
+  j.next = first;
+  j.end = first + count;
+  j.released = lat->offset[first] * lat->L;
   j.opts = opts;
   j.conf = conf;
   j.cancel = &e->cancel;
@@ -247,7 +256,7 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
     goto done;
   }
   memset(j.wstats, 0, (size_t)plan->n_workers * sizeof *j.wstats);
-  if (conf->post_sink) { /* the .npy header: the rows follow batch by batch */
+  if (conf->post_sink && first == 0) { /* the .npy header of the whole set: the rows follow */
     char hdr[256];
     const int64_t shape[2] = {lat->offset[lat->n_sent], lat->L};
     size_t n = vt_npy_header(VT_NPY_F32, 2, shape, hdr, sizeof hdr);

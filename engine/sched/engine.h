@@ -33,24 +33,28 @@ void vt_engine_progress(const vt_engine_opts *eo, const vt_sched_progress *p, in
 /* The run loops. Each fills `rep` (never NULL here), leaves the message of a failure in
  * vt_last_error, and keeps the scheduler statistics in e->ss. */
 
-/* Tags corpus files with a tagger model (engine/sched/tag_job.c). */
+/* Tags corpus files, or the piece of memory `part` when not NULL, with a tagger model
+ * (engine/sched/tag_job.c). */
 vt_status vt_tag_job_run(vt_engine *e, const struct vt_textmodel *m, const vt_tag_opts *o,
                          const vt_reader_opts *ro, const char *const *files, int n_files,
-                         vt_sink_fn sink, void *sink_ctx, vt_run_report *rep);
+                         const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
+                         vt_run_report *rep);
 
-/* Tags corpus files with a joint label-chunk model (engine/sched/chunk_job.c). */
+/* Tags corpus files, or `part`, with a joint label-chunk model (engine/sched/chunk_job.c). */
 vt_status vt_chunk_job_run(vt_engine *e, const struct vt_chunk_model *m, const vt_tag_opts *o,
                            const vt_reader_opts *ro, const char *const *files, int n_files,
-                           vt_sink_fn sink, void *sink_ctx, vt_run_report *rep);
+                           const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
+                           vt_run_report *rep);
 
 /* Tags CRFsuite item files with a CRFsuite model (engine/sched/crfs_job.c). */
 vt_status vt_crfs_job_run(vt_engine *e, const struct vt_crfs *m, const vt_tag_opts *o,
                           const vt_reader_opts *ro, const char *const *files, int n_files,
                           vt_sink_fn sink, void *sink_ctx, vt_run_report *rep);
 
-/* Decodes a lattice set (engine/sched/decode_job.c). */
+/* Decodes sentences [first, first + count) of a lattice set (engine/sched/decode_job.c); the
+ * posteriors' .npy header (the whole set's shape) only when first is 0. */
 vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
-                            const vt_conf_opts *conf, const vt_lattices *lat, vt_sink_fn sink,
-                            void *sink_ctx, vt_run_report *rep);
+                            const vt_conf_opts *conf, const vt_lattices *lat, int64_t first,
+                            int64_t count, vt_sink_fn sink, void *sink_ctx, vt_run_report *rep);
 
 #endif

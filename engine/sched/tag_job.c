@@ -75,7 +75,8 @@ static void tag_progress(void *ctx, const vt_sched_progress *p) {
 
 vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts *o,
                          const vt_reader_opts *ro, const char *const *files, int n_files,
-                         vt_sink_fn sink, void *sink_ctx, vt_run_report *rep) {
+                         const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
+                         vt_run_report *rep) {
   vt_status st = VT_ENOMEM;
   vt_sched *sched = NULL;
   vt_sched_stats rs;
@@ -89,7 +90,7 @@ vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts 
   err[0] = '\0';
   j.opts = &o->decode;
   j.conf = (vt_text_conf){o->verbose, o->constraints, o->label_sep, &e->cancel};
-  j.feed = (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0, 0, -1};
+  j.feed = (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0, 0, -1, part};
   j.out = (vt_corpus_out){sink, sink_ctx, 0, rep};
   j.eo = &e->opts;
 

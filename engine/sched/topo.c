@@ -73,6 +73,21 @@ static void synthetic_size(const char *syn, long long *pus, long long *numa) {
   *pus = prod;
 }
 
+/* A process bound to some of the machine's CPUs (taskset, numactl, an MPI launcher, or
+ * vitesse-mpi giving each rank of a node its share) plans its workers on those CPUs only: the
+ * topology is restricted to the calling thread's binding (the process's, unless a thread was
+ * bound alone: an MPI library's own threads keep theirs) when that is a strict subset. */
+static void restrict_to_binding(vt_topo *t) {
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  hwloc_const_bitmap_t all = hwloc_topology_get_topology_cpuset(t->hw);
+  if (set && hwloc_get_cpubind(t->hw, set, HWLOC_CPUBIND_THREAD) == 0 &&
+      !hwloc_bitmap_iszero(set) && hwloc_bitmap_isincluded(set, all) &&
+      !hwloc_bitmap_isequal(set, all) && hwloc_topology_restrict(t->hw, set, 0) == 0)
+    snprintf(t->source, sizeof t->source, "this machine, the %d CPUs the process is bound to",
+             hwloc_bitmap_weight(set));
+  hwloc_bitmap_free(set);
+}
+
 vt_status vt_topo_load(vt_topo *t, const char *source, char *err, size_t errlen) {
   vt_status st = VT_ENOMEM;
   char syn[512];
@@ -118,6 +133,7 @@ vt_status vt_topo_load(vt_topo *t, const char *source, char *err, size_t errlen)
     goto fail;
   }
   t->this_system = hwloc_topology_is_thissystem(t->hw);
+  if (t->this_system && (!source || !*source)) restrict_to_binding(t);
   t->packages = hwloc_get_nbobjs_by_type(t->hw, HWLOC_OBJ_PACKAGE);
   t->numa_nodes = hwloc_get_nbobjs_by_type(t->hw, HWLOC_OBJ_NUMANODE);
   t->cores = hwloc_get_nbobjs_by_type(t->hw, HWLOC_OBJ_CORE);

@@ -1,6 +1,7 @@
 /* engine/sched/topo.h: the machine's topology (hwloc) and where the engine's workers go.
  *
- * vt_topo_load discovers packages, NUMA nodes, cores and PUs of this machine, or loads a
+ * vt_topo_load discovers packages, NUMA nodes, cores and PUs of this machine (only the CPUs the
+ * process is bound to, when it is bound to some: taskset, an MPI rank's share), or loads a
  * synthetic description ("pack:2 numa:2 core:8 pu:2") or an XML file (lstopo --of xml) so that a
  * plan can be shown or tested for a machine one does not have. vt_topo_plan places workers:
  *

@@ -1,0 +1,61 @@
+/* mpi/main.c: `vitesse-mpi`, vitesse's tag and decode across the ranks of an MPI job (mpirun,
+ * srun): the same options and the same output bytes as `vitesse tag` / `vitesse decode`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "mpi_cli.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "vitesse-mpi %s: vitesse tag and decode across the ranks of an MPI job\n"
+          "\n"
+          "usage: mpirun -n P vitesse-mpi tag -m MODEL [vitesse tag options] FILE... -o OUT\n"
+          "       mpirun -n P vitesse-mpi decode [vitesse decode options] -o OUT\n"
+          "\n"
+          "The options are those of vitesse tag / vitesse decode (see their --help), and OUT\n"
+          "holds the bytes they write, for any number of ranks and threads. -o OUT is required\n"
+          "(every rank writes into it; it appears only when the job succeeds). The ranks on one\n"
+          "node share its cores (each rank's workers run on its share). Work goes in rounds:\n"
+          "VITESSE_MPI_ROUND_BYTES (tag, bytes of input per rank, default 16777216) and\n"
+          "VITESSE_MPI_ROUND_SENTENCES (decode, default 65536) bound each rank's memory.\n"
+          "A plain file is cut by byte ranges at blank lines, every rank reading its own;\n"
+          "standard input and .gz files are read (inflated) by rank 0 and scattered.\n"
+          "Joint POS + chunk models (chunk-tag) are not supported here.\n",
+          vt_version());
+}
+
+int main(int argc, char **argv) {
+  int provided = 0, rc = VT_EXIT_USAGE;
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    fprintf(stderr, "vitesse: MPI_Init_thread failed\n");
+    return VT_EXIT_FAIL;
+  }
+  vt_mpi w = {MPI_COMM_WORLD, 0, 1};
+  MPI_Comm_rank(w.comm, &w.rank);
+  MPI_Comm_size(w.comm, &w.size);
+  /* VITESSE_MPI_SHOW_SIZE: rank 0 says how many ranks the job has (the tests check it). */
+  const char *show = getenv("VITESSE_MPI_SHOW_SIZE");
+  if (show && *show && w.rank == 0) fprintf(stderr, "vitesse-mpi: %d ranks\n", w.size);
+  const char *cmd = argc >= 2 ? argv[1] : "";
+  if (!strcmp(cmd, "tag"))
+    rc = vt_mpi_tag(&w, argc - 1, argv + 1);
+  else if (!strcmp(cmd, "decode"))
+    rc = vt_mpi_decode(&w, argc - 1, argv + 1);
+  else if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    if (w.rank == 0) usage(stdout);
+    rc = VT_EXIT_OK;
+  } else if (!strcmp(cmd, "--version")) {
+    if (w.rank == 0) printf("vitesse-mpi %s\n", vt_version());
+    rc = VT_EXIT_OK;
+  } else {
+    if (w.rank == 0) {
+      if (*cmd) vt_cli_error("unknown command '%s'", cmd);
+      usage(stderr);
+    }
+  }
+  fflush(stdout);
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,278 @@
+/* mpi/tag.c: `vitesse-mpi tag`, `vitesse tag` across the ranks of an MPI job: the options
+ * (vitesse tag's own parser), each input file in turn (tag_input.c cuts it into the ranks'
+ * parts), each round's parts tagged with the ranks' engines (vt_engine_tag_part) and written at
+ * their prefix-sum offsets into the output (outfile.c), --stats and progress for the job. With
+ * sep auto the separator is decided once a file by its first token line, as the reader does. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chunk_cli.h"
+#include "split.h"
+#include "tag_run.h"
+
+#define MSG 1024
+
+static int setup_parse(void *ctx) {
+  vt_mpi_tag_run *r = ctx;
+  vt_model *m = NULL;
+  int joint = vt_chunk_cli_joint_model(r->argc, r->argv, &m);
+  if (joint < 0) return 2;
+  if (joint) {
+    vt_model_close(m);
+    vt_cli_error("tag: joint POS + chunk models are not supported by vitesse-mpi (run vitesse "
+                 "chunk-tag)");
+    return 2;
+  }
+  r->t.m = m;
+  return vt_cli_tag_setup(&r->t, r->argc, r->argv);
+}
+
+static int setup_engine(void *ctx) {
+  vt_mpi_tag_run *r = ctx;
+  return vt_cli_engine_start(&r->t.run, 0, &r->eng) != 0 ? 2 : -1;
+}
+
+static void report_add(vt_run_report *a, const vt_run_report *b) {
+  a->sentences += b->sentences;
+  a->tokens += b->tokens;
+  a->wall_seconds += b->wall_seconds;
+  a->feature_seconds += b->feature_seconds;
+  a->decode_seconds += b->decode_seconds;
+  a->lookups += b->lookups;
+  a->unknown_features += b->unknown_features;
+  a->cache_hits += b->cache_hits;
+  a->decode.sentences += b->decode.sentences;
+  a->decode.tokens += b->decode.tokens;
+  a->decode.cells += b->decode.cells;
+  a->decode.iterations += b->decode.iterations;
+  a->decode.fallbacks += b->decode.fallbacks;
+  a->decode.budget_fallbacks += b->decode.budget_fallbacks;
+  a->decode.sparse += b->decode.sparse;
+}
+
+int vt_mpi_tag_round(vt_mpi_tag_run *r, const char *name, int64_t first_line, int64_t bytes_upto) {
+  const vt_mpi *w = r->w;
+  char msg[MSG] = "";
+  double t = vt_mpi_now();
+  vt_corpus_part part;
+  memset(&part, 0, sizeof part);
+  part.data = r->in.p;
+  part.len = r->in.len;
+  part.name = name;
+  part.first_line = first_line;
+  r->outbuf.len = 0;
+  vt_run_report rep;
+  vt_status st =
+      vt_engine_tag_part(r->eng, r->t.m, &r->t.to, &part, vt_mpi_buf_sink, &r->outbuf, &rep);
+  int code = vt_mpi_code_of(st);
+  if (atomic_load(&vt_cli_stop)) code = VT_MPI_CANCELED;
+  if (code == VT_MPI_BAD || code == VT_MPI_FAIL) snprintf(msg, sizeof msg, "%s", vt_last_error());
+  report_add(&r->tot, &rep);
+  double t1 = vt_mpi_now();
+  r->ph.tag += t1 - t;
+  code = vt_mpi_agree(w, code, msg);
+  r->ph.exchange += vt_mpi_now() - t1;
+  if (code != VT_MPI_OK) return code;
+  t = vt_mpi_now();
+  code = vt_mpi_out_write(w, &r->out, r->outbuf.p, r->outbuf.len);
+  r->ph.write += vt_mpi_now() - t;
+  r->rounds++;
+  long long mine[2] = {rep.sentences, rep.tokens}, sum[2] = {0, 0};
+  MPI_Reduce(mine, sum, 2, MPI_LONG_LONG, MPI_SUM, 0, w->comm);
+  if (w->rank == 0 && r->pg.enabled) {
+    r->done_sents += sum[0];
+    r->done_tokens += sum[1];
+    vt_progress p;
+    memset(&p, 0, sizeof p);
+    p.items = r->done_sents;
+    p.tokens = r->done_tokens;
+    p.elapsed = vt_mpi_now() - r->t0;
+    p.bytes_read = bytes_upto;
+    p.bytes_total = r->total_bytes;
+    vt_cli_progress_show(&r->pg, &p);
+  }
+  return code;
+}
+
+/* Tags one input file (or standard input: "-") into the output. Returns an agreed code. */
+static int tag_one(vt_mpi_tag_run *r, const char *path) {
+  const vt_mpi *w = r->w;
+  char msg[MSG] = "";
+  vt_reader_opts ro = r->t.to.reader;
+  int comments = ro.comments || ro.conllu;
+  /* Rank 0 looks at the file: regular and not gzip (cut by ranges), or a stream. */
+  long long info[3] = {VT_MPI_OK, 0, 0}; /* code, ranges?, size */
+  if (w->rank == 0 && strcmp(path, "-")) {
+    struct stat st;
+    int fd = open(path, O_RDONLY);
+    unsigned char magic[2] = {0, 0};
+    if (fd < 0 || fstat(fd, &st) != 0) {
+      snprintf(msg, sizeof msg, "%s: cannot open: %s", path, strerror(errno));
+      info[0] = VT_MPI_BAD;
+    } else if (S_ISDIR(st.st_mode)) {
+      snprintf(msg, sizeof msg, "%s: is a directory", path);
+      info[0] = VT_MPI_BAD;
+    } else if (S_ISREG(st.st_mode)) {
+      ssize_t n = pread(fd, magic, 2, 0);
+      info[1] = !(n == 2 && magic[0] == 0x1f && magic[1] == 0x8b);
+      info[2] = (long long)st.st_size;
+    }
+    if (fd >= 0) close(fd);
+  }
+  int code = vt_mpi_agree(w, (int)info[0], msg);
+  if (code != VT_MPI_OK) return code;
+  MPI_Bcast(info, 3, MPI_LONG_LONG, 0, w->comm);
+  int sep_given = ro.sep != VT_SEP_AUTO || ro.conllu;
+  r->t.to.reader.sep = ro.sep;
+  if (!info[1]) {
+    r->total_bytes = 0;
+    code = vt_mpi_tag_stream(r, path, comments, sep_given);
+  } else {
+    int sep = ro.sep;
+    if (!sep_given) { /* rank 0 finds the file's first token line */
+      if (w->rank == 0) {
+        vt_mpi_src *src = calloc(1, sizeof *src);
+        sep = VT_SEP_SPACE;
+        if (src && (src->fd = open(path, O_RDONLY)) >= 0) {
+          src->size = info[2];
+          src->at_eof = 1;
+          int s = vt_mpi_first_sep(src, comments);
+          if (s == VT_SEP_TAB) sep = s;
+          close(src->fd);
+        }
+        free(src);
+      }
+      MPI_Bcast(&sep, 1, MPI_INT, 0, w->comm);
+    }
+    r->total_bytes = info[2];
+    code = vt_mpi_tag_ranges(r, path, info[2], sep);
+  }
+  r->t.to.reader.sep = ro.sep;
+  return code;
+}
+
+/* CPU seconds of this process. */
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Rank 0 prints the job's --stats object: the tagging figures summed over ranks, the phases'
+ * slowest rank, and rank 0's engine. */
+static void print_stats(vt_mpi_tag_run *r, double secs, double cpu) {
+  const vt_mpi *w = r->w;
+  vt_run_report sum = r->tot;
+  double d[7] = {r->tot.wall_seconds, r->tot.feature_seconds, r->tot.decode_seconds, cpu, 0, 0, 0};
+  double dsum[7];
+  long long n[11] = {r->tot.sentences,        r->tot.tokens,
+                     r->tot.lookups,          r->tot.unknown_features,
+                     r->tot.cache_hits,       r->tot.decode.sentences,
+                     r->tot.decode.tokens,    r->tot.decode.cells,
+                     r->tot.decode.fallbacks, r->tot.decode.budget_fallbacks,
+                     r->tot.decode.sparse};
+  long long nsum[11];
+  double ph[4] = {r->ph.read, r->ph.tag, r->ph.exchange, r->ph.write}, phmax[4];
+  MPI_Reduce(d, dsum, 7, MPI_DOUBLE, MPI_SUM, 0, w->comm);
+  MPI_Reduce(n, nsum, 11, MPI_LONG_LONG, MPI_SUM, 0, w->comm);
+  MPI_Reduce(ph, phmax, 4, MPI_DOUBLE, MPI_MAX, 0, w->comm);
+  if (w->rank != 0) return;
+  sum.sentences = nsum[0];
+  sum.tokens = nsum[1];
+  sum.lookups = nsum[2];
+  sum.unknown_features = nsum[3];
+  sum.cache_hits = nsum[4];
+  sum.decode.sentences = nsum[5];
+  sum.decode.tokens = nsum[6];
+  sum.decode.cells = nsum[7];
+  sum.decode.fallbacks = nsum[8];
+  sum.decode.budget_fallbacks = nsum[9];
+  sum.decode.sparse = nsum[10];
+  sum.feature_seconds = dsum[1];
+  sum.decode_seconds = dsum[2];
+  sum.wall_seconds = secs; /* the job's */
+  vt_cli_tag_stats(&r->t, &sum, secs, dsum[3], stderr);
+  fprintf(stderr,
+          "\"ranks\": %d, \"rounds\": %lld, \"round_bytes\": %lld, \"engine_seconds_sum\": %.6f, "
+          "\"mpi_read_seconds\": %.6f, \"mpi_tag_seconds\": %.6f, \"mpi_exchange_seconds\": %.6f, "
+          "\"mpi_write_seconds\": %.6f, ",
+          w->size, (long long)r->rounds, (long long)r->round_bytes, dsum[0], phmax[0], phmax[1],
+          phmax[2], phmax[3]);
+  vt_engine_stats_json(r->eng, stderr);
+  fputs("}\n", stderr);
+}
+
+int vt_mpi_tag(const vt_mpi *w, int argc, char **argv) {
+  vt_mpi_tag_run *r = calloc(1, sizeof *r);
+  int code = VT_MPI_FAIL, rc;
+  if (!r) return vt_mpi_exit_status(w, vt_mpi_agree(w, VT_MPI_FAIL, "out of memory"));
+  r->w = w;
+  r->argc = argc;
+  r->argv = argv;
+  vt_cli_tag_init(&r->t);
+  r->round_bytes = vt_mpi_env_size("VITESSE_MPI_ROUND_BYTES", (int64_t)16 << 20);
+  if ((rc = vt_mpi_setup(w, setup_parse, r)) >= 0) goto done;
+  /* The corpus options once, resolved with the model's (every part is read with them). */
+  vt_reader_opts ro;
+  vt_model_reader(r->t.m, &r->t.to, &ro);
+  r->t.to.reader = ro;
+  r->t.to.reader_from_model = 0;
+  int share = vt_mpi_node_share(w); /* no --threads: one worker per CPU of the share */
+  if (!r->t.run.opts.threads && share > 0) r->t.run.opts.threads = share;
+  int quiet = r->t.run.quiet;
+  r->t.run.quiet = 1; /* the ranks' engines show nothing; rank 0 shows the job's progress */
+  if ((rc = vt_mpi_setup(w, setup_engine, r)) >= 0) goto done;
+  vt_cli_progress_init(&r->pg, quiet || w->rank != 0, 0);
+  r->pg.unit = "sentences";
+  if ((code = vt_mpi_out_open(w, &r->out, r->t.out_path)) != VT_MPI_OK) {
+    rc = vt_mpi_exit_status(w, code);
+    goto done;
+  }
+  if (w->rank == 0) vt_cli_signals_temp(r->out.tmp); /* a second ^C removes it */
+  r->t0 = vt_mpi_now();
+  double c0 = cpu_now();
+  static const char *const stdin_only[] = {"-"};
+  const char *const *files = r->t.n_files ? r->t.files : stdin_only;
+  int n_files = r->t.n_files ? r->t.n_files : 1;
+  code = VT_MPI_OK;
+  for (int i = 0; i < n_files && code == VT_MPI_OK; i++) code = tag_one(r, files[i]);
+  if (r->pg.enabled) {
+    vt_progress p;
+    memset(&p, 0, sizeof p);
+    p.final = 1;
+    vt_cli_progress_show(&r->pg, &p);
+  }
+  if (code == VT_MPI_OK) code = vt_mpi_out_commit(w, &r->out);
+  if (code != VT_MPI_OK) {
+    vt_mpi_out_abort(w, &r->out);
+    if (code == VT_MPI_CANCELED) {
+      long long mine = r->tot.sentences, all = 0;
+      MPI_Reduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, 0, w->comm);
+      int sig = atomic_load(&vt_cli_stop), top = 0;
+      MPI_Allreduce(&sig, &top, 1, MPI_INT, MPI_MAX, w->comm);
+      if (w->rank == 0)
+        vt_cli_error("interrupted by %s: %lld sentences were tagged; %s was not written",
+                     top == SIGTERM ? "SIGTERM" : "SIGINT", all, r->t.out_path);
+    }
+    rc = vt_mpi_exit_status(w, code);
+    goto done;
+  }
+  if (r->t.run.stats) print_stats(r, vt_mpi_now() - r->t0, cpu_now() - c0);
+  rc = 0;
+done:
+  if (w->rank == 0) vt_cli_signals_temp(NULL);
+  vt_cli_engine_stop(r->eng);
+  vt_cli_tag_free(&r->t);
+  free(r->in.p);
+  free(r->outbuf.p);
+  free(r);
+  return rc;
+}

@@ -1,0 +1,50 @@
+/* mpi/tag_run.h: what the two halves of `vitesse-mpi tag` share: the command (tag.c: options,
+ * one file after the other, the round's tagging and writing, --stats) and the readers that cut
+ * a file into the ranks' parts round by round (tag_input.c). */
+#ifndef VT_MPI_TAG_RUN_H
+#define VT_MPI_TAG_RUN_H
+
+#include "mpi_cli.h"
+#include "tag_cli.h"
+
+/* This rank's seconds by phase (--stats reports the slowest rank's). */
+typedef struct vt_mpi_phases {
+  double read, tag, exchange, write; /* seconds */
+} vt_mpi_phases;
+
+/* One `vitesse-mpi tag` run, as this rank sees it. */
+typedef struct vt_mpi_tag_run {
+  const vt_mpi *w;
+  vt_cli_tag t;
+  int argc;
+  char **argv;
+  vt_engine *eng;
+  vt_mpi_out out;
+  int64_t round_bytes;
+  vt_mpi_buf in, outbuf; /* this rank's part and its output */
+  vt_run_report tot;     /* this rank's, summed over rounds */
+  vt_mpi_phases ph;
+  int64_t rounds;
+  vt_cli_progress pg;                           /* rank 0 */
+  int64_t done_sents, done_tokens, total_bytes; /* job-wide, for the progress */
+  double t0;
+} vt_mpi_tag_run;
+
+/* The number of '\n' in p[0, n). */
+int64_t vt_mpi_count_lines(const char *p, size_t n);
+
+/* Tags this rank's part (r->in), whose first line follows `first_line` lines of file `name`, and
+ * writes every rank's output; `bytes_upto`: how far into the input the round got (progress).
+ * Returns an agreed code (VT_MPI_*). */
+int vt_mpi_tag_round(vt_mpi_tag_run *r, const char *name, int64_t first_line, int64_t bytes_upto);
+
+/* Tags regular uncompressed file `path` of `size` bytes, every rank reading its own byte ranges
+ * (tag_input.c); `sep`: the file's separator (VT_SEP_AUTO: as given). Returns an agreed code. */
+int vt_mpi_tag_ranges(vt_mpi_tag_run *r, const char *path, int64_t size, int sep);
+
+/* Tags standard input ("-") or a .gz file: rank 0 reads and inflates it and scatters the parts
+ * (tag_input.c); `comments`: '#' lines are comments (for the separator's rule), `sep_given`: the
+ * separator is the options'. Returns an agreed code. */
+int vt_mpi_tag_stream(vt_mpi_tag_run *r, const char *path, int comments, int sep_given);
+
+#endif
