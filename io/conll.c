@@ -299,7 +299,8 @@ vt_status vt_conll_parse(const vt_conll_opts *o, const vt_conll_text *t, vt_sent
                          size_t errlen) {
   vt_sentence *cur = NULL;
   uint64_t first_tok_line = 0, lineno = t->line0;
-  const char *at = t->data, *text_end = t->data + t->len;
+  /* (no text: data may be NULL, and NULL + 0 is undefined) */
+  const char *at = t->data, *text_end = t->len ? t->data + t->len : t->data;
   while (at < text_end) {
     const char *nl = memchr(at, '\n', (size_t)(text_end - at));
     const char *line = at;
