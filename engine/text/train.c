@@ -227,6 +227,63 @@ vt_status vt_train_update(vt_weights *W, const vt_tcorpus *c, int64_t t0, int32_
   return VT_OK;
 }
 
+vt_status vt_train_scratch_alloc(vt_train_scratch *x, size_t maxT) {
+  x->cprev = malloc(2 * maxT * sizeof *x->cprev);
+  x->ccur = malloc(2 * maxT * sizeof *x->ccur);
+  x->cval = malloc(2 * maxT * sizeof *x->cval);
+  return x->cprev && x->ccur && x->cval ? VT_OK : VT_ENOMEM;
+}
+
+void vt_train_scratch_free(vt_train_scratch *x) {
+  free(x->cprev);
+  free(x->ccur);
+  free(x->cval);
+  x->cprev = x->ccur = NULL;
+  x->cval = NULL;
+}
+
+vt_status vt_train_predict(const vt_weights *W, const vt_tcorpus *c, const vt_trans *tr,
+                           const vt_decode_opts *opts, int64_t s, vt_arena *arena, double *E,
+                           int32_t *pred, vt_decode_stats *stats, double *decode_seconds) {
+  const int64_t t0 = c->sent_off[s];
+  const int32_t T = (int32_t)(c->sent_off[s + 1] - t0), L = W->L;
+  vt_weights_emit(W, c->ufeat + t0 * c->n_u, c->n_u, T, E, 0);
+  double score, d0 = now();
+  int32_t np;
+  vt_status st;
+  if (!tr) {
+    vt_obs_lattice lat = {L, T, W->A, W->S, W->F, E, NULL, NULL, NULL};
+    st = vt_train_obs_deltas(W, NULL, c->bfeat + t0 * c->n_b, c->n_b, T, 0, arena, &lat);
+    if (st == VT_OK) st = vt_obs_decode(&lat, opts, arena, pred, &score, &np, stats);
+  } else {
+    st = vt_decode(tr, opts, arena, E, T, pred, &score, &np, stats);
+  }
+  *decode_seconds += now() - d0;
+  vt_arena_reset(arena);
+  return st;
+}
+
+vt_status vt_train_learn(vt_weights *W, vt_trans *tr, const vt_tcorpus *c, int64_t s,
+                         const int32_t *pred, vt_train_scratch *x, int64_t *tok_err,
+                         int64_t *sent_err) {
+  const int64_t t0 = c->sent_off[s];
+  const int32_t T = (int32_t)(c->sent_off[s + 1] - t0);
+  vt_status st = VT_OK;
+  int32_t wrong = 0;
+  for (int32_t t = 0; t < T; t++) wrong += pred[t] != c->gold[t0 + t];
+  if (wrong) {
+    int32_t nc;
+    int se;
+    *tok_err += wrong;
+    (*sent_err)++;
+    st = vt_train_update(W, c, t0, T, pred, x->cprev, x->ccur, x->cval, &nc, &se);
+    if (st == VT_OK && tr)
+      st = vt_trans_update(tr, nc, x->cprev, x->ccur, x->cval, se ? W->S : NULL, se ? W->F : NULL);
+  }
+  W->c += 1;
+  return st;
+}
+
 vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus *dev,
                        const int32_t *rank, int obs_bigram, const vt_perc_opts *o,
                        vt_perc_report *rep, char *err, size_t errlen) {
@@ -235,8 +292,9 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
   vt_arena *arena = NULL;
   vt_trans *tr = NULL;
   int64_t *order = NULL;
-  double *E = NULL, *cval = NULL;
-  int32_t *pred = NULL, *cprev = NULL, *ccur = NULL;
+  double *E = NULL;
+  int32_t *pred = NULL;
+  vt_train_scratch x = {NULL, NULL, NULL};
   memset(rep, 0, sizeof *rep);
   rep->dev_accuracy = -1;
   vt_decode_opts opts;
@@ -255,11 +313,8 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
   const size_t maxT = (size_t)(train->max_T > 0 ? train->max_T : 1);
   E = malloc(maxT * (size_t)L * sizeof *E);
   pred = malloc(maxT * sizeof *pred);
-  cprev = malloc(2 * maxT * sizeof *cprev);
-  ccur = malloc(2 * maxT * sizeof *ccur);
-  cval = malloc(2 * maxT * sizeof *cval);
   order = malloc(((size_t)train->n_sent + 1) * sizeof *order);
-  if (!E || !pred || !cprev || !ccur || !cval || !order) goto fail;
+  if (!E || !pred || !order || vt_train_scratch_alloc(&x, maxT) != VT_OK) goto fail;
   if (vt_arena_create(&arena, 0) != VT_OK) goto fail;
   if (!obs_bigram) {
     st = vt_trans_create(&tr, L, W->A, W->S, W->F, rank);
@@ -275,40 +330,14 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
     int64_t tok_err = 0, sent_err = 0;
     for (int64_t i = 0; i < train->n_sent; i++) {
       if (o->progress && i % tick == 0) o->progress(o->ctx, epoch, o->epochs, i, train->n_sent);
-      const int64_t s = order[i], t0 = train->sent_off[s];
-      const int32_t T = (int32_t)(train->sent_off[s + 1] - t0);
-      vt_weights_emit(W, train->ufeat + t0 * train->n_u, train->n_u, T, E, 0);
-      double score, d0 = now();
-      int32_t np;
-      if (obs_bigram) {
-        vt_obs_lattice lat = {L, T, W->A, W->S, W->F, E, NULL, NULL, NULL};
-        st = vt_train_obs_deltas(W, NULL, train->bfeat + t0 * train->n_b, train->n_b, T, 0, arena,
-                                 &lat);
-        if (st == VT_OK) st = vt_obs_decode(&lat, &opts, arena, pred, &score, &np, &rep->decode);
-      } else {
-        st = vt_decode(tr, &opts, arena, E, T, pred, &score, &np, &rep->decode);
-      }
-      rep->decode_seconds += now() - d0;
-      vt_arena_reset(arena);
+      st = vt_train_predict(W, train, tr, &opts, order[i], arena, E, pred, &rep->decode,
+                            &rep->decode_seconds);
       if (st != VT_OK) {
         vt_errorf(err, errlen, NULL, "training: decoding failed: %s", vt_strerror(st));
         goto fail;
       }
-      int32_t wrong = 0;
-      for (int32_t t = 0; t < T; t++) wrong += pred[t] != train->gold[t0 + t];
-      if (wrong) {
-        int32_t nc;
-        int se;
-        tok_err += wrong;
-        sent_err++;
-        st = vt_train_update(W, train, t0, T, pred, cprev, ccur, cval, &nc, &se);
-        if (st != VT_OK) goto fail;
-        if (tr) {
-          st = vt_trans_update(tr, nc, cprev, ccur, cval, se ? W->S : NULL, se ? W->F : NULL);
-          if (st != VT_OK) goto fail;
-        }
-      }
-      W->c += 1;
+      if ((st = vt_train_learn(W, tr, train, order[i], pred, &x, &tok_err, &sent_err)) != VT_OK)
+        goto fail;
     }
     int stop = 0;
     st = vt_train_epoch_end(W, train, dev, rank, obs_bigram, o, epoch, tok_err, sent_err,
@@ -326,8 +355,6 @@ done:
   free(order);
   free(E);
   free(pred);
-  free(cprev);
-  free(ccur);
-  free(cval);
+  vt_train_scratch_free(&x);
   return st;
 }

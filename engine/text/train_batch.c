@@ -48,24 +48,8 @@ typedef struct batch_ctx {
 
 /* Emissions and best path of sentence i of the batch, into its prediction slot. */
 static vt_status decode_one(const batch_ctx *x, worker *w, int64_t i) {
-  const vt_tcorpus *c = x->c;
-  const int64_t s = x->sent[i], t0 = c->sent_off[s];
-  const int32_t T = (int32_t)(c->sent_off[s + 1] - t0), L = x->W->L;
-  int32_t *pred = x->pred + (size_t)i * x->maxT;
-  vt_weights_emit(x->W, c->ufeat + t0 * c->n_u, c->n_u, T, w->E, 0);
-  double score, d0 = now();
-  int32_t np;
-  vt_status st;
-  if (!x->tr) {
-    vt_obs_lattice lat = {L, T, x->W->A, x->W->S, x->W->F, w->E, NULL, NULL, NULL};
-    st = vt_train_obs_deltas(x->W, NULL, c->bfeat + t0 * c->n_b, c->n_b, T, 0, w->arena, &lat);
-    if (st == VT_OK) st = vt_obs_decode(&lat, &x->dopts, w->arena, pred, &score, &np, &w->stats);
-  } else {
-    st = vt_decode(x->tr, &x->dopts, w->arena, w->E, T, pred, &score, &np, &w->stats);
-  }
-  w->decode_seconds += now() - d0;
-  vt_arena_reset(w->arena);
-  return st;
+  return vt_train_predict(x->W, x->c, x->tr, &x->dopts, x->sent[i], w->arena, w->E,
+                          x->pred + (size_t)i * x->maxT, &w->stats, &w->decode_seconds);
 }
 
 vt_status vt_train_run_batch(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus *dev,
@@ -82,10 +66,9 @@ vt_status vt_train_run_batch(vt_weights *W, const vt_tcorpus *train, const vt_tc
   int64_t *order = malloc(((size_t)train->n_sent + 1) * sizeof *order);
   int32_t *pred = malloc((size_t)B * maxT * sizeof *pred);
   vt_status *sst = malloc((size_t)B * sizeof *sst);
-  int32_t *cprev = malloc(2 * maxT * sizeof *cprev), *ccur = malloc(2 * maxT * sizeof *ccur);
-  double *cval = malloc(2 * maxT * sizeof *cval);
+  vt_train_scratch xs = {NULL, NULL, NULL};
   vt_trans *tr = NULL;
-  if (!wk || !order || !pred || !sst || !cprev || !ccur || !cval) goto fail;
+  if (!wk || !order || !pred || !sst || vt_train_scratch_alloc(&xs, maxT) != VT_OK) goto fail;
   for (int i = 0; i < nthreads; i++) {
     wk[i].E = malloc(maxT * (size_t)L * sizeof *wk[i].E);
     if (!wk[i].E || vt_arena_create(&wk[i].arena, 0) != VT_OK) goto fail;
@@ -121,23 +104,9 @@ vt_status vt_train_run_batch(vt_weights *W, const vt_tcorpus *train, const vt_tc
           vt_errorf(err, errlen, NULL, "training: decoding failed: %s", vt_strerror(st));
           goto fail;
         }
-        const int64_t s = order[b0 + i], t0 = train->sent_off[s];
-        const int32_t T = (int32_t)(train->sent_off[s + 1] - t0);
-        const int32_t *p = pred + (size_t)i * maxT;
-        int32_t wrong = 0;
-        for (int32_t t = 0; t < T; t++) wrong += p[t] != train->gold[t0 + t];
-        if (wrong) {
-          int32_t nc;
-          int se;
-          tok_err += wrong;
-          sent_err++;
-          if ((st = vt_train_update(W, train, t0, T, p, cprev, ccur, cval, &nc, &se)) != VT_OK)
-            goto fail;
-          if (tr && (st = vt_trans_update(tr, nc, cprev, ccur, cval, se ? W->S : NULL,
-                                          se ? W->F : NULL)) != VT_OK)
-            goto fail;
-        }
-        W->c += 1;
+        st = vt_train_learn(W, tr, train, order[b0 + i], pred + (size_t)i * maxT, &xs, &tok_err,
+                            &sent_err);
+        if (st != VT_OK) goto fail;
       }
     }
     int stop = 0;
@@ -162,8 +131,6 @@ done:
   free(order);
   free(pred);
   free(sst);
-  free(cprev);
-  free(ccur);
-  free(cval);
+  vt_train_scratch_free(&xs);
   return st;
 }
