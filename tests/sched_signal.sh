@@ -94,6 +94,26 @@ st=$(cat "$base/st3")
 [ "$st" -eq 141 ] || fail "closed stdout: exit status $st, expected 141"
 [ ! -s "$base/err3" ] || fail "closed stdout: stderr not empty: $(cat "$base/err3")"
 
+# term_in_search WHAT PID DIR ERR MESSAGE: PID is a run busy in one long search, writing into DIR;
+# SIGTERM stops it within 5 s, exit 143, MESSAGE (a pattern) in ERR, nothing left in DIR.
+term_in_search() {
+  sleep 1
+  if kill -0 "$2" 2>/dev/null; then
+    t0=$(date +%s)
+    kill -TERM "$2"
+    wait "$2"
+    st=$?
+    t1=$(date +%s)
+    [ $st -eq 143 ] || fail "$1: exit status $st, expected 143"
+    [ $((t1 - t0)) -le 5 ] || fail "$1: it took $((t1 - t0)) s to stop"
+    grep -q "$5" "$4" || fail "$1: message: $(cat "$4")"
+    [ -z "$(ls -A "$3")" ] || fail "$1: files left: $(ls -A "$3")"
+  else
+    wait "$2"
+    fail "$1: the unbudgeted search ended within a second (status $?)"
+  fi
+}
+
 # 4. SIGTERM inside one long search.
 "$VITESSE" synth -o "$base/long" --labels 300 --sentences 4 --mean-length 40 --seed 5 >/dev/null ||
   exit 1
@@ -102,23 +122,8 @@ LONG="--emissions $base/long/E.npy --lengths $base/long/N.npy --transitions $bas
 mkdir "$base/w4"
 # shellcheck disable=SC2086
 "$VITESSE" decode $LONG --budget none -o "$base/w4/out" 2>"$base/err4" &
-pid=$!
-sleep 1
-if kill -0 "$pid" 2>/dev/null; then
-  t0=$(date +%s)
-  kill -TERM "$pid"
-  wait "$pid"
-  st=$?
-  t1=$(date +%s)
-  [ $st -eq 143 ] || fail "SIGTERM in a search: exit status $st, expected 143"
-  [ $((t1 - t0)) -le 5 ] || fail "SIGTERM in a search: it took $((t1 - t0)) s to stop"
-  grep -q 'interrupted by SIGTERM: 0 of 4 sentences' "$base/err4" ||
-    fail "SIGTERM in a search: message: $(cat "$base/err4")"
-  [ -z "$(ls -A "$base/w4")" ] || fail "SIGTERM in a search: files left: $(ls -A "$base/w4")"
-else
-  wait "$pid"
-  fail "SIGTERM in a search: the unbudgeted search ended within a second (status $?)"
-fi
+term_in_search "SIGTERM in a search" $! "$base/w4" "$base/err4" \
+  'interrupted by SIGTERM: 0 of 4 sentences'
 # shellcheck disable=SC2086
 "$VITESSE" decode $LONG --stats -o "$base/out5" 2>"$base/err5" ||
   fail "default budget: $(cat "$base/err5")"
@@ -142,23 +147,7 @@ awk 'BEGIN { srand(9); for (s = 0; s < 3; s++) { for (i = 0; i < 60; i++) print 
 mkdir "$base/w7"
 "$VITESSE" tag -m "$base/rand.model" --algo astar --heuristic naive -k 5 --budget none \
   --threads 1 "$base/rand_test.txt" -o "$base/w7/out" 2>"$base/err7" &
-pid=$!
-sleep 1
-if kill -0 "$pid" 2>/dev/null; then
-  t0=$(date +%s)
-  kill -TERM "$pid"
-  wait "$pid"
-  st=$?
-  t1=$(date +%s)
-  [ $st -eq 143 ] || fail "tag, SIGTERM in a search: exit status $st, expected 143"
-  [ $((t1 - t0)) -le 5 ] || fail "tag, SIGTERM in a search: it took $((t1 - t0)) s to stop"
-  grep -q 'interrupted by SIGTERM' "$base/err7" ||
-    fail "tag, SIGTERM in a search: message: $(cat "$base/err7")"
-  [ -z "$(ls -A "$base/w7")" ] || fail "tag, SIGTERM in a search: files left: $(ls -A "$base/w7")"
-else
-  wait "$pid"
-  fail "tag, SIGTERM in a search: the unbudgeted search ended within a second (status $?)"
-fi
+term_in_search "tag, SIGTERM in a search" $! "$base/w7" "$base/err7" 'interrupted by SIGTERM'
 
 [ $fails -eq 0 ] || exit 1
 echo "sched_signal: all checks passed"
