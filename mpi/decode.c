@@ -95,17 +95,7 @@ int vt_mpi_decode(const vt_mpi *w, int argc, char **argv) {
     tot.sentences += rep.sentences;
     tot.tokens += rep.tokens;
     tot.wall_seconds += rep.wall_seconds;
-    tot.decode.sentences += rep.decode.sentences;
-    tot.decode.tokens += rep.decode.tokens;
-    tot.decode.cells += rep.decode.cells;
-    tot.decode.iterations += rep.decode.iterations;
-    tot.decode.active_labels += rep.decode.active_labels;
-    tot.decode.nodes += rep.decode.nodes;
-    tot.decode.pruned += rep.decode.pruned;
-    tot.decode.pops += rep.decode.pops;
-    tot.decode.fallbacks += rep.decode.fallbacks;
-    tot.decode.budget_fallbacks += rep.decode.budget_fallbacks;
-    tot.decode.sparse += rep.decode.sparse;
+    vt_decode_stats_add(&tot.decode, &rep.decode);
     double t1 = vt_mpi_now();
     ph[0] += t1 - t;
     code = vt_mpi_agree(w, code, code >= VT_MPI_FAIL ? vt_last_error() : NULL);

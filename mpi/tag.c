@@ -49,13 +49,7 @@ static void report_add(vt_run_report *a, const vt_run_report *b) {
   a->lookups += b->lookups;
   a->unknown_features += b->unknown_features;
   a->cache_hits += b->cache_hits;
-  a->decode.sentences += b->decode.sentences;
-  a->decode.tokens += b->decode.tokens;
-  a->decode.cells += b->decode.cells;
-  a->decode.iterations += b->decode.iterations;
-  a->decode.fallbacks += b->decode.fallbacks;
-  a->decode.budget_fallbacks += b->decode.budget_fallbacks;
-  a->decode.sparse += b->decode.sparse;
+  vt_decode_stats_add(&a->decode, &b->decode);
 }
 
 int vt_mpi_tag_round(vt_mpi_tag_run *r, const char *name, int64_t first_line, int64_t bytes_upto) {
