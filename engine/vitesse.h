@@ -683,7 +683,14 @@ typedef struct vt_engine_opts {
   /* Optional: called on the calling thread about every 0.25 s and once at the end. */
   void (*progress)(void *ctx, const vt_progress *p);
   void *progress_ctx;
-  int64_t reserved[8];
+  /* 1: the sinks of a run (vt_engine_tag, vt_engine_decode...) may be called on the workers'
+   * threads: still one call at a time, in input order, each call seeing the previous one's
+   * effects (a lock orders them), so a sink writing to a FILE* or a buffer needs no locking of
+   * its own. The worker that completes the batch next in order writes it, and the calling
+   * thread only reads. 0 (default): every sink call on the calling thread. */
+  int sink_any_thread;
+  int reserved32;
+  int64_t reserved[7];
 } vt_engine_opts;
 
 /* Fills `o` with the defaults: omp_get_max_threads() workers, bound to cores, this machine,
@@ -715,7 +722,8 @@ VT_API void vt_engine_cancel(vt_engine *e);
 /* Prints the engine's plan (nodes, workers and their cores) to `f`, as `vitesse topo` does. */
 VT_API void vt_engine_print_plan(const vt_engine *e, FILE *f);
 
-/* Receives the output, in input order, on the calling thread. Returns VT_OK to go on; anything
+/* Receives the output, in input order, on the calling thread (or, with the engine option
+ * sink_any_thread, one call at a time on a worker's thread). Returns VT_OK to go on; anything
  * else stops the run with that status (a write error: keep errno in your context). */
 typedef vt_status (*vt_sink_fn)(void *ctx, const char *data, size_t len);
 
