@@ -701,7 +701,8 @@ VT_API void vt_engine_opts_init(vt_engine_opts *o);
 VT_API vt_status vt_bind_parse(const char *name, vt_bind *out);
 
 /* A planned set of workers: reader -> batches -> NUMA-placed workers -> reorder -> writer. The
- * calling thread reads and writes; workers decode. Reusable for any number of runs. */
+ * calling thread reads, and writes unless the sinks may run on any thread (sink_any_thread:
+ * then the workers write, in order); workers decode. Reusable for any number of runs. */
 typedef struct vt_engine vt_engine;
 
 /* Loads the topology and plans the workers. Returns VT_OK, VT_EINVAL (bad option or topology:
@@ -778,7 +779,8 @@ typedef struct vt_run_report {
   int canceled;                                               /* the run was canceled */
   int write_errno; /* errno of the failed sink write, 0 when none */
   /* CPU seconds (CLOCK_THREAD_CPUTIME_ID) of the calling thread, which reads, cuts sentences and
-   * writes (serial), and of the workers, summed: serial/worker is what limits scaling. */
+   * writes (serial; with sink_any_thread the workers write), and of the workers, summed:
+   * serial/worker is what limits scaling. */
   double serial_cpu_seconds, worker_cpu_seconds;
   int64_t reserved[6];
 } vt_run_report;
@@ -878,7 +880,8 @@ VT_API vt_status vt_engine_decode_range(vt_engine *e, const vt_trans *trans,
 
 /* Prints the engine's part of the last run's --stats JSON object to `f`: `"key": value` pairs
  * separated by ", ", without braces (threads, bind, batch tokens, slots, wall/read/decode/write
- * split, serial_cpu_seconds and worker_cpu_seconds, omp_proc_bind, per-worker figures, the
+ * split, write_cpu_seconds and write_on_workers, serial_cpu_seconds and worker_cpu_seconds,
+ * omp_proc_bind, per-worker figures, the
  * process's memory). */
 VT_API void vt_engine_stats_json(const vt_engine *e, FILE *f);
 
