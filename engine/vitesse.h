@@ -683,7 +683,14 @@ typedef struct vt_engine_opts {
   /* Optional: called on the calling thread about every 0.25 s and once at the end. */
   void (*progress)(void *ctx, const vt_progress *p);
   void *progress_ctx;
-  int64_t reserved[8];
+  /* 1: the sinks of a run (vt_engine_tag, vt_engine_decode...) may be called on the workers'
+   * threads: still one call at a time, in input order, each call seeing the previous one's
+   * effects (a lock orders them), so a sink writing to a FILE* or a buffer needs no locking of
+   * its own. The worker that completes the batch next in order writes it, and the calling
+   * thread only reads. 0 (default): every sink call on the calling thread. */
+  int sink_any_thread;
+  int reserved32;
+  int64_t reserved[7];
 } vt_engine_opts;
 
 /* Fills `o` with the defaults: omp_get_max_threads() workers, bound to cores, this machine,
@@ -694,7 +701,8 @@ VT_API void vt_engine_opts_init(vt_engine_opts *o);
 VT_API vt_status vt_bind_parse(const char *name, vt_bind *out);
 
 /* A planned set of workers: reader -> batches -> NUMA-placed workers -> reorder -> writer. The
- * calling thread reads and writes; workers decode. Reusable for any number of runs. */
+ * calling thread reads, and writes unless the sinks may run on any thread (sink_any_thread:
+ * then the workers write, in order); workers decode. Reusable for any number of runs. */
 typedef struct vt_engine vt_engine;
 
 /* Loads the topology and plans the workers. Returns VT_OK, VT_EINVAL (bad option or topology:
@@ -715,7 +723,8 @@ VT_API void vt_engine_cancel(vt_engine *e);
 /* Prints the engine's plan (nodes, workers and their cores) to `f`, as `vitesse topo` does. */
 VT_API void vt_engine_print_plan(const vt_engine *e, FILE *f);
 
-/* Receives the output, in input order, on the calling thread. Returns VT_OK to go on; anything
+/* Receives the output, in input order, on the calling thread (or, with the engine option
+ * sink_any_thread, one call at a time on a worker's thread). Returns VT_OK to go on; anything
  * else stops the run with that status (a write error: keep errno in your context). */
 typedef vt_status (*vt_sink_fn)(void *ctx, const char *data, size_t len);
 
@@ -770,7 +779,8 @@ typedef struct vt_run_report {
   int canceled;                                               /* the run was canceled */
   int write_errno; /* errno of the failed sink write, 0 when none */
   /* CPU seconds (CLOCK_THREAD_CPUTIME_ID) of the calling thread, which reads, cuts sentences and
-   * writes (serial), and of the workers, summed: serial/worker is what limits scaling. */
+   * writes (serial; with sink_any_thread the workers write), and of the workers, summed:
+   * serial/worker is what limits scaling. */
   double serial_cpu_seconds, worker_cpu_seconds;
   int64_t reserved[6];
 } vt_run_report;
@@ -870,7 +880,8 @@ VT_API vt_status vt_engine_decode_range(vt_engine *e, const vt_trans *trans,
 
 /* Prints the engine's part of the last run's --stats JSON object to `f`: `"key": value` pairs
  * separated by ", ", without braces (threads, bind, batch tokens, slots, wall/read/decode/write
- * split, serial_cpu_seconds and worker_cpu_seconds, omp_proc_bind, per-worker figures, the
+ * split, write_cpu_seconds and write_on_workers, serial_cpu_seconds and worker_cpu_seconds,
+ * omp_proc_bind, per-worker figures, the
  * process's memory). */
 VT_API void vt_engine_stats_json(const vt_engine *e, FILE *f);
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/sched_cli.sh VITESSE: `vitesse decode` on the engine gives byte-identical output for any
 # --threads (1, 2, 3), --batch-tokens (1, 7, default), --bind, SIMD level this CPU runs (viterbi;
-# the others at the best level), and a 4-node synthetic plan (4 queues, stealing); and
+# the others at the best level), and a 4-node synthetic plan (4 queues, stealing); a write
+# error on the workers' ordered commit (-o /dev/full: one line, exit status 1); and
 # `vitesse topo` prints the planned placement.
 set -u
 VITESSE=$1
@@ -80,6 +81,25 @@ done
 "$VITESSE" decode $DATA --algo viterbi --topology "numa:4 core:1" --threads 4 --batch-tokens 3 \
   --stats >/dev/null 2>"$base/stats" || fail "stats run"
 grep -q '"queues": 4' "$base/stats" || fail "4 queues expected in --stats: $(cat "$base/stats")"
+
+# The workers write (the ordered commit): --stats says so, and what they write is counted as
+# theirs (write_cpu_seconds is part of worker_cpu_seconds).
+grep -q '"write_on_workers": true' "$base/stats" ||
+  fail "write_on_workers expected in --stats: $(cat "$base/stats")"
+
+# A write error on a worker's write: one line and exit status 1, as any write error of the CLI
+# (tests/rough.sh), whatever the thread count.
+if [ -w /dev/full ]; then
+  for threads in 1 3; do
+    # shellcheck disable=SC2086
+    "$VITESSE" decode $DATA --algo viterbi --threads $threads --batch-tokens 50 --quiet \
+      -o /dev/full 2>"$base/err"
+    rc=$?
+    [ "$rc" -eq 1 ] || fail "decode -o /dev/full, $threads threads: exit status $rc, want 1"
+    [ "$(wc -l <"$base/err")" -eq 1 ] && grep -q '^vitesse: .*No space left on device' "$base/err" ||
+      fail "decode -o /dev/full, $threads threads: $(cat "$base/err")"
+  done
+fi
 
 # vitesse topo: the plan of a synthetic machine.
 "$VITESSE" topo --topology "pack:2 numa:2 core:8 pu:2" --threads 5 >"$base/topo" ||

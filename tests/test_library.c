@@ -71,11 +71,20 @@ typedef struct membuf {
   char *p;
   size_t len, cap;
   int fail_after; /* > 0: the n-th call fails */
+  int track;      /* count the calls made on `caller`'s thread and on others */
+  pthread_t caller;
+  int on_caller, off_caller;
 } membuf;
 
 static vt_status mem_sink(void *ctx, const char *data, size_t len) {
   membuf *b = ctx;
   if (b->fail_after > 0 && --b->fail_after == 0) return VT_EIO;
+  if (b->track) {
+    if (pthread_equal(pthread_self(), b->caller))
+      b->on_caller++;
+    else
+      b->off_caller++;
+  }
   if (b->len + len + 1 > b->cap) {
     size_t cap = (b->len + len + 1) * 2;
     char *p = realloc(b->p, cap);
@@ -476,18 +485,29 @@ TEST(engine_decode_agrees_with_vt_decode) {
   membuf ref = d.ref;
   EXPECT_EQ_INT(vt_lattices_sentences(lat), S, "sentences");
   EXPECT_EQ_INT(vt_lattices_labels(lat), DL, "labels");
-  for (int threads = 1; threads <= 3; threads++) {
+  /* 1 to 3 workers, the sink on the calling thread, then on the workers (sink_any_thread). */
+  for (int run = 0; run < 6; run++) {
+    const int threads = 1 + run % 3, any = run / 3;
     vt_engine_opts eo;
     vt_engine_opts_init(&eo);
     eo.threads = threads;
     eo.batch_tokens = 9;
+    eo.sink_any_thread = any;
     vt_engine *e = NULL;
     REQUIRE(vt_engine_create(&e, &eo) == VT_OK, "engine");
     membuf b = {0};
+    b.track = 1;
+    b.caller = pthread_self();
     vt_run_report rep;
     EXPECT_EQ_INT(vt_engine_decode(e, tr, &o, lat, mem_sink, &b, &rep), VT_OK, "run");
     EXPECT(b.p && ref.p && !strcmp(b.p, ref.p), "%d threads: the engine's lines are vt_decode's",
            threads);
+    if (any)
+      EXPECT(b.on_caller == 0 && b.off_caller > 0, "sink_any_thread: %d calls on the caller",
+             b.on_caller);
+    else
+      EXPECT(b.off_caller == 0 && b.on_caller > 0, "the sink on the caller: %d calls elsewhere",
+             b.off_caller);
     EXPECT_EQ_INT(rep.sentences, S, "sentences written");
     /* A cancel asked before the run stops it; the next run is whole again. */
     vt_engine_cancel(e);

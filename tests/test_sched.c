@@ -5,6 +5,7 @@
  * the progress callback. Also run under ThreadSanitizer (label sched). */
 #define _POSIX_C_SOURCE 200809L
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "test_util.h"
 
 static int replicas_made;        /* model replicas made by the scheduler being tested */
+static int workers_write;        /* the jobs run with write_on_workers (the ordered commit) */
 static atomic_int wrong_replica; /* a worker saw another node's replica */
 
 typedef struct tjob {
@@ -27,9 +29,13 @@ typedef struct tjob {
   int slots;
   atomic_int cancel;
   atomic_int worker0_batches;
-  /* Checked on the coordinator: */
-  int64_t written; /* batches written, which must be 0, 1, 2, ... */
+  pthread_t caller;    /* the thread that called vt_sched_run */
+  atomic_int in_write; /* write() calls in progress: never more than one */
+  /* Checked after the run (written is also read by the reader, while workers write): */
+  _Atomic int64_t written; /* batches written, which must be 0, 1, 2, ... */
   int order_ok, content_ok, bound_ok;
+  int overlap;               /* two write() calls ran at once */
+  int on_caller, off_caller; /* write() calls on the calling thread, on another one */
   int writes_after_failure;
   int progress_final;
 } tjob;
@@ -79,6 +85,13 @@ static vt_status job_work(void *ctx, const vt_sched_worker *w, vt_sched_batch *b
 static vt_status job_write(void *ctx, vt_sched_batch *b) {
   tjob *j = ctx;
   char want[64];
+  if (atomic_fetch_add(&j->in_write, 1)) j->overlap = 1;
+  if (pthread_equal(pthread_self(), j->caller))
+    j->on_caller++;
+  else
+    j->off_caller++;
+  spin(2000); /* long enough for a second writer, if there were one, to overlap */
+  atomic_fetch_sub(&j->in_write, 1);
   if (j->fail_write_at >= 0 && j->written > j->fail_write_at) j->writes_after_failure++;
   if (b->seq != j->written) j->order_ok = 0;
   int n = snprintf(want, sizeof want, "batch %lld first %lld\n", (long long)j->written,
@@ -104,8 +117,19 @@ static void job_init(tjob *j, int64_t n, int slots) {
 }
 
 static vt_status job_run(vt_sched *s, tjob *j, vt_sched_stats *st, char *err, size_t errlen) {
-  vt_sched_job job = {j, job_read, job_work, job_write, job_progress, 0.001, &j->cancel};
-  return vt_sched_run(s, &job, st, err, errlen);
+  vt_sched_job job = {j,     job_read,   job_work,     job_write, job_progress,
+                      0.001, &j->cancel, workers_write};
+  j->caller = pthread_self();
+  vt_status rc = vt_sched_run(s, &job, st, err, errlen);
+  /* Writes are one at a time, and made where the mode says: with worker commit and a team with
+   * workers, never on the calling thread (which only reads); without, always on it. */
+  EXPECT(!j->overlap, "write() calls never overlap");
+  if (workers_write && st->n_workers > 0 && st->write_on_workers)
+    EXPECT(j->on_caller == 0, "worker commit: %d writes on the calling thread", j->on_caller);
+  if (!workers_write)
+    EXPECT(j->off_caller == 0 && !st->write_on_workers,
+           "coordinator writes: %d writes on another thread", j->off_caller);
+  return rc;
 }
 
 /* The "model": each replica records the order it was made in, which is its plan node. */
@@ -289,5 +313,18 @@ TEST(order_synthetic_nodes) {
   check_order("pack:2 numa:2 core:8 pu:2", 6, VT_BIND_CORE, 5);
 }
 
+/* Every case again with the ordered commit: the workers write (write_on_workers), the
+ * coordinator only reads; same order, bounds, failures and cancel. */
+TEST(worker_commit) {
+  workers_write = 1;
+  order_this_machine();
+  order_synthetic_nodes();
+  steal();
+  cancel();
+  work_failure_one_worker();
+  failures_four_workers();
+  workers_write = 0;
+}
+
 TEST_MAIN(CASE(order_this_machine), CASE(order_synthetic_nodes), CASE(steal), CASE(cancel),
-          CASE(work_failure_one_worker), CASE(failures_four_workers))
+          CASE(work_failure_one_worker), CASE(failures_four_workers), CASE(worker_commit))

@@ -19,6 +19,9 @@ const char vt_cli_engine_usage[] =
 void vt_cli_engine_init(vt_cli_engine *e) {
   memset(e, 0, sizeof *e);
   vt_engine_opts_init(&e->opts);
+  /* The CLI's sinks (vt_sink_file, the label-name rewriter) only need their calls ordered: let
+   * the workers write, so the serial thread only reads and cuts. */
+  e->opts.sink_any_thread = 1;
 }
 
 int vt_cli_engine_opt(vt_cli_engine *e, int code, const char *arg) {

@@ -230,9 +230,14 @@ vt_status vt_chunk_job_run(vt_engine *e, const vt_chunk_model *m, const vt_tag_o
     goto done;
   }
   memset(j.wk, 0, (size_t)plan->n_workers * sizeof *j.wk);
-  vt_sched_job job = {
-      &j, chunk_read, chunk_work, chunk_write, e->opts.progress ? chunk_progress : NULL,
-      0,  &e->cancel};
+  vt_sched_job job = {&j,
+                      chunk_read,
+                      chunk_work,
+                      chunk_write,
+                      e->opts.progress ? chunk_progress : NULL,
+                      0,
+                      &e->cancel,
+                      e->opts.sink_any_thread};
   st = vt_sched_run(sched, &job, &rs, err, sizeof err);
   rep->write_errno = j.out.write_errno;
   if (j.out.write_errno) snprintf(err, sizeof err, "write error: %s", strerror(j.out.write_errno));

@@ -182,8 +182,14 @@ vt_status vt_crfs_job_run(vt_engine *e, const vt_crfs *m, const vt_tag_opts *o,
     snprintf(err, sizeof err, "out of memory");
     goto done;
   }
-  vt_sched_job job = {&j, crfs_read, crfs_work, crfs_write, e->opts.progress ? crfs_progress : NULL,
-                      0,  &e->cancel};
+  vt_sched_job job = {&j,
+                      crfs_read,
+                      crfs_work,
+                      crfs_write,
+                      e->opts.progress ? crfs_progress : NULL,
+                      0,
+                      &e->cancel,
+                      e->opts.sink_any_thread};
   st = vt_sched_run(sched, &job, &rs, err, sizeof err);
   rep->write_errno = j.write_errno;
   if (j.write_errno) snprintf(err, sizeof err, "write error: %s", strerror(j.write_errno));

@@ -273,9 +273,14 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
     vt_fail(st, "cannot set up the engine: %s", vt_strerror(st));
     goto done;
   }
-  vt_sched_job job = {
-      &j, decode_read, decode_work, decode_write, e->opts.progress ? decode_progress : NULL,
-      0,  &e->cancel};
+  vt_sched_job job = {&j,
+                      decode_read,
+                      decode_work,
+                      decode_write,
+                      e->opts.progress ? decode_progress : NULL,
+                      0,
+                      &e->cancel,
+                      e->opts.sink_any_thread};
   st = vt_sched_run(sched, &job, &rs, err, sizeof err);
   if (st == VT_ECANCELED)
     vt_fail(st, "canceled");

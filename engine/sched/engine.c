@@ -124,6 +124,7 @@ void vt_engine_stats_json(const vt_engine *e, FILE *f) {
           "\"batch_tokens\": %lld, \"slots\": %d, \"max_in_flight\": %d, "
           "\"batches\": %lld, \"batches_dropped\": %lld, \"canceled\": %s, "
           "\"wall_seconds\": %.6f, \"read_seconds\": %.6f, \"write_seconds\": %.6f, "
+          "\"write_cpu_seconds\": %.6f, \"write_on_workers\": %s, "
           "\"worker_busy_seconds_mean\": %.6f, \"serial_cpu_seconds\": %.6f, "
           "\"worker_cpu_seconds\": %.6f, \"omp_proc_bind\": \"%s\", "
           "\"coordinator_heap_bytes\": %lld, \"workers\": [",
@@ -131,6 +132,7 @@ void vt_engine_stats_json(const vt_engine *e, FILE *f) {
           (long long)e->opts.batch_tokens, st->slots, st->max_in_flight,
           (long long)st->batches_written, (long long)st->batches_dropped,
           st->canceled ? "true" : "false", st->wall_seconds, st->read_seconds, st->write_seconds,
+          st->write_cpu_seconds, st->write_on_workers ? "true" : "false",
           st->n_workers ? busy / st->n_workers : 0.0, st->serial_cpu_seconds,
           st->worker_cpu_seconds, proc_bind_name(), (long long)st->coordinator_heap_bytes);
   for (int i = 0; i < st->n_workers; i++) {

@@ -61,6 +61,18 @@ struct vt_sched {
   int failed;        /* some work() failed */
   int rr;            /* where the dispatcher's tie-break starts */
   int64_t write_seq; /* the batch the writer waits for: only its end wakes the coordinator */
+  /* The ordered commit (commit_ready), under mu: batches next_write .. next_read-1 are in
+   * flight; `committing` is set while one thread writes, so writes are one at a time and in
+   * order whoever makes them. */
+  int64_t next_read, next_write;
+  int writing;            /* 0 once a gap (a failed or dropped batch) or a write error stopped it */
+  int committing;         /* a thread is inside job->write */
+  int stopping;           /* the coordinator stops the run (cancel or failure) */
+  vt_status write_status; /* the first write() failure */
+  int workers_write;      /* this run, the workers commit (job->write_on_workers, and workers) */
+  int coord_waiting;      /* the coordinator sleeps on done_cv */
+  int64_t wake_in_flight; /* ... and wants waking once no more batches than this are in flight */
+  vt_sched_stats *rs;     /* the run's counters (written, write_seconds) */
 };
 
 static double now_seconds(void) {
@@ -161,6 +173,53 @@ static void wake_all(vt_sched *s) {
   for (int n = 0; n < s->n_nodes; n++) pthread_cond_broadcast(&s->nodes[n].cv);
 }
 
+/* ---- the ordered commit ---------------------------------------------------------------------- */
+
+/* Whether the sleeping coordinator has something to do (caller holds mu): enough slots free to
+ * read on, everything written, or a run that stops. */
+static int coordinator_due(const vt_sched *s) {
+  return s->coord_waiting && (s->next_read - s->next_write <= s->wake_in_flight || !s->writing ||
+                              s->stopping || s->write_status != VT_OK);
+}
+
+/* Writes every complete batch at the head of the order, one at a time, on the calling thread
+ * (caller holds mu; returns with it held, having released it around each write). One thread
+ * commits at a time: a thread that finds another committing leaves, and the committer looks at
+ * the head again after each write under mu, so a batch completed meanwhile is not missed. A
+ * failed or dropped batch at the head (a gap) ends writing: nothing after it is written. */
+static void commit_ready(vt_sched *s) {
+  if (s->committing) return;
+  s->committing = 1;
+  vt_sched_stats *rs = s->rs;
+  while (s->writing && s->write_status == VT_OK && s->next_write < s->next_read) {
+    slot *sl = &s->slots[s->next_write % s->n_slots];
+    if (sl->state == SLOT_FAILED || sl->state == SLOT_DROPPED) {
+      s->writing = 0;
+      break;
+    }
+    if (sl->state != SLOT_DONE) break;
+    pthread_mutex_unlock(&s->mu);
+    const double t0 = now_seconds(), c0 = thread_cpu_seconds();
+    vt_status st = s->job->write(s->job->ctx, &sl->b);
+    const double dt = now_seconds() - t0, dc = thread_cpu_seconds() - c0;
+    pthread_mutex_lock(&s->mu);
+    rs->write_seconds += dt;
+    rs->write_cpu_seconds += dc;
+    if (st != VT_OK) {
+      s->write_status = st;
+      s->writing = 0;
+      break;
+    }
+    sl->state = SLOT_FREE;
+    s->write_seq = ++s->next_write;
+    rs->batches_written++;
+    rs->items_written += sl->b.items;
+    rs->tokens_written += sl->b.tokens;
+  }
+  s->committing = 0;
+  if (coordinator_due(s)) pthread_cond_signal(&s->done_cv);
+}
+
 /* ---- workers --------------------------------------------------------------------------------- */
 
 /* Runs the batch in slot `idx` on worker `w` (called with mu held; returns with it held). */
@@ -190,10 +249,17 @@ static void batch_run(vt_sched *s, worker *w, const vt_sched_worker *view, int i
   sl->state = st == VT_OK ? SLOT_DONE : canceled ? SLOT_DROPPED : SLOT_FAILED;
   if (st != VT_OK && !canceled) s->failed = 1;
   s->running--;
-  /* Wake the coordinator only when it has something to do: the batch it writes next is done,
-   * a batch failed or was dropped, or no batch runs any more (a stopping run waits for that).
-   * A batch done out of order is written without a wake-up when its turn comes. */
-  if (sl->b.seq == s->write_seq || st != VT_OK || !s->running) pthread_cond_signal(&s->done_cv);
+  if (!s->workers_write) {
+    /* Wake the coordinator only when it has something to do: the batch it writes next is
+     * done, a batch failed or was dropped, or no batch runs any more (a stopping run waits for
+     * that). A batch done out of order is written without a wake-up when its turn comes. */
+    if (sl->b.seq == s->write_seq || st != VT_OK || !s->running) pthread_cond_signal(&s->done_cv);
+    return;
+  }
+  /* Worker commit: a failure wakes the coordinator (it stops the run); this worker then writes
+   * whatever is complete at the head of the order, this batch and those after it included. */
+  if (st != VT_OK) pthread_cond_signal(&s->done_cv);
+  commit_ready(s);
 }
 
 /* The loop of worker `w` on its thread of the OpenMP team, until the coordinator says that
@@ -326,7 +392,11 @@ static void set_err(char *err, size_t errlen, const char *msg) {
 static void run_reset(vt_sched *s, const vt_sched_job *job) {
   s->job = job;
   s->eof = s->running = s->failed = s->rr = 0;
-  s->write_seq = 0;
+  s->write_seq = s->next_read = s->next_write = 0;
+  s->writing = 1;
+  s->committing = s->stopping = s->coord_waiting = 0;
+  s->write_status = VT_OK;
+  s->wake_in_flight = 0;
   for (int i = 0; i < s->n_slots; i++) s->slots[i].state = SLOT_FREE;
   for (int n = 0; n < s->n_nodes; n++) {
     s->nodes[n].head = s->nodes[n].count = s->nodes[n].idle = 0;
@@ -345,10 +415,11 @@ static void workers_stop(vt_sched *s) {
 /* Takes the oldest queued batch of any node, or returns -1 (caller holds mu). */
 static int queue_take_any(vt_sched *s) { return queue_steal(s, -1); }
 
-/* The coordinator: reads, dispatches and writes in order on the calling thread (thread 0 of the
- * team) until the run ends, then stops the workers. `team` is the number of threads the OpenMP
- * team has: workers 0 .. team-2 run; with none (a team of one, e.g. a run started inside the
- * caller's own parallel region without nested parallelism) the coordinator works the batches
+/* The coordinator: reads and dispatches on the calling thread (thread 0 of the team), and
+ * writes in order unless the job lets the workers do it (write_on_workers), until the run ends,
+ * then stops the workers. `team` is the number of threads the OpenMP team has: workers
+ * 0 .. team-2 run; with none (a team of one, e.g. a run started inside the caller's own
+ * parallel region without nested parallelism) the coordinator works and writes the batches
  * itself, as worker 0. Fills rs's run figures; returns the run's status. */
 static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, double t_start,
                             vt_sched_stats *rs, int *read_failed, char *err, size_t errlen) {
@@ -363,52 +434,44 @@ static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, doub
   /* Heap use of the steady state: once the team is up (a thread start allocates its TLS
    * vector). */
   int64_t heap0 = vt_heap_thread_allocated();
-  int64_t next_read = 0, next_write = 0;
-  int reading = 1, writing = 1, stopping = 0;
+  int reading = 1;
   pthread_mutex_lock(&s->mu);
+  s->rs = rs;
   s->active = team - 1 < s->n_workers ? team - 1 : s->n_workers;
+  /* Who writes: the workers when the job allows it and there are any; else this thread. */
+  const int workers_write = s->workers_write = job->write_on_workers && s->active > 0;
+  rs->write_on_workers = workers_write;
+  /* Worker commit: once the ring is full, sleep until half of it is free, then read that many
+   * batches in a row: one wake-up per slots/2 batches, and the workers still have the other
+   * half queued. */
+  const int64_t refill = s->n_slots / 2 > 1 ? s->n_slots / 2 : 1;
   /* The dispatcher balances over the workers that run. */
   for (int n = 0; n < s->n_nodes; n++) s->nodes[n].workers = 0;
   for (int i = 0; i < (s->active ? s->active : 1); i++) s->nodes[s->workers[i].node].workers++;
   for (;;) {
-    /* A cancel or a failed batch: stop reading and drop what has not started. */
-    if (!stopping && ((job->cancel && atomic_load(job->cancel)) || s->failed)) {
-      stopping = 1;
+    /* A cancel, a failed batch or a failed write: stop reading and drop what has not
+     * started. */
+    if (!s->stopping &&
+        ((job->cancel && atomic_load(job->cancel)) || s->failed || s->write_status != VT_OK)) {
+      s->stopping = 1;
       reading = 0;
-      rs->canceled = !s->failed;
+      rs->canceled = !s->failed && s->write_status == VT_OK;
       rs->batches_dropped += drop_queued(s);
     }
-    /* Write the next batch in order when it is done. */
-    slot *sl = &s->slots[next_write % s->n_slots];
-    if (writing && next_write < next_read) {
-      if (sl->state == SLOT_DONE) {
-        pthread_mutex_unlock(&s->mu);
-        double t0 = now_seconds();
-        vt_status st = job->write(job->ctx, &sl->b);
-        rs->write_seconds += now_seconds() - t0;
-        pthread_mutex_lock(&s->mu);
-        if (st != VT_OK) {
-          result = st;
-          set_err(err, errlen, "writing the output failed");
-          writing = reading = 0;
-          stopping = 1;
-          rs->batches_dropped += drop_queued(s);
-          continue;
-        }
-        sl->state = SLOT_FREE;
-        s->write_seq = ++next_write;
-        rs->batches_written++;
-        rs->items_written += sl->b.items;
-        rs->tokens_written += sl->b.tokens;
+    if (s->write_status != VT_OK && result == VT_OK) {
+      result = s->write_status;
+      set_err(err, errlen, "writing the output failed");
+    }
+    /* Write what is complete in order (here, unless the workers write), and find a gap: a
+     * failed or dropped batch at the head ends writing. */
+    if (s->writing && !s->committing && s->next_write < s->next_read) {
+      int head = s->slots[s->next_write % s->n_slots].state;
+      if (head == SLOT_FAILED || head == SLOT_DROPPED) {
+        s->writing = 0;
         continue;
       }
-      if (sl->state == SLOT_FAILED || sl->state == SLOT_DROPPED) {
-        /* The first gap: nothing after it is written. */
-        if (sl->state == SLOT_FAILED && result == VT_OK) {
-          result = sl->status;
-          set_err(err, errlen, sl->b.err[0] ? sl->b.err : vt_strerror(sl->status));
-        }
-        writing = 0;
+      if (head == SLOT_DONE && !workers_write) {
+        commit_ready(s);
         continue;
       }
     }
@@ -424,9 +487,10 @@ static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, doub
       }
     }
     /* Read the next batch when a slot is free. */
-    if (reading && next_read - next_write < s->n_slots) {
-      slot *rd = &s->slots[next_read % s->n_slots];
-      rd->b.seq = next_read;
+    if (reading && s->next_read - s->next_write < s->n_slots) {
+      const int64_t seq = s->next_read;
+      slot *rd = &s->slots[seq % s->n_slots];
+      rd->b.seq = seq;
       rd->b.first = rd->b.items = rd->b.tokens = 0;
       rd->b.in.len = 0;
       rd->b.err[0] = '\0';
@@ -436,12 +500,12 @@ static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, doub
       rs->read_seconds += now_seconds() - t0;
       pthread_mutex_lock(&s->mu);
       if (r > 0) {
-        dispatch(s, next_read % s->n_slots);
-        next_read++;
+        dispatch(s, (int)(seq % s->n_slots));
+        s->next_read = seq + 1;
         rs->batches_read++;
         rs->items_read += rd->b.items;
-        if (next_read - next_write > rs->max_in_flight)
-          rs->max_in_flight = (int)(next_read - next_write);
+        if (s->next_read - s->next_write > rs->max_in_flight)
+          rs->max_in_flight = (int)(s->next_read - s->next_write);
       } else {
         reading = 0;
         s->eof = 1;
@@ -450,15 +514,17 @@ static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, doub
           result = (vt_status)r;
           *read_failed = 1;
           set_err(err, errlen, rd->b.err[0] ? rd->b.err : "reading the input failed");
-          stopping = 1;
+          s->stopping = 1;
           rs->batches_dropped += drop_queued(s);
         }
       }
       continue;
     }
     /* Done: nothing more to read, and everything written, or nothing more writable and no
-     * worker still busy (dropped batches never run). */
-    if (!reading && (writing ? next_write == next_read : s->running == 0)) break;
+     * worker still busy (dropped batches never run); and no thread inside write(). */
+    if (!reading && !s->committing &&
+        (s->writing && s->write_status == VT_OK ? s->next_write == s->next_read : s->running == 0))
+      break;
 
     double t = now_seconds();
     if (job->progress && t - t_progress >= pinterval) {
@@ -470,7 +536,8 @@ static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, doub
       pthread_mutex_lock(&s->mu);
       continue;
     }
-    /* Wake up at least every 50 ms to see a cancel flag set by a signal handler. */
+    /* Wake up at least every 50 ms to see a cancel flag set by a signal handler (and to call
+     * progress). */
     struct timespec until;
     clock_gettime(CLOCK_MONOTONIC, &until);
     until.tv_nsec += 50 * 1000 * 1000;
@@ -478,7 +545,10 @@ static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, doub
       until.tv_sec++;
       until.tv_nsec -= 1000000000L;
     }
+    s->wake_in_flight = reading ? s->n_slots - refill : 0;
+    s->coord_waiting = 1;
     pthread_cond_timedwait(&s->done_cv, &s->mu, &until);
+    s->coord_waiting = 0;
   }
   pthread_mutex_unlock(&s->mu);
   int64_t heap1 = vt_heap_thread_allocated();

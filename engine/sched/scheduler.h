@@ -3,8 +3,9 @@
  *   reader ──▶ batch #0 #1 #2 ... ──▶ one queue per NUMA node ──▶ workers (own node's queue
  *   first, stealing last) ──▶ reorder ring ──▶ writer, strictly in batch order
  *
- * The reader and the writer run on the thread that calls vt_sched_run (the coordinator); the
- * workers are the other threads of an OpenMP team, placed and bound by the plan
+ * The reader runs on the thread that calls vt_sched_run (the coordinator), and so does the
+ * writer unless the job lets the workers write (write_on_workers: an ordered commit, see
+ * vt_sched_job); the workers are the other threads of an OpenMP team, placed and bound by the plan
  * (engine/sched/topo.h). A batch
  * lives in one of a fixed ring of slots from the moment it is read until it is written, so at most
  * `slots` batches are in flight and memory stays flat however long the input: the ring is also
@@ -99,8 +100,9 @@ typedef struct vt_sched_job {
    * a message in b->err. VT_ECANCELED once `cancel` is set drops the batch (a canceled run, not
    * a failed one). */
   vt_status (*work)(void *ctx, const vt_sched_worker *w, vt_sched_batch *b);
-  /* Consumes `b`, in batch order (coordinator thread). Returns a vt_status; on failure the run
-   * stops (a closed pipe, a full disk: the callback keeps errno or says why in its context). */
+  /* Consumes `b`, in batch order, one call at a time (the coordinator thread; with
+   * write_on_workers, whichever worker commits, see below). Returns a vt_status; on failure the
+   * run stops (a closed pipe, a full disk: the callback keeps errno or says why in its context). */
   vt_status (*write)(void *ctx, vt_sched_batch *b);
   /* Optional: called about every progress_seconds, and once with final = 1 at the end. */
   void (*progress)(void *ctx, const vt_sched_progress *p);
@@ -108,6 +110,13 @@ typedef struct vt_sched_job {
   /* Optional: when it becomes nonzero (a signal handler), reading stops, queued batches are
    * dropped, running ones finish, and everything complete in order is written. */
   const atomic_int *cancel;
+  /* 1: write() runs on the workers (an ordered commit): the worker that completes the batch at
+   * the head of the order writes it and every complete batch after it, while the others go on
+   * working; a worker finding another one writing leaves it the work. The calls stay one at a
+   * time and in batch order, each after the previous one under the scheduler's mutex (so its
+   * effects are visible to the next call), and the coordinator only reads: it sleeps while the
+   * ring is full and wakes once half of it is free. 0: write() runs on the coordinator. */
+  int write_on_workers;
 } vt_sched_job;
 
 typedef struct vt_sched_config {
@@ -143,8 +152,12 @@ typedef struct vt_sched_stats {
   int64_t items_read, items_written, tokens_written;
   double wall_seconds;            /* the whole run */
   double read_seconds;            /* in read() */
-  double write_seconds;           /* in write() */
+  double write_seconds;           /* in write(), wall, summed over the threads that wrote */
+  double write_cpu_seconds;       /* CPU time in write(), wherever it ran: on the workers with
+                                     write_on_workers (then in worker_cpu_seconds), else on the
+                                     coordinator (in serial_cpu_seconds) */
   int canceled;                   /* the cancel flag stopped the run */
+  int write_on_workers;           /* the workers wrote (write_on_workers, and a team had some) */
   int64_t coordinator_heap_bytes; /* heap bytes the coordinator allocated; -1 unknown */
   double serial_cpu_seconds; /* the coordinator thread's CPU time (reading, writing, waiting) */
   double worker_cpu_seconds; /* the workers' CPU time, summed */

@@ -111,8 +111,14 @@ vt_status vt_tag_job_run(vt_engine *e, const vt_textmodel *m, const vt_tag_opts 
     goto done;
   }
   memset(j.ws, 0, (size_t)plan->n_workers * sizeof *j.ws);
-  vt_sched_job job = {&j, tag_read,  tag_work, tag_write, e->opts.progress ? tag_progress : NULL,
-                      0,  &e->cancel};
+  vt_sched_job job = {&j,
+                      tag_read,
+                      tag_work,
+                      tag_write,
+                      e->opts.progress ? tag_progress : NULL,
+                      0,
+                      &e->cancel,
+                      e->opts.sink_any_thread};
   st = vt_sched_run(sched, &job, &rs, err, sizeof err);
   rep->write_errno = j.out.write_errno;
   if (j.out.write_errno) snprintf(err, sizeof err, "write error: %s", strerror(j.out.write_errno));
