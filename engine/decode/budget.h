@@ -63,11 +63,28 @@
  * is used so that the budget stays a fraction of the full decoder's time on both. */
 #define VT_W_KBEST_BASE 6
 
+/* The progress test (issue 21). Stopping at the budget costs a hopeless sentence the budget plus
+ * the full decoder (1.5x at 0.5), while a budget small enough for 0.8x (0.25) makes the real
+ * sentences that legitimately need a quarter to a whole Viterbi fall back. The searches on the
+ * degenerate lattice (degen.h) tell the two apart cheaply, by the share of columns whose
+ * degenerate node the last best path went through. Once a search has spent VT_PROBE_SPENT of the
+ * full decoder's cost, VT_PROBE_DEGEN or more stops it: on the adversarial, uniform, flat and
+ * forbidden shapes (319 labels, staggered-col) 0.36-1.0 of the columns, on the real CoNLL-2000
+ * and Greek lattices 0.04 or fewer for 90% of the sentences past the probe and 0.43 at most. The
+ * pass that would take a search past the probe is not started at VT_PROBE_DEGEN_CROSS or more
+ * (the real sentences show up to 0.83 there, the flat and uniform shapes 0.9-1.0, whose next pass
+ * can cost a third of a Viterbi). A hopeless sentence then costs about 1.02-1.15 full decodes
+ * instead of up to 1.5 (perf/README.md, "Worst case"). */
+#define VT_PROBE_SPENT 0.05
+#define VT_PROBE_DEGEN 0.3
+#define VT_PROBE_DEGEN_CROSS 0.9
+
 typedef struct vt_budget {
   double left;              /* cells left; the search stops when it falls below 0 */
   const atomic_int *cancel; /* the engine run's cancel flag, or NULL */
   int over;                 /* 1: the search stopped over its budget */
   int canceled;             /* 1: the search stopped on the cancel flag */
+  double probe_left;        /* the progress test applies once left < probe_left (0: never) */
 } vt_budget;
 
 /* Charges `cells` of work. Returns 1 when the search must stop now (over budget: b->over, or
