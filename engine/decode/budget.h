@@ -102,6 +102,18 @@ static inline int vt_budget_charge(vt_budget *b, double cells) {
   return 0;
 }
 
+/* The progress test of a search that advances column by column (Carpediem's layers, an A*'s
+ * deepest pop) and had `from` cells left when that phase began: once past the probe, a phase
+ * whose work so far, extrapolated from the `done` of `T` columns it has reached, would overrun
+ * what it had left stops now (b->over) instead of when it has spent it all. Returns 1 when it
+ * stopped the search, else 0. */
+static inline int vt_budget_extrapolate(vt_budget *b, double from, int32_t done, int32_t T) {
+  if (!(b->left < b->probe_left) || done <= 0) return 0;
+  if ((from - b->left) * (double)T <= from * (double)done) return 0;
+  b->over = 1;
+  return 1;
+}
+
 /* Returns 1 when a search stopped on `b` (over budget or canceled). */
 static inline int vt_budget_stopped(const vt_budget *b) { return b->over || b->canceled; }
 
