@@ -22,14 +22,12 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-/* The default budget: half of the full decoder's cost, so that a sentence that falls back costs
- * about 1.5 full decodes where the weights are right (perf/README.md, "Worst case": 0.43x at
- * worst, on fully adversarial 945-label sets). Chosen by measurement: at 0.25 (what >= 0.8x
- * needs) 83 of the 1,000 CoNLL-2000 joint sentences (319 labels) fall back from staggered-col
- * and 52 from iter-viterbi-astar, whose searches legitimately need a quarter to a whole Viterbi,
- * and those decoders lose about 30% of their speed; at 0.5, 7 and 1 do (speed within 1-7%), none
- * on Greek (945 labels). */
-#define VT_BUDGET_DEFAULT 0.5
+/* The default budget: one full decoder's cost. A hopeless sentence is stopped long before by the
+ * progress test (below), so the budget only bounds what a lattice that passes that test can cost
+ * (twice the full decoder); at 1.0 the real sentences whose search legitimately needs half to a
+ * whole Viterbi keep it (at 0.5 plain staggered, whose tail is heaviest, lost 40% of its speed on
+ * the CoNLL-2000 and Greek lattices; perf/README.md, "Worst case"). */
+#define VT_BUDGET_DEFAULT 1.0
 
 /* Weights, in cells (one SIMD Viterbi transition evaluation: 0.33 ns with AVX-512 at 319
  * labels). Measured with --budget none on the adversarial lattices of perf/lattice_shape.c (319
@@ -77,6 +75,9 @@
  * instead of up to 1.5 (perf/README.md, "Worst case"). */
 #define VT_PROBE_SPENT 0.05
 #define VT_PROBE_DEGEN 0.3
+/* Plain staggered expands every degenerate column each pass, and its best paths keep more of them
+ * on real lattices (0.3 would stop 85 of the 1,000 CoNLL-2000 sentences; 0.5 stops 13) */
+#define VT_PROBE_DEGEN_ALL 0.5
 #define VT_PROBE_DEGEN_CROSS 0.9
 
 typedef struct vt_budget {

@@ -358,11 +358,12 @@ int32_t vt_degen_through(const vt_degen *s, const int32_t *path) {
   return through;
 }
 
-int vt_degen_hopeless(const vt_degen *s, int32_t through, double next, vt_budget *bud) {
+int vt_degen_hopeless(const vt_degen *s, int32_t through, double past, double next,
+                      vt_budget *bud) {
   double frac;
   if (through < 0) return 0;
   if (bud->left < bud->probe_left)
-    frac = VT_PROBE_DEGEN; /* past the probe */
+    frac = past; /* past the probe */
   else if (bud->left - next < bud->probe_left)
     frac = VT_PROBE_DEGEN_CROSS; /* this pass would take it past the probe */
   else

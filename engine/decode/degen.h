@@ -137,11 +137,11 @@ int32_t vt_degen_through(const vt_degen *s, const int32_t *path);
 
 /* The budget's progress test (budget.h), before a pass or an A* call that costs `next` cells,
  * after one whose best lattice path went through `through` degenerate nodes (vt_degen_through;
- * < 0 before the first). Once the search has spent its probe, VT_PROBE_DEGEN or more of the
- * columns stop it; the pass that would take it past the probe is not started at
- * VT_PROBE_DEGEN_CROSS or more. Stopping sets bud->over (vt_decode finishes the sentence with the
- * full decoder) and returns 1; else 0. */
-int vt_degen_hopeless(const vt_degen *s, int32_t through, double next, vt_budget *bud);
+ * < 0 before the first). Once the search has spent its probe, a share `past` or more of the
+ * columns (VT_PROBE_DEGEN, or VT_PROBE_DEGEN_ALL for plain staggered) stop it; the pass that would
+ * take it past the probe is not started at VT_PROBE_DEGEN_CROSS or more. Stopping sets bud->over
+ * (vt_decode finishes the sentence with the full decoder) and returns 1; else 0. */
+int vt_degen_hopeless(const vt_degen *s, int32_t through, double past, double next, vt_budget *bud);
 
 /* Adds a finished search's figures to `stats`: `iters` passes, the active labels and nodes of
  * the final lattice, the nodes pruned. */

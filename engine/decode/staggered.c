@@ -37,7 +37,8 @@ vt_status vt_staggered_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
   for (;;) {
     iters++;
     const double cost = vt_degen_pass_cost(&s, &stats->cells);
-    if (vt_degen_hopeless(&s, through, cost, bud) || vt_budget_charge(bud, cost))
+    if (vt_degen_hopeless(&s, through, colwise ? VT_PROBE_DEGEN : VT_PROBE_DEGEN_ALL, cost, bud) ||
+        vt_budget_charge(bud, cost))
       break; /* vt_decode goes on */
     best = forward ? vt_degen_forward(&s) : vt_degen_backward(&s);
     if (best == -INFINITY) break; /* the degenerate lattice bounds every path: none is finite */
