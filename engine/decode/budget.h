@@ -28,6 +28,11 @@
  * whole Viterbi keep it (at 0.5 plain staggered, whose tail is heaviest, lost 40% of its speed on
  * the CoNLL-2000 and Greek lattices; perf/README.md, "Worst case"). */
 #define VT_BUDGET_DEFAULT 1.0
+/* For k > 1: the k-best searches' progress tests see less (an A* reaches the last column with its
+ * first path, long before its k-th), and kbest-viterbi's estimated cost, (VT_W_KBEST_BASE + k)
+ * Viterbis, is far from its real one on lattices full of ties; half of it keeps their worst case
+ * at about 1.5 kbest-viterbis. */
+#define VT_BUDGET_DEFAULT_KBEST 0.5
 
 /* Weights, in cells (one SIMD Viterbi transition evaluation: 0.33 ns with AVX-512 at 319
  * labels). Measured with --budget none on the adversarial lattices of perf/lattice_shape.c (319
@@ -44,6 +49,9 @@
  * (measured at 45 labels, where the passes cost 5x a SIMD Viterbi); a sentence whose budget
  * cannot pay for it goes to the full decoder before the search starts */
 #define VT_W_SEARCH_LEAST 1200
+/* A search runs only where its least cost is below this share of the full decoder's: from about
+ * 58 labels up (at 45 labels every search is slower than a SIMD Viterbi) */
+#define VT_SEARCH_LEAST_SHARE 0.5
 /* per transition evaluation of a pass (small blocks, degenerate nodes) */
 #define VT_W_PASS_CELL 1.0
 /* per agenda pop (a heap pop, mostly cache misses) */

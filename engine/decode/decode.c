@@ -80,7 +80,9 @@ static double full_cells(const vt_decode_opts *opts, int32_t L, int32_t T) {
 
 static double budget_cells(const vt_decode_opts *opts, int32_t L, int32_t T) {
   if (opts->budget < 0) return INFINITY;
-  const double frac = opts->budget > 0 ? opts->budget : VT_BUDGET_DEFAULT;
+  const double frac = opts->budget > 0 ? opts->budget
+                      : opts->k > 1    ? VT_BUDGET_DEFAULT_KBEST
+                                       : VT_BUDGET_DEFAULT;
   return frac * full_cells(opts, L, T);
 }
 
@@ -138,10 +140,12 @@ vt_status vt_decode_cancelable(const vt_trans *trans, const vt_decode_opts *opts
   if (algos[opts->algo].search) {
     bud.left = budget_cells(opts, trans->L, T);
     /* The least a search costs: preparing its lattice (setup) and two passes over its columns.
-     * When even that is over the budget (small L, where a SIMD Viterbi takes microseconds and
-     * every search is slower), the full decoder runs at once. */
+     * When even that is over the budget, or over VT_SEARCH_LEAST_SHARE of the full decoder
+     * (small L, where a SIMD Viterbi takes microseconds and every search is slower), the full
+     * decoder runs at once. */
     const double setup = (double)T * VT_W_SETUP * (double)trans->L;
-    if (setup + (double)T * VT_W_SEARCH_LEAST > bud.left)
+    const double least = setup + (double)T * VT_W_SEARCH_LEAST;
+    if (least > bud.left || least > VT_SEARCH_LEAST_SHARE * full_cells(opts, trans->L, T))
       bud.over = 1;
     else
       bud.left -= setup;
