@@ -140,12 +140,13 @@ vt_status vt_decode_cancelable(const vt_trans *trans, const vt_decode_opts *opts
   if (algos[opts->algo].search) {
     bud.left = budget_cells(opts, trans->L, T);
     /* The least a search costs: preparing its lattice (setup) and two passes over its columns.
-     * When even that is over the budget, or over VT_SEARCH_LEAST_SHARE of the full decoder
-     * (small L, where a SIMD Viterbi takes microseconds and every search is slower), the full
-     * decoder runs at once. */
+     * When even that is over the budget, or (with a budget) over VT_SEARCH_LEAST_SHARE of the
+     * full decoder (small L, where a SIMD Viterbi takes microseconds and every search is
+     * slower), the full decoder runs at once. */
     const double setup = (double)T * VT_W_SETUP * (double)trans->L;
     const double least = setup + (double)T * VT_W_SEARCH_LEAST;
-    if (least > bud.left || least > VT_SEARCH_LEAST_SHARE * full_cells(opts, trans->L, T))
+    if (least > bud.left ||
+        (isfinite(bud.left) && least > VT_SEARCH_LEAST_SHARE * full_cells(opts, trans->L, T)))
       bud.over = 1;
     else
       bud.left -= setup;
