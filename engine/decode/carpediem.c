@@ -56,7 +56,7 @@ typedef struct cd {
   double *B;         /* T + 1: B[t] = the best value of layer t-1 once it is finished */
   cd_frame *stk;     /* T */
   int64_t opened, scanned;
-  vt_budget *bud;          /* charged per node opened, with the predecessors scanned for it */
+  vt_budget *bud;          /* charged per node opened, with the predecessors visited for it */
   int64_t charged_scanned; /* scanned when last charged */
 } cd;
 
@@ -123,7 +123,7 @@ static void frame_init(cd *c, cd_frame *f, int32_t t, int32_t y) {
   c->scanned++;
 }
 
-/* Charges the opening of one node and the predecessors scanned since the last charge. Returns 1
+/* Charges the opening of one node and the predecessors visited since the last charge. Returns 1
  * when the budget stops the search. */
 static int open_charge(cd *c) {
   const double cost = VT_W_CD_OPEN + VT_W_CD_SCAN * (double)(c->scanned - c->charged_scanned);
