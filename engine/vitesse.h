@@ -212,10 +212,13 @@ typedef struct vt_decode_opts {
    * viterbi-astar, iter-viterbi-astar, carpediem) per sentence, as a fraction of the cost of the
    * full decoder: one SIMD viterbi (k = 1) or kbest-viterbi (k > 1) on the same sentence. A
    * sentence whose search runs past it is finished by that full decoder: the same exact score
-   * list, at most about (1 + budget) full decodes. Whether a sentence falls back depends on the
-   * lattice only (not on threads, SIMD level or time). 0 = the default, 0.5 (perf/README.md,
-   * "Worst case"); < 0 = no budget (the search runs to its end, as before issue 21); NaN is
-   * VT_EINVAL. Other decoders ignore it. */
+   * list, at most about (1 + budget) full decodes. Within it a progress test stops a search
+   * early, once it has spent a twentieth of the full decoder, when its state shows it is far
+   * from done (a hopeless sentence then costs about 1.05-1.2 full decodes). Whether a sentence
+   * falls back depends on the lattice only (not on threads, SIMD level or time). 0 = the
+   * default, 1.0 for k = 1 and 0.5 for k > 1 (perf/README.md, "Worst case"); < 0 = no budget and
+   * no progress test (the search runs to its end, as before issue 21); NaN is VT_EINVAL. Other
+   * decoders ignore it. */
   double budget;
   int64_t reserved[7];
 } vt_decode_opts;

@@ -74,7 +74,7 @@ done
 cat "$OUT/threads.csv"
 
 BENCH="$B/perf/vt_bench --rounds 1 --seconds 0.3"
-HEAD="cpu,dataset,labels,algo,k,simd,sentences,sentences_per_second,x_scalar,x_viterbi,iterations,active_labels,pruned_fraction"
+HEAD="cpu,dataset,labels,algo,k,simd,sentences,sentences_per_second,x_scalar,x_viterbi,iterations,active_labels,pruned_fraction,x_full,fallback"
 $BENCH --csv "$W/labels" --algos viterbi,staggered-col,beam,viterbi-astar,iter-viterbi-astar \
   synth:16:2000 synth:45:2000 synth:128:1000 synth:319:500 synth:512:300 synth:1024:100 >/dev/null
 { echo "$HEAD"; cat "$W/labels"; } >"$OUT/labels.csv"

@@ -301,9 +301,9 @@ int main(int argc, char **argv) {
       printf("%-25s %4d %-7s %12.1f %10.2f %10.2f %7.2f %8.1f %7.3f %7.2f %8.3f\n", name, c->opts.k,
              vt_simd_name(c->simd), sps, xs, xv, c->iters, c->active, c->pruned, xf, c->fallback);
       if (out)
-        fprintf(out, "\"%s\",%s,%d,%s,%d,%s,%lld,%.2f,%.3f,%.3f,%.3f,%.2f,%.4f\n", cpu, d.name, d.L,
-                name, c->opts.k, vt_simd_name(c->simd), (long long)c->sentences, sps, xs, xv,
-                c->iters, c->active, c->pruned);
+        fprintf(out, "\"%s\",%s,%d,%s,%d,%s,%lld,%.2f,%.3f,%.3f,%.3f,%.2f,%.4f,%.3f,%.4f\n", cpu,
+                d.name, d.L, name, c->opts.k, vt_simd_name(c->simd), (long long)c->sentences, sps,
+                xs, xv, c->iters, c->active, c->pruned, xf, c->fallback);
     }
     vt_arena_destroy(ar);
     free(lab);

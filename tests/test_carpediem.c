@@ -2,7 +2,7 @@
  * Viterbi on 100,000 sentences of every shape) do not reach in Carpediem: a chain of node openings
  * as deep as the sentence is long (200,000 positions: an explicit stack, not the C stack), no
  * finite transition at all, a single position, and that it does skip nodes where node scores
- * dominate (its --stats counters: nodes opened, predecessors scanned). */
+ * dominate (its --stats counters: nodes opened, predecessors visited). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

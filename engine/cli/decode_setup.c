@@ -29,7 +29,7 @@ void vt_cli_decode_usage(FILE *f) {
       "  carpediem       exact 1-best Carpediem (Esposito & Radicioni 2009), the papers'\n"
       "                  baseline: fast when node scores dominate, else slower than viterbi;\n"
       "                  --stats: active_labels_mean = nodes opened per position, cells =\n"
-      "                  predecessors scanned\n"
+      "                  predecessors visited\n"
       "  beam            APPROXIMATE: beam of B states (--beam, default 1 = greedy); with -k,\n"
       "                  the k best of the final beam. The only decoder that may miss the "
       "optimum.\n"

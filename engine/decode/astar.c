@@ -111,6 +111,8 @@ vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, i
   vt_agenda_item it;
   int32_t got = 0;
   int64_t charged_nodes = 0, charged_cells = 0;
+  int32_t deep = 0;              /* columns reached by the deepest pop (the progress test) */
+  const double from = bud->left; /* what this search had left (a heuristic pass came before) */
   while (got < k && vt_agenda_pop(&a.q, &it)) {
     (*pops)++;
     /* The pop and what the previous one scored and pushed. */
@@ -126,6 +128,12 @@ vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, i
     if (it.key < a.q.floor) continue; /* k recorded paths score above everything below it */
     const int64_t x = vt_agenda_node(&it);
     const as_node nd = *(const as_node *)vt_agenda_at(&a.q, x);
+    if (nd.t >= deep) deep = nd.t + 1;
+    if (vt_budget_extrapolate(bud, from, deep, T)) {
+      *n_out = -1;
+      *cells += a.cells;
+      return VT_OK;
+    }
     if (nd.t == T - 1) { /* a complete path, exact key */
       int32_t *lab = nodes + (size_t)got * T;
       for (int64_t c = x; c >= 0;) {

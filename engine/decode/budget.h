@@ -22,14 +22,17 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-/* The default budget: half of the full decoder's cost, so that a sentence that falls back costs
- * about 1.5 full decodes where the weights are right (perf/README.md, "Worst case": 0.43x at
- * worst, on fully adversarial 945-label sets). Chosen by measurement: at 0.25 (what >= 0.8x
- * needs) 83 of the 1,000 CoNLL-2000 joint sentences (319 labels) fall back from staggered-col
- * and 52 from iter-viterbi-astar, whose searches legitimately need a quarter to a whole Viterbi,
- * and those decoders lose about 30% of their speed; at 0.5, 7 and 1 do (speed within 1-7%), none
- * on Greek (945 labels). */
-#define VT_BUDGET_DEFAULT 0.5
+/* The default budget: one full decoder's cost. A hopeless sentence is stopped long before by the
+ * progress test (below), so the budget only bounds what a lattice that passes that test can cost
+ * (twice the full decoder); at 1.0 the real sentences whose search legitimately needs half to a
+ * whole Viterbi keep it (at 0.5 plain staggered, whose tail is heaviest, lost 40% of its speed on
+ * the CoNLL-2000 and Greek lattices; perf/README.md, "Worst case"). */
+#define VT_BUDGET_DEFAULT 1.0
+/* For k > 1: the k-best searches' progress tests see less (an A* reaches the last column with its
+ * first path, long before its k-th), and kbest-viterbi's estimated cost, (VT_W_KBEST_BASE + k)
+ * Viterbis, is far from its real one on lattices full of ties; half of it keeps their worst case
+ * at about 1.5 kbest-viterbis. */
+#define VT_BUDGET_DEFAULT_KBEST 0.5
 
 /* Weights, in cells (one SIMD Viterbi transition evaluation: 0.33 ns with AVX-512 at 319
  * labels). Measured with --budget none on the adversarial lattices of perf/lattice_shape.c (319
@@ -46,6 +49,9 @@
  * (measured at 45 labels, where the passes cost 5x a SIMD Viterbi); a sentence whose budget
  * cannot pay for it goes to the full decoder before the search starts */
 #define VT_W_SEARCH_LEAST 1200
+/* A search runs only where its least cost is below this share of the full decoder's: from about
+ * 58 labels up (at 45 labels every search is slower than a SIMD Viterbi) */
+#define VT_SEARCH_LEAST_SHARE 0.5
 /* per transition evaluation of a pass (small blocks, degenerate nodes) */
 #define VT_W_PASS_CELL 1.0
 /* per agenda pop (a heap pop, mostly cache misses) */
@@ -63,11 +69,31 @@
  * is used so that the budget stays a fraction of the full decoder's time on both. */
 #define VT_W_KBEST_BASE 6
 
+/* The progress test (issue 21). Stopping at the budget costs a hopeless sentence the budget plus
+ * the full decoder (1.5x at 0.5), while a budget small enough for 0.8x (0.25) makes the real
+ * sentences that legitimately need a quarter to a whole Viterbi fall back. The searches on the
+ * degenerate lattice (degen.h) tell the two apart cheaply, by the share of columns whose
+ * degenerate node the last best path went through. Once a search has spent VT_PROBE_SPENT of the
+ * full decoder's cost, VT_PROBE_DEGEN or more stops it: on the adversarial, uniform, flat and
+ * forbidden shapes (319 labels, staggered-col) 0.36-1.0 of the columns, on the real CoNLL-2000
+ * and Greek lattices 0.04 or fewer for 90% of the sentences past the probe and 0.43 at most. The
+ * pass that would take a search past the probe is not started at VT_PROBE_DEGEN_CROSS or more
+ * (the real sentences show up to 0.83 there, the flat and uniform shapes 0.9-1.0, whose next pass
+ * can cost a third of a Viterbi). A hopeless sentence then costs about 1.02-1.15 full decodes
+ * instead of up to 1.5 (perf/README.md, "Worst case"). */
+#define VT_PROBE_SPENT 0.05
+#define VT_PROBE_DEGEN 0.3
+/* Plain staggered expands every degenerate column each pass, and its best paths keep more of them
+ * on real lattices (0.3 would stop 85 of the 1,000 CoNLL-2000 sentences; 0.5 stops 13) */
+#define VT_PROBE_DEGEN_ALL 0.5
+#define VT_PROBE_DEGEN_CROSS 0.9
+
 typedef struct vt_budget {
   double left;              /* cells left; the search stops when it falls below 0 */
   const atomic_int *cancel; /* the engine run's cancel flag, or NULL */
   int over;                 /* 1: the search stopped over its budget */
   int canceled;             /* 1: the search stopped on the cancel flag */
+  double probe_left;        /* the progress test applies once left < probe_left (0: never) */
 } vt_budget;
 
 /* Charges `cells` of work. Returns 1 when the search must stop now (over budget: b->over, or
@@ -83,6 +109,18 @@ static inline int vt_budget_charge(vt_budget *b, double cells) {
     return 1;
   }
   return 0;
+}
+
+/* The progress test of a search that advances column by column (Carpediem's layers, an A*'s
+ * deepest pop) and had `from` cells left when that phase began: once past the probe, a phase
+ * whose work so far, extrapolated from the `done` of `T` columns it has reached, would overrun
+ * what it had left stops now (b->over) instead of when it has spent it all. Returns 1 when it
+ * stopped the search, else 0. */
+static inline int vt_budget_extrapolate(vt_budget *b, double from, int32_t done, int32_t T) {
+  if (!(b->left < b->probe_left) || done <= 0) return 0;
+  if ((from - b->left) * (double)T <= from * (double)done) return 0;
+  b->over = 1;
+  return 1;
 }
 
 /* Returns 1 when a search stopped on `b` (over budget or canceled). */

@@ -56,7 +56,7 @@ typedef struct cd {
   double *B;         /* T + 1: B[t] = the best value of layer t-1 once it is finished */
   cd_frame *stk;     /* T */
   int64_t opened, scanned;
-  vt_budget *bud;          /* charged per node opened, with the predecessors scanned for it */
+  vt_budget *bud;          /* charged per node opened, with the predecessors visited for it */
   int64_t charged_scanned; /* scanned when last charged */
 } cd;
 
@@ -123,7 +123,7 @@ static void frame_init(cd *c, cd_frame *f, int32_t t, int32_t y) {
   c->scanned++;
 }
 
-/* Charges the opening of one node and the predecessors scanned since the last charge. Returns 1
+/* Charges the opening of one node and the predecessors visited since the last charge. Returns 1
  * when the budget stops the search. */
 static int open_charge(cd *c) {
   const double cost = VT_W_CD_OPEN + VT_W_CD_SCAN * (double)(c->scanned - c->charged_scanned);
@@ -151,6 +151,7 @@ static int node_open(cd *c, int32_t t0, int32_t y0) {
     for (; f->r < L; f->r++) {
       double key;
       const int32_t p = layer_rank(c, t - 1, f->r, &key);
+      c->scanned++; /* every rank visited costs its heap pop, even when the bound skips it */
       const double cut = f->best - slack;
       if (!op[p]) {                          /* t - 1 >= 1 here: layer 0 is all open */
         if ((Bp + W) + key + W < cut) break; /* p and every label ranked after it */
@@ -161,7 +162,6 @@ static int node_open(cd *c, int32_t t0, int32_t y0) {
       }
       if (Gp[p] + W < cut) continue;
       const double v = Gp[p] + into[rank_of[p]];
-      c->scanned++;
       if (v > f->best) {
         f->best = v;
         f->arg = p;
@@ -193,6 +193,7 @@ vt_status vt_carpediem_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
   cd c = {tr, E, T, L, tr->bd.a_max, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, bud, 0};
   (void)opts;
   out->n = 0;
+  const double from = bud->left; /* the progress test extrapolates the search's whole work */
   if (vt_budget_charge(bud, 16.0 * (double)TL)) return VT_OK; /* clearing, the slack: O(T L) */
   c.pairs = VT_ARENA_NEW(arena, cd_pair, TL);
   c.heap_n = VT_ARENA_NEW(arena, int32_t, (size_t)T);
@@ -233,7 +234,8 @@ vt_status vt_carpediem_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
   c.B[1] = c.G[cur];
   for (int32_t t = 1; t < T && best != -INFINITY; t++) {
     /* The layer's heap (L pairs) and its first node. */
-    if (vt_budget_charge(bud, 8.0 * (double)L)) return VT_OK;
+    if (vt_budget_charge(bud, 8.0 * (double)L) || vt_budget_extrapolate(bud, from, t, T))
+      return VT_OK;
     layer_build(&c, t);
     double key;
     cur = layer_rank(&c, t, 0, &key);

@@ -73,12 +73,26 @@ void vt_decode_opts_default(vt_decode_opts *opts, int32_t L, int32_t k) {
 
 /* The budget of a search on a sentence of T tokens: opts->budget (0: VT_BUDGET_DEFAULT, < 0: none)
  * times the cost of the full decoder in cells (budget.h). */
+static double full_cells(const vt_decode_opts *opts, int32_t L, int32_t T) {
+  return (double)T * (double)L * (double)L *
+         (opts->k > 1 ? VT_W_KBEST_BASE + (double)opts->k : 1.0);
+}
+
 static double budget_cells(const vt_decode_opts *opts, int32_t L, int32_t T) {
   if (opts->budget < 0) return INFINITY;
-  const double frac = opts->budget > 0 ? opts->budget : VT_BUDGET_DEFAULT;
-  const double full =
-      (double)T * (double)L * (double)L * (opts->k > 1 ? VT_W_KBEST_BASE + (double)opts->k : 1.0);
-  return frac * full;
+  const double frac = opts->budget > 0 ? opts->budget
+                      : opts->k > 1    ? VT_BUDGET_DEFAULT_KBEST
+                                       : VT_BUDGET_DEFAULT;
+  return frac * full_cells(opts, L, T);
+}
+
+/* When the progress test starts (budget.h): after VT_PROBE_SPENT of the full decoder's cost, and
+ * not before the passes that a column needs to expand every label one doubling at a time, forward
+ * and backward, could have run (at small L their fixed cost alone is a large share of a Viterbi:
+ * 128 labels take 2 x 7 passes, 0.17 of one). */
+static double probe_cells(const vt_decode_opts *opts, int32_t L, int32_t T) {
+  const double passes = 2.0 * ceil(log2((double)L));
+  return fmax(VT_PROBE_SPENT * full_cells(opts, L, T), (double)T * VT_W_PASS_COLUMN * passes);
 }
 
 void vt_decode_stats_add(vt_decode_stats *into, const vt_decode_stats *from) {
@@ -122,24 +136,28 @@ vt_status vt_decode_cancelable(const vt_trans *trans, const vt_decode_opts *opts
                                   E, T, &out, stats, &sparse);
   if (st != VT_OK) return st;
   if (sparse) goto scores;
-  vt_budget bud = {INFINITY, cancel, 0, 0};
+  vt_budget bud = {INFINITY, cancel, 0, 0, 0};
   if (algos[opts->algo].search) {
     bud.left = budget_cells(opts, trans->L, T);
     /* The least a search costs: preparing its lattice (setup) and two passes over its columns.
-     * When even that is over the budget (small L, where a SIMD Viterbi takes microseconds and
-     * every search is slower), the full decoder runs at once. */
+     * When even that is over the budget, or (with a budget) over VT_SEARCH_LEAST_SHARE of the
+     * full decoder (small L, where a SIMD Viterbi takes microseconds and every search is
+     * slower), the full decoder runs at once. */
     const double setup = (double)T * VT_W_SETUP * (double)trans->L;
-    if (setup + (double)T * VT_W_SEARCH_LEAST > bud.left)
+    const double least = setup + (double)T * VT_W_SEARCH_LEAST;
+    if (least > bud.left ||
+        (isfinite(bud.left) && least > VT_SEARCH_LEAST_SHARE * full_cells(opts, trans->L, T)))
       bud.over = 1;
     else
       bud.left -= setup;
+    if (isfinite(bud.left)) bud.probe_left = bud.left - probe_cells(opts, trans->L, T);
   }
   if (!bud.over) st = algos[opts->algo].fn(trans, opts, arena, E, T, &out, stats, &bud);
   if (st != VT_OK) return st;
   if (bud.canceled) return VT_ECANCELED;
   if (bud.over) {
     /* Past the budget: the full decoder gives the same exact score list at a bounded cost. */
-    vt_budget none = {INFINITY, NULL, 0, 0};
+    vt_budget none = {INFINITY, NULL, 0, 0, 0};
     const vt_algo full = opts->k > 1 ? VT_ALGO_KBEST_VITERBI : VT_ALGO_VITERBI;
     stats->budget_fallbacks++;
     out.n = 0;

@@ -352,6 +352,27 @@ double vt_degen_pass_cost(const vt_degen *s, int64_t *cells) {
   return cost;
 }
 
+int32_t vt_degen_through(const vt_degen *s, const int32_t *path) {
+  int32_t through = 0;
+  for (int32_t t = 0; t < s->T; t++) through += s->deg[t] && path[t] == s->n[t];
+  return through;
+}
+
+int vt_degen_hopeless(const vt_degen *s, int32_t through, double past, double next,
+                      vt_budget *bud) {
+  double frac;
+  if (through < 0) return 0;
+  if (bud->left < bud->probe_left)
+    frac = past; /* past the probe */
+  else if (bud->left - next < bud->probe_left)
+    frac = VT_PROBE_DEGEN_CROSS; /* this pass would take it past the probe */
+  else
+    return 0;
+  if ((double)through < frac * (double)s->T) return 0;
+  bud->over = 1;
+  return 1;
+}
+
 void vt_degen_stats_add(const vt_degen *s, int64_t iters, vt_decode_stats *stats) {
   int64_t active = 0;
   for (int32_t t = 0; t < s->T; t++) active += s->n[t];

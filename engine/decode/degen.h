@@ -26,6 +26,7 @@
 #define VT_ENGINE_DEGEN_H
 
 #include "arena.h"
+#include "budget.h"
 #include "degen_ops.h"
 #include "kernel.h"
 #include "trans.h"
@@ -129,6 +130,18 @@ void vt_degen_expand_far(vt_degen *s, int32_t t, int32_t extra);
 /* The cost of the next pass over the current lattice in cells (budget.h): its columns and the
  * transition evaluations between their live nodes. Adds the nodes it will score to *cells. */
 double vt_degen_pass_cost(const vt_degen *s, int64_t *cells);
+
+/* The number of columns whose degenerate node the lattice path `path` (index n[t]: column t's
+ * degenerate node) goes through; call it before the lattice expands. */
+int32_t vt_degen_through(const vt_degen *s, const int32_t *path);
+
+/* The budget's progress test (budget.h), before a pass or an A* call that costs `next` cells,
+ * after one whose best lattice path went through `through` degenerate nodes (vt_degen_through;
+ * < 0 before the first). Once the search has spent its probe, a share `past` or more of the
+ * columns (VT_PROBE_DEGEN, or VT_PROBE_DEGEN_ALL for plain staggered) stop it; the pass that would
+ * take it past the probe is not started at VT_PROBE_DEGEN_CROSS or more. Stopping sets bud->over
+ * (vt_decode finishes the sentence with the full decoder) and returns 1; else 0. */
+int vt_degen_hopeless(const vt_degen *s, int32_t through, double past, double next, vt_budget *bud);
 
 /* Adds a finished search's figures to `stats`: `iters` passes, the active labels and nodes of
  * the final lattice, the nodes pruned. */

@@ -223,12 +223,15 @@ vt_status vt_iter_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts 
   }
 
   int64_t iters = 0;
+  int32_t through = -1; /* degenerate nodes on the last pass's best path (the progress test) */
   int forward = 1, split = opts->refine == VT_REFINE_SPLIT;
   int32_t from = 1; /* the next forward pass recomputes columns [from, T) */
   out->n = 0;
   for (;;) {
     iters++;
-    if (vt_budget_charge(bud, vt_degen_pass_cost(&s, &stats->cells))) break; /* vt_decode goes on */
+    const double cost = vt_degen_pass_cost(&s, &stats->cells);
+    if (vt_degen_hopeless(&s, through, VT_PROBE_DEGEN, cost, bud) || vt_budget_charge(bud, cost))
+      break; /* vt_decode goes on */
     const double best = forward ? vt_degen_forward_from(&s, from) : vt_degen_backward(&s);
     from = 1;
     if (best == -INFINITY) break; /* the lattice bounds every path: none is finite */
@@ -240,6 +243,7 @@ vt_status vt_iter_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts 
       out->n = 1;
       break;
     }
+    through = vt_degen_through(&s, s.path);
     if (all_active && forward) {
       from = kbest_try(&s, tr, arena, k, kp, &split, cand, cscore, out, stats, bud, &st);
       if (from < 0) break;

@@ -30,12 +30,16 @@ vt_status vt_staggered_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
   vt_degen_lb_greedy(&s);
 
   int64_t iters = 0;
+  int32_t through = -1; /* degenerate nodes on the last pass's best path (the progress test) */
   int forward = 1, skip_expand = 0;
   double best;
   out->n = 0;
   for (;;) {
     iters++;
-    if (vt_budget_charge(bud, vt_degen_pass_cost(&s, &stats->cells))) break; /* vt_decode goes on */
+    const double cost = vt_degen_pass_cost(&s, &stats->cells);
+    if (vt_degen_hopeless(&s, through, colwise ? VT_PROBE_DEGEN : VT_PROBE_DEGEN_ALL, cost, bud) ||
+        vt_budget_charge(bud, cost))
+      break; /* vt_decode goes on */
     best = forward ? vt_degen_forward(&s) : vt_degen_backward(&s);
     if (best == -INFINITY) break; /* the degenerate lattice bounds every path: none is finite */
     int all_active = vt_degen_lb_raise(&s);
@@ -45,6 +49,7 @@ vt_status vt_staggered_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
       out->n = 1;
       break;
     }
+    through = vt_degen_through(&s, s.path);
     skip_expand = all_active; /* a backward all-active path: confirm it forward first */
     if (!skip_expand) {
       /* The best path used a degenerate node, which is alive, so something always expands. */
