@@ -145,6 +145,34 @@ static void learn_ready(batch_ctx *x) {
   }
 }
 
+/* The emission table of sentence i of the batch, from the weights as the batch began. */
+static void emit_one(batch_ctx *x, int64_t i) {
+  const vt_tcorpus *c = x->c;
+  const int64_t s = x->sent[i], t0 = c->sent_off[s];
+  vt_weights_emit(x->W, c->ufeat + t0 * c->n_u, c->n_u, (int32_t)(c->sent_off[s + 1] - t0),
+                  x->E + (size_t)i * x->maxT * (size_t)x->W->L, 0);
+}
+
+/* The best path of sentence i from its emission table; marks it decoded. */
+static void decode_one(batch_ctx *x, worker *w, int64_t i) {
+  x->sst[i] = vt_train_predict_from(x->W, x->c, x->tr, &x->dopts, x->sent[i], w->arena,
+                                    x->E + (size_t)i * x->maxT * (size_t)x->W->L,
+                                    x->pred + (size_t)i * x->maxT, &w->stats, &w->decode_seconds);
+  atomic_store(&x->done[i], 1);
+}
+
+/* A batch on one thread, without a region: each sentence's emissions right before its decoding
+ * (while they are in cache); the caller then makes the updates. The same weights are read as in
+ * the parallel phases (no update comes before the last emission table). */
+static vt_status batch_alone(batch_ctx *x, worker *w) {
+  vt_status st = trans_flush(x);
+  for (int64_t i = 0; st == VT_OK && i < x->nb; i++) {
+    emit_one(x, i);
+    decode_one(x, w, i);
+  }
+  return st;
+}
+
 vt_status vt_train_run_batch(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus *dev,
                              const int32_t *rank, int obs_bigram, const vt_perc_opts *o,
                              vt_perc_report *rep, char *err, size_t errlen) {
@@ -198,32 +226,29 @@ vt_status vt_train_run_batch(vt_weights *W, const vt_tcorpus *train, const vt_tc
       atomic_store(&x.learned, 0);
       for (int64_t i = 0; i < nb; i++) atomic_store(&x.done[i], 0);
       vt_status tst = VT_OK;
+      if (nthreads == 1) {
+        tst = batch_alone(&x, &wk[0]);
+      } else {
 #pragma omp parallel num_threads(nthreads)
-      {
-        VT_OMP_BEGIN();
-        worker *w = &wk[omp_get_thread_num()];
+        {
+          VT_OMP_BEGIN();
+          worker *w = &wk[omp_get_thread_num()];
 #pragma omp single nowait
-        tst = trans_flush(&x);
+          tst = trans_flush(&x);
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t i = 0; i < nb; i++) {
-          const int64_t s = x.sent[i], t0 = train->sent_off[s];
-          vt_weights_emit(W, train->ufeat + t0 * train->n_u, train->n_u,
-                          (int32_t)(train->sent_off[s + 1] - t0), x.E + (size_t)i * maxT * L, 0);
+          for (int64_t i = 0; i < nb; i++) emit_one(&x, i);
+          for (;;) {
+            const int64_t i = atomic_fetch_add(&x.next, 1);
+            if (i >= nb) break;
+            decode_one(&x, w, i);
+            if (x.tr) learn_ready(&x);
+          }
+          VT_OMP_END();
         }
-        for (;;) {
-          const int64_t i = atomic_fetch_add(&x.next, 1);
-          if (i >= nb) break;
-          x.sst[i] = vt_train_predict_from(W, train, x.tr, &x.dopts, x.sent[i], w->arena,
-                                           x.E + (size_t)i * maxT * L, x.pred + (size_t)i * maxT,
-                                           &w->stats, &w->decode_seconds);
-          atomic_store(&x.done[i], 1);
-          if (x.tr) learn_ready(&x);
-        }
-        VT_OMP_END();
+        VT_OMP_JOINED();
       }
-      VT_OMP_JOINED();
-      /* every decoded sentence was updated by the region (see learn_ready), except in a model
-       * whose decoder reads W: its updates are made here */
+      /* every decoded sentence was updated by the region (see learn_ready), except on one
+       * thread and in a model whose decoder reads W: their updates are made here */
       learn_ready(&x);
       if ((st = tst) != VT_OK) goto fail;
       if ((st = x.ust) != VT_OK) {
