@@ -139,9 +139,10 @@ static void learn_ready(batch_ctx *x) {
         x->ust = learn_one(x, u);
       if (x->ust == VT_OK) u++;
     }
+    const vt_status ust = x->ust; /* read while still the updater */
     atomic_store(&x->learned, u);
     atomic_store(&x->updating, 0);
-    if (u >= x->nb || x->ust != VT_OK || !atomic_load(&x->done[u])) return;
+    if (u >= x->nb || ust != VT_OK || !atomic_load(&x->done[u])) return;
   }
 }
 
