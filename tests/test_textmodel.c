@@ -47,7 +47,8 @@ static const char tmpl_text[] = "U00:%x[0,0]\nU01:%x[-1,0]/%x[0,0]\nU02:%x[0,1]\
 
 /* Trains on `corpus` with `shards` (> 1, or 1 with `mix` = 1: iterative parameter mixing on
  * `threads` threads) or `minibatch` sentences a batch (mix = 2: the mini-batch trainer even for
- * 1) and writes `model`; returns the last epoch's training accuracy. */
+ * 1) and writes `model`; returns the model's token accuracy on the corpus (negative: failure,
+ * -4 when the evaluation on 3 threads disagrees with the one on 1). */
 static double train_with(const char *tmpl, int epochs, vt_algo algo, int32_t shards,
                          int32_t threads, int mix, int32_t minibatch) {
   char err[256];
@@ -83,7 +84,13 @@ static double train_with(const char *tmpl, int epochs, vt_algo algo, int32_t sha
       mix == 1   ? vt_train_run_ipm(&W, &c, NULL, rank, ts.n_b > 0, &to, &rep, err, sizeof err)
       : mix == 2 ? vt_train_run_batch(&W, &c, NULL, rank, ts.n_b > 0, &to, &rep, err, sizeof err)
                  : vt_train_run(&W, &c, NULL, rank, ts.n_b > 0, &to, &rep, err, sizeof err);
-  if (st == VT_OK) vt_train_evaluate(&W, &c, rank, ts.n_b > 0, algo, &acc);
+  if (st == VT_OK) {
+    /* the evaluation on 3 threads must count the same tokens as on 1 (-4 otherwise) */
+    double acc3 = -1;
+    vt_train_evaluate(&W, &c, rank, ts.n_b > 0, algo, 1, &acc);
+    if (vt_train_evaluate(&W, &c, rank, ts.n_b > 0, algo, 3, &acc3) != VT_OK || acc3 != acc)
+      acc = -4;
+  }
   vt_textmodel_meta meta;
   memset(&meta, 0, sizeof meta);
   meta.label_col = -1;

@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/train_parallel.sh VITESSE CASE [DATA]: training on several cores (`--shards`,
 # `--threads`) from the command line. The model file is the same bytes for any --threads with
-# the same --shards and --seed (the tagger and the joint label-chunk trainer), --shards 1 is the
-# sequential perceptron, and bad values fail with one line and exit status 2. Case `conll2000`
+# the same --shards (or --minibatch) and --seed (the tagger and the joint label-chunk trainer),
+# --shards 1 and --minibatch 1 are the sequential perceptron, and bad values fail with one line and exit status 2. Case `conll2000`
 # repeats the first check on 500 CoNLL-2000 sentences (319 joint labels) from DATA
 # (../shared/data); without it the case is skipped (exit 77).
 set -u
@@ -86,6 +86,15 @@ tagger)
     fail "sequential"
   train_all one train --template tmpl --train train.txt --epochs 4 --seed 7 --shards 1
   cmp -s seq one.1 || fail "--shards 1 differs from the sequential perceptron"
+  # mini-batches (emissions, then decoding overlapped with the ordered updates) and the dev
+  # evaluation on the trainer's threads: the same bytes for any --threads
+  for b in 4 7; do
+    train_all "b$b" train --template tmpl --train train.txt --dev train.txt --epochs 4 --seed 7 \
+      --minibatch "$b"
+  done
+  cmp -s b4.1 seq && fail "--minibatch 4 gives the sequential model"
+  train_all bone train --template tmpl --train train.txt --epochs 4 --seed 7 --minibatch 1
+  cmp -s seq bone.1 || fail "--minibatch 1 differs from the sequential perceptron"
   ;;
 joint)
   corpus 300 9 >train.txt
@@ -124,6 +133,9 @@ U03:%m[0,0,".?.?.?$"]
 B
 T
   train_all c train --template jtmpl --train train.joint --epochs 2 --shards 2
+  # batches of 8 at 319 labels: in the first epoch a batch can change more transition cells
+  # than vt_trans_update refreshes incrementally (its full rebuild path)
+  train_all cb train --template jtmpl --train train.joint --epochs 2 --minibatch 8
   ;;
 *)
   echo "unknown case $CASE" >&2

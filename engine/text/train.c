@@ -67,22 +67,6 @@ vt_status vt_train_obs_deltas(const vt_weights *W, const vt_wover *D, const int3
   return VT_OK;
 }
 
-/* Averaged transitions as doubles (float-rounded, as the model file stores them). */
-static vt_status averaged_trans(const vt_weights *W, double **A, double **S, double **F) {
-  const int32_t L = W->L;
-  size_t LL = (size_t)L * (size_t)L;
-  *A = malloc(LL * sizeof **A);
-  *S = malloc((size_t)L * sizeof **S);
-  *F = malloc((size_t)L * sizeof **F);
-  if (!*A || !*S || !*F) return VT_ENOMEM;
-  for (size_t i = 0; i < LL; i++) (*A)[i] = vt_weights_avg(W, W->A[i], W->Au[i]);
-  for (int32_t y = 0; y < L; y++) {
-    (*S)[y] = vt_weights_avg(W, W->S[y], W->Su[y]);
-    (*F)[y] = vt_weights_avg(W, W->F[y], W->Fu[y]);
-  }
-  return VT_OK;
-}
-
 void vt_train_shuffle(int64_t *order, int64_t n, uint64_t *rng) {
   /* Fisher-Yates with a splitmix64 stream: the same seed gives the same orders. */
   for (int64_t i = n - 1; i > 0; i--) {
@@ -102,7 +86,8 @@ vt_status vt_train_epoch_end(const vt_weights *W, const vt_tcorpus *train, const
   rep->seconds += secs;
   rep->train_accuracy = train->n_tok ? 1.0 - (double)tok_err / (double)train->n_tok : 0;
   if (dev) {
-    vt_status st = vt_train_evaluate(W, dev, rank, obs_bigram, o->algo, &rep->dev_accuracy);
+    vt_status st =
+        vt_train_evaluate(W, dev, rank, obs_bigram, o->algo, o->threads, &rep->dev_accuracy);
     if (st != VT_OK) return st;
   }
   rep->epochs = epoch;
@@ -122,55 +107,6 @@ vt_status vt_train_epoch_end(const vt_weights *W, const vt_tcorpus *train, const
     *stop = o->on_epoch(o->ctx, &er) != 0;
   }
   return VT_OK;
-}
-
-vt_status vt_train_evaluate(const vt_weights *W, const vt_tcorpus *c, const int32_t *rank,
-                            int obs_bigram, vt_algo algo, double *accuracy) {
-  vt_status st = VT_ENOMEM;
-  double *A = NULL, *S = NULL, *F = NULL, *E = NULL;
-  int32_t *pred = NULL;
-  vt_trans *tr = NULL;
-  vt_arena *arena = NULL;
-  *accuracy = -1;
-  if (!c || c->n_tok == 0) return VT_OK;
-  const int32_t L = W->L;
-  E = malloc((size_t)c->max_T * (size_t)L * sizeof *E);
-  pred = malloc((size_t)c->max_T * sizeof *pred);
-  if (!E || !pred || vt_arena_create(&arena, 0) != VT_OK) goto done;
-  if ((st = averaged_trans(W, &A, &S, &F)) != VT_OK) goto done;
-  if (!obs_bigram && (st = vt_trans_create(&tr, L, A, S, F, rank)) != VT_OK) goto done;
-  vt_decode_opts opts;
-  vt_decode_opts_init(&opts);
-  opts.algo = obs_bigram ? VT_ALGO_VITERBI : algo;
-  int64_t correct = 0;
-  for (int64_t s = 0; s < c->n_sent; s++) {
-    const int64_t t0 = c->sent_off[s];
-    const int32_t T = (int32_t)(c->sent_off[s + 1] - t0);
-    vt_weights_emit(W, c->ufeat + t0 * c->n_u, c->n_u, T, E, 1);
-    double score;
-    int32_t np;
-    if (obs_bigram) {
-      vt_obs_lattice lat = {L, T, A, S, F, E, NULL, NULL, NULL};
-      st = vt_train_obs_deltas(W, NULL, c->bfeat + t0 * c->n_b, c->n_b, T, 1, arena, &lat);
-      if (st == VT_OK) st = vt_obs_decode(&lat, &opts, arena, pred, &score, &np, NULL);
-    } else {
-      st = vt_decode(tr, &opts, arena, E, T, pred, &score, &np, NULL);
-    }
-    vt_arena_reset(arena);
-    if (st != VT_OK) goto done;
-    for (int32_t t = 0; t < T; t++) correct += np > 0 && pred[t] == c->gold[t0 + t];
-  }
-  *accuracy = (double)correct / (double)c->n_tok;
-  st = VT_OK;
-done:
-  vt_trans_destroy(tr);
-  vt_arena_destroy(arena);
-  free(A);
-  free(S);
-  free(F);
-  free(E);
-  free(pred);
-  return st;
 }
 
 vt_status vt_train_update(vt_weights *W, const vt_tcorpus *c, int64_t t0, int32_t T,
@@ -246,8 +182,16 @@ vt_status vt_train_predict(const vt_weights *W, const vt_tcorpus *c, const vt_tr
                            const vt_decode_opts *opts, int64_t s, vt_arena *arena, double *E,
                            int32_t *pred, vt_decode_stats *stats, double *decode_seconds) {
   const int64_t t0 = c->sent_off[s];
+  vt_weights_emit(W, c->ufeat + t0 * c->n_u, c->n_u, (int32_t)(c->sent_off[s + 1] - t0), E, 0);
+  return vt_train_predict_from(W, c, tr, opts, s, arena, E, pred, stats, decode_seconds);
+}
+
+vt_status vt_train_predict_from(const vt_weights *W, const vt_tcorpus *c, const vt_trans *tr,
+                                const vt_decode_opts *opts, int64_t s, vt_arena *arena,
+                                const double *E, int32_t *pred, vt_decode_stats *stats,
+                                double *decode_seconds) {
+  const int64_t t0 = c->sent_off[s];
   const int32_t T = (int32_t)(c->sent_off[s + 1] - t0), L = W->L;
-  vt_weights_emit(W, c->ufeat + t0 * c->n_u, c->n_u, T, E, 0);
   double score, d0 = now();
   int32_t np;
   vt_status st;

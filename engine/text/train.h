@@ -97,6 +97,13 @@ vt_status vt_train_predict(const vt_weights *W, const vt_tcorpus *c, const vt_tr
                            const vt_decode_opts *opts, int64_t s, vt_arena *arena, double *E,
                            int32_t *pred, vt_decode_stats *stats, double *decode_seconds);
 
+/* vt_train_predict with the emissions already in E (T x L, as vt_weights_emit makes them):
+ * reads W only for a model with observation-dependent bigram templates (tr NULL). */
+vt_status vt_train_predict_from(const vt_weights *W, const vt_tcorpus *c, const vt_trans *tr,
+                                const vt_decode_opts *opts, int64_t s, vt_arena *arena,
+                                const double *E, int32_t *pred, vt_decode_stats *stats,
+                                double *decode_seconds);
+
 /* The perceptron step of sentence s of c after prediction pred: counts its wrong tokens into
  * *tok_err (and the sentence into *sent_err), makes the update when there are any
  * (vt_train_update, at example number W->c) and its changes to `tr` (may be NULL), then advances
@@ -125,8 +132,9 @@ vt_status vt_train_epoch_end(const vt_weights *W, const vt_tcorpus *train, const
                              vt_perc_report *rep, int *stop);
 
 /* The token accuracy (0..1) of the averaged weights `W` on `c` with decoder `algo`, or -1 when
- * c has no token. Returns VT_OK or a failure. */
+ * c has no token, on `threads` OpenMP threads (0: OpenMP's default; the result does not depend
+ * on it). Returns VT_OK or a failure (train_eval.c). */
 vt_status vt_train_evaluate(const vt_weights *W, const vt_tcorpus *c, const int32_t *rank,
-                            int obs_bigram, vt_algo algo, double *accuracy);
+                            int obs_bigram, vt_algo algo, int threads, double *accuracy);
 
 #endif
