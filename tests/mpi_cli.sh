@@ -194,20 +194,21 @@ tag_joint)
   "$VITESSE" chunk-train --train jtrain.txt --epochs 3 --quiet -o joint.bin 2>stderr ||
     fail "chunk-train exited $?"
   MODEL=joint.bin
-  ROUNDS="61 1500"
-  # A 2000-token sentence in the middle straddles many cuts; CRLF; no final newline.
-  { corpus 100 41; corpus 1 5 | head -n 1 | awk '{for (i = 0; i < 2000; i++) print}'; echo
+  ROUNDS="211 4000"
+  # A 300-token sentence in the middle straddles many cuts (the model has no chunk bound: a
+  # sentence costs n^2); CRLF; no final newline.
+  { corpus 100 41; corpus 1 5 | head -n 1 | awk '{for (i = 0; i < 300; i++) print}'; echo
     corpus 100 42; } >jlong.txt
   same_tag joint jlong.txt
   corpus 120 43 | sed 's/$/\r/' | head -c -3 >jcrlf.txt
-  same_tag joint_crlf jcrlf.txt
+  PS="2 3" ROUNDS=211 same_tag joint_crlf jcrlf.txt
   gzip -c jlong.txt >jlong.txt.gz
   PS="2 3" ROUNDS=997 same_tag joint_gz jlong.txt.gz
   # chunk-tag's options: --max-chunk, the word column, and --eval (its counts summed over ranks).
-  PS="2 4" ROUNDS=97 same_tag joint_maxchunk jlong.txt --max-chunk 2
+  PS="2 4" ROUNDS=211 same_tag joint_maxchunk jlong.txt --max-chunk 2
   awk 'NF {print "x", $0} !NF {print}' jtrain.txt >jcols.txt
-  PS="1 3" ROUNDS=97 same_tag joint_wordcol jcols.txt --word-col 1
-  PS="1 2 3 4" ROUNDS=97 STDERR_SAME=1 same_tag joint_eval jtrain.txt --eval
+  PS=3 ROUNDS=211 same_tag joint_wordcol jcols.txt --word-col 1
+  PS="1 4" ROUNDS=997 STDERR_SAME=1 same_tag joint_eval jtrain.txt --eval
   ;;
 tag_crfsuite)
   [ -n "$SEEDS" ] || { echo "mpi_cli.sh: tag_crfsuite needs CRFSUITE_SEEDS" >&2; exit 64; }
@@ -230,21 +231,21 @@ tag_crfsuite)
       }
     }'
   }
-  ROUNDS="97 2000"
-  { items 100 51; items 1 5 | head -n 1 | awk '{for (i = 0; i < 800; i++) print}'; echo
+  ROUNDS="211 4000"
+  { items 100 51; items 1 5 | head -n 1 | awk '{for (i = 0; i < 400; i++) print}'; echo
     items 100 52; } >long.items
   cr=$(printf '\r')
   tab=$(printf '\t')
   grep -q "^$cr\$" long.items && grep -q "^ $tab\$" long.items || fail "the item file lacks blank items"
   same_tag items long.items
   items 200 53 | head -c -2 >nofinal.items
-  same_tag items_nofinal nofinal.items
-  PS="2 3" same_tag items_marginals long.items -p -i -l
-  PS="2 4" same_tag items_kbest long.items -k 2 --algo kbest-viterbi
+  PS="2 3" ROUNDS=211 same_tag items_nofinal nofinal.items
+  PS="2 3" ROUNDS=211 same_tag items_marginals long.items -p -i -l
+  PS=4 ROUNDS=211 same_tag items_kbest long.items -k 2 --algo kbest-viterbi
   gzip -c long.items >long.items.gz
   PS="1 3" ROUNDS=997 same_tag items_gz long.items.gz -p
   : >empty.items
-  PS="1 2" same_tag items_empty empty.items
+  PS=2 ROUNDS=211 same_tag items_empty empty.items
   # A bad item far into the file: one line with its line number, exit status 2, no output file.
   mkdir out
   { items 300 54; printf 'O\tx:zz\n\n'; items 20 55; } >bad.items
@@ -252,7 +253,7 @@ tag_crfsuite)
   [ $? -eq 2 ] || fail "vitesse tag should fail on bad.items"
   want=$(cat stderr)
   for p in 1 3; do
-    VITESSE_MPI_ROUND_BYTES=500 run_mpi "$p" tag -m "$MODEL" bad.items -o out/o.txt
+    VITESSE_MPI_ROUND_BYTES=2000 run_mpi "$p" tag -m "$MODEL" bad.items -o out/o.txt
     one_error "bad item P=$p"
     [ "$(cat stderr)" = "$want" ] || fail "bad item P=$p: '$(cat stderr)', expected '$want'"
   done
