@@ -809,8 +809,9 @@ VT_API vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opt
                                const char *const *files, int n_files, vt_sink_fn sink,
                                void *sink_ctx, vt_run_report *rep);
 
-/* A piece of a column corpus held in memory: whole sentences of a larger corpus (a cluster
- * node's share, cut where a blank line ends), tagged as if read from that corpus's file. */
+/* A piece of a corpus held in memory: whole sentences of a larger corpus (a cluster node's
+ * share, cut where a blank line ends; for a CRFsuite model, of an item file, cut where an empty
+ * line ends), tagged as if read from that corpus's file. */
 typedef struct vt_corpus_part {
   const char *data;   /* len bytes of plain text (not copied; valid during the run) */
   size_t len;         /* 0: no sentence */
@@ -819,11 +820,13 @@ typedef struct vt_corpus_part {
   int64_t reserved[4];
 } vt_corpus_part;
 
-/* Tags `part` as vt_engine_tag tags a file: the output is the bytes that tagging the whole corpus
- * gives for these sentences, provided `part` starts at the corpus's start or after a blank line
- * (and, with sep auto, the corpus's separator is given in opts->reader with reader_set bit 0:
- * otherwise the first token line of `part` decides it, see vt_reader_opts). Returns as
- * vt_engine_tag. */
+/* Tags `part` as vt_engine_tag tags a file, with any model vt_engine_tag takes (tagger, joint,
+ * CRFsuite) and the same options: the output is the bytes that tagging the whole corpus gives for
+ * these sentences, provided `part` starts at the corpus's start or after a blank line (CRFsuite
+ * item files: after an empty line, a line of blanks being an item there), and, with sep auto,
+ * the corpus's separator is given in opts->reader with reader_set bit 0 (otherwise the first
+ * token line of `part` decides it, see vt_reader_opts). Joint models with opts->eval count the
+ * part's tokens and chunks in `rep` (sum the reports of the parts). Returns as vt_engine_tag. */
 VT_API vt_status vt_engine_tag_part(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
                                     const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
                                     vt_run_report *rep);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,7 +16,7 @@
 #define READ_CHUNK (1 << 16)
 
 struct vt_items {
-  gzFile gz;
+  gzFile gz; /* NULL: memory (vt_items_open_mem), buf borrowed and read only */
   const char *name;
   char *buf;
   size_t start, end, cap; /* unread bytes: buf[start, end) */
@@ -47,7 +48,8 @@ vt_status vt_items_open(vt_items **out, const char *path, int32_t max_line, int3
   if (r) r->buf = malloc(READ_CHUNK);
   if (!r || !r->buf || !(r->gz = gzdopen(fd, "rb"))) {
     close(fd);
-    vt_items_close(r);
+    if (r) free(r->buf); /* no gz yet: vt_items_close would take buf for borrowed memory */
+    free(r);
     vt_io_errorf(err, errlen, name, "out of memory");
     return VT_ENOMEM;
   }
@@ -61,10 +63,35 @@ vt_status vt_items_open(vt_items **out, const char *path, int32_t max_line, int3
   return VT_OK;
 }
 
+vt_status vt_items_open_mem(vt_items **out, const char *name, const char *data, size_t len,
+                            uint64_t first_line, int32_t max_line, int32_t max_items, char *err,
+                            size_t errlen) {
+  vt_items *r = calloc(1, sizeof *r);
+  *out = NULL;
+  if (!name) name = "-";
+  if (!r) {
+    vt_io_errorf(err, errlen, name, "out of memory");
+    return VT_ENOMEM;
+  }
+  /* All of it is read already (eof): next_line only scans buf, never moves or grows it. */
+  r->buf = (char *)(uintptr_t)(data ? data : "");
+  r->end = r->cap = len;
+  r->eof = 1;
+  r->name = name;
+  r->lineno = first_line;
+  r->size = r->got = (int64_t)len;
+  r->max_line = max_line > 0 ? (size_t)max_line : (size_t)1 << 20;
+  r->max_items = max_items > 0 ? max_items : 10000;
+  *out = r;
+  return VT_OK;
+}
+
 void vt_items_close(vt_items *r) {
   if (!r) return;
-  if (r->gz) gzclose(r->gz);
-  free(r->buf);
+  if (r->gz) {
+    gzclose(r->gz);
+    free(r->buf);
+  }
   free(r);
 }
 
@@ -77,6 +104,7 @@ void vt_items_batch_free(vt_items_batch *b) {
 
 int64_t vt_items_offset(const vt_items *r, int64_t *size) {
   *size = r->size;
+  if (!r->gz) return (int64_t)r->start;
   z_off_t at = gzoffset(r->gz);
   return at < 0 ? r->got : (int64_t)at;
 }

@@ -32,12 +32,20 @@ typedef struct vt_items_batch {
 vt_status vt_items_open(vt_items **out, const char *path, int32_t max_line, int32_t max_items,
                         char *err, size_t errlen);
 
+/* Opens `len` bytes at `data` (not copied: valid until vt_items_close; never written) as the
+ * item file `name` ("-" when NULL), whose first line follows `first_line` lines of that file
+ * (messages count lines from there); limits as vt_items_open. Returns VT_OK or VT_ENOMEM. */
+vt_status vt_items_open_mem(vt_items **out, const char *name, const char *data, size_t len,
+                            uint64_t first_line, int32_t max_line, int32_t max_items, char *err,
+                            size_t errlen);
+
 /* Empties `b` and fills it with the next sequences, until it holds about `max_bytes` bytes or
  * the file ends; b->n_seq 0 means the end. Returns VT_OK, VT_EFORMAT ("FILE:LINE: problem"),
  * VT_EIO or VT_ENOMEM. */
 vt_status vt_items_read(vt_items *r, vt_items_batch *b, size_t max_bytes, char *err, size_t errlen);
 
-/* Bytes consumed from the file and in *size its size (-1: not a regular file). */
+/* Bytes consumed from the file and in *size its size (-1: not a regular file; memory: its
+ * length). */
 int64_t vt_items_offset(const vt_items *r, int64_t *size);
 
 /* Closes the reader; NULL is a no-op. Frees a batch's memory (zeroing it). */

@@ -67,6 +67,7 @@ int vt_mpi_decode(const vt_mpi *w, int argc, char **argv) {
       rc = vt_mpi_exit_status(w, code);
       goto done;
     }
+    if (w->rank == 0) vt_cli_signals_temp_extra(pout.tmp);
     r.d.conf.post_sink = vt_mpi_buf_sink;
     r.d.conf.post_ctx = &pbuf;
   }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "engine_cli.h"
 #include "mpi_cli.h"
 
 static void usage(FILE *f) {
@@ -22,7 +23,9 @@ static void usage(FILE *f) {
           "VITESSE_MPI_ROUND_SENTENCES (decode, default 65536) bound each rank's memory.\n"
           "A plain file is cut by byte ranges at blank lines, every rank reading its own;\n"
           "standard input and .gz files are read (inflated) by rank 0 and scattered.\n"
-          "Joint POS + chunk models (chunk-tag) are not supported here.\n",
+          "Every model vitesse tag takes works here: tagger models, joint POS + chunk models\n"
+          "(chunk-tag's options, --eval summed over the ranks) and CRFsuite models (item files,\n"
+          "cut at empty lines; -p, -i, -l).\n",
           vt_version());
 }
 
@@ -38,6 +41,10 @@ int main(int argc, char **argv) {
   /* VITESSE_MPI_SHOW_SIZE: rank 0 says how many ranks the job has (the tests check it). */
   const char *show = getenv("VITESSE_MPI_SHOW_SIZE");
   if (show && *show && w.rank == 0) fprintf(stderr, "vitesse-mpi: %d ranks\n", w.size);
+  /* mpirun may SIGKILL the ranks soon after the SIGTERM it passes on (Open MPI: after
+   * odls_base_sigkill_timeout seconds, default 1): rank 0 removes the temporary output file at
+   * the signal already, so no file is left even when the clean-up cannot finish. */
+  vt_cli_signals_unlink_first(1);
   const char *cmd = argc >= 2 ? argv[1] : "";
   if (!strcmp(cmd, "tag"))
     rc = vt_mpi_tag(&w, argc - 1, argv + 1);

@@ -32,7 +32,7 @@ int64_t vt_mpi_split(vt_mpi_src *s, int64_t q) {
     int c = byte_at(s, j);
     if (c < 0) return -2;
     if (c == '\n') break;
-    if (!is_ws(c)) {
+    if (s->items || !is_ws(c)) {
       blank = 0;
       break;
     }
@@ -43,7 +43,7 @@ int64_t vt_mpi_split(vt_mpi_src *s, int64_t q) {
     if (c == '\n') {
       if (blank) return i + 1;
       blank = 1;
-    } else if (!is_ws(c)) {
+    } else if (s->items || !is_ws(c)) {
       blank = 0;
     }
   }

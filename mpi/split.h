@@ -1,8 +1,10 @@
-/* mpi/split.h: where a column corpus may be cut between ranks, and its bytes read.
+/* mpi/split.h: where a column corpus (or a CRFsuite item file) may be cut between ranks, and its
+ * bytes read.
  *
  * A position p is a split point when p is 0, the end of the input, or the line before p is blank
- * (only blanks, tabs and '\r': the line that ends a sentence, see vt_reader_opts): cutting there
- * never splits a sentence, and the reader, started there, is where it would be anyway. */
+ * (only blanks, tabs and '\r': the line that ends a sentence, see vt_reader_opts; in an item
+ * file only an empty line ends a sequence, a line of blanks being an item): cutting there never
+ * splits a sentence, and the reader, started there, is where it would be anyway. */
 #ifndef VT_MPI_SPLIT_H
 #define VT_MPI_SPLIT_H
 
@@ -17,6 +19,7 @@ typedef struct vt_mpi_src {
   const char *mem;
   int64_t size;   /* bytes of the input (file) or of mem */
   int at_eof;     /* the input ends at size (a file: always; memory: the stream's last bytes) */
+  int items;      /* a CRFsuite item file: only an empty line is blank */
   int64_t win_at; /* the window holds bytes [win_at, win_at + win_len) */
   int win_len;
   char win[1 << 16];

@@ -1,8 +1,10 @@
 /* mpi/tag.c: `vitesse-mpi tag`, `vitesse tag` across the ranks of an MPI job: the options
  * (vitesse tag's own parser), each input file in turn (tag_input.c cuts it into the ranks'
  * parts), each round's parts tagged with the ranks' engines (vt_engine_tag_part) and written at
- * their prefix-sum offsets into the output (outfile.c), --stats and progress for the job. With
- * sep auto the separator is decided once a file by its first token line, as the reader does. */
+ * their prefix-sum offsets into the output (outfile.c), --stats and progress for the job. Any
+ * model vitesse tag takes: a joint POS + chunk model with chunk-tag's options (its --eval counts
+ * summed over the ranks), a CRFsuite model's item files cut at empty lines. With sep auto the
+ * separator is decided once a file by its first token line, as the reader does. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -25,14 +27,26 @@ static int setup_parse(void *ctx) {
   vt_model *m = NULL;
   int joint = vt_chunk_cli_joint_model(r->argc, r->argv, &m);
   if (joint < 0) return 2;
-  if (joint) {
-    vt_model_close(m);
-    vt_cli_error("tag: joint POS + chunk models are not supported by vitesse-mpi (run vitesse "
-                 "chunk-tag)");
-    return 2;
+  if (!joint) {
+    r->t.m = m;
+    int rc = vt_cli_tag_setup(&r->t, r->argc, r->argv);
+    r->items = rc < 0 && r->t.info.kind == VT_MODEL_CRFSUITE;
+    return rc;
   }
-  r->t.m = m;
-  return vt_cli_tag_setup(&r->t, r->argc, r->argv);
+  /* A joint model: chunk-tag's options, as `vitesse tag` takes them for it. */
+  r->joint = 1;
+  r->ct.m = m;
+  int rc = vt_cli_chunk_tag_setup(&r->ct, r->argc, r->argv);
+  r->t.m = r->ct.m; /* owned by t from here on */
+  r->ct.m = NULL;
+  r->t.to = r->ct.to;
+  r->t.run = r->ct.run;
+  r->t.info = r->ct.info;
+  r->t.model_path = r->ct.model_path;
+  r->t.out_path = r->ct.out_path;
+  r->t.files = r->ct.files;
+  r->t.n_files = r->ct.n_files;
+  return rc;
 }
 
 static int setup_engine(void *ctx) {
@@ -49,6 +63,12 @@ static void report_add(vt_run_report *a, const vt_run_report *b) {
   a->lookups += b->lookups;
   a->unknown_features += b->unknown_features;
   a->cache_hits += b->cache_hits;
+  a->eval_tokens += b->eval_tokens;
+  a->eval_pos_ok += b->eval_pos_ok;
+  a->eval_tag_ok += b->eval_tag_ok;
+  a->eval_chunks_gold += b->eval_chunks_gold;
+  a->eval_chunks_pred += b->eval_chunks_pred;
+  a->eval_chunks_ok += b->eval_chunks_ok;
   vt_decode_stats_add(&a->decode, &b->decode);
 }
 
@@ -160,40 +180,47 @@ static double cpu_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Rank 0 prints the job's --stats object: the tagging figures summed over ranks, the phases'
- * slowest rank, and rank 0's engine. */
-static void print_stats(vt_mpi_tag_run *r, double secs, double cpu) {
+/* Rank 0 prints the job's --eval line (joint models) and --stats object: the tagging figures
+ * summed over ranks, the phases' slowest rank, and rank 0's engine. Collective. */
+static void print_report(vt_mpi_tag_run *r, double secs, double cpu) {
   const vt_mpi *w = r->w;
+  const vt_run_report *t = &r->tot;
   vt_run_report sum = r->tot;
-  double d[7] = {r->tot.wall_seconds, r->tot.feature_seconds, r->tot.decode_seconds, cpu, 0, 0, 0};
-  double dsum[7];
-  long long n[11] = {r->tot.sentences,        r->tot.tokens,
-                     r->tot.lookups,          r->tot.unknown_features,
-                     r->tot.cache_hits,       r->tot.decode.sentences,
-                     r->tot.decode.tokens,    r->tot.decode.cells,
-                     r->tot.decode.fallbacks, r->tot.decode.budget_fallbacks,
-                     r->tot.decode.sparse};
-  long long nsum[11];
+  double d[4] = {t->wall_seconds, t->feature_seconds, t->decode_seconds, cpu}, dsum[4];
+  long long n[17] = {t->sentences,        t->tokens,
+                     t->lookups,          t->unknown_features,
+                     t->cache_hits,       t->decode.sentences,
+                     t->decode.tokens,    t->decode.cells,
+                     t->decode.fallbacks, t->decode.budget_fallbacks,
+                     t->decode.sparse,    t->eval_tokens,
+                     t->eval_pos_ok,      t->eval_tag_ok,
+                     t->eval_chunks_gold, t->eval_chunks_pred,
+                     t->eval_chunks_ok};
+  long long nsum[17];
   double ph[4] = {r->ph.read, r->ph.tag, r->ph.exchange, r->ph.write}, phmax[4];
-  MPI_Reduce(d, dsum, 7, MPI_DOUBLE, MPI_SUM, 0, w->comm);
-  MPI_Reduce(n, nsum, 11, MPI_LONG_LONG, MPI_SUM, 0, w->comm);
+  MPI_Reduce(d, dsum, 4, MPI_DOUBLE, MPI_SUM, 0, w->comm);
+  MPI_Reduce(n, nsum, 17, MPI_LONG_LONG, MPI_SUM, 0, w->comm);
   MPI_Reduce(ph, phmax, 4, MPI_DOUBLE, MPI_MAX, 0, w->comm);
   if (w->rank != 0) return;
-  sum.sentences = nsum[0];
-  sum.tokens = nsum[1];
-  sum.lookups = nsum[2];
-  sum.unknown_features = nsum[3];
-  sum.cache_hits = nsum[4];
-  sum.decode.sentences = nsum[5];
-  sum.decode.tokens = nsum[6];
-  sum.decode.cells = nsum[7];
-  sum.decode.fallbacks = nsum[8];
-  sum.decode.budget_fallbacks = nsum[9];
-  sum.decode.sparse = nsum[10];
+  int64_t *field[17] = {&sum.sentences,        &sum.tokens,
+                        &sum.lookups,          &sum.unknown_features,
+                        &sum.cache_hits,       &sum.decode.sentences,
+                        &sum.decode.tokens,    &sum.decode.cells,
+                        &sum.decode.fallbacks, &sum.decode.budget_fallbacks,
+                        &sum.decode.sparse,    &sum.eval_tokens,
+                        &sum.eval_pos_ok,      &sum.eval_tag_ok,
+                        &sum.eval_chunks_gold, &sum.eval_chunks_pred,
+                        &sum.eval_chunks_ok};
+  for (int i = 0; i < 17; i++) *field[i] = (int64_t)nsum[i];
   sum.feature_seconds = dsum[1];
   sum.decode_seconds = dsum[2];
   sum.wall_seconds = secs; /* the job's */
-  vt_cli_tag_stats(&r->t, &sum, secs, dsum[3], stderr);
+  if (r->joint && r->t.to.eval) vt_cli_chunk_tag_eval(&sum, stderr);
+  if (!r->t.run.stats) return;
+  if (r->joint)
+    vt_cli_chunk_tag_stats(&r->ct, &sum, secs, stderr);
+  else
+    vt_cli_tag_stats(&r->t, &sum, secs, dsum[3], stderr);
   fprintf(stderr,
           "\"ranks\": %d, \"rounds\": %lld, \"round_bytes\": %lld, \"engine_seconds_sum\": %.6f, "
           "\"mpi_read_seconds\": %.6f, \"mpi_tag_seconds\": %.6f, \"mpi_exchange_seconds\": %.6f, "
@@ -259,7 +286,8 @@ int vt_mpi_tag(const vt_mpi *w, int argc, char **argv) {
     rc = vt_mpi_exit_status(w, code);
     goto done;
   }
-  if (r->t.run.stats) print_stats(r, vt_mpi_now() - r->t0, cpu_now() - c0);
+  if (r->t.run.stats || (r->joint && r->t.to.eval))
+    print_report(r, vt_mpi_now() - r->t0, cpu_now() - c0);
   rc = 0;
 done:
   if (w->rank == 0) vt_cli_signals_temp(NULL);

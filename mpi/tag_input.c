@@ -1,7 +1,8 @@
 /* mpi/tag_input.c: the readers of `vitesse-mpi tag` (tag_run.h). A regular uncompressed file is
  * cut by byte ranges: in round k, rank i takes nominal range [(kP + i) R, (kP + i + 1) R) (R =
  * VITESSE_MPI_ROUND_BYTES, default 16 MiB, or less so that a smaller file is shared evenly), both
- * ends moved forward to the next split point (split.h), reads it with pread: a sentence
+ * ends moved forward to the next split point (split.h: a blank line, or for a CRFsuite model's
+ * item files an empty one), reads it with pread: a sentence
  * straddling a nominal cut goes whole to the rank before the cut. Standard input, pipes and gzip
  * files cannot be cut without reading them: rank 0 reads (inflates) them, R P bytes a round, cuts
  * that at split points into P parts of about the same size (the tail after the last split point
@@ -44,6 +45,7 @@ int vt_mpi_tag_ranges(vt_mpi_tag_run *r, const char *path, int64_t size, int sep
   if (src) {
     src->size = size;
     src->at_eof = 1;
+    src->items = r->items;
   }
   if ((code = vt_mpi_agree(w, code, msg)) != VT_MPI_OK) goto done;
   if (sep != VT_SEP_AUTO) { /* the file's separator, once (the reader's auto rule) */
@@ -109,6 +111,7 @@ int vt_mpi_tag_stream(vt_mpi_tag_run *r, const char *path, int comments, int sep
     int fd = strcmp(path, "-") ? open(path, O_RDONLY) : dup(0);
     src = calloc(1, sizeof *src);
     cut = malloc(2 * (size_t)P * sizeof *cut);
+    if (src) src->items = r->items;
     if (fd < 0) {
       snprintf(msg, sizeof msg, "%s: cannot open: %s", path, strerror(errno));
       code = VT_MPI_BAD;

@@ -4,6 +4,7 @@
 #ifndef VT_MPI_TAG_RUN_H
 #define VT_MPI_TAG_RUN_H
 
+#include "chunk_cli.h"
 #include "mpi_cli.h"
 #include "tag_cli.h"
 
@@ -15,7 +16,10 @@ typedef struct vt_mpi_phases {
 /* One `vitesse-mpi tag` run, as this rank sees it. */
 typedef struct vt_mpi_tag_run {
   const vt_mpi *w;
-  vt_cli_tag t;
+  vt_cli_tag t; /* the options (a joint model's too: model, corpus, engine, -o, files) */
+  int joint;    /* a joint POS + chunk model: ct holds its options (t.m owns the model) */
+  int items;    /* a CRFsuite model: the input is item files (split at empty lines) */
+  vt_cli_chunk_tag ct;
   int argc;
   char **argv;
   vt_engine *eng;

@@ -1,16 +1,21 @@
 #!/bin/sh
-# tests/mpi_cli.sh VITESSE VITESSE_MPI MPIEXEC NPFLAG CASE: vitesse-mpi under mpirun with 1..4
+# tests/mpi_cli.sh VITESSE VITESSE_MPI MPIEXEC NPFLAG CASE [CRFSUITE_SEEDS]: vitesse-mpi under
+# mpirun with 1..4
 # ranks (oversubscribed, on this machine) writes the very bytes `vitesse tag` / `vitesse decode`
 # write, on corpora this script writes (sentences straddling the cuts, CRLF, no final newline,
 # fewer sentences than ranks, an empty file, blank and comment lines, tabs, .gz, standard input;
-# decode with k-best, log Z, label names and the marginals file),
+# decode with k-best, log Z, label names and the marginals file; a joint POS + chunk model with
+# chunk-tag's options and --eval; a CRFsuite model, made by tests/crfsuite_seeds.c, on item files
+# with runs of empty lines and items that are blank lines, with -p -i -l and -k 2),
 # for several round sizes and threads per rank; each run also checks that the job really had P
 # ranks (two MPI installations can silently start P one-rank jobs). Failures: exit status 2, one
-# line "vitesse: ...", no output file (SIGTERM likewise, with VT_MPI_SIGNAL_TEST=1). Cases: tag_plain tag_edges tag_stream decode errors.
+# line "vitesse: ...", no output file; SIGTERM to the ranks or to mpirun likewise, with the
+# message of an interrupted run. Cases: tag_plain tag_edges tag_stream tag_joint tag_crfsuite
+# decode errors.
 set -u
 
-if [ $# -ne 5 ]; then
-  echo "usage: $0 VITESSE VITESSE_MPI MPIEXEC NPFLAG CASE" >&2
+if [ $# -ne 5 ] && [ $# -ne 6 ]; then
+  echo "usage: $0 VITESSE VITESSE_MPI MPIEXEC NPFLAG CASE [CRFSUITE_SEEDS]" >&2
   exit 64
 fi
 VITESSE=$1
@@ -18,6 +23,7 @@ VMPI=$2
 MPIEXEC=$3
 NP=$4
 CASE=$5
+SEEDS=${6:-}
 base=$(mktemp -d "${TMPDIR:-/tmp}/vt_mpi_cli.XXXXXX") || exit 1
 trap 'rm -rf "$base"' EXIT
 trap 'exit 130' INT TERM
@@ -81,20 +87,26 @@ train() {
 }
 
 # same_tag NAME INPUT [tag options]: vitesse-mpi tag equals vitesse tag for P = 1..4 (or $PS; 2
-# threads a rank for odd P, 1 for even P) and the round sizes of $ROUNDS.
+# threads a rank for odd P, 1 for even P) and the round sizes of $ROUNDS, with model $MODEL
+# (default model.bin), stderr too (empty, or $STDERR_SAME=1: the same lines).
 same_tag() {
   name=$1
   input=$2
   shift 2
-  "$VITESSE" tag -m model.bin "$@" "$input" -o ref.txt 2>stderr || fail "$name: vitesse tag exited $?"
+  "$VITESSE" tag -m "${MODEL:-model.bin}" "$@" "$input" -o ref.txt 2>ref.err ||
+    fail "$name: vitesse tag exited $?"
   for p in ${PS:-1 2 3 4}; do
     for round in $ROUNDS; do
       th=$((1 + p % 2)) # 2 threads a rank with 1 and 3 ranks, 1 with 2 and 4
       rm -f out.txt
-      VITESSE_MPI_ROUND_BYTES=$round run_mpi "$p" tag -m model.bin --threads "$th" "$@" \
-        "$input" -o out.txt || fail "$name: P=$p round=$round threads=$th exited $rc"
+      VITESSE_MPI_ROUND_BYTES=$round run_mpi "$p" tag -m "${MODEL:-model.bin}" --threads "$th" \
+        "$@" "$input" -o out.txt || fail "$name: P=$p round=$round threads=$th exited $rc"
       cmp -s ref.txt out.txt || fail "$name: P=$p round=$round threads=$th: output differs"
-      [ ! -s stderr ] || fail "$name: P=$p: unexpected messages"
+      if [ "${STDERR_SAME:-0}" = 1 ]; then
+        cmp -s ref.err stderr || fail "$name: P=$p: messages differ from vitesse tag's"
+      else
+        [ ! -s stderr ] || fail "$name: P=$p: unexpected messages"
+      fi
     done
   done
 }
@@ -173,6 +185,79 @@ tag_stream)
     cmp -s ref.txt out.txt || fail "files: P=$p: output differs"
   done
   ;;
+tag_joint)
+  # A joint POS + chunk model trained on "word POS chunk" lines: DT starts a noun chunk, NN goes on
+  # with it, VB is outside.
+  corpus 300 7 | awk '!NF {print; np = 0; next}
+    {w = substr($1, 2) + 0; pos = w < 3 ? "DT" : w < 6 ? "NN" : "VB"
+     c = pos == "DT" ? "B-NP" : pos == "NN" && np ? "I-NP" : "O"; np = c != "O"; print $1, pos, c}' >jtrain.txt
+  "$VITESSE" chunk-train --train jtrain.txt --epochs 3 --quiet -o joint.bin 2>stderr ||
+    fail "chunk-train exited $?"
+  MODEL=joint.bin
+  ROUNDS="211 4000"
+  # A 300-token sentence in the middle straddles many cuts (the model has no chunk bound: a
+  # sentence costs n^2); CRLF; no final newline.
+  { corpus 100 41; corpus 1 5 | head -n 1 | awk '{for (i = 0; i < 300; i++) print}'; echo
+    corpus 100 42; } >jlong.txt
+  same_tag joint jlong.txt
+  corpus 120 43 | sed 's/$/\r/' | head -c -3 >jcrlf.txt
+  PS="2 3" ROUNDS=211 same_tag joint_crlf jcrlf.txt
+  gzip -c jlong.txt >jlong.txt.gz
+  PS="2 3" ROUNDS=997 same_tag joint_gz jlong.txt.gz
+  # chunk-tag's options: --max-chunk, the word column, and --eval (its counts summed over ranks).
+  PS="2 4" ROUNDS=211 same_tag joint_maxchunk jlong.txt --max-chunk 2
+  awk 'NF {print "x", $0} !NF {print}' jtrain.txt >jcols.txt
+  PS=3 ROUNDS=211 same_tag joint_wordcol jcols.txt --word-col 1
+  PS="1 4" ROUNDS=997 STDERR_SAME=1 same_tag joint_eval jtrain.txt --eval
+  ;;
+tag_crfsuite)
+  [ -n "$SEEDS" ] || { echo "mpi_cli.sh: tag_crfsuite needs CRFSUITE_SEEDS" >&2; exit 64; }
+  "$SEEDS" . || fail "crfsuite_seeds exited $?"
+  MODEL=crfsmodel/good.model
+  # Item files: sequences of 1..9 items of the seed model's attributes ended by runs of 1..3
+  # empty lines; some items are a line of blanks or a lone "\r" (items in CRFsuite, not ends).
+  items() {
+    awk -v n="$1" -v seed="$2" 'BEGIN {
+      split("w=the x pos=NN U00=the a\\:b c\\\\d", at, " "); split("B-NP I-NP O B-VP", lab, " ");
+      s = seed;
+      for (i = 0; i < n; i++) {
+        s = (s * 1103515245 + 12345) % 2147483648; T = 1 + int(s / 65536) % 9;
+        for (t = 0; t < T; t++) {
+          s = (s * 1103515245 + 12345) % 2147483648; r = int(s / 65536);
+          if (r % 23 == 0) { print (r % 2 ? " \t" : "\r"); continue }
+          printf "%s\t%s\t%s:%d\n", lab[1 + r % 4], at[1 + r % 6], at[1 + int(r / 7) % 6], r % 5 - 2;
+        }
+        for (e = 0; e <= r % 3; e++) printf "\n";
+      }
+    }'
+  }
+  ROUNDS="211 4000"
+  { items 100 51; items 1 5 | head -n 1 | awk '{for (i = 0; i < 400; i++) print}'; echo
+    items 100 52; } >long.items
+  cr=$(printf '\r')
+  tab=$(printf '\t')
+  grep -q "^$cr\$" long.items && grep -q "^ $tab\$" long.items || fail "the item file lacks blank items"
+  same_tag items long.items
+  items 200 53 | head -c -2 >nofinal.items
+  PS="2 3" ROUNDS=211 same_tag items_nofinal nofinal.items
+  PS="2 3" ROUNDS=211 same_tag items_marginals long.items -p -i -l
+  PS=4 ROUNDS=211 same_tag items_kbest long.items -k 2 --algo kbest-viterbi
+  gzip -c long.items >long.items.gz
+  PS="1 3" ROUNDS=997 same_tag items_gz long.items.gz -p
+  : >empty.items
+  PS=2 ROUNDS=211 same_tag items_empty empty.items
+  # A bad item far into the file: one line with its line number, exit status 2, no output file.
+  mkdir out
+  { items 300 54; printf 'O\tx:zz\n\n'; items 20 55; } >bad.items
+  "$VITESSE" tag -m "$MODEL" bad.items -o out/ref.txt 2>stderr
+  [ $? -eq 2 ] || fail "vitesse tag should fail on bad.items"
+  want=$(cat stderr)
+  for p in 1 3; do
+    VITESSE_MPI_ROUND_BYTES=2000 run_mpi "$p" tag -m "$MODEL" bad.items -o out/o.txt
+    one_error "bad item P=$p"
+    [ "$(cat stderr)" = "$want" ] || fail "bad item P=$p: '$(cat stderr)', expected '$want'"
+  done
+  ;;
 decode)
   "$VITESSE" synth -o lat --labels 12 --sentences 300 --seed 5 >/dev/null 2>stderr ||
     fail "synth exited $?"
@@ -228,31 +313,71 @@ errors)
   one_error "no -o"
   run_mpi 2 tag -m model.bin --threads 0 bad.txt -o out/o.txt
   one_error "bad option"
-  # SIGTERM to mpirun (it passes it on to the ranks) once the temporary output file exists, in a
-  # job of some thousand rounds: every rank stops, one message, no file left. Only with
-  # VT_MPI_SIGNAL_TEST=1: under CTest on a loaded machine it failed twice with no message (not
-  # yet understood; by hand it passes); the runs of minutes were Open MPI sleeping its SIGKILL
-  # timeout after failed jobs (above).
-  if [ "${VT_MPI_SIGNAL_TEST:-0}" = 1 ]; then
+  # SIGTERM, as in the single-process engine: every rank stops, one line "vitesse: interrupted by
+  # SIGTERM: ...", no output file, a non-zero exit status. The job (20 copies of a corpus in
+  # rounds of 40 bytes) would run for minutes: it is still running when the signal comes. The
+  # signal goes out only once the temporary output exists: rank 0 creates it after every rank set
+  # up its engine and its signal handlers (before that, a rank still in MPI_Init dies of the
+  # signal). Two ways: (1) to every rank at once, as Slurm's scancel does and as mpirun does
+  # itself later; (2) to mpirun: Open MPI 4.1 sends the ranks SIGCONT at once, SIGTERM only
+  # odls_base_sigkill_timeout seconds later, and SIGKILL as long again after that (whether they
+  # exited or not), and exits 1. Its default timeout, 1 s, is the time a rank has to stop, which a
+  # loaded machine may not give: a job that ended within the timeout, or ranks killed mid-way,
+  # was why the earlier check failed with no message under load. Here it is 10 s.
   corpus 3000 33 >long.txt
-  OMPI_MCA_odls_base_sigkill_timeout=30 VITESSE_MPI_ROUND_BYTES=40 "$MPIEXEC" "$NP" 2 "$VMPI" \
-    tag -m model.bin long.txt -o out/o.txt \
-    2>stderr.all &
-  job=$!
-  i=0
-  while [ -z "$(ls -A out)" ] && [ $i -lt 600 ]; do
-    sleep 0.05
-    i=$((i + 1))
-  done
-  kill -TERM $job
-  wait $job
-  rc=$?
-  grep -v '^vitesse-mpi: [0-9]* ranks$' stderr.all >stderr
-  [ "$rc" -ne 0 ] || fail "SIGTERM: the job exited 0 (did it end before the signal?)"
-  [ "$(wc -l <stderr)" -eq 1 ] && grep -q '^vitesse: interrupted by SIGTERM: .* out/o.txt was not written$' stderr ||
-    fail "SIGTERM: expected one 'interrupted' line"
-  [ -z "$(ls -A out)" ] || fail "SIGTERM: files left in out/: $(ls -A out)"
-  fi
+  set -- long.txt long.txt long.txt long.txt long.txt long.txt long.txt long.txt long.txt long.txt
+  set -- "$@" "$@"
+  # sigterm_job HOW TIMEOUT P FILE...: starts the job (P ranks, mpirun's SIGKILL timeout), signals
+  # it (HOW: ranks or mpirun) once out/ holds the temporary file, waits for it (at most 5 minutes,
+  # then kills it: a hung job fails with its messages, not with CTest's timeout).
+  sigterm_job() {
+    how=$1
+    tmo=$2
+    np=$3
+    shift 3
+    OMPI_MCA_odls_base_sigkill_timeout=$tmo VITESSE_MPI_ROUND_BYTES=40 "$MPIEXEC" "$NP" "$np" \
+      "$VMPI" tag -m model.bin "$@" -o out/o.txt 2>stderr.all </dev/null &
+    job=$!
+    i=0
+    while [ -z "$(ls -A out)" ] && kill -0 $job 2>/dev/null && [ $i -lt 6000 ]; do
+      sleep 0.05
+      i=$((i + 1))
+    done
+    [ -n "$(ls -A out)" ] || { kill -KILL $job; wait $job; cp stderr.all stderr
+      fail "SIGTERM $how: no temporary output after $i waits (the job ended or never started)"; }
+    if [ "$how" = ranks ]; then
+      ranks=$(pgrep -P $job -x vitesse-mpi | tr '\n' ' ')
+      [ "$(echo $ranks | wc -w)" -eq "$np" ] || fail "SIGTERM ranks: found ranks '$ranks' of mpirun $job"
+      # shellcheck disable=SC2086
+      kill -TERM $ranks
+    else
+      kill -TERM $job
+    fi
+    i=0
+    while kill -0 $job 2>/dev/null && [ $i -lt 3000 ]; do
+      sleep 0.1
+      i=$((i + 1))
+    done
+    hung=0
+    if kill -0 $job 2>/dev/null; then
+      hung=1
+      pkill -KILL -P $job
+      kill -KILL $job
+    fi
+    wait $job
+    rc=$?
+    grep -v '^vitesse-mpi: [0-9]* ranks$' stderr.all >stderr
+    [ $hung -eq 0 ] || fail "SIGTERM $how: the job still ran 5 minutes after the signal"
+    [ "$rc" -ne 0 ] || fail "SIGTERM $how: the job exited 0 (it ended before the signal?)"
+    grep -q '^vitesse: interrupted by SIGTERM: .* sentences were tagged; out/o.txt was not written$' stderr ||
+      fail "SIGTERM $how: exit status $rc, expected one 'interrupted by SIGTERM' line"
+    [ "$(wc -l <stderr)" -eq 1 ] || fail "SIGTERM $how: exit status $rc, more than one line"
+    [ -z "$(ls -A out)" ] || fail "SIGTERM $how: exit status $rc, files left in out/: $(ls -A out)"
+  }
+  sigterm_job ranks 1 2 "$@"
+  [ "$rc" -eq 143 ] || fail "SIGTERM ranks: exit status $rc, expected 143 (128 + SIGTERM)"
+  sigterm_job ranks 1 3 "$@"
+  sigterm_job mpirun 10 2 "$@"
   "$VITESSE" synth -o lat --labels 5 --sentences 10 --seed 5 >/dev/null 2>&1
   run_mpi 2 decode --emissions lat/E.npy --lengths lat/N.npy --transitions lat/A.npy \
     --posteriors - -o out/o.txt

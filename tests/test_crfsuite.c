@@ -441,6 +441,92 @@ TEST(bad_items) {
   free(b.p);
 }
 
+/* A sink that appends to a growable buffer. */
+typedef struct textbuf {
+  char *p;
+  size_t len;
+} textbuf;
+
+static vt_status text_sink(void *ctx, const char *data, size_t len) {
+  textbuf *b = ctx;
+  char *q = realloc(b->p, b->len + len + 1);
+  if (!q) return VT_ENOMEM;
+  memcpy(q + b->len, data, len);
+  b->p = q;
+  b->len += len;
+  return VT_OK;
+}
+
+/* An item file cut into parts after empty lines (a cluster rank's share, vt_engine_tag_part)
+ * tags as the whole file, -p -i -l and k = 2 included: runs of empty lines, items that are a line
+ * of blanks or a lone '\r' (items in CRFsuite, not the end of a sequence), no final newline; a
+ * bad item in a part is named with its line in the whole file. */
+TEST(parts) {
+  crf1d_buf b;
+  fixed_model(&b);
+  vt_model *m = NULL;
+  REQUIRE(vt_model_open_memory(&m, b.p, b.len, "fixed") == VT_OK, "%s", vt_last_error());
+  static const char text[] = "\n\nB-NP\tw=the\tx:2\nO\ta\\:b\n\nI-NP\tx\n \t\nO\tc\\d\n\n\n\n"
+                             "O\tw=the\n\r\nB-NP\tx:-1\n\nO\ta\\:b:0.5\n\n\nI-NP\tw=the\tx";
+  const size_t len = sizeof text - 1;
+  char *path = tmp_path("parts.items");
+  REQUIRE(write_file(path, text, len) == 0, "write %s", path);
+  vt_engine *e = NULL;
+  vt_engine_opts eo;
+  vt_engine_opts_init(&eo);
+  eo.threads = 2;
+  eo.batch_tokens = 1;
+  REQUIRE(vt_engine_create(&e, &eo) == VT_OK, "engine");
+  vt_tag_opts to;
+  vt_tag_opts_init(&to);
+  to.decode.algo = VT_ALGO_KBEST_VITERBI;
+  to.decode.k = 2;
+  to.crfsuite_out = VT_CRFSUITE_PROB | VT_CRFSUITE_MARG | VT_CRFSUITE_MARG_ALL;
+  const char *files[1] = {path};
+  textbuf ref = {0};
+  REQUIRE(vt_engine_tag(e, m, &to, files, 1, text_sink, &ref, NULL) == VT_OK, "tag: %s",
+          vt_last_error());
+  REQUIRE(ref.len > 0, "output");
+  for (int every = 1; every <= 3; every++) { /* cut after every 1st, 2nd, 3rd empty line */
+    textbuf out = {0};
+    size_t at = 0, empties = 0;
+    int64_t lines = 0, parts = 0, seqs = 0;
+    for (size_t i = 0; i <= len; i++) {
+      int cut = i == len || (text[i] == '\n' && (i == 0 || text[i - 1] == '\n') &&
+                             ++empties % (size_t)every == 0);
+      if (!cut) continue;
+      size_t end = i < len ? i + 1 : len;
+      vt_corpus_part part = {text + at, end - at, path, lines, {0}};
+      vt_run_report rep;
+      EXPECT_EQ_INT(vt_engine_tag_part(e, m, &to, &part, text_sink, &out, &rep), VT_OK, "part");
+      seqs += rep.sentences;
+      for (size_t j = at; j < end; j++) lines += text[j] == '\n';
+      at = end;
+      parts++;
+    }
+    EXPECT(parts > 3, "cut into parts");
+    EXPECT_EQ_INT(seqs, 5, "sequences over the parts");
+    EXPECT(out.len == ref.len && !memcmp(out.p, ref.p, ref.len),
+           "parts after every %d empty lines: the file's bytes", every);
+    free(out.p);
+  }
+  /* A bad value, the 2nd line of a part after 30 lines: line 32 of the file. */
+  static const char bad[] = "O\tx\nO\tx:abc\n\n";
+  vt_corpus_part part = {bad, sizeof bad - 1, "items.txt", 30, {0}};
+  textbuf out = {0};
+  EXPECT_EQ_INT(vt_engine_tag_part(e, m, &to, &part, text_sink, &out, NULL), VT_EFORMAT, "bad");
+  EXPECT(strstr(vt_last_error(), "items.txt:32:") != NULL, "line in the file: %s", vt_last_error());
+  vt_corpus_part empty = {NULL, 0, NULL, 0, {0}};
+  EXPECT_EQ_INT(vt_engine_tag_part(e, m, &to, &empty, text_sink, &out, NULL), VT_OK, "empty");
+  EXPECT_EQ_INT((int64_t)out.len, 0, "nothing for an empty part");
+  free(out.p);
+  free(ref.p);
+  unlink(path);
+  vt_engine_destroy(e);
+  vt_model_close(m);
+  free(b.p);
+}
+
 /* Runs `cmd` through sh; returns its exit status. */
 static int run(const char *cmd) {
   int st = system(cmd);
@@ -625,4 +711,4 @@ TEST(peer) {
 }
 
 TEST_MAIN(CASE(brute_force), CASE(convert_roundtrip), CASE(damaged_models), CASE(bad_items),
-          CASE(cli), CASE(peer))
+          CASE(parts), CASE(cli), CASE(peer))

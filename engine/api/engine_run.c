@@ -50,11 +50,8 @@ static vt_status tag_run(vt_engine *e, const vt_model *m, const vt_tag_opts *opt
   if (o.decode.k < 1) vt_model_default_decoder(m, 1, &o.decode);
   if ((st = vt_model_check_decoder(m, &o.decode)) != VT_OK) return st;
   vt_model_reader(m, &o, &ro);
-  if (m->kind == VT_MODEL_CRFSUITE) {
-    if (part)
-      return vt_fail(VT_EUNSUPPORTED, "a CRFsuite model tags item files, not corpus parts");
-    return vt_crfs_job_run(e, m->crfs, &o, &ro, files, n_files, sink, sink_ctx, rep);
-  }
+  if (m->kind == VT_MODEL_CRFSUITE)
+    return vt_crfs_job_run(e, m->crfs, &o, &ro, files, n_files, part, sink, sink_ctx, rep);
   if (m->kind == VT_MODEL_JOINT_CHUNK)
     return vt_chunk_job_run(e, &m->chunk, &o, &ro, files, n_files, part, sink, sink_ctx, rep);
   return vt_tag_job_run(e, m->text, &o, &ro, files, n_files, part, sink, sink_ctx, rep);

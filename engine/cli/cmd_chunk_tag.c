@@ -43,7 +43,7 @@ enum { OPT_MAXCHUNK = 256, OPT_WORDCOL, OPT_POSCOL, OPT_CHUNKCOL, OPT_EVAL };
 
 int vt_cmd_chunk_tag(int argc, char **argv) { return vt_cli_chunk_tag_with(argc, argv, NULL); }
 
-int vt_cli_chunk_tag_with(int argc, char **argv, vt_model *pre) {
+int vt_cli_chunk_tag_setup(vt_cli_chunk_tag *ct, int argc, char **argv) {
   static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
                                            {"max-chunk", required_argument, 0, OPT_MAXCHUNK},
                                            {"word-col", required_argument, 0, OPT_WORDCOL},
@@ -56,21 +56,18 @@ int vt_cli_chunk_tag_with(int argc, char **argv, vt_model *pre) {
                                            VT_CORPUS_LONGOPTS,
                                            VT_CLI_DECODER_LONGOPTS,
                                            {0, 0, 0, 0}};
-  const char *model_path = NULL, *out_path = NULL;
   long long W = -1;
   int rc = VT_EXIT_USAGE, c;
-  vt_model *m = pre;
-  vt_cli_engine run;
-  vt_cli_engine_init(&run);
-  vt_engine *eng = NULL;
-  vt_output *of = NULL;
-  vt_tag_opts to;
-  vt_tag_opts_init(&to);
-  to.reader_from_model = 0;
+  vt_cli_engine_init(&ct->run);
+  vt_tag_opts_init(&ct->to);
+  ct->to.reader_from_model = 0;
+  ct->model_path = ct->out_path = NULL;
+  ct->files = NULL;
+  ct->n_files = 0;
   optind = 1;
   while ((c = getopt_long(argc, argv, "m:o:k:h", longopts, NULL)) != -1) {
-    int h = vt_cli_engine_opt(&run, c, optarg);
-    if (h == 0) h = vt_cli_corpus_opt(c, optarg, &to.reader);
+    int h = vt_cli_engine_opt(&ct->run, c, optarg);
+    if (h == 0) h = vt_cli_corpus_opt(c, optarg, &ct->to.reader);
     if (h < 0) goto done;
     if (h > 0) continue;
     if (c == VT_CLI_OPT_ALGO && !strcmp(optarg, "shimizu-haas")) continue;
@@ -83,9 +80,9 @@ int vt_cli_chunk_tag_with(int argc, char **argv, vt_model *pre) {
                    c == 'k' ? "-" : "--", name, optarg);
       goto done;
     }
-    int32_t *col = c == OPT_WORDCOL    ? &to.word_col
-                   : c == OPT_POSCOL   ? &to.pos_col
-                   : c == OPT_CHUNKCOL ? &to.chunk_col
+    int32_t *col = c == OPT_WORDCOL    ? &ct->to.word_col
+                   : c == OPT_POSCOL   ? &ct->to.pos_col
+                   : c == OPT_CHUNKCOL ? &ct->to.chunk_col
                                        : NULL;
     if (col) {
       if (vt_cli_parse_col(optarg, col) || (c != OPT_CHUNKCOL && *col < 0)) {
@@ -96,9 +93,9 @@ int vt_cli_chunk_tag_with(int argc, char **argv, vt_model *pre) {
       continue;
     }
     switch (c) {
-    case 'm': model_path = optarg; break;
-    case 'o': out_path = optarg; break;
-    case OPT_EVAL: to.eval = 1; break;
+    case 'm': ct->model_path = optarg; break;
+    case 'o': ct->out_path = optarg; break;
+    case OPT_EVAL: ct->to.eval = 1; break;
     case OPT_MAXCHUNK:
       if (vt_cli_parse_int(optarg, 0, 1000000000, &W)) {
         vt_cli_error("--max-chunk: expected a non-negative integer, got '%s'", optarg);
@@ -112,16 +109,18 @@ int vt_cli_chunk_tag_with(int argc, char **argv, vt_model *pre) {
     default: usage(stderr); goto done;
     }
   }
-  if (!model_path) {
+  if (!ct->model_path) {
     vt_cli_error("chunk-tag: -m MODEL is required (see vitesse chunk-tag --help)");
     goto done;
   }
-  vt_status st = m ? VT_OK : vt_model_open(&m, model_path);
-  if (st != VT_OK && vt_model_file_kind(model_path) == 0) { /* readable, no joint model */
-    FILE *probe = fopen(model_path, "rb");
+  ct->files = (const char *const *)argv + optind;
+  ct->n_files = argc - optind;
+  vt_status st = ct->m ? VT_OK : vt_model_open(&ct->m, ct->model_path);
+  if (st != VT_OK && vt_model_file_kind(ct->model_path) == 0) { /* readable, no joint model */
+    FILE *probe = fopen(ct->model_path, "rb");
     if (probe) {
       fclose(probe);
-      vt_cli_error("%s: not a joint label-chunk model (bad magic)", model_path);
+      vt_cli_error("%s: not a joint label-chunk model (bad magic)", ct->model_path);
       goto done;
     }
   }
@@ -130,48 +129,68 @@ int vt_cli_chunk_tag_with(int argc, char **argv, vt_model *pre) {
     rc = st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
     goto done;
   }
-  vt_model_info info;
-  vt_model_describe(m, &info);
-  if (info.kind != VT_MODEL_JOINT_CHUNK) {
-    vt_cli_error("%s: not a joint label-chunk model (bad magic)", model_path);
+  vt_model_describe(ct->m, &ct->info);
+  if (ct->info.kind != VT_MODEL_JOINT_CHUNK) {
+    vt_cli_error("%s: not a joint label-chunk model (bad magic)", ct->model_path);
     goto done;
   }
-  to.max_chunk = W >= 0 ? (int32_t)W : info.max_chunk;
+  ct->to.max_chunk = W >= 0 ? (int32_t)W : ct->info.max_chunk;
+  rc = -1;
+done:
+  return rc;
+}
+
+void vt_cli_chunk_tag_eval(const vt_run_report *rep, FILE *f) {
+  double pos, tag, p, r, f1 = vt_run_report_chunk_f1(rep, &pos, &tag, &p, &r);
+  fprintf(f,
+          "tokens %lld, POS accuracy %.2f%%, chunk-tag accuracy %.2f%%, chunks: "
+          "precision %.2f%% recall %.2f%% F1 %.2f\n",
+          (long long)rep->eval_tokens, pos, tag, p, r, f1);
+}
+
+void vt_cli_chunk_tag_stats(const vt_cli_chunk_tag *ct, const vt_run_report *rep, double secs,
+                            FILE *f) {
+  const double ns = (double)rep->decode.sentences;
+  fprintf(f,
+          "{\"model\": \"joint-chunk\", \"algo\": \"shimizu-haas\", \"simd\": \"%s\", "
+          "\"max_chunk\": %d, "
+          "\"pos_tags\": %d, \"chunk_tags\": %d, \"sentences\": %lld, \"tokens\": %lld, "
+          "\"seconds\": %.6f, \"decode_seconds\": %.6f, \"sentences_per_second\": %.1f, "
+          "\"decode_sentences_per_second\": %.1f, ",
+          vt_simd_name(vt_simd_active()), ct->to.max_chunk, ct->info.labels,
+          (ct->info.chunk_labels + 1) / 2, (long long)rep->decode.sentences,
+          (long long)rep->decode.tokens, secs, rep->decode_seconds, secs > 0 ? ns / secs : 0.0,
+          rep->decode_seconds > 0 ? ns / rep->decode_seconds : 0.0);
+}
+
+int vt_cli_chunk_tag_with(int argc, char **argv, vt_model *pre) {
+  vt_cli_chunk_tag ct;
+  memset(&ct, 0, sizeof ct);
+  ct.m = pre;
+  vt_engine *eng = NULL;
+  vt_output *of = NULL;
+  int rc = vt_cli_chunk_tag_setup(&ct, argc, argv);
+  if (rc >= 0) goto done;
   rc = VT_EXIT_FAIL;
-  if (vt_cli_engine_start(&run, 0, &eng) != 0) {
+  if (vt_cli_engine_start(&ct.run, 0, &eng) != 0) {
     rc = VT_EXIT_USAGE;
     goto done;
   }
-  if (vt_output_open(&of, out_path) != VT_OK) {
+  if (vt_output_open(&of, ct.out_path) != VT_OK) {
     vt_cli_error("%s", vt_last_error());
     goto done;
   }
   vt_cli_signals_temp(vt_output_temp_path(of)); /* a second ^C removes it */
   const double t0 = vt_cli_now();
   vt_run_report rep;
-  st = vt_engine_tag(eng, m, &to, (const char *const *)argv + optind, argc - optind, vt_sink_file,
-                     vt_output_file(of), &rep);
-  rc = vt_cli_tag_end(st, &rep, &of, out_path, st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE);
+  vt_status st = vt_engine_tag(eng, ct.m, &ct.to, ct.files, ct.n_files, vt_sink_file,
+                               vt_output_file(of), &rep);
+  rc = vt_cli_tag_end(st, &rep, &of, ct.out_path, st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE);
   if (rc >= 0) goto done;
   const double secs = vt_cli_now() - t0;
-  if (to.eval) {
-    double pos, tag, p, r, f1 = vt_run_report_chunk_f1(&rep, &pos, &tag, &p, &r);
-    fprintf(stderr,
-            "tokens %lld, POS accuracy %.2f%%, chunk-tag accuracy %.2f%%, chunks: "
-            "precision %.2f%% recall %.2f%% F1 %.2f\n",
-            (long long)rep.eval_tokens, pos, tag, p, r, f1);
-  }
-  if (run.stats) {
-    const double ns = (double)rep.decode.sentences;
-    fprintf(stderr,
-            "{\"model\": \"joint-chunk\", \"algo\": \"shimizu-haas\", \"simd\": \"%s\", "
-            "\"max_chunk\": %d, "
-            "\"pos_tags\": %d, \"chunk_tags\": %d, \"sentences\": %lld, \"tokens\": %lld, "
-            "\"seconds\": %.6f, \"decode_seconds\": %.6f, \"sentences_per_second\": %.1f, "
-            "\"decode_sentences_per_second\": %.1f, ",
-            vt_simd_name(vt_simd_active()), to.max_chunk, info.labels, (info.chunk_labels + 1) / 2,
-            (long long)rep.decode.sentences, (long long)rep.decode.tokens, secs, rep.decode_seconds,
-            secs > 0 ? ns / secs : 0.0, rep.decode_seconds > 0 ? ns / rep.decode_seconds : 0.0);
+  if (ct.to.eval) vt_cli_chunk_tag_eval(&rep, stderr);
+  if (ct.run.stats) {
+    vt_cli_chunk_tag_stats(&ct, &rep, secs, stderr);
     vt_engine_stats_json(eng, stderr);
     fputs("}\n", stderr);
   }
@@ -180,7 +199,7 @@ done:
   vt_cli_signals_temp(NULL);
   vt_output_abort(of);
   vt_cli_engine_stop(eng);
-  vt_model_close(m);
+  vt_model_close(ct.m);
   return rc;
 }
 

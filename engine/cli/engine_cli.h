@@ -85,6 +85,12 @@ void vt_cli_signals_temp(const char *path);
  * vt_cli_signals_temp(NULL) forgets both. */
 void vt_cli_signals_temp_extra(const char *path);
 
+/* With `on`, the first SIGINT/SIGTERM already removes the temporary files (then asks the run to
+ * stop as usual): for vitesse-mpi, whose ranks a launcher may SIGKILL soon after the signal
+ * (Open MPI's mpirun: odls_base_sigkill_timeout seconds after its SIGTERM), before the run's
+ * own clean-up. */
+void vt_cli_signals_unlink_first(int on);
+
 /* Ends a run's output: when writing to stdout (`to_stdout`) and *st is VT_OK, flushes it to see a
  * closed pipe (then *st becomes VT_EIO); `werr` is the errno of a failed write, 0 if none.
  * Returns the exit status to end with (128 + SIGPIPE quietly for a closed pipe, VT_EXIT_FAIL

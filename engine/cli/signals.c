@@ -17,19 +17,26 @@ static vt_engine *_Atomic stop_engine; /* the engine a signal cancels, or NULL *
  * second one's (vt_cli_signals_temp_extra: decode's --posteriors). */
 static char temp_path[2][4096];
 static volatile sig_atomic_t temp_set[2];
+static volatile sig_atomic_t unlink_first; /* vt_cli_signals_unlink_first */
+
+static void temp_unlink(void) {
+  for (int i = 0; i < 2; i++)
+    if (temp_set[i]) unlink(temp_path[i]);
+}
 
 /* The first signal asks the run to stop (it then cleans up and exits); a second one removes the
  * temporary output file and dies of the signal at once. */
 static void on_stop(int sig) {
+  int saved = errno;
   if (atomic_exchange(&vt_cli_stop, sig) != 0) {
-    int saved = errno;
-    for (int i = 0; i < 2; i++)
-      if (temp_set[i]) unlink(temp_path[i]);
+    temp_unlink();
     signal(sig, SIG_DFL);
     raise(sig); /* delivered when the handler returns (sig is blocked in it) */
     errno = saved;
     return;
   }
+  if (unlink_first) temp_unlink();
+  errno = saved;
   vt_engine *e = atomic_load(&stop_engine);
   if (e) vt_engine_cancel(e);
 }
@@ -48,6 +55,8 @@ void vt_cli_signals_temp(const char *path) {
 }
 
 void vt_cli_signals_temp_extra(const char *path) { temp_slot(1, path); }
+
+void vt_cli_signals_unlink_first(int on) { unlink_first = on != 0; }
 
 static int handled[2]; /* SIGINT, SIGTERM: whether we installed the handler */
 

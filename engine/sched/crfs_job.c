@@ -1,5 +1,6 @@
-/* engine/sched/crfs_job.c: the CRFsuite tag job of the engine (vt_engine_tag with a CRFsuite
- * model): the reader cuts item files into batches of whole sequences (io/crfs_items.h), workers
+/* engine/sched/crfs_job.c: the CRFsuite tag job of the engine (vt_engine_tag and
+ * vt_engine_tag_part with a CRFsuite model): the reader cuts item files (or a part of one held in
+ * memory) into batches of whole sequences (io/crfs_items.h), workers
  * tag them (engine/text/crfs.h: emissions, decoder, marginals when asked) and format what
  * `crfsuite tag` prints, the writer hands the text to the sink in input order. The model is
  * read-only and small, so the workers share it instead of a replica per node; each slot's
@@ -22,6 +23,7 @@ typedef struct crfs_job {
   int flags;                /* VT_CRFS_PROB | VT_CRFS_MARG | VT_CRFS_MARG_ALL */
   const char *const *files; /* n_files of them; none: standard input */
   int n_files, file;
+  const vt_corpus_part *part; /* not NULL: read this piece of memory instead of the files */
   const vt_reader_opts *ro;
   vt_items *r;
   size_t max_bytes;
@@ -40,10 +42,14 @@ static int crfs_read(void *ctx, vt_sched_batch *b) {
   vt_items_batch *ib = &j->ib[b->slot];
   for (;;) {
     if (!j->r) {
-      if (j->file >= (j->n_files ? j->n_files : 1)) return 0;
+      if (j->file >= (j->n_files && !j->part ? j->n_files : 1)) return 0;
       const char *path = j->n_files ? j->files[j->file] : "-";
-      vt_status st = vt_items_open(&j->r, path, j->ro->max_line_bytes, j->ro->max_tokens, b->err,
-                                   sizeof b->err);
+      const vt_corpus_part *pt = j->part;
+      vt_status st =
+          pt ? vt_items_open_mem(&j->r, pt->name, pt->data, pt->len, (uint64_t)pt->first_line,
+                                 j->ro->max_line_bytes, j->ro->max_tokens, b->err, sizeof b->err)
+             : vt_items_open(&j->r, path, j->ro->max_line_bytes, j->ro->max_tokens, b->err,
+                             sizeof b->err);
       if (st != VT_OK) return st;
     }
     vt_status st = vt_items_read(j->r, ib, j->max_bytes, b->err, sizeof b->err);
@@ -126,6 +132,7 @@ static vt_status crfs_write(void *ctx, vt_sched_batch *b) {
 
 static void crfs_progress(void *ctx, const vt_sched_progress *p) {
   crfs_job *j = ctx;
+  if (j->bytes_total < 0 && j->part) j->bytes_total = (int64_t)j->part->len;
   if (j->bytes_total < 0) { /* the input's size: 0 when one file is not a regular one */
     j->bytes_total = 0;
     for (int i = 0; i < (j->n_files ? j->n_files : 1); i++) {
@@ -144,7 +151,8 @@ static void crfs_progress(void *ctx, const vt_sched_progress *p) {
 
 vt_status vt_crfs_job_run(vt_engine *e, const vt_crfs *m, const vt_tag_opts *o,
                           const vt_reader_opts *ro, const char *const *files, int n_files,
-                          vt_sink_fn sink, void *sink_ctx, vt_run_report *rep) {
+                          const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
+                          vt_run_report *rep) {
   vt_status st;
   vt_sched *sched = NULL;
   vt_sched_stats rs;
@@ -161,6 +169,7 @@ vt_status vt_crfs_job_run(vt_engine *e, const vt_crfs *m, const vt_tag_opts *o,
   j.flags = o->crfsuite_out & (VT_CRFS_PROB | VT_CRFS_MARG | VT_CRFS_MARG_ALL);
   j.files = files;
   j.n_files = n_files;
+  j.part = part;
   j.ro = ro;
   j.max_bytes = (size_t)(e->opts.batch_tokens > 0 ? e->opts.batch_tokens : 4096) * 64;
   j.bytes_total = -1;

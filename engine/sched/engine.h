@@ -46,10 +46,12 @@ vt_status vt_chunk_job_run(vt_engine *e, const struct vt_chunk_model *m, const v
                            const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
                            vt_run_report *rep);
 
-/* Tags CRFsuite item files with a CRFsuite model (engine/sched/crfs_job.c). */
+/* Tags CRFsuite item files, or `part` (a piece of one), with a CRFsuite model
+ * (engine/sched/crfs_job.c). */
 vt_status vt_crfs_job_run(vt_engine *e, const struct vt_crfs *m, const vt_tag_opts *o,
                           const vt_reader_opts *ro, const char *const *files, int n_files,
-                          vt_sink_fn sink, void *sink_ctx, vt_run_report *rep);
+                          const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
+                          vt_run_report *rep);
 
 /* Decodes sentences [first, first + count) of a lattice set (engine/sched/decode_job.c); the
  * posteriors' .npy header (the whole set's shape) only when first is 0. */

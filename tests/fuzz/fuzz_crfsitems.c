@@ -4,9 +4,10 @@
  *
  * The input is one item file (plain or gzip), read from a memfd twice: in batches of about 64
  * bytes with the default limits, and in batches of 1 byte with lines of at most 64 bytes and
- * sequences of at most 4 items. Every sequence read is tagged with a fixed crf1d model
- * (tests/crf1d_write.h) by viterbi and by k-best (k = 2) with marginals, and formatted as crfsuite
- * tag -p -i -l prints it. */
+ * sequences of at most 4 items; then from memory as a part of a larger file
+ * (vt_items_open_mem, vitesse-mpi's ranks), in batches of about 64 bytes. Every sequence read is
+ * tagged with a fixed crf1d model (tests/crf1d_write.h) by viterbi and by k-best (k = 2) with
+ * marginals, and formatted as crfsuite tag -p -i -l prints it. */
 #define _GNU_SOURCE /* memfd_create (fuzz_common.h) */
 #include <stddef.h>
 #include <stdint.h>
@@ -40,14 +41,19 @@ static vt_crfs *fz_model(void) {
   return m;
 }
 
-static void fz_read_all(const char *path, size_t max_bytes, int32_t max_line, int32_t max_items,
-                        vt_arena *arena) {
+/* Reads the file `path`, or when `mem` is not NULL its `mem_len` bytes as a part that starts at
+ * line 7 of a file. */
+static void fz_read_all(const char *path, const uint8_t *mem, size_t mem_len, size_t max_bytes,
+                        int32_t max_line, int32_t max_items, vt_arena *arena) {
   const vt_crfs *m = fz_model();
   vt_items *r = NULL;
   vt_items_batch ib;
   char err[256];
   memset(&ib, 0, sizeof ib);
-  if (vt_items_open(&r, path, max_line, max_items, err, sizeof err) != VT_OK) return;
+  vt_status st = mem ? vt_items_open_mem(&r, "part", (const char *)mem, mem_len, 7, max_line,
+                                         max_items, err, sizeof err)
+                     : vt_items_open(&r, path, max_line, max_items, err, sizeof err);
+  if (st != VT_OK) return;
   vt_decode_opts one, two;
   vt_decode_opts_init(&one);
   vt_decode_opts_init(&two);
@@ -92,8 +98,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *path = fz_file(0, data, size);
   vt_arena *arena = NULL;
   if (!path || vt_arena_create(&arena, 0) != VT_OK) return 0;
-  fz_read_all(path, 64, 0, 0, arena);
-  fz_read_all(path, 1, 64, 4, arena);
+  fz_read_all(path, NULL, 0, 64, 0, 0, arena);
+  fz_read_all(path, NULL, 0, 1, 64, 4, arena);
+  fz_read_all(NULL, data, size, 64, 0, 0, arena);
   vt_arena_destroy(arena);
   return 0;
 }
