@@ -174,7 +174,14 @@ vt_status vt_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_are
      * an inactive label gets its degenerate node's bound. Then the search lattice is the full
      * one, and Q is the heuristic table. */
     s.prune = 0;
-    if (vt_budget_charge(bud, vt_degen_pass_cost(&s, &stats->cells))) return VT_OK;
+    /* A heuristic pass that would take half of what is left (mN with 2^N >= L is a whole
+     * backward Viterbi) leaves the search too little: the full decoder is cheaper at once. */
+    const double pass = vt_degen_pass_cost(&s, &stats->cells);
+    if (pass > 0.5 * bud->left) {
+      bud->over = 1;
+      return VT_OK;
+    }
+    if (vt_budget_charge(bud, pass)) return VT_OK;
     vt_degen_backward(&s);
     for (int32_t t = 0; t < T; t++) {
       double *Q = s.Q + (size_t)t * s.ld;
