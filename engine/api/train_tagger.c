@@ -6,8 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "corpus_src.h"
 #include "errmsg.h"
 #include "model_file.h"
@@ -16,12 +16,6 @@
 #include "train.h"
 #include "train_export.h"
 #include "vitesse.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void vt_train_opts_init(vt_train_opts *o) {
   memset(o, 0, sizeof *o);
@@ -118,7 +112,7 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
     goto done;
   }
   if (vt_trainset_init(&d, &ts, o->label_col) != VT_OK) goto nomem;
-  double t0 = now();
+  double t0 = vt_clock_seconds();
   if ((st = compile_src(&d, &tc, train, &o->reader)) != VT_OK) goto done;
   if (tc.n_sent == 0) {
     st = vt_fail(VT_EFORMAT, "%s: no sentence to train on",
@@ -142,7 +136,7 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
   rep->features = d.n_weights;
   rep->templates = ts.n;
   rep->decoder = algo;
-  rep->read_seconds = now() - t0;
+  rep->read_seconds = vt_clock_seconds() - t0;
   rep->input_ok = 1;
   /* The model goes to out_path once trained: see now, not after the epochs, that it cannot. */
   if ((st = vt_outfile_probe(out_path, err, sizeof err)) != VT_OK) {

@@ -1,15 +1,9 @@
 /* engine/chunk/chunk_tag.c: tagging with a joint label-chunk model (see chunk_tag.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "chunk_tag.h"
+#include "clock.h"
 
 #include <stdlib.h>
-#include <time.h>
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 vt_status vt_chunk_tag_sentence(const vt_chunk_model *m, const vt_chunk_x *x, int32_t W,
                                 vt_arena *arena, vt_chunk_out *out, vt_chunk_stats *stats) {
@@ -26,7 +20,7 @@ vt_status vt_chunk_corpus_eval(const vt_chunk_model *m, const vt_chunk_corpus *c
   const size_t n = (size_t)cp->max_n + 1;
   int32_t *pos = malloc(n * sizeof *pos), *ctag = malloc(n * sizeof *ctag);
   uint8_t *begin = malloc(n);
-  const double t0 = now_seconds();
+  const double t0 = vt_clock_seconds();
   if (!pos || !ctag || !begin || vt_arena_create(&arena, 0) != VT_OK) goto fail;
   for (int64_t s = 0; s < cp->n_sent; s++) {
     vt_chunk_x x;
@@ -39,7 +33,7 @@ vt_status vt_chunk_corpus_eval(const vt_chunk_model *m, const vt_chunk_corpus *c
   }
   st = VT_OK;
 fail:
-  if (seconds) *seconds = now_seconds() - t0;
+  if (seconds) *seconds = vt_clock_seconds() - t0;
   vt_arena_destroy(arena);
   free(pos);
   free(ctag);

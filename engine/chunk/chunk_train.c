@@ -2,21 +2,15 @@
  * label-chunk model (see chunk_train.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "chunk_train.h"
+#include "clock.h"
 
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "arena.h"
 #include "omp_tsan.h"
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static uint64_t splitmix(uint64_t *s) {
   uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
@@ -274,7 +268,7 @@ vt_status vt_chunk_train(vt_chunk_model *m, const vt_chunk_corpus *cp,
   uint64_t rng = o->seed;
   for (int64_t s = 0; s < cp->n_sent; s++) order[s] = s;
   for (int32_t epoch = 1; epoch <= o->epochs; epoch++) {
-    const double t_epoch = now_seconds();
+    const double t_epoch = vt_clock_seconds();
     step_ctx x = {m, cp, o, epoch <= o->lex_warmup ? bias_mask : (1u << VT_CHUNK_NTMPL) - 1u};
     vt_chunk_epoch ep = {epoch, 0, 0, 0, 0};
     for (int64_t i = cp->n_sent - 1; o->seed && i > 0; i--) { /* Fisher-Yates */
@@ -292,7 +286,7 @@ vt_status vt_chunk_train(vt_chunk_model *m, const vt_chunk_corpus *cp,
           goto fail;
     }
     for (int64_t f = 0; f < m->n_feat; f++) m->w[f] = cur[f] - sum[f] / seen;
-    ep.seconds = now_seconds() - t_epoch;
+    ep.seconds = vt_clock_seconds() - t_epoch;
     t_train += ep.seconds;
     ep.train_seconds = t_train;
     if (o->on_epoch && o->on_epoch(o->ctx, m, &ep)) break;

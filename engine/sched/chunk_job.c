@@ -10,11 +10,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "arena.h"
 #include "chunk_corpus.h"
 #include "chunk_tag.h"
+#include "clock.h"
 #include "corpus_feed.h"
 #include "engine.h"
 #include "errmsg.h"
@@ -43,12 +43,6 @@ typedef struct chunk_job {
   vt_corpus_out out;
   const vt_engine_opts *eo;
 } chunk_job;
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int chunk_read(void *ctx, vt_sched_batch *b) {
   chunk_job *j = ctx;
@@ -144,9 +138,9 @@ static vt_status chunk_work(void *ctx, const vt_sched_worker *w, vt_sched_batch 
       vt_chunk_x x = {T, k->word, k->type};
       vt_chunk_out o = {k->pos, k->ctag, k->begin, 0};
       vt_arena_reset(w->arena);
-      double t0 = now();
+      double t0 = vt_clock_seconds();
       vt_status st = vt_chunk_tag_sentence(j->m, &x, j->W, w->arena, &o, &k->stats);
-      k->decode_seconds += now() - t0;
+      k->decode_seconds += vt_clock_seconds() - t0;
       if (st != VT_OK) goto nomem;
       if (j->eval) {
         const int64_t at = gold->off[g];

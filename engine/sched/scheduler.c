@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "scheduler.h"
+#include "clock.h"
 
 #include <omp.h>
 #include <pthread.h>
@@ -56,11 +57,10 @@ struct vt_sched {
   pthread_cond_t done_cv; /* the coordinator waits here (CLOCK_MONOTONIC) */
   /* Run state, under mu. */
   const vt_sched_job *job;
-  int eof;           /* no batch will be queued any more: idle workers exit */
-  int running;       /* batches inside work() */
-  int failed;        /* some work() failed */
-  int rr;            /* where the dispatcher's tie-break starts */
-  int64_t write_seq; /* the batch the writer waits for: only its end wakes the coordinator */
+  int eof;     /* no batch will be queued any more: idle workers exit */
+  int running; /* batches inside work() */
+  int failed;  /* some work() failed */
+  int rr;      /* where the dispatcher's tie-break starts */
   /* The ordered commit (commit_ready), under mu: batches next_write .. next_read-1 are in
    * flight; `committing` is set while one thread writes, so writes are one at a time and in
    * order whoever makes them. */
@@ -74,12 +74,6 @@ struct vt_sched {
   int64_t wake_in_flight; /* ... and wants waking once no more batches than this are in flight */
   vt_sched_stats *rs;     /* the run's counters (written, write_seconds) */
 };
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* CPU seconds the calling thread has used. */
 static double thread_cpu_seconds(void) {
@@ -199,9 +193,9 @@ static void commit_ready(vt_sched *s) {
     }
     if (sl->state != SLOT_DONE) break;
     pthread_mutex_unlock(&s->mu);
-    const double t0 = now_seconds(), c0 = thread_cpu_seconds();
+    const double t0 = vt_clock_seconds(), c0 = thread_cpu_seconds();
     vt_status st = s->job->write(s->job->ctx, &sl->b);
-    const double dt = now_seconds() - t0, dc = thread_cpu_seconds() - c0;
+    const double dt = vt_clock_seconds() - t0, dc = thread_cpu_seconds() - c0;
     pthread_mutex_lock(&s->mu);
     rs->write_seconds += dt;
     rs->write_cpu_seconds += dc;
@@ -211,7 +205,7 @@ static void commit_ready(vt_sched *s) {
       break;
     }
     sl->state = SLOT_FREE;
-    s->write_seq = ++s->next_write;
+    s->next_write++;
     rs->batches_written++;
     rs->items_written += sl->b.items;
     rs->tokens_written += sl->b.tokens;
@@ -230,12 +224,12 @@ static void batch_run(vt_sched *s, worker *w, const vt_sched_worker *view, int i
   s->running++;
   pthread_mutex_unlock(&s->mu);
 
-  double t0 = now_seconds();
+  double t0 = vt_clock_seconds();
   sl->b.out.len = 0;
   sl->b.aux.len = 0;
   sl->b.err[0] = '\0';
   vt_status st = job->work(job->ctx, view, &sl->b);
-  w->st.busy_seconds += now_seconds() - t0;
+  w->st.busy_seconds += vt_clock_seconds() - t0;
   w->st.batches++;
   w->st.items += sl->b.items;
   w->st.tokens += sl->b.tokens;
@@ -253,7 +247,7 @@ static void batch_run(vt_sched *s, worker *w, const vt_sched_worker *view, int i
     /* Wake the coordinator only when it has something to do: the batch it writes next is
      * done, a batch failed or was dropped, or no batch runs any more (a stopping run waits for
      * that). A batch done out of order is written without a wake-up when its turn comes. */
-    if (sl->b.seq == s->write_seq || st != VT_OK || !s->running) pthread_cond_signal(&s->done_cv);
+    if (sl->b.seq == s->next_write || st != VT_OK || !s->running) pthread_cond_signal(&s->done_cv);
     return;
   }
   /* Worker commit: a failure wakes the coordinator (it stops the run); this worker then writes
@@ -392,7 +386,7 @@ static void set_err(char *err, size_t errlen, const char *msg) {
 static void run_reset(vt_sched *s, const vt_sched_job *job) {
   s->job = job;
   s->eof = s->running = s->failed = s->rr = 0;
-  s->write_seq = s->next_read = s->next_write = 0;
+  s->next_read = s->next_write = 0;
   s->writing = 1;
   s->committing = s->stopping = s->coord_waiting = 0;
   s->write_status = VT_OK;
@@ -495,9 +489,9 @@ static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, doub
       rd->b.in.len = 0;
       rd->b.err[0] = '\0';
       pthread_mutex_unlock(&s->mu);
-      double t0 = now_seconds();
+      double t0 = vt_clock_seconds();
       int r = job->read(job->ctx, &rd->b);
-      rs->read_seconds += now_seconds() - t0;
+      rs->read_seconds += vt_clock_seconds() - t0;
       pthread_mutex_lock(&s->mu);
       if (r > 0) {
         dispatch(s, (int)(seq % s->n_slots));
@@ -526,7 +520,7 @@ static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, doub
         (s->writing && s->write_status == VT_OK ? s->next_write == s->next_read : s->running == 0))
       break;
 
-    double t = now_seconds();
+    double t = vt_clock_seconds();
     if (job->progress && t - t_progress >= pinterval) {
       vt_sched_progress pr = {rs->batches_written, rs->items_written, rs->tokens_written,
                               t - t_start, 0};
@@ -568,7 +562,7 @@ vt_status vt_sched_run(vt_sched *s, const vt_sched_job *job, vt_sched_stats *sta
   memset(&rs, 0, sizeof rs);
   if (err && errlen) err[0] = '\0';
   run_reset(s, job);
-  const double t_start = now_seconds();
+  const double t_start = vt_clock_seconds();
 
   /* One OpenMP team: thread 0 (the calling thread) coordinates, threads 1 .. n_workers work.
    * The runtime may give fewer threads (OMP_THREAD_LIMIT, dynamic adjustment, an enclosing
@@ -598,7 +592,7 @@ vt_status vt_sched_run(vt_sched *s, const vt_sched_job *job, vt_sched_stats *sta
     result = VT_ECANCELED;
     set_err(err, errlen, "canceled");
   }
-  rs.wall_seconds = now_seconds() - t_start;
+  rs.wall_seconds = vt_clock_seconds() - t_start;
   /* The workers that ran (all planned ones unless the team was smaller; with none, worker 0's
    * figures are the coordinator's work). */
   const int ran = s->active ? s->active : 1;

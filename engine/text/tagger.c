@@ -1,12 +1,12 @@
 /* engine/text/tagger.c: emissions from a model and the per-batch tagging step (see tagger.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "tagger.h"
+#include "clock.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "arena.h"
 #include "decoders.h"
@@ -14,12 +14,6 @@
 #include "rowadd.h"
 #include "rowcache.h"
 #include "strhash.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int vt_textbuf_reserve(vt_textbuf *b, size_t more) {
   if (b->len + more <= b->cap) return 0;
@@ -303,7 +297,7 @@ vt_status vt_text_tag_tokens(const vt_textmodel *m, const vt_decode_opts *opts,
                              double *marg, double *logz, int32_t *bad, int *why,
                              vt_tag_stats *stats) {
   const int32_t T = tk->T;
-  double t0 = now();
+  double t0 = vt_clock_seconds();
   double *E = VT_ARENA_NEW(arena, double, (size_t)T *(size_t)m->L);
   if (!E) return VT_ENOMEM;
   vt_obs_lattice lat;
@@ -314,7 +308,7 @@ vt_status vt_text_tag_tokens(const vt_textmodel *m, const vt_decode_opts *opts,
     if (!tmp) return VT_ENOMEM;
     if ((st = vt_constraints_apply(cf->cons, tk, E, tmp, bad, why)) != VT_OK) return st;
   }
-  double t1 = now();
+  double t1 = vt_clock_seconds();
   if (m->obs_bigram)
     st = vt_obs_decode(&lat, opts, arena, labels, scores, n_paths, stats ? &stats->decode : NULL);
   else
@@ -323,7 +317,7 @@ vt_status vt_text_tag_tokens(const vt_textmodel *m, const vt_decode_opts *opts,
   if (st == VT_OK && logz)
     st = m->obs_bigram ? VT_EUNSUPPORTED : vt_posteriors(m->trans, arena, E, T, marg, logz);
   if (stats) {
-    double t2 = now();
+    double t2 = vt_clock_seconds();
     stats->feature_seconds += t1 - t0;
     stats->decode_seconds += t2 - t1;
   }

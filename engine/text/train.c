@@ -7,23 +7,17 @@
  * always sees the current weights at O(T) cost instead of a new O(L^2) binding. */
 #define _POSIX_C_SOURCE 200809L
 #include "train.h"
+#include "clock.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "arena.h"
 #include "errmsg.h"
 #include "obsbigram.h"
 #include "strhash.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 vt_status vt_train_obs_deltas(const vt_weights *W, const vt_wover *D, const int32_t *bfeat,
                               int32_t n_b, int32_t T, int avg, vt_arena *arena,
@@ -192,7 +186,7 @@ vt_status vt_train_predict_from(const vt_weights *W, const vt_tcorpus *c, const 
                                 double *decode_seconds) {
   const int64_t t0 = c->sent_off[s];
   const int32_t T = (int32_t)(c->sent_off[s + 1] - t0), L = W->L;
-  double score, d0 = now();
+  double score, d0 = vt_clock_seconds();
   int32_t np;
   vt_status st;
   if (!tr) {
@@ -202,7 +196,7 @@ vt_status vt_train_predict_from(const vt_weights *W, const vt_tcorpus *c, const 
   } else {
     st = vt_decode(tr, opts, arena, E, T, pred, &score, &np, stats);
   }
-  *decode_seconds += now() - d0;
+  *decode_seconds += vt_clock_seconds() - d0;
   vt_arena_reset(arena);
   return st;
 }
@@ -269,7 +263,7 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
   const int64_t tick = train->n_sent / 100 + 1;
 
   for (int32_t epoch = 1; epoch <= o->epochs; epoch++) {
-    double t_start = now();
+    double t_start = vt_clock_seconds();
     vt_train_shuffle(order, train->n_sent, &rng);
     int64_t tok_err = 0, sent_err = 0;
     for (int64_t i = 0; i < train->n_sent; i++) {
@@ -285,7 +279,7 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
     }
     int stop = 0;
     st = vt_train_epoch_end(W, train, dev, rank, obs_bigram, o, epoch, tok_err, sent_err,
-                            now() - t_start, rep, &stop);
+                            vt_clock_seconds() - t_start, rep, &stop);
     if (st != VT_OK) goto fail;
     if (stop) break;
   }

@@ -27,17 +27,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "errmsg.h"
 #include "omp_tsan.h"
 #include "train.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* One thread's scratch; written by that thread only. */
 typedef struct worker {
@@ -212,7 +206,7 @@ vt_status vt_train_run_batch(vt_weights *W, const vt_tcorpus *train, const vt_tc
   const int64_t tick = train->n_sent / 100 + 1;
 
   for (int32_t epoch = 1; epoch <= o->epochs; epoch++) {
-    double t_start = now();
+    double t_start = vt_clock_seconds();
     vt_train_shuffle(order, train->n_sent, &rng);
     x.tok_err = x.sent_err = 0;
     for (int64_t b0 = 0; b0 < train->n_sent; b0 += B) {
@@ -260,7 +254,7 @@ vt_status vt_train_run_batch(vt_weights *W, const vt_tcorpus *train, const vt_tc
     }
     int stop = 0;
     st = vt_train_epoch_end(W, train, dev, rank, obs_bigram, o, epoch, x.tok_err, x.sent_err,
-                            now() - t_start, rep, &stop);
+                            vt_clock_seconds() - t_start, rep, &stop);
     if (st != VT_OK) goto fail;
     if (stop) break;
   }

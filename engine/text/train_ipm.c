@@ -17,17 +17,11 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "errmsg.h"
 #include "omp_tsan.h"
 #include "train.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* One shard's state; everything here is written by the thread running the shard only. */
 typedef struct shard {
@@ -186,7 +180,7 @@ static vt_status shard_epoch(shard *h, epoch_ctx *x, int32_t s) {
     const int32_t T = (int32_t)(tc->sent_off[sid + 1] - t0);
     h->c = c0 + (double)i;
     vt_weights_emit_over(W, &h->own, tc->ufeat + t0 * tc->n_u, tc->n_u, T, h->E);
-    double score, d0 = now();
+    double score, d0 = vt_clock_seconds();
     int32_t np;
     if (x->obs_bigram) {
       vt_obs_lattice lat = {L, T, h->A, h->S, h->F, h->E, NULL, NULL, NULL};
@@ -196,7 +190,7 @@ static vt_status shard_epoch(shard *h, epoch_ctx *x, int32_t s) {
     } else {
       st = vt_decode(h->tr, &x->dopts, h->arena, h->E, T, h->pred, &score, &np, &h->stats);
     }
-    h->decode_seconds += now() - d0;
+    h->decode_seconds += vt_clock_seconds() - d0;
     vt_arena_reset(h->arena);
     if (st != VT_OK) return st;
     int32_t wrong = 0;
@@ -290,7 +284,7 @@ vt_status vt_train_run_ipm(vt_weights *W, const vt_tcorpus *train, const vt_tcor
   const double per_epoch = (double)((train->n_sent + ns - 1) / ns);
 
   for (int32_t epoch = 1; epoch <= o->epochs; epoch++) {
-    double t_start = now();
+    double t_start = vt_clock_seconds();
     vt_train_shuffle(order, train->n_sent, &rng);
     x.epoch = epoch;
     x.done = 0;
@@ -317,7 +311,7 @@ vt_status vt_train_run_ipm(vt_weights *W, const vt_tcorpus *train, const vt_tcor
     W->c += per_epoch;
     int stop = 0;
     st = vt_train_epoch_end(W, train, dev, rank, obs_bigram, o, epoch, tok_err, sent_err,
-                            now() - t_start, rep, &stop);
+                            vt_clock_seconds() - t_start, rep, &stop);
     if (st != VT_OK) goto fail;
     if (stop) break;
   }
