@@ -48,6 +48,16 @@ void vt_conll_opts_init(vt_conll_opts *o) {
   o->max_line_bytes = VT_CONLL_MAX_LINE_BYTES;
 }
 
+/* The reader's name for messages, its options and its column separator. */
+static void reader_setup(vt_conll *r, const char *name, const vt_conll_opts *opts) {
+  r->name = name;
+  r->opts = *opts;
+  if (opts->conllu || opts->sep == VT_SEP_TAB)
+    r->sep = '\t';
+  else if (opts->sep == VT_SEP_SPACE)
+    r->sep = ' ';
+}
+
 vt_status vt_conll_open(vt_conll **out, const char *path, const vt_conll_opts *opts, char *err,
                         size_t errlen) {
   *out = NULL;
@@ -73,12 +83,7 @@ vt_status vt_conll_open(vt_conll **out, const char *path, const vt_conll_opts *o
   if (!r->gz) goto nomem;
   fd = -1;
   gzbuffer(r->gz, READ_CHUNK);
-  r->name = name;
-  r->opts = *opts;
-  if (opts->conllu || opts->sep == VT_SEP_TAB)
-    r->sep = '\t';
-  else if (opts->sep == VT_SEP_SPACE)
-    r->sep = ' ';
+  reader_setup(r, name, opts);
   r->cap = READ_CHUNK;
   *out = r;
   return VT_OK;
@@ -104,12 +109,7 @@ vt_status vt_conll_open_mem(vt_conll **out, const char *name, const char *data, 
   r->eof = 1;
   r->size = (int64_t)len;
   r->lineno = first_line;
-  r->name = name;
-  r->opts = *opts;
-  if (opts->conllu || opts->sep == VT_SEP_TAB)
-    r->sep = '\t';
-  else if (opts->sep == VT_SEP_SPACE)
-    r->sep = ' ';
+  reader_setup(r, name, opts);
   *out = r;
   return VT_OK;
 }
