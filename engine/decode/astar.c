@@ -174,10 +174,11 @@ vt_status vt_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_are
      * an inactive label gets its degenerate node's bound. Then the search lattice is the full
      * one, and Q is the heuristic table. */
     s.prune = 0;
-    /* A heuristic pass that would take half of what is left (mN with 2^N >= L is a whole
-     * backward Viterbi) leaves the search too little: the full decoder is cheaper at once. */
+    /* A heuristic pass that would take more than VT_SEARCH_LEAST_SHARE of what is left (mN
+     * with 2^N >= L is a whole backward Viterbi) leaves the search too little: the full
+     * decoder is cheaper at once. */
     const double pass = vt_degen_pass_cost(&s, &stats->cells);
-    if (pass > 0.5 * bud->left) {
+    if (pass > VT_SEARCH_LEAST_SHARE * bud->left) {
       bud->over = 1;
       return VT_OK;
     }

@@ -49,7 +49,8 @@
  * (measured at 45 labels, where the passes cost 5x a SIMD Viterbi); a sentence whose budget
  * cannot pay for it goes to the full decoder before the search starts */
 #define VT_W_SEARCH_LEAST 1200
-/* A search runs only where its least cost is below this share of the full decoder's: from about
+/* A search runs only where its least cost is below this share of the full decoder's (and astar
+ * skips a heuristic pass over this share of what is left): from about
  * 58 labels up (at 45 labels every search is slower than a SIMD Viterbi) */
 #define VT_SEARCH_LEAST_SHARE 0.5
 /* per transition evaluation of a pass (small blocks, degenerate nodes) */

@@ -71,28 +71,36 @@ void vt_decode_opts_default(vt_decode_opts *opts, int32_t L, int32_t k) {
   opts->algo = algo;
 }
 
-/* The budget of a search on a sentence of T tokens: opts->budget (0: VT_BUDGET_DEFAULT, < 0: none)
- * times the cost of the full decoder in cells (budget.h). */
-static double full_cells(const vt_decode_opts *opts, int32_t L, int32_t T) {
-  return (double)T * (double)L * (double)L *
-         (opts->k > 1 ? VT_W_KBEST_BASE + (double)opts->k : 1.0);
-}
-
-static double budget_cells(const vt_decode_opts *opts, int32_t L, int32_t T) {
-  if (opts->budget < 0) return INFINITY;
+/* Starts the budget of a search on a sentence of T tokens over L labels (budget.h): opts->budget
+ * (0: the default, < 0: none) times the cost of the full decoder in cells, less the search's
+ * setup, and where the progress test starts. The least a search costs is its setup and two
+ * passes over its columns; when even that is over the budget, or (with a budget) over
+ * VT_SEARCH_LEAST_SHARE of the full decoder (small L, where a SIMD Viterbi takes microseconds
+ * and every search is slower), bud->over sends the sentence to the full decoder at once. The
+ * probe comes after VT_PROBE_SPENT of the full decoder's cost, and not before the passes that a
+ * column needs to expand every label one doubling at a time, forward and backward, could have
+ * run (at small L their fixed cost alone is a large share of a Viterbi: 128 labels take 2 x 7
+ * passes, 0.17 of one). */
+static void budget_start(vt_budget *bud, const vt_decode_opts *opts, int32_t L, int32_t T) {
+  const double full =
+      (double)T * (double)L * (double)L * (opts->k > 1 ? VT_W_KBEST_BASE + (double)opts->k : 1.0);
+  if (opts->budget < 0) { /* no budget, no progress test: the search runs to its end */
+    bud->left = INFINITY;
+    return;
+  }
+  const double setup = (double)T * VT_W_SETUP * (double)L;
+  const double least = setup + (double)T * VT_W_SEARCH_LEAST;
   const double frac = opts->budget > 0 ? opts->budget
                       : opts->k > 1    ? VT_BUDGET_DEFAULT_KBEST
                                        : VT_BUDGET_DEFAULT;
-  return frac * full_cells(opts, L, T);
-}
-
-/* When the progress test starts (budget.h): after VT_PROBE_SPENT of the full decoder's cost, and
- * not before the passes that a column needs to expand every label one doubling at a time, forward
- * and backward, could have run (at small L their fixed cost alone is a large share of a Viterbi:
- * 128 labels take 2 x 7 passes, 0.17 of one). */
-static double probe_cells(const vt_decode_opts *opts, int32_t L, int32_t T) {
+  bud->left = frac * full;
+  if (least > bud->left || least > VT_SEARCH_LEAST_SHARE * full) {
+    bud->over = 1;
+    return;
+  }
+  bud->left -= setup;
   const double passes = 2.0 * ceil(log2((double)L));
-  return fmax(VT_PROBE_SPENT * full_cells(opts, L, T), (double)T * VT_W_PASS_COLUMN * passes);
+  bud->probe_left = bud->left - fmax(VT_PROBE_SPENT * full, (double)T * VT_W_PASS_COLUMN * passes);
 }
 
 void vt_decode_stats_add(vt_decode_stats *into, const vt_decode_stats *from) {
@@ -138,19 +146,7 @@ vt_status vt_decode_cancelable(const vt_trans *trans, const vt_decode_opts *opts
   if (sparse) goto scores;
   vt_budget bud = {INFINITY, cancel, 0, 0, 0};
   if (algos[opts->algo].search) {
-    bud.left = budget_cells(opts, trans->L, T);
-    /* The least a search costs: preparing its lattice (setup) and two passes over its columns.
-     * When even that is over the budget, or (with a budget) over VT_SEARCH_LEAST_SHARE of the
-     * full decoder (small L, where a SIMD Viterbi takes microseconds and every search is
-     * slower), the full decoder runs at once. */
-    const double setup = (double)T * VT_W_SETUP * (double)trans->L;
-    const double least = setup + (double)T * VT_W_SEARCH_LEAST;
-    if (least > bud.left ||
-        (isfinite(bud.left) && least > VT_SEARCH_LEAST_SHARE * full_cells(opts, trans->L, T)))
-      bud.over = 1;
-    else
-      bud.left -= setup;
-    if (isfinite(bud.left)) bud.probe_left = bud.left - probe_cells(opts, trans->L, T);
+    budget_start(&bud, opts, trans->L, T);
   }
   if (!bud.over) st = algos[opts->algo].fn(trans, opts, arena, E, T, &out, stats, &bud);
   if (st != VT_OK) return st;
