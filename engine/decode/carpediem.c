@@ -58,6 +58,8 @@ typedef struct cd {
   int64_t opened, scanned;
   vt_budget *bud;          /* charged per node opened, with the predecessors visited for it */
   int64_t charged_scanned; /* scanned when last charged */
+  double from;             /* the budget left when the search began (the progress test) */
+  int32_t layer;           /* the layer being finished */
 } cd;
 
 /* a ranks before b: higher node score, then lower label. */
@@ -124,11 +126,15 @@ static void frame_init(cd *c, cd_frame *f, int32_t t, int32_t y) {
 }
 
 /* Charges the opening of one node and the predecessors visited since the last charge. Returns 1
- * when the budget stops the search. */
+ * when the budget stops the search: over it, or past the probe with the work so far, as if the
+ * layer being finished were done now, extrapolating over the budget (a hopeless layer opens every
+ * label and scans every predecessor of each: one layer can cost several Viterbis, so a test at
+ * the layers' ends alone comes too late). */
 static int open_charge(cd *c) {
   const double cost = VT_W_CD_OPEN + VT_W_CD_SCAN * (double)(c->scanned - c->charged_scanned);
   c->charged_scanned = c->scanned;
-  return vt_budget_charge(c->bud, cost);
+  return vt_budget_charge(c->bud, cost) ||
+         vt_budget_extrapolate(c->bud, c->from, c->layer + 1, c->T);
 }
 
 /* Opens node (t0, y0), t0 >= 1: its exact value and backpointer, opening predecessors as needed.
@@ -190,10 +196,10 @@ vt_status vt_carpediem_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
                               vt_budget *bud) {
   const int32_t L = tr->L;
   const size_t TL = (size_t)T * L;
-  cd c = {tr, E, T, L, tr->bd.a_max, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, bud, 0};
+  /* c.from: the progress test extrapolates the search's whole work */
+  cd c = {.tr = tr, .E = E, .T = T, .L = L, .W = tr->bd.a_max, .bud = bud, .from = bud->left};
   (void)opts;
   out->n = 0;
-  const double from = bud->left; /* the progress test extrapolates the search's whole work */
   if (vt_budget_charge(bud, 16.0 * (double)TL)) return VT_OK; /* clearing, the slack: O(T L) */
   c.pairs = VT_ARENA_NEW(arena, cd_pair, TL);
   c.heap_n = VT_ARENA_NEW(arena, int32_t, (size_t)T);
@@ -234,9 +240,10 @@ vt_status vt_carpediem_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
   c.B[1] = c.G[cur];
   for (int32_t t = 1; t < T && best != -INFINITY; t++) {
     /* The layer's heap (L pairs) and its first node. */
-    if (vt_budget_charge(bud, 8.0 * (double)L) || vt_budget_extrapolate(bud, from, t, T))
+    if (vt_budget_charge(bud, 8.0 * (double)L) || vt_budget_extrapolate(bud, c.from, t, T))
       return VT_OK;
     layer_build(&c, t);
+    c.layer = t;
     double key;
     cur = layer_rank(&c, t, 0, &key);
     if (node_open(&c, t, cur)) return VT_OK; /* the budget stopped it: vt_decode goes on */
