@@ -116,7 +116,8 @@ vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, i
   while (got < k && vt_agenda_pop(&a.q, &it)) {
     (*pops)++;
     /* The pop and what the previous one scored and pushed. */
-    const double cost = VT_W_POP + VT_W_PUSH * (double)(a.q.n_nodes - charged_nodes) +
+    const double cost = vt_budget_pop_weight(a.q.n) +
+                        VT_W_PUSH * (double)(a.q.n_nodes - charged_nodes) +
                         VT_W_SCAN * (double)(a.cells - charged_cells);
     charged_nodes = a.q.n_nodes;
     charged_cells = a.cells;

@@ -279,7 +279,8 @@ vt_status vt_degen_kbest(const vt_degen *s, vt_arena *arena, int32_t k, int spli
   while (got < k && vt_agenda_pop(&v.q, &it)) {
     (*pops)++;
     /* The pop and what the previous one pushed and scored. */
-    const double cost = VT_W_POP + VT_W_PUSH * (double)(v.q.n_nodes - charged_nodes) +
+    const double cost = vt_budget_pop_weight(v.q.n) +
+                        VT_W_PUSH * (double)(v.q.n_nodes - charged_nodes) +
                         VT_W_SCAN * (double)(v.scanned - charged_scans);
     charged_nodes = v.q.n_nodes;
     charged_scans = v.scanned;
