@@ -68,7 +68,7 @@ static int32_t reference(const lattice *g, int32_t k, vt_arena *ar, int32_t *y, 
   vt_decode_opts_init(&o);
   o.k = k;
   vt_decode_stats st = {0};
-  vt_budget none = {INFINITY, NULL, 0, 0, 0};
+  vt_budget none = {INFINITY, NULL, 0, 0, 0, 0};
   vt_paths out = {k, y, sc, 0};
   vt_status s = k > 1 ? vt_kbest_viterbi_decode(g->tr, &o, ar, g->E, g->T, &out, &st, &none)
                       : vt_viterbi_ref_decode(g->tr, &o, ar, g->E, g->T, &out, &st, &none);

@@ -94,6 +94,7 @@ static void budget_start(vt_budget *bud, const vt_decode_opts *opts, int32_t L, 
                       : opts->k > 1    ? VT_BUDGET_DEFAULT_KBEST
                                        : VT_BUDGET_DEFAULT;
   bud->left = frac * full;
+  bud->full = full;
   if (least > bud->left || least > VT_SEARCH_LEAST_SHARE * full) {
     bud->over = 1;
     return;
@@ -144,7 +145,7 @@ vt_status vt_decode_cancelable(const vt_trans *trans, const vt_decode_opts *opts
                                   E, T, &out, stats, &sparse);
   if (st != VT_OK) return st;
   if (sparse) goto scores;
-  vt_budget bud = {INFINITY, cancel, 0, 0, 0};
+  vt_budget bud = {INFINITY, cancel, 0, 0, 0, 0};
   if (algos[opts->algo].search) {
     budget_start(&bud, opts, trans->L, T);
   }
@@ -153,7 +154,7 @@ vt_status vt_decode_cancelable(const vt_trans *trans, const vt_decode_opts *opts
   if (bud.canceled) return VT_ECANCELED;
   if (bud.over) {
     /* Past the budget: the full decoder gives the same exact score list at a bounded cost. */
-    vt_budget none = {INFINITY, NULL, 0, 0, 0};
+    vt_budget none = {INFINITY, NULL, 0, 0, 0, 0};
     const vt_algo full = opts->k > 1 ? VT_ALGO_KBEST_VITERBI : VT_ALGO_VITERBI;
     stats->budget_fallbacks++;
     out.n = 0;

@@ -358,17 +358,28 @@ int32_t vt_degen_through(const vt_degen *s, const int32_t *path) {
   return through;
 }
 
-int vt_degen_hopeless(const vt_degen *s, int32_t through, double past, double next,
+/* The largest transition block of the next pass, in entries. */
+static double pass_block(const vt_degen *s) {
+  double most = 0;
+  for (int32_t t = 1; t < s->T; t++) {
+    const double b = (double)(s->hi[t - 1] + s->deg[t - 1]) * (double)(s->hi[t] + s->deg[t]);
+    if (b > most) most = b;
+  }
+  return most;
+}
+
+int vt_degen_hopeless(const vt_degen *s, int32_t through, vt_probe_rule rule, double next,
                       vt_budget *bud) {
-  double frac;
+  double frac = INFINITY; /* the lowest share of the rules that apply */
   if (through < 0) return 0;
   if (bud->left < bud->probe_left)
-    frac = past; /* past the probe */
+    frac = rule.past; /* past the probe */
   else if (bud->left - next < bud->probe_left)
     frac = VT_PROBE_DEGEN_CROSS; /* this pass would take it past the probe */
-  else
-    return 0;
-  if ((double)through < frac * (double)s->T) return 0;
+  if (bud->full > 0 && next >= rule.big * bud->full && rule.big_past < frac &&
+      pass_block(s) > VT_PASS_CACHED_CELLS)
+    frac = rule.big_past; /* a big pass out of the cache (bud->full = 0: no budget) */
+  if (!((double)through >= frac * (double)s->T)) return 0;
   bud->over = 1;
   return 1;
 }

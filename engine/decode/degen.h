@@ -135,13 +135,27 @@ double vt_degen_pass_cost(const vt_degen *s, int64_t *cells);
  * degenerate node) goes through; call it before the lattice expands. */
 int32_t vt_degen_through(const vt_degen *s, const int32_t *path);
 
+/* The thresholds of the progress test (budget.h) for one kind of search: the share of degenerate
+ * nodes that stops it past the probe, and the size (of the full decoder's cost) and share of a
+ * big pass out of the cache that is not started. */
+typedef struct vt_probe_rule {
+  double past, big, big_past;
+} vt_probe_rule;
+
+/* staggered-col, iter-astar and iter-viterbi-astar; plain staggered */
+#define VT_PROBE_RULE_COL ((vt_probe_rule){VT_PROBE_DEGEN, VT_PROBE_BIG_PASS, VT_PROBE_DEGEN_BIG})
+#define VT_PROBE_RULE_ALL                                                                          \
+  ((vt_probe_rule){VT_PROBE_DEGEN_ALL, VT_PROBE_BIG_PASS_ALL, VT_PROBE_DEGEN_BIG_ALL})
+
 /* The budget's progress test (budget.h), before a pass or an A* call that costs `next` cells,
  * after one whose best lattice path went through `through` degenerate nodes (vt_degen_through;
- * < 0 before the first). Once the search has spent its probe, a share `past` or more of the
- * columns (VT_PROBE_DEGEN, or VT_PROBE_DEGEN_ALL for plain staggered) stop it; the pass that would
- * take it past the probe is not started at VT_PROBE_DEGEN_CROSS or more. Stopping sets bud->over
- * (vt_decode finishes the sentence with the full decoder) and returns 1; else 0. */
-int vt_degen_hopeless(const vt_degen *s, int32_t through, double past, double next, vt_budget *bud);
+ * < 0 before the first). Once the search has spent its probe, a share rule.past or more of the
+ * columns stop it; the pass that would take it past the probe is not started at
+ * VT_PROBE_DEGEN_CROSS or more, nor a pass of rule.big of the full decoder or more out of the
+ * cache at rule.big_past or more. Stopping sets bud->over (vt_decode finishes the sentence with
+ * the full decoder) and returns 1; else 0. */
+int vt_degen_hopeless(const vt_degen *s, int32_t through, vt_probe_rule rule, double next,
+                      vt_budget *bud);
 
 /* Adds a finished search's figures to `stats`: `iters` passes, the active labels and nodes of
  * the final lattice, the nodes pruned. */

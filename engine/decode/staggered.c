@@ -29,6 +29,7 @@ vt_status vt_staggered_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
   vt_degen_q_naive(&s);
   vt_degen_lb_greedy(&s);
 
+  const vt_probe_rule rule = colwise ? VT_PROBE_RULE_COL : VT_PROBE_RULE_ALL;
   int64_t iters = 0;
   int32_t through = -1; /* degenerate nodes on the last pass's best path (the progress test) */
   int forward = 1, skip_expand = 0;
@@ -37,8 +38,7 @@ vt_status vt_staggered_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
   for (;;) {
     iters++;
     const double cost = vt_degen_pass_cost(&s, &stats->cells);
-    if (vt_degen_hopeless(&s, through, colwise ? VT_PROBE_DEGEN : VT_PROBE_DEGEN_ALL, cost, bud) ||
-        vt_budget_charge(bud, cost))
+    if (vt_degen_hopeless(&s, through, rule, cost, bud) || vt_budget_charge(bud, cost))
       break; /* vt_decode goes on */
     best = forward ? vt_degen_forward(&s) : vt_degen_backward(&s);
     if (best == -INFINITY) break; /* the degenerate lattice bounds every path: none is finite */
