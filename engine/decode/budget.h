@@ -98,16 +98,17 @@
 /* A big pass, VT_PROBE_BIG_PASS of the full decoder's cost or more, that reads a transition
  * block past the L2 cache (VT_PASS_CACHED_CELLS entries, 1 MB: about 360 x 360 labels) is not
  * started, probe or not, when the last best path went through VT_PROBE_DEGEN_BIG of the
- * degenerate nodes. staggered-col's and iter-viterbi-astar's passes grow columns unevenly, and
- * such a pass costs two to three times its charge (a backward pass of staggered-col over 945
- * labels: 0.25 ns a cell against the SIMD Viterbi's 0.10 on its matrix); on the adversarial
+ * degenerate nodes. staggered-col's passes grow columns unevenly, and such a pass costs two to
+ * three times its charge (a backward pass over 945 labels: 0.25 ns a cell against the SIMD
+ * Viterbi's 0.10 on its matrix); on the adversarial
  * 945-label lattices it is the one that overran, their paths through 0.5-0.7 of the degenerate
  * nodes before it. Plain staggered expands every column alike: its blocks are square and cost
  * about their charge (0.6-0.7 of it at 945 labels), and only its passes of a third of a Viterbi
  * (peaked and adversarial lattices of 2,602 labels) are worth stopping, from 0.3 of the columns.
  * On the real lattices the rule stops no sentence (Greek, 945 labels) or cannot apply
  * (CoNLL-2000, 319 labels: the blocks fit); 0.3 of the columns for staggered-col stopped 1 of
- * the 10 peaked 2,602-label sentences, which would have finished at 0.05 of a Viterbi. */
+ * the 10 peaked 2,602-label sentences, which would have finished at 0.05 of a Viterbi. The
+ * iterative A* searches have no such rule (degen.h, VT_PROBE_RULE_ITER). */
 #define VT_PROBE_BIG_PASS 0.1
 #define VT_PROBE_DEGEN_BIG 0.5
 #define VT_PROBE_BIG_PASS_ALL 0.3

@@ -31,7 +31,7 @@ vt_status vt_iter_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, v
     if (st != VT_OK) return st;
     if (n < 0) break; /* the budget stopped it: vt_decode goes on */
     if (n == 0) break;
-    if (vt_degen_hopeless(&s, vt_degen_through(&s, path), VT_PROBE_RULE_COL, 0, bud))
+    if (vt_degen_hopeless(&s, vt_degen_through(&s, path), VT_PROBE_RULE_ITER, 0, bud))
       break; /* vt_decode goes on */
     int expanded = 0;
     for (int32_t t = 0; t < T; t++)
