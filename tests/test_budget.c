@@ -56,6 +56,8 @@ TEST(big_pass_out_of_cache) {
   EXPECT_EQ_INT(hopeless(tr, ar, E, 512, most, VT_PROBE_RULE_ALL, 0.2, full), 0, "all, 0.2");
   EXPECT_EQ_INT(hopeless(tr, ar, E, 512, most, VT_PROBE_RULE_ALL, 0.4, full), 1, "all, 0.4");
   EXPECT_EQ_INT(hopeless(tr, ar, E, 512, most, VT_PROBE_RULE_COL, 0.01, full), 0, "small");
+  /* The iterative A* searches have no big-pass rule. */
+  EXPECT_EQ_INT(hopeless(tr, ar, E, 512, most, VT_PROBE_RULE_ITER, 0.2, full), 0, "iter");
   /* Blocks that fit the cache: only the rule of the pass crossing the probe applies, which
    * wants VT_PROBE_DEGEN_CROSS of the columns (3/4 is below it; all of them is not). */
   EXPECT_EQ_INT(hopeless(tr, ar, E, 256, most, VT_PROBE_RULE_COL, 0.2, full), 0, "fits");
