@@ -216,7 +216,8 @@ typedef struct vt_decode_opts {
    * early, once it has spent a twentieth of the full decoder, when its state shows it is far
    * from done (a hopeless sentence then costs about 1.05-1.2 full decodes). Whether a sentence
    * falls back depends on the lattice only (not on threads, SIMD level or time). 0 = the
-   * default, 1.0 for k = 1 and 0.5 for k > 1 (perf/README.md, "Worst case"); < 0 = no budget and
+   * default, 1.0 for k = 1 (0.3 for carpediem) and 0.5 for k > 1 (perf/README.md, "Worst case");
+   * < 0 = no budget and
    * no progress test (the search runs to its end, as before issue 21); NaN is VT_EINVAL. Other
    * decoders ignore it. */
   double budget;

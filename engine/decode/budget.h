@@ -4,14 +4,14 @@
  * evaluation of the SIMD Viterbi (T*L^2 of them per sentence for 1-best), and every other kind
  * of step is weighted by what it costs next to one (the VT_W_* weights, measured with AVX-512 at
  * 319 and 945 labels: perf/README.md, "Worst case"). The budget is a fraction (opts->budget,
- * default VT_BUDGET_DEFAULT) of the cost of the full decoder that would take over: viterbi
- * (T*L^2) for k = 1, kbest-viterbi ((VT_W_KBEST_BASE + k) * T*L^2) for k > 1. Charges are made
- * before the work they stand for where that is cheap to know (a staggered pass) and right after
- * it otherwise (one agenda pop and its pushes); once the total passes the limit, the search stops
- * and vt_decode finishes the sentence with the full decoder. The limit and every charge depend on
- * the lattice only, so whether a sentence falls back is the same on any thread and SIMD level.
- * Every agenda push is charged, so an agenda holds at most limit / VT_W_PUSH nodes: its memory is
- * bounded by the same budget.
+ * default VT_BUDGET_DEFAULT, or as below) of the cost of the full decoder that would take over:
+ * viterbi (T*L^2) for k = 1, kbest-viterbi ((VT_W_KBEST_BASE + k) * T*L^2) for k > 1. Charges are
+ * made before the work they stand for where that is cheap to know (a staggered pass) and right
+ * after it otherwise (one agenda pop and its pushes); once the total passes the limit, the search
+ * stops and vt_decode finishes the sentence with the full decoder. The limit and every charge
+ * depend on the lattice only, so whether a sentence falls back is the same on any thread and SIMD
+ * level. Every agenda push is charged, so an agenda holds at most limit / VT_W_PUSH nodes: its
+ * memory is bounded by the same budget.
  *
  * Each charge also polls the cancel flag of the engine run (NULL outside one): a canceled search
  * stops at its next charge (a few microseconds of work apart) and vt_decode returns
@@ -33,6 +33,13 @@
  * Viterbis, is far from its real one on lattices full of ties; half of it keeps their worst case
  * at about 1.5 kbest-viterbis. */
 #define VT_BUDGET_DEFAULT_KBEST 0.5
+/* Carpediem (k = 1 only) is never far faster than the SIMD Viterbi on our lattices (0.85-1.1x on
+ * CoNLL-2000 and Greek with no budget): the sentences it finishes cost a large share of a
+ * Viterbi anyway, and those it does not waste less with a smaller budget. Side by side (vt_bench,
+ * budget 1.0 / 0.3): peaked 945 labels 0.66x / 0.79-0.83x, peaked 319 0.86x / 0.96x, CoNLL-2000
+ * 0.85x / 0.95-0.97x, Greek 1.00x / 1.04-1.10x, the hopeless 945-label sets 0.87-0.93x /
+ * 0.91-0.96x; 0.2 gained nothing more. */
+#define VT_BUDGET_DEFAULT_CARPEDIEM 0.3
 
 /* Weights, in cells (one SIMD Viterbi transition evaluation: 0.33 ns with AVX-512 at 319
  * labels). Measured with --budget none on the adversarial lattices of perf/lattice_shape.c (319

@@ -90,9 +90,10 @@ static void budget_start(vt_budget *bud, const vt_decode_opts *opts, int32_t L, 
   }
   const double setup = (double)T * VT_W_SETUP * (double)L;
   const double least = setup + (double)T * VT_W_SEARCH_LEAST;
-  const double frac = opts->budget > 0 ? opts->budget
-                      : opts->k > 1    ? VT_BUDGET_DEFAULT_KBEST
-                                       : VT_BUDGET_DEFAULT;
+  const double frac = opts->budget > 0                  ? opts->budget
+                      : opts->k > 1                     ? VT_BUDGET_DEFAULT_KBEST
+                      : opts->algo == VT_ALGO_CARPEDIEM ? VT_BUDGET_DEFAULT_CARPEDIEM
+                                                        : VT_BUDGET_DEFAULT;
   bud->left = frac * full;
   bud->full = full;
   if (least > bud->left || least > VT_SEARCH_LEAST_SHARE * full) {
