@@ -211,4 +211,66 @@ TEST(score_lists_match_kbest_viterbi) { run_stream(1, 0); }
 /* Every A* decoder gives byte-identical output at every SIMD level this CPU runs. */
 TEST(same_output_every_simd_level) { run_stream(0, 1); }
 
-TEST_MAIN(CASE(score_lists_match_kbest_viterbi), CASE(same_output_every_simd_level))
+/* astar's probe before a big heuristic pass (budget.h, VT_ASTAR_PROBE_*), at 400 labels with m8
+ * (a pass over 257 of them: 0.41 of a Viterbi): with no budget, the default one and a tiny one,
+ * k = 1 and 5, every score list is kbest-viterbi's; the probe ended some sentences itself (k = 1:
+ * no pop, no fallback), let others search, and stopped some before the search that would have
+ * run with no budget (no pop, a fallback). */
+TEST(astar_probe_before_heuristic_pass) {
+  enum { PL = 400, PT = 12 };
+  const int n = (int)(60 * test_scale()) + 6;
+  vt_arena *ar;
+  REQUIRE(vt_arena_create(&ar, 0) == VT_OK, "arena");
+  test_rng rng = {777};
+  test_stream ts;
+  REQUIRE(test_stream_init(&ts, PL, PT, 4, 3, 0) == 0, "setup");
+  static int32_t ref_lab[KMAX * PT], lab[KMAX * PT];
+  long long ended = 0, searched = 0, stopped = 0;
+  for (int i = 0; i < n; i++) {
+    const int T = test_stream_next(&ts, &rng);
+    REQUIRE(T > 0, "vt_trans_create failed");
+    char ctx[128];
+    snprintf(ctx, sizeof ctx, "probe: L=%d T=%d shape=%s sentence=%d", PL, T, shape_name[ts.sh], i);
+    vt_decode_opts o;
+    vt_decode_opts_init(&o);
+    o.algo = VT_ALGO_KBEST_VITERBI;
+    o.k = 5;
+    double ref[5];
+    int32_t nref = 0;
+    EXPECT_EQ_INT(vt_decode(ts.tr, &o, ar, ts.E, T, ref_lab, ref, &nref, NULL), VT_OK, ctx);
+    vt_arena_reset(ar);
+    o.algo = VT_ALGO_ASTAR;
+    o.heuristic = (vt_heuristic)8; /* m8: any N works */
+    for (int k = 1; k <= 5; k += 4) {
+      o.k = k;
+      int64_t pops_none = 0;
+      static const double budgets[] = {-1, 0, 1e-9};
+      for (int b = 0; b < 3; b++) {
+        vt_decode_stats st = {0};
+        double sc[5];
+        int32_t got = -1;
+        o.budget = budgets[b];
+        EXPECT_EQ_INT(vt_decode(ts.tr, &o, ar, ts.E, T, lab, sc, &got, &st), VT_OK, ctx);
+        vt_arena_reset(ar);
+        const int want = nref < k ? nref : k;
+        EXPECT_EQ_INT(got, want, ctx);
+        for (int p = 0; p < got && p < want; p++) EXPECT_EQ_DBL(sc[p], ref[p], ctx);
+        if (b == 0) {
+          pops_none = st.pops;
+          ended += k == 1 && st.pops == 0 && nref > 0;
+          searched += st.pops > 0;
+        } else if (b == 1) {
+          stopped += st.pops == 0 && st.budget_fallbacks == 1 && pops_none > 0;
+        }
+      }
+    }
+  }
+  test_stream_free(&ts);
+  vt_arena_destroy(ar);
+  printf("test_astar: probe: %lld ended by it, %lld searched, %lld stopped before the search\n",
+         ended, searched, stopped);
+  EXPECT(ended > 0 && searched > 0 && stopped > 0, "a probe outcome never happened");
+}
+
+TEST_MAIN(CASE(score_lists_match_kbest_viterbi), CASE(same_output_every_simd_level),
+          CASE(astar_probe_before_heuristic_pass))

@@ -157,6 +157,43 @@ vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, i
   return VT_OK;
 }
 
+/* The probe before a big heuristic pass (budget.h, VT_ASTAR_PROBE_*): one forward pass of the
+ * degenerate lattice with VT_ASTAR_PROBE_LABELS active labels per column (every column has the
+ * same n0 active labels before it; they are restored after). Its best path ends the sentence when
+ * it is all active and k = 1 (the staggered decoder's stopping rule: exact, see staggered.c) or
+ * when the lattice has no finite path, and the budget's progress test stops the search when it
+ * goes through VT_PROBE_DEGEN_HEUR of the degenerate nodes. Returns 1 when the sentence is done
+ * (out->n written) or stopped (bud->over), else 0. */
+static int heuristic_probe(vt_degen *s, const vt_trans *tr, int32_t k, vt_paths *out,
+                           vt_decode_stats *stats, vt_budget *bud) {
+  const int32_t T = s->T, L = s->L, n0 = s->n[0];
+  for (int32_t t = 0; t < T; t++) {
+    s->n[t] = s->hi[t] = VT_ASTAR_PROBE_LABELS;
+    s->deg[t] = 1;
+  }
+  int done = vt_budget_charge(bud, vt_degen_pass_cost(s, &stats->cells));
+  if (!done) {
+    const double best = vt_degen_forward(s);
+    const int32_t through = best == -INFINITY ? 0 : vt_degen_through(s, s->path);
+    if (best == -INFINITY) {
+      done = 1; /* the degenerate lattice bounds every path: none is finite */
+    } else if (through == 0 && k == 1) {
+      for (int32_t t = 0; t < T; t++) out->labels[t] = tr->rank[s->path[t]];
+      out->scores[0] = best;
+      out->n = 1;
+      done = 1;
+    } else if (bud->full > 0 && (double)through >= VT_PROBE_DEGEN_HEUR * (double)T) {
+      bud->over = 1;
+      done = 1;
+    }
+  }
+  for (int32_t t = 0; t < T; t++) {
+    s->n[t] = s->hi[t] = n0;
+    s->deg[t] = n0 < L;
+  }
+  return done;
+}
+
 vt_status vt_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
                           const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats,
                           vt_budget *bud) {
@@ -183,6 +220,9 @@ vt_status vt_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_are
       bud->over = 1;
       return VT_OK;
     }
+    if (s.n[0] > VT_ASTAR_PROBE_LABELS && pass >= VT_ASTAR_PROBE_PASS * (double)T * L * L &&
+        heuristic_probe(&s, tr, opts->k, out, stats, bud))
+      return VT_OK;
     if (vt_budget_charge(bud, pass)) return VT_OK;
     vt_degen_backward(&s);
     for (int32_t t = 0; t < T; t++) {
