@@ -83,6 +83,13 @@
  * and 17.5 at k = 5 with AVX-512 at 945 labels, about half as many with AVX2; the lower figure
  * is used so that the budget stays a fraction of the full decoder's time on both. */
 #define VT_W_KBEST_BASE 6
+/* Past VT_KBEST_CACHED_LABELS labels (a transition matrix of 32 MB or more in doubles) the SIMD
+ * Viterbi streams it from memory at every column (0.48 ns a cell at 2,602 labels against 0.10 at
+ * 945) and so does every search, while kbest-viterbi's merges hide part of it: it costs 6-8.4
+ * Viterbis at k = 5 there (12.7-23 at 945 labels), and its estimate is VT_KBEST_UNCACHED_SHARE
+ * of the cached one. */
+#define VT_KBEST_CACHED_LABELS 2048
+#define VT_KBEST_UNCACHED_SHARE 0.5
 
 /* The progress test (issue 21). Stopping at the budget costs a hopeless sentence the budget plus
  * the full decoder (1.5x at 0.5), while a budget small enough for 0.8x (0.25) makes the real

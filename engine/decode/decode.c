@@ -82,8 +82,9 @@ void vt_decode_opts_default(vt_decode_opts *opts, int32_t L, int32_t k) {
  * run (at small L their fixed cost alone is a large share of a Viterbi: 128 labels take 2 x 7
  * passes, 0.17 of one). */
 static void budget_start(vt_budget *bud, const vt_decode_opts *opts, int32_t L, int32_t T) {
-  const double full =
-      (double)T * (double)L * (double)L * (opts->k > 1 ? VT_W_KBEST_BASE + (double)opts->k : 1.0);
+  const double kbest = (VT_W_KBEST_BASE + (double)opts->k) *
+                       (L > VT_KBEST_CACHED_LABELS ? VT_KBEST_UNCACHED_SHARE : 1.0);
+  const double full = (double)T * (double)L * (double)L * (opts->k > 1 ? kbest : 1.0);
   if (opts->budget < 0) { /* no budget, no progress test: the search runs to its end */
     bud->left = INFINITY;
     return;
