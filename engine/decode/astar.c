@@ -162,7 +162,8 @@ vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, i
  * same n0 active labels before it; they are restored after). Its best path ends the sentence when
  * it is all active and k = 1 (the staggered decoder's stopping rule: exact, see staggered.c) or
  * when the lattice has no finite path, and the budget's progress test stops the search when it
- * goes through VT_PROBE_DEGEN_HEUR of the degenerate nodes. Returns 1 when the sentence is done
+ * goes through VT_PROBE_DEGEN_HEUR (k > 1: VT_PROBE_DEGEN_HEUR_KBEST) of the degenerate nodes.
+ * Returns 1 when the sentence is done
  * (out->n written) or stopped (bud->over), else 0. */
 static int heuristic_probe(vt_degen *s, const vt_trans *tr, int32_t k, vt_paths *out,
                            vt_decode_stats *stats, vt_budget *bud) {
@@ -182,7 +183,9 @@ static int heuristic_probe(vt_degen *s, const vt_trans *tr, int32_t k, vt_paths 
       out->scores[0] = best;
       out->n = 1;
       done = 1;
-    } else if (bud->full > 0 && (double)through >= VT_PROBE_DEGEN_HEUR * (double)T) {
+    } else if (bud->full > 0 &&
+               (double)through >=
+                   (k == 1 ? VT_PROBE_DEGEN_HEUR : VT_PROBE_DEGEN_HEUR_KBEST) * (double)T) {
       bud->over = 1;
       done = 1;
     }
@@ -220,7 +223,8 @@ vt_status vt_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_are
       bud->over = 1;
       return VT_OK;
     }
-    if (s.n[0] > VT_ASTAR_PROBE_LABELS && pass >= VT_ASTAR_PROBE_PASS * (double)T * L * L &&
+    if (s.n[0] > VT_ASTAR_PROBE_LABELS && s.n[0] < L &&
+        pass >= VT_ASTAR_PROBE_PASS * (double)T * L * L &&
         heuristic_probe(&s, tr, opts->k, out, stats, bud))
       return VT_OK;
     if (vt_budget_charge(bud, pass)) return VT_OK;
