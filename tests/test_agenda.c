@@ -264,6 +264,40 @@ TEST(growth_keeps_order_and_nodes) {
   vt_arena_destroy(ar);
 }
 
+/* vt_agenda_reserve on an agenda already in use keeps its nodes and items, and the agenda then
+ * takes that many without moving its heap or pool; it still grows past them. */
+TEST(reserve_keeps_content_and_stops_growth) {
+  vt_arena *ar;
+  REQUIRE(vt_arena_create(&ar, 0) == VT_OK, "arena");
+  test_rng r = {515};
+  enum { FIRST = 300, ROOM = 5000, N = 6000 };
+  vt_agenda q;
+  REQUIRE(vt_agenda_init(&q, ar, 1, sizeof(node)) == VT_OK, "init");
+  static ref_item ref[N];
+  int failed = 0;
+  for (int64_t i = 0; i < N; i++) {
+    if (i == FIRST) EXPECT_EQ_INT(vt_agenda_reserve(&q, ROOM), VT_OK, "reserve");
+    const vt_agenda_item *heap = q.heap;
+    const unsigned char *pool = q.pool;
+    const node nd = {i, -(double)i, {0}};
+    const double key = draw_key(&r, (int)(i % 3));
+    const int exact = test_int(&r, 2);
+    failed += vt_agenda_add(&q, &nd, key, exact) != VT_OK;
+    ref[i] = (ref_item){key, exact, i};
+    if (i > FIRST && i < ROOM)
+      EXPECT(q.heap == heap && q.pool == pool, "add %lld moved the agenda", (long long)i);
+  }
+  EXPECT_EQ_INT(failed, 0, "adds failed");
+  int64_t bad = -1;
+  for (int64_t i = 0; i < N && bad < 0; i++) {
+    const node *p = vt_agenda_at(&q, i);
+    if (p->id != i || p->key != -(double)i) bad = i;
+  }
+  EXPECT(bad < 0, "node %lld lost its content", (long long)bad);
+  expect_drain(&q, ref, N, 1, "reserved");
+  vt_arena_destroy(ar);
+}
+
 /* A second agenda in the reset arena behaves as the first: same pops. */
 TEST(reuse_after_arena_reset) {
   vt_arena *ar;
@@ -462,6 +496,7 @@ TEST(out_of_memory_leaves_agenda_usable) {
 
 TEST_MAIN(CASE(random_keys_pop_in_order), CASE(equal_keys_tie_rule),
           CASE(infinite_keys_and_signed_zeros), CASE(interleaved_push_pop),
-          CASE(growth_keeps_order_and_nodes), CASE(reuse_after_arena_reset),
-          CASE(large_node_indices), CASE(floor_is_kth_largest_recorded),
-          CASE(topk_push_keeps_k_largest), CASE(out_of_memory_leaves_agenda_usable))
+          CASE(growth_keeps_order_and_nodes), CASE(reserve_keeps_content_and_stops_growth),
+          CASE(reuse_after_arena_reset), CASE(large_node_indices),
+          CASE(floor_is_kth_largest_recorded), CASE(topk_push_keeps_k_largest),
+          CASE(out_of_memory_leaves_agenda_usable))

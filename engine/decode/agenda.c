@@ -36,6 +36,16 @@ vt_status vt_agenda_init(vt_agenda *q, vt_arena *arena, int32_t k, size_t node_s
   return q->heap && q->rec ? VT_OK : VT_ENOMEM;
 }
 
+vt_status vt_agenda_reserve(vt_agenda *q, int64_t nodes) {
+  size_t bytes = (size_t)q->cap * sizeof *q->heap;
+  vt_status st = array_grow(q->arena, (void **)&q->heap, &bytes, (size_t)q->n * sizeof *q->heap,
+                            (size_t)nodes * sizeof *q->heap);
+  if (st != VT_OK) return st;
+  q->cap = (int64_t)(bytes / sizeof *q->heap);
+  return array_grow(q->arena, (void **)&q->pool, &q->pool_bytes, (size_t)q->n_nodes * q->node_size,
+                    (size_t)nodes * q->node_size);
+}
+
 vt_status vt_agenda_add(vt_agenda *q, const void *node, double key, int exact) {
   const size_t used = (size_t)q->n_nodes * q->node_size;
   vt_status st = array_grow(q->arena, (void **)&q->pool, &q->pool_bytes, used, used + q->node_size);

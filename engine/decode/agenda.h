@@ -38,6 +38,11 @@ typedef struct vt_agenda {
  * the node pool grow in the arena. Returns VT_OK or VT_ENOMEM. */
 vt_status vt_agenda_init(vt_agenda *q, vt_arena *arena, int32_t k, size_t node_size);
 
+/* Makes room for `nodes` nodes and heap items at once, so that an agenda expected to grow that
+ * large is not copied at every doubling on the way. Returns VT_OK, or VT_ENOMEM with the agenda
+ * as it was (still usable). */
+vt_status vt_agenda_reserve(vt_agenda *q, int64_t nodes);
+
 /* Copies `node` into the pool as a new node and pushes it with `key`; `exact` says whether key is
  * the path's exact score. Returns VT_OK or VT_ENOMEM. */
 vt_status vt_agenda_add(vt_agenda *q, const void *node, double key, int exact);

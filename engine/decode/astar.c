@@ -100,6 +100,12 @@ vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, i
   a.cnt = VT_ARENA_NEW(arena, int32_t, (size_t)T * ld);
   a.topg = VT_ARENA_NEW(arena, double *, (size_t)T *ld);
   vt_status st = vt_agenda_init(&a.q, arena, k, sizeof(as_node));
+  /* Every push is charged VT_W_PUSH, so the agenda never holds more nodes than the budget left
+   * pays for: room for them at once (up to VT_AGENDA_RESERVE_MAX) saves the copies of every
+   * doubling on the way and, the arena keeping its memory across sentences, the page faults of
+   * fresh memory. Without room the agenda grows as usual. */
+  if (st == VT_OK && bud->left < INFINITY)
+    (void)vt_agenda_reserve(&a.q, (int64_t)fmin(bud->left / VT_W_PUSH, VT_AGENDA_RESERVE_MAX));
   if (st != VT_OK || !a.cnt || !a.topg) return VT_ENOMEM;
   for (size_t c = 0; c < (size_t)T * ld; c++) a.cnt[c] = 0;
   for (int32_t j = 0; j < s->n[0] + s->deg[0]; j++) {
