@@ -87,7 +87,7 @@ static vt_status prefix_expand(as_search *a, int64_t x, int32_t t, int32_t i, do
 }
 
 vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, int32_t k,
-                         int32_t *nodes, double *scores, int32_t *n_out, int64_t *pops,
+                         int reserve, int32_t *nodes, double *scores, int32_t *n_out, int64_t *pops,
                          int64_t *cells, vt_budget *bud) {
   const int32_t T = s->T, ld = s->ld;
   as_search a = {.s = s, .h = h};
@@ -104,7 +104,7 @@ vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, i
    * pays for: room for them at once (up to VT_AGENDA_RESERVE_MAX) saves the copies of every
    * doubling on the way and, the arena keeping its memory across sentences, the page faults of
    * fresh memory. Without room the agenda grows as usual. */
-  if (st == VT_OK && bud->left < INFINITY)
+  if (st == VT_OK && reserve && bud->left < INFINITY)
     (void)vt_agenda_reserve(&a.q, (int64_t)fmin(bud->left / VT_W_PUSH, VT_AGENDA_RESERVE_MAX));
   if (st != VT_OK || !a.cnt || !a.topg) return VT_ENOMEM;
   for (size_t c = 0; c < (size_t)T * ld; c++) a.cnt[c] = 0;
@@ -244,7 +244,7 @@ vt_status vt_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_are
     h.H = s.Q;
   }
   int32_t n = 0;
-  st = vt_degen_astar(&s, &h, arena, opts->k, out->labels, out->scores, &n, &stats->pops,
+  st = vt_degen_astar(&s, &h, arena, opts->k, 1, out->labels, out->scores, &n, &stats->pops,
                       &stats->cells, bud);
   if (st != VT_OK || n < 0) return st;
   for (size_t i = 0; i < (size_t)n * T; i++) out->labels[i] = tr->rank[out->labels[i]];

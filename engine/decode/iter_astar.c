@@ -27,7 +27,7 @@ vt_status vt_iter_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, v
     iters++;
     int32_t n = 0;
     double score;
-    st = vt_degen_astar(&s, &h, arena, 1, path, &score, &n, &stats->pops, &stats->cells, bud);
+    st = vt_degen_astar(&s, &h, arena, 1, 0, path, &score, &n, &stats->pops, &stats->cells, bud);
     if (st != VT_OK) return st;
     if (n < 0) break; /* the budget stopped it: vt_decode goes on */
     if (n == 0) break;
