@@ -169,7 +169,12 @@ vt_status vt_degen_astar(const vt_degen *s, const vt_heur *h, vt_arena *arena, i
  * it is all active and k = 1 (the staggered decoder's stopping rule: exact, see staggered.c) or
  * when the lattice has no finite path, and the budget's progress test stops the search when it
  * goes through VT_PROBE_DEGEN_HEUR (k > 1: VT_PROBE_DEGEN_HEUR_KBEST) of the degenerate nodes.
- * Returns 1 when the sentence is done
+ * Otherwise, for k = 1, it primes the heuristic pass to prune (s->prune = 1): lb is the score of
+ * a real path made from its best path (vt_degen_lb_raise), and P holds its forward bounds, the
+ * labels it left in the degenerate node inheriting that node's. Every node the pass then prunes
+ * carries no path scoring lb or more (degen.h), so none of an optimal path: it gets the heuristic
+ * -inf and the search never pushes it, while every node of an optimal path keeps an admissible
+ * one, which is all A* needs to pop an optimal path first. Returns 1 when the sentence is done
  * (out->n written) or stopped (bud->over), else 0. */
 static int heuristic_probe(vt_degen *s, const vt_trans *tr, int32_t k, vt_paths *out,
                            vt_decode_stats *stats, vt_budget *bud) {
@@ -194,11 +199,17 @@ static int heuristic_probe(vt_degen *s, const vt_trans *tr, int32_t k, vt_paths 
                    (k == 1 ? VT_PROBE_DEGEN_HEUR : VT_PROBE_DEGEN_HEUR_KBEST) * (double)T) {
       bud->over = 1;
       done = 1;
+    } else if (k == 1) {
+      vt_degen_lb_raise(s);
+      s->prune = 1;
     }
   }
   for (int32_t t = 0; t < T; t++) {
     s->n[t] = s->hi[t] = n0;
     s->deg[t] = n0 < L;
+    if (!s->prune) continue;
+    double *P = s->P + (size_t)t * s->ld;
+    for (int32_t j = VT_ASTAR_PROBE_LABELS; j < n0; j++) P[j] = s->Pd[t];
   }
   return done;
 }
