@@ -384,6 +384,12 @@ int vt_degen_hopeless(const vt_degen *s, int32_t through, vt_probe_rule rule, do
   return 1;
 }
 
+int vt_degen_pass_start(const vt_degen *s, int32_t through, vt_probe_rule rule, double cost,
+                        int forward, vt_budget *bud) {
+  return vt_degen_hopeless(s, through, rule, cost, bud) ||
+         (!forward && vt_budget_short(bud, 2.0 * cost)) || vt_budget_charge(bud, cost);
+}
+
 void vt_degen_stats_add(const vt_degen *s, int64_t iters, vt_decode_stats *stats) {
   int64_t active = 0;
   for (int32_t t = 0; t < s->T; t++) active += s->n[t];

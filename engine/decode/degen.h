@@ -162,6 +162,14 @@ typedef struct vt_probe_rule {
 int vt_degen_hopeless(const vt_degen *s, int32_t through, vt_probe_rule rule, double next,
                       vt_budget *bud);
 
+/* Starts a pass that costs `cost` cells (vt_degen_pass_cost): returns 1, the search stopped,
+ * when vt_degen_hopeless stops it, when it is a backward pass (`forward` 0) and the budget
+ * cannot pay twice its cost (vt_budget_short: only a forward pass ends a search, and the one
+ * after it costs about as much), or when charging it runs out of budget or meets the cancel
+ * flag; else charges it and returns 0. */
+int vt_degen_pass_start(const vt_degen *s, int32_t through, vt_probe_rule rule, double cost,
+                        int forward, vt_budget *bud);
+
 /* Adds a finished search's figures to `stats`: `iters` passes, the active labels and nodes of
  * the final lattice, the nodes pruned. */
 void vt_degen_stats_add(const vt_degen *s, int64_t iters, vt_decode_stats *stats);
