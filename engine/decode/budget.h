@@ -75,7 +75,7 @@
 #define VT_W_PUSH 100
 /* astar reserves its agenda for what its budget can push, up to this many nodes (40 MB): at 945
  * labels about 250,000 for a sentence of 40 tokens. Against growing it by doubling: Greek
- * `astar` 1.92x -> 2.13x, peaked 945 0.49x -> 0.60x (budget_trace, two runs each). */
+ * `astar` 1.82-1.83x -> 2.01-2.05x, peaked 945 0.49x -> 0.57-0.61x (budget_trace, two runs). */
 #define VT_AGENDA_RESERVE_MAX ((double)(1 << 20))
 /* per candidate scored by a search (vectorized rows, scans) */
 #define VT_W_SCAN 3
@@ -138,15 +138,17 @@
  * part of the labels (2^N < L; over all of them the heuristic is exact and the search short) of
  * VT_ASTAR_PROBE_PASS of a Viterbi or more is preceded by a forward pass over
  * VT_ASTAR_PROBE_LABELS labels per column (0.02 of a Viterbi at 945 labels), whose best path
- * stops the search at VT_PROBE_DEGEN_HEUR of the degenerate nodes or more: the adversarial
- * 945-label lattices 0.50-0.70, uniform, flat and forbidden ones 0.9-1.0, the real Greek
- * lattices 0.5-0.57 for 10 of their 500 sentences and below for the others. */
+ * stops the search at VT_PROBE_DEGEN_HEUR of the degenerate nodes or more. Measured with a
+ * backward pass of 128 labels: the adversarial 945-label lattices 0.50-0.70, the real Greek
+ * ones 0.57 at most (10 of 500 sentences at 0.5 or more); with 32 labels the uniform ones
+ * 0.9-1.0, flat and forbidden 1.0. With the forward probe every sentence of those four
+ * synthetic sets falls back (0.97-1.00x), and 10 Greek ones. */
 #define VT_ASTAR_PROBE_PASS 0.1
 #define VT_ASTAR_PROBE_LABELS 128
 #define VT_PROBE_DEGEN_HEUR 0.5
 /* For k > 1 the full decoder costs 14-20 Viterbis, and a search the probe stops at 0.5 can still
- * finish far below that: 0.5 cost `astar -k 5` 12% on Greek (10 sentences sent to kbest-viterbi).
- * 0.75 stops the uniform, flat and forbidden shapes (0.9-1.0), no Greek sentence. */
+ * finish far below that: 0.5 cost `astar -k 5` 12% on Greek. At 0.75 (above Greek's 0.57) the
+ * flat, forbidden and uniform 945-label sets still fall back: 0.95-1.03x at k = 5. */
 #define VT_PROBE_DEGEN_HEUR_KBEST 0.75
 
 typedef struct vt_budget {
