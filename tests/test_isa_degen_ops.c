@@ -2,7 +2,8 @@
  * level the CPU runs against the scalar ones, bit for bit: scan above a threshold (at -inf,
  * +inf, tied and zero thresholds; nothing past n), row_step, row_join, row_join_c, gather (a
  * reversed and a random permutation; the scalar one against the textbook loop), row_add,
- * row_raise (ties keep the old node) and row_prune (cut, tied and -inf bounds; the count and the
+ * row_raise (ties keep the old node), row_keys (the keys, their scan and the largest below a
+ * second threshold) and row_prune (cut, tied and -inf bounds; the count and the
  * live prefix), on lengths around the vector widths with real, tied and -inf values. */
 #include "degen_ops.h"
 #include "test_isa.h"
@@ -65,6 +66,24 @@ static void rowops_case(test_rng *r, const vt_degen_ops *k, int n, score_mode m)
     for (size_t j = (size_t)n; j < o.w; j++) past &= o.i1[j] == -7;
     EXPECT(past, "%s: scan wrote past n", c);
   }
+
+  /* row_keys: the keys of g = P over h = Q, scanned above and split below tied, real and
+   * infinite thresholds. */
+  const double los[] = {-INFINITY, INFINITY, v.P[test_int(r, n)] + v.Q[0] + v.tau, 0.0};
+  for (size_t h = 0; h < sizeof thrs / sizeof thrs[0]; h++)
+    for (size_t l = 0; l < sizeof los / sizeof los[0]; l++) {
+      outs_reset(&o, NULL, 0);
+      double b0 = 7.0, b1 = 8.0;
+      const int32_t c0 = s->row_keys(o.d0, v.P, v.Q, v.tau, n, thrs[h], los[l], o.i0, &b0);
+      const int32_t c1 = k->row_keys(o.d1, v.P, v.Q, v.tau, n, thrs[h], los[l], o.i1, &b1);
+      EXPECT_EQ_INT(c1, c0, c);
+      EXPECT(c1 == c0 && isa_same(o.i0, o.i1, sizeof(int32_t) * (size_t)c0) &&
+                 isa_same(o.d0, o.d1, dw) && b0 == b1,
+             "%s: row_keys thr=%g lo=%g", c, thrs[h], los[l]);
+      int past = 1;
+      for (size_t j = (size_t)n; j < o.w; j++) past &= o.i1[j] == -7;
+      EXPECT(past, "%s: row_keys wrote past n", c);
+    }
 
   outs_reset(&o, NULL, 0);
   s->row_step(o.d0, v.p, v.M, v.E, n);
@@ -158,6 +177,14 @@ TEST(row_prune_and_raise_contract) {
   EXPECT(ptr[0] == 0 && ptr[1] == 1 && ptr[2] == 9 && row[2] == 4, "ties keep the old node");
   int32_t idx[3];
   EXPECT_EQ_INT(s->scan_above(row, 3, 1.0, idx), 2, "strictly above");
+  /* keys (1 + 1) + 0.5, (2 - 1) + 0.5, -inf: 2.5 above 1.0, 1.5 the largest below 2.0 */
+  const double g[3] = {1, 2, -INFINITY}, hh[3] = {1, -1, 0};
+  double key[3], below = 0;
+  EXPECT_EQ_INT(s->row_keys(key, g, hh, 0.5, 3, 1.5, 2.0, idx, &below), 1, "keys above thr");
+  EXPECT(idx[0] == 0 && key[0] == 2.5 && key[1] == 1.5 && key[2] == -INFINITY && below == 1.5,
+         "row_keys: keys, index, the largest below lo");
+  s->row_keys(key, g, hh, 0.5, 3, 1.5, 1.5, idx, &below);
+  EXPECT(below == -INFINITY, "row_keys: strictly below lo, -inf when none is");
 }
 
 TEST(dispatcher_tables) {

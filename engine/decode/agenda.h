@@ -13,6 +13,8 @@
 #ifndef VT_ENGINE_AGENDA_H
 #define VT_ENGINE_AGENDA_H
 
+#include <math.h>
+
 #include "arena.h"
 
 typedef struct vt_agenda_item {
@@ -57,6 +59,9 @@ static inline void *vt_agenda_at(const vt_agenda *q, int64_t node) {
 
 /* Pops the first item into *out. Returns 0 when the agenda is empty. */
 int vt_agenda_pop(vt_agenda *q, vt_agenda_item *out);
+
+/* Returns the key of the first item, or -inf when the agenda is empty. */
+static inline double vt_agenda_top(const vt_agenda *q) { return q->n ? q->heap[0].key : -INFINITY; }
 
 /* Records one distinct path known to score at least `value` (see the floor above). */
 void vt_agenda_record(vt_agenda *q, double value);

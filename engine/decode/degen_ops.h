@@ -27,6 +27,11 @@ typedef struct vt_degen_ops {
   /* row_join with P[j] = p for every j. */
   void (*row_join_c)(double *row, double p, const double *E, const double *into, double tau,
                      int32_t n);
+  /* key[j] = (g[j] + h[j]) + tau: the A* keys of one prefix's extensions (astar.c). Writes to idx
+   * the indices j with key[j] > thr, ascending, as scan_above, returns their count, and sets
+   * *below to the largest key[j] < lo (-inf when there is none). */
+  int32_t (*row_keys)(double *key, const double *g, const double *h, double tau, int32_t n,
+                      double thr, double lo, int32_t *idx, double *below);
   /* out[j] = x[idx[j]]: a row of emissions into rank space (idx: the rank, entries in [0, L)). */
   void (*gather)(double *out, const double *x, const int32_t *idx, int32_t n);
   /* out[j] = a[j] + b[j]. */

@@ -20,6 +20,35 @@ static int32_t scan_above_avx2(const double *x, int32_t n, double thr, int32_t *
   return m;
 }
 
+/* The keys, their scan (as scan_above_avx2) and the largest key below lo in one sweep. */
+static int32_t row_keys_avx2(double *restrict key, const double *restrict g,
+                             const double *restrict h, double tau, int32_t n, double thr, double lo,
+                             int32_t *restrict idx, double *below) {
+  int32_t m = 0, j = 0;
+  const __m256d tv = _mm256_set1_pd(thr), lv = _mm256_set1_pd(lo), ta = _mm256_set1_pd(tau);
+  const __m256d ninf = _mm256_set1_pd(-INFINITY);
+  __m256d bv = ninf;
+  for (; j + 4 <= n; j += 4) {
+    const __m256d kv =
+        _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(g + j), _mm256_loadu_pd(h + j)), ta);
+    _mm256_storeu_pd(key + j, kv);
+    bv = _mm256_max_pd(bv, _mm256_blendv_pd(ninf, kv, _mm256_cmp_pd(kv, lv, _CMP_LT_OQ)));
+    int k = _mm256_movemask_pd(_mm256_cmp_pd(kv, tv, _CMP_GT_OQ));
+    for (; k; k &= k - 1) idx[m++] = j + __builtin_ctz((unsigned)k);
+  }
+  double lanes[4], b = -INFINITY;
+  _mm256_storeu_pd(lanes, bv);
+  for (int u = 0; u < 4; u++)
+    if (lanes[u] > b) b = lanes[u];
+  for (; j < n; j++) {
+    key[j] = (g[j] + h[j]) + tau;
+    if (key[j] < lo && key[j] > b) b = key[j];
+    if (key[j] > thr) idx[m++] = j;
+  }
+  *below = b;
+  return m;
+}
+
 static void row_step_avx2(double *row, double p, const double *A, const double *E, int32_t n) {
   for (int32_t j = 0; j < n; j++) row[j] = (p + A[j]) + E[j];
 }
@@ -79,6 +108,7 @@ const vt_degen_ops vt_degen_ops_avx2 = {
     .row_step = row_step_avx2,
     .row_join = row_join_avx2,
     .row_join_c = row_join_c_avx2,
+    .row_keys = row_keys_avx2,
     .gather = gather_avx2,
     .row_add = row_add_avx2,
     .row_raise = row_raise_avx2,

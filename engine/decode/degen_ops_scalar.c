@@ -39,6 +39,17 @@ static void row_join_c_scalar(double *row, double p, const double *E, const doub
   for (int32_t j = 0; j < n; j++) row[j] = (p + E[j]) + (into[j] + tau);
 }
 
+static int32_t row_keys_scalar(double *restrict key, const double *restrict g,
+                               const double *restrict h, double tau, int32_t n, double thr,
+                               double lo, int32_t *restrict idx, double *below) {
+  double b = -INFINITY;
+  for (int32_t j = 0; j < n; j++) key[j] = (g[j] + h[j]) + tau;
+  for (int32_t j = 0; j < n; j++)
+    if (key[j] < lo && key[j] > b) b = key[j];
+  *below = b;
+  return scan_above_scalar(key, n, thr, idx);
+}
+
 static void gather_scalar(double *restrict out, const double *restrict x,
                           const int32_t *restrict idx, int32_t n) {
   for (int32_t j = 0; j < n; j++) out[j] = x[idx[j]];
@@ -84,6 +95,7 @@ const vt_degen_ops vt_degen_ops_scalar = {
     .row_step = row_step_scalar,
     .row_join = row_join_scalar,
     .row_join_c = row_join_c_scalar,
+    .row_keys = row_keys_scalar,
     .gather = gather_scalar,
     .row_add = row_add_scalar,
     .row_raise = row_raise_scalar,
