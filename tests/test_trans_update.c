@@ -28,6 +28,8 @@ static void compare(const vt_trans *u, const vt_trans *f, const char *ctx) {
   EXPECT(u->bd.a_max == f->bd.a_max && u->bd.mag_a == f->bd.mag_a, "%s: a_max %g/%g mag_a %g/%g",
          ctx, u->bd.a_max, f->bd.a_max, u->bd.mag_a, f->bd.mag_a);
   EXPECT(u->bd.mag_sf == f->bd.mag_sf, "%s: mag_sf", ctx);
+  EXPECT(u->bd.q_a == f->bd.q_a && u->bd.q_sf == f->bd.q_sf, "%s: q_a %d/%d q_sf %d/%d", ctx,
+         (int)u->bd.q_a, (int)f->bd.q_a, (int)u->bd.q_sf, (int)f->bd.q_sf);
 }
 
 static void run(int32_t L, int identity_rank, uint64_t seed) {
@@ -53,6 +55,7 @@ static void run(int32_t L, int identity_rank, uint64_t seed) {
   EXPECT(st == VT_OK, "create: %d", st);
   vt_arena *arena = NULL;
   vt_arena_create(&arena, 0);
+  int32_t qcell = 0;
   for (int step = 0; step < 60 && u; step++) {
     /* Mostly perceptron-sized updates (+-1 on a few cells), sometimes many cells, sometimes
      * lowering the current maximum, sometimes -inf. */
@@ -60,9 +63,18 @@ static void run(int32_t L, int identity_rank, uint64_t seed) {
     for (int32_t c = 0; c < n; c++) {
       prev[c] = test_int(&r, L);
       cur[c] = test_int(&r, L);
+      if (step % 13 == 8 && c == 0) { /* back to an integer: the quantum rises again */
+        prev[c] = qcell / L;
+        cur[c] = qcell % L;
+      }
       double old = A[(size_t)prev[c] * L + cur[c]];
       double v = step % 7 == 3 ? old - 3 : old + (test_int(&r, 2) ? 1 : -1);
       if (step % 11 == 5 && c == 0) v = -INFINITY;
+      if (step % 13 == 7 && c == 0) { /* a quarter: the quantum falls to 2^-2 */
+        v = old + 0.25;
+        qcell = prev[c] * L + cur[c];
+      }
+      if (step % 13 == 8 && c == 0) v = 7;
       val[c] = v;
       A[(size_t)prev[c] * L + cur[c]] = v;
     }

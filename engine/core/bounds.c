@@ -7,6 +7,7 @@
 
 #include "trans.h"
 
+static int32_t qmin(int32_t a, int32_t b) { return a < b ? a : b; }
 static double dmax(double a, double b) { return a > b ? a : b; }
 
 void vt_bounds_free(vt_trans *tr) {
@@ -120,23 +121,29 @@ void vt_bounds_edges(vt_trans *tr) {
       b->f_suf[vt_level_of(r)] = rf;
     }
   }
+  int32_t q = INT32_MAX;
   for (int32_t r = 0; r < L; r++) {
     if (isfinite(b->Sr[r])) smag = dmax(smag, fabs(b->Sr[r]));
     if (isfinite(b->Fr[r])) fmag = dmax(fmag, fabs(b->Fr[r]));
+    q = qmin(q, qmin(vt_quantum_log2(b->Sr[r]), vt_quantum_log2(b->Fr[r])));
   }
   b->mag_sf = smag + fmag;
+  b->q_sf = q;
 }
 
 void vt_bounds_global(vt_trans *tr) {
   vt_bounds *b = &tr->bd;
   double amax = -INFINITY, mag = 0;
+  int32_t q = INT32_MAX;
   for (int32_t i = 0; i < tr->L; i++) {
     const double *row = b->Ar + (size_t)i * tr->ld;
     for (int32_t j = 0; j < tr->L; j++) {
       amax = dmax(amax, row[j]);
       if (isfinite(row[j])) mag = dmax(mag, fabs(row[j]));
+      q = qmin(q, vt_quantum_log2(row[j]));
     }
   }
   b->a_max = amax;
   b->mag_a = mag;
+  b->q_a = q;
 }

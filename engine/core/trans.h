@@ -2,6 +2,8 @@
 #ifndef VT_ENGINE_TRANS_H
 #define VT_ENGINE_TRANS_H
 
+#include <string.h>
+
 #include "vitesse.h"
 
 /* Kernel rows are padded to a multiple of VT_PAD doubles (one 64-byte cache line). */
@@ -25,6 +27,9 @@ typedef struct vt_bounds {
   double a_max;     /* max of A (the naive heuristic's transition term), -inf if none finite */
   double mag_a;     /* max |A| over finite entries (for rounding slack) */
   double mag_sf;    /* max |S| + max |F| over finite entries */
+  int32_t q_a;      /* every finite A is a multiple of 2^q_a (vt_quantum_log2; INT32_MAX: none
+                     * is finite and nonzero) */
+  int32_t q_sf;     /* the same over S and F */
 } vt_bounds;
 
 struct vt_trans {
@@ -52,6 +57,19 @@ void vt_bounds_col(vt_trans *tr, int32_t rj);
 void vt_bounds_both(vt_trans *tr);
 void vt_bounds_edges(vt_trans *tr);
 void vt_bounds_global(vt_trans *tr);
+
+/* Returns the largest q such that v is a multiple of 2^q (the exponent of its lowest set bit):
+ * 0 for odd integers, -1 for 0.5, -1074 at most; INT32_MAX for 0 and non-finite v. A sum of
+ * multiples of 2^q below 2^(q + 53) in magnitude is exact in double. */
+static inline int32_t vt_quantum_log2(double v) {
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  const int32_t e = (int32_t)((bits >> 52) & 0x7ff);
+  uint64_t m = bits & (((uint64_t)1 << 52) - 1);
+  if (e == 0x7ff || (e == 0 && m == 0)) return INT32_MAX;
+  if (e) m |= (uint64_t)1 << 52;
+  return (e ? e : 1) - 1075 + (int32_t)__builtin_ctzll(m);
+}
 
 /* Returns the suffix level k of an active count n = 2^k < L (n must be a power of two). */
 static inline int32_t vt_level_of(int32_t n) { return (int32_t)__builtin_ctz((unsigned)n); }

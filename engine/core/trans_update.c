@@ -47,9 +47,12 @@ vt_status vt_trans_update(vt_trans *trans, int32_t n, const int32_t *prev, const
     b->Art[(size_t)rj * ld + ri] = v;
     add_unique(rows, &n_rows, ri);
     add_unique(cols, &n_cols, rj);
-    if (old == b->a_max || (isfinite(old) && fabs(old) == b->mag_a)) remax = 1;
+    if (old == b->a_max || (isfinite(old) && fabs(old) == b->mag_a) ||
+        vt_quantum_log2(old) == b->q_a)
+      remax = 1;
     b->a_max = dmax(b->a_max, v);
     if (isfinite(v)) b->mag_a = dmax(b->mag_a, fabs(v));
+    if (vt_quantum_log2(v) < b->q_a) b->q_a = vt_quantum_log2(v);
   }
   if (S)
     for (int32_t y = 0; y < L; y++) trans->S[y] = S[y];
