@@ -3,7 +3,7 @@
  * +inf, tied and zero thresholds; nothing past n), row_step, row_join, row_join_c, gather (a
  * reversed and a random permutation; the scalar one against the textbook loop), row_add,
  * row_raise (ties keep the old node), row_keys (the keys, their scan and the largest below a
- * second threshold) and row_prune (cut, tied and -inf bounds; the count and the
+ * second threshold), row_integral and row_prune (cut, tied and -inf bounds; the count and the
  * live prefix), on lengths around the vector widths with real, tied and -inf values. */
 #include "degen_ops.h"
 #include "test_isa.h"
@@ -84,6 +84,12 @@ static void rowops_case(test_rng *r, const vt_degen_ops *k, int n, score_mode m)
       for (size_t j = (size_t)n; j < o.w; j++) past &= o.i1[j] == -7;
       EXPECT(past, "%s: row_keys wrote past n", c);
     }
+
+  /* row_integral at scales that make the row integral or not (integer and tied modes are). */
+  const double scales[] = {1.0, 0.5, 0x1p-20, 0x1p20};
+  for (size_t h = 0; h < sizeof scales / sizeof scales[0]; h++)
+    EXPECT(k->row_integral(v.x, n, scales[h]) == s->row_integral(v.x, n, scales[h]),
+           "%s: row_integral scale %g", c, scales[h]);
 
   outs_reset(&o, NULL, 0);
   s->row_step(o.d0, v.p, v.M, v.E, n);
@@ -185,6 +191,10 @@ TEST(row_prune_and_raise_contract) {
          "row_keys: keys, index, the largest below lo");
   s->row_keys(key, g, hh, 0.5, 3, 1.5, 1.5, idx, &below);
   EXPECT(below == -INFINITY, "row_keys: strictly below lo, -inf when none is");
+  const double ints[3] = {3, -INFINITY, -8}, halves[3] = {3, 0.5, -1};
+  EXPECT(s->row_integral(ints, 3, 1.0) && s->row_integral(halves, 3, 2.0) &&
+             !s->row_integral(halves, 3, 1.0) && !s->row_integral(ints, 3, 0.25),
+         "row_integral: integers and -inf pass, a half fails at scale 1, 3 at 1/4");
 }
 
 TEST(dispatcher_tables) {

@@ -1,7 +1,8 @@
-/* tests/test_slack.c: the rounding slack of the degenerate lattice (degen.c) is 0 exactly when no
- * sum of a path's terms can round: every finite score a multiple of one power of two and the
- * path sums far below 2^53 of it (vt_quantum_log2, the q_a / q_sf of the bound model); and the
- * searches that then see exact ties return kbest-viterbi's score lists. */
+/* tests/test_slack.c: vt_degen_slack_exact sets the rounding slack of the degenerate lattice
+ * (degen.c) to 0 exactly when no sum of a path's terms can round: every finite score a multiple
+ * of one power of two and the path sums far below 2^53 of it (vt_quantum_log2, the q_a / q_sf of
+ * the bound model, row_integral); and the k-best searches that then see exact ties return
+ * kbest-viterbi's score lists. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -46,8 +47,14 @@ static double slack_of(double unit, int which, double odd) {
   double slack = NAN;
   vt_degen s;
   if (vt_trans_create(&tr, L, A, S, F, NULL) == VT_OK && vt_arena_create(&ar, 0) == VT_OK &&
-      vt_degen_init(&s, tr, ar, E, T, 4) == VT_OK)
+      vt_degen_init(&s, tr, ar, E, T, 4) == VT_OK) {
+    const double before = s.slack;
+    vt_degen_slack_exact(&s);
     slack = s.slack;
+    EXPECT(before > 0 && (slack == 0 || slack == before), "the slack is kept or set to 0");
+    vt_degen_slack_exact(&s); /* a second call changes nothing */
+    EXPECT(s.slack == slack, "second call");
+  }
   vt_arena_destroy(ar);
   vt_trans_destroy(tr);
   return slack;

@@ -211,6 +211,20 @@ static double backward(vt_degen *s) {
 
 double vt_degen_forward(vt_degen *s) { return forward(s, 1); }
 
+void vt_degen_slack_exact(vt_degen *s) {
+  const vt_bounds *b = s->bd;
+  int e;
+  if (s->exact_tried || s->slack == 0) return;
+  s->exact_tried = 1;
+  (void)frexp(4.0 * s->mag, &e); /* 4 mag < 2^e: every sum is below 2^(q + 51) units */
+  const int32_t q = e - 51;
+  if (!isfinite(s->mag) || b->q_a < q || b->q_sf < q || q < -1000) return;
+  const double scale = ldexp(1.0, -q);
+  for (int32_t t = 0; t < s->T; t++)
+    if (!s->ops->row_integral(s->Er + (size_t)t * s->le, s->L, scale)) return;
+  s->slack = 0;
+}
+
 double vt_degen_forward_from(vt_degen *s, int32_t t0) { return forward(s, t0); }
 
 double vt_degen_backward(vt_degen *s) { return backward(s); }
@@ -252,35 +266,6 @@ void vt_degen_lb_greedy(vt_degen *s) {
     s->alt[t] = y;
   }
   s->lb = cur == -INFINITY ? -INFINITY : vt_degen_path_score(s, s->alt);
-}
-
-/* Returns 1 when no sum of a path's terms can round: every finite score (transitions, start and
- * end, the sentence's emissions) is a multiple of 2^q, and four times `mag`, the largest
- * magnitude of such a sum, is below 2^(q + 51) (two bits kept for sums of a prefix and a suffix
- * bound). Then every P, Q, key and path score is computed exactly and the slack can be 0: with
- * integer or coarsely quantized scores (an integer-weighted perceptron, the `ties` lattices of
- * perf/lattice_shape.c) a tie is a tie, which the slack otherwise hides (every tied path looks
- * a slack better than the one found, and the searches must open them all). An emission is a
- * multiple of 2^q when w = E * 2^-q (exact: a power of two, |w| < 2^51) is an integer, w + C - C
- * == w with C = 1.5 * 2^52; -inf passes. */
-static int sums_exact(const vt_degen *s, double mag) {
-  const vt_bounds *b = s->bd;
-  int e;
-  if (!(mag > 0) || !isfinite(mag)) return mag == 0;
-  (void)frexp(4.0 * mag, &e); /* 4 mag < 2^e */
-  const int32_t q = e - 51;
-  if (b->q_a < q || b->q_sf < q || q < -1000) return 0;
-  const double scale = ldexp(1.0, -q), C = 6755399441055744.0;
-  for (int32_t t = 0; t < s->T; t++) {
-    const double *row = s->Er + (size_t)t * s->le;
-    int bad = 0;
-    for (int32_t j = 0; j < s->L; j++) {
-      const double w = row[j] * scale;
-      bad |= (w + C) - C != w;
-    }
-    if (bad) return 0;
-  }
-  return 1;
 }
 
 /* Rank-space emissions (E itself when the rank is the identity, else gathered into `buf`), their
@@ -325,7 +310,9 @@ static void emissions_prepare(vt_degen *s, const vt_trans *tr, const double *E, 
     if (lo < INFINITY) m = dmax(m, fabs(lo));
     mag += m;
   }
-  s->slack = sums_exact(s, mag) ? 0.0 : mag * (4.0 * T + 16.0) * DBL_EPSILON;
+  s->mag = mag;
+  s->exact_tried = 0;
+  s->slack = mag * (4.0 * T + 16.0) * DBL_EPSILON;
 }
 
 /* Naive suffix bound (Huang et al. eq. 9, plus the end score): Q for the first forward pass. */

@@ -54,7 +54,9 @@ struct vt_degen {
   int32_t *path;    /* T: best path of the last pass, index n[t] = degenerate */
   int32_t *alt;     /* T: a real path derived from it, for the lower bound */
   double lb, slack;
-  int prune; /* 1: passes prune against lb (and kill dead nodes); 0: pure Viterbi passes */
+  double mag;      /* the largest magnitude of a sum of a path's terms (the slack's base) */
+  int exact_tried; /* vt_degen_slack_exact ran */
+  int prune;       /* 1: passes prune against lb (and kill dead nodes); 0: pure Viterbi passes */
   int64_t pruned;
 };
 
@@ -64,6 +66,17 @@ struct vt_degen {
  * lb = -inf; P and Q are not initialized. Returns VT_OK or VT_ENOMEM. */
 vt_status vt_degen_init(vt_degen *s, const vt_trans *tr, vt_arena *arena, const double *E,
                         int32_t T, int32_t n0);
+
+/* Sets the slack to 0 when no sum of a path's terms can round: every finite score (transitions,
+ * start and end: vt_bounds' q_a and q_sf; the sentence's emissions: row_integral) is a multiple
+ * of 2^q with four times `mag` below 2^(q + 51) (two bits kept for sums of a prefix and a suffix
+ * bound). Then every P, Q, key and path score is exact, and a tie is a tie: with the slack, every
+ * path tied with the one found looks a slack better, and a k-best search must open them all
+ * (integer or coarsely quantized scores: an integer-weighted perceptron, the `ties` lattices
+ * of perf/lattice_shape.c). Lowering the slack keeps everything pruned so far correctly pruned.
+ * One pass over the emissions the first time (1-2% of a search on the real lattices, which
+ * never need it: called by the k-best searches only), nothing after. */
+void vt_degen_slack_exact(vt_degen *s);
 
 /* Forward pass: recomputes P (and back pointers) column by column, prunes, and writes the best
  * path into s->path. Returns its score (-inf when the lattice has no finite path). Q must hold

@@ -32,6 +32,9 @@ typedef struct vt_degen_ops {
    * *below to the largest key[j] < lo (-inf when there is none). */
   int32_t (*row_keys)(double *key, const double *g, const double *h, double tau, int32_t n,
                       double thr, double lo, int32_t *idx, double *below);
+  /* Returns 1 when every x[j] * scale (scale a power of two, |x[j] * scale| < 2^51) is an
+   * integer or -inf: (w + 1.5 * 2^52) - 1.5 * 2^52 == w. */
+  int (*row_integral)(const double *x, int32_t n, double scale);
   /* out[j] = x[idx[j]]: a row of emissions into rank space (idx: the rank, entries in [0, L)). */
   void (*gather)(double *out, const double *x, const int32_t *idx, int32_t n);
   /* out[j] = a[j] + b[j]. */

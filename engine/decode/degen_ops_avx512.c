@@ -73,6 +73,16 @@ static void row_join_c_avx512(double *row, double p, const double *E, const doub
   for (int32_t j = 0; j < n; j++) row[j] = (p + E[j]) + (into[j] + tau);
 }
 
+static int row_integral_avx512(const double *x, int32_t n, double scale) {
+  const double C = 6755399441055744.0; /* 1.5 * 2^52 */
+  int ok = 1;
+  for (int32_t j = 0; j < n; j++) {
+    const double w = x[j] * scale;
+    ok &= (w + C) - C == w;
+  }
+  return ok;
+}
+
 static void gather_avx512(double *restrict out, const double *restrict x,
                           const int32_t *restrict idx, int32_t n) {
   for (int32_t j = 0; j < n; j++) out[j] = x[idx[j]];
@@ -119,6 +129,7 @@ const vt_degen_ops vt_degen_ops_avx512 = {
     .row_join = row_join_avx512,
     .row_join_c = row_join_c_avx512,
     .row_keys = row_keys_avx512,
+    .row_integral = row_integral_avx512,
     .gather = gather_avx512,
     .row_add = row_add_avx512,
     .row_raise = row_raise_avx512,

@@ -50,6 +50,16 @@ static int32_t row_keys_scalar(double *restrict key, const double *restrict g,
   return scan_above_scalar(key, n, thr, idx);
 }
 
+static int row_integral_scalar(const double *x, int32_t n, double scale) {
+  const double C = 6755399441055744.0; /* 1.5 * 2^52 */
+  int ok = 1;
+  for (int32_t j = 0; j < n; j++) {
+    const double w = x[j] * scale;
+    ok &= (w + C) - C == w;
+  }
+  return ok;
+}
+
 static void gather_scalar(double *restrict out, const double *restrict x,
                           const int32_t *restrict idx, int32_t n) {
   for (int32_t j = 0; j < n; j++) out[j] = x[idx[j]];
@@ -96,6 +106,7 @@ const vt_degen_ops vt_degen_ops_scalar = {
     .row_join = row_join_scalar,
     .row_join_c = row_join_c_scalar,
     .row_keys = row_keys_scalar,
+    .row_integral = row_integral_scalar,
     .gather = gather_scalar,
     .row_add = row_add_scalar,
     .row_raise = row_raise_scalar,

@@ -156,6 +156,7 @@ static int32_t kbest_try(vt_degen *s, const vt_trans *tr, vt_arena *arena, int32
                          vt_decode_stats *stats, vt_budget *bud, vt_status *st) {
   const int32_t T = s->T;
   int32_t m = 0;
+  vt_degen_slack_exact(s); /* exact ties stay ties in the search (the first call only) */
   if (*split) {
     *st = vt_degen_kbest(s, arena, k, 1, cand, cscore, &m, &stats->pops, bud);
     if (*st != VT_OK || m == -2) return -1; /* -2: the budget stopped it */

@@ -334,6 +334,7 @@ vt_status vt_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts *opts
   out->n = 0;
   stats->cells += (int64_t)T * tr->L;
   if (vt_degen_forward(&s) == -INFINITY) return VT_OK;
+  vt_degen_slack_exact(&s); /* exact ties stay ties in the search */
   int32_t n = 0;
   /* The forward pass is not charged: it is the full decoder's own work (a SIMD Viterbi pass). */
   st = vt_degen_kbest(&s, arena, opts->k, 0, out->labels, out->scores, &n, &stats->pops, bud);
