@@ -213,13 +213,13 @@ typedef struct vt_decode_opts {
    * full decoder: one SIMD viterbi (k = 1) or kbest-viterbi (k > 1) on the same sentence. A
    * sentence whose search runs past it is finished by that full decoder: the same exact score
    * list, at most about (1 + budget) full decodes. Within it a progress test stops a search
-   * early, once it has spent a twentieth of the full decoder, when its state shows it is far
-   * from done (a hopeless sentence then costs about 1.05-1.2 full decodes). Whether a sentence
-   * falls back depends on the lattice only (not on threads, SIMD level or time). 0 = the
-   * default, 1.0 for k = 1 (0.3 for carpediem) and 0.5 for k > 1 (perf/README.md, "Worst case");
-   * < 0 = no budget and
-   * no progress test (the search runs to its end, as before issue 21); NaN is VT_EINVAL. Other
-   * decoders ignore it. */
+   * early, once it has spent a twentieth of the full decoder (a fifth for iter-viterbi-astar
+   * with k > 1 up to 2,048 labels), when its state shows it is far from done (a hopeless
+   * sentence then costs about 1.05-1.2 full decodes). Whether a sentence falls back depends on
+   * the lattice only (not on threads, SIMD level or time). 0 = the default, 1.0 for k = 1 (0.3
+   * for carpediem) and 0.5 for k > 1 (1.0 below 64 labels; perf/README.md, "Worst case"); < 0 =
+   * no budget and no progress test (the search runs to its end, as before issue 21); NaN is
+   * VT_EINVAL. Other decoders ignore it. */
   double budget;
   int64_t reserved[7];
 } vt_decode_opts;

@@ -1,6 +1,7 @@
 /* perf/budget_trace.c: one decoder against its full decoder, sentence by sentence (issue 21).
  *
- *   budget_trace DIR ALGO [-k K] [--budget X|none] [--reps R] [--heuristic N] [--only S]
+ *   budget_trace DIR ALGO [-k K] [--budget X|none] [--reps R] [--heuristic N]
+ *                [--refine split|expand] [--only S]
  *
  * DIR is a lattice set (E.npy, N.npy, A.npy, optional S/F/R.npy, as `vitesse lattice` writes).
  * For every sentence it times the full decoder (SIMD viterbi for k = 1, kbest-viterbi for k > 1)
@@ -25,7 +26,7 @@
 
 static int usage(void) {
   fprintf(stderr, "usage: budget_trace DIR ALGO [-k K] [--budget X|none] [--reps R] "
-                  "[--heuristic N] [--only S]\n");
+                  "[--heuristic N] [--refine split|expand] [--only S]\n");
   return 64;
 }
 
@@ -61,6 +62,8 @@ int main(int argc, char **argv) {
       reps = atoi(v);
     else if (!strcmp(argv[i - 1], "--heuristic"))
       oa.heuristic = atoi(v);
+    else if (!strcmp(argv[i - 1], "--refine") && (!strcmp(v, "split") || !strcmp(v, "expand")))
+      oa.refine = strcmp(v, "split") ? VT_REFINE_EXPAND : VT_REFINE_SPLIT;
     else if (!strcmp(argv[i - 1], "--only"))
       only = atoll(v);
     else

@@ -33,6 +33,17 @@
  * Viterbis, is far from its real one on lattices full of ties; half of it keeps their worst case
  * at about 1.5 kbest-viterbis. */
 #define VT_BUDGET_DEFAULT_KBEST 0.5
+/* Below VT_KBEST_NARROW_LABELS labels the SIMD Viterbi gains little from its width (AVX2 runs at
+ * 0.84-0.88 of AVX-512 on the 17-, 22- and 49-label lattices `vitesse lattice` writes for UD EWT
+ * and CoNLL-2000, 0.68 on the synthetic 45-label sets, against 0.4-0.5 from 319 labels up), so
+ * the estimate's allowance for AVX2 (VT_W_KBEST_BASE) does not apply, and kbest-viterbi costs
+ * 16-35 Viterbis at k = 5 with AVX-512 (11-24 with AVX2) against an estimate of 11: there the
+ * budget is the whole estimate. At half of it, `astar -k 5` on UD EWT UPOS (17 labels) fell back
+ * on 96% of the sentences (0.90x against 3.8-4.4x with no budget), iter-viterbi-astar -k 5 ran
+ * at 2.2x against 3.3-3.7x; with the whole estimate 3.8x and 3.3x, and no 45-label synthetic
+ * set slower (perf/README.md, "Worst case"). */
+#define VT_KBEST_NARROW_LABELS 64
+#define VT_BUDGET_DEFAULT_KBEST_NARROW 1.0
 /* Carpediem (k = 1 only) is never far faster than the SIMD Viterbi on our lattices (0.85-1.1x on
  * CoNLL-2000 and Greek with no budget): the sentences it finishes cost a large share of a
  * Viterbi anyway, and those it does not waste less with a smaller budget. Side by side (vt_bench,
@@ -108,6 +119,20 @@
  * can cost a third of a Viterbi). A hopeless sentence then costs about 1.02-1.15 full decodes
  * instead of up to 1.5 (perf/README.md, "Worst case"). */
 #define VT_PROBE_SPENT 0.05
+/* iter-viterbi-astar for k > 1 probes later, up to VT_KBEST_CACHED_LABELS labels. Its passes
+ * run until a forward pass's best path is all active, then one split search certifies the k
+ * best; on the uniform, flat, forbidden and adversarial sets of 45 to 945 labels its best paths
+ * still went through 30% or more of the degenerate nodes at the twentieth of the estimate where
+ * the probe came, and the test handed over sentences that would have finished at a tenth of a
+ * kbest-viterbi: with no budget it is 2.4x kbest-viterbi or faster on every set of the
+ * worst-case table, with the probe at 0.05 0.96-3.0x on those. At 0.2 (vt_bench, two
+ * alternations): forbidden 319 1.0x -> 19-21x, flat 945 0.92-0.98x -> 13-17x, uniform 319
+ * 1.8-3.0x -> 7-8x, adversarial 945 1.1-1.2x -> 3.1-3.5x, the real lattices within noise. Past
+ * 2,048 labels, where kbest-viterbi's estimate is halved and the budget leaves 2.75 Viterbis at
+ * k = 5, the adversarial 2,602-label sentences, which all fall back, went from 0.97x to 0.88x
+ * (budget_trace): there the probe stays at VT_PROBE_SPENT. astar keeps it too (at 0.2, `astar
+ * -k 5` on ties 945, where every sentence falls back: 1.17x -> 0.71x). */
+#define VT_PROBE_SPENT_ITER_KBEST 0.2
 #define VT_PROBE_DEGEN 0.3
 /* Plain staggered expands every degenerate column each pass, and its best paths keep more of them
  * on real lattices (0.3 would stop 85 of the 1,000 CoNLL-2000 sentences; 0.5 stops 13) */

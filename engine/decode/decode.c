@@ -77,10 +77,11 @@ void vt_decode_opts_default(vt_decode_opts *opts, int32_t L, int32_t k) {
  * passes over its columns; when even that is over the budget, or (with a budget) over
  * VT_SEARCH_LEAST_SHARE of the full decoder (small L, where a SIMD Viterbi takes microseconds
  * and every search is slower), bud->over sends the sentence to the full decoder at once. The
- * probe comes after VT_PROBE_SPENT of the full decoder's cost, and not before the passes that a
- * column needs to expand every label one doubling at a time, forward and backward, could have
- * run (at small L their fixed cost alone is a large share of a Viterbi: 128 labels take 2 x 7
- * passes, 0.17 of one). */
+ * probe comes after VT_PROBE_SPENT of the full decoder's cost (VT_PROBE_SPENT_ITER_KBEST for
+ * iter-viterbi-astar's k-best up to VT_KBEST_CACHED_LABELS labels), and not before the passes that
+ * a column needs to expand every label one doubling at a time, forward and backward, could have run
+ * (at small L their fixed cost alone is a large share of a Viterbi: 128 labels take 2 x 7 passes,
+ * 0.17 of one). */
 static void budget_start(vt_budget *bud, const vt_decode_opts *opts, int32_t L, int32_t T) {
   const double kbest = (VT_W_KBEST_BASE + (double)opts->k) *
                        (L > VT_KBEST_CACHED_LABELS ? VT_KBEST_UNCACHED_SHARE : 1.0);
@@ -91,8 +92,10 @@ static void budget_start(vt_budget *bud, const vt_decode_opts *opts, int32_t L, 
   }
   const double setup = (double)T * VT_W_SETUP * (double)L;
   const double least = setup + (double)T * VT_W_SEARCH_LEAST;
+  const double kbest_frac =
+      L < VT_KBEST_NARROW_LABELS ? VT_BUDGET_DEFAULT_KBEST_NARROW : VT_BUDGET_DEFAULT_KBEST;
   const double frac = opts->budget > 0                  ? opts->budget
-                      : opts->k > 1                     ? VT_BUDGET_DEFAULT_KBEST
+                      : opts->k > 1                     ? kbest_frac
                       : opts->algo == VT_ALGO_CARPEDIEM ? VT_BUDGET_DEFAULT_CARPEDIEM
                                                         : VT_BUDGET_DEFAULT;
   bud->left = frac * full;
@@ -103,7 +106,11 @@ static void budget_start(vt_budget *bud, const vt_decode_opts *opts, int32_t L, 
   }
   bud->left -= setup;
   const double passes = 2.0 * ceil(log2((double)L));
-  bud->probe_left = bud->left - fmax(VT_PROBE_SPENT * full, (double)T * VT_W_PASS_COLUMN * passes);
+  const double spent =
+      opts->k > 1 && opts->algo == VT_ALGO_ITER_VITERBI_ASTAR && L <= VT_KBEST_CACHED_LABELS
+          ? VT_PROBE_SPENT_ITER_KBEST
+          : VT_PROBE_SPENT;
+  bud->probe_left = bud->left - fmax(spent * full, (double)T * VT_W_PASS_COLUMN * passes);
 }
 
 void vt_decode_stats_add(vt_decode_stats *into, const vt_decode_stats *from) {
