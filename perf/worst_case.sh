@@ -1,17 +1,22 @@
 #!/bin/sh
 # perf/worst_case.sh: the worst-case table of issue 21 (perf/README.md, "Worst case"): every exact
 # decoder against its full decoder (SIMD viterbi for k = 1, kbest-viterbi for k = 5) on real and
-# synthetic lattice sets of 45 to 2602 labels, with the library's default work budget.
+# synthetic lattice sets of 17 to 2602 labels, with the library's default work budget
+# (iter-viterbi-astar at k = 5 also with --refine expand).
 #
 #   sh perf/worst_case.sh BUILD [WORKDIR]      (BUILD: a Release tree with vitesse and perf/)
 #
 # Sets: `vitesse synth` (peaked, a tagger's shape) and perf/lattice_shape's uniform, flat, ties,
 # forbidden and adversarial shapes at each L (100 sentences of about 23 tokens, 40 at 945 labels,
-# 10 at 2602), and ../shared/lattices/* when present. vt_bench interleaves every configuration
+# 10 at 2602), ../shared/lattices/* when present, and with ../shared/data the lattices
+# `vitesse lattice` writes for the test splits under models `vitesse train` makes from the train
+# splits (perf/templates; 10 epochs): UD EWT UPOS (17 labels) and XPOS (49), CoNLL-2000 chunking
+# (22) and joint POS|chunk (319), AGLDT Greek (945). vt_bench interleaves every configuration
 # over ROUNDS rounds (default 3) of at most SECONDS s (default 0.3) and takes the median of each
 # round's ratio, so machine noise hits both sides of a ratio. Prints a markdown table: per set
 # the full decoders' sentences/s, then per decoder `x full` (bold below 0.8) and, where any
-# sentence fell back, the share that did. Takes about 10 minutes.
+# sentence fell back, the share that did. Takes about 10 minutes at ROUNDS=3 (the first run
+# also trains the five models, about a minute).
 set -eu
 if [ $# -lt 1 ]; then
   echo "usage: $0 BUILD [WORKDIR]" >&2
@@ -24,6 +29,7 @@ SECONDS_EACH=${SECONDS:-0.3}
 ALGOS=viterbi,kbest-viterbi,staggered,staggered-col,astar,iter-astar,viterbi-astar,iter-viterbi-astar,carpediem
 HERE=$(cd "$(dirname "$0")" && pwd)
 SHARED=$HERE/../../shared/lattices
+LABEL_COL=
 mkdir -p "$W"
 sets=""
 for L in 45 319 945 2602; do
@@ -39,6 +45,39 @@ for L in 45 319 945 2602; do
     sets="$sets $d"
   done
 done
+# real NAME TEMPLATE TRAIN TEST [corpus options]: trains $W/real-NAME.bin (with $LABEL_COL as
+# --label-col when set) and writes its lattices of TEST to $W/real-NAME
+real() {
+  name=$1 tmpl=$HERE/templates/$2 train=$3 test=$4
+  shift 4
+  if [ ! -f "$W/real-$name/E.npy" ]; then
+    "$B/vitesse" train --template "$tmpl" --train "$train" --epochs 10 --quiet \
+      --decoder staggered-col ${LABEL_COL:+--label-col "$LABEL_COL"} "$@" -o "$W/real-$name.bin"
+    "$B/vitesse" lattice -m "$W/real-$name.bin" -o "$W/real-$name" "$@" "$test" 2>/dev/null
+  fi
+  sets="$sets $W/real-$name"
+}
+DATA=$HERE/../../shared/data
+if [ -d "$DATA/conll2000" ]; then
+  for f in train test; do
+    [ -s "$W/$f.joint" ] ||
+      awk '{ if (NF) print $1, $2 "|" $3; else print "" }' "$DATA/conll2000/$f.txt" >"$W/$f.joint"
+  done
+  real conll2000-chunk conll2000-chunk.tmpl "$DATA/conll2000/train.txt" "$DATA/conll2000/test.txt"
+  real conll2000-joint conll2000-joint.tmpl "$W/train.joint" "$W/test.joint"
+fi
+E=$DATA/ud-english-ewt
+if [ -d "$E" ]; then
+  for col in UPOS XPOS; do
+    LABEL_COL=$col
+    real "ewt-$col" ud-ewt-pos.tmpl "$E/en_ewt-ud-train.conllu" "$E/en_ewt-ud-test.conllu" --conllu
+  done
+  LABEL_COL=
+fi
+G=$DATA/agldt-greek
+if [ -d "$G" ]; then
+  real greek agldt-greek.tmpl "$G/train.tsv" "$G/test.tsv" --comments --sep tab
+fi
 for d in "$SHARED"/*/; do
   [ -f "$d/E.npy" ] && sets="$sets ${d%/}"
 done
@@ -50,7 +89,7 @@ python3 - "$W/worst.csv" <<'EOF'
 import csv, sys
 cols = ["staggered", "staggered-col", "astar", "iter-astar", "viterbi-astar",
         "iter-viterbi-astar", "carpediem"]
-kcols = ["astar", "viterbi-astar", "iter-viterbi-astar"]
+kcols = ["astar", "viterbi-astar", "iter-viterbi-astar", "iter-viterbi-astar/expand"]
 rows = {}
 order = []
 for r in csv.reader(open(sys.argv[1])):
