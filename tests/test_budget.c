@@ -76,6 +76,53 @@ TEST(big_pass_out_of_cache) {
   free(E);
 }
 
+/* The last pass (budget.h): a forward pass of a k = 1 search over a lattice with no degenerate
+ * node is charged what is left instead of stopping the search; any other pass the budget
+ * cannot pay stops it. */
+TEST(last_pass_runs_past_the_budget) {
+  enum { LS = 40 };
+  double A[LS * LS], E[LS * T], S[LS], F[LS];
+  vt_arena *ar;
+  REQUIRE(vt_arena_create(&ar, 0) == VT_OK, "arena");
+  test_rng rng = {77};
+  for (int i = 0; i < LS * LS; i++) A[i] = test_unit(&rng);
+  for (int i = 0; i < LS; i++) S[i] = F[i] = 0;
+  for (int i = 0; i < LS * T; i++) E[i] = test_unit(&rng);
+  vt_trans *tr;
+  REQUIRE(vt_trans_create(&tr, LS, A, S, F, NULL) == VT_OK, "trans");
+  const double full = (double)T * LS * LS;
+  for (int whole = 0; whole < 2; whole++) { /* all LS labels active, or 16 and the degenerate */
+    for (int forward = 0; forward < 2; forward++) {
+      for (int ends = 0; ends < 2; ends++) {
+        vt_degen s;
+        REQUIRE(vt_degen_init(&s, tr, ar, E, T, whole ? LS : 16) == VT_OK, "degen init");
+        int64_t cells = 0;
+        const double cost = vt_degen_pass_cost(&s, &cells);
+        vt_budget b = {0.5 * cost, NULL, 0, 0, 0, full}; /* half the pass; no probe */
+        const int stop = vt_degen_pass_start(&s, -1, VT_PROBE_RULE_COL, cost, forward, ends, &b);
+        const int runs = whole && forward && ends;
+        EXPECT_EQ_INT(stop, !runs, "only the last forward pass of a k = 1 search runs");
+        EXPECT_EQ_INT(b.over, !runs, "over exactly when stopped");
+        if (runs) EXPECT_EQ_DBL(b.left, 0.0, "charged what was left");
+        vt_arena_reset(ar);
+      }
+    }
+  }
+  /* The progress test still comes first: past the probe, a path through every degenerate node
+   * stops even the last pass (there is none to go through here, so through = T is artificial). */
+  {
+    vt_degen s;
+    REQUIRE(vt_degen_init(&s, tr, ar, E, T, LS) == VT_OK, "degen init");
+    int64_t cells = 0;
+    const double cost = vt_degen_pass_cost(&s, &cells);
+    vt_budget b = {0.5 * cost, NULL, 0, 0, INFINITY, full}; /* past the probe */
+    EXPECT_EQ_INT(vt_degen_pass_start(&s, T, VT_PROBE_RULE_COL, cost, 1, 1, &b), 1, "hopeless");
+    vt_arena_reset(ar);
+  }
+  vt_trans_destroy(tr);
+  vt_arena_destroy(ar);
+}
+
 TEST(pop_weight_grows_with_the_heap) {
   double last = vt_budget_pop_weight(0);
   EXPECT_EQ_DBL(last, (double)VT_W_POP, "empty heap");
@@ -88,4 +135,5 @@ TEST(pop_weight_grows_with_the_heap) {
   }
 }
 
-TEST_MAIN(CASE(big_pass_out_of_cache), CASE(pop_weight_grows_with_the_heap))
+TEST_MAIN(CASE(big_pass_out_of_cache), CASE(last_pass_runs_past_the_budget),
+          CASE(pop_weight_grows_with_the_heap))

@@ -401,9 +401,16 @@ int vt_degen_hopeless(const vt_degen *s, int32_t through, vt_probe_rule rule, do
 }
 
 int vt_degen_pass_start(const vt_degen *s, int32_t through, vt_probe_rule rule, double cost,
-                        int forward, vt_budget *bud) {
-  return vt_degen_hopeless(s, through, rule, cost, bud) ||
-         (!forward && vt_budget_short(bud, 2.0 * cost)) || vt_budget_charge(bud, cost);
+                        int forward, int ends, vt_budget *bud) {
+  if (vt_degen_hopeless(s, through, rule, cost, bud)) return 1;
+  if (ends && forward) {
+    /* The last pass (budget.h, "The last pass"): with no degenerate node left it ends the search,
+     * for at most what the full decoder would cost; it is charged what is left. */
+    int32_t t = 0;
+    while (t < s->T && !s->deg[t]) t++;
+    if (t == s->T && cost > bud->left) cost = bud->left > 0 ? bud->left : 0;
+  }
+  return (!forward && vt_budget_short(bud, 2.0 * cost)) || vt_budget_charge(bud, cost);
 }
 
 void vt_degen_stats_add(const vt_degen *s, int64_t iters, vt_decode_stats *stats) {

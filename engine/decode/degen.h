@@ -179,9 +179,11 @@ int vt_degen_hopeless(const vt_degen *s, int32_t through, vt_probe_rule rule, do
  * when vt_degen_hopeless stops it, when it is a backward pass (`forward` 0) and the budget
  * cannot pay twice its cost (vt_budget_short: only a forward pass ends a search, and the one
  * after it costs about as much), or when charging it runs out of budget or meets the cancel
- * flag; else charges it and returns 0. */
+ * flag; else charges it and returns 0. `ends` (k = 1 searches): a forward pass over a lattice
+ * with no degenerate node left ends the search, so past vt_degen_hopeless it is never stopped
+ * for the budget, only charged what is left (budget.h, "The last pass"). */
 int vt_degen_pass_start(const vt_degen *s, int32_t through, vt_probe_rule rule, double cost,
-                        int forward, vt_budget *bud);
+                        int forward, int ends, vt_budget *bud);
 
 /* Adds a finished search's figures to `stats`: `iters` passes, the active labels and nodes of
  * the final lattice, the nodes pruned. */

@@ -231,7 +231,7 @@ vt_status vt_iter_viterbi_astar_decode(const vt_trans *tr, const vt_decode_opts 
   for (;;) {
     iters++;
     const double cost = vt_degen_pass_cost(&s, &stats->cells);
-    if (vt_degen_pass_start(&s, through, VT_PROBE_RULE_ITER, cost, forward, bud))
+    if (vt_degen_pass_start(&s, through, VT_PROBE_RULE_ITER, cost, forward, k == 1, bud))
       break; /* vt_decode goes on */
     const double best = forward ? vt_degen_forward_from(&s, from) : vt_degen_backward(&s);
     from = 1;

@@ -38,7 +38,8 @@ vt_status vt_staggered_decode(const vt_trans *tr, const vt_decode_opts *opts, vt
   for (;;) {
     iters++;
     const double cost = vt_degen_pass_cost(&s, &stats->cells);
-    if (vt_degen_pass_start(&s, through, rule, cost, forward, bud)) break; /* vt_decode goes on */
+    if (vt_degen_pass_start(&s, through, rule, cost, forward, 1, bud))
+      break; /* vt_decode goes on */
     best = forward ? vt_degen_forward(&s) : vt_degen_backward(&s);
     if (best == -INFINITY) break; /* the degenerate lattice bounds every path: none is finite */
     int all_active = vt_degen_lb_raise(&s);
