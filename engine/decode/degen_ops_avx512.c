@@ -1,11 +1,12 @@
 /* engine/decode/degen_ops_avx512.c: the degenerate lattice's row operations for AVX-512, built
- * with -mavx512f -mavx512vl (cmake/VtIsa.cmake, x86-64 only). The scan uses intrinsics; the
- * other loops are degen_ops_scalar.c's, which the compiler vectorizes for AVX-512: keep them the
- * same as there (tests/test_isa_degen_ops.c checks the bits). */
+ * with -mavx512f -mavx512vl (cmake/VtIsa.cmake, x86-64 only). The scan and the keys use
+ * intrinsics; the plain loops are degen_ops_loops.h's, which the compiler vectorizes for AVX-512
+ * here (tests/test_isa_degen_ops.c checks the bits against the scalar level). */
 #include <immintrin.h>
 #include <math.h>
 
 #include "degen_ops.h"
+#include "degen_ops_loops.h"
 
 /* x[j] > thr, j ascending, into idx: one compare mask per 8 values, its set lanes compressed into
  * idx (in a register: the memory form is slow on some cores); the 8-lane store may write past
@@ -59,79 +60,16 @@ static int32_t row_keys_avx512(double *restrict key, const double *restrict g,
   return m;
 }
 
-static void row_step_avx512(double *row, double p, const double *A, const double *E, int32_t n) {
-  for (int32_t j = 0; j < n; j++) row[j] = (p + A[j]) + E[j];
-}
-
-static void row_join_avx512(double *row, const double *P, const double *E, const double *into,
-                            double tau, int32_t n) {
-  for (int32_t j = 0; j < n; j++) row[j] = (P[j] + E[j]) + (into[j] + tau);
-}
-
-static void row_join_c_avx512(double *row, double p, const double *E, const double *into,
-                              double tau, int32_t n) {
-  for (int32_t j = 0; j < n; j++) row[j] = (p + E[j]) + (into[j] + tau);
-}
-
-static int row_integral_avx512(const double *x, int32_t n, double scale) {
-  const double C = 6755399441055744.0; /* 1.5 * 2^52 */
-  int ok = 1;
-  for (int32_t j = 0; j < n; j++) {
-    const double w = x[j] * scale;
-    ok &= (w + C) - C == w;
-  }
-  return ok;
-}
-
-static void gather_avx512(double *restrict out, const double *restrict x,
-                          const int32_t *restrict idx, int32_t n) {
-  for (int32_t j = 0; j < n; j++) out[j] = x[idx[j]];
-}
-
-static void row_add_avx512(double *restrict out, const double *restrict a, const double *restrict b,
-                           int32_t n) {
-  for (int32_t j = 0; j < n; j++) out[j] = a[j] + b[j];
-}
-
-static void row_raise_avx512(double *restrict row, int32_t *restrict ptr, double a,
-                             const double *restrict M, int32_t node, int32_t n) {
-  for (int32_t j = 0; j < n; j++) {
-    double v = a + M[j];
-    if (v > row[j]) {
-      row[j] = v;
-      ptr[j] = node;
-    }
-  }
-}
-
-/* Branch-free so that it vectorizes: a node dies when its bound falls below the cut or is -inf
- * (P, E or Q -inf; none can be +inf). */
-static int32_t row_prune_avx512(double *restrict P, const double *restrict E, double *restrict Q,
-                                int32_t n, double cut, int64_t *pruned) {
-  int64_t cnt = 0;
-  int32_t hi = 0;
-  for (int32_t j = 0; j < n; j++) {
-    const double v = P[j] + E[j] + Q[j];
-    const int below = v < cut, dead = v == -INFINITY;
-    cnt += below & !dead;
-    P[j] = below | dead ? -INFINITY : P[j];
-    Q[j] = below | dead ? -INFINITY : Q[j];
-    hi = below | dead ? hi : j + 1;
-  }
-  *pruned += cnt;
-  return hi;
-}
-
 const vt_degen_ops vt_degen_ops_avx512 = {
     .level = VT_SIMD_AVX512,
     .scan_above = scan_above_avx512,
-    .row_step = row_step_avx512,
-    .row_join = row_join_avx512,
-    .row_join_c = row_join_c_avx512,
+    .row_step = row_step,
+    .row_join = row_join,
+    .row_join_c = row_join_c,
     .row_keys = row_keys_avx512,
-    .row_integral = row_integral_avx512,
-    .gather = gather_avx512,
-    .row_add = row_add_avx512,
-    .row_raise = row_raise_avx512,
-    .row_prune = row_prune_avx512,
+    .row_integral = row_integral,
+    .gather = gather,
+    .row_add = row_add,
+    .row_raise = row_raise,
+    .row_prune = row_prune,
 };

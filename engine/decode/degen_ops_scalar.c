@@ -1,9 +1,11 @@
 /* engine/decode/degen_ops_scalar.c: the degenerate lattice's row operations, portable (baseline
- * ISA; the reference for the other levels). */
+ * ISA; the reference for the other levels): the scan and the keys here, the plain loops from
+ * degen_ops_loops.h. */
 #include <math.h>
 #include <string.h>
 
 #include "degen_ops.h"
+#include "degen_ops_loops.h"
 
 /* x[j] > thr, j ascending, into idx: the comparisons go to bytes in one vectorizable loop, then
  * eight flags are read at once. */
@@ -25,20 +27,6 @@ static int32_t scan_above_scalar(const double *x, int32_t n, double thr, int32_t
   return m;
 }
 
-static void row_step_scalar(double *row, double p, const double *A, const double *E, int32_t n) {
-  for (int32_t j = 0; j < n; j++) row[j] = (p + A[j]) + E[j];
-}
-
-static void row_join_scalar(double *row, const double *P, const double *E, const double *into,
-                            double tau, int32_t n) {
-  for (int32_t j = 0; j < n; j++) row[j] = (P[j] + E[j]) + (into[j] + tau);
-}
-
-static void row_join_c_scalar(double *row, double p, const double *E, const double *into,
-                              double tau, int32_t n) {
-  for (int32_t j = 0; j < n; j++) row[j] = (p + E[j]) + (into[j] + tau);
-}
-
 static int32_t row_keys_scalar(double *restrict key, const double *restrict g,
                                const double *restrict h, double tau, int32_t n, double thr,
                                double lo, int32_t *restrict idx, double *below) {
@@ -50,65 +38,16 @@ static int32_t row_keys_scalar(double *restrict key, const double *restrict g,
   return scan_above_scalar(key, n, thr, idx);
 }
 
-static int row_integral_scalar(const double *x, int32_t n, double scale) {
-  const double C = 6755399441055744.0; /* 1.5 * 2^52 */
-  int ok = 1;
-  for (int32_t j = 0; j < n; j++) {
-    const double w = x[j] * scale;
-    ok &= (w + C) - C == w;
-  }
-  return ok;
-}
-
-static void gather_scalar(double *restrict out, const double *restrict x,
-                          const int32_t *restrict idx, int32_t n) {
-  for (int32_t j = 0; j < n; j++) out[j] = x[idx[j]];
-}
-
-static void row_add_scalar(double *restrict out, const double *restrict a, const double *restrict b,
-                           int32_t n) {
-  for (int32_t j = 0; j < n; j++) out[j] = a[j] + b[j];
-}
-
-static void row_raise_scalar(double *restrict row, int32_t *restrict ptr, double a,
-                             const double *restrict M, int32_t node, int32_t n) {
-  for (int32_t j = 0; j < n; j++) {
-    double v = a + M[j];
-    if (v > row[j]) {
-      row[j] = v;
-      ptr[j] = node;
-    }
-  }
-}
-
-/* Branch-free so that it vectorizes: a node dies when its bound falls below the cut or is -inf
- * (P, E or Q -inf; none can be +inf). */
-static int32_t row_prune_scalar(double *restrict P, const double *restrict E, double *restrict Q,
-                                int32_t n, double cut, int64_t *pruned) {
-  int64_t cnt = 0;
-  int32_t hi = 0;
-  for (int32_t j = 0; j < n; j++) {
-    const double v = P[j] + E[j] + Q[j];
-    const int below = v < cut, dead = v == -INFINITY;
-    cnt += below & !dead;
-    P[j] = below | dead ? -INFINITY : P[j];
-    Q[j] = below | dead ? -INFINITY : Q[j];
-    hi = below | dead ? hi : j + 1;
-  }
-  *pruned += cnt;
-  return hi;
-}
-
 const vt_degen_ops vt_degen_ops_scalar = {
     .level = VT_SIMD_SCALAR,
     .scan_above = scan_above_scalar,
-    .row_step = row_step_scalar,
-    .row_join = row_join_scalar,
-    .row_join_c = row_join_c_scalar,
+    .row_step = row_step,
+    .row_join = row_join,
+    .row_join_c = row_join_c,
     .row_keys = row_keys_scalar,
-    .row_integral = row_integral_scalar,
-    .gather = gather_scalar,
-    .row_add = row_add_scalar,
-    .row_raise = row_raise_scalar,
-    .row_prune = row_prune_scalar,
+    .row_integral = row_integral,
+    .gather = gather,
+    .row_add = row_add,
+    .row_raise = row_raise,
+    .row_prune = row_prune,
 };
