@@ -37,7 +37,7 @@
  * 0.84-0.88 of AVX-512 on the 17-, 22- and 49-label lattices `vitesse lattice` writes for UD EWT
  * and CoNLL-2000, 0.68 on the synthetic 45-label sets, against 0.4-0.5 from 319 labels up), so
  * the estimate's allowance for AVX2 (VT_W_KBEST_BASE) does not apply, and kbest-viterbi costs
- * 16-35 Viterbis at k = 5 with AVX-512 (11-24 with AVX2) against an estimate of 11: there the
+ * 16-46 Viterbis at k = 5 with AVX-512 (11-24 with AVX2) against an estimate of 11: there the
  * budget is the whole estimate. At half of it, `astar -k 5` on UD EWT UPOS (17 labels) fell back
  * on 96% of the sentences (0.90x against 3.8-4.4x with no budget), iter-viterbi-astar -k 5 ran
  * at 2.2x against 3.3-3.7x; with the whole estimate 3.8x and 3.3x, and no 45-label synthetic
@@ -125,7 +125,7 @@
  * still went through 30% or more of the degenerate nodes at the twentieth of the estimate where
  * the probe came, and the test handed over sentences that would have finished at a tenth of a
  * kbest-viterbi: with no budget it is 2.4x kbest-viterbi or faster on every set of the
- * worst-case table, with the probe at 0.05 0.96-3.0x on those. At 0.2 (vt_bench, two
+ * worst-case table, with the probe at 0.05 0.82-4.3x on those. At 0.2 (vt_bench, two
  * alternations): forbidden 319 1.0x -> 19-21x, flat 945 0.92-0.98x -> 13-17x, uniform 319
  * 1.8-3.0x -> 7-8x, adversarial 945 1.1-1.2x -> 3.1-3.5x, the real lattices within noise. Past
  * 2,048 labels, where kbest-viterbi's estimate is halved and the budget leaves 2.75 Viterbis at
@@ -181,12 +181,13 @@
  * alive, and its best path, all active, ends the search: past the progress test it runs even
  * when its charge (every live block in full) is more than the budget has left, charged what is
  * left. Falling back there would cost the full decoder anyway, and the pass costs at most about
- * as much (its blocks are the live prefixes of the rank-space matrix: 0.6-0.7 of the charge at
- * 945 labels, far less where pruning killed most labels), so the bound stays one full decode
- * past the budget. On the peaked 945-label set plain `staggered` fell back on 65% of its
- * sentences after a 512-label backward pass, the 945-label forward pass over its budget:
- * 0.92x -> 1.93x, 2.5% falling back; Greek from vitesse's own model 12.6-12.8x -> 15.4-16.2x
- * (vt_bench, two alternations; no set slower). */
+ * as much (its blocks are the live prefixes of the rank-space matrix: plain staggered's cost
+ * 0.6-0.7 of their charge at 945 labels, VT_PROBE_BIG_PASS above; far less where pruning killed
+ * most labels), so the bound stays one full decode past the budget. On the Greek lattices of
+ * vitesse's own model, sentences that finish at 0.2-0.5 of a Viterbi with no budget fell back
+ * at 1.1-1.45 (their last pass charged 0.70-0.96 with 0.6 left): 12.6-12.8x -> 15.4-16.2x;
+ * peaked 945 plain `staggered` 0.92x -> 1.93x, 65% -> 2.5% falling back (vt_bench, two
+ * alternations; none of the 13 sets compared slower). */
 typedef struct vt_budget {
   double left;              /* cells left; the search stops when it falls below 0 */
   const atomic_int *cancel; /* the engine run's cancel flag, or NULL */
