@@ -2,25 +2,25 @@
 find_package(PkgConfig QUIET)
 if(NOT PkgConfig_FOUND)
   message(FATAL_ERROR "pkg-config not found: install the Debian package 'pkg-config' "
-                      "(or run: sh cmake/setup.sh)")
+                      "(or run: sh .ci/setup.sh)")
 endif()
 
 find_package(OpenMP COMPONENTS C)
 if(NOT OpenMP_C_FOUND)
   message(FATAL_ERROR "OpenMP for C not found: install the Debian package 'libgomp1' "
-                      "(part of gcc; or run: sh cmake/setup.sh)")
+                      "(part of gcc; or run: sh .ci/setup.sh)")
 endif()
 
 pkg_check_modules(HWLOC IMPORTED_TARGET hwloc>=2)
 if(NOT HWLOC_FOUND)
   message(FATAL_ERROR "hwloc >= 2 not found: install the Debian package 'libhwloc-dev' "
-                      "(or run: sh cmake/setup.sh)")
+                      "(or run: sh .ci/setup.sh)")
 endif()
 
 pkg_check_modules(JEMALLOC IMPORTED_TARGET jemalloc)
 if(NOT JEMALLOC_FOUND)
   message(FATAL_ERROR "jemalloc not found: install the Debian package 'libjemalloc-dev' "
-                      "(or run: sh cmake/setup.sh)")
+                      "(or run: sh .ci/setup.sh)")
 endif()
 
 # The ThreadSanitizer build leaves jemalloc out: TSan's allocator is the process's malloc there
@@ -39,5 +39,5 @@ find_library(VT_LIBM m)
 find_package(ZLIB)
 if(NOT ZLIB_FOUND)
   message(FATAL_ERROR "zlib not found: install the Debian package 'zlib1g-dev' "
-                      "(or run: sh cmake/setup.sh)")
+                      "(or run: sh .ci/setup.sh)")
 endif()

@@ -32,7 +32,7 @@ def pkg_config(*args):
     except (OSError, subprocess.CalledProcessError) as e:
         raise SystemExit(
             "vitesse: pkg-config %s failed (%s): set VITESSE_BUILD_DIR to a CMake build tree "
-            "of vitesse, or install vitesse and its dependencies (sh cmake/setup.sh; cmake "
+            "of vitesse, or install vitesse and its dependencies (sh .ci/setup.sh; cmake "
             "--install BUILD) where pkg-config finds them" % (" ".join(args), e))
     return shlex.split(out)
 

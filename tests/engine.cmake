@@ -1,6 +1,6 @@
 # tests/engine.cmake: tests of the engine (topology and plan, arenas and memory sources, model
 # replicas, the batch scheduler, steady-state allocations, and `vitesse decode` on the engine).
-# Tests labelled `sched` also run under ThreadSanitizer (cmake/check.sh, build-check-tsan).
+# Tests labelled `sched` also run under ThreadSanitizer (.ci/check.sh, build-check-tsan).
 
 # vt_engine_test(NAME LABEL [sched]): vt_add_test, plus the `sched` label when asked.
 function(vt_engine_test name label)

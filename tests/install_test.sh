@@ -63,7 +63,7 @@ sh "$src/tests/examples.sh" "$tmp/examples_pc" "$tmp/prefix/bin/vitesse"
 sh "$src/tests/examples.sh" "$tmp/examples_pc_static" "$tmp/prefix/bin/vitesse"
 
 # The Python package (python/setup.py) against the installed library, found by pkg-config (its
-# static archive), when this machine has what the package builds with (cmake/setup.sh installs
+# static archive), when this machine has what the package builds with (.ci/setup.sh installs
 # it): built outside the source tree, then imported from there to decode and train once.
 py=${VT_PYTHON:-/usr/bin/python3}
 if "$py" -c 'import numpy, setuptools' 2>/dev/null; then

@@ -122,10 +122,10 @@ synth_mkdir)
   grep -q 'out/no/such: cannot create directory' stderr || fail "$(cat stderr)"
   ;;
 check_logs)
-  # cmake/check.sh keeps its configure logs inside the build trees, and what a run leaves in the
+  # .ci/check.sh keeps its configure logs inside the build trees, and what a run leaves in the
   # repository root is ignored.
-  if grep -n 'configure\.log' "$SRC/cmake/check.sh" | grep -v '\$dir/configure\.log'; then
-    fail "cmake/check.sh writes a configure log outside its build tree"
+  if grep -n 'configure\.log' "$SRC/.ci/check.sh" | grep -v '\$dir/configure\.log'; then
+    fail ".ci/check.sh writes a configure log outside its build tree"
   fi
   if command -v git >/dev/null 2>&1 && git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1; then
     for f in build-check/configure.log build-check-asan.configure.log; do

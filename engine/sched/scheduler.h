@@ -40,7 +40,7 @@
  * started inside the caller's own parallel region without nested parallelism) runs the
  * workers it got; with none, the coordinator works the batches itself. Inside the region the
  * workers wait on pthread mutexes and condition variables, which ThreadSanitizer sees; the
- * fork and join it sees through LLVM's OpenMP runtime and its Archer tool (cmake/check.sh).
+ * fork and join it sees through LLVM's OpenMP runtime and its Archer tool (.ci/check.sh).
  * One mutex guards every queue and slot state:
  * batches take milliseconds, so a few lock operations per batch cost nothing measurable, and
  * one lock keeps the ordering, stealing and stopping logic simple to verify. */

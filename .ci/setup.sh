@@ -4,7 +4,7 @@
 set -eu
 # libudev-dev: hwloc's pkg-config file lists -ludev for static links (Libs.private) without
 # libhwloc-dev depending on it; the install test links libvitesse.a through pkg-config --static.
-# clang: the fuzz targets (libFuzzer ships with Debian's clang; cmake/check.sh runs them) and the
+# clang: the fuzz targets (libFuzzer ships with Debian's clang; .ci/check.sh runs them) and the
 # ThreadSanitizer build, with libomp-dev: LLVM's OpenMP runtime and its race-detection tool
 # (Archer, libarcher.so), so TSan sees the OpenMP forks and joins of the engine's worker team
 # and of the training.

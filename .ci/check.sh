@@ -6,10 +6,10 @@
 # the scheduler tests and the CLI tests that start threads (labels `sched`,
 # `threads`) once more in a ThreadSanitizer build; then a short run of
 # every fuzz target (clang + libFuzzer; VT_FUZZ_SECONDS, default 20, per target).
-# Usage: sh cmake/check.sh            (from the repository root; build trees go to build-check*/)
+# Usage: sh .ci/check.sh            (from the repository root; build trees go to build-check*/)
 set -eu
 cd "$(dirname "$0")/.."
-sh cmake/setup.sh
+sh .ci/setup.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 
 run_suite() { # run_suite BUILD_DIR CTEST_ARGS TARGETS [cmake options...] ("" = all)
