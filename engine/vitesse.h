@@ -1,4 +1,4 @@
-/* vitesse.h: exact, fast decoding of linear-chain sequence-labeling models.
+/* engine/vitesse.h: exact, fast decoding of linear-chain sequence-labeling models.
  *
  * The one public header of libvitesse. A program that holds emission scores in memory binds a
  * transition model once (vt_trans_create), makes one arena per thread (vt_arena_create), then

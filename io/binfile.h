@@ -1,5 +1,5 @@
 /* io/binfile.h: the checksummed, sectioned binary container both model files use
- * (io/model_file.c, the text tagger's; io/chunk_model_file.c, the joint label-chunk model's).
+ * (engine/models/model_file.c, the text tagger's; engine/models/chunk_model_file.c, the joint label-chunk model's).
  *
  * Layout, little-endian (vitesse runs on little-endian hosts only, see npy.h):
  *   header, 64 bytes: magic[8] (names the model type), u32 version, u32 section count,

@@ -9,7 +9,7 @@
  * first token line, a sentence over `max_tokens` tokens, a line over `max_line_bytes` bytes,
  * unreadable or corrupt (.gz) input.
  *
- * Sentences are appended to a vt_sentbatch (engine/text/sentbatch.h) that the caller owns and
+ * Sentences are appended to a vt_sentbatch (io/sentbatch.h) that the caller owns and
  * clears; memory is bounded by the batch limits, not by the corpus. */
 #ifndef VT_IO_CONLL_H
 #define VT_IO_CONLL_H

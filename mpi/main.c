@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "engine_cli.h"
+#include "engine_opts.h"
 #include "mpi_cli.h"
 
 static void usage(FILE *f) {

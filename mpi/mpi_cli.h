@@ -2,7 +2,7 @@
  * bytes `vitesse tag` / `vitesse decode` write (../shared/design/mpi-scaleout.md).
  *
  * The options are `vitesse tag`'s and `vitesse decode`'s, parsed by the CLI's own parsers
- * (engine/cli/tag_cli.h, decode_cli.h). Every rank runs the library's engine on its share;
+ * (engine/cli/tag_setup.h, decode_setup.h). Every rank runs the library's engine on its share;
  * the work goes in rounds of bounded size so memory stays flat in the corpus size; each round's
  * outputs are written into one file with collective MPI-IO at offsets from a prefix sum
  * (MPI_Exscan) of the ranks' output sizes. Every rank makes the same collective calls in the same

@@ -6,7 +6,7 @@
 
 #include "chunk_cli.h"
 #include "mpi_cli.h"
-#include "tag_cli.h"
+#include "tag_setup.h"
 
 /* This rank's seconds by phase (--stats reports the slowest rank's). */
 typedef struct vt_mpi_phases {

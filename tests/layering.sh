@@ -20,20 +20,22 @@ table='
 engine          0
 alloc           1
 engine/core     2
-engine/decode   3
-engine/text     4
-engine/chunk    5
-io              6
-engine/sched    7
-engine/api      8
-engine/cli      9  front
-python/src      9  front
-mpi            10  front engine/cli
-perf            10
-tests           10
-tests/install   10
-tests/fuzz      10
-examples        10
+io              3
+engine/decode   4
+engine/text     5
+engine/chunk    6
+engine/train    7
+engine/models   8
+engine/sched    9
+engine/api     10
+engine/cli     11  front
+python/src     11  front
+mpi            12  front engine/cli
+perf           12
+tests          12
+tests/install  12
+tests/fuzz     12
+examples       12
 '
 
 # The tree's C files: the tracked and untracked-but-not-ignored ones in a git checkout (so build

@@ -15,7 +15,7 @@
 #include "node_mem.h"
 #include "rowcache.h"
 #include "strhash.h"
-#include "tagger.h"
+#include "batch_tag.h"
 #include "test_util.h"
 #include "topo.h"
 #include "train.h"

@@ -208,7 +208,7 @@ static vt_status open_stream(vt_model **out, const char *path) {
   return st;
 }
 
-/* Opens the `size` bytes at `data` as a model of peer format `fmt` (io/peer_model.h). */
+/* Opens the `size` bytes at `data` as a model of peer format `fmt` (engine/models/peer_model.h). */
 static vt_status open_peer(vt_model **out, const void *data, size_t size, const char *name,
                            vt_peer_format fmt, double cost_factor) {
   char err[512];

@@ -5,7 +5,7 @@
 
 #include "chunk_model.h"
 #include "crfs.h"
-#include "model.h"
+#include "textmodel.h"
 #include "vitesse.h"
 
 struct vt_model {

@@ -12,7 +12,7 @@
 #include "errmsg.h"
 #include "model_impl.h"
 #include "npy.h"
-#include "tagger.h"
+#include "batch_tag.h"
 
 typedef struct grow_buf {
   void *p;

@@ -9,7 +9,7 @@
 #include "chunk_tag.h"
 #include "errmsg.h"
 #include "model_impl.h"
-#include "tagger.h"
+#include "batch_tag.h"
 
 /* Memory of the tagger's cache of local emission rows (engine/text/rowcache.h). */
 #define ROW_CACHE_BYTES ((size_t)4 << 20)

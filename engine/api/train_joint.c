@@ -1,8 +1,8 @@
 /* engine/api/train_joint.c: the public training API for the joint POS + chunk model
  * (vitesse.h, vt_train_joint[_mem]; Shimizu & Haas 2006): the corpora read (corpus_src.h: files
  * or sentences in memory), the feature rows built and the weights trained
- * (engine/chunk/chunk_train.h), the test corpus evaluated after each epoch for the caller's
- * callback, the model written atomically (io/chunk_model_file.h). */
+ * (engine/train/chunk_train.h), the test corpus evaluated after each epoch for the caller's
+ * callback, the model written atomically (engine/models/chunk_model_file.h). */
 #include <stdio.h>
 #include <string.h>
 

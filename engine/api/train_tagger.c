@@ -2,7 +2,7 @@
  * averaged perceptron over feature templates, from corpus files or sentences held in memory,
  * through to the model file. Templates are parsed, the corpora compiled (engine/text/
  * train_corpus.h), the weights trained (train.h), exported (train_export.h) and written
- * atomically (io/model_file.h); progress goes to the caller's callbacks, never to a stream. */
+ * atomically (engine/models/model_file.h); progress goes to the caller's callbacks, never to a stream. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>

@@ -8,8 +8,8 @@
 
 #include "chunk_cli.h"
 #include "cli.h"
-#include "decoder_cli.h"
-#include "engine_cli.h"
+#include "decoder_opts.h"
+#include "engine_opts.h"
 #include "text_cli.h"
 
 static void usage(FILE *f) {

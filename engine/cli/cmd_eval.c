@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "engine_cli.h"
+#include "engine_opts.h"
 #include "text_cli.h"
 
 static void eval_usage(FILE *f) {

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "chunk_cli.h"
-#include "tag_cli.h"
+#include "tag_setup.h"
 #include "text_cli.h"
 
 /* CPU time of the whole process (all threads), in seconds. */

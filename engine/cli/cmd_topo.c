@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "engine_cli.h"
+#include "engine_opts.h"
 
 static void topo_usage(FILE *f) {
   fputs("usage: vitesse topo [--topology SYNTHETIC|XMLFILE] [--threads N] [--bind MODE]\n"

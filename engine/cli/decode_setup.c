@@ -1,9 +1,9 @@
-/* engine/cli/decode_setup.c: the options of `vitesse decode` (decode_cli.h): parsed once here
+/* engine/cli/decode_setup.c: the options of `vitesse decode` (decode_setup.h): parsed once here
  * for the `vitesse decode` command and for `vitesse-mpi decode`. */
 #include <getopt.h>
 #include <string.h>
 
-#include "decode_cli.h"
+#include "decode_setup.h"
 
 void vt_cli_decode_usage(FILE *f) {
   fputs(

@@ -1,10 +1,10 @@
-/* engine/cli/decoder_opts.c: the shared decoder options (decoder_cli.h). */
+/* engine/cli/decoder_opts.c: the shared decoder options (decoder_opts.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "decoder_cli.h"
+#include "decoder_opts.h"
 
 /* The rule below and `vitesse train --help` (cmd_train.c) spell out the break point. */
 _Static_assert(VT_DEFAULT_L_ITER == 128, "update the --help texts of the default decoder");

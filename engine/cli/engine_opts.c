@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "engine_cli.h"
+#include "engine_opts.h"
 
 const char vt_cli_engine_usage[] =
     "engine:\n"

@@ -1,10 +1,10 @@
-/* engine/cli/tag_setup.c: the options of `vitesse tag` (tag_cli.h): parsed once here for the
+/* engine/cli/tag_setup.c: the options of `vitesse tag` (tag_setup.h): parsed once here for the
  * `vitesse tag` command and for `vitesse-mpi tag`, which runs the same tagging on a cluster. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 
-#include "tag_cli.h"
+#include "tag_setup.h"
 #include "text_cli.h"
 
 void vt_cli_tag_usage(FILE *f) {

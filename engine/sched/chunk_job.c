@@ -18,7 +18,7 @@
 #include "corpus_feed.h"
 #include "engine.h"
 #include "errmsg.h"
-#include "tagger.h"
+#include "batch_tag.h"
 
 typedef struct chunk_worker {
   _Alignas(64) int32_t cap; /* workers' counters a cache line apart */

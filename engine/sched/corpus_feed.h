@@ -8,7 +8,7 @@
 
 #include "conll.h"
 #include "scheduler.h"
-#include "tagger.h"
+#include "batch_tag.h"
 
 typedef struct vt_corpus_feed {
   const vt_reader_opts *ro;

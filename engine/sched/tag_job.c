@@ -13,7 +13,7 @@
 #include "engine.h"
 #include "errmsg.h"
 #include "model_replica.h"
-#include "tagger.h"
+#include "batch_tag.h"
 
 /* Memory of each worker's cache of local emission rows (engine/text/rowcache.h). */
 #define ROW_CACHE_BYTES ((size_t)4 << 20)

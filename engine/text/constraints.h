@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "textmodel.h"
 #include "template.h"
 #include "vitesse.h"
 

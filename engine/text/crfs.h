@@ -1,7 +1,7 @@
 /* engine/text/crfs.h: a CRFsuite 0.12 crf1d model as the tagger reads it, and CRFsuite's item
  * format (../shared/design/peer-model-formats.md, section 2).
  *
- * The model is laid out at load time (io/crfsuite_file.c, from a crf1d file or from the native
+ * The model is laid out at load time (engine/models/crfsuite_file.c, from a crf1d file or from the native
  * file `vitesse convert --from crfsuite` writes): label and attribute names, an open-addressing
  * table attribute -> id, each attribute's state features (label, weight) back to back in file
  * order, the L x L transition weights. Emission row of an item = sum over its known attributes,

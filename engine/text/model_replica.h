@@ -5,7 +5,7 @@
 #define VT_ENGINE_MODEL_REPLICA_H
 
 #include "mem.h"
-#include "model.h"
+#include "textmodel.h"
 
 /* Copies `src` into memory from `mem`: one block with the struct, the model file's bytes
  * (labels, feature records, hash table, template text), the transition scores and the compiled

@@ -5,7 +5,7 @@
  * shapes, a bias): call them local. Their summed weights are a function of the token's fields
  * in the columns they read (the key), so a tagger that sees a frequent word again can copy the
  * summed row instead of expanding, hashing, looking up and adding a dozen features. The
- * emission code (engine/text/tagger.c) always sums the local templates first, in template order,
+ * emission code (engine/text/batch_tag.c) always sums the local templates first, in template order,
  * from 0.0, then the others: a cached row is bit for bit the partial sum a miss computes, so
  * output never depends on what a cache holds (nor on which worker tagged a sentence).
  *
@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "textmodel.h"
 
 /* Keys longer than this are not cached (such tokens take the ordinary path). */
 #define VT_ROWCACHE_KEY_MAX 44

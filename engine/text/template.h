@@ -30,14 +30,7 @@
 #include <stdint.h>
 
 #include "vitesse.h"
-
-/* A sentence as templates see it: T tokens of ncols columns each. Token t, column c is the
- * fields[2*(t*ncols + c) + 1] bytes at base + fields[2*(t*ncols + c)]. */
-typedef struct vt_tokens {
-  int32_t T, ncols;
-  const char *base;
-  const uint32_t *fields;
-} vt_tokens;
+#include "sentbatch.h"
 
 enum { VT_TI_LIT = 0, VT_TI_X = 1, VT_TI_T = 2, VT_TI_M = 3 };
 

@@ -1,4 +1,4 @@
-/* decode.c: vitesse.decode: the exact decoders on emission arrays held by NumPy.
+/* python/src/decode.c: vitesse.decode: the exact decoders on emission arrays held by NumPy.
  *
  * One sentence, or one thread: vt_decode on the calling thread, straight from the caller's
  * array. Many sentences on several threads: the batch engine (vt_engine_decode) over the array

@@ -1,4 +1,4 @@
-/* mallctl.c: the one jemalloc function libvitesse calls, answered "no such control".
+/* python/src/mallctl.c: the one jemalloc function libvitesse calls, answered "no such control".
  *
  * libvitesse links jemalloc unprefixed for its CLI, and reads jemalloc's per-thread allocation
  * counter through mallctl for --stats (alloc/heap_stats.c; it already copes with another

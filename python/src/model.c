@@ -1,4 +1,4 @@
-/* model.c: vitesse.Model: a model file opened once (vt_model), tagging sentences held in Python
+/* python/src/model.c: vitesse.Model: a model file opened once (vt_model), tagging sentences held in Python
  * (vt_tagger: on the calling thread, or one per worker thread for tag_many) and corpus files
  * (vt_engine_tag). The GIL is released while tagging. */
 #include "vtpy.h"

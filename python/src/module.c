@@ -1,4 +1,4 @@
-/* module.c: the extension module vitesse._vitesse: exceptions, decoder options, the arena cache,
+/* python/src/module.c: the extension module vitesse._vitesse: exceptions, decoder options, the arena cache,
  * library facts (version, SIMD level, algorithms) and the module table. */
 #define VTPY_MODULE_C
 #include "vtpy.h"

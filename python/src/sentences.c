@@ -1,4 +1,4 @@
-/* sentences.c: sentences held in Python (a list of rows; a row a str or a list of str) as the
+/* python/src/sentences.c: sentences held in Python (a list of rows; a row a str or a list of str) as the
  * cell pointers vt_tagger_tag and vt_train_tagger_mem read, the str objects held meanwhile. */
 #include "vtpy.h"
 

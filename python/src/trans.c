@@ -1,4 +1,4 @@
-/* trans.c: score checks and vitesse.Transitions, a transition model bound once (vt_trans) that
+/* python/src/trans.c: score checks and vitesse.Transitions, a transition model bound once (vt_trans) that
  * decode reuses call after call. */
 #include "vtpy.h"
 

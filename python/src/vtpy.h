@@ -1,4 +1,4 @@
-/* vtpy.h: what the files of the extension module vitesse._vitesse share.
+/* python/src/vtpy.h: what the files of the extension module vitesse._vitesse share.
  *
  * The module is a thin layer over the public header vitesse.h only: it checks Python arguments,
  * releases the GIL around the library's work and turns vt_status codes into exceptions that

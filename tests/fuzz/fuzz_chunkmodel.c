@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_chunkmodel.c: fuzz target of the joint POS + chunk model file
- * (io/chunk_model_file.c, vt_chunk_model_load_mem; engine/chunk/).
+ * (engine/models/chunk_model_file.c, vt_chunk_model_load_mem; engine/chunk/).
  *
  * The input is one model file; fuzz_model.h says what is done with it (the header's size field
  * and, outside the fuzzing build, its checksums are made consistent first: fuzz_common.h). */

@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_crfpp.c: fuzz target of CRF++ 0.58/0.59 binary and text models (io/peer_crfpp.c),
+/* tests/fuzz/fuzz_crfpp.c: fuzz target of CRF++ 0.58/0.59 binary and text models (engine/models/peer_crfpp.c),
  * opened as format "crfpp" whatever the content (fuzz_peer.h). */
 #define _GNU_SOURCE /* memfd_create (fuzz_common.h) */
 #include <stddef.h>

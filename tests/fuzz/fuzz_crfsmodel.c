@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_crfsmodel.c: fuzz target of the CRFsuite model loaders (io/crfsuite_file.c:
+/* tests/fuzz/fuzz_crfsmodel.c: fuzz target of the CRFsuite model loaders (engine/models/crfsuite_file.c:
  * the crf1d file of crfsuite learn, and the native file of vitesse convert --from crfsuite).
  *
  * The input is one model file, opened through the public API (vt_model_open_memory sniffs

@@ -1,6 +1,6 @@
 /* tests/fuzz/fuzz_peer.h: the body of the peer model fuzz targets (fuzz_crfpp.c, fuzz_wapiti.c):
  * the input, as a file, opened in the target's format through the public API
- * (vt_model_open_as, which converts it in memory: io/peer_crfpp.c, io/peer_wapiti.c), then
+ * (vt_model_open_as, which converts it in memory: engine/models/peer_crfpp.c, engine/models/peer_wapiti.c), then
  * described, its labels named, and two short sentences tagged with its default decoder
  * (fuzz_model.h). Seeds: tests/test_peer.c --write-seeds (tests/fuzz/make_seeds.sh). */
 #ifndef VT_TESTS_FUZZ_PEER_H

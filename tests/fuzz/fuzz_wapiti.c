@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_wapiti.c: fuzz target of Wapiti 1.5 text models (io/peer_wapiti.c), opened as
+/* tests/fuzz/fuzz_wapiti.c: fuzz target of Wapiti 1.5 text models (engine/models/peer_wapiti.c), opened as
  * format "wapiti" whatever the content (fuzz_peer.h). */
 #define _GNU_SOURCE /* memfd_create (fuzz_common.h) */
 #include <stddef.h>
