@@ -7,7 +7,7 @@
  * Reset frees every block but the first and, when the round needed more than the first block,
  * regrows the first block to what the round used (up to VT_ARENA_KEEP_MAX): a steady workload
  * stops touching the heap. */
-#include "arena.h"
+#include "alloc/arena.h"
 
 #include <stdint.h>
 #include <stdlib.h>

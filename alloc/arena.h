@@ -2,7 +2,7 @@
 #ifndef VT_ALLOC_ARENA_H
 #define VT_ALLOC_ARENA_H
 
-#include "mem.h"
+#include "alloc/mem.h"
 #include "vitesse.h"
 
 /* Allocates `n` elements of `size` bytes each from `arena`, 64-byte aligned; NULL on overflow

@@ -1,6 +1,6 @@
 /* alloc/heap_stats.c: jemalloc's "thread.allocatedp" (a pointer to the calling thread's
  * cumulative allocated-bytes counter), checked once to really count this process's malloc. */
-#include "heap_stats.h"
+#include "alloc/heap_stats.h"
 
 #ifndef VT_NO_JEMALLOC
 #include <jemalloc/jemalloc.h>

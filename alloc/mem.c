@@ -1,5 +1,5 @@
 /* alloc/mem.c: the heap as a vt_mem, and the rounding every vt_mem caller shares. */
-#include "mem.h"
+#include "alloc/mem.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* alloc/node_mem.c: node-bound blocks through hwloc_alloc_membind (mmap + mbind on Linux).
  * A block that cannot be bound is still allocated (hwloc_alloc): binding is a placement hint for
  * speed, never a reason to fail. */
-#include "node_mem.h"
+#include "alloc/node_mem.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
 
 #include <hwloc.h>
 
-#include "mem.h"
+#include "alloc/mem.h"
 #include "vitesse.h"
 
 typedef struct vt_node_mem {

@@ -1,6 +1,6 @@
 /* io/binfile.c: writes, maps and checks the sectioned model container (see binfile.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "binfile.h"
+#include "io/binfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "io/outfile.h"
 
 #define CORRUPT "corrupt model file: "
 

@@ -1,6 +1,6 @@
 /* io/conll.c: the streaming CoNLL column reader (see conll.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "conll.h"
+#include "io/conll.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "errmsg.h"
+#include "core/errmsg.h"
 
 /* The read (and zlib) buffer; the fuzzing build uses small ones: inputs of a few hundred bytes
  * then refill, move and grow the buffer, and an open no longer costs ~1 MB of page faults. */

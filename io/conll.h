@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sentbatch.h"
+#include "io/sentbatch.h"
 #include "vitesse.h"
 
 /* The reader's options are the public vt_reader_opts (vitesse.h). */

@@ -1,6 +1,6 @@
 /* io/crfs_items.c: the CRFsuite item file reader (see crfs_items.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "crfs_items.h"
+#include "io/crfs_items.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "outfile.h"
+#include "io/outfile.h"
 
 #define READ_CHUNK (1 << 16)
 

@@ -1,5 +1,5 @@
 /* io/lattice_file.c: loads the E, N, A (S, F, R) .npy files of a lattice set and validates them. */
-#include "lattice_file.h"
+#include "io/lattice_file.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "outfile.h"
+#include "io/outfile.h"
 
 /* Scans are chunked: a branch-free pass finds whether a chunk holds a bad value, then a second
  * pass over that chunk only locates it. */

@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "npy.h"
+#include "io/npy.h"
 #include "vitesse.h"
 
 typedef struct vt_lattice_file {

@@ -1,6 +1,6 @@
 /* io/lattices.c: vt_lattices (vitesse.h) over the .npy loader (lattice_file.c) or the caller's
  * memory, and vt_trans_load, the transition model of a lattice set from .npy files. */
-#include "lattices.h"
+#include "io/lattices.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "errmsg.h"
+#include "core/errmsg.h"
 
 vt_status vt_lattices_open(vt_lattices **out, const char *e_path, const char *n_path) {
   char err[512];

@@ -3,8 +3,8 @@
 #ifndef VT_IO_LATTICES_H
 #define VT_IO_LATTICES_H
 
-#include "lattice_file.h"
-#include "synth.h"
+#include "core/synth.h"
+#include "io/lattice_file.h"
 #include "vitesse.h"
 
 struct vt_lattices {

@@ -1,7 +1,7 @@
 /* io/npy.c: the .npy reader (mmap, strict header parser) and writer (v1.0, atomic). */
 #define _DEFAULT_SOURCE /* madvise(MADV_DONTNEED); implies _POSIX_C_SOURCE 200809L */
 
-#include "npy.h"
+#include "io/npy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "io/outfile.h"
 
 #define VT_NPY_MAGIC "\x93NUMPY"
 #define VT_NPY_MAGIC_LEN 6

@@ -1,7 +1,7 @@
 /* io/outfile.c: atomic output files (temp file in the target's directory, rename on commit). */
 #define _XOPEN_SOURCE 700
 
-#include "outfile.h"
+#include "io/outfile.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* io/sentbatch.c: sentence batches (see sentbatch.h). */
-#include "sentbatch.h"
+#include "io/sentbatch.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine_opts.h"
+#include "cli/engine_opts.h"
 #include "mpi_cli.h"
 
 #define MSG_MAX 2048

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode_setup.h"
+#include "cli/decode_setup.h"
 #include "mpi_cli.h"
 
 typedef struct decode_run {

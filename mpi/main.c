@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "engine_opts.h"
+#include "cli/cli.h"
+#include "cli/engine_opts.h"
 #include "mpi_cli.h"
 
 static void usage(FILE *f) {

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "chunk_cli.h"
+#include "cli/chunk_cli.h"
 #include "split.h"
 #include "tag_run.h"
 

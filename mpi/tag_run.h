@@ -4,9 +4,9 @@
 #ifndef VT_MPI_TAG_RUN_H
 #define VT_MPI_TAG_RUN_H
 
-#include "chunk_cli.h"
+#include "cli/chunk_cli.h"
+#include "cli/tag_setup.h"
 #include "mpi_cli.h"
-#include "tag_setup.h"
 
 /* This rank's seconds by phase (--stats reports the slowest rank's). */
 typedef struct vt_mpi_phases {

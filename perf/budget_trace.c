@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "lattice_file.h"
+#include "core/clock.h"
+#include "io/lattice_file.h"
 #include "vitesse.h"
 
 static int usage(void) {

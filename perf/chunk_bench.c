@@ -13,11 +13,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "chunk_corpus_file.h"
-#include "chunk_decode.h"
-#include "chunk_eval.h"
-#include "chunk_model_file.h"
-#include "chunk_tag.h"
+#include "chunk/chunk_corpus_file.h"
+#include "chunk/chunk_decode.h"
+#include "chunk/chunk_eval.h"
+#include "chunk/chunk_tag.h"
+#include "models/chunk_model_file.h"
 
 /* CPU time of this thread: the machine may be shared, and a busy neighbour then slows the
  * measured code less than it stretches wall time. */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npy.h"
+#include "io/npy.h"
 
 static int copy_npy(const char *src, const char *dst, int64_t reps) {
   vt_npy a;

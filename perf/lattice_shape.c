@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npy.h"
+#include "io/npy.h"
 
 static uint64_t rng_state;
 

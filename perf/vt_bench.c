@@ -22,8 +22,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "lattice_file.h"
-#include "synth.h"
+#include "core/synth.h"
+#include "io/lattice_file.h"
 #include "vitesse.h"
 
 typedef struct dataset {

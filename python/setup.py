@@ -42,7 +42,9 @@ def library():
     build = os.environ.get("VITESSE_BUILD_DIR")
     if build:
         archive = os.path.join(os.path.abspath(build), "engine", "libvitesse.a")
-        include = os.environ.get("VITESSE_INCLUDE_DIR", os.path.join(HERE, "..", "engine"))
+        # The build tree's public include root (vitesse.h alone), as an installed tree has it.
+        include = os.environ.get("VITESSE_INCLUDE_DIR",
+                                 os.path.join(os.path.abspath(build), "views", "public"))
         if not os.path.isfile(archive):
             raise SystemExit("vitesse: no %s: build the library first (cmake --build %s)"
                              % (archive, build))

@@ -3,7 +3,7 @@
 # builds and checks them again against the installed package.
 foreach(example tag_corpus tag_tokens decode_npy train)
   add_executable(example_${example} ${PROJECT_SOURCE_DIR}/examples/${example}.c)
-  target_include_directories(example_${example} PRIVATE ${PROJECT_SOURCE_DIR}/engine)
+  target_include_directories(example_${example} PRIVATE ${VT_PUBLIC_INCLUDES})
   target_link_libraries(example_${example} PRIVATE vitesse_static vt_flags)
   set_target_properties(example_${example} PROPERTIES OUTPUT_NAME ${example}
     RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/examples)

@@ -4,3 +4,8 @@
 add_test(NAME layering COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/layering.sh ${PROJECT_SOURCE_DIR})
 add_test(NAME layering_selftest COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/layering_selftest.sh)
 set_tests_properties(layering layering_selftest PROPERTIES LABELS unit)
+# The compiler's own refusal: each layer's include root preprocesses that layer's headers and
+# refuses the next layer's; the CLI's root refuses every internal header.
+add_test(NAME layering_compiler COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/layering_compiler.sh
+  ${CMAKE_C_COMPILER} ${PROJECT_BINARY_DIR}/views ${PROJECT_SOURCE_DIR})
+set_tests_properties(layering_compiler PROPERTIES LABELS unit)

@@ -175,8 +175,13 @@ clang_warnings)
     echo "rough.clang_warnings: no clang, skipped"
     exit 0
   fi
-  incs=$(cd "$SRC" && find . -name '*.h' -not -path './build*' -exec dirname {} \; | sort -u |
-    while read -r d; do printf -- '-I%s/%s ' "$SRC" "$d"; done)
+  # One include root with every layer, as the build's views/all (cmake/VtLayers.cmake).
+  mkdir -p root
+  ln -sf "$SRC/engine/vitesse.h" root/vitesse.h
+  ln -sfn "$SRC/alloc" root/alloc
+  ln -sfn "$SRC/io" root/io
+  for d in "$SRC"/engine/*/; do ln -sfn "$d" "root/$(basename "$d")"; done
+  incs="-I$PWD/root -I$SRC/tests"
   for f in "$SRC"/engine/cli/*.c "$SRC"/perf/vt_bench.c "$SRC"/tests/*.c; do
     # shellcheck disable=SC2086
     clang -std=c11 -fsyntax-only -Werror -Wall -Wextra -Wshadow -Wstrict-prototypes \

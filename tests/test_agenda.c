@@ -7,8 +7,8 @@
  * (vt_agenda_record, vt_topk_push) against the k-th largest recorded value. */
 #include <string.h>
 
-#include "agenda.h"
-#include "arena.h"
+#include "alloc/arena.h"
+#include "decode/agenda.h"
 #include "test_util.h"
 
 /* The node of these tests: its own creation index and key, so the pool can be checked. */

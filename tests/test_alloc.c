@@ -13,12 +13,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "arena.h"
-#include "heap_stats.h"
-#include "scheduler.h"
-#include "synth.h"
+#include "alloc/arena.h"
+#include "alloc/heap_stats.h"
+#include "core/synth.h"
+#include "core/trans_replica.h"
+#include "sched/scheduler.h"
 #include "test_util.h"
-#include "trans_replica.h"
 
 #define N_SENT 10000
 #define L_LABELS 20 /* small enough that every decoder (naive A* too) runs in seconds */

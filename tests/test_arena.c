@@ -5,11 +5,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "arena.h"
-#include "node_mem.h"
+#include "alloc/arena.h"
+#include "alloc/node_mem.h"
+#include "core/trans_replica.h"
+#include "sched/topo.h"
 #include "test_util.h"
-#include "topo.h"
-#include "trans_replica.h"
 
 /* A vt_mem over the heap that counts what it hands out. */
 typedef struct counting {

@@ -6,10 +6,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "arena.h"
-#include "degen.h"
+#include "alloc/arena.h"
+#include "core/trans.h"
+#include "decode/degen.h"
 #include "test_util.h"
-#include "trans.h"
 
 enum { L = 600, T = 4 };
 

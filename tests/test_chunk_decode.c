@@ -8,7 +8,7 @@
  * must return the scalar level's structure, bit for bit, and the reference its score. */
 #include <string.h>
 
-#include "chunk_decode.h"
+#include "chunk/chunk_decode.h"
 #include "test_util.h"
 
 #define MAXN 6

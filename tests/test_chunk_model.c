@@ -9,11 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "chunk_corpus_file.h"
-#include "chunk_model_file.h"
-#include "chunk_tag.h"
-#include "chunk_train.h"
+#include "chunk/chunk_corpus_file.h"
+#include "chunk/chunk_tag.h"
+#include "models/chunk_model_file.h"
 #include "test_util.h"
+#include "train/chunk_train.h"
 
 TEST(token_types) {
   static const struct {

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "npy.h"
+#include "io/npy.h"
 #include "test_util.h"
 
 #define L 7

@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "conll.h"
+#include "io/conll.h"
 #include "test_util.h"
 
 static char dir[] = "/tmp/vt_test_conll.XXXXXX";

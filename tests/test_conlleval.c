@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conlleval.h"
 #include "test_util.h"
+#include "text/conlleval.h"
 
 /* Evaluates "gold pred" pairs (a NULL gold is a sentence boundary) and compares the report. */
 static void expect_report(const char *name, const char *const *pairs, const char *want) {

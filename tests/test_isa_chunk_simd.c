@@ -2,7 +2,7 @@
  * every level the CPU runs against the scalar one, bit for bit: y over all p rows and cand, on
  * open-chunk counts m around the vector widths, p in {1, 2, 3, 5, 9}, with real, tied and -inf
  * scores; nothing past the m lanes of a row changes. */
-#include "chunk_simd.h"
+#include "chunk/chunk_simd.h"
 #include "test_isa.h"
 
 static void step_case(test_rng *r, const vt_chunk_kernels *k, int m, int p, score_mode mode) {

@@ -5,7 +5,7 @@
  * row_raise (ties keep the old node), row_keys (the keys, their scan and the largest below a
  * second threshold), row_integral and row_prune (cut, tied and -inf bounds; the count and the
  * live prefix), on lengths around the vector widths with real, tied and -inf values. */
-#include "degen_ops.h"
+#include "decode/degen_ops.h"
 #include "test_isa.h"
 
 /* The inputs of one case: five rows of n values and two scalars. */

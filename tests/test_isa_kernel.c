@@ -2,9 +2,9 @@
  * the scalar ones, bit for bit: maxplus (values and argmax, with and without `add`, full and
  * prefix shapes, nothing written past n_cur), range and argmax, on lengths around the vector
  * widths, with real, tied and -inf scores. */
-#include "kernel.h"
+#include "core/kernel.h"
+#include "core/trans.h"
 #include "test_isa.h"
-#include "trans.h"
 
 /* One maxplus call of level k against scalar on random rows. */
 static void maxplus_case(test_rng *r, const vt_kernels *k, int n_prev, int n_cur, int with_add,

@@ -2,7 +2,7 @@
  * scalar ones, within a relative 1e-13 (their exp and summation order differ: lse.h), on lengths
  * around the vector widths, with real, tied, -inf and large (thousands) values, all rows or a
  * subset of them; -inf results exactly where the scalar's are. */
-#include "lse.h"
+#include "core/lse.h"
 #include "test_isa.h"
 
 static int near(double a, double b) {

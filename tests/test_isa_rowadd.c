@@ -1,7 +1,7 @@
 /* tests/test_isa_rowadd.c: the row additions (rowadd.h) of every level the CPU runs against the
  * scalar ones, bit for bit, f64 and f32 sources, on lengths around the vector widths, at every
  * alignment offset of the rows, with real, tied, -inf and +-0 values; nothing past n changes. */
-#include "rowadd.h"
+#include "core/rowadd.h"
 #include "test_isa.h"
 
 /* Random doubles of flavour m, some of them signed zeros. */

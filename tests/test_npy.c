@@ -15,9 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lattice_file.h"
-#include "npy.h"
-#include "outfile.h"
+#include "io/lattice_file.h"
+#include "io/npy.h"
+#include "io/outfile.h"
 #include "test_util.h"
 #include "vitesse.h"
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "obsbigram.h"
 #include "test_util.h"
+#include "text/obsbigram.h"
 
 /* What one case checks on every lattice of the stream. */
 typedef enum {

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "scheduler.h"
+#include "sched/scheduler.h"
 #include "test_util.h"
 
 static int replicas_made;        /* model replicas made by the scheduler being tested */

@@ -7,10 +7,10 @@
  * cannot run are reported and skipped. */
 #include <string.h>
 
-#include "degen.h"
-#include "kernel.h"
+#include "core/kernel.h"
+#include "core/trans.h"
+#include "decode/degen.h"
 #include "test_util.h"
-#include "trans.h"
 
 /* What the running case checks; every case replays the same seeded stream (cheap). */
 enum { PART_MAXPLUS = 1, PART_REDUCE = 2, PART_ROWOPS = 4, PART_DECODE = 8 };

@@ -7,10 +7,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "arena.h"
-#include "degen.h"
+#include "alloc/arena.h"
+#include "core/trans.h"
+#include "decode/degen.h"
 #include "test_util.h"
-#include "trans.h"
 
 enum { L = 20, T = 6 };
 

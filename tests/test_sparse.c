@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "decoders.h"
+#include "alloc/arena.h"
+#include "decode/decoders.h"
 #include "test_util.h"
 #include "vitesse.h"
 

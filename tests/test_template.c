@@ -3,8 +3,8 @@
  * subset, and the errors of malformed templates. */
 #include <string.h>
 
-#include "template.h"
 #include "test_util.h"
+#include "text/template.h"
 
 /* A sentence of T tokens and 2 columns, from "w0/p0 w1/p1 ..." pairs. */
 typedef struct sent {

@@ -9,17 +9,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "conll.h"
-#include "model_file.h"
-#include "model_replica.h"
-#include "node_mem.h"
-#include "rowcache.h"
-#include "strhash.h"
-#include "batch_tag.h"
+#include "alloc/node_mem.h"
+#include "io/conll.h"
+#include "models/model_file.h"
+#include "sched/topo.h"
 #include "test_util.h"
-#include "topo.h"
-#include "train.h"
-#include "train_export.h"
+#include "text/batch_tag.h"
+#include "text/model_replica.h"
+#include "text/rowcache.h"
+#include "text/strhash.h"
+#include "train/train.h"
+#include "train/train_export.h"
 
 static char dir[] = "/tmp/vt_test_textmodel.XXXXXX";
 static char corpus[300], model[300], scratch[300];

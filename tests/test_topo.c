@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sched/topo.h"
 #include "test_util.h"
-#include "topo.h"
 
 #define CHECK_EQ(a, b, ...)                                                                        \
   do {                                                                                             \

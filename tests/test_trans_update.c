@@ -3,8 +3,8 @@
  * bound tables included), and decoders give the same paths on both. */
 #include <string.h>
 
+#include "core/trans.h"
 #include "test_util.h"
-#include "trans.h"
 
 static int same(const void *a, const void *b, size_t n) { return n == 0 || !memcmp(a, b, n); }
 

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "constraints.h"
-#include "errmsg.h"
-#include "model_impl.h"
-#include "trans.h"
+#include "api/model_impl.h"
+#include "core/errmsg.h"
+#include "core/trans.h"
+#include "text/constraints.h"
 
 vt_status vt_constraints_create(vt_constraints **out, const vt_model *m) {
   *out = NULL;

@@ -1,12 +1,12 @@
 /* engine/api/corpus_src.c: a corpus from files or from sentences in memory, in batches
  * (corpus_src.h). */
-#include "corpus_src.h"
+#include "api/corpus_src.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "errmsg.h"
-#include "sentbatch.h"
+#include "core/errmsg.h"
+#include "io/sentbatch.h"
 
 /* Corpus batches: at most this many sentences and about this many bytes of text each. */
 enum { BATCH_SENTS = 1024 };

@@ -5,7 +5,7 @@
 #ifndef VT_API_CORPUS_SRC_H
 #define VT_API_CORPUS_SRC_H
 
-#include "conll.h"
+#include "io/conll.h"
 #include "vitesse.h"
 
 typedef struct vt_corpus_src {

@@ -3,10 +3,10 @@
  * tags with); the run loops are beside the scheduler (engine/sched/ *_job.c). */
 #include <string.h>
 
-#include "constraints.h"
-#include "engine.h"
-#include "errmsg.h"
-#include "model_impl.h"
+#include "api/model_impl.h"
+#include "core/errmsg.h"
+#include "sched/engine.h"
+#include "text/constraints.h"
 
 void vt_tag_opts_init(vt_tag_opts *o) {
   memset(o, 0, sizeof *o);

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conll.h"
-#include "conlleval.h"
-#include "errmsg.h"
+#include "core/errmsg.h"
+#include "io/conll.h"
+#include "text/conlleval.h"
 
 #define MAX_LAYERS 16
 

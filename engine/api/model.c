@@ -8,13 +8,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "chunk_model_file.h"
-#include "crfsuite_file.h"
-#include "errmsg.h"
-#include "model_file.h"
-#include "model_impl.h"
-#include "obsbigram.h"
-#include "peer_model.h"
+#include "api/model_impl.h"
+#include "core/errmsg.h"
+#include "models/chunk_model_file.h"
+#include "models/crfsuite_file.h"
+#include "models/model_file.h"
+#include "models/peer_model.h"
+#include "text/obsbigram.h"
 
 /* Returns a NUL-terminated heap copy of the `len` bytes at `s`, or NULL. */
 static char *dup_bytes(const char *s, size_t len) {

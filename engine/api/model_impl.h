@@ -3,9 +3,9 @@
 #ifndef VT_API_MODEL_IMPL_H
 #define VT_API_MODEL_IMPL_H
 
-#include "chunk_model.h"
-#include "crfs.h"
-#include "textmodel.h"
+#include "chunk/chunk_model.h"
+#include "text/crfs.h"
+#include "text/textmodel.h"
 #include "vitesse.h"
 
 struct vt_model {

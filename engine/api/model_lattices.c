@@ -7,12 +7,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "arena.h"
-#include "conll.h"
-#include "errmsg.h"
-#include "model_impl.h"
-#include "npy.h"
-#include "batch_tag.h"
+#include "alloc/arena.h"
+#include "api/model_impl.h"
+#include "core/errmsg.h"
+#include "io/conll.h"
+#include "io/npy.h"
+#include "text/batch_tag.h"
 
 typedef struct grow_buf {
   void *p;

@@ -1,8 +1,8 @@
 /* engine/api/output.c: the public vt_output (vitesse.h), an atomic output file over io/outfile. */
 #include <stdlib.h>
 
-#include "errmsg.h"
-#include "outfile.h"
+#include "core/errmsg.h"
+#include "io/outfile.h"
 
 struct vt_output {
   vt_outfile of;

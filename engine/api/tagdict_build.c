@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conll.h"
-#include "errmsg.h"
-#include "strhash.h"
+#include "core/errmsg.h"
+#include "io/conll.h"
+#include "text/strhash.h"
 
 /* Interned strings: bytes back to back, an open-addressing table of index + 1. */
 typedef struct strset {

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "chunk_tag.h"
-#include "errmsg.h"
-#include "model_impl.h"
-#include "batch_tag.h"
+#include "alloc/arena.h"
+#include "api/model_impl.h"
+#include "chunk/chunk_tag.h"
+#include "core/errmsg.h"
+#include "text/batch_tag.h"
 
 /* Memory of the tagger's cache of local emission rows (engine/text/rowcache.h). */
 #define ROW_CACHE_BYTES ((size_t)4 << 20)

@@ -6,13 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "chunk_corpus.h"
-#include "chunk_model_file.h"
-#include "chunk_tag.h"
-#include "chunk_train.h"
-#include "corpus_src.h"
-#include "errmsg.h"
-#include "outfile.h"
+#include "api/corpus_src.h"
+#include "chunk/chunk_corpus.h"
+#include "chunk/chunk_tag.h"
+#include "core/errmsg.h"
+#include "io/outfile.h"
+#include "models/chunk_model_file.h"
+#include "train/chunk_train.h"
 #include "vitesse.h"
 
 /* Adds the comma-separated chunk types of `list` to m. Returns VT_OK, VT_EINVAL (an empty type

@@ -2,19 +2,20 @@
  * averaged perceptron over feature templates, from corpus files or sentences held in memory,
  * through to the model file. Templates are parsed, the corpora compiled (engine/text/
  * train_corpus.h), the weights trained (train.h), exported (train_export.h) and written
- * atomically (engine/models/model_file.h); progress goes to the caller's callbacks, never to a stream. */
+ * atomically (engine/models/model_file.h); progress goes to the caller's callbacks, never to a
+ * stream. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "corpus_src.h"
-#include "errmsg.h"
-#include "model_file.h"
-#include "outfile.h"
-#include "sentbatch.h"
-#include "train.h"
-#include "train_export.h"
+#include "api/corpus_src.h"
+#include "core/clock.h"
+#include "core/errmsg.h"
+#include "io/outfile.h"
+#include "io/sentbatch.h"
+#include "models/model_file.h"
+#include "train/train.h"
+#include "train/train_export.h"
 #include "vitesse.h"
 
 void vt_train_opts_init(vt_train_opts *o) {

@@ -1,10 +1,10 @@
 /* engine/chunk/chunk_corpus.c: column corpora as joint-model sentences (see chunk_corpus.h). */
-#include "chunk_corpus.h"
+#include "chunk/chunk_corpus.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "errmsg.h"
+#include "core/errmsg.h"
 
 void vt_chunk_read_opts_init(vt_chunk_read_opts *o) {
   memset(o, 0, sizeof *o);

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chunk_model.h"
-#include "sentbatch.h"
+#include "chunk/chunk_model.h"
+#include "io/sentbatch.h"
 #include "vitesse.h"
 
 typedef struct vt_chunk_read_opts {

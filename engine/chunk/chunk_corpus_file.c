@@ -1,6 +1,6 @@
 /* engine/chunk/chunk_corpus_file.c: a whole column corpus into a joint-model corpus (see
  * chunk_corpus_file.h). */
-#include "chunk_corpus_file.h"
+#include "chunk/chunk_corpus_file.h"
 
 #include <string.h>
 

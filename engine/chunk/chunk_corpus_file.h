@@ -1,12 +1,12 @@
-/* engine/chunk/chunk_corpus_file.h: reads a whole column corpus (io/conll.h) into a joint-model corpus
- * (engine/chunk/chunk_corpus.h). */
+/* engine/chunk/chunk_corpus_file.h: reads a whole column corpus (io/conll.h) into a joint-model
+ * corpus (engine/chunk/chunk_corpus.h). */
 #ifndef VT_IO_CHUNK_CORPUS_FILE_H
 #define VT_IO_CHUNK_CORPUS_FILE_H
 
 #include <stddef.h>
 
-#include "chunk_corpus.h"
-#include "conll.h"
+#include "chunk/chunk_corpus.h"
+#include "io/conll.h"
 
 /* Appends the token sentences of `path` ("-": stdin; plain or .gz) read with `conll` (NULL:
  * the reader's defaults) to `cp`, in the dictionaries of `m`, as vt_chunk_corpus_add.

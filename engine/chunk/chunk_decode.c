@@ -12,9 +12,9 @@
  * roundings and so finds a POS path of exactly the stored score. */
 #include <math.h>
 
-#include "arena.h"
-#include "chunk_decode.h"
-#include "chunk_simd.h"
+#include "alloc/arena.h"
+#include "chunk/chunk_decode.h"
+#include "chunk/chunk_simd.h"
 
 static int lattice_ok(const vt_chunk_lattice *lat) {
   if (!lat || lat->n < 0 || lat->c < 1 || lat->p < 1) return 0;

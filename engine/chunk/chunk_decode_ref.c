@@ -5,8 +5,8 @@
  */
 #include <math.h>
 
-#include "arena.h"
-#include "chunk_decode.h"
+#include "alloc/arena.h"
+#include "chunk/chunk_decode.h"
 
 vt_status vt_chunk_decode_ref(const vt_chunk_lattice *lat, vt_arena *arena, vt_chunk_out *out) {
   if (!lat || !out || lat->n < 0 || lat->c < 1 || lat->p < 1) return VT_EINVAL;

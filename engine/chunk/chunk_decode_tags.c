@@ -6,10 +6,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "arena.h"
-#include "chunk_decode.h"
-#include "kernel.h"
-#include "trans.h"
+#include "alloc/arena.h"
+#include "chunk/chunk_decode.h"
+#include "core/kernel.h"
+#include "core/trans.h"
 
 vt_status vt_chunk_decode_tags(const vt_chunk_lattice *lat, vt_simd level, vt_arena *arena,
                                vt_chunk_out *out) {

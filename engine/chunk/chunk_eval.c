@@ -1,5 +1,5 @@
 /* engine/chunk/chunk_eval.c: POS accuracy, chunk-tag accuracy and chunk F1 (see chunk_eval.h). */
-#include "chunk_eval.h"
+#include "chunk/chunk_eval.h"
 
 static inline int starts(const int32_t *tag, const uint8_t *beg, int32_t t) {
   return tag[t] && (beg[t] || t == 0 || tag[t - 1] != tag[t]);

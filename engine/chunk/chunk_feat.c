@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "chunk_model.h"
+#include "alloc/arena.h"
+#include "chunk/chunk_model.h"
 
 const vt_chunk_tmpl vt_chunk_tmpls[VT_CHUNK_NTMPL] = {
     {VT_CPART_POS_NODE, VT_CSRC_BIAS, 0, 0, "pos-node"},

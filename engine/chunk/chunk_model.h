@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chunk_decode.h"
-#include "featdict.h"
+#include "chunk/chunk_decode.h"
+#include "text/featdict.h"
 #include "vitesse.h"
 
 enum { VT_CPART_POS_NODE, VT_CPART_POS_TRANS, VT_CPART_CHUNK_NODE, VT_CPART_CHUNK_TRANS };

@@ -1,5 +1,5 @@
 /* engine/chunk/chunk_simd.c: the dispatcher of the label-table kernels (chunk_simd_<level>.c). */
-#include "chunk_simd.h"
+#include "chunk/chunk_simd.h"
 
 #include <stddef.h>
 

@@ -3,7 +3,7 @@
  * the dispatcher saw the CPU run it. */
 #include <immintrin.h>
 
-#include "chunk_simd.h"
+#include "chunk/chunk_simd.h"
 
 #define W 8
 

@@ -1,6 +1,6 @@
 /* engine/chunk/chunk_simd_scalar.c: the portable label-table step (baseline ISA; the reference for
  * the SIMD levels). */
-#include "chunk_simd.h"
+#include "chunk/chunk_simd.h"
 
 static void step_scalar(const double *x, double *y, int64_t ld, int32_t m, int32_t p,
                         const double *T, const double *N, const double *enter, const double *span,

@@ -1,7 +1,7 @@
 /* engine/chunk/chunk_tag.c: tagging with a joint label-chunk model (see chunk_tag.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "chunk_tag.h"
-#include "clock.h"
+#include "chunk/chunk_tag.h"
+#include "core/clock.h"
 
 #include <stdlib.h>
 

@@ -3,10 +3,10 @@
 #ifndef VT_ENGINE_CHUNK_TAG_H
 #define VT_ENGINE_CHUNK_TAG_H
 
-#include "chunk_corpus.h"
-#include "chunk_decode.h"
-#include "chunk_eval.h"
-#include "chunk_model.h"
+#include "chunk/chunk_corpus.h"
+#include "chunk/chunk_decode.h"
+#include "chunk/chunk_eval.h"
+#include "chunk/chunk_model.h"
 
 /* Decodes `x` under m's weights with chunks of at most W tokens (0: no bound) into `out` (x->n
  * entries per array). Scratch comes from `arena` (not reset). `stats` may be NULL.

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "engine_opts.h"
+#include "cli/engine_opts.h"
 #include "vitesse.h"
 
 /* `vitesse chunk-train` (also `vitesse train --joint-chunk`): trains a joint model. */

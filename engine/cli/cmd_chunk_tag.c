@@ -6,11 +6,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "chunk_cli.h"
-#include "cli.h"
-#include "decoder_opts.h"
-#include "engine_opts.h"
-#include "text_cli.h"
+#include "cli/chunk_cli.h"
+#include "cli/cli.h"
+#include "cli/decoder_opts.h"
+#include "cli/engine_opts.h"
+#include "cli/text_cli.h"
 
 static void usage(FILE *f) {
   fputs(

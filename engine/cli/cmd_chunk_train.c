@@ -3,9 +3,9 @@
  * its max-margin update: parses the options, calls vt_train_joint and prints its progress. */
 #include <string.h>
 
-#include "chunk_cli.h"
-#include "cli.h"
-#include "text_cli.h"
+#include "cli/chunk_cli.h"
+#include "cli/cli.h"
+#include "cli/text_cli.h"
 #include "vitesse.h"
 
 static void usage(FILE *f) {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "text_cli.h"
+#include "cli/cli.h"
+#include "cli/text_cli.h"
 
 #define FORMATS "auto|crfpp|wapiti|crfsuite"
 

@@ -3,7 +3,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "decode_setup.h"
+#include "cli/decode_setup.h"
 
 int vt_cmd_decode(int argc, char **argv) {
   vt_cli_decode d;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 /* Counts sentences among the first `n` where `opts` finds the same best score as the reference
  * Viterbi (for exact decoders this must be all of them). */

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "engine_opts.h"
-#include "text_cli.h"
+#include "cli/cli.h"
+#include "cli/engine_opts.h"
+#include "cli/text_cli.h"
 
 static void eval_usage(FILE *f) {
   fputs("usage: vitesse eval [--chunk] [--split SEP] [--gold-col C] [--pred-col C]\n"

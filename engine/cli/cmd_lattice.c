@@ -2,8 +2,8 @@
  * .npy files `vitesse decode` reads (E, N, A, S, F, R): vt_model_write_lattices. */
 #include <stdio.h>
 
-#include "cli.h"
-#include "text_cli.h"
+#include "cli/cli.h"
+#include "cli/text_cli.h"
 
 static void lattice_usage(FILE *f) {
   fputs("usage: vitesse lattice -m MODEL -o DIR [corpus options] FILE...\n"

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 int vt_cmd_synth(int argc, char **argv) {
   static const struct option longopts[] = {{"labels", required_argument, 0, 'L'},

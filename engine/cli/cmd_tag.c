@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "chunk_cli.h"
-#include "tag_setup.h"
-#include "text_cli.h"
+#include "cli/chunk_cli.h"
+#include "cli/tag_setup.h"
+#include "cli/text_cli.h"
 
 /* CPU time of the whole process (all threads), in seconds. */
 static double cpu_now(void) {

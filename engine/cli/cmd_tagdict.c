@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "text_cli.h"
+#include "cli/cli.h"
+#include "cli/text_cli.h"
 
 static void tagdict_usage(FILE *f) {
   fputs("usage: vitesse tag-dict [--word-col C] [--label-col C] [corpus options] [-o DICT]\n"

@@ -2,8 +2,8 @@
 #include <getopt.h>
 #include <string.h>
 
-#include "cli.h"
-#include "engine_opts.h"
+#include "cli/cli.h"
+#include "cli/engine_opts.h"
 
 static void topo_usage(FILE *f) {
   fputs("usage: vitesse topo [--topology SYNTHETIC|XMLFILE] [--threads N] [--bind MODE]\n"

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "chunk_cli.h"
-#include "cli.h"
-#include "text_cli.h"
+#include "cli/chunk_cli.h"
+#include "cli/cli.h"
+#include "cli/text_cli.h"
 #include "vitesse.h"
 
 static void train_usage(FILE *f) {

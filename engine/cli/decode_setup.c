@@ -3,7 +3,7 @@
 #include <getopt.h>
 #include <string.h>
 
-#include "decode_setup.h"
+#include "cli/decode_setup.h"
 
 void vt_cli_decode_usage(FILE *f) {
   fputs(

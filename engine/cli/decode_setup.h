@@ -5,10 +5,10 @@
 
 #include <stdio.h>
 
-#include "cli.h"
-#include "decoder_opts.h"
-#include "engine_opts.h"
-#include "label_names.h"
+#include "cli/cli.h"
+#include "cli/decoder_opts.h"
+#include "cli/engine_opts.h"
+#include "cli/label_names.h"
 #include "vitesse.h"
 
 /* A parsed `vitesse decode` command line, its lattices and transitions loaded. */

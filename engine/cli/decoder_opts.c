@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "decoder_opts.h"
+#include "cli/cli.h"
+#include "cli/decoder_opts.h"
 
 /* The rule below and `vitesse train --help` (cmd_train.c) spell out the break point. */
 _Static_assert(VT_DEFAULT_L_ITER == 128, "update the --help texts of the default decoder");

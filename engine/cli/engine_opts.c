@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "engine_opts.h"
+#include "cli/cli.h"
+#include "cli/engine_opts.h"
 
 const char vt_cli_engine_usage[] =
     "engine:\n"

@@ -1,12 +1,12 @@
 /* engine/cli/label_names.c: label names for `vitesse decode --labels` (label_names.h). */
-#include "label_names.h"
+#include "cli/label_names.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 #define MAX_NAMES_BYTES ((size_t)1 << 30)
 

@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "chunk_cli.h"
-#include "cli.h"
-#include "text_cli.h"
+#include "cli/chunk_cli.h"
+#include "cli/cli.h"
+#include "cli/text_cli.h"
 
 static void usage(FILE *f) {
   fprintf(f,

@@ -3,7 +3,7 @@
 
 #include <unistd.h>
 
-#include "engine_opts.h"
+#include "cli/engine_opts.h"
 
 void vt_cli_progress_init(vt_cli_progress *pg, int quiet, int64_t total_items) {
   pg->enabled = !quiet && isatty(STDERR_FILENO);

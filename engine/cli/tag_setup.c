@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tag_setup.h"
-#include "text_cli.h"
+#include "cli/tag_setup.h"
+#include "cli/text_cli.h"
 
 void vt_cli_tag_usage(FILE *f) {
   fputs(

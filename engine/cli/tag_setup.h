@@ -5,9 +5,9 @@
 
 #include <stdio.h>
 
-#include "cli.h"
-#include "decoder_opts.h"
-#include "engine_opts.h"
+#include "cli/cli.h"
+#include "cli/decoder_opts.h"
+#include "cli/engine_opts.h"
 #include "vitesse.h"
 
 /* A parsed `vitesse tag` command line, its model opened and its options resolved. */

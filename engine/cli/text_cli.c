@@ -1,13 +1,13 @@
 /* engine/cli/text_cli.c: corpus options and defaults shared by train, tag, lattice and eval. */
 #define _POSIX_C_SOURCE 200809L
-#include "text_cli.h"
+#include "cli/text_cli.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 int vt_cli_corpus_opt(int c, const char *arg, vt_reader_opts *o) {
   long long v;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 void vt_cli_error(const char *fmt, ...) {
   va_list ap;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trans.h"
+#include "core/trans.h"
 
 static int32_t qmin(int32_t a, int32_t b) { return a < b ? a : b; }
 static double dmax(double a, double b) { return a > b ? a : b; }

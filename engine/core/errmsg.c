@@ -1,5 +1,5 @@
 /* engine/core/errmsg.c: one-line error messages (see errmsg.h). */
-#include "errmsg.h"
+#include "core/errmsg.h"
 
 #include <stdarg.h>
 #include <stdio.h>

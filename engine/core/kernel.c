@@ -1,5 +1,5 @@
 /* engine/core/kernel.c: the dispatcher of the max-plus kernels (kernel_<level>.c). */
-#include "kernel.h"
+#include "core/kernel.h"
 
 #include <stddef.h>
 

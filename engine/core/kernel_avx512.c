@@ -4,7 +4,7 @@
 #include <immintrin.h>
 #include <math.h>
 
-#include "kernel.h"
+#include "core/kernel.h"
 
 #define W 8
 

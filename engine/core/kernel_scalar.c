@@ -1,6 +1,6 @@
 /* engine/core/kernel_scalar.c: the portable max-plus kernel (baseline ISA; the reference for SIMD).
  */
-#include "kernel.h"
+#include "core/kernel.h"
 
 #include <math.h>
 

@@ -1,5 +1,5 @@
 /* engine/core/lse.c: the dispatcher of the log-sum-exp kernels (lse_<level>.c). */
-#include "lse.h"
+#include "core/lse.h"
 
 #include <math.h>
 #include <stddef.h>

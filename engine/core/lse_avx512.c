@@ -3,7 +3,7 @@
 #include <immintrin.h>
 #include <math.h>
 
-#include "lse.h"
+#include "core/lse.h"
 
 #define W 8
 

@@ -3,7 +3,7 @@
  */
 #include <math.h>
 
-#include "lse.h"
+#include "core/lse.h"
 
 static void fwd_scalar(const double *a, const int32_t *rows, int32_t n_rows, const double *M,
                        int64_t ldm, int32_t n, double *out, double *tmp) {

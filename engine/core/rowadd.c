@@ -1,5 +1,5 @@
 /* engine/core/rowadd.c: the dispatcher of the row additions (rowadd_<level>.c). */
-#include "rowadd.h"
+#include "core/rowadd.h"
 
 const vt_rowadd_ops *vt_rowadd_get(vt_simd level) {
   if (!vt_simd_supported(level)) return NULL;

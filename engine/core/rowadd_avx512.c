@@ -1,7 +1,7 @@
 /* engine/core/rowadd_avx512.c: the row additions for AVX-512: rowadd_scalar.c's loops, which
  * the compiler vectorizes with this file's -mavx512f -mavx512vl (cmake/VtIsa.cmake). Keep them
  * the same as rowadd_scalar.c's (tests/test_isa_rowadd.c checks the bits). */
-#include "rowadd.h"
+#include "core/rowadd.h"
 
 static void add_f64_avx512(double *restrict dst, const double *restrict src, size_t n) {
   for (size_t i = 0; i < n; i++) dst[i] += src[i];

@@ -1,6 +1,6 @@
 /* engine/core/rowadd_scalar.c: the portable row additions (baseline ISA; the reference for the
  * other levels). */
-#include "rowadd.h"
+#include "core/rowadd.h"
 
 static void add_f64_scalar(double *restrict dst, const double *restrict src, size_t n) {
   for (size_t i = 0; i < n; i++) dst[i] += src[i];

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "errmsg.h"
+#include "core/errmsg.h"
 #include "vitesse.h"
 
 #define VT_STR_(x) #x

@@ -1,5 +1,5 @@
 /* engine/core/synth.c: the synthetic lattice generator (see synth.h). */
-#include "synth.h"
+#include "core/synth.h"
 
 #include <math.h>
 #include <stdlib.h>

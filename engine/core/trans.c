@@ -1,6 +1,6 @@
 /* engine/core/trans.c: binds a transition model once, into padded row-major and transposed layouts.
  */
-#include "trans.h"
+#include "core/trans.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * (the rank-space matrix aliases A when the rank order is the identity) stays an alias in the
  * copy. Whoever adds an array to struct vt_trans must add it here: the size check below fails
  * the build until they do. */
-#include "trans_replica.h"
+#include "core/trans_replica.h"
 
 #include <stddef.h>
 #include <string.h>

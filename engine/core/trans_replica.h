@@ -3,8 +3,8 @@
 #ifndef VT_ENGINE_TRANS_REPLICA_H
 #define VT_ENGINE_TRANS_REPLICA_H
 
-#include "mem.h"
-#include "trans.h"
+#include "alloc/mem.h"
+#include "core/trans.h"
 
 /* Copies `src` with every array it points to (kernel layouts, rank order, bound tables) into one
  * block taken from `mem`, and stores the copy in *out. The copy is read-only like the original,

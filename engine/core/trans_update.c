@@ -8,7 +8,7 @@
  * tables against a fresh binding after many random updates. */
 #include <math.h>
 
-#include "trans.h"
+#include "core/trans.h"
 
 /* Above this many cells, a full rebuild is as cheap as the incremental refresh. */
 #define MAX_INCREMENTAL 256

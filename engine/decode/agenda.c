@@ -1,7 +1,7 @@
 /* engine/decode/agenda.c: the A* agenda (binary max-heap in the arena) and its k-best floor. A
  * 4-ary heap with cache-line-aligned children measured no faster on the large agendas of `astar`
  * with weak heuristics, where pops miss the cache at any arity. */
-#include "agenda.h"
+#include "decode/agenda.h"
 
 #include <math.h>
 #include <string.h>

@@ -15,7 +15,7 @@
 
 #include <math.h>
 
-#include "arena.h"
+#include "alloc/arena.h"
 
 typedef struct vt_agenda_item {
   double key;

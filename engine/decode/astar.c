@@ -20,12 +20,12 @@
  * out-of-order arrivals cost a logarithmic number of extra expansions, not an exponential one.
  * Complete paths and the floor of agenda.h prune the rest.
  * Paths are distinct: each is one chain of prefixes. */
-#include "astar.h"
+#include "decode/astar.h"
 
 #include <math.h>
 
-#include "agenda.h"
-#include "decoders.h"
+#include "decode/agenda.h"
+#include "decode/decoders.h"
 
 typedef struct as_node {
   int64_t parent; /* -1 at column 0 */

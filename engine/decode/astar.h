@@ -3,8 +3,8 @@
 #ifndef VT_ENGINE_ASTAR_H
 #define VT_ENGINE_ASTAR_H
 
-#include "budget.h"
-#include "degen.h"
+#include "decode/budget.h"
+#include "decode/degen.h"
 
 /* The heuristic: an upper bound on the score after node j of column t (transitions, emissions
  * and end score to the right of it), consistent in exact arithmetic. H[t*ld + j] when H is not

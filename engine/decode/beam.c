@@ -7,8 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "arena.h"
-#include "decoders.h"
+#include "alloc/arena.h"
+#include "decode/decoders.h"
 
 typedef struct beam_cand {
   double score;

@@ -29,8 +29,8 @@
 #include <float.h>
 #include <math.h>
 
-#include "arena.h"
-#include "decoders.h"
+#include "alloc/arena.h"
+#include "decode/decoders.h"
 
 typedef struct cd_pair {
   double key; /* the folded node score */

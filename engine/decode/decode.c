@@ -2,8 +2,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "arena.h"
-#include "decoders.h"
+#include "alloc/arena.h"
+#include "decode/decoders.h"
 
 typedef struct algo_info {
   const char *name;

@@ -2,8 +2,8 @@
 #ifndef VT_ENGINE_DECODERS_H
 #define VT_ENGINE_DECODERS_H
 
-#include "budget.h"
-#include "trans.h"
+#include "core/trans.h"
+#include "decode/budget.h"
 
 /* Where a decoder writes its paths: room for `k` paths of T labels. */
 typedef struct vt_paths {

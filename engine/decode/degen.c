@@ -1,8 +1,8 @@
 /* engine/decode/degen.c: the degenerate lattice (see degen.h): allocation, rank-space emissions and
  * their suffix maxima, forward and backward passes with pruning, lower bounds, expansion. */
-#include "degen.h"
+#include "decode/degen.h"
 
-#include "budget.h"
+#include "decode/budget.h"
 
 #include <float.h>
 #include <math.h>

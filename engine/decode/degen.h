@@ -27,11 +27,11 @@
 
 #include <math.h>
 
-#include "arena.h"
-#include "budget.h"
-#include "degen_ops.h"
-#include "kernel.h"
-#include "trans.h"
+#include "alloc/arena.h"
+#include "core/kernel.h"
+#include "core/trans.h"
+#include "decode/budget.h"
+#include "decode/degen_ops.h"
 
 typedef struct vt_degen vt_degen;
 

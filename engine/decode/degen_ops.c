@@ -1,6 +1,6 @@
 /* engine/decode/degen_ops.c: the dispatcher of the degenerate lattice's row operations
  * (degen_ops_<level>.c). */
-#include "degen_ops.h"
+#include "decode/degen_ops.h"
 
 #include <stddef.h>
 

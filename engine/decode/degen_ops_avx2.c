@@ -5,8 +5,8 @@
 #include <immintrin.h>
 #include <math.h>
 
-#include "degen_ops.h"
-#include "degen_ops_loops.h"
+#include "decode/degen_ops.h"
+#include "decode/degen_ops_loops.h"
 
 /* x[j] > thr, j ascending, into idx: a 4-bit movemask per 4 values, read bit by bit. */
 static int32_t scan_above_avx2(const double *x, int32_t n, double thr, int32_t *idx) {

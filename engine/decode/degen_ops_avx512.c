@@ -5,8 +5,8 @@
 #include <immintrin.h>
 #include <math.h>
 
-#include "degen_ops.h"
-#include "degen_ops_loops.h"
+#include "decode/degen_ops.h"
+#include "decode/degen_ops_loops.h"
 
 /* x[j] > thr, j ascending, into idx: one compare mask per 8 values, its set lanes compressed into
  * idx (in a register: the memory form is slow on some cores); the 8-lane store may write past

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "degen_ops.h"
-#include "degen_ops_loops.h"
+#include "decode/degen_ops.h"
+#include "decode/degen_ops_loops.h"
 
 /* x[j] > thr, j ascending, into idx: the comparisons go to bytes in one vectorizable loop, then
  * eight flags are read at once. */

@@ -9,8 +9,8 @@
  * all-active best lattice path is optimal on the original lattice. */
 #include <math.h>
 
-#include "astar.h"
-#include "decoders.h"
+#include "decode/astar.h"
+#include "decode/decoders.h"
 
 vt_status vt_iter_astar_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
                                const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats,

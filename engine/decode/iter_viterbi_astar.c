@@ -30,10 +30,10 @@
  * (staggered). */
 #include <math.h>
 
-#include "agenda.h"
-#include "decoders.h"
-#include "degen.h"
-#include "viterbi_astar.h"
+#include "decode/agenda.h"
+#include "decode/decoders.h"
+#include "decode/degen.h"
+#include "decode/viterbi_astar.h"
 
 /* Active labels per column of the first lattice: the power of two nearest below L / 32, from 1
  * (the paper's start) to 8. At 319 labels, 8 saves the passes over tiny lattices (3.6 passes

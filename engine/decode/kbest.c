@@ -9,9 +9,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "arena.h"
-#include "decoders.h"
-#include "topk.h"
+#include "alloc/arena.h"
+#include "decode/decoders.h"
+#include "decode/topk.h"
 
 typedef vt_topk_entry kb_entry;
 

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "arena.h"
-#include "posteriors.h"
+#include "alloc/arena.h"
+#include "decode/posteriors.h"
 
 vt_status vt_posteriors(const vt_trans *trans, vt_arena *arena, const double *E, int32_t T,
                         double *marg, double *logz) {

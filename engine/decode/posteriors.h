@@ -3,8 +3,8 @@
 #ifndef VT_DECODE_POSTERIORS_H
 #define VT_DECODE_POSTERIORS_H
 
-#include "lse.h"
-#include "trans.h"
+#include "core/lse.h"
+#include "core/trans.h"
 
 /* Sentences of at least this many tokens take the exp-space steps (unless constraints leave
  * fewer than 1 label in 8 finite: those keep the log-space steps, which skip -inf rows). */

@@ -10,8 +10,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "arena.h"
-#include "posteriors.h"
+#include "alloc/arena.h"
+#include "decode/posteriors.h"
 
 /* A sum at least this large lost only terms below 1e-305, relative 1e-55 of it. */
 #define VT_POST_TINY 1e-250

@@ -14,11 +14,11 @@
  * ones left out), same order. Whether a sentence takes this route depends on the lattice only. */
 #include <math.h>
 
-#include "arena.h"
-#include "decoders.h"
-#include "degen_ops.h"
-#include "kernel.h"
-#include "topk.h"
+#include "alloc/arena.h"
+#include "core/kernel.h"
+#include "decode/decoders.h"
+#include "decode/degen_ops.h"
+#include "decode/topk.h"
 
 /* Counts the finite labels of every column into n (T entries) with the kernels' scan (`idx`: L
  * entries of scratch) while the cost stays within `limit`; returns the cost, or a value > limit

@@ -16,8 +16,8 @@
  */
 #include <math.h>
 
-#include "decoders.h"
-#include "degen.h"
+#include "decode/decoders.h"
+#include "decode/degen.h"
 
 vt_status vt_staggered_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
                               const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats,

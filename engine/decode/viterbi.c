@@ -2,9 +2,9 @@
  */
 #include <math.h>
 
-#include "arena.h"
-#include "decoders.h"
-#include "kernel.h"
+#include "alloc/arena.h"
+#include "core/kernel.h"
+#include "decode/decoders.h"
 
 vt_status vt_viterbi_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
                             const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats,

@@ -37,12 +37,12 @@
  * Agenda: a binary heap; every pushed node is recorded with a lower bound on its score (e - slack,
  * or s for roots), and a candidate whose key is <= the k-th largest record is dropped
  * (agenda.h), so the heap stays small although each pop scans O(T L) deviations. */
-#include "viterbi_astar.h"
+#include "decode/viterbi_astar.h"
 
 #include <math.h>
 
-#include "agenda.h"
-#include "decoders.h"
+#include "decode/agenda.h"
+#include "decode/decoders.h"
 
 enum { VA_VIT = 0, VA_IND = 1 };
 

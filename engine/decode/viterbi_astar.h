@@ -3,8 +3,8 @@
 #ifndef VT_ENGINE_VITERBI_ASTAR_H
 #define VT_ENGINE_VITERBI_ASTAR_H
 
-#include "budget.h"
-#include "degen.h"
+#include "decode/budget.h"
+#include "decode/degen.h"
 
 /* The k best paths of lattice `s`, whose P and back pointers come from a forward pass run just
  * before (with nothing pruned since). Without `split` a path is a list of T node indices (n[t] =

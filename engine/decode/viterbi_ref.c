@@ -3,8 +3,8 @@
  * CRFsuite and Wapiti use): simple to trust, slow by design. */
 #include <math.h>
 
-#include "arena.h"
-#include "decoders.h"
+#include "alloc/arena.h"
+#include "decode/decoders.h"
 
 vt_status vt_viterbi_ref_decode(const vt_trans *tr, const vt_decode_opts *opts, vt_arena *arena,
                                 const double *E, int32_t T, vt_paths *out, vt_decode_stats *stats,

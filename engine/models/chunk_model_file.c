@@ -1,15 +1,15 @@
 /* engine/models/chunk_model_file.c: writes and loads the joint label-chunk model file (see
  * chunk_model_file.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "chunk_model_file.h"
+#include "models/chunk_model_file.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "binfile.h"
-#include "outfile.h"
+#include "io/binfile.h"
+#include "io/outfile.h"
 
 enum { SEC_META = 1, SEC_POS, SEC_CHUNKS, SEC_WORDS, SEC_ROWS, SEC_OUTS, SEC_WEIGHTS, N_SEC = 7 };
 static const char *const SEC_NAME[N_SEC + 1] = {"",      "META", "POS",  "CHUNKS",

@@ -1,4 +1,5 @@
-/* engine/models/chunk_model_file.h: the joint label-chunk model's file (engine/chunk/chunk_model.h).
+/* engine/models/chunk_model_file.h: the joint label-chunk model's file
+ * (engine/chunk/chunk_model.h).
  *
  * The container of io/binfile.h (64-byte header, 32-byte section entries, 64-byte aligned
  * sections, CRC-32 of the header and of every section, little-endian), with its own magic
@@ -11,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "chunk_model.h"
+#include "chunk/chunk_model.h"
 #include "vitesse.h"
 
 #define VT_CHUNK_MODEL_VERSION 1

@@ -1,7 +1,7 @@
 /* engine/models/crfsuite_file.c: loads crf1d and native CRFsuite models, writes native ones (see
  * crfsuite_file.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "crfsuite_file.h"
+#include "models/crfsuite_file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binfile.h"
-#include "outfile.h"
+#include "io/binfile.h"
+#include "io/outfile.h"
 
 #define CRF1D_HEADER 48
 #define CRF1D_VERSION 100

@@ -1,14 +1,14 @@
-/* engine/models/crfsuite_file.h: CRFsuite models from files: the crf1d binary model `crfsuite learn`
- * writes (version 100; layout in ../shared/design/peer-model-formats.md, 2.2), and the native
- * file `vitesse convert --from crfsuite` writes: the same model laid out as the tagger reads it
- * (engine/text/crfs.h), in the checksummed container of io/binfile.h, mapped at load with
+/* engine/models/crfsuite_file.h: CRFsuite models from files: the crf1d binary model `crfsuite
+ * learn` writes (version 100; layout in ../shared/design/peer-model-formats.md, 2.2), and the
+ * native file `vitesse convert --from crfsuite` writes: the same model laid out as the tagger reads
+ * it (engine/text/crfs.h), in the checksummed container of io/binfile.h, mapped at load with
  * nothing to build, so it loads faster. Every offset and count is checked before use. */
 #ifndef VT_IO_CRFSUITE_FILE_H
 #define VT_IO_CRFSUITE_FILE_H
 
 #include <stddef.h>
 
-#include "crfs.h"
+#include "text/crfs.h"
 
 /* 1 when the first `n` bytes of a file start a crf1d model, 2 a native one, else 0. */
 int vt_crfs_sniff(const unsigned char *head, size_t n);

@@ -1,14 +1,14 @@
 /* engine/models/model_file.c: writes and loads the binary model file (see model_file.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "model_file.h"
+#include "models/model_file.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "binfile.h"
-#include "outfile.h"
-#include "strhash.h"
+#include "io/binfile.h"
+#include "io/outfile.h"
+#include "text/strhash.h"
 
 enum { SEC_META = 1, SEC_LABELS, SEC_TEMPLATES, SEC_FEATURES, SEC_HASH, SEC_TRANS, N_SEC = 6 };
 static const char *const SEC_NAME[N_SEC + 1] = {"",         "META", "LABELS", "TEMPLATES",

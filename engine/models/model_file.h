@@ -1,5 +1,5 @@
-/* engine/models/model_file.h: the binary model file: written once by `vitesse train`, mapped read-only by
- * `vitesse tag` and shared by all threads.
+/* engine/models/model_file.h: the binary model file: written once by `vitesse train`, mapped
+ * read-only by `vitesse tag` and shared by all threads.
  *
  * The container of io/binfile.h (64-byte header, 32-byte section entries, 64-byte aligned
  * sections, CRC-32 of the header and of every section, little-endian) with magic
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "textmodel.h"
+#include "text/textmodel.h"
 #include "vitesse.h"
 
 #define VT_MODEL_VERSION 1

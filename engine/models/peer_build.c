@@ -1,13 +1,14 @@
-/* engine/models/peer_build.c: a native tagger model from a peer model's parts (see peer_build.h). */
-#include "peer_build.h"
+/* engine/models/peer_build.c: a native tagger model from a peer model's parts (see peer_build.h).
+ */
+#include "models/peer_build.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "errmsg.h"
-#include "model_file.h"
-#include "outfile.h"
+#include "core/errmsg.h"
+#include "io/outfile.h"
+#include "models/model_file.h"
 
 #define MAX_LABELS 46340 /* as engine/models/model_file.c: L * L fits an int32 key */
 

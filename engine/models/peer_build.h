@@ -1,5 +1,5 @@
-/* engine/models/peer_build.h: builds a native tagger model from the parts of a peer toolkit's model (CRF++,
- * Wapiti), for the peer loaders (engine/models/peer_crfpp.c, engine/models/peer_wapiti.c).
+/* engine/models/peer_build.h: builds a native tagger model from the parts of a peer toolkit's model
+ * (CRF++, Wapiti), for the peer loaders (engine/models/peer_crfpp.c, engine/models/peer_wapiti.c).
  *
  * A loader adds the labels in the peer's order (label i of the peer is label i here, so the
  * decoders' lowest-index tie rule is the peer's), the templates as vitesse's template text (the
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "textmodel.h"
+#include "text/textmodel.h"
 #include "vitesse.h"
 
 typedef struct vt_peer_build {

@@ -1,5 +1,5 @@
-/* engine/models/peer_crfpp.c: CRF++ 0.58/0.59 models, binary (what crf_learn writes by default) and text
- * (crf_learn -t), as native tagger models (../shared/design/peer-model-formats.md, section 1).
+/* engine/models/peer_crfpp.c: CRF++ 0.58/0.59 models, binary (what crf_learn writes by default) and
+ * text (crf_learn -t), as native tagger models (../shared/design/peer-model-formats.md, section 1).
  *
  * Labels keep CRF++'s order (bytewise sorted), templates are CRF++'s lines (their expansion
  * gives CRF++'s feature strings exactly), a `U` string with weight offset f gets the record
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errmsg.h"
-#include "outfile.h"
-#include "peer_build.h"
-#include "peer_model.h"
+#include "core/errmsg.h"
+#include "io/outfile.h"
+#include "models/peer_build.h"
+#include "models/peer_model.h"
 
 #define BAD(...)                                                                                   \
   do {                                                                                             \

@@ -1,9 +1,9 @@
 /* engine/models/peer_model.c: recognising and opening peer toolkits' models (see peer_model.h). */
-#include "peer_model.h"
+#include "models/peer_model.h"
 
 #include <string.h>
 
-#include "outfile.h"
+#include "io/outfile.h"
 
 vt_peer_format vt_peer_sniff(const unsigned char *head, size_t n) {
   if (n >= 8 && !memcmp(head, "version:", 8)) return VT_PEER_CRFPP;

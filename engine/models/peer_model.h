@@ -1,7 +1,8 @@
-/* engine/models/peer_model.h: models of other toolkits opened as native tagger models: CRF++ 0.58/0.59
- * (binary and text, engine/models/peer_crfpp.c) and Wapiti 1.5 (text, engine/models/peer_wapiti.c). Each is turned
- * into a model file image in memory (engine/models/peer_build.h) and loaded from there, so it tags exactly
- * as the same model converted to a file (`vitesse convert`). Facts about the formats:
+/* engine/models/peer_model.h: models of other toolkits opened as native tagger models: CRF++
+ * 0.58/0.59 (binary and text, engine/models/peer_crfpp.c) and Wapiti 1.5 (text,
+ * engine/models/peer_wapiti.c). Each is turned into a model file image in memory
+ * (engine/models/peer_build.h) and loaded from there, so it tags exactly as the same model
+ * converted to a file (`vitesse convert`). Facts about the formats:
  * ../shared/design/peer-model-formats.md. To add a format: one vt_peer_format, a case in
  * vt_peer_sniff, vt_peer_format_named and vt_peer_load_mem. */
 #ifndef VT_IO_PEER_MODEL_H
@@ -9,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "textmodel.h"
+#include "text/textmodel.h"
 #include "vitesse.h"
 
 typedef enum vt_peer_format {

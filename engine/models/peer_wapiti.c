@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "outfile.h"
-#include "peer_build.h"
-#include "peer_model.h"
+#include "io/outfile.h"
+#include "models/peer_build.h"
+#include "models/peer_model.h"
 
 #define BAD(...)                                                                                   \
   do {                                                                                             \

@@ -11,14 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "chunk_corpus.h"
-#include "chunk_tag.h"
-#include "clock.h"
-#include "corpus_feed.h"
-#include "engine.h"
-#include "errmsg.h"
-#include "batch_tag.h"
+#include "alloc/arena.h"
+#include "chunk/chunk_corpus.h"
+#include "chunk/chunk_tag.h"
+#include "core/clock.h"
+#include "core/errmsg.h"
+#include "sched/corpus_feed.h"
+#include "sched/engine.h"
+#include "text/batch_tag.h"
 
 typedef struct chunk_worker {
   _Alignas(64) int32_t cap; /* workers' counters a cache line apart */

@@ -1,6 +1,6 @@
 /* engine/sched/corpus_feed.c: corpus files cut into batches of whole sentences, and the batches'
  * text handed on in order (corpus_feed.h). */
-#include "corpus_feed.h"
+#include "sched/corpus_feed.h"
 
 #include <errno.h>
 #include <string.h>

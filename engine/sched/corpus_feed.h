@@ -6,9 +6,9 @@
 #ifndef VT_SCHED_CORPUS_FEED_H
 #define VT_SCHED_CORPUS_FEED_H
 
-#include "conll.h"
-#include "scheduler.h"
-#include "batch_tag.h"
+#include "io/conll.h"
+#include "sched/scheduler.h"
+#include "text/batch_tag.h"
 
 typedef struct vt_corpus_feed {
   const vt_reader_opts *ro;

@@ -11,11 +11,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "arena.h"
-#include "crfs.h"
-#include "crfs_items.h"
-#include "engine.h"
-#include "errmsg.h"
+#include "alloc/arena.h"
+#include "core/errmsg.h"
+#include "io/crfs_items.h"
+#include "sched/engine.h"
+#include "text/crfs.h"
 
 typedef struct crfs_job {
   const vt_crfs *m;

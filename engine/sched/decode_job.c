@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "decoders.h"
-#include "engine.h"
-#include "errmsg.h"
-#include "lattices.h"
-#include "npy.h"
-#include "trans_replica.h"
+#include "alloc/arena.h"
+#include "core/errmsg.h"
+#include "core/trans_replica.h"
+#include "decode/decoders.h"
+#include "io/lattices.h"
+#include "io/npy.h"
+#include "sched/engine.h"
 
 /* Drop pages of E behind the writer once this many values are behind it (1-2 MB). */
 #define RELEASE_STEP ((int64_t)1 << 18)

@@ -1,13 +1,13 @@
 /* engine/sched/engine.c: the public vt_engine: options, the machine and the plan, cancelling,
  * the last run's statistics and their JSON form. The run loops are the *_job.c files beside. */
-#include "engine.h"
+#include "sched/engine.h"
 
 #include <errno.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "errmsg.h"
+#include "core/errmsg.h"
 
 /* Default token budget of a batch: large enough that a batch takes milliseconds (scheduling
  * costs nothing), small enough that a few batches per worker in flight stay a few MB. */

@@ -6,8 +6,8 @@
 
 #include <stdatomic.h>
 
-#include "scheduler.h"
-#include "topo.h"
+#include "sched/scheduler.h"
+#include "sched/topo.h"
 #include "vitesse.h"
 
 struct vt_textmodel;

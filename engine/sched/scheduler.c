@@ -2,8 +2,8 @@
  * workers, and the coordinator loop that reads, dispatches and writes in order. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "scheduler.h"
-#include "clock.h"
+#include "sched/scheduler.h"
+#include "core/clock.h"
 
 #include <omp.h>
 #include <pthread.h>
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "arena.h"
-#include "heap_stats.h"
-#include "node_mem.h"
+#include "alloc/arena.h"
+#include "alloc/heap_stats.h"
+#include "alloc/node_mem.h"
 
 enum { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE, SLOT_FAILED, SLOT_DROPPED };
 

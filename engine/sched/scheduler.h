@@ -51,8 +51,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mem.h"
-#include "topo.h"
+#include "alloc/mem.h"
+#include "sched/topo.h"
 #include "vitesse.h"
 
 /* A growable byte buffer; capacity is kept across batches. */

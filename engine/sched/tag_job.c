@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "corpus_feed.h"
-#include "engine.h"
-#include "errmsg.h"
-#include "model_replica.h"
-#include "batch_tag.h"
+#include "core/errmsg.h"
+#include "sched/corpus_feed.h"
+#include "sched/engine.h"
+#include "text/batch_tag.h"
+#include "text/model_replica.h"
 
 /* Memory of each worker's cache of local emission rows (engine/text/rowcache.h). */
 #define ROW_CACHE_BYTES ((size_t)4 << 20)

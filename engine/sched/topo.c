@@ -1,8 +1,8 @@
 /* engine/sched/topo.c: topology discovery (hwloc) and the placement plan of the engine's workers.
  */
-#include "topo.h"
+#include "sched/topo.h"
 
-#include "errmsg.h"
+#include "core/errmsg.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* engine/sched/topo_print.c: the placement plan as `vitesse topo` prints it. */
-#include "topo.h"
+#include "sched/topo.h"
 
 /* Prints "-" for a negative index. */
 static void put_index(FILE *f, int width, int v) {

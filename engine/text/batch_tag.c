@@ -1,19 +1,20 @@
-/* engine/text/batch_tag.c: emissions from a model and the per-batch tagging step (see batch_tag.h). */
+/* engine/text/batch_tag.c: emissions from a model and the per-batch tagging step (see batch_tag.h).
+ */
 #define _POSIX_C_SOURCE 200809L
-#include "batch_tag.h"
-#include "clock.h"
+#include "text/batch_tag.h"
+#include "core/clock.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "decoders.h"
-#include "errmsg.h"
-#include "rowadd.h"
-#include "rowcache.h"
-#include "strhash.h"
+#include "alloc/arena.h"
+#include "core/errmsg.h"
+#include "core/rowadd.h"
+#include "decode/decoders.h"
+#include "text/rowcache.h"
+#include "text/strhash.h"
 
 int vt_textbuf_reserve(vt_textbuf *b, size_t more) {
   if (b->len + more <= b->cap) return 0;

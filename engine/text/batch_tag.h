@@ -11,11 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "constraints.h"
-#include "textmodel.h"
-#include "obsbigram.h"
-#include "rowcache.h"
-#include "sentbatch.h"
+#include "io/sentbatch.h"
+#include "text/constraints.h"
+#include "text/obsbigram.h"
+#include "text/rowcache.h"
+#include "text/textmodel.h"
 #include "vitesse.h"
 
 /* A growable output buffer (grows geometrically; reused across batches). */

@@ -1,5 +1,5 @@
 /* engine/text/conlleval.c: conlleval's chunk counting (see conlleval.h). */
-#include "conlleval.h"
+#include "text/conlleval.h"
 
 #include <stdlib.h>
 #include <string.h>

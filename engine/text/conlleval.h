@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "featdict.h"
+#include "text/featdict.h"
 #include "vitesse.h"
 
 typedef struct vt_conlleval {

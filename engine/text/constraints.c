@@ -1,6 +1,6 @@
 /* engine/text/constraints.c: tag dictionaries and partial labels (see constraints.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "constraints.h"
+#include "text/constraints.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errmsg.h"
-#include "strhash.h"
+#include "core/errmsg.h"
+#include "text/strhash.h"
 
 static uint32_t table_size(int64_t n) {
   uint32_t cap = 16;

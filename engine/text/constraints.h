@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "textmodel.h"
-#include "template.h"
+#include "text/template.h"
+#include "text/textmodel.h"
 #include "vitesse.h"
 
 /* Label names and dictionary words, each in an open-addressing table of string -> index. */

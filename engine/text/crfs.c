@@ -1,6 +1,6 @@
 /* engine/text/crfs.c: tagging CRFsuite item sequences with a crf1d model (see crfs.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "crfs.h"
+#include "text/crfs.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "arena.h"
-#include "errmsg.h"
-#include "strhash.h"
+#include "alloc/arena.h"
+#include "core/errmsg.h"
+#include "text/strhash.h"
 
 vt_status vt_crfs_bind(vt_crfs *m) {
   vt_status st = VT_ENOMEM;

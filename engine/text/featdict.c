@@ -1,10 +1,10 @@
 /* engine/text/featdict.c: the exact string dictionary (see featdict.h). */
-#include "featdict.h"
+#include "text/featdict.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "strhash.h"
+#include "text/strhash.h"
 
 vt_status vt_featdict_init(vt_featdict *d) {
   memset(d, 0, sizeof *d);

@@ -3,11 +3,11 @@
  * (each part 64-byte aligned); pointers into the model file are rebased onto the copy of its
  * bytes, the rest point at their own copies. The bound vt_trans is a second block from the
  * same memory (vt_trans_clone_to). */
-#include "model_replica.h"
+#include "text/model_replica.h"
 
 #include <string.h>
 
-#include "trans_replica.h"
+#include "core/trans_replica.h"
 
 _Static_assert(
     sizeof(vt_textmodel) == 336 && sizeof(vt_tmplset) == 104,

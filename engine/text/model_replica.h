@@ -4,8 +4,8 @@
 #ifndef VT_ENGINE_MODEL_REPLICA_H
 #define VT_ENGINE_MODEL_REPLICA_H
 
-#include "mem.h"
-#include "textmodel.h"
+#include "alloc/mem.h"
+#include "text/textmodel.h"
 
 /* Copies `src` into memory from `mem`: one block with the struct, the model file's bytes
  * (labels, feature records, hash table, template text), the transition scores and the compiled

@@ -2,12 +2,12 @@
  * transitions (see obsbigram.h). Each position builds its L x L edge matrix in scratch memory
  * (A plus that position's deltas): O(T L^2) time like Viterbi, with no SIMD kernels; these
  * models are the uncommon case. */
-#include "obsbigram.h"
+#include "text/obsbigram.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "arena.h"
+#include "alloc/arena.h"
 
 int vt_obs_algo_supported(vt_algo algo) {
   return algo == VT_ALGO_VITERBI || algo == VT_ALGO_VITERBI_SCALAR ||

@@ -1,10 +1,10 @@
 /* engine/text/rowcache.c: the row cache (rowcache.h): the local-template order, keys, probing. */
-#include "rowcache.h"
+#include "text/rowcache.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "strhash.h"
+#include "text/strhash.h"
 
 _Static_assert(sizeof(vt_rowcache_entry) == 64, "a cache entry is one cache line");
 

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "textmodel.h"
+#include "text/textmodel.h"
 
 /* Keys longer than this are not cached (such tokens take the ordinary path). */
 #define VT_ROWCACHE_KEY_MAX 44

@@ -1,10 +1,10 @@
 /* engine/text/template.c: parses template files into vt_tmplset (see template.h). */
-#include "template.h"
+#include "text/template.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "errmsg.h"
+#include "core/errmsg.h"
 
 typedef struct builder {
   vt_tmplset *ts;

@@ -29,8 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "io/sentbatch.h"
 #include "vitesse.h"
-#include "sentbatch.h"
 
 enum { VT_TI_LIT = 0, VT_TI_X = 1, VT_TI_T = 2, VT_TI_M = 3 };
 

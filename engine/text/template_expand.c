@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "template.h"
+#include "text/template.h"
 
 /* Longest sentinel: "_B-" or "_B+" and up to 10 digits. */
 #define SENTINEL_MAX 16

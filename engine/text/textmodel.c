@@ -1,12 +1,12 @@
 /* engine/text/textmodel.c: feature lookup in a loaded model, and its lifetime. */
 #define _POSIX_C_SOURCE 200809L
-#include "textmodel.h"
+#include "text/textmodel.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "strhash.h"
+#include "text/strhash.h"
 
 const uint8_t *vt_textmodel_find(const vt_textmodel *m, const char *s, size_t len) {
   uint64_t h = vt_strhash(s, len);

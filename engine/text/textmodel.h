@@ -1,4 +1,5 @@
-/* engine/text/textmodel.h: a trained tagging model, as loaded from a model file (engine/models/model_file.h).
+/* engine/text/textmodel.h: a trained tagging model, as loaded from a model file
+ * (engine/models/model_file.h).
  *
  * Read-only once loaded, and shared by every thread: labels (names, training frequencies and
  * rank order), the compiled templates, the feature table, sparse per-feature weights and the
@@ -15,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "template.h"
+#include "text/template.h"
 #include "vitesse.h"
 
 /* What a model records about its training (META section). */

@@ -1,16 +1,16 @@
 /* engine/train/chunk_train.c: averaged voted perceptron and max-margin updates for the joint
  * label-chunk model (see chunk_train.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "chunk_train.h"
-#include "clock.h"
+#include "train/chunk_train.h"
+#include "core/clock.h"
 
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "omp_tsan.h"
+#include "alloc/arena.h"
+#include "core/omp_tsan.h"
 
 static uint64_t splitmix(uint64_t *s) {
   uint64_t z = (*s += 0x9E3779B97F4A7C15ull);

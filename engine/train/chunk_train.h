@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "chunk_corpus.h"
-#include "chunk_model.h"
+#include "chunk/chunk_corpus.h"
+#include "chunk/chunk_model.h"
 #include "vitesse.h"
 
 /* Which (observation value, output) pairs get a weight. */

@@ -6,18 +6,18 @@
  * is changed in place for just the cells the update touched (vt_trans_update), so decoding
  * always sees the current weights at O(T) cost instead of a new O(L^2) binding. */
 #define _POSIX_C_SOURCE 200809L
-#include "train.h"
-#include "clock.h"
+#include "train/train.h"
+#include "core/clock.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "arena.h"
-#include "errmsg.h"
-#include "obsbigram.h"
-#include "strhash.h"
+#include "alloc/arena.h"
+#include "core/errmsg.h"
+#include "text/obsbigram.h"
+#include "text/strhash.h"
 
 vt_status vt_train_obs_deltas(const vt_weights *W, const vt_wover *D, const int32_t *bfeat,
                               int32_t n_b, int32_t T, int avg, vt_arena *arena,

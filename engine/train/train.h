@@ -4,10 +4,10 @@
 
 #include <stdint.h>
 
-#include "arena.h"
-#include "obsbigram.h"
-#include "train_corpus.h"
-#include "train_weights.h"
+#include "alloc/arena.h"
+#include "text/obsbigram.h"
+#include "train/train_corpus.h"
+#include "train/train_weights.h"
 #include "vitesse.h"
 
 typedef struct vt_perc_opts {

@@ -28,10 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "errmsg.h"
-#include "omp_tsan.h"
-#include "train.h"
+#include "core/clock.h"
+#include "core/errmsg.h"
+#include "core/omp_tsan.h"
+#include "train/train.h"
 
 /* One thread's scratch; written by that thread only. */
 typedef struct worker {

@@ -1,11 +1,12 @@
-/* engine/train/train_corpus.c: compiles sentence batches into training corpora (see train_corpus.h).
+/* engine/train/train_corpus.c: compiles sentence batches into training corpora (see
+ * train_corpus.h).
  */
-#include "train_corpus.h"
+#include "train/train_corpus.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "errmsg.h"
+#include "core/errmsg.h"
 
 vt_status vt_trainset_init(vt_trainset *d, const vt_tmplset *ts, int32_t label_col) {
   memset(d, 0, sizeof *d);

@@ -9,9 +9,9 @@
 
 #include <stdint.h>
 
-#include "featdict.h"
-#include "sentbatch.h"
-#include "template.h"
+#include "io/sentbatch.h"
+#include "text/featdict.h"
+#include "text/template.h"
 #include "vitesse.h"
 
 typedef struct vt_tcorpus {

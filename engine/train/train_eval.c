@@ -6,8 +6,8 @@
 #include <omp.h>
 #include <stdlib.h>
 
-#include "omp_tsan.h"
-#include "train.h"
+#include "core/omp_tsan.h"
+#include "train/train.h"
 
 /* Averaged transitions as doubles (float-rounded, as the model file stores them). */
 static vt_status averaged_trans(const vt_weights *W, double **A, double **S, double **F) {

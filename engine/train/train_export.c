@@ -1,5 +1,5 @@
 /* engine/train/train_export.c: averaged weights -> model image (see train_export.h). */
-#include "train_export.h"
+#include "train/train_export.h"
 
 #include <stdlib.h>
 #include <string.h>

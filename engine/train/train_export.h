@@ -2,9 +2,9 @@
 #ifndef VT_ENGINE_TRAIN_EXPORT_H
 #define VT_ENGINE_TRAIN_EXPORT_H
 
-#include "textmodel.h"
-#include "train_corpus.h"
-#include "train_weights.h"
+#include "text/textmodel.h"
+#include "train/train_corpus.h"
+#include "train/train_weights.h"
 
 /* Buffers an exported image owns. */
 typedef struct vt_export {

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "errmsg.h"
-#include "omp_tsan.h"
-#include "train.h"
+#include "core/clock.h"
+#include "core/errmsg.h"
+#include "core/omp_tsan.h"
+#include "train/train.h"
 
 /* One shard's state; everything here is written by the thread running the shard only. */
 typedef struct shard {

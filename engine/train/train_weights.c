@@ -1,11 +1,11 @@
 /* engine/train/train_weights.c: the perceptron's sparse/dense weight vectors (see train_weights.h).
  */
-#include "train_weights.h"
+#include "train/train_weights.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "rowadd.h"
+#include "core/rowadd.h"
 
 vt_status vt_weights_init(vt_weights *W, int32_t L, int32_t n_feat, const uint8_t *bigram) {
   memset(W, 0, sizeof *W);

@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "binfile.h"
+#include "io/binfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conll.h"
-#include "sentbatch.h"
+#include "io/conll.h"
+#include "io/sentbatch.h"
 
 #include "fuzz_common.h"
 

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
+#include "alloc/arena.h"
 #include "crf1d_write.h"
-#include "crfs.h"
-#include "crfs_items.h"
-#include "crfsuite_file.h"
+#include "io/crfs_items.h"
+#include "models/crfsuite_file.h"
+#include "text/crfs.h"
 #include "vitesse.h"
 
 #include "fuzz_common.h"

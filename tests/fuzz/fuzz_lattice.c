@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lattice_file.h"
+#include "io/lattice_file.h"
 #include "vitesse.h"
 
 #include "fuzz_common.h"

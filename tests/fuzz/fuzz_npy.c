@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "npy.h"
+#include "io/npy.h"
 
 #include "fuzz_common.h"
 

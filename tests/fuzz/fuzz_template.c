@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "template.h"
+#include "text/template.h"
 
 #include "fuzz_common.h"
 
