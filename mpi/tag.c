@@ -1,7 +1,6 @@
 /* mpi/tag.c: `vitesse-mpi tag`, `vitesse tag` across the ranks of an MPI job: the options
  * (vitesse tag's own parser), each input file in turn (tag_input.c cuts it into the ranks'
- * parts), each round's parts tagged with the ranks' engines (vt_engine_tag_part) and written at
- * their prefix-sum offsets into the output (outfile.c), --stats and progress for the job. Any
+ * parts, and tag_round.c tags and writes each round's parts), --stats and progress for the job. Any
  * model vitesse tag takes: a joint POS + chunk model with chunk-tag's options (its --eval counts
  * summed over the ranks), a CRFsuite model's item files cut at empty lines. With sep auto the
  * separator is decided once a file by its first token line, as the reader does. */
@@ -52,68 +51,6 @@ static int setup_parse(void *ctx) {
 static int setup_engine(void *ctx) {
   vt_mpi_tag_run *r = ctx;
   return vt_cli_engine_start(&r->t.run, 0, &r->eng) != 0 ? 2 : -1;
-}
-
-static void report_add(vt_run_report *a, const vt_run_report *b) {
-  a->sentences += b->sentences;
-  a->tokens += b->tokens;
-  a->wall_seconds += b->wall_seconds;
-  a->feature_seconds += b->feature_seconds;
-  a->decode_seconds += b->decode_seconds;
-  a->lookups += b->lookups;
-  a->unknown_features += b->unknown_features;
-  a->cache_hits += b->cache_hits;
-  a->eval_tokens += b->eval_tokens;
-  a->eval_pos_ok += b->eval_pos_ok;
-  a->eval_tag_ok += b->eval_tag_ok;
-  a->eval_chunks_gold += b->eval_chunks_gold;
-  a->eval_chunks_pred += b->eval_chunks_pred;
-  a->eval_chunks_ok += b->eval_chunks_ok;
-  vt_decode_stats_add(&a->decode, &b->decode);
-}
-
-int vt_mpi_tag_round(vt_mpi_tag_run *r, const char *name, int64_t first_line, int64_t bytes_upto) {
-  const vt_mpi *w = r->w;
-  char msg[MSG] = "";
-  double t = vt_mpi_now();
-  vt_corpus_part part;
-  memset(&part, 0, sizeof part);
-  part.data = r->in.p;
-  part.len = r->in.len;
-  part.name = name;
-  part.first_line = first_line;
-  r->outbuf.len = 0;
-  vt_run_report rep;
-  vt_status st =
-      vt_engine_tag_part(r->eng, r->t.m, &r->t.to, &part, vt_mpi_buf_sink, &r->outbuf, &rep);
-  int code = vt_mpi_code_of(st);
-  if (atomic_load(&vt_cli_stop)) code = VT_MPI_CANCELED;
-  if (code == VT_MPI_BAD || code == VT_MPI_FAIL) snprintf(msg, sizeof msg, "%s", vt_last_error());
-  report_add(&r->tot, &rep);
-  double t1 = vt_mpi_now();
-  r->ph.tag += t1 - t;
-  code = vt_mpi_agree(w, code, msg);
-  r->ph.exchange += vt_mpi_now() - t1;
-  if (code != VT_MPI_OK) return code;
-  t = vt_mpi_now();
-  code = vt_mpi_out_write(w, &r->out, r->outbuf.p, r->outbuf.len);
-  r->ph.write += vt_mpi_now() - t;
-  r->rounds++;
-  long long mine[2] = {rep.sentences, rep.tokens}, sum[2] = {0, 0};
-  MPI_Reduce(mine, sum, 2, MPI_LONG_LONG, MPI_SUM, 0, w->comm);
-  if (w->rank == 0 && r->pg.enabled) {
-    r->done_sents += sum[0];
-    r->done_tokens += sum[1];
-    vt_progress p;
-    memset(&p, 0, sizeof p);
-    p.items = r->done_sents;
-    p.tokens = r->done_tokens;
-    p.elapsed = vt_mpi_now() - r->t0;
-    p.bytes_read = bytes_upto;
-    p.bytes_total = r->total_bytes;
-    vt_cli_progress_show(&r->pg, &p);
-  }
-  return code;
 }
 
 /* Tags one input file (or standard input: "-") into the output. Returns an agreed code. */

@@ -1,6 +1,6 @@
-/* mpi/tag_run.h: what the two halves of `vitesse-mpi tag` share: the command (tag.c: options,
- * one file after the other, the round's tagging and writing, --stats) and the readers that cut
- * a file into the ranks' parts round by round (tag_input.c). */
+/* mpi/tag_run.h: what the three parts of `vitesse-mpi tag` share: the command (tag.c: options,
+ * one file after the other, --stats), the readers that cut a file into the ranks' parts round
+ * by round (tag_input.c), and the round's tagging and writing (tag_round.c). */
 #ifndef VT_MPI_TAG_RUN_H
 #define VT_MPI_TAG_RUN_H
 

@@ -55,6 +55,6 @@ for layer in $layers; do refuse "$VIEWS/front" "$layer/$(first_header "$layer")"
 refuse "$VIEWS/front" "api/model_impl.h"
 accept "$VIEWS/public" "vitesse.h"
 refuse "$VIEWS/public" "cli/cli.h"
-refuse "$VIEWS/public" "core/trans.h"
+refuse "$VIEWS/public" "core/trans_layout.h"
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "alloc/arena.h"
-#include "core/trans.h"
+#include "core/trans_layout.h"
 #include "decode/degen.h"
 #include "test_util.h"
 

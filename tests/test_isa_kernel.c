@@ -3,7 +3,7 @@
  * prefix shapes, nothing written past n_cur), range and argmax, on lengths around the vector
  * widths, with real, tied and -inf scores. */
 #include "core/kernel.h"
-#include "core/trans.h"
+#include "core/trans_layout.h"
 #include "test_isa.h"
 
 /* One maxplus call of level k against scalar on random rows. */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/kernel.h"
-#include "core/trans.h"
+#include "core/trans_layout.h"
 #include "decode/degen.h"
 #include "test_util.h"
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "test_util.h"
+#include "text/regex.h"
 #include "text/template.h"
 
 /* A sentence of T tokens and 2 columns, from "w0/p0 w1/p1 ..." pairs. */

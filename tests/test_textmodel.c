@@ -19,7 +19,10 @@
 #include "text/rowcache.h"
 #include "text/strhash.h"
 #include "train/train.h"
+#include "train/train_batch.h"
+#include "train/train_eval.h"
 #include "train/train_export.h"
+#include "train/train_ipm.h"
 
 static char dir[] = "/tmp/vt_test_textmodel.XXXXXX";
 static char corpus[300], model[300], scratch[300];

@@ -3,7 +3,7 @@
  * bound tables included), and decoders give the same paths on both. */
 #include <string.h>
 
-#include "core/trans.h"
+#include "core/trans_layout.h"
 #include "test_util.h"
 
 static int same(const void *a, const void *b, size_t n) { return n == 0 || !memcmp(a, b, n); }

@@ -9,7 +9,7 @@
 
 #include "api/model_impl.h"
 #include "core/errmsg.h"
-#include "core/trans.h"
+#include "core/trans_layout.h"
 #include "text/constraints.h"
 
 vt_status vt_constraints_create(vt_constraints **out, const vt_model *m) {

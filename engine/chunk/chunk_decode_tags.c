@@ -9,7 +9,7 @@
 #include "alloc/arena.h"
 #include "chunk/chunk_decode.h"
 #include "core/kernel.h"
-#include "core/trans.h"
+#include "core/trans_layout.h"
 
 vt_status vt_chunk_decode_tags(const vt_chunk_lattice *lat, vt_simd level, vt_arena *arena,
                                vt_chunk_out *out) {

@@ -10,12 +10,12 @@
 #include "vitesse.h"
 
 typedef struct vt_cli_names {
-  char *text;         /* the file's bytes, each name NUL-terminated in place */
-  const char **name;  /* name[y], y < n */
+  char *text;        /* the file's bytes, each name NUL-terminated in place */
+  const char **name; /* name[y], y < n */
   int32_t n;
-  vt_sink_fn sink;    /* where the renamed lines go */
+  vt_sink_fn sink; /* where the renamed lines go */
   void *sink_ctx;
-  char *buf;          /* one batch of renamed lines, reused */
+  char *buf; /* one batch of renamed lines, reused */
   size_t cap;
 } vt_cli_names;
 

@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/engine_opts.h"
+#include "cli/output_end.h"
+#include "cli/signals.h"
 
 int vt_cli_output_end(vt_status *st, int werr, int to_stdout, const char *out_path) {
   if (*st == VT_OK && to_stdout && fflush(stdout) != 0) { /* see a closed pipe before commit */

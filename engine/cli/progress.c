@@ -3,7 +3,7 @@
 
 #include <unistd.h>
 
-#include "cli/engine_opts.h"
+#include "cli/progress.h"
 
 void vt_cli_progress_init(vt_cli_progress *pg, int quiet, int64_t total_items) {
   pg->enabled = !quiet && isatty(STDERR_FILENO);
@@ -32,7 +32,7 @@ void vt_cli_progress_show(void *ctx, const vt_progress *p) {
   char el[32], eta[48] = "";
   put_clock(el, sizeof el, p->elapsed);
   /* Done so far: the items of a known total (decode), else the input bytes read (tag). */
-  double frac = pg->total_items > 0 ? (double)p->items / (double)pg->total_items
+  double frac = pg->total_items > 0  ? (double)p->items / (double)pg->total_items
                 : p->bytes_total > 0 ? (double)p->bytes_read / (double)p->bytes_total
                                      : 0;
   if (frac > 1) frac = 1;

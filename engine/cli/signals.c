@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/engine_opts.h"
+#include "cli/signals.h"
 
 atomic_int vt_cli_stop;
 

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/trans.h"
+#include "core/bounds.h"
+#include "core/trans_layout.h"
 
 static int32_t qmin(int32_t a, int32_t b) { return a < b ? a : b; }
 static double dmax(double a, double b) { return a > b ? a : b; }

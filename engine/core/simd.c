@@ -6,7 +6,7 @@
 #include <string.h>
 #include <threads.h>
 
-#include "core/kernel.h"
+#include "vitesse.h"
 
 static once_flag simd_once = ONCE_FLAG_INIT;
 static _Atomic int simd_level = VT_SIMD_SCALAR;

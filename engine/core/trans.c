@@ -1,6 +1,7 @@
 /* engine/core/trans.c: binds a transition model once, into padded row-major and transposed layouts.
  */
-#include "core/trans.h"
+#include "core/bounds.h"
+#include "core/trans_layout.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #define VT_ENGINE_TRANS_REPLICA_H
 
 #include "alloc/mem.h"
-#include "core/trans.h"
+#include "core/trans_layout.h"
 
 /* Copies `src` with every array it points to (kernel layouts, rank order, bound tables) into one
  * block taken from `mem`, and stores the copy in *out. The copy is read-only like the original,

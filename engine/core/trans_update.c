@@ -8,7 +8,8 @@
  * tables against a fresh binding after many random updates. */
 #include <math.h>
 
-#include "core/trans.h"
+#include "core/bounds.h"
+#include "core/trans_layout.h"
 
 /* Above this many cells, a full rebuild is as cheap as the incremental refresh. */
 #define MAX_INCREMENTAL 256

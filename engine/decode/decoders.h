@@ -2,7 +2,7 @@
 #ifndef VT_ENGINE_DECODERS_H
 #define VT_ENGINE_DECODERS_H
 
-#include "core/trans.h"
+#include "core/trans_layout.h"
 #include "decode/budget.h"
 
 /* Where a decoder writes its paths: room for `k` paths of T labels. */

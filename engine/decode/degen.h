@@ -29,7 +29,7 @@
 
 #include "alloc/arena.h"
 #include "core/kernel.h"
-#include "core/trans.h"
+#include "core/trans_layout.h"
 #include "decode/budget.h"
 #include "decode/degen_ops.h"
 

@@ -9,6 +9,7 @@
 
 #include "alloc/arena.h"
 #include "decode/posteriors.h"
+#include "decode/posteriors_fast.h"
 
 vt_status vt_posteriors(const vt_trans *trans, vt_arena *arena, const double *E, int32_t T,
                         double *marg, double *logz) {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "alloc/arena.h"
-#include "decode/posteriors.h"
+#include "decode/posteriors_fast.h"
 
 /* A sum at least this large lost only terms below 1e-305, relative 1e-55 of it. */
 #define VT_POST_TINY 1e-250

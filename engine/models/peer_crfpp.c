@@ -13,7 +13,7 @@
 #include "core/errmsg.h"
 #include "io/outfile.h"
 #include "models/peer_build.h"
-#include "models/peer_model.h"
+#include "models/peer_crfpp.h"
 
 #define BAD(...)                                                                                   \
   do {                                                                                             \

@@ -1,6 +1,9 @@
 /* engine/models/peer_model.c: recognising and opening peer toolkits' models (see peer_model.h). */
 #include "models/peer_model.h"
 
+#include "models/peer_crfpp.h"
+#include "models/peer_wapiti.h"
+
 #include <string.h>
 
 #include "io/outfile.h"

@@ -33,10 +33,4 @@ vt_peer_format vt_peer_format_named(const char *s);
 vt_status vt_peer_load_mem(vt_textmodel **out, vt_peer_format fmt, const void *data, size_t size,
                            const char *name, double cost_factor, char *err, size_t errlen);
 
-/* The loaders behind vt_peer_load_mem. */
-vt_status vt_peer_crfpp_load(vt_textmodel **out, const void *data, size_t size, const char *name,
-                             double cost_factor, char *err, size_t errlen);
-vt_status vt_peer_wapiti_load(vt_textmodel **out, const void *data, size_t size, const char *name,
-                              char *err, size_t errlen);
-
 #endif

@@ -15,7 +15,7 @@
 
 #include "io/outfile.h"
 #include "models/peer_build.h"
-#include "models/peer_model.h"
+#include "models/peer_wapiti.h"
 
 #define BAD(...)                                                                                   \
   do {                                                                                             \

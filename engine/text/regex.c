@@ -3,7 +3,7 @@
  * first, `?` tries the character first), but the match length is always the true one. */
 #include <stddef.h>
 
-#include "text/template.h"
+#include "text/regex.h"
 
 static int is_digit(int c) { return c >= '0' && c <= '9'; }
 static int is_lower(int c) { return c >= 'a' && c <= 'z'; }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/errmsg.h"
+#include "text/regex.h"
 
 typedef struct builder {
   vt_tmplset *ts;

@@ -104,11 +104,4 @@ size_t vt_tmpl_bound_unigrams(const vt_tmplset *ts, const vt_tokens *s);
  * column a macro reads must exist (s->ncols > ts->max_col: the caller checks). */
 size_t vt_tmpl_expand(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int32_t t, char *buf);
 
-/* Wapiti regex search: finds the leftmost match of `re` (validated by the parser) in the `n`
- * bytes at `s`. Returns 1 and sets *mstart, *mlen on a match, else 0. */
-int vt_regex_search(const char *re, const char *s, size_t n, size_t *mstart, size_t *mlen);
-
-/* Checks that `re` is a valid pattern of the subset; returns NULL or a static message. */
-const char *vt_regex_check(const char *re);
-
 #endif

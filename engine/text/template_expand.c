@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text/regex.h"
 #include "text/template.h"
 
 /* Longest sentinel: "_B-" or "_B+" and up to 10 digits. */

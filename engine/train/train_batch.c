@@ -31,7 +31,9 @@
 #include "core/clock.h"
 #include "core/errmsg.h"
 #include "core/omp_tsan.h"
-#include "train/train.h"
+#include "train/perc_step.h"
+#include "train/train_batch.h"
+#include "train/train_eval.h"
 
 /* One thread's scratch; written by that thread only. */
 typedef struct worker {

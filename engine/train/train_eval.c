@@ -1,13 +1,16 @@
-/* engine/train/train_eval.c: the dev evaluation of every epoch (vt_train_evaluate, train.h).
+/* engine/train/train_eval.c: the dev evaluation of every epoch and the epoch end (train_eval.h).
  *
  * The averaged transitions are bound once; then the sentences are decoded in parallel, each
  * thread with its own emission buffer, prediction and arena, reading only W and the binding,
  * and the correct tokens are summed (integers: the same count for any thread count). */
+#include "train/train_eval.h"
+
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/omp_tsan.h"
-#include "train/train.h"
+#include "train/perc_step.h"
 
 /* Averaged transitions as doubles (float-rounded, as the model file stores them). */
 static vt_status averaged_trans(const vt_weights *W, double **A, double **S, double **F) {
@@ -95,4 +98,35 @@ done:
   free(S);
   free(F);
   return st;
+}
+
+vt_status vt_train_epoch_end(const vt_weights *W, const vt_tcorpus *train, const vt_tcorpus *dev,
+                             const int32_t *rank, int obs_bigram, const vt_perc_opts *o,
+                             int32_t epoch, int64_t tok_err, int64_t sent_err, double secs,
+                             vt_perc_report *rep, int *stop) {
+  *stop = 0;
+  rep->seconds += secs;
+  rep->train_accuracy = train->n_tok ? 1.0 - (double)tok_err / (double)train->n_tok : 0;
+  if (dev) {
+    vt_status st =
+        vt_train_evaluate(W, dev, rank, obs_bigram, o->algo, o->threads, &rep->dev_accuracy);
+    if (st != VT_OK) return st;
+  }
+  rep->epochs = epoch;
+  if (o->on_epoch) {
+    vt_epoch_report er;
+    memset(&er, 0, sizeof er);
+    er.epoch = epoch;
+    er.epochs = o->epochs;
+    er.sentences = train->n_sent;
+    er.mistakes = er.updates = sent_err;
+    er.train_accuracy = rep->train_accuracy;
+    er.dev_accuracy = dev ? rep->dev_accuracy : -1;
+    er.dev_pos = er.dev_chunk_tags = er.dev_f1 = -1;
+    er.dev_sentences = dev ? dev->n_sent : 0;
+    er.seconds = secs;
+    er.total_seconds = rep->seconds;
+    *stop = o->on_epoch(o->ctx, &er) != 0;
+  }
+  return VT_OK;
 }

@@ -21,7 +21,9 @@
 #include "core/clock.h"
 #include "core/errmsg.h"
 #include "core/omp_tsan.h"
-#include "train/train.h"
+#include "train/perc_step.h"
+#include "train/train_eval.h"
+#include "train/train_ipm.h"
 
 /* One shard's state; everything here is written by the thread running the shard only. */
 typedef struct shard {

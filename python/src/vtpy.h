@@ -11,12 +11,16 @@
 
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #define PY_ARRAY_UNIQUE_SYMBOL vtpy_ARRAY_API
-#ifndef VTPY_MODULE_C
+#ifndef VTPY_COMMON_C
 #define NO_IMPORT_ARRAY
 #endif
 #include <numpy/arrayobject.h>
 
 #include <vitesse.h>
+
+/* Imports NumPy's API and makes the exception classes (once). Returns 0, or -1 with an
+ * exception set. */
+int vtpy_common_init(void);
 
 /* The exception classes: Error (a ValueError) and FileError (an Error and an OSError). */
 extern PyObject *vtpy_Error;

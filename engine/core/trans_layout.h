@@ -1,6 +1,7 @@
-/* engine/core/trans.h: the bound transition model, in the layouts the kernels read. */
-#ifndef VT_ENGINE_TRANS_H
-#define VT_ENGINE_TRANS_H
+/* engine/core/trans_layout.h: the bound transition model (vt_trans of vitesse.h, made by
+ * trans.c), in the layouts the kernels read, and the bounds that degenerate lattices use. */
+#ifndef VT_CORE_TRANS_LAYOUT_H
+#define VT_CORE_TRANS_LAYOUT_H
 
 #include <string.h>
 
@@ -42,21 +43,6 @@ struct vt_trans {
   int32_t *rank_of; /* rank_of[label] = its rank */
   vt_bounds bd;     /* rank-space layouts and suffix bounds */
 };
-
-/* (Re)builds tr->bd from A, S, F and the rank. Returns VT_OK or VT_ENOMEM (bd then empty). */
-vt_status vt_bounds_build(vt_trans *tr);
-
-/* Frees tr->bd. */
-void vt_bounds_free(vt_trans *tr);
-
-/* The parts of vt_bounds_build, for in-place updates (trans_update.c) that changed a few cells:
- * recompute to_max of rank row ri, from_max of rank column rj, both_max (after rows changed),
- * Sr/Fr and their suffix maxima and magnitudes, and a_max/mag_a. Each needs Ar/Art current. */
-void vt_bounds_row(vt_trans *tr, int32_t ri);
-void vt_bounds_col(vt_trans *tr, int32_t rj);
-void vt_bounds_both(vt_trans *tr);
-void vt_bounds_edges(vt_trans *tr);
-void vt_bounds_global(vt_trans *tr);
 
 /* Returns the largest q such that v is a multiple of 2^q (the exponent of its lowest set bit):
  * 0 for odd integers, -1 for 0.5, -1074 at most; INT32_MAX for 0 and non-finite v. A sum of

@@ -1,0 +1,22 @@
+/* engine/core/bounds.h: building the suffix bounds of a bound transition model (bounds.c). */
+#ifndef VT_CORE_BOUNDS_H
+#define VT_CORE_BOUNDS_H
+
+#include "core/trans_layout.h"
+
+/* (Re)builds tr->bd from A, S, F and the rank. Returns VT_OK or VT_ENOMEM (bd then empty). */
+vt_status vt_bounds_build(vt_trans *tr);
+
+/* Frees tr->bd. */
+void vt_bounds_free(vt_trans *tr);
+
+/* The parts of vt_bounds_build, for in-place updates (trans_update.c) that changed a few cells:
+ * recompute to_max of rank row ri, from_max of rank column rj, both_max (after rows changed),
+ * Sr/Fr and their suffix maxima and magnitudes, and a_max/mag_a. Each needs Ar/Art current. */
+void vt_bounds_row(vt_trans *tr, int32_t ri);
+void vt_bounds_col(vt_trans *tr, int32_t rj);
+void vt_bounds_both(vt_trans *tr);
+void vt_bounds_edges(vt_trans *tr);
+void vt_bounds_global(vt_trans *tr);
+
+#endif
