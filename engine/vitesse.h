@@ -385,6 +385,9 @@ typedef enum vt_model_kind {
                                CRFsuite item sequences (vt_tagger_tag_items) */
 } vt_model_kind;
 
+/* The kind's name: "tagger", "joint", "transitions" or "crfsuite" ("unknown" for another value). */
+VT_API const char *vt_model_kind_name(vt_model_kind kind);
+
 /* Opens the model file `path`, recognising its kind from its first bytes: a tagger model, a
  * joint model, a NumPy .npy (L, L) float matrix of transitions, or a CRFsuite model (the crf1d
  * file `crfsuite learn` writes, magic "lCRF", or the native file vt_model_save makes of one); a

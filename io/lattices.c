@@ -11,7 +11,7 @@
 #include "core/errmsg.h"
 
 vt_status vt_lattices_open(vt_lattices **out, const char *e_path, const char *n_path) {
-  char err[512];
+  char err[VT_ERR_LINE];
   vt_lattices *l = calloc(1, sizeof *l);
   *out = NULL;
   if (!l) return vt_fail(VT_ENOMEM, "out of memory");
@@ -203,7 +203,7 @@ fail:
 
 vt_status vt_trans_load(vt_trans **out, const char *a_path, const char *s_path, const char *f_path,
                         const char *r_path, const vt_lattices *lat) {
-  char err[512];
+  char err[VT_ERR_LINE];
   vt_lattice_file tf;
   int32_t *argmax_rank = NULL;
   vt_status st;

@@ -14,10 +14,11 @@
 
 vt_status vt_constraints_create(vt_constraints **out, const vt_model *m) {
   *out = NULL;
-  if (m->kind != VT_MODEL_TAGGER)
+  vt_textmodel *features = vt_kind_features(m);
+  if (!features)
     return vt_fail(VT_EUNSUPPORTED, "allowed labels need a tagger model (vitesse train)");
   vt_constraints *c = malloc(sizeof *c);
-  if (!c || vt_constraints_init(c, m->text) != VT_OK) {
+  if (!c || vt_constraints_init(c, features) != VT_OK) {
     free(c);
     return vt_fail(VT_ENOMEM, "out of memory");
   }
@@ -32,7 +33,7 @@ void vt_constraints_destroy(vt_constraints *c) {
 }
 
 vt_status vt_constraints_load_dict(vt_constraints *c, const char *path) {
-  char err[512];
+  char err[VT_ERR_LINE];
   vt_status st = vt_constraints_read(c, path, err, sizeof err);
   return st == VT_OK ? VT_OK : vt_fail(st, "%s", err);
 }
@@ -54,14 +55,6 @@ vt_status vt_constraints_columns(vt_constraints *c, int32_t word_col, int32_t pa
   c->word_col = word_col;
   c->partial_col = partial_col;
   return VT_OK;
-}
-
-/* The bound transitions of a tagger, transition or CRFsuite model, or NULL. */
-static vt_trans *model_trans(vt_model *m) {
-  if (m->kind == VT_MODEL_TAGGER) return m->text->trans;
-  if (m->kind == VT_MODEL_CRFSUITE) return m->crfs->trans;
-  if (m->kind == VT_MODEL_TRANSITIONS) return m->trans;
-  return NULL;
 }
 
 /* Forbids the pairs (prev[c], cur[c]) of `tr` (-1: start or end), and of tagger model `tm`'s own
@@ -116,11 +109,11 @@ done:
 }
 
 vt_status vt_model_forbid(vt_model *m, int32_t n, const int32_t *prev, const int32_t *cur) {
-  vt_trans *tr = model_trans(m);
+  vt_trans *tr = m->ops->trans(m);
   if (!tr)
     return vt_fail(VT_EUNSUPPORTED,
                    "forbidden transitions need a tagger, transition or CRFsuite model");
-  return forbid_trans(tr, m->kind == VT_MODEL_TAGGER ? m->text : NULL, n, prev, cur);
+  return forbid_trans(tr, vt_kind_features(m), n, prev, cur);
 }
 
 vt_status vt_trans_forbid(vt_trans *trans, int32_t n, const int32_t *prev, const int32_t *cur) {
@@ -192,7 +185,7 @@ static vt_status forbid_file(vt_model *m, vt_trans *tr, const char *path) {
     st = vt_fail(VT_EIO, "%s: read error: %s", path, strerror(errno));
     goto done;
   }
-  st = forbid_trans(tr, m && m->kind == VT_MODEL_TAGGER ? m->text : NULL, (int32_t)n, prev, cur);
+  st = forbid_trans(tr, m ? vt_kind_features(m) : NULL, (int32_t)n, prev, cur);
 done:
   if (f) fclose(f);
   free(line);
@@ -202,7 +195,7 @@ done:
 }
 
 vt_status vt_model_forbid_file(vt_model *m, const char *path) {
-  vt_trans *tr = model_trans(m);
+  vt_trans *tr = m->ops->trans(m);
   if (!tr)
     return vt_fail(VT_EUNSUPPORTED,
                    "forbidden transitions need a tagger, transition or CRFsuite model");
@@ -222,7 +215,7 @@ static char bio_kind(const char *name, const char **type) {
 
 vt_status vt_model_forbid_bio(vt_model *m, int32_t *n_out) {
   if (n_out) *n_out = 0;
-  vt_trans *tr = model_trans(m);
+  vt_trans *tr = m->ops->trans(m);
   if (!tr)
     return vt_fail(VT_EUNSUPPORTED, "forbidden transitions need a tagger or a transition "
                                     "model");

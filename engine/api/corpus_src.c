@@ -99,7 +99,7 @@ static vt_status batch_add(vt_sentbatch *b, const vt_sentence_in *s, const char 
 
 vt_status vt_corpus_src_each(const vt_corpus_src *src, const vt_reader_opts *ro, vt_conll_fn fn,
                              void *ctx) {
-  char err[512];
+  char err[VT_ERR_LINE];
   vt_status st = VT_OK;
   vt_conll *r = NULL;
   vt_sentbatch b;

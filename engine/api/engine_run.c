@@ -1,6 +1,7 @@
 /* engine/api/engine_run.c: the public engine runs (vitesse.h): tagging with any model kind, and
  * decoding score lattices. The policy lives here (which decoder and which corpus options a model
- * tags with); the run loops are beside the scheduler (engine/sched/ *_job.c). */
+ * tags with, asked of its kind's table); the run loops are beside the scheduler
+ * (engine/sched/corpus_job.c, decode_job.c). */
 #include <string.h>
 
 #include "api/model_impl.h"
@@ -35,14 +36,16 @@ static vt_status tag_run(vt_engine *e, const vt_model *m, const vt_tag_opts *opt
   else
     vt_tag_opts_init(&o);
   if (!sink) return vt_fail(VT_EINVAL, "tag: no sink");
-  if (m->kind == VT_MODEL_TRANSITIONS)
+  const vt_corpus_ops *k = m->ops->corpus;
+  if (!k)
     return vt_fail(VT_EUNSUPPORTED, "a transition model has no features to tag with: decode "
                                     "score lattices with vt_engine_decode");
-  if (o.crfsuite_out && m->kind != VT_MODEL_CRFSUITE)
+  if (o.crfsuite_out && !k->items)
     return vt_fail(VT_EUNSUPPORTED, "CRFsuite's -p, -i and -l need a CRFsuite model");
-  if ((o.verbose || o.constraints) && m->kind != VT_MODEL_TAGGER)
+  const vt_textmodel *features = vt_kind_features(m);
+  if ((o.verbose || o.constraints) && !features)
     return vt_fail(VT_EUNSUPPORTED, "marginals (-v) and allowed labels need a tagger model");
-  if (o.constraints && o.constraints->model != m->text)
+  if (o.constraints && o.constraints->model != features)
     return vt_fail(VT_EINVAL, "the constraints were made for another model");
   if (o.verbose < 0 || o.verbose > 2) return vt_fail(VT_EINVAL, "verbose: 0, 1 or 2 expected");
   if (o.label_sep != 0 && o.label_sep != '\t' && o.label_sep != ' ')
@@ -50,11 +53,8 @@ static vt_status tag_run(vt_engine *e, const vt_model *m, const vt_tag_opts *opt
   if (o.decode.k < 1) vt_model_default_decoder(m, 1, &o.decode);
   if ((st = vt_model_check_decoder(m, &o.decode)) != VT_OK) return st;
   vt_model_reader(m, &o, &ro);
-  if (m->kind == VT_MODEL_CRFSUITE)
-    return vt_crfs_job_run(e, m->crfs, &o, &ro, files, n_files, part, sink, sink_ctx, rep);
-  if (m->kind == VT_MODEL_JOINT_CHUNK)
-    return vt_chunk_job_run(e, &m->chunk, &o, &ro, files, n_files, part, sink, sink_ctx, rep);
-  return vt_tag_job_run(e, m->text, &o, &ro, files, n_files, part, sink, sink_ctx, rep);
+  if (k->check && (st = k->check(m, &o)) != VT_OK) return st;
+  return vt_corpus_job_run(e, m, &o, &ro, files, n_files, part, sink, sink_ctx, rep);
 }
 
 vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,

@@ -115,7 +115,7 @@ void vt_eval_opts_init(vt_eval_opts *o) {
 }
 
 vt_status vt_eval_files(const vt_eval_opts *o, const char *const *files, int n_files, FILE *out) {
-  char err[512];
+  char err[VT_ERR_LINE];
   vt_status st = VT_ENOMEM;
   eval_run *ev = calloc(1, sizeof *ev);
   if (!ev || vt_conlleval_init(&ev->whole) != VT_OK) goto done;

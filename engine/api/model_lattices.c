@@ -68,7 +68,7 @@ static vt_status add_batch(void *ctx, const vt_sentbatch *b, char *err, size_t e
 vt_status vt_model_write_lattices(const vt_model *mdl, const vt_tag_opts *o,
                                   const char *const *files, int n_files, const char *dir,
                                   vt_run_report *rep) {
-  char err[512], path[4096];
+  char err[VT_ERR_LINE], path[4096];
   vt_status st = VT_ENOMEM;
   vt_arena *arena = NULL;
   grow_buf E = {0}, N = {0};
@@ -83,10 +83,10 @@ vt_status vt_model_write_lattices(const vt_model *mdl, const vt_tag_opts *o,
     vt_tag_opts_init(&dflt);
     o = &dflt;
   }
-  if (mdl->kind != VT_MODEL_TAGGER)
+  const vt_textmodel *m = vt_kind_features(mdl);
+  if (!m)
     return vt_fail(VT_EUNSUPPORTED, "%s: only a tagger model has score lattices of this form",
                    mdl->name);
-  const vt_textmodel *m = mdl->text;
   if (m->obs_bigram)
     return vt_fail(VT_EUNSUPPORTED,
                    "%s: observation-dependent bigram templates make transitions depend on the "

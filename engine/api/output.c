@@ -9,7 +9,7 @@ struct vt_output {
 };
 
 vt_status vt_output_open(vt_output **out, const char *path) {
-  char err[512];
+  char err[VT_ERR_LINE];
   vt_output *o = calloc(1, sizeof *o);
   *out = NULL;
   if (!o) return vt_fail(VT_ENOMEM, "out of memory");
@@ -29,7 +29,7 @@ int vt_output_is_atomic(const vt_output *o) { return o->of.tmp != NULL; }
 const char *vt_output_temp_path(const vt_output *o) { return o ? o->of.tmp : NULL; }
 
 vt_status vt_output_commit(vt_output *o) {
-  char err[512];
+  char err[VT_ERR_LINE];
   int st = vt_outfile_commit(&o->of, err, sizeof err);
   free(o);
   return st == VT_OK ? VT_OK : vt_fail((vt_status)st, "%s", err);

@@ -154,7 +154,7 @@ vt_status vt_tagdict_build(const vt_reader_opts *ro, const char *const *files, i
   memset(&d, 0, sizeof d);
   d.word_col = word_col;
   d.label_col = label_col;
-  char err[512];
+  char err[VT_ERR_LINE];
   vt_status st = VT_OK;
   vt_reader_opts r;
   if (ro)

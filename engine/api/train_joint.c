@@ -99,7 +99,7 @@ static vt_status train_joint(const vt_train_opts *o, const vt_corpus_src *train_
   const char *train_path = train_src->sents ? train_src->name : train_src->files[0];
   const int has_test = test_src->sents || test_src->n_files > 0;
   vt_status st;
-  char err[512];
+  char err[VT_ERR_LINE];
   vt_chunk_model m;
   vt_chunk_corpus train, test;
   memset(&train, 0, sizeof train);

@@ -56,7 +56,7 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
                               const vt_corpus_src *dev, const char *out_path,
                               vt_train_report *rep) {
   vt_status st = VT_OK;
-  char err[512];
+  char err[VT_ERR_LINE];
   vt_tmplset ts;
   memset(&ts, 0, sizeof ts);
   vt_trainset d;

@@ -1,6 +1,6 @@
 /* engine/cli/cmd_chunk_tag.c: `vitesse chunk-tag` (= `vitesse tag -m JOINT_MODEL`): a column
  * corpus in, the same lines with the predicted POS tag and chunk label (B-X, I-X, O) appended:
- * options in, vt_engine_tag, messages out. */
+ * the joint model's options, then the one tagging run of every kind (tag_drive.c). */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/decoder_opts.h"
 #include "cli/engine_opts.h"
+#include "cli/tag_drive.h"
 #include "cli/text_cli.h"
 
 static void usage(FILE *f) {
@@ -163,42 +164,23 @@ void vt_cli_chunk_tag_stats(const vt_cli_chunk_tag *ct, const vt_run_report *rep
           rep->decode_seconds > 0 ? ns / rep->decode_seconds : 0.0);
 }
 
+/* The evaluation, and with --stats the opening of the JSON object (tag_drive.h). */
+static void report(void *ctx, const vt_run_report *rep, double secs, double cpu, FILE *f) {
+  const vt_cli_chunk_tag *ct = ctx;
+  (void)cpu;
+  if (ct->to.eval) vt_cli_chunk_tag_eval(rep, f);
+  if (ct->run.stats) vt_cli_chunk_tag_stats(ct, rep, secs, f);
+}
+
 int vt_cli_chunk_tag_with(int argc, char **argv, vt_model *pre) {
   vt_cli_chunk_tag ct;
   memset(&ct, 0, sizeof ct);
   ct.m = pre;
-  vt_engine *eng = NULL;
-  vt_output *of = NULL;
   int rc = vt_cli_chunk_tag_setup(&ct, argc, argv);
-  if (rc >= 0) goto done;
-  rc = VT_EXIT_FAIL;
-  if (vt_cli_engine_start(&ct.run, 0, &eng) != 0) {
-    rc = VT_EXIT_USAGE;
-    goto done;
+  if (rc < 0) {
+    vt_cli_tag_run r = {&ct.run, ct.m, &ct.to, ct.files, ct.n_files, ct.out_path, report, &ct};
+    rc = vt_cli_tag_drive(&r);
   }
-  if (vt_output_open(&of, ct.out_path) != VT_OK) {
-    vt_cli_error("%s", vt_last_error());
-    goto done;
-  }
-  vt_cli_signals_temp(vt_output_temp_path(of)); /* a second ^C removes it */
-  const double t0 = vt_cli_now();
-  vt_run_report rep;
-  vt_status st = vt_engine_tag(eng, ct.m, &ct.to, ct.files, ct.n_files, vt_sink_file,
-                               vt_output_file(of), &rep);
-  rc = vt_cli_tag_end(st, &rep, &of, ct.out_path, st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE);
-  if (rc >= 0) goto done;
-  const double secs = vt_cli_now() - t0;
-  if (ct.to.eval) vt_cli_chunk_tag_eval(&rep, stderr);
-  if (ct.run.stats) {
-    vt_cli_chunk_tag_stats(&ct, &rep, secs, stderr);
-    vt_engine_stats_json(eng, stderr);
-    fputs("}\n", stderr);
-  }
-  rc = VT_EXIT_OK;
-done:
-  vt_cli_signals_temp(NULL);
-  vt_output_abort(of);
-  vt_cli_engine_stop(eng);
   vt_model_close(ct.m);
   return rc;
 }

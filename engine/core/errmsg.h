@@ -4,6 +4,10 @@
 
 #include <stddef.h>
 
+/* The room for a one-line message ("NAME:LINE: problem"): what the library's callers hand the
+ * functions that take `char *err, size_t errlen`. */
+#define VT_ERR_LINE 512
+
 /* Formats "NAME: MESSAGE" (or "MESSAGE" when name is NULL) into err (errlen bytes, may be 0),
  * truncating, always NUL-terminated; control characters become '?' so it stays one line. */
 void vt_errorf(char *err, size_t errlen, const char *name, const char *fmt, ...)

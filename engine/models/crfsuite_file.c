@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "io/binfile.h"
+#include "io/readall.h"
 #include "io/outfile.h"
 
 #define CRF1D_HEADER 48
@@ -318,7 +319,7 @@ int vt_crfs_load_mem(vt_crfs **out, const void *data, size_t size, const char *n
 
 int vt_crfs_load(vt_crfs **out, const char *path, char *err, size_t errlen) {
   unsigned char head[8];
-  size_t n = 0, len = 0, cap = 0;
+  size_t n = 0, len = 0;
   unsigned char *buf = NULL;
   int st = VT_EIO;
   *out = NULL;
@@ -335,25 +336,7 @@ int vt_crfs_load(vt_crfs **out, const char *path, char *err, size_t errlen) {
     return st != VT_OK ? st : load_native(out, &bf, path, err, errlen);
   }
   rewind(f);
-  for (;;) {
-    if (cap - len < 65536) {
-      unsigned char *nb =
-          cap < ((size_t)1 << 40) ? realloc(buf, cap = cap ? 2 * cap : 1 << 20) : NULL;
-      if (!nb) {
-        st = VT_ENOMEM;
-        vt_io_errorf(err, errlen, path, "out of memory");
-        goto done;
-      }
-      buf = nb;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) break;
-  }
-  if (ferror(f)) {
-    vt_io_errorf(err, errlen, path, "read error: %s", strerror(errno));
-    goto done;
-  }
+  if ((st = vt_read_stream(f, path, (char **)&buf, &len, err, errlen)) != VT_OK) goto done;
   st = load_crf1d(out, buf, len, path, err, errlen);
 done:
   fclose(f);

@@ -1,5 +1,5 @@
-/* engine/sched/corpus_feed.c: corpus files cut into batches of whole sentences, and the batches'
- * text handed on in order (corpus_feed.h). */
+/* engine/sched/corpus_feed.c: corpus files (columns or CRFsuite items) cut into batches of whole
+ * sentences, and the batches' text handed on in order (corpus_feed.h). */
 #include "sched/corpus_feed.h"
 
 #include <errno.h>
@@ -45,6 +45,37 @@ int vt_corpus_feed_read(vt_corpus_feed *f, vt_conll_text *t, vt_sentbatch *sb, v
   }
 }
 
+int vt_corpus_feed_read_items(vt_corpus_feed *f, vt_items_batch *ib, vt_sched_batch *b) {
+  const size_t max_bytes = (size_t)(f->budget > 0 ? f->budget : 4096) * 64;
+  for (;;) {
+    if (!f->items) {
+      if (f->file >= (f->n_files && !f->part ? f->n_files : 1)) return 0;
+      const char *path = f->n_files ? f->files[f->file] : "-";
+      const vt_corpus_part *pt = f->part;
+      vt_status st =
+          pt ? vt_items_open_mem(&f->items, pt->name, pt->data, pt->len, (uint64_t)pt->first_line,
+                                 f->ro->max_line_bytes, f->ro->max_tokens, b->err, sizeof b->err)
+             : vt_items_open(&f->items, path, f->ro->max_line_bytes, f->ro->max_tokens, b->err,
+                             sizeof b->err);
+      if (st != VT_OK) return st;
+    }
+    vt_status st = vt_items_read(f->items, ib, max_bytes, b->err, sizeof b->err);
+    if (st != VT_OK) return st;
+    if (ib->n_seq > 0) {
+      b->first = f->read_sents;
+      b->items = ib->n_seq;
+      b->tokens = ib->items;
+      f->read_sents += ib->n_seq;
+      return 1;
+    }
+    int64_t size, at = vt_items_offset(f->items, &size);
+    f->bytes_done += size >= 0 ? size : at;
+    vt_items_close(f->items);
+    f->items = NULL;
+    f->file++;
+  }
+}
+
 vt_status vt_corpus_feed_parse(const vt_corpus_feed *f, const vt_conll_text *t, vt_sentbatch *sb,
                                vt_sched_batch *b) {
   vt_sentbatch_clear(sb);
@@ -69,7 +100,9 @@ static int64_t input_size(const vt_corpus_feed *f) {
 }
 
 int64_t vt_corpus_feed_bytes(vt_corpus_feed *f, int64_t *total) {
-  int64_t size = 0, at = f->r ? vt_conll_offset(f->r, &size) : 0;
+  int64_t size = 0, at = f->r       ? vt_conll_offset(f->r, &size)
+                         : f->items ? vt_items_offset(f->items, &size)
+                                    : 0;
   if (f->bytes_total < 0) f->bytes_total = input_size(f);
   *total = f->bytes_total;
   return f->bytes_done + at;
@@ -78,9 +111,12 @@ int64_t vt_corpus_feed_bytes(vt_corpus_feed *f, int64_t *total) {
 void vt_corpus_feed_close(vt_corpus_feed *f) {
   vt_conll_close(f->r);
   f->r = NULL;
+  vt_items_close(f->items);
+  f->items = NULL;
 }
 
-vt_status vt_corpus_out_write(vt_corpus_out *o, const vt_textbuf *tb, const vt_sentbatch *sb) {
+vt_status vt_corpus_out_write(vt_corpus_out *o, const vt_textbuf *tb, int64_t sentences,
+                              int64_t tokens) {
   if (tb->len) {
     errno = 0;
     vt_status st = o->sink(o->sink_ctx, tb->p, tb->len);
@@ -89,9 +125,7 @@ vt_status vt_corpus_out_write(vt_corpus_out *o, const vt_textbuf *tb, const vt_s
       return st;
     }
   }
-  for (int32_t s = 0; s < sb->n_sents; s++) {
-    o->rep->sentences += sb->sents[s].T > 0;
-    o->rep->tokens += sb->sents[s].T;
-  }
+  o->rep->sentences += sentences;
+  o->rep->tokens += tokens;
   return VT_OK;
 }

@@ -1,12 +1,13 @@
-/* engine/sched/corpus_feed.h: the two ends of the corpus jobs (tag_job.c, chunk_job.c): the
- * reader cuts the corpus files, one after the other, into batches of whole sentences for the
- * scheduler (the raw lines only: the workers parse them, so the reading thread does byte work
- * only, and its CPU time per sentence stays far below a worker's); the writer hands each
- * batch's text to the run's sink and counts what it wrote. */
+/* engine/sched/corpus_feed.h: the two ends of the corpus job (corpus_job.c): the reader cuts the
+ * corpus files, one after the other, into batches of whole sentences for the scheduler (column
+ * corpora: the raw lines only, the workers parse them, so the reading thread does byte work only
+ * and its CPU time per sentence stays far below a worker's; CRFsuite item files: whole
+ * sequences); the writer hands each batch's text to the run's sink and counts what it wrote. */
 #ifndef VT_SCHED_CORPUS_FEED_H
 #define VT_SCHED_CORPUS_FEED_H
 
 #include "io/conll.h"
+#include "io/crfs_items.h"
 #include "sched/scheduler.h"
 #include "text/batch_tag.h"
 
@@ -20,6 +21,7 @@ typedef struct vt_corpus_feed {
   int64_t bytes_done;         /* bytes of the files finished */
   int64_t bytes_total;        /* all the files' bytes, 0 = unknown, -1 = not yet looked at */
   const vt_corpus_part *part; /* not NULL: read this piece of memory instead of the files */
+  vt_items *items;            /* CRFsuite item files: the file being read */
 } vt_corpus_feed;
 
 /* Cuts the next batch of whole sentences into `t` (their raw lines: byte work only, on the
@@ -28,6 +30,10 @@ typedef struct vt_corpus_feed {
  * vt_status with the reader's one-line message in b->err (`sb` is then scratch): a vt_sched_job
  * read callback's contract. */
 int vt_corpus_feed_read(vt_corpus_feed *f, vt_conll_text *t, vt_sentbatch *sb, vt_sched_batch *b);
+
+/* As vt_corpus_feed_read, for CRFsuite item files: the next batch of whole sequences (about 64
+ * bytes a token of the budget) into `ib`, with b->tokens its items. */
+int vt_corpus_feed_read_items(vt_corpus_feed *f, vt_items_batch *ib, vt_sched_batch *b);
 
 /* Parses the batch `t` cut by vt_corpus_feed_read into `sb` (cleared first) and sets b->tokens:
  * the first step of a worker. Returns VT_OK, or VT_EFORMAT / VT_ENOMEM with the one-line
@@ -51,8 +57,10 @@ typedef struct vt_corpus_out {
   vt_run_report *rep; /* sentences (with a token) and tokens written are added here */
 } vt_corpus_out;
 
-/* Hands `tb` (the text of the sentences of `sb`) to the sink and counts them: a vt_sched_job write
- * callback's contract. Returns VT_OK or the sink's failure (o->write_errno then set). */
-vt_status vt_corpus_out_write(vt_corpus_out *o, const vt_textbuf *tb, const vt_sentbatch *sb);
+/* Hands `tb` (the text of a batch of `sentences` sentences with a token, `tokens` tokens) to the
+ * sink and counts them: a vt_sched_job write callback's contract. Returns VT_OK or the sink's
+ * failure (o->write_errno then set). */
+vt_status vt_corpus_out_write(vt_corpus_out *o, const vt_textbuf *tb, int64_t sentences,
+                              int64_t tokens);
 
 #endif

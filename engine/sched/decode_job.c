@@ -221,23 +221,19 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
                             const vt_conf_opts *conf, const vt_lattices *lat, int64_t first,
                             int64_t count, vt_sink_fn sink, void *sink_ctx, vt_run_report *rep) {
   vt_status st = VT_ENOMEM;
-  vt_sched *sched = NULL;
-  vt_sched_stats rs;
   const vt_plan *plan = &e->plan;
-  char err[300];
   decode_job j;
   memset(&j, 0, sizeof j);
   memset(rep, 0, sizeof *rep);
-  memset(&rs, 0, sizeof rs);
   if (vt_trans_labels(trans) != lat->L) {
     st = vt_fail(VT_EINVAL, "the transition model has %d labels, the lattices %d",
                  vt_trans_labels(trans), lat->L);
-    goto done;
+    goto fail;
   }
   if (first < 0 || count < 0 || first > lat->n_sent || count > lat->n_sent - first) {
     st = vt_fail(VT_EINVAL, "decode: sentences [%lld, %lld) are not in the %lld of the lattices",
                  (long long)first, (long long)first + (long long)count, (long long)lat->n_sent);
-    goto done;
+    goto fail;
   }
   j.src = lat;
   j.next = first;
@@ -253,7 +249,7 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
   j.wstats = aligned_alloc(64, (size_t)plan->n_workers * sizeof *j.wstats);
   if (!j.wstats) {
     vt_fail(st, "out of memory");
-    goto done;
+    goto fail;
   }
   memset(j.wstats, 0, (size_t)plan->n_workers * sizeof *j.wstats);
   if (conf->post_sink && first == 0) { /* the .npy header of the whole set: the rows follow */
@@ -264,44 +260,25 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
     if ((st = conf->post_sink(conf->post_ctx, hdr, n)) != VT_OK) {
       j.write_errno = rep->write_errno = errno ? errno : EIO;
       vt_fail(st, "write error: %s", strerror(j.write_errno));
-      goto done;
+      goto fail;
     }
   }
-  vt_sched_config cfg = {&e->topo, plan, e->opts.slots, 0, trans, trans_clone, trans_free};
-  st = vt_sched_create(&sched, &cfg);
-  if (st != VT_OK) {
-    vt_fail(st, "cannot set up the engine: %s", vt_strerror(st));
-    goto done;
-  }
-  vt_sched_job job = {&j,
-                      decode_read,
-                      decode_work,
-                      decode_write,
-                      e->opts.progress ? decode_progress : NULL,
-                      0,
-                      &e->cancel,
-                      e->opts.sink_any_thread};
-  st = vt_sched_run(sched, &job, &rs, err, sizeof err);
-  if (st == VT_ECANCELED)
-    vt_fail(st, "canceled");
-  else if (j.write_errno)
-    vt_fail(st, "write error: %s", strerror(j.write_errno));
-  else if (st != VT_OK)
-    vt_fail(st, "%s", err);
-  rep->write_errno = j.write_errno;
-  for (int i = 0; i < plan->n_workers; i++) {
-    vt_decode_stats_add(&rep->decode, &j.wstats[i].d);
-  }
-  rep->wall_seconds = rs.wall_seconds;
-  rep->serial_cpu_seconds = rs.serial_cpu_seconds;
-  rep->worker_cpu_seconds = rs.worker_cpu_seconds;
-  rep->sentences = rs.items_written;
-  rep->tokens = rs.tokens_written;
-  rep->canceled = rs.canceled;
-done:
-  vt_engine_keep_stats(e, &rs);
-  if (st == VT_ECANCELED) atomic_store(&e->cancel, 0);
-  vt_sched_destroy(sched);
+  vt_engine_job ej = {{&j, decode_read, decode_work, decode_write, decode_progress, 0, NULL, 0},
+                      trans,
+                      trans_clone,
+                      trans_free,
+                      NULL,
+                      &j.write_errno,
+                      1};
+  st = vt_engine_job_run(e, &ej, rep);
+  for (int i = 0; i < plan->n_workers; i++) vt_decode_stats_add(&rep->decode, &j.wstats[i].d);
   free(j.wstats);
   return st;
+fail : { /* nothing ran: the engine's last-run statistics are empty */
+  vt_sched_stats none;
+  memset(&none, 0, sizeof none);
+  vt_engine_keep_stats(e, &none);
+  free(j.wstats);
+  return st;
+}
 }

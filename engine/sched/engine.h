@@ -1,6 +1,7 @@
 /* engine/sched/engine.h: what a public vt_engine holds (vitesse.h): the options, the machine and
  * the plan they lead to, the cancel flag and the last run's scheduler statistics; and the run
- * loops (engine/sched/ *_job.c) that drive the scheduler for each kind of input. */
+ * loops that drive the scheduler: one for corpora (corpus_job.c, any model kind), one for score
+ * lattices (decode_job.c), both made by vt_engine_job_run (engine_job.c). */
 #ifndef VT_SCHED_ENGINE_H
 #define VT_SCHED_ENGINE_H
 
@@ -10,9 +11,6 @@
 #include "sched/topo.h"
 #include "vitesse.h"
 
-struct vt_textmodel;
-struct vt_chunk_model;
-struct vt_crfs;
 
 struct vt_engine {
   vt_engine_opts opts;
@@ -30,28 +28,37 @@ void vt_engine_keep_stats(vt_engine *e, const vt_sched_stats *rs);
 void vt_engine_progress(const vt_engine_opts *eo, const vt_sched_progress *p, int64_t bytes_read,
                         int64_t bytes_total);
 
+/* One run of the engine's scheduler, as every run loop makes it: the job's callbacks, the model
+ * the workers read (replicated per node when `clone` is set), and where the job keeps the errno
+ * of a failed sink write. */
+typedef struct vt_engine_job {
+  vt_sched_job job; /* ctx and callbacks (progress: used when the engine has a progress hook) */
+  const void *model;
+  vt_status (*clone)(const void *model, const vt_mem *mem, void **out);
+  void (*clone_free)(void *replica, const vt_mem *mem);
+  /* Optional: makes the job's state for `slots` slots of the ring and `workers` workers, once the
+   * scheduler is made. Returns VT_OK or VT_ENOMEM. */
+  vt_status (*setup)(void *ctx, int slots, int workers);
+  const int *write_errno;
+  int count_written; /* 1: rep->sentences and rep->tokens are the scheduler's written counts */
+} vt_engine_job;
+
+/* Runs `j` on the engine: makes the scheduler, the job's state (j->setup), runs, fills `rep`'s
+ * times and the write errno, keeps the scheduler statistics in e->ss, records a failure's one
+ * line (canceled, a write error, or the job's message) in vt_last_error, and clears the cancel
+ * flag of a canceled run. Returns the run's status. */
+vt_status vt_engine_job_run(vt_engine *e, vt_engine_job *j, vt_run_report *rep);
+
 /* The run loops. Each fills `rep` (never NULL here), leaves the message of a failure in
  * vt_last_error, and keeps the scheduler statistics in e->ss. */
 
-/* Tags corpus files, or the piece of memory `part` when not NULL, with a tagger model
- * (engine/sched/tag_job.c). */
-vt_status vt_tag_job_run(vt_engine *e, const struct vt_textmodel *m, const vt_tag_opts *o,
-                         const vt_reader_opts *ro, const char *const *files, int n_files,
-                         const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
-                         vt_run_report *rep);
-
-/* Tags corpus files, or `part`, with a joint label-chunk model (engine/sched/chunk_job.c). */
-vt_status vt_chunk_job_run(vt_engine *e, const struct vt_chunk_model *m, const vt_tag_opts *o,
-                           const vt_reader_opts *ro, const char *const *files, int n_files,
-                           const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
-                           vt_run_report *rep);
-
-/* Tags CRFsuite item files, or `part` (a piece of one), with a CRFsuite model
- * (engine/sched/crfs_job.c). */
-vt_status vt_crfs_job_run(vt_engine *e, const struct vt_crfs *m, const vt_tag_opts *o,
-                          const vt_reader_opts *ro, const char *const *files, int n_files,
-                          const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
-                          vt_run_report *rep);
+/* Tags corpus files, or the piece of memory `part` when not NULL, with model `m` of any kind
+ * that has features (engine/sched/corpus_job.c): the kind's table says how a worker tags a
+ * batch. `o`: the run's options, decoder checked; `ro`: the corpus reader's. */
+vt_status vt_corpus_job_run(vt_engine *e, const struct vt_model *m, const vt_tag_opts *o,
+                            const vt_reader_opts *ro, const char *const *files, int n_files,
+                            const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
+                            vt_run_report *rep);
 
 /* Decodes sentences [first, first + count) of a lattice set (engine/sched/decode_job.c); the
  * posteriors' .npy header (the whole set's shape) only when first is 0. */

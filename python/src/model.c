@@ -1,5 +1,5 @@
-/* python/src/model.c: vitesse.Model: a model file opened once (vt_model), tagging sentences held in Python
- * (vt_tagger: on the calling thread, or one per worker thread for tag_many) and corpus files
+/* python/src/model.c: vitesse.Model: a model file opened once (vt_model), tagging sentences held in
+ * Python (vt_tagger: on the calling thread, or one per worker thread for tag_many) and corpus files
  * (vt_engine_tag). The GIL is released while tagging. */
 #include "vtpy.h"
 
@@ -542,10 +542,7 @@ static PyObject *get_chunk_labels(Model *self, void *u) {
 
 static PyObject *get_kind(Model *self, void *u) {
   (void)u;
-  return PyUnicode_FromString(self->info.kind == VT_MODEL_TAGGER        ? "tagger"
-                              : self->info.kind == VT_MODEL_JOINT_CHUNK ? "joint"
-                              : self->info.kind == VT_MODEL_CRFSUITE    ? "crfsuite"
-                                                                        : "transitions");
+  return PyUnicode_FromString(vt_model_kind_name(self->info.kind));
 }
 
 static PyObject *get_path(Model *self, void *u) {
@@ -560,13 +557,9 @@ static PyObject *get_info(Model *self, void *u) {
   vt_decode_opts o;
   vt_model_default_decoder(self->m, 1, &o);
   return Py_BuildValue("{s:s,s:i,s:i,s:i,s:i,s:K,s:K,s:s,s:s,s:O,s:z}", "kind",
-                       i->kind == VT_MODEL_TAGGER        ? "tagger"
-                       : i->kind == VT_MODEL_JOINT_CHUNK ? "joint"
-                       : i->kind == VT_MODEL_CRFSUITE    ? "crfsuite"
-                                                         : "transitions",
-                       "labels", i->labels, "chunk_labels", i->chunk_labels, "columns", i->columns,
-                       "epochs", i->epochs, "train_sentences",
-                       (unsigned long long)i->train_sentences, "train_tokens",
+                       vt_model_kind_name(i->kind), "labels", i->labels, "chunk_labels",
+                       i->chunk_labels, "columns", i->columns, "epochs", i->epochs,
+                       "train_sentences", (unsigned long long)i->train_sentences, "train_tokens",
                        (unsigned long long)i->train_tokens, "train_decoder",
                        i->decoder ? i->decoder : "", "default_algo", vt_algo_name(o.algo),
                        "obs_bigram", i->obs_bigram ? Py_True : Py_False, "templates", i->templates);

@@ -1,0 +1,54 @@
+/* engine/cli/tag_drive.c: one tagging run of any model kind (tag_drive.h). The corpus runs
+ * through the engine: the reader cuts batches of whole sentences, workers tag them as the
+ * model's kind does, the writer writes them in input order, so the output is the same bytes for
+ * any thread count and batch size. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/tag_drive.h"
+
+#include <time.h>
+
+#include "cli/cli.h"
+
+/* CPU time of the whole process (all threads), in seconds. */
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int vt_cli_tag_drive(const vt_cli_tag_run *r) {
+  vt_engine *eng = NULL;
+  vt_output *of = NULL;
+  int rc = VT_EXIT_FAIL;
+  if (vt_cli_engine_start(r->run, 0, &eng) != 0) {
+    rc = VT_EXIT_USAGE;
+    goto done;
+  }
+  if (vt_output_open(&of, r->out_path) != VT_OK) {
+    vt_cli_error("%s", vt_last_error());
+    goto done;
+  }
+  vt_cli_signals_temp(vt_output_temp_path(of)); /* a second ^C removes it */
+  const double t0 = vt_cli_now(), c0 = cpu_now();
+  vt_run_report rep;
+  vt_status st =
+      vt_engine_tag(eng, r->m, r->to, r->files, r->n_files, vt_sink_file, vt_output_file(of), &rep);
+  /* Bad input (a malformed corpus, an option the model does not take, an unreadable file)
+   * exits 2; anything else, 1. */
+  rc = vt_cli_tag_end(st, &rep, &of, r->out_path,
+                      st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EIO ? VT_EXIT_USAGE
+                                                                                : VT_EXIT_FAIL);
+  if (rc >= 0) goto done;
+  const double secs = vt_cli_now() - t0, cpu = cpu_now() - c0;
+  if (r->report) r->report(r->ctx, &rep, secs, cpu, stderr);
+  if (r->run->stats) {
+    vt_engine_stats_json(eng, stderr);
+    fputs("}\n", stderr);
+  }
+  rc = VT_EXIT_OK;
+done:
+  vt_cli_signals_temp(NULL);
+  vt_output_abort(of);
+  vt_cli_engine_stop(eng);
+  return rc;
+}

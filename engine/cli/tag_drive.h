@@ -1,0 +1,31 @@
+/* engine/cli/tag_drive.h: one tagging run of `vitesse tag` and `vitesse chunk-tag`, for a model
+ * of any kind: the engine, the atomic output file, vt_engine_tag, the end of the run (tag_drive.c).
+ * The commands differ only in their options and in what they print after the run. */
+#ifndef VT_CLI_TAG_DRIVE_H
+#define VT_CLI_TAG_DRIVE_H
+
+#include <stdio.h>
+
+#include "cli/engine_opts.h"
+#include "vitesse.h"
+
+typedef struct vt_cli_tag_run {
+  vt_cli_engine *run; /* the engine options (--threads, --stats, ...) */
+  const vt_model *m;
+  const vt_tag_opts *to;
+  const char *const *files; /* n_files of them; none: standard input */
+  int n_files;
+  const char *out_path; /* NULL: standard output */
+  /* Optional: after a run that succeeded, what the command prints on `f` (stderr): an
+   * evaluation, and with --stats the opening of its JSON object (the engine's figures and the
+   * closing brace follow). `secs`: the run's wall time, `cpu`: the process's CPU time in it. */
+  void (*report)(void *ctx, const vt_run_report *rep, double secs, double cpu, FILE *f);
+  void *ctx;
+} vt_cli_tag_run;
+
+/* Runs `r`: starts the engine, opens the output, tags, ends as vt_cli_tag_end (bad input exits
+ * 2, a failure 1, a cancel 128 + the signal, nothing left behind), reports. Returns the exit
+ * status. */
+int vt_cli_tag_drive(const vt_cli_tag_run *r);
+
+#endif

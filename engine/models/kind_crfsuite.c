@@ -1,0 +1,139 @@
+/* engine/models/kind_crfsuite.c: the table of CRFsuite models (model.h): a crf1d model of
+ * CRFsuite 0.12, or vitesse's native file of one, tagging CRFsuite item sequences as `crfsuite
+ * tag` prints them (engine/text/crfs.h). The model is read-only and small, so the workers of a
+ * corpus run share it instead of a replica per node. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/errmsg.h"
+#include "models/crfsuite_file.h"
+#include "models/model.h"
+
+static int sniff(const unsigned char *head, size_t n) { return vt_crfs_sniff(head, n); }
+
+static vt_status load(vt_model *m, const char *path, char *err, size_t errlen) {
+  return (vt_status)vt_crfs_load(&m->crfs, path, err, errlen);
+}
+
+static vt_status load_mem(vt_model *m, const void *data, size_t size, const char *name, char *err,
+                          size_t errlen) {
+  return (vt_status)vt_crfs_load_mem(&m->crfs, data, size, name, err, errlen);
+}
+
+static vt_status save(const vt_model *m, const char *path, char *err, size_t errlen) {
+  return (vt_status)vt_crfs_write_native(path, m->crfs, err, errlen);
+}
+
+static vt_status describe(vt_model *m) {
+  const vt_crfs *c = m->crfs;
+  m->info.labels = c->L;
+  if (vt_kind_names_alloc(&m->names, c->L) != VT_OK) return VT_ENOMEM;
+  for (int32_t y = 0; y < c->L; y++) {
+    size_t len;
+    const char *s = vt_crfs_label(c, y, &len);
+    if (!(m->names[y] = vt_kind_dup(s, len))) return VT_ENOMEM;
+  }
+  return VT_OK;
+}
+
+static void model_free(vt_model *m) { vt_crfs_free(m->crfs); }
+
+static vt_trans *trans(const vt_model *m) { return m->crfs->trans; }
+
+static vt_status tag_items(const vt_model *m, const vt_decode_opts *opts, vt_cells_scratch *s,
+                           const char *const *items, int32_t T, vt_tag_out *out) {
+  char err[256];
+  int32_t bad = -1;
+  size_t *lens = VT_ARENA_NEW(s->arena, size_t, (size_t)T + 1);
+  if (!lens) return vt_fail(VT_ENOMEM, "out of memory");
+  for (int32_t i = 0; i < T; i++) lens[i] = strlen(items[i]);
+  vt_status st =
+      vt_crfs_tag(m->crfs, opts, s->arena, items, lens, T, out->labels, out->scores, &out->n_paths,
+                  out->marg, &out->logz, &bad, &out->stats, err, sizeof err);
+  if (st == VT_EFORMAT) return vt_fail(st, "item %d: %s", bad + 1, err);
+  if (st != VT_OK) return vt_fail(st, "decoding failed: %s", vt_strerror(st));
+  return VT_OK;
+}
+
+/* ---- corpus runs: item files cut into batches of whole sequences (io/crfs_items.h); each
+ * sequence tagged (emissions, decoder, marginals when asked) and formatted as `crfsuite tag`
+ * prints it. ---- */
+
+static vt_status tag_batch(const vt_corpus_work *w) {
+  const vt_crfs *m = w->m->crfs;
+  const vt_decode_opts *opts = &w->o->decode;
+  const int flags = w->o->crfsuite_out & (VT_CRFS_PROB | VT_CRFS_MARG | VT_CRFS_MARG_ALL);
+  const vt_items_batch *ib = w->ib;
+  const int32_t L = m->L, k = opts->k;
+  const char *p = ib->text;
+  vt_textbuf *out = w->out;
+  char err[200];
+  for (int32_t s = 0; s < ib->n_seq; s++) {
+    int32_t T = ib->n_items[s], n_paths = 0, bad = -1;
+    vt_arena_reset(w->arena);
+    const char **lines = VT_ARENA_NEW(w->arena, const char *, (size_t)T);
+    size_t *lens = VT_ARENA_NEW(w->arena, size_t, (size_t)T);
+    int32_t *labels = VT_ARENA_NEW(w->arena, int32_t, (size_t)k * (size_t)T);
+    double *scores = VT_ARENA_NEW(w->arena, double, (size_t)k);
+    double *marg = flags ? VT_ARENA_NEW(w->arena, double, (size_t)T *(size_t)L) : NULL;
+    double logz = 0;
+    if (!lines || !lens || !labels || !scores || (flags && !marg)) {
+      snprintf(w->err, w->errlen, "out of memory");
+      return VT_ENOMEM;
+    }
+    for (int32_t t = 0; t < T; t++) {
+      const char *nl = memchr(p, '\n', (size_t)(ib->text + ib->len - p));
+      lines[t] = p;
+      lens[t] = (size_t)(nl - p);
+      p = nl + 1;
+    }
+    vt_status st = vt_crfs_tag(m, opts, w->arena, lines, lens, T, labels, scores, &n_paths, marg,
+                               &logz, &bad, w->worker, err, sizeof err);
+    if (st == VT_EFORMAT) {
+      vt_errorf(w->err, w->errlen, NULL, "%s:%llu: %s", ib->file,
+                (unsigned long long)(ib->line0[s] + (uint64_t)bad), err);
+      return st;
+    }
+    if (st != VT_OK) {
+      snprintf(w->err, w->errlen, "decoding failed: %s", vt_strerror(st));
+      return st;
+    }
+    if (vt_crfs_format(m, flags, k, T, labels, scores, n_paths, marg, logz, &out->p, &out->len,
+                       &out->cap)) {
+      snprintf(w->err, w->errlen, "out of memory");
+      return VT_ENOMEM;
+    }
+  }
+  return VT_OK;
+}
+
+static void corpus_report(const void *worker, vt_run_report *rep) {
+  const vt_decode_stats *w = worker;
+  rep->decode.sentences += w->sentences;
+  rep->decode.tokens += w->tokens;
+  rep->decode.cells += w->cells;
+  rep->decode.iterations += w->iterations;
+  rep->decode.fallbacks += w->fallbacks;
+  rep->decode.budget_fallbacks += w->budget_fallbacks;
+}
+
+static const vt_corpus_ops corpus = {1,         sizeof(vt_decode_stats), 0,    NULL, NULL, NULL,
+                                     tag_batch, corpus_report,           NULL, NULL};
+
+const vt_kind_ops vt_kind_crfsuite = {VT_MODEL_CRFSUITE,
+                                      "crfsuite",
+                                      sniff,
+                                      load,
+                                      load_mem,
+                                      save,
+                                      describe,
+                                      model_free,
+                                      trans,
+                                      NULL,
+                                      0,
+                                      vt_kind_decoder_default,
+                                      vt_kind_decoder_check,
+                                      NULL,
+                                      tag_items,
+                                      &corpus};
