@@ -217,9 +217,9 @@ typedef struct vt_decode_opts {
    * with k > 1 up to 2,048 labels), when its state shows it is far from done (a hopeless
    * sentence then costs about 1.05-1.2 full decodes). Whether a sentence falls back depends on
    * the lattice only (not on threads, SIMD level or time). 0 = the default, 1.0 for k = 1 (0.3
-   * for carpediem) and 0.5 for k > 1 (1.0 below 64 labels; perf/README.md, "Worst case"); < 0 =
-   * no budget and no progress test (the search runs to its end, as before issue 21); NaN is
-   * VT_EINVAL. Other decoders ignore it. */
+   * for carpediem) and 0.5 for k > 1 (1.0 below 64 labels; perf/README.md, "Worst case and the work
+   * budget"); < 0 = no budget and no progress test (the search runs to its end); NaN is VT_EINVAL.
+   * Other decoders ignore it. */
   double budget;
   int64_t reserved[7];
 } vt_decode_opts;

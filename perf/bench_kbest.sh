@@ -1,5 +1,5 @@
 #!/bin/sh
-# perf/bench_kbest.sh: the A* family and k-best decoding (issue 4), as in Huang et al. 2012,
+# perf/bench_kbest.sh: the A* family and k-best decoding, as in Huang et al. 2012,
 # Tables 4 and 5 (1-best and 5-best sentences/s) and Figure 4 (a k sweep at 319 labels), plus the
 # A* heuristics. Drives vt_bench (one thread, configurations interleaved over rounds, median
 # round), so every ratio below is taken side by side in one run.

@@ -1,4 +1,4 @@
-/* perf/budget_trace.c: one decoder against its full decoder, sentence by sentence (issue 21).
+/* perf/budget_trace.c: one decoder against its full decoder, sentence by sentence.
  *
  *   budget_trace DIR ALGO [-k K] [--budget X|none] [--reps R] [--heuristic N]
  *                [--refine split|expand] [--only S]
@@ -12,8 +12,8 @@
  * ratio = algo / full (the sentence's cost in full decodes: above 1 on a sentence that fell
  * back is what its search wasted), fell_back = the budget handed it over. The last line (on
  * stderr) is the set's `x full`, the full decoder's total time over ALGO's. This is how the
- * hopeless sentences and their waste were found (perf/README.md, "Worst case"); vt_bench gives
- * the set-level ratios. */
+ * hopeless sentences and their waste were found (perf/README.md, "Worst case and the work budget");
+ * vt_bench gives the set-level ratios. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>

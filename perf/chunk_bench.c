@@ -1,4 +1,4 @@
-/* perf/chunk_bench.c: speed of the label-chunk decoders (issue 7; results in perf/README.md).
+/* perf/chunk_bench.c: speed of the label-chunk decoders (results in perf/README.md).
  *
  *   chunk_bench corpus MODEL FILE [W...]   real lattices: a joint model (vitesse chunk-train) on
  *                                          a corpus, for each chunk bound W (0 = none): part

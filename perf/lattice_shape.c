@@ -1,5 +1,5 @@
 /* perf/lattice_shape.c: seeded synthetic lattice sets of the shapes where the exact search
- * decoders' bounds are loose, for the worst-case table of perf/README.md (issue 21). Not a test.
+ * decoders' bounds are loose, for the worst-case table of perf/README.md. Not a test.
  *
  *   lattice_shape SHAPE L N_SENT MEAN_T SEED DIR
  *

@@ -1,6 +1,6 @@
 #!/bin/sh
 # perf/omp_bench.sh BUILD_DIR OUT_DIR [DATA] [LATTICES]: the benchmark outputs perf/plot draws
-# (issue 15), as CSV files in OUT_DIR:
+#, as CSV files in OUT_DIR:
 #   threads.csv  task,threads,sentences,sentences_per_second,serial_cpu_seconds,worker_cpu_seconds
 #                from --stats: `vitesse tag` on the CoNLL-2000 joint POS|chunk task (a 5-epoch
 #                perceptron trained here with perf/templates/conll2000-joint.tmpl; the test set

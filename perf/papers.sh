@@ -44,7 +44,7 @@ run() { # run TASK KEY DECODER-ARGS...
   shift 2
   d=$W/$task
   status=0
-  # A search that ignores SIGTERM inside a sentence (issue 21) is killed 5 s later; memory is
+  # A search that ignores SIGTERM inside a sentence is killed 5 s later; memory is
   # capped (the naive A* heuristics grow to gigabytes on the large label sets).
   (
     ulimit -v "$MEM_KB"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # perf/serial_bench.sh OLD_BUILD NEW_BUILD OUT_CSV [DATA] [LATTICES]: the serial thread's share
-# (issue 15), two builds side by side, interleaved: for each round, task, thread count and
+#, two builds side by side, interleaved: for each round, task, thread count and
 # output directory, one run of the old and one of the new `vitesse` with --stats and -o a file
 # there, then a byte comparison of the two outputs (a "DIFF" line on stderr when they differ).
 # Tasks: `tag` on the CoNLL-2000 joint task (a 5-epoch perceptron trained here with

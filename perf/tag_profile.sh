@@ -1,6 +1,6 @@
 #!/bin/sh
 # perf/tag_profile.sh VITESSE MODEL INPUT [tag options...]: where one-thread `vitesse tag` spends
-# its time (issue 15). Samples the run with `perf record` (linux-perf; 4 kHz CPU clock, no call
+# its time. Samples the run with `perf record` (linux-perf; 4 kHz CPU clock, no call
 # graph: the Release build has no frame pointers) and prints the share of each function over 0.5%
 # and of each phase: reading (CoNLL parse), template expansion, hashing and feature lookup
 # (hashing is inlined into vt_text_emissions, with the prefetches of the hash slots and records),

@@ -1,5 +1,5 @@
 #!/bin/sh
-# perf/train_bench.sh: 10 epochs of training at 1 and 2 threads, side by side (issue 18), on the
+# perf/train_bench.sh: 10 epochs of training at 1 and 2 threads, side by side, on the
 # CoNLL-2000 joint task (319 labels) and the AGLDT Greek treebank (945 labels) of ../shared/data.
 #
 #   sh perf/train_bench.sh VITESSE [WORKDIR]

@@ -11,7 +11,7 @@
  * configuration decodes for at most S seconds (default 1) per round; rounds interleave the
  * configurations so that machine noise hits them alike, and the median round is reported with
  * its ratios to viterbi-scalar, to the best SIMD viterbi of the same round and to the full decoder
- * of the same k (the SIMD viterbi for k = 1, kbest-viterbi for k > 1: "x full", the issue 21
+ * of the same k (the SIMD viterbi for k = 1, kbest-viterbi for k > 1: "x full", the worst-case
  * guarantee), and the share of sentences the work budget (--budget X: vt_decode_opts.budget,
  * default 0 = the library's) handed to that full decoder ("fallback"). One CSV row per
  * configuration (appended to FILE, with the CPU model), one table on stdout. */

@@ -1,7 +1,7 @@
 #!/bin/sh
-# perf/worst_case.sh: the worst-case table of issue 21 (perf/README.md, "Worst case"): every exact
-# decoder against its full decoder (SIMD viterbi for k = 1, kbest-viterbi for k = 5) on real and
-# synthetic lattice sets of 17 to 2602 labels, with the library's default work budget
+# perf/worst_case.sh: the worst-case table (perf/README.md, "Worst case and the work budget"):
+# every exact decoder against its full decoder (SIMD viterbi for k = 1, kbest-viterbi for k = 5)
+# on real and synthetic lattice sets of 17 to 2602 labels, with the library's default work budget
 # (iter-viterbi-astar at k = 5 also with --refine expand).
 #
 #   sh perf/worst_case.sh BUILD [WORKDIR]      (BUILD: a Release tree with vitesse and perf/)

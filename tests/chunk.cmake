@@ -1,5 +1,5 @@
 # tests/chunk.cmake: tests of the joint label-chunk decoder, its features, training and models
-# (issue 7, Shimizu & Haas 2006).
+# (Shimizu & Haas 2006).
 vt_add_test(test_chunk_decode exactness)
 vt_add_test(test_chunk_model unit)
 

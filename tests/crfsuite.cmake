@@ -1,4 +1,4 @@
-# tests/crfsuite.cmake: CRFsuite crf1d models (issue 14): the library and CLI against brute
+# tests/crfsuite.cmake: CRFsuite crf1d models: the library and CLI against brute
 # force on models the test writes itself, and (skipped without ../shared) the sample model's
 # output against crfsuite tag's own.
 # test_crfsuite is not labelled threads: check.sh's ThreadSanitizer leg builds only vitesse and a

@@ -1,4 +1,4 @@
-# tests/defaults.cmake: the default decoder rule (vt_decode_opts_default, issue 13).
+# tests/defaults.cmake: the default decoder rule (vt_decode_opts_default).
 vt_add_test(test_defaults unit)
 
 # The CLI's default decoder (vitesse decode without --algo) and A*'s default heuristic.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/filter_cli.sh VITESSE: `vitesse tag` as the filter Hadoop Streaming and Spark's pipe()
-# run (README, "Running on a cluster"): the corpus pre-sharded at sentence boundaries with the
+# run (docs/cluster.md): the corpus pre-sharded at sentence boundaries with the
 # README's splitter into many small .gz files; each shard through its own `vitesse tag` process
 # (a map task: stdin to stdout), and several shards' lines concatenated into one process (a Spark
 # partition); the outputs concatenated in shard order are the bytes of one `vitesse tag` over

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/peer_cli.sh VITESSE TEST_PEER CASE [SHARED]: CRF++ and Wapiti models on the command line
-# (issue 14). The models come from test_peer's own writers (tests/peer_write.h); `shared`
+#. The models come from test_peer's own writers (tests/peer_write.h); `shared`
 # compares with the peers' own outputs in SHARED/peer-models (skipped, 77, without them).
 # Bad-input cases: exit status 2, one line "vitesse: FILE: problem", no output file.
 set -u

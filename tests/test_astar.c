@@ -5,7 +5,7 @@
  * must return exactly the score list of kbest-viterbi (as many paths, the same scores in the
  * same order), as distinct paths; astar (every heuristic) and iter-astar too where their search
  * stays small. The split search's fallback to expansion must have been taken at least once
- * (huge near-tied scores). Every check runs twice (issue 21): with no work budget (the search
+ * (huge near-tied scores). Every check runs twice: with no work budget (the search
  * itself) and with a tiny one, the default or a twentieth of a kbest-viterbi in turn (finished
  * by kbest-viterbi past it), and the budgeted runs must have fallen back on every shape. Then
  * every algorithm must give byte-identical output at every SIMD level this CPU runs (with the

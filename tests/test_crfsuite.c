@@ -1,4 +1,4 @@
-/* tests/test_crfsuite.c: CRFsuite crf1d models (issue 14). The tests write small crf1d files
+/* tests/test_crfsuite.c: CRFsuite crf1d models. The tests write small crf1d files
  * themselves (tests/crf1d_write.h), tag item lines through the library, and check against a
  * brute-force scorer written here: every path's score, the k best, CRFsuite's tie rule (lowest
  * previous label, then lowest final label), attribute values, escapes, log Z and marginals; the

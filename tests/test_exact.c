@@ -3,7 +3,7 @@
  * (including sentences with no finite path). Exact decoders must return the k best scores of the
  * enumeration, as distinct paths whose recomputed scores are the printed ones; the SIMD Viterbi
  * must return the reference Viterbi's path; beam with B >= L must return the Viterbi path.
- * The exact search decoders run three times (issue 21): with no work budget (the search itself),
+ * The exact search decoders run three times: with no work budget (the search itself),
  * with a tiny one (every sentence is finished by viterbi / kbest-viterbi) and with 100 Viterbis'
  * worth (at L = 4 and 5 that pays for a search's setup and stops it part of the way; at L <= 3 it
  * does not and the full decoder runs at once); the budgeted runs must fall back at least once. */

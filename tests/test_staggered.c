@@ -7,7 +7,7 @@
  * random, or put the true winners last. Every result must have exactly Viterbi's score
  * (so the paths are identical whenever the optimum is unique: the returned path's score is
  * recomputed along it), and a sentence has no finite path for one exactly when for the other.
- * Each decoder runs on each sentence twice (issue 21): with no work budget (the search itself)
+ * Each decoder runs on each sentence twice: with no work budget (the search itself)
  * and with a tiny one, the default or a twentieth of a Viterbi in turn, so the fallback to
  * viterbi is checked on every shape; both must match Viterbi.
  * VT_TEST_SCALE (default 1) scales the sentence counts, for the slower sanitizer build. */
@@ -113,7 +113,7 @@ TEST(same_score_as_viterbi) {
   EXPECT(scale < 1.0 || sentences >= 100000, "only %lld sentences", sentences);
 }
 
-/* The budget's progress test (issue 21): with a budget of 1000 Viterbis, which no search on these
+/* The budget's progress test: with a budget of 1000 Viterbis, which no search on these
  * lattices spends, a search whose best path still runs through degenerate nodes in most columns
  * once it has spent its probe (flat emissions, strong transitions) must hand the sentence to
  * viterbi, and one that settles (a clear winner per token among the labels ranked first) must not;

@@ -1,16 +1,16 @@
-/* engine/decode/budget.h: the per-sentence work budget of the exact search decoders (issue 21).
+/* engine/decode/budget.h: the per-sentence work budget of the exact search decoders.
  *
  * A search decoder charges its work as it goes, in cell equivalents: one cell is one transition
  * evaluation of the SIMD Viterbi (T*L^2 of them per sentence for 1-best), and every other kind
  * of step is weighted by what it costs next to one (the VT_W_* weights, measured with AVX-512 at
- * 319 and 945 labels: perf/README.md, "Worst case"). The budget is a fraction (opts->budget,
- * default VT_BUDGET_DEFAULT, or as below) of the cost of the full decoder that would take over:
- * viterbi (T*L^2) for k = 1, kbest-viterbi ((VT_W_KBEST_BASE + k) * T*L^2) for k > 1. Charges are
- * made before the work they stand for where that is cheap to know (a staggered pass) and right
- * after it otherwise (one agenda pop and its pushes); once the total passes the limit, the search
- * stops and vt_decode finishes the sentence with the full decoder. The limit and every charge
- * depend on the lattice only, so whether a sentence falls back is the same on any thread and SIMD
- * level. Every agenda push is charged, so an agenda holds at most limit / VT_W_PUSH nodes: its
+ * 319 and 945 labels: perf/README.md, "Worst case and the work budget"). The budget is a fraction
+ * (opts->budget, default VT_BUDGET_DEFAULT, or as below) of the cost of the full decoder that would
+ * take over: viterbi (T*L^2) for k = 1, kbest-viterbi ((VT_W_KBEST_BASE + k) * T*L^2) for k > 1.
+ * Charges are made before the work they stand for where that is cheap to know (a staggered pass)
+ * and right after it otherwise (one agenda pop and its pushes); once the total passes the limit,
+ * the search stops and vt_decode finishes the sentence with the full decoder. The limit and every
+ * charge depend on the lattice only, so whether a sentence falls back is the same on any thread and
+ * SIMD level. Every agenda push is charged, so an agenda holds at most limit / VT_W_PUSH nodes: its
  * memory is bounded by the same budget.
  *
  * Each charge also polls the cancel flag of the engine run (NULL outside one): a canceled search
@@ -26,7 +26,7 @@
  * progress test (below), so the budget only bounds what a lattice that passes that test can cost
  * (twice the full decoder); at 1.0 the real sentences whose search legitimately needs half to a
  * whole Viterbi keep it (at 0.5 plain staggered, whose tail is heaviest, lost 40% of its speed on
- * the CoNLL-2000 and Greek lattices; perf/README.md, "Worst case"). */
+ * the CoNLL-2000 and Greek lattices; perf/README.md, "Worst case and the work budget"). */
 #define VT_BUDGET_DEFAULT 1.0
 /* For k > 1: the k-best searches' progress tests see less (an A* reaches the last column with its
  * first path, long before its k-th), and kbest-viterbi's estimated cost, (VT_W_KBEST_BASE + k)
@@ -41,7 +41,7 @@
  * budget is the whole estimate. At half of it, `astar -k 5` on UD EWT UPOS (17 labels) fell back
  * on 96% of the sentences (0.90x against 3.8-4.4x with no budget), iter-viterbi-astar -k 5 ran
  * at 2.2x against 3.3-3.7x; with the whole estimate 3.8x and 3.3x, and no 45-label synthetic
- * set slower (perf/README.md, "Worst case"). */
+ * set slower (perf/README.md, "Worst case and the work budget"). */
 #define VT_KBEST_NARROW_LABELS 64
 #define VT_BUDGET_DEFAULT_KBEST_NARROW 1.0
 /* Carpediem (k = 1 only) is never far faster than the SIMD Viterbi on our lattices (0.85-1.1x on
@@ -106,7 +106,7 @@
 #define VT_KBEST_CACHED_LABELS 2048
 #define VT_KBEST_UNCACHED_SHARE 0.5
 
-/* The progress test (issue 21). Stopping at the budget costs a hopeless sentence the budget plus
+/* The progress test. Stopping at the budget costs a hopeless sentence the budget plus
  * the full decoder (1.5x at 0.5), while a budget small enough for 0.8x (0.25) makes the real
  * sentences that legitimately need a quarter to a whole Viterbi fall back. The searches on the
  * degenerate lattice (degen.h) tell the two apart cheaply, by the share of columns whose
@@ -117,7 +117,7 @@
  * pass that would take a search past the probe is not started at VT_PROBE_DEGEN_CROSS or more
  * (the real sentences show up to 0.83 there, the flat and uniform shapes 0.9-1.0, whose next pass
  * can cost a third of a Viterbi). A hopeless sentence then costs about 1.02-1.15 full decodes
- * instead of up to 1.5 (perf/README.md, "Worst case"). */
+ * instead of up to 1.5 (perf/README.md, "Worst case and the work budget"). */
 #define VT_PROBE_SPENT 0.05
 /* iter-viterbi-astar for k > 1 probes later, up to VT_KBEST_CACHED_LABELS labels. Its passes
  * run until a forward pass's best path is all active, then one split search certifies the k

@@ -10,7 +10,8 @@ library_version: str
 DEFAULT_L_ITER: int
 
 Algo = Literal["viterbi", "viterbi-scalar", "kbest-viterbi", "beam", "staggered",
-               "staggered-col", "astar", "iter-astar", "viterbi-astar", "iter-viterbi-astar"]
+               "staggered-col", "astar", "iter-astar", "viterbi-astar", "iter-viterbi-astar",
+               "carpediem"]
 Path = Union[str, bytes, "os.PathLike[str]"]
 Row = Union[str, Sequence[str]]
 Sentence = Sequence[Row]
@@ -52,7 +53,7 @@ class Model:
     @property
     def chunk_labels(self) -> List[str]: ...
     @property
-    def kind(self) -> Literal["tagger", "joint", "transitions"]: ...
+    def kind(self) -> Literal["tagger", "joint", "transitions", "crfsuite"]: ...
     @property
     def path(self) -> Optional[str]: ...
     @property

@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_common.h: what every fuzz target shares (issue 13).
+/* tests/fuzz/fuzz_common.h: what every fuzz target shares.
  *
  * Each tests/fuzz/fuzz_<target>.c defines LLVMFuzzerTestOneInput and includes this header last.
  *   - fz_file(): a memfd (an anonymous regular file, mmap-able) reached as /proc/self/fd/N, one

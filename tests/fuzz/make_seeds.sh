@@ -190,7 +190,7 @@ le32 1073741824 | put "$c" $((pos_off + 4))
 dd if="$c" bs=1 skip="$pos_off" count="$pos_size" 2>/dev/null | crc32 | put "$c" $((64 + 32 + 24))
 le32 0 | put "$c" 24
 head -c $((64 + 7 * 32)) "$c" | crc32 | put "$c" 24
-# ---- peer models (issue 14) ------------------------------------------------------------------
+# ---- peer models ------------------------------------------------------------------
 # CRF++ (binary, text) and Wapiti models written by the test program's own writers
 # (tests/peer_write.h): valid ones, a wrong version, truncated ones. TEST_PEER defaults to the
 # test_peer next to VITESSE's build tree.

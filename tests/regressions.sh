@@ -1,7 +1,7 @@
 #!/bin/sh
-# tests/rough.sh VITESSE CASE: regression tests of the rough edges of issue 13 (hardening): each
-# case runs the CLI on a small input this script writes and checks the exit status, the one-line
-# message and that nothing is left behind.
+# tests/regressions.sh VITESSE CASE: regression tests of the CLI's edges found while hardening
+# it: each case runs the CLI on a small input this script writes and checks the exit status, the
+# one-line message and that nothing is left behind.
 set -u
 
 if [ $# -ne 2 ]; then
@@ -11,14 +11,14 @@ fi
 VITESSE=$1
 CASE=$2
 SRC=$(cd "$(dirname "$0")/.." && pwd) # the repository
-base=$(mktemp -d "${TMPDIR:-/tmp}/vt_rough.XXXXXX") || exit 1
+base=$(mktemp -d "${TMPDIR:-/tmp}/vt_regressions.XXXXXX") || exit 1
 trap 'rm -rf "$base"' EXIT
 trap 'exit 130' INT TERM
 cd "$base" || exit 1
 mkdir out
 
 fail() {
-  printf 'rough.%s: FAIL: %s\n' "$CASE" "$*" >&2
+  printf 'regressions.%s: FAIL: %s\n' "$CASE" "$*" >&2
   if [ -s stderr ]; then
     printf -- '--- stderr of vitesse:\n' >&2
     cat stderr >&2
@@ -172,7 +172,7 @@ clang_warnings)
   # extensions, the project's warning flags): CLOCK_MONOTONIC needs _POSIX_C_SOURCE there.
   # (The library's SIMD sources need their target flags: the clang build checks those.)
   if ! command -v clang >/dev/null 2>&1; then
-    echo "rough.clang_warnings: no clang, skipped"
+    echo "regressions.clang_warnings: no clang, skipped"
     exit 0
   fi
   # One include root with every layer, as the build's views/all (cmake/VtLayers.cmake).
