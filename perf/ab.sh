@@ -4,9 +4,9 @@
 # POS|chunk labels) it trains one tagger (with NEW), then alternates OLD and NEW, ROUNDS times
 # (default 5): `tag --algo staggered-col` on the test set (1 and 2 threads), `decode` of its
 # score lattices (staggered-col and viterbi, 1 thread), and joint label-chunk tagging (Shimizu
-# & Haas, a model trained on the paper's 447 sentences; NEW with --threads 1, as OLD had one
-# thread). Prints each configuration's median sentences/s (from --stats) for OLD and NEW and
-# their ratio NEW/OLD, and checks both write the same bytes.
+# & Haas, a model trained on the paper's 447 sentences; one thread). Prints each configuration's
+# median sentences/s (from --stats) for OLD and NEW and their ratio NEW/OLD, and checks both
+# write the same bytes.
 set -eu
 if [ $# -lt 3 ]; then
   echo "usage: $0 OLD NEW DATA [ROUNDS]" >&2
@@ -54,12 +54,7 @@ one_round() {
         --transitions lat/A.npy --start lat/S.npy --end lat/F.npy --rank lat/R.npy --algo "$a" \
         --threads 1
     done
-    # The old joint tagger had one thread and no --threads option; its key was sentences_per_s.
-    if [ "$bin" = "$OLD" ]; then
-      run chunk "$bin" 'sentences_per_s\(econd\)\{0,1\}' tag -m chunk.bin "$D/conll2000/test.txt"
-    else
-      run chunk "$bin" sentences_per_second tag -m chunk.bin "$D/conll2000/test.txt" --threads 1
-    fi
+    run chunk "$bin" sentences_per_second tag -m chunk.bin "$D/conll2000/test.txt" --threads 1
   done
 }
 r=0
