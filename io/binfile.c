@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/errmsg.h"
 #include "io/outfile.h"
 
 #define CORRUPT "corrupt model file: "
@@ -73,7 +74,7 @@ int vt_binfile_write(const char *path, const vt_binfile_format *fmt, const vt_bi
   int st = vt_outfile_open(&of, path, err, errlen);
   if (st != VT_OK) return st;
   if (emit(of.fp, fmt, sec)) {
-    vt_io_errorf(err, errlen, path, "write error: %s", strerror(errno));
+    vt_errorf(err, errlen, path, "write error: %s", strerror(errno));
     vt_outfile_abort(&of);
     return VT_EIO;
   }
@@ -135,16 +136,16 @@ static int map_file(vt_binfile *f, const char *path, char *err, size_t errlen) {
   int st = VT_EIO;
   int fd = open(path, O_RDONLY);
   if (fd < 0) {
-    vt_io_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
+    vt_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
     return VT_EIO;
   }
   struct stat sb;
   if (fstat(fd, &sb) != 0) {
-    vt_io_errorf(err, errlen, path, "cannot stat: %s", strerror(errno));
+    vt_errorf(err, errlen, path, "cannot stat: %s", strerror(errno));
     goto done;
   }
   if (S_ISDIR(sb.st_mode)) {
-    vt_io_errorf(err, errlen, path, "is a directory");
+    vt_errorf(err, errlen, path, "is a directory");
     goto done;
   }
   if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
@@ -158,8 +159,8 @@ static int map_file(vt_binfile *f, const char *path, char *err, size_t errlen) {
   }
   st = read_all(fd, &f->map, &f->map_len);
   if (st != VT_OK)
-    vt_io_errorf(err, errlen, path, "cannot read: %s",
-                 st == VT_EIO ? strerror(errno) : "out of memory");
+    vt_errorf(err, errlen, path, "cannot read: %s",
+              st == VT_EIO ? strerror(errno) : "out of memory");
   else
     f->map_is_heap = 1;
 done:
@@ -167,12 +168,7 @@ done:
   return st;
 }
 
-#define BAD(...)                                                                                   \
-  do {                                                                                             \
-    vt_io_errorf(err, errlen, path, __VA_ARGS__);                                                  \
-    st = VT_EFORMAT;                                                                               \
-    goto fail;                                                                                     \
-  } while (0)
+#define BAD(...) VT_BAD(fail, path, __VA_ARGS__)
 
 /* Checks the container held in f->map (see vt_binfile_open); `path` names it in messages. */
 static int check(vt_binfile *f, const char *path, const vt_binfile_format *fmt, char *err,
@@ -241,7 +237,7 @@ int vt_binfile_open_mem(vt_binfile *f, const void *data, size_t size, const char
   memset(f, 0, sizeof *f);
   f->map = aligned_alloc(64, (size + 64) / 64 * 64);
   if (!f->map) {
-    vt_io_errorf(err, errlen, name, "out of memory");
+    vt_errorf(err, errlen, name, "out of memory");
     return VT_ENOMEM;
   }
   if (size) memcpy(f->map, data, size);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/errmsg.h"
 #include "io/outfile.h"
 
 #define READ_CHUNK (1 << 16)
@@ -34,14 +35,14 @@ vt_status vt_items_open(vt_items **out, const char *path, int32_t max_line, int3
   const char *name = is_stdin ? "-" : path;
   int fd = is_stdin ? dup(0) : open(path, O_RDONLY);
   if (fd < 0) {
-    vt_io_errorf(err, errlen, name, "cannot open: %s", strerror(errno));
+    vt_errorf(err, errlen, name, "cannot open: %s", strerror(errno));
     return VT_EIO;
   }
   struct stat st;
   if (fstat(fd, &st) != 0) st.st_mode = 0;
   if (S_ISDIR(st.st_mode)) {
     close(fd);
-    vt_io_errorf(err, errlen, name, "is a directory");
+    vt_errorf(err, errlen, name, "is a directory");
     return VT_EIO;
   }
   vt_items *r = calloc(1, sizeof *r);
@@ -50,7 +51,7 @@ vt_status vt_items_open(vt_items **out, const char *path, int32_t max_line, int3
     close(fd);
     if (r) free(r->buf); /* no gz yet: vt_items_close would take buf for borrowed memory */
     free(r);
-    vt_io_errorf(err, errlen, name, "out of memory");
+    vt_errorf(err, errlen, name, "out of memory");
     return VT_ENOMEM;
   }
   gzbuffer(r->gz, READ_CHUNK);
@@ -70,7 +71,7 @@ vt_status vt_items_open_mem(vt_items **out, const char *name, const char *data, 
   *out = NULL;
   if (!name) name = "-";
   if (!r) {
-    vt_io_errorf(err, errlen, name, "out of memory");
+    vt_errorf(err, errlen, name, "out of memory");
     return VT_ENOMEM;
   }
   /* All of it is read already (eof): next_line only scans buf, never moves or grows it. */
@@ -117,8 +118,8 @@ static int next_line(vt_items *r, const char **line, size_t *len, char *err, siz
     char *nl = memchr(r->buf + scan, '\n', r->end - scan);
     size_t have = (nl ? (size_t)(nl - r->buf) : r->end) - r->start;
     if (have > r->max_line) {
-      vt_io_errorf(err, errlen, NULL, "%s:%llu: line longer than %zu bytes (--max-line-bytes)",
-                   r->name, (unsigned long long)r->lineno + 1, r->max_line);
+      vt_errorf(err, errlen, NULL, "%s:%llu: line longer than %zu bytes (--max-line-bytes)",
+                r->name, (unsigned long long)r->lineno + 1, r->max_line);
       return VT_EFORMAT;
     }
     if (nl || (r->eof && r->end > r->start)) {
@@ -139,7 +140,7 @@ static int next_line(vt_items *r, const char **line, size_t *len, char *err, siz
     if (r->cap - r->end < READ_CHUNK) {
       char *nb = realloc(r->buf, 2 * r->cap);
       if (!nb) {
-        vt_io_errorf(err, errlen, r->name, "out of memory");
+        vt_errorf(err, errlen, r->name, "out of memory");
         return VT_ENOMEM;
       }
       r->buf = nb;
@@ -149,7 +150,7 @@ static int next_line(vt_items *r, const char **line, size_t *len, char *err, siz
     if (got < 0) {
       int zerr;
       const char *msg = gzerror(r->gz, &zerr);
-      vt_io_errorf(err, errlen, r->name, "read error: %s", zerr == Z_ERRNO ? strerror(errno) : msg);
+      vt_errorf(err, errlen, r->name, "read error: %s", zerr == Z_ERRNO ? strerror(errno) : msg);
       return VT_EIO;
     }
     if (got == 0) r->eof = 1;
@@ -211,14 +212,14 @@ vt_status vt_items_read(vt_items *r, vt_items_batch *b, size_t max_bytes, char *
     if (!in_seq && seq_start(b, r->lineno)) goto nomem;
     in_seq = 1;
     if (++b->n_items[b->n_seq - 1] > r->max_items) {
-      vt_io_errorf(err, errlen, NULL, "%s:%llu: a sequence of more than %d items (--max-tokens)",
-                   r->name, (unsigned long long)r->lineno, r->max_items);
+      vt_errorf(err, errlen, NULL, "%s:%llu: a sequence of more than %d items (--max-tokens)",
+                r->name, (unsigned long long)r->lineno, r->max_items);
       return VT_EFORMAT;
     }
     b->items++;
     if (text_put(b, line, len)) goto nomem;
   }
 nomem:
-  vt_io_errorf(err, errlen, r->name, "out of memory");
+  vt_errorf(err, errlen, r->name, "out of memory");
   return VT_ENOMEM;
 }

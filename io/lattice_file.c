@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errmsg.h"
 #include "io/outfile.h"
 
 /* Scans are chunked: a branch-free pass finds whether a chunk holds a bad value, then a second
@@ -89,10 +90,10 @@ static int check_scores(const vt_npy *x, const char *path, char *err, size_t err
     snprintf(at, sizeof at, "[%" PRId64 ", %" PRId64 "]", i / x->shape[1], i % x->shape[1]);
   else
     snprintf(at, sizeof at, "[%" PRId64 "]", i);
-  vt_io_errorf(err, errlen, path,
-               "element %s is %s (scores must be -inf or finite of magnitude below %g, so that a "
-               "path sum cannot overflow)",
-               at, what, VT_SCORE_MAX);
+  vt_errorf(err, errlen, path,
+            "element %s is %s (scores must be -inf or finite of magnitude below %g, so that a "
+            "path sum cannot overflow)",
+            at, what, VT_SCORE_MAX);
   return VT_EFORMAT;
 }
 
@@ -104,13 +105,13 @@ static int open_checked(vt_npy *x, const char *path, int want_float, int want_nd
   int st = vt_npy_open(x, path, err, errlen);
   if (st != VT_OK) return st;
   if (is_float(x->dtype) != want_float) {
-    vt_io_errorf(err, errlen, path, "dtype %s not allowed here: expected %s", dtype_name(x->dtype),
-                 want_float ? "float32 or float64 (<f4 or <f8)" : "int32 or int64 (<i4 or <i8)");
+    vt_errorf(err, errlen, path, "dtype %s not allowed here: expected %s", dtype_name(x->dtype),
+              want_float ? "float32 or float64 (<f4 or <f8)" : "int32 or int64 (<i4 or <i8)");
     goto fail;
   }
   if (x->ndim != want_ndim) {
-    vt_io_errorf(err, errlen, path, "expected a %d-D array of shape %s, got shape %s", want_ndim,
-                 what, vt_npy_shape_str(x, shp, sizeof shp));
+    vt_errorf(err, errlen, path, "expected a %d-D array of shape %s, got shape %s", want_ndim, what,
+              vt_npy_shape_str(x, shp, sizeof shp));
     goto fail;
   }
   return VT_OK;
@@ -132,19 +133,19 @@ static int load_scores(double **out, const char *path, int want_ndim, int32_t L,
   st = VT_EFORMAT;
   if (x.shape[0] != L || (want_ndim == 2 && x.shape[1] != L)) {
     if (want_ndim == 1)
-      vt_io_errorf(err, errlen, path, "expected shape (%" PRId32 ",) (labels of %s), got %s", L,
-                   e_path, vt_npy_shape_str(&x, shp, sizeof shp));
+      vt_errorf(err, errlen, path, "expected shape (%" PRId32 ",) (labels of %s), got %s", L,
+                e_path, vt_npy_shape_str(&x, shp, sizeof shp));
     else
-      vt_io_errorf(err, errlen, path,
-                   "expected shape (%" PRId32 ", %" PRId32 ") (labels of %s), got %s", L, L, e_path,
-                   vt_npy_shape_str(&x, shp, sizeof shp));
+      vt_errorf(err, errlen, path,
+                "expected shape (%" PRId32 ", %" PRId32 ") (labels of %s), got %s", L, L, e_path,
+                vt_npy_shape_str(&x, shp, sizeof shp));
     goto fail;
   }
   if ((st = check_scores(&x, path, err, errlen)) != VT_OK) goto fail;
   st = VT_ENOMEM;
   *out = malloc((size_t)x.count * sizeof(double));
   if (!*out) {
-    vt_io_errorf(err, errlen, path, "out of memory");
+    vt_errorf(err, errlen, path, "out of memory");
     goto fail;
   }
   for (int64_t i = 0; i < x.count; i++) (*out)[i] = vt_npy_get_f(&x, i);
@@ -165,7 +166,7 @@ static int load_lengths(vt_lattice_file *lf, const char *n_path, const char *e_p
   lf->n_sent = n.shape[0];
   lf->offset = malloc(((size_t)lf->n_sent + 1) * sizeof(int64_t));
   if (!lf->offset) {
-    vt_io_errorf(err, errlen, n_path, "out of memory");
+    vt_errorf(err, errlen, n_path, "out of memory");
     goto fail;
   }
   st = VT_EFORMAT;
@@ -174,22 +175,22 @@ static int load_lengths(vt_lattice_file *lf, const char *n_path, const char *e_p
   for (int64_t s = 0; s < lf->n_sent; s++) {
     int64_t len = vt_npy_get_i(&n, s);
     if (len < 0) {
-      vt_io_errorf(err, errlen, n_path, "length [%" PRId64 "] is negative (%" PRId64 ")", s, len);
+      vt_errorf(err, errlen, n_path, "length [%" PRId64 "] is negative (%" PRId64 ")", s, len);
       goto fail;
     }
     if (len > INT32_MAX) {
-      vt_io_errorf(err, errlen, n_path,
-                   "length [%" PRId64 "] = %" PRId64 " is too large "
-                   "(at most %" PRId32 ")",
-                   s, len, INT32_MAX);
+      vt_errorf(err, errlen, n_path,
+                "length [%" PRId64 "] = %" PRId64 " is too large "
+                "(at most %" PRId32 ")",
+                s, len, INT32_MAX);
       goto fail;
     }
     sum = sum <= INT64_MAX - len ? sum + len : INT64_MAX; /* saturates: only the message sees it */
     lf->offset[s + 1] = sum;
   }
   if (sum != lf->n_rows) {
-    vt_io_errorf(err, errlen, n_path, "lengths sum to %" PRId64 " but %s has %" PRId64 " rows", sum,
-                 e_path, lf->n_rows);
+    vt_errorf(err, errlen, n_path, "lengths sum to %" PRId64 " but %s has %" PRId64 " rows", sum,
+              e_path, lf->n_rows);
     goto fail;
   }
   vt_npy_close(&n);
@@ -210,15 +211,15 @@ static int load_rank(vt_lattice_file *lf, const char *r_path, const char *e_path
   if (st != VT_OK) return st;
   st = VT_EFORMAT;
   if (r.shape[0] != L) {
-    vt_io_errorf(err, errlen, r_path, "expected shape (%" PRId32 ",) (labels of %s), got %s", L,
-                 e_path, vt_npy_shape_str(&r, shp, sizeof shp));
+    vt_errorf(err, errlen, r_path, "expected shape (%" PRId32 ",) (labels of %s), got %s", L,
+              e_path, vt_npy_shape_str(&r, shp, sizeof shp));
     goto fail;
   }
   st = VT_ENOMEM;
   lf->R = malloc((size_t)L * sizeof(int32_t));
   seen = malloc((size_t)L * sizeof(int64_t)); /* seen[label] = first index holding it, or -1 */
   if (!lf->R || !seen) {
-    vt_io_errorf(err, errlen, r_path, "out of memory");
+    vt_errorf(err, errlen, r_path, "out of memory");
     goto fail;
   }
   st = VT_EFORMAT;
@@ -226,17 +227,17 @@ static int load_rank(vt_lattice_file *lf, const char *r_path, const char *e_path
   for (int32_t i = 0; i < L; i++) {
     int64_t y = vt_npy_get_i(&r, i);
     if (y < 0 || y >= L) {
-      vt_io_errorf(err, errlen, r_path,
-                   "element [%" PRId32 "] = %" PRId64 " is out of range "
-                   "0..%" PRId32 " (not a permutation)",
-                   i, y, L - 1);
+      vt_errorf(err, errlen, r_path,
+                "element [%" PRId32 "] = %" PRId64 " is out of range "
+                "0..%" PRId32 " (not a permutation)",
+                i, y, L - 1);
       goto fail;
     }
     if (seen[y] >= 0) {
-      vt_io_errorf(err, errlen, r_path,
-                   "element [%" PRId32 "] = %" PRId64 " repeats element "
-                   "[%" PRId64 "] (not a permutation)",
-                   i, y, seen[y]);
+      vt_errorf(err, errlen, r_path,
+                "element [%" PRId32 "] = %" PRId64 " repeats element "
+                "[%" PRId64 "] (not a permutation)",
+                i, y, seen[y]);
       goto fail;
     }
     seen[y] = i;
@@ -261,17 +262,17 @@ int vt_lattice_file_load(vt_lattice_file *lf, const char *e_path, const char *n_
   memset(lf, 0, sizeof *lf);
   if (err && errlen) err[0] = '\0';
   if (!e_path || !n_path) {
-    vt_io_errorf(err, errlen, "vt_lattice_file_load", "emissions and lengths files are required");
+    vt_errorf(err, errlen, "vt_lattice_file_load", "emissions and lengths files are required");
     goto fail;
   }
   st = open_checked(&lf->E, e_path, 1, 2, "(rows, labels)", err, errlen);
   if (st != VT_OK) goto fail;
   st = VT_EFORMAT;
   if (lf->E.shape[1] < 1 || lf->E.shape[1] > INT32_MAX) {
-    vt_io_errorf(err, errlen, e_path,
-                 "shape %s: the number of labels (columns) must be in "
-                 "1..%" PRId32,
-                 vt_npy_shape_str(&lf->E, shp, sizeof shp), INT32_MAX);
+    vt_errorf(err, errlen, e_path,
+              "shape %s: the number of labels (columns) must be in "
+              "1..%" PRId32,
+              vt_npy_shape_str(&lf->E, shp, sizeof shp), INT32_MAX);
     goto fail;
   }
   lf->L = (int32_t)lf->E.shape[1];

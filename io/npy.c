@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/errmsg.h"
 #include "io/outfile.h"
 
 #define VT_NPY_MAGIC "\x93NUMPY"
@@ -74,7 +75,7 @@ static int raw_read_all(vt_raw *raw, int fd, const char *path, char *err, size_t
     ssize_t got = read(fd, buf + n, cap - n);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
-      vt_io_errorf(err, errlen, path, "cannot read: %s", strerror(errno));
+      vt_errorf(err, errlen, path, "cannot read: %s", strerror(errno));
       free(buf);
       return VT_EIO;
     }
@@ -87,7 +88,7 @@ static int raw_read_all(vt_raw *raw, int fd, const char *path, char *err, size_t
   return VT_OK;
 nomem:
   free(buf);
-  vt_io_errorf(err, errlen, path, "out of memory");
+  vt_errorf(err, errlen, path, "out of memory");
   return VT_ENOMEM;
 }
 
@@ -97,15 +98,15 @@ static int raw_load(vt_raw *raw, const char *path, char *err, size_t errlen) {
   memset(raw, 0, sizeof *raw);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    vt_io_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
+    vt_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
     goto fail;
   }
   if (fstat(fd, &sb) != 0) {
-    vt_io_errorf(err, errlen, path, "cannot stat: %s", strerror(errno));
+    vt_errorf(err, errlen, path, "cannot stat: %s", strerror(errno));
     goto fail;
   }
   if (S_ISDIR(sb.st_mode)) {
-    vt_io_errorf(err, errlen, path, "cannot read: is a directory");
+    vt_errorf(err, errlen, path, "cannot read: is a directory");
     goto fail;
   }
   if (!S_ISREG(sb.st_mode)) {
@@ -113,14 +114,14 @@ static int raw_load(vt_raw *raw, const char *path, char *err, size_t errlen) {
     if (st != VT_OK) goto fail;
   } else if (sb.st_size > 0) {
     if ((uintmax_t)sb.st_size > SIZE_MAX) {
-      vt_io_errorf(err, errlen, path, "file too large to map");
+      vt_errorf(err, errlen, path, "file too large to map");
       goto fail;
     }
     raw->map_len = (size_t)sb.st_size;
     raw->map = mmap(NULL, raw->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
     if (raw->map == MAP_FAILED) {
       raw->map = NULL;
-      vt_io_errorf(err, errlen, path, "cannot map: %s", strerror(errno));
+      vt_errorf(err, errlen, path, "cannot map: %s", strerror(errno));
       goto fail;
     }
     raw->p = raw->map;
@@ -155,7 +156,7 @@ static void skip_ws(vt_hdr *h) {
 static int peek(const vt_hdr *h) { return h->p < h->end ? (unsigned char)*h->p : -1; }
 
 static int malformed(vt_hdr *h, const char *what) {
-  vt_io_errorf(h->err, h->errlen, h->path, "malformed header: %s", what);
+  vt_errorf(h->err, h->errlen, h->path, "malformed header: %s", what);
   return VT_EFORMAT;
 }
 
@@ -211,15 +212,15 @@ static int parse_dim(vt_hdr *h) {
   }
   if (q < h->p && (*q == 'L' || *q == 'l') && q + 1 == h->p) q++;
   if (q == digits || q != h->p) {
-    vt_io_errorf(h->err, h->errlen, h->path, "non-integer dimension '%.*s' in shape", len, tok);
+    vt_errorf(h->err, h->errlen, h->path, "non-integer dimension '%.*s' in shape", len, tok);
     return VT_EFORMAT;
   }
   if (neg && v != 0) {
-    vt_io_errorf(h->err, h->errlen, h->path, "negative dimension %.*s in shape", len, tok);
+    vt_errorf(h->err, h->errlen, h->path, "negative dimension %.*s in shape", len, tok);
     return VT_EFORMAT;
   }
   if (overflow) {
-    vt_io_errorf(h->err, h->errlen, h->path, "dimension %.*s too large", len, tok);
+    vt_errorf(h->err, h->errlen, h->path, "dimension %.*s too large", len, tok);
     return VT_EFORMAT;
   }
   if (h->ndim < 2) h->shape[h->ndim] = v;
@@ -269,9 +270,8 @@ static int parse_header(vt_hdr *h) {
     skip_ws(h);
     if (strcmp(key, "descr") == 0 && !h->have_descr) {
       if (peek(h) == '[') {
-        vt_io_errorf(h->err, h->errlen, h->path,
-                     "unsupported dtype: structured arrays are not supported (" VT_NPY_ACCEPTED
-                     ")");
+        vt_errorf(h->err, h->errlen, h->path,
+                  "unsupported dtype: structured arrays are not supported (" VT_NPY_ACCEPTED ")");
         return VT_EFORMAT;
       }
       if (parse_str(h, h->descr, sizeof h->descr) != 0)
@@ -323,19 +323,19 @@ static int parse_descr(const vt_hdr *h, vt_npy_dtype *out) {
     return VT_OK;
   }
   if (d[0] == '>') {
-    vt_io_errorf(h->err, h->errlen, h->path,
-                 "big-endian dtype '%s' is not supported (" VT_NPY_ACCEPTED ")", d);
+    vt_errorf(h->err, h->errlen, h->path,
+              "big-endian dtype '%s' is not supported (" VT_NPY_ACCEPTED ")", d);
     return VT_EFORMAT;
   }
 unsupported:
-  vt_io_errorf(h->err, h->errlen, h->path, "unsupported dtype '%s' (" VT_NPY_ACCEPTED ")", d);
+  vt_errorf(h->err, h->errlen, h->path, "unsupported dtype '%s' (" VT_NPY_ACCEPTED ")", d);
   return VT_EFORMAT;
 }
 
 /* ---- open / close ---------------------------------------------------------------------------- */
 
 static int truncated_header(const char *path, char *err, size_t errlen, size_t need, size_t have) {
-  vt_io_errorf(err, errlen, path, "truncated header: needs %zu bytes, file has %zu", need, have);
+  vt_errorf(err, errlen, path, "truncated header: needs %zu bytes, file has %zu", need, have);
   return VT_EFORMAT;
 }
 
@@ -347,7 +347,7 @@ int vt_npy_open(vt_npy *out, const char *path, char *err, size_t errlen) {
   memset(&raw, 0, sizeof raw);
   if (err && errlen) err[0] = '\0';
   if (!host_is_le()) {
-    vt_io_errorf(err, errlen, path, "cannot read .npy files on a big-endian host");
+    vt_errorf(err, errlen, path, "cannot read .npy files on a big-endian host");
     return VT_EUNSUPPORTED;
   }
   st = raw_load(&raw, path, err, errlen);
@@ -356,12 +356,12 @@ int vt_npy_open(vt_npy *out, const char *path, char *err, size_t errlen) {
   const unsigned char *p = raw.p;
   size_t n = raw.n;
   if (n == 0) {
-    vt_io_errorf(err, errlen, path, "empty file (0 bytes), not a .npy file");
+    vt_errorf(err, errlen, path, "empty file (0 bytes), not a .npy file");
     goto fail;
   }
   size_t cmp = n < VT_NPY_MAGIC_LEN ? n : VT_NPY_MAGIC_LEN;
   if (memcmp(p, VT_NPY_MAGIC, cmp) != 0) {
-    vt_io_errorf(err, errlen, path, "not a .npy file (bad magic)");
+    vt_errorf(err, errlen, path, "not a .npy file (bad magic)");
     goto fail;
   }
   if (n < VT_NPY_MAGIC_LEN + 2) {
@@ -370,8 +370,8 @@ int vt_npy_open(vt_npy *out, const char *path, char *err, size_t errlen) {
   }
   unsigned major = p[6], minor = p[7];
   if (major < 1 || major > 3 || minor != 0) {
-    vt_io_errorf(err, errlen, path, "unsupported .npy format version %u.%u (1.0, 2.0, 3.0 are)",
-                 major, minor);
+    vt_errorf(err, errlen, path, "unsupported .npy format version %u.%u (1.0, 2.0, 3.0 are)", major,
+              minor);
     goto fail;
   }
   size_t lenbytes = major == 1 ? 2 : 4;
@@ -397,13 +397,13 @@ int vt_npy_open(vt_npy *out, const char *path, char *err, size_t errlen) {
   if ((st = parse_descr(&h, &out->dtype)) != VT_OK) goto fail;
   st = VT_EFORMAT;
   if (h.fortran) {
-    vt_io_errorf(err, errlen, path,
-                 "Fortran order (fortran_order: True) is not supported; "
-                 "save a C-order array (np.ascontiguousarray)");
+    vt_errorf(err, errlen, path,
+              "Fortran order (fortran_order: True) is not supported; "
+              "save a C-order array (np.ascontiguousarray)");
     goto fail;
   }
   if (h.ndim > 2) {
-    vt_io_errorf(err, errlen, path, "%d-D array: at most 2 dimensions are supported", h.ndim);
+    vt_errorf(err, errlen, path, "%d-D array: at most 2 dimensions are supported", h.ndim);
     goto fail;
   }
   out->ndim = h.ndim;
@@ -412,22 +412,22 @@ int vt_npy_open(vt_npy *out, const char *path, char *err, size_t errlen) {
   for (int d = 0; d < h.ndim; d++) {
     out->shape[d] = h.shape[d];
     if (h.shape[d] != 0 && out->count > INT64_MAX / (int64_t)item / h.shape[d]) {
-      vt_io_errorf(err, errlen, path, "shape too large");
+      vt_errorf(err, errlen, path, "shape too large");
       goto fail;
     }
     out->count *= h.shape[d];
   }
   uint64_t need = (uint64_t)out->count * item;
   if (need > n - off) {
-    vt_io_errorf(err, errlen, path,
-                 "truncated data: expected %" PRIu64 " bytes of data, file has %zu", need, n - off);
+    vt_errorf(err, errlen, path, "truncated data: expected %" PRIu64 " bytes of data, file has %zu",
+              need, n - off);
     goto fail;
   }
   const unsigned char *data = p + off;
   if (raw.buf || (uintptr_t)data % item != 0) {
     out->owned = malloc(need ? (size_t)need : 1);
     if (!out->owned) {
-      vt_io_errorf(err, errlen, path, "out of memory");
+      vt_errorf(err, errlen, path, "out of memory");
       st = VT_ENOMEM;
       goto fail;
     }
@@ -539,11 +539,11 @@ int vt_npy_write(const char *path, vt_npy_dtype dtype, int ndim, const int64_t *
   char hdr[256];
   if (err && errlen) err[0] = '\0';
   if (dtype != VT_NPY_F32 && dtype != VT_NPY_F64 && dtype != VT_NPY_I32 && dtype != VT_NPY_I64) {
-    vt_io_errorf(err, errlen, path, "cannot write: unknown dtype");
+    vt_errorf(err, errlen, path, "cannot write: unknown dtype");
     goto fail;
   }
   if (ndim < 0 || ndim > 2 || (ndim > 0 && !shape)) {
-    vt_io_errorf(err, errlen, path, "cannot write: %d dimensions (0..2 are supported)", ndim);
+    vt_errorf(err, errlen, path, "cannot write: %d dimensions (0..2 are supported)", ndim);
     goto fail;
   }
   size_t item = vt_npy_itemsize(dtype);
@@ -551,14 +551,14 @@ int vt_npy_write(const char *path, vt_npy_dtype dtype, int ndim, const int64_t *
   for (int d = 0; d < ndim; d++) {
     uint64_t max_count = (uint64_t)(SIZE_MAX / item);
     if (shape[d] < 0 || (shape[d] > 0 && count > max_count / (uint64_t)shape[d])) {
-      vt_io_errorf(err, errlen, path, "cannot write: bad shape");
+      vt_errorf(err, errlen, path, "cannot write: bad shape");
       goto fail;
     }
     count *= (uint64_t)shape[d];
   }
   size_t nbytes = (size_t)count * item;
   if (nbytes && !data) {
-    vt_io_errorf(err, errlen, path, "cannot write: no data");
+    vt_errorf(err, errlen, path, "cannot write: no data");
     goto fail;
   }
   size_t total = vt_npy_header(dtype, ndim, shape, hdr, sizeof hdr);
@@ -568,7 +568,7 @@ int vt_npy_write(const char *path, vt_npy_dtype dtype, int ndim, const int64_t *
   errno = 0;
   if (fwrite(hdr, 1, total, of.fp) != total ||
       (nbytes && fwrite(data, 1, nbytes, of.fp) != nbytes)) {
-    vt_io_errorf(err, errlen, path, "write failed: %s", errno ? strerror(errno) : "I/O error");
+    vt_errorf(err, errlen, path, "write failed: %s", errno ? strerror(errno) : "I/O error");
     goto fail;
   }
   return vt_outfile_commit(&of, err, errlen);

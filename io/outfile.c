@@ -2,28 +2,14 @@
 #define _XOPEN_SOURCE 700
 
 #include "io/outfile.h"
+#include "core/errmsg.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
-
-void vt_io_errorf(char *err, size_t errlen, const char *path, const char *fmt, ...) {
-  if (!err || errlen == 0) return;
-  int n = snprintf(err, errlen, "%s: ", path ? path : "-");
-  if (n >= 0 && (size_t)n < errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-  }
-  err[errlen - 1] = '\0';
-  for (char *p = err; *p; p++)
-    if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
-}
 
 /* The target of symbolic link `path` as a path usable from here (a relative target is taken from
  * the link's directory), heap-allocated; NULL when it cannot be read. */
@@ -48,7 +34,7 @@ int vt_outfile_probe(const char *path, char *err, size_t errlen) {
   if (is_stdout(path)) return VT_OK;
   struct stat sb;
   if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-    vt_io_errorf(err, errlen, path, "is a directory");
+    vt_errorf(err, errlen, path, "is a directory");
     return VT_EIO;
   }
   if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) return VT_OK; /* never open a FIFO twice */
@@ -73,11 +59,11 @@ int vt_outfile_open(vt_outfile *of, const char *path, char *err, size_t errlen) 
     /* A device or FIFO: write in place. (A directory fails at commit, as rename says.) */
     of->path = strdup(path);
     if (!of->path) {
-      vt_io_errorf(err, errlen, path, "out of memory");
+      vt_errorf(err, errlen, path, "out of memory");
       goto fail;
     }
     if (!(of->fp = fopen(path, "wb"))) {
-      vt_io_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
+      vt_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
       st = VT_EIO;
       goto fail;
     }
@@ -95,7 +81,7 @@ int vt_outfile_open(vt_outfile *of, const char *path, char *err, size_t errlen) 
   const char *base = slash ? slash + 1 : path;
   size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0; /* keeps the '/' */
   if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
-    vt_io_errorf(err, errlen, path, "not a file name");
+    vt_errorf(err, errlen, path, "not a file name");
     st = VT_EINVAL;
     goto fail;
   }
@@ -103,14 +89,14 @@ int vt_outfile_open(vt_outfile *of, const char *path, char *err, size_t errlen) 
   resolved = NULL;
   of->tmp = malloc(dirlen + strlen(base) + sizeof(".") + sizeof(".tmp.XXXXXX"));
   if (!of->path || !of->tmp) {
-    vt_io_errorf(err, errlen, path, "out of memory");
+    vt_errorf(err, errlen, path, "out of memory");
     goto fail;
   }
   memcpy(of->tmp, path, dirlen);
   sprintf(of->tmp + dirlen, ".%s.tmp.XXXXXX", base);
   fd = mkstemp(of->tmp);
   if (fd < 0) {
-    vt_io_errorf(err, errlen, path, "cannot create temp file: %s", strerror(errno));
+    vt_errorf(err, errlen, path, "cannot create temp file: %s", strerror(errno));
     free(of->tmp); /* nothing was created */
     of->tmp = NULL;
     st = VT_EIO;
@@ -119,7 +105,7 @@ int vt_outfile_open(vt_outfile *of, const char *path, char *err, size_t errlen) 
   mode_t mask = umask(0);
   umask(mask);
   if (fchmod(fd, 0666 & ~mask) != 0 || !(of->fp = fdopen(fd, "wb"))) {
-    vt_io_errorf(err, errlen, path, "cannot set up temp file %s: %s", of->tmp, strerror(errno));
+    vt_errorf(err, errlen, path, "cannot set up temp file %s: %s", of->tmp, strerror(errno));
     st = VT_EIO;
     goto fail;
   }
@@ -136,7 +122,7 @@ int vt_outfile_commit(vt_outfile *of, char *err, size_t errlen) {
   int e = 0;
   if (err && errlen) err[0] = '\0';
   if (!of->fp) {
-    vt_io_errorf(err, errlen, of->path, "output file is not open");
+    vt_errorf(err, errlen, of->path, "output file is not open");
     return VT_EINVAL;
   }
   if (!of->tmp) { /* stdout, or a target written in place */
@@ -145,7 +131,7 @@ int vt_outfile_commit(vt_outfile *of, char *err, size_t errlen) {
     e = bad ? (errno ? errno : EIO) : 0;
     if (of->direct && fclose(of->fp) != 0 && !e) e = errno ? errno : EIO;
     of->fp = NULL;
-    if (e) vt_io_errorf(err, errlen, of->path ? of->path : "-", "write failed: %s", strerror(e));
+    if (e) vt_errorf(err, errlen, of->path ? of->path : "-", "write failed: %s", strerror(e));
     free(of->path);
     memset(of, 0, sizeof *of);
     return e ? VT_EIO : VT_OK;
@@ -156,11 +142,11 @@ int vt_outfile_commit(vt_outfile *of, char *err, size_t errlen) {
   if (fclose(of->fp) != 0 && !e) e = errno ? errno : EIO;
   of->fp = NULL;
   if (e) {
-    vt_io_errorf(err, errlen, of->path, "write failed: %s", strerror(e));
+    vt_errorf(err, errlen, of->path, "write failed: %s", strerror(e));
     goto fail;
   }
   if (rename(of->tmp, of->path) != 0) {
-    vt_io_errorf(err, errlen, of->path, "cannot rename temp file into place: %s", strerror(errno));
+    vt_errorf(err, errlen, of->path, "cannot rename temp file into place: %s", strerror(errno));
     goto fail;
   }
   free(of->tmp);

@@ -45,10 +45,4 @@ int vt_outfile_commit(vt_outfile *of, char *err, size_t errlen);
  * abort, on a zeroed struct and for stdout. */
 void vt_outfile_abort(vt_outfile *of);
 
-/* Formats "PATH: MESSAGE" into `err` (errlen bytes; nothing when errlen is 0), truncating as
- * needed and always NUL-terminating; newlines and other control characters become '?', so the
- * result is one line. `path` NULL prints "-". Shared by the io/ readers and writers. */
-void vt_io_errorf(char *err, size_t errlen, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errmsg.h"
 #include "io/outfile.h"
 
 /* Read in blocks of at least this many bytes; the buffer doubles from 1 MiB, up to 1 TiB. */
@@ -24,7 +25,7 @@ vt_status vt_read_stream(FILE *f, const char *name, char **buf_out, size_t *len_
       char *nb = cap < READ_MAX ? realloc(buf, cap = cap ? 2 * cap : READ_FIRST) : NULL;
       if (!nb) {
         st = VT_ENOMEM;
-        vt_io_errorf(err, errlen, name, "out of memory");
+        vt_errorf(err, errlen, name, "out of memory");
         goto fail;
       }
       buf = nb;
@@ -34,7 +35,7 @@ vt_status vt_read_stream(FILE *f, const char *name, char **buf_out, size_t *len_
     if (got == 0) break;
   }
   if (ferror(f)) {
-    vt_io_errorf(err, errlen, name, "read error: %s", strerror(errno));
+    vt_errorf(err, errlen, name, "read error: %s", strerror(errno));
     goto fail;
   }
   buf[len] = '\0';
@@ -51,7 +52,7 @@ vt_status vt_read_file(const char *path, char **buf, size_t *len, char *err, siz
   *len = 0;
   FILE *f = fopen(path, "rb");
   if (!f) {
-    vt_io_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
+    vt_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
     return VT_EIO;
   }
   vt_status st = vt_read_stream(f, path, buf, len, err, errlen);

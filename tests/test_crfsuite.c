@@ -598,6 +598,16 @@ TEST(cli) {
   EXPECT(!strncmp(text, cmd, strlen(cmd)), "message: %s", text);
   struct stat st;
   EXPECT(stat(out, &st) != 0, "an output file was left");
+  /* A line past --max-line-bytes: the message names the file and line, nothing before them. */
+  const char *long_items = "B-NP\tw=the\nO\tw=abcdefghijklmnopqrstuvwxyz\n";
+  REQUIRE(write_file(items, long_items, strlen(long_items)) == 0, "write");
+  snprintf(cmd, sizeof cmd, "%s tag -m %s --max-line-bytes 20 %s -o %s 2>%s", vt, mod, items, out,
+           err);
+  EXPECT_EQ_INT(run(cmd), 2, cmd);
+  EXPECT_EQ_INT(read_text(err, text, sizeof text), 1, "one line");
+  snprintf(cmd, sizeof cmd, "vitesse: %s:2: line longer than 20 bytes (--max-line-bytes)\n", items);
+  EXPECT_EQ_STR(text, cmd, "long line");
+  EXPECT(stat(out, &st) != 0, "an output file was left");
   b.p[12] = 7; /* version 7 */
   REQUIRE(crf1d_save(&b, mod) == 0, "write");
   snprintf(cmd, sizeof cmd, "%s tag -m %s %s -o %s 2>%s", vt, mod, items, out, err);

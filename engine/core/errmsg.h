@@ -15,6 +15,17 @@ void vt_errorf(char *err, size_t errlen, const char *name, const char *fmt, ...)
 
 #include "vitesse.h"
 
+/* The one way a parser refuses its input: formats "NAME: MESSAGE" into the function's `err`
+ * (`errlen` bytes), sets its status `st` to VT_EFORMAT and jumps to its cleanup label `label`.
+ * A parser binds it once to its own names, e.g. #define BAD(...) VT_BAD(fail, path, __VA_ARGS__).
+ */
+#define VT_BAD(label, name, ...)                                                                   \
+  do {                                                                                             \
+    vt_errorf(err, errlen, name, __VA_ARGS__);                                                     \
+    st = VT_EFORMAT;                                                                               \
+    goto label;                                                                                    \
+  } while (0)
+
 /* Records the thread's last error (vt_last_error) and returns `st`: the message is printf-style
  * `fmt`, or vt_strerror(st) when fmt is NULL; control characters become '?'. VT_OK records
  * nothing. Every public function that fails returns through it. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errmsg.h"
 #include "io/binfile.h"
 #include "io/outfile.h"
 
@@ -46,7 +47,7 @@ int vt_chunk_model_write(const char *path, const vt_chunk_model *m, char *err, s
   names[1] = names_pack(&m->chunk_names, &names_size[1]);
   names[2] = names_pack(&m->words, &names_size[2]);
   if (!names[0] || !names[1] || !names[2]) {
-    vt_io_errorf(err, errlen, path, "out of memory (or over 4 GiB of words)");
+    vt_errorf(err, errlen, path, "out of memory (or over 4 GiB of words)");
     goto done;
   }
   memset(meta, 0, sizeof meta);
@@ -74,12 +75,7 @@ done:
 /* ---- loading ----------------------------------------------------------------------------------
  */
 
-#define BAD(...)                                                                                   \
-  do {                                                                                             \
-    vt_io_errorf(err, errlen, path, __VA_ARGS__);                                                  \
-    st = VT_EFORMAT;                                                                               \
-    goto fail;                                                                                     \
-  } while (0)
+#define BAD(...) VT_BAD(fail, path, __VA_ARGS__)
 
 int vt_chunk_model_sniff_bytes(const unsigned char *head, size_t n) {
   return n >= 8 && !memcmp(head, FORMAT.magic, 8);
@@ -122,7 +118,7 @@ static int load(vt_chunk_model *m, const char *path, const void *mem, size_t mem
   vt_chunk_model_free(m);
   int st = vt_chunk_model_init(m);
   if (st != VT_OK) {
-    vt_io_errorf(err, errlen, path, "out of memory");
+    vt_errorf(err, errlen, path, "out of memory");
     return st;
   }
   if ((st = (mem ? vt_binfile_open_mem(&bf, mem, mem_len, path, &FORMAT, err, errlen)
@@ -163,7 +159,7 @@ static int load(vt_chunk_model *m, const char *path, const void *mem, size_t mem
   m->outs = malloc((size_t)sec[SEC_OUTS].size + 4);
   m->w = malloc((size_t)sec[SEC_WEIGHTS].size + 8);
   if (!m->rowptr || !m->outs || !m->w) {
-    vt_io_errorf(err, errlen, path, "out of memory");
+    vt_errorf(err, errlen, path, "out of memory");
     st = VT_ENOMEM;
     goto fail;
   }

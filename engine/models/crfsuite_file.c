@@ -9,9 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errmsg.h"
 #include "io/binfile.h"
-#include "io/readall.h"
 #include "io/outfile.h"
+#include "io/readall.h"
 
 #define CRF1D_HEADER 48
 #define CRF1D_VERSION 100
@@ -105,12 +106,7 @@ static const char *refs_check(const unsigned char *d, uint64_t size, uint64_t of
   return NULL;
 }
 
-#define BAD(...)                                                                                   \
-  do {                                                                                             \
-    vt_io_errorf(err, errlen, name, __VA_ARGS__);                                                  \
-    st = VT_EFORMAT;                                                                               \
-    goto fail;                                                                                     \
-  } while (0)
+#define BAD(...) VT_BAD(fail, name, __VA_ARGS__)
 
 static int load_crf1d(vt_crfs **out, const unsigned char *d, uint64_t size, const char *name,
                       char *err, size_t errlen) {
@@ -210,7 +206,7 @@ static int load_crf1d(vt_crfs **out, const unsigned char *d, uint64_t size, cons
   return VT_OK;
 nomem:
   st = VT_ENOMEM;
-  vt_io_errorf(err, errlen, name, "out of memory");
+  vt_errorf(err, errlen, name, "out of memory");
 fail:
   vt_crfs_free(m);
   return st;
@@ -274,7 +270,7 @@ static int load_native(vt_crfs **out, vt_binfile *bf, const char *name, char *er
   return VT_OK;
 nomem:
   st = VT_ENOMEM;
-  vt_io_errorf(err, errlen, name, "out of memory");
+  vt_errorf(err, errlen, name, "out of memory");
 fail:
   vt_crfs_free(m);
   vt_binfile_close(bf);
@@ -325,7 +321,7 @@ int vt_crfs_load(vt_crfs **out, const char *path, char *err, size_t errlen) {
   *out = NULL;
   FILE *f = fopen(path, "rb");
   if (!f) {
-    vt_io_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
+    vt_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
     return VT_EIO;
   }
   n = fread(head, 1, sizeof head, f);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errmsg.h"
 #include "io/binfile.h"
 #include "io/outfile.h"
 #include "text/strhash.h"
@@ -35,7 +36,7 @@ static int write_image(const char *path, const vt_textmodel_image *img, void **m
   uint32_t *slots = NULL;
   float *trans = NULL;
   if (L < 1 || L > MAX_LABELS || img->recs_len / 4 + 1 >= UINT32_MAX) {
-    vt_io_errorf(err, errlen, path, "model too large to write");
+    vt_errorf(err, errlen, path, "model too large to write");
     return VT_EINVAL;
   }
 
@@ -45,7 +46,7 @@ static int write_image(const char *path, const vt_textmodel_image *img, void **m
   int hash_bits = 4;
   while (((uint64_t)1 << hash_bits) < 2 * (uint64_t)img->n_feat + 2) hash_bits++;
   if (hash_bits > 31) {
-    vt_io_errorf(err, errlen, path, "too many features to write");
+    vt_errorf(err, errlen, path, "too many features to write");
     return VT_EINVAL;
   }
   vt_bin_put32(meta + 0, (uint32_t)L);
@@ -107,7 +108,7 @@ static int write_image(const char *path, const vt_textmodel_image *img, void **m
   st = vt_binfile_write_mem(&FORMAT, sec, mem, mem_len);
   if (st == VT_OK) goto done;
 fail:
-  vt_io_errorf(err, errlen, path, "out of memory");
+  vt_errorf(err, errlen, path, "out of memory");
 done:
   free(labels_head);
   free(slots);
@@ -128,7 +129,7 @@ int vt_textmodel_save(const vt_textmodel *m, const char *path, char *err, size_t
   const size_t LL = (size_t)m->L * (size_t)m->L;
   float *t = malloc((LL + 2 * (size_t)m->L) * sizeof *t);
   if (!t) {
-    vt_io_errorf(err, errlen, path, "out of memory");
+    vt_errorf(err, errlen, path, "out of memory");
     return VT_ENOMEM;
   }
   for (size_t i = 0; i < LL; i++) t[i] = (float)m->A[i];
@@ -148,12 +149,7 @@ int vt_textmodel_save(const vt_textmodel *m, const char *path, char *err, size_t
 /* ---- loading ----------------------------------------------------------------------------------
  */
 
-#define BAD(...)                                                                                   \
-  do {                                                                                             \
-    vt_io_errorf(err, errlen, path, __VA_ARGS__);                                                  \
-    st = VT_EFORMAT;                                                                               \
-    goto fail;                                                                                     \
-  } while (0)
+#define BAD(...) VT_BAD(fail, path, __VA_ARGS__)
 
 static int finite_all(const float *v, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -318,14 +314,14 @@ static int load(vt_textmodel **out, const char *path, const void *mem, size_t me
   }
   st = vt_textmodel_bind(m);
   if (st != VT_OK) {
-    vt_io_errorf(err, errlen, path, "cannot bind the transition model: %s", vt_strerror(st));
+    vt_errorf(err, errlen, path, "cannot bind the transition model: %s", vt_strerror(st));
     goto fail;
   }
   *out = m;
   return VT_OK;
 nomem:
   st = VT_ENOMEM;
-  vt_io_errorf(err, errlen, path, "out of memory");
+  vt_errorf(err, errlen, path, "out of memory");
 fail:
   vt_binfile_close(&bf);
   free(starts);

@@ -63,11 +63,11 @@ vt_status vt_peer_build_templates_end(vt_peer_build *b, const char *name, char *
   vt_status st =
       vt_tmplset_parse(&ts, b->tmpl ? b->tmpl : "", b->tmpl_len, "template", terr, sizeof terr);
   if (st == VT_ENOMEM) {
-    vt_io_errorf(err, errlen, name, "out of memory");
+    vt_errorf(err, errlen, name, "out of memory");
     return st;
   }
   if (st != VT_OK) {
-    vt_io_errorf(err, errlen, name, "%s", terr);
+    vt_errorf(err, errlen, name, "%s", terr);
     return st;
   }
   b->obs_bigram = ts.n_b > 0;
@@ -138,14 +138,14 @@ vt_status vt_peer_build_finish(vt_peer_build *b, const char *name, vt_textmodel 
   float *A = malloc(LL * sizeof *A), *SF = calloc(2 * (size_t)L, sizeof *SF);
   if (!freq || !rank || !A || !SF) goto nomem;
   if (b->n_labels != L) {
-    vt_io_errorf(err, errlen, name, "%d labels named, %d declared", b->n_labels, L);
+    vt_errorf(err, errlen, name, "%d labels named, %d declared", b->n_labels, L);
     st = VT_EFORMAT;
     goto done;
   }
   for (size_t i = 0; i < LL; i++) {
     A[i] = (float)b->A[i];
     if (!isfinite(A[i])) {
-      vt_io_errorf(err, errlen, name, "transition weight out of range");
+      vt_errorf(err, errlen, name, "transition weight out of range");
       st = VT_EFORMAT;
       goto done;
     }
@@ -175,7 +175,7 @@ vt_status vt_peer_build_finish(vt_peer_build *b, const char *name, vt_textmodel 
   st = vt_textmodel_load_mem(out, file, file_len, name, err, errlen);
   goto done;
 nomem:
-  vt_io_errorf(err, errlen, name, "out of memory");
+  vt_errorf(err, errlen, name, "out of memory");
 done:
   free(file);
   free(freq);

@@ -15,12 +15,7 @@
 #include "models/peer_build.h"
 #include "models/peer_crfpp.h"
 
-#define BAD(...)                                                                                   \
-  do {                                                                                             \
-    vt_io_errorf(err, errlen, name, __VA_ARGS__);                                                  \
-    st = VT_EFORMAT;                                                                               \
-    goto done;                                                                                     \
-  } while (0)
+#define BAD(...) VT_BAD(done, name, __VA_ARGS__)
 
 enum { MAX_CONTEXT = 8 }; /* CRF++'s kMaxContextSize: rows -8 .. 8 */
 
@@ -87,7 +82,7 @@ static vt_status add_templates(vt_peer_build *b, const char *s, size_t n, char s
   }
   st = vt_peer_build_templates_end(b, name, err, errlen);
 done:
-  if (st == VT_ENOMEM) vt_io_errorf(err, errlen, name, "out of memory");
+  if (st == VT_ENOMEM) vt_errorf(err, errlen, name, "out of memory");
   return st;
 }
 
@@ -121,7 +116,7 @@ static vt_status add_feature(vt_peer_build *b, const char *s, size_t n, uint64_t
   }
   st = vt_peer_build_feature(b, s, n, bigram, w + id);
   if (st == VT_EFORMAT) BAD("non-finite weight");
-  if (st == VT_ENOMEM) vt_io_errorf(err, errlen, name, "out of memory");
+  if (st == VT_ENOMEM) vt_errorf(err, errlen, name, "out of memory");
 done:
   return st;
 }
@@ -170,7 +165,7 @@ static vt_status trie_walk(walk *k, int32_t root, const char *name, char *err, s
   frame *stack = malloc((MAX_KEY + 1) * sizeof *stack);
   k->key = malloc(MAX_KEY + 1);
   if (!stack || !k->key) {
-    vt_io_errorf(err, errlen, name, "out of memory");
+    vt_errorf(err, errlen, name, "out of memory");
     st = VT_ENOMEM;
     goto done;
   }
@@ -291,7 +286,7 @@ static vt_status load_binary(vt_textmodel **out, const unsigned char *data, size
   goto done;
 nomem:
   st = VT_ENOMEM;
-  vt_io_errorf(err, errlen, name, "out of memory");
+  vt_errorf(err, errlen, name, "out of memory");
 done:
   free(k.key);
   free(w);
@@ -463,7 +458,7 @@ static vt_status load_text(vt_textmodel **out, const char *data, size_t size, co
   goto done;
 nomem:
   st = VT_ENOMEM;
-  vt_io_errorf(err, errlen, name, "out of memory");
+  vt_errorf(err, errlen, name, "out of memory");
 done:
   free(w);
   free(plain);

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "core/errmsg.h"
 #include "io/outfile.h"
 
 vt_peer_format vt_peer_sniff(const unsigned char *head, size_t n) {
@@ -34,6 +35,6 @@ vt_status vt_peer_load_mem(vt_textmodel **out, vt_peer_format fmt, const void *d
   case VT_PEER_WAPITI: return vt_peer_wapiti_load(out, data, size, name, err, errlen);
   case VT_PEER_NONE: break;
   }
-  vt_io_errorf(err, errlen, name, "not a model of a known format");
+  vt_errorf(err, errlen, name, "not a model of a known format");
   return VT_EFORMAT;
 }

@@ -13,16 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errmsg.h"
 #include "io/outfile.h"
 #include "models/peer_build.h"
 #include "models/peer_wapiti.h"
 
-#define BAD(...)                                                                                   \
-  do {                                                                                             \
-    vt_io_errorf(err, errlen, name, __VA_ARGS__);                                                  \
-    st = VT_EFORMAT;                                                                               \
-    goto done;                                                                                     \
-  } while (0)
+#define BAD(...) VT_BAD(done, name, __VA_ARGS__)
 
 typedef struct cursor {
   const char *p, *end;
@@ -201,7 +197,7 @@ feat_fail:
   if (st == VT_EFORMAT) BAD("non-finite weight");
 nomem:
   st = VT_ENOMEM;
-  vt_io_errorf(err, errlen, name, "out of memory");
+  vt_errorf(err, errlen, name, "out of memory");
 done:
   free(obs);
   free(obs_len);
