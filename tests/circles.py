@@ -113,8 +113,15 @@ def python_objects(src, cc, tmp):
 
 def include_graph(src):
     """Units (x.c + x.h) of the tracked C files; an edge when a unit includes another's header."""
-    files = subprocess.run(["git", "-C", src, "ls-files", "*.c", "*.h"], capture_output=True,
-                           text=True, check=True).stdout.split()
+    res = subprocess.run(["git", "-C", src, "ls-files", "*.c", "*.h"], capture_output=True,
+                         text=True)
+    if res.returncode == 0:
+        files = res.stdout.split()
+    else:  # not a git checkout: every C file but build trees'
+        files = [os.path.relpath(os.path.join(d, f), src)
+                 for d, subdirs, names in os.walk(src)
+                 if not os.path.relpath(d, src).split(os.sep)[0].startswith(("build", "."))
+                 for f in names if f.endswith((".c", ".h"))]
     by_base = {}
     for f in files:
         by_base.setdefault(os.path.basename(f), []).append(f)
