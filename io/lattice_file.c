@@ -332,3 +332,21 @@ void vt_lattice_file_copy(const vt_lattice_file *lf, int64_t s, double *dst) {
     for (size_t i = 0; i < n; i++) dst[i] = f[i];
   }
 }
+
+vt_status vt_trans_file_load(vt_trans **out, const char *a_path, const char *s_path,
+                             const char *f_path, const char *r_path, char *err, size_t errlen) {
+  vt_lattice_file tf;
+  vt_npy a;
+  memset(&tf, 0, sizeof tf);
+  *out = NULL;
+  vt_status st = (vt_status)vt_npy_open(&a, a_path, err, errlen);
+  if (st != VT_OK) return st;
+  tf.L = a.ndim >= 1 && a.shape[0] >= 1 && a.shape[0] <= INT32_MAX ? (int32_t)a.shape[0] : 1;
+  vt_npy_close(&a);
+  st = (vt_status)vt_lattice_file_load_trans(&tf, a_path, a_path, s_path, f_path, r_path, err,
+                                             errlen);
+  if (st == VT_OK && (st = vt_trans_create(out, tf.L, tf.A, tf.S, tf.F, tf.R)) != VT_OK)
+    vt_errorf(err, errlen, a_path, "%s", vt_strerror(st));
+  vt_lattice_file_free(&tf);
+  return st;
+}

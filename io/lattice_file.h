@@ -49,6 +49,12 @@ int vt_lattice_file_load_trans(vt_lattice_file *lf, const char *e_path, const ch
                                const char *s_path, const char *f_path, const char *r_path,
                                char *err, size_t errlen);
 
+/* A transition model from .npy files alone: A (`a_path`, (L, L)), and S, F, R (L,) when not
+ * NULL, bound as vt_trans_create binds them. Returns VT_OK, or a failure with "PATH: problem" in
+ * err. */
+vt_status vt_trans_file_load(vt_trans **out, const char *a_path, const char *s_path,
+                             const char *f_path, const char *r_path, char *err, size_t errlen);
+
 /* Unmaps and frees everything and zeroes *lf. Idempotent; fine on a zeroed struct and NULL. */
 void vt_lattice_file_free(vt_lattice_file *lf);
 

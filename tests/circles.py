@@ -10,7 +10,10 @@ connected components of more than one file):
 - includes: every C source and header of SRC, a file x.c and its x.h taken as one unit.
 Both views make one graph (a file may need another by including its header and be needed back
 by a call). Prints each circle with its edges and exits 1 when there is any; prints the counts
-checked.
+checked. The same symbols also show whether a layer calls up: no object of a library layer may
+use a symbol that an object of a higher layer defines (the compiler's include roots keep the
+headers in order; a public function declared in vitesse.h but defined above its caller would
+slip past them).
 """
 import glob
 import os
@@ -153,6 +156,22 @@ def merge_isa(graph):
     return {u: deps - {u} for u, deps in out.items()}
 
 
+# The library's layers, lowest first (cmake/VtLayers.cmake), by the folder of their objects.
+LAYERS = ["alloc", "engine/core", "io", "engine/decode", "engine/text", "engine/chunk",
+          "engine/train", "engine/models", "engine/sched", "engine/api"]
+
+
+def upward_calls(syms):
+    """(caller, callee) pairs of library objects where the callee's layer is above the caller's."""
+    rank = {}
+    for u in syms:
+        folder = os.path.dirname(u)
+        if folder in LAYERS:
+            rank[u] = LAYERS.index(folder)
+    return sorted((u, d) for u in syms if u in rank
+                  for d in syms[u] if d in rank and rank[d] > rank[u])
+
+
 def report(kind, graph):
     bad = cycles(graph)
     for comp in bad:
@@ -177,7 +196,12 @@ def main():
     # calls back into it is a circle too.
     both = merge_isa({u: set(syms.get(u, ())) | set(inc.get(u, ())) for u in set(syms) | set(inc)})
     bad = report("symbols and includes", both)
-    print("%d object files, %d Python extension files%s, %d include units: %d circles" % (
+    up = upward_calls(syms)
+    for caller, callee in up:
+        print("upward call: %s uses a symbol of %s, a higher layer" % (caller, callee))
+    bad += len(up)
+    print("%d object files, %d Python extension files%s, %d include units: %d circles or upward "
+          "calls" % (
         len(objs), len(py), "" if py else " (no Python headers: skipped)", len(inc), bad))
     return 1 if bad else 0
 

@@ -19,3 +19,7 @@ endif()
 add_test(NAME circles COMMAND ${VT_CIRCLES_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/circles.py
   ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} ${CMAKE_C_COMPILER})
 set_tests_properties(circles PROPERTIES LABELS unit)
+# One internal error channel: below engine/api/, messages go into the caller's buffer only.
+add_test(NAME error_channel COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/error_channel.sh
+  ${PROJECT_SOURCE_DIR})
+set_tests_properties(error_channel PROPERTIES LABELS unit)

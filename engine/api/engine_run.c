@@ -53,8 +53,10 @@ static vt_status tag_run(vt_engine *e, const vt_model *m, const vt_tag_opts *opt
   if (o.decode.k < 1) vt_model_default_decoder(m, 1, &o.decode);
   if ((st = vt_model_check_decoder(m, &o.decode)) != VT_OK) return st;
   vt_model_reader(m, &o, &ro);
-  if (k->check && (st = k->check(m, &o)) != VT_OK) return st;
-  return vt_corpus_job_run(e, m, &o, &ro, files, n_files, part, sink, sink_ctx, rep);
+  char err[VT_ERR_LINE];
+  if (k->check && (st = k->check(m, &o, err, sizeof err)) != VT_OK) return vt_fail(st, "%s", err);
+  st = vt_corpus_job_run(e, m, &o, &ro, files, n_files, part, sink, sink_ctx, rep, err, sizeof err);
+  return st == VT_OK ? st : vt_fail(st, "%s", err);
 }
 
 vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
@@ -107,5 +109,8 @@ vt_status vt_engine_decode_range(vt_engine *e, const vt_trans *trans, const vt_d
     c = *conf;
   else
     vt_conf_opts_init(&c);
-  return vt_decode_job_run(e, trans, &o, &c, lat, first, count, sink, sink_ctx, rep);
+  char err[VT_ERR_LINE];
+  vt_status st =
+      vt_decode_job_run(e, trans, &o, &c, lat, first, count, sink, sink_ctx, rep, err, sizeof err);
+  return st == VT_OK ? st : vt_fail(st, "%s", err);
 }

@@ -250,5 +250,7 @@ void vt_model_default_decoder(const vt_model *m, int32_t k, vt_decode_opts *opts
 }
 
 vt_status vt_model_check_decoder(const vt_model *m, const vt_decode_opts *opts) {
-  return m->ops->decoder_check(m, opts);
+  char err[VT_ERR_LINE];
+  vt_status st = m->ops->decoder_check(m, opts, err, sizeof err);
+  return st == VT_OK ? st : vt_fail(st, "%s", err);
 }

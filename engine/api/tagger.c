@@ -71,7 +71,9 @@ vt_status vt_tagger_tag(vt_tagger *t, const char *const *cells, int32_t T, int32
   }
   if (!t->m->ops->tag_cells)
     return vt_fail(VT_EUNSUPPORTED, "a CRFsuite model tags item lines: vt_tagger_tag_items");
-  return t->m->ops->tag_cells(t->m, &t->opts, &t->s, cells, T, ncols, out);
+  char err[VT_ERR_LINE];
+  vt_status st = t->m->ops->tag_cells(t->m, &t->opts, &t->s, cells, T, ncols, out, err, sizeof err);
+  return st == VT_OK ? st : vt_fail(st, "%s", err);
 }
 
 vt_status vt_tagger_tag_items(vt_tagger *t, const char *const *items, int32_t T, vt_tag_out *out) {
@@ -80,5 +82,7 @@ vt_status vt_tagger_tag_items(vt_tagger *t, const char *const *items, int32_t T,
     return vt_fail(VT_EUNSUPPORTED, "item lines are tagged with a CRFsuite model only");
   if (T < 0 || (T > 0 && !items)) return vt_fail(VT_EINVAL, "tag: T >= 0 items expected");
   vt_arena_reset(t->s.arena);
-  return t->m->ops->tag_items(t->m, &t->opts, &t->s, items, T, out);
+  char err[VT_ERR_LINE];
+  vt_status st = t->m->ops->tag_items(t->m, &t->opts, &t->s, items, T, out, err, sizeof err);
+  return st == VT_OK ? st : vt_fail(st, "%s", err);
 }

@@ -17,3 +17,15 @@ void vt_errorf(char *err, size_t errlen, const char *name, const char *fmt, ...)
   for (char *p = err; *p; p++)
     if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
 }
+
+vt_status vt_fail_into(char *err, size_t errlen, vt_status st, const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    for (char *p = err; *p; p++)
+      if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+  }
+  return st;
+}

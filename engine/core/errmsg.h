@@ -15,6 +15,11 @@ void vt_errorf(char *err, size_t errlen, const char *name, const char *fmt, ...)
 
 #include "vitesse.h"
 
+/* Formats "MESSAGE" into err as vt_errorf does (no name) and returns `st`: a failure's status
+ * and its line in one step, for the functions below the public ones. */
+vt_status vt_fail_into(char *err, size_t errlen, vt_status st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* The one way a parser refuses its input: formats "NAME: MESSAGE" into the function's `err`
  * (`errlen` bytes), sets its status `st` to VT_EFORMAT and jumps to its cleanup label `label`.
  * A parser binds it once to its own names, e.g. #define BAD(...) VT_BAD(fail, path, __VA_ARGS__).

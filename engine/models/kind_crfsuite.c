@@ -42,17 +42,18 @@ static void model_free(vt_model *m) { vt_crfs_free(m->crfs); }
 static vt_trans *trans(const vt_model *m) { return m->crfs->trans; }
 
 static vt_status tag_items(const vt_model *m, const vt_decode_opts *opts, vt_cells_scratch *s,
-                           const char *const *items, int32_t T, vt_tag_out *out) {
-  char err[256];
+                           const char *const *items, int32_t T, vt_tag_out *out, char *err,
+                           size_t errlen) {
+  char why[256];
   int32_t bad = -1;
   size_t *lens = VT_ARENA_NEW(s->arena, size_t, (size_t)T + 1);
-  if (!lens) return vt_fail(VT_ENOMEM, "out of memory");
+  if (!lens) return vt_fail_into(err, errlen, VT_ENOMEM, "out of memory");
   for (int32_t i = 0; i < T; i++) lens[i] = strlen(items[i]);
   vt_status st =
       vt_crfs_tag(m->crfs, opts, s->arena, items, lens, T, out->labels, out->scores, &out->n_paths,
-                  out->marg, &out->logz, &bad, &out->stats, err, sizeof err);
-  if (st == VT_EFORMAT) return vt_fail(st, "item %d: %s", bad + 1, err);
-  if (st != VT_OK) return vt_fail(st, "decoding failed: %s", vt_strerror(st));
+                  out->marg, &out->logz, &bad, &out->stats, why, sizeof why);
+  if (st == VT_EFORMAT) return vt_fail_into(err, errlen, st, "item %d: %s", bad + 1, why);
+  if (st != VT_OK) return vt_fail_into(err, errlen, st, "decoding failed: %s", vt_strerror(st));
   return VT_OK;
 }
 

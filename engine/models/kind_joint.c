@@ -66,25 +66,28 @@ static vt_trans *trans(const vt_model *m) {
   return NULL;
 }
 
-static vt_status decoder_check(const vt_model *m, const vt_decode_opts *o) {
-  vt_status st = vt_kind_decoder_check(m, o);
+static vt_status decoder_check(const vt_model *m, const vt_decode_opts *o, char *err,
+                               size_t errlen) {
+  vt_status st = vt_kind_decoder_check(m, o, err, errlen);
   if (st == VT_OK && o->k > 1)
-    return vt_fail(VT_EUNSUPPORTED, "-k %d: the joint label-chunk decoder returns one structure",
-                   o->k);
+    return vt_fail_into(err, errlen, VT_EUNSUPPORTED,
+                        "-k %d: the joint label-chunk decoder returns one structure", o->k);
   return st;
 }
 
 /* A sentence held in memory: word observation ids and token types of column 0, then the
  * decoder; chunk ids "O" 0, B-X 2c-1, I-X 2c. */
 static vt_status tag_cells(const vt_model *m, const vt_decode_opts *opts, vt_cells_scratch *s,
-                           const char *const *cells, int32_t T, int32_t ncols, vt_tag_out *out) {
+                           const char *const *cells, int32_t T, int32_t ncols, vt_tag_out *out,
+                           char *err, size_t errlen) {
   (void)opts;
   const vt_chunk_model *cm = &m->chunk;
   int32_t *word = VT_ARENA_NEW(s->arena, int32_t, (size_t)T);
   int32_t *ctag = VT_ARENA_NEW(s->arena, int32_t, (size_t)T);
   uint8_t *type = VT_ARENA_NEW(s->arena, uint8_t, (size_t)T);
   uint8_t *begin = VT_ARENA_NEW(s->arena, uint8_t, (size_t)T);
-  if (!word || !ctag || !type || !begin) return vt_fail(VT_ENOMEM, "out of memory");
+  if (!word || !ctag || !type || !begin)
+    return vt_fail_into(err, errlen, VT_ENOMEM, "out of memory");
   for (int32_t i = 0; i < T; i++) {
     const char *w = cells[(size_t)i * (size_t)ncols];
     size_t len = strlen(w);
@@ -95,7 +98,7 @@ static vt_status tag_cells(const vt_model *m, const vt_decode_opts *opts, vt_cel
   vt_chunk_out o = {out->labels, ctag, begin, 0};
   vt_chunk_stats cs = {0, 0, 0};
   vt_status st = vt_chunk_tag_sentence(cm, &x, cm->max_chunk, s->arena, &o, &cs);
-  if (st != VT_OK) return vt_fail(st, "decoding failed: %s", vt_strerror(st));
+  if (st != VT_OK) return vt_fail_into(err, errlen, st, "decoding failed: %s", vt_strerror(st));
   out->stats.sentences += cs.sentences;
   out->stats.tokens += cs.tokens;
   out->stats.cells += cs.cells;
@@ -189,10 +192,11 @@ static void read_opts(const vt_tag_opts *o, vt_chunk_read_opts *ro) {
   ro->chunk_col = o->eval ? o->chunk_col : -2;
 }
 
-static vt_status corpus_check(const vt_model *m, const vt_tag_opts *o) {
+static vt_status corpus_check(const vt_model *m, const vt_tag_opts *o, char *err, size_t errlen) {
   (void)m;
   if (o->word_col < 0 || (o->eval && o->pos_col < 0))
-    return vt_fail(VT_EINVAL, "joint tagging: the word and POS columns must be >= 0");
+    return vt_fail_into(err, errlen, VT_EINVAL,
+                        "joint tagging: the word and POS columns must be >= 0");
   return VT_OK;
 }
 

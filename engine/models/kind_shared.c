@@ -10,10 +10,13 @@ void vt_kind_decoder_default(const vt_model *m, int32_t k, vt_decode_opts *o) {
   vt_decode_opts_default(o, m->info.labels, k);
 }
 
-vt_status vt_kind_decoder_check(const vt_model *m, const vt_decode_opts *o) {
+vt_status vt_kind_decoder_check(const vt_model *m, const vt_decode_opts *o, char *err,
+                                size_t errlen) {
   (void)m;
-  if (o->k < 1 || (o->k > 1 && !vt_algo_kbest(o->algo)))
-    return vt_fail(VT_EINVAL, "-k %d: --algo %s returns one path", o->k, vt_algo_name(o->algo));
+  if (o->k < 1 || (o->k > 1 && !vt_algo_kbest(o->algo))) {
+    vt_errorf(err, errlen, NULL, "-k %d: --algo %s returns one path", o->k, vt_algo_name(o->algo));
+    return VT_EINVAL;
+  }
   return VT_OK;
 }
 

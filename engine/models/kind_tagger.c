@@ -64,13 +64,14 @@ static void decoder_default(const vt_model *m, int32_t k, vt_decode_opts *o) {
   if (m->text->obs_bigram) o->algo = o->k > 1 ? VT_ALGO_KBEST_VITERBI : VT_ALGO_VITERBI;
 }
 
-static vt_status decoder_check(const vt_model *m, const vt_decode_opts *o) {
+static vt_status decoder_check(const vt_model *m, const vt_decode_opts *o, char *err,
+                               size_t errlen) {
   if (m->text->obs_bigram && !vt_obs_algo_supported(o->algo))
-    return vt_fail(VT_EUNSUPPORTED,
-                   "--algo %s: this model has observation-dependent bigram templates; use "
-                   "viterbi, viterbi-scalar, kbest-viterbi or beam",
-                   vt_algo_name(o->algo));
-  return vt_kind_decoder_check(m, o);
+    return vt_fail_into(err, errlen, VT_EUNSUPPORTED,
+                        "--algo %s: this model has observation-dependent bigram templates; use "
+                        "viterbi, viterbi-scalar, kbest-viterbi or beam",
+                        vt_algo_name(o->algo));
+  return vt_kind_decoder_check(m, o, err, errlen);
 }
 
 /* Grows `*p` (of *cap elements of `size` bytes) to hold n. Returns 0 or -1. */
@@ -87,19 +88,19 @@ static int grow(void **p, size_t *cap, size_t n, size_t size) {
 
 /* Copies the cells into the scratch buffers as a vt_tokens view. */
 static vt_status pack_cells(vt_cells_scratch *t, const char *const *cells, int32_t T, int32_t ncols,
-                            vt_tokens *tk) {
+                            vt_tokens *tk, char *err, size_t errlen) {
   size_t n = (size_t)T * (size_t)ncols, total = 0;
   if (grow((void **)&t->fields, &t->cap_fields, 2 * n, sizeof *t->fields))
-    return vt_fail(VT_ENOMEM, "out of memory");
+    return vt_fail_into(err, errlen, VT_ENOMEM, "out of memory");
   for (size_t i = 0; i < n; i++) { /* lengths first: one strlen per cell */
     size_t len = strlen(cells[i]);
-    if (len > UINT32_MAX - total) return vt_fail(VT_EINVAL, "sentence too large");
+    if (len > UINT32_MAX - total) return vt_fail_into(err, errlen, VT_EINVAL, "sentence too large");
     t->fields[2 * i] = (uint32_t)total;
     t->fields[2 * i + 1] = (uint32_t)len;
     total += len;
   }
   if (grow((void **)&t->bytes, &t->cap_bytes, total + 1, 1))
-    return vt_fail(VT_ENOMEM, "out of memory");
+    return vt_fail_into(err, errlen, VT_ENOMEM, "out of memory");
   for (size_t i = 0; i < n; i++)
     memcpy(t->bytes + t->fields[2 * i], cells[i], t->fields[2 * i + 1]);
   tk->T = T;
@@ -110,15 +111,17 @@ static vt_status pack_cells(vt_cells_scratch *t, const char *const *cells, int32
 }
 
 static vt_status tag_cells(const vt_model *mdl, const vt_decode_opts *opts, vt_cells_scratch *s,
-                           const char *const *cells, int32_t T, int32_t ncols, vt_tag_out *out) {
+                           const char *const *cells, int32_t T, int32_t ncols, vt_tag_out *out,
+                           char *err, size_t errlen) {
   const vt_textmodel *m = mdl->text;
   vt_status st;
   if (ncols <= m->tmpl.max_col)
-    return vt_fail(VT_EFORMAT, "%d column(s), but the model's templates read column %d", ncols,
-                   m->tmpl.max_col);
+    return vt_fail_into(err, errlen, VT_EFORMAT,
+                        "%d column(s), but the model's templates read column %d", ncols,
+                        m->tmpl.max_col);
   if (!s->cache) (void)vt_rowcache_create(&s->cache, m, ROW_CACHE_BYTES); /* NULL: no cache */
   vt_tokens tk;
-  if ((st = pack_cells(s, cells, T, ncols, &tk)) != VT_OK) return st;
+  if ((st = pack_cells(s, cells, T, ncols, &tk, err, errlen)) != VT_OK) return st;
   vt_tag_stats ts;
   memset(&ts, 0, sizeof ts);
   int32_t bad = 0;
@@ -128,13 +131,14 @@ static vt_status tag_cells(const vt_model *mdl, const vt_decode_opts *opts, vt_c
                           &out->n_paths, out->marg, out->marg ? &out->logz : NULL, &bad, &why, &ts);
   vt_decode_stats_add(&out->stats, &ts.decode);
   if (st == VT_EFORMAT && why)
-    return vt_fail(st, "token %d: %s", bad,
-                   why == 1   ? "no column for partial labels"
-                   : why == 3 ? "no column for dictionary words"
-                              : "the partial label is not a label of the model");
+    return vt_fail_into(err, errlen, st, "token %d: %s", bad,
+                        why == 1   ? "no column for partial labels"
+                        : why == 3 ? "no column for dictionary words"
+                                   : "the partial label is not a label of the model");
   if (st == VT_EUNSUPPORTED)
-    return vt_fail(st, "marginals need a model without observation-dependent bigram templates");
-  if (st != VT_OK) return vt_fail(st, "decoding failed: %s", vt_strerror(st));
+    return vt_fail_into(err, errlen, st,
+                        "marginals need a model without observation-dependent bigram templates");
+  if (st != VT_OK) return vt_fail_into(err, errlen, st, "decoding failed: %s", vt_strerror(st));
   return VT_OK;
 }
 
@@ -157,9 +161,9 @@ static void corpus_clone_free(void *replica, const vt_mem *mem) {
   vt_textmodel_clone_free(replica, mem);
 }
 
-static vt_status corpus_check(const vt_model *m, const vt_tag_opts *o) {
+static vt_status corpus_check(const vt_model *m, const vt_tag_opts *o, char *err, size_t errlen) {
   if (o->constraints && o->constraints->model != m->text)
-    return vt_fail(VT_EINVAL, "the constraints were made for another model");
+    return vt_fail_into(err, errlen, VT_EINVAL, "the constraints were made for another model");
   return VT_OK;
 }
 

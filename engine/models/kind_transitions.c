@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/errmsg.h"
+#include "io/lattice_file.h"
 #include "models/model.h"
 
 static int sniff(const unsigned char *head, size_t n) {
@@ -12,9 +13,7 @@ static int sniff(const unsigned char *head, size_t n) {
 }
 
 static vt_status load(vt_model *m, const char *path, char *err, size_t errlen) {
-  vt_status st = vt_trans_load(&m->trans, path, NULL, NULL, NULL, NULL);
-  if (st != VT_OK) snprintf(err, errlen, "%s", vt_last_error());
-  return st;
+  return vt_trans_file_load(&m->trans, path, NULL, NULL, NULL, err, errlen);
 }
 
 static vt_status load_mem(vt_model *m, const void *data, size_t size, const char *name, char *err,

@@ -76,9 +76,9 @@ typedef struct vt_corpus_ops {
    * one per plan node, handed to tag_batch as its replica (NULL: the workers share the model). */
   vt_status (*clone)(const void *model, const vt_mem *mem, void **out);
   void (*clone_free)(void *replica, const vt_mem *mem);
-  /* Checks the run's options against the model before anything starts: VT_OK, or a failure
-   * recorded with vt_fail. */
-  vt_status (*check)(const vt_model *m, const vt_tag_opts *o);
+  /* Checks the run's options against the model before anything starts: VT_OK, or a failure with
+   * its line in err. */
+  vt_status (*check)(const vt_model *m, const vt_tag_opts *o, char *err, size_t errlen);
   /* Tags the batch of `w` into w->out. Returns VT_OK or a failure with its line in w->err. */
   vt_status (*tag_batch)(const vt_corpus_work *w);
   /* Adds a worker's counters to the run's report. */
@@ -114,15 +114,18 @@ struct vt_kind_ops {
    * takes unless told otherwise (vt_tag_opts.reader_from_model). */
   int reader_from_model;
   /* The decoder policy: sets the default decoder for k paths into *o; checks a chosen one
-   * (VT_OK or a failure recorded with vt_fail). */
+   * (VT_OK, or a failure with its line in err). */
   void (*decoder_default)(const vt_model *m, int32_t k, vt_decode_opts *o);
-  vt_status (*decoder_check)(const vt_model *m, const vt_decode_opts *o);
+  vt_status (*decoder_check)(const vt_model *m, const vt_decode_opts *o, char *err, size_t errlen);
   /* Tagging sentences held in memory: T tokens of ncols cells (column corpora), or T item
-   * lines. NULL: the kind does not take that input (vt_tagger says which one it does). */
+   * lines; VT_OK, or a failure with its line in err. NULL: the kind does not take that input
+   * (vt_tagger says which one it does). */
   vt_status (*tag_cells)(const vt_model *m, const vt_decode_opts *opts, vt_cells_scratch *s,
-                         const char *const *cells, int32_t T, int32_t ncols, vt_tag_out *out);
+                         const char *const *cells, int32_t T, int32_t ncols, vt_tag_out *out,
+                         char *err, size_t errlen);
   vt_status (*tag_items)(const vt_model *m, const vt_decode_opts *opts, vt_cells_scratch *s,
-                         const char *const *items, int32_t T, vt_tag_out *out);
+                         const char *const *items, int32_t T, vt_tag_out *out, char *err,
+                         size_t errlen);
   /* The corpus run of vt_engine_tag (NULL: the kind has no features to tag with). */
   const vt_corpus_ops *corpus;
 };
@@ -142,8 +145,10 @@ vt_textmodel *vt_kind_features(const vt_model *m);
  * label count and k paths (vt_decode_opts_default). */
 void vt_kind_decoder_default(const vt_model *m, int32_t k, vt_decode_opts *o);
 
-/* The check every kind shares: k >= 1, and k > 1 only with a k-best decoder. */
-vt_status vt_kind_decoder_check(const vt_model *m, const vt_decode_opts *o);
+/* The check every kind shares: k >= 1, and k > 1 only with a k-best decoder (else the failure
+ * with its line in err). */
+vt_status vt_kind_decoder_check(const vt_model *m, const vt_decode_opts *o, char *err,
+                                size_t errlen);
 
 /* Returns a NUL-terminated heap copy of the `len` bytes at `s`, or NULL. */
 char *vt_kind_dup(const char *s, size_t len);

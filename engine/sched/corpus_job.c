@@ -107,7 +107,7 @@ static vt_status corpus_setup(void *ctx, int slots, int workers) {
 vt_status vt_corpus_job_run(vt_engine *e, const vt_model *m, const vt_tag_opts *o,
                             const vt_reader_opts *ro, const char *const *files, int n_files,
                             const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
-                            vt_run_report *rep) {
+                            vt_run_report *rep, char *err, size_t errlen) {
   corpus_job j;
   memset(&j, 0, sizeof j);
   memset(rep, 0, sizeof *rep);
@@ -126,7 +126,7 @@ vt_status vt_corpus_job_run(vt_engine *e, const vt_model *m, const vt_tag_opts *
                       corpus_setup,
                       &j.out.write_errno,
                       0};
-  vt_status st = vt_engine_job_run(e, &ej, rep);
+  vt_status st = vt_engine_job_run(e, &ej, rep, err, errlen);
   for (int i = 0; i < j.workers && j.wk; i++) j.k->report(j.wk + (size_t)i * j.stride, rep);
   vt_corpus_feed_close(&j.feed);
   for (int i = 0; i < j.slots; i++) {

@@ -219,20 +219,23 @@ static void trans_free(void *replica, const vt_mem *mem) { vt_trans_clone_free(r
 
 vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
                             const vt_conf_opts *conf, const vt_lattices *lat, int64_t first,
-                            int64_t count, vt_sink_fn sink, void *sink_ctx, vt_run_report *rep) {
+                            int64_t count, vt_sink_fn sink, void *sink_ctx, vt_run_report *rep,
+                            char *err, size_t errlen) {
   vt_status st = VT_ENOMEM;
   const vt_plan *plan = &e->plan;
   decode_job j;
   memset(&j, 0, sizeof j);
   memset(rep, 0, sizeof *rep);
   if (vt_trans_labels(trans) != lat->L) {
-    st = vt_fail(VT_EINVAL, "the transition model has %d labels, the lattices %d",
-                 vt_trans_labels(trans), lat->L);
+    st = vt_fail_into(err, errlen, VT_EINVAL, "the transition model has %d labels, the lattices %d",
+                      vt_trans_labels(trans), lat->L);
     goto fail;
   }
   if (first < 0 || count < 0 || first > lat->n_sent || count > lat->n_sent - first) {
-    st = vt_fail(VT_EINVAL, "decode: sentences [%lld, %lld) are not in the %lld of the lattices",
-                 (long long)first, (long long)first + (long long)count, (long long)lat->n_sent);
+    st =
+        vt_fail_into(err, errlen, VT_EINVAL,
+                     "decode: sentences [%lld, %lld) are not in the %lld of the lattices",
+                     (long long)first, (long long)first + (long long)count, (long long)lat->n_sent);
     goto fail;
   }
   j.src = lat;
@@ -248,7 +251,7 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
   j.budget = e->opts.batch_tokens;
   j.wstats = aligned_alloc(64, (size_t)plan->n_workers * sizeof *j.wstats);
   if (!j.wstats) {
-    vt_fail(st, "out of memory");
+    vt_fail_into(err, errlen, st, "out of memory");
     goto fail;
   }
   memset(j.wstats, 0, (size_t)plan->n_workers * sizeof *j.wstats);
@@ -259,7 +262,7 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
     errno = 0;
     if ((st = conf->post_sink(conf->post_ctx, hdr, n)) != VT_OK) {
       j.write_errno = rep->write_errno = errno ? errno : EIO;
-      vt_fail(st, "write error: %s", strerror(j.write_errno));
+      vt_fail_into(err, errlen, st, "write error: %s", strerror(j.write_errno));
       goto fail;
     }
   }
@@ -270,7 +273,7 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
                       NULL,
                       &j.write_errno,
                       1};
-  st = vt_engine_job_run(e, &ej, rep);
+  st = vt_engine_job_run(e, &ej, rep, err, errlen);
   for (int i = 0; i < plan->n_workers; i++) vt_decode_stats_add(&rep->decode, &j.wstats[i].d);
   free(j.wstats);
   return st;

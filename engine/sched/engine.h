@@ -11,7 +11,6 @@
 #include "sched/topo.h"
 #include "vitesse.h"
 
-
 struct vt_engine {
   vt_engine_opts opts;
   vt_topo topo;
@@ -44,13 +43,14 @@ typedef struct vt_engine_job {
 } vt_engine_job;
 
 /* Runs `j` on the engine: makes the scheduler, the job's state (j->setup), runs, fills `rep`'s
- * times and the write errno, keeps the scheduler statistics in e->ss, records a failure's one
- * line (canceled, a write error, or the job's message) in vt_last_error, and clears the cancel
- * flag of a canceled run. Returns the run's status. */
-vt_status vt_engine_job_run(vt_engine *e, vt_engine_job *j, vt_run_report *rep);
+ * times and the write errno, keeps the scheduler statistics in e->ss, puts a failure's one line
+ * (canceled, a write error, or the job's message) in err, and clears the cancel flag of a
+ * canceled run. Returns the run's status. */
+vt_status vt_engine_job_run(vt_engine *e, vt_engine_job *j, vt_run_report *rep, char *err,
+                            size_t errlen);
 
-/* The run loops. Each fills `rep` (never NULL here), leaves the message of a failure in
- * vt_last_error, and keeps the scheduler statistics in e->ss. */
+/* The run loops. Each fills `rep` (never NULL here), puts the line of a failure in err, and
+ * keeps the scheduler statistics in e->ss. */
 
 /* Tags corpus files, or the piece of memory `part` when not NULL, with model `m` of any kind
  * that has features (engine/sched/corpus_job.c): the kind's table says how a worker tags a
@@ -58,12 +58,13 @@ vt_status vt_engine_job_run(vt_engine *e, vt_engine_job *j, vt_run_report *rep);
 vt_status vt_corpus_job_run(vt_engine *e, const struct vt_model *m, const vt_tag_opts *o,
                             const vt_reader_opts *ro, const char *const *files, int n_files,
                             const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
-                            vt_run_report *rep);
+                            vt_run_report *rep, char *err, size_t errlen);
 
 /* Decodes sentences [first, first + count) of a lattice set (engine/sched/decode_job.c); the
  * posteriors' .npy header (the whole set's shape) only when first is 0. */
 vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
                             const vt_conf_opts *conf, const vt_lattices *lat, int64_t first,
-                            int64_t count, vt_sink_fn sink, void *sink_ctx, vt_run_report *rep);
+                            int64_t count, vt_sink_fn sink, void *sink_ctx, vt_run_report *rep,
+                            char *err, size_t errlen);
 
 #endif

@@ -4,32 +4,31 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/errmsg.h"
 #include "sched/engine.h"
 
-vt_status vt_engine_job_run(vt_engine *e, vt_engine_job *j, vt_run_report *rep) {
+vt_status vt_engine_job_run(vt_engine *e, vt_engine_job *j, vt_run_report *rep, char *err,
+                            size_t errlen) {
   vt_sched *sched = NULL;
   vt_sched_stats rs;
-  char err[512];
   memset(&rs, 0, sizeof rs);
   err[0] = '\0';
   vt_sched_config cfg = {&e->topo, &e->plan, e->opts.slots, 0, j->model, j->clone, j->clone_free};
   vt_status st = vt_sched_create(&sched, &cfg);
   if (st != VT_OK) {
-    snprintf(err, sizeof err, "cannot set up the engine: %s", vt_strerror(st));
+    snprintf(err, errlen, "cannot set up the engine: %s", vt_strerror(st));
     goto done;
   }
   if (j->setup && (st = j->setup(j->job.ctx, vt_sched_slots(sched), e->plan.n_workers)) != VT_OK) {
-    snprintf(err, sizeof err, "out of memory");
+    snprintf(err, errlen, "out of memory");
     goto done;
   }
   if (!e->opts.progress) j->job.progress = NULL;
   j->job.cancel = &e->cancel;
   j->job.write_on_workers = e->opts.sink_any_thread;
-  st = vt_sched_run(sched, &j->job, &rs, err, sizeof err);
+  st = vt_sched_run(sched, &j->job, &rs, err, errlen);
   rep->write_errno = *j->write_errno;
-  if (*j->write_errno) snprintf(err, sizeof err, "write error: %s", strerror(*j->write_errno));
-  if (st == VT_ECANCELED) snprintf(err, sizeof err, "canceled");
+  if (*j->write_errno) snprintf(err, errlen, "write error: %s", strerror(*j->write_errno));
+  if (st == VT_ECANCELED) snprintf(err, errlen, "canceled");
   rep->wall_seconds = rs.wall_seconds;
   rep->serial_cpu_seconds = rs.serial_cpu_seconds;
   rep->worker_cpu_seconds = rs.worker_cpu_seconds;
@@ -39,7 +38,6 @@ vt_status vt_engine_job_run(vt_engine *e, vt_engine_job *j, vt_run_report *rep) 
     rep->tokens = rs.tokens_written;
   }
 done:
-  if (st != VT_OK) vt_fail(st, "%s", err);
   vt_engine_keep_stats(e, &rs);
   if (st == VT_ECANCELED) atomic_store(&e->cancel, 0);
   vt_sched_destroy(sched);

@@ -2,21 +2,9 @@
  */
 #include "sched/topo.h"
 
-#include "core/errmsg.h"
-
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-vt_status vt_bind_parse(const char *s, vt_bind *out) {
-  static const char *names[] = {"none", "core", "numa"};
-  for (int i = 0; i < 3; i++)
-    if (!strcmp(s, names[i])) {
-      *out = (vt_bind)i;
-      return VT_OK;
-    }
-  return vt_fail(VT_EINVAL, "bind: expected core, numa or none, got '%s'", s);
-}
 
 const char *vt_bind_name(vt_bind bind) {
   return bind == VT_BIND_CORE ? "core" : bind == VT_BIND_NUMA ? "numa" : "none";

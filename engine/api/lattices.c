@@ -1,5 +1,5 @@
-/* io/lattices.c: vt_lattices (vitesse.h) over the .npy loader (lattice_file.c) or the caller's
- * memory, and vt_trans_load, the transition model of a lattice set from .npy files. */
+/* engine/api/lattices.c: vt_lattices (vitesse.h) over the .npy loader (lattice_file.c) or the
+ * caller's memory, and vt_trans_load, the transition model of a lattice set from .npy files. */
 #include "io/lattices.h"
 
 #include <errno.h>
@@ -210,23 +210,19 @@ vt_status vt_trans_load(vt_trans **out, const char *a_path, const char *s_path, 
   memset(&tf, 0, sizeof tf);
   *out = NULL;
   if (!a_path) return vt_fail(VT_EINVAL, "transitions: an (L, L) .npy file is required");
-  if (lat) {
-    tf.L = lat->L;
-  } else {
-    vt_npy a;
-    if ((st = (vt_status)vt_npy_open(&a, a_path, err, sizeof err)) != VT_OK)
-      return vt_fail(st, "%s", err);
-    tf.L = a.ndim >= 1 && a.shape[0] >= 1 && a.shape[0] <= INT32_MAX ? (int32_t)a.shape[0] : 1;
-    vt_npy_close(&a);
+  if (!lat) { /* from the files alone */
+    st = vt_trans_file_load(out, a_path, s_path, f_path, r_path, err, sizeof err);
+    return st == VT_OK ? st : vt_fail(st, "%s", err);
   }
-  st = (vt_status)vt_lattice_file_load_trans(&tf, lat ? lat->e_path : a_path, a_path, s_path,
-                                             f_path, r_path, err, sizeof err);
+  tf.L = lat->L;
+  st = (vt_status)vt_lattice_file_load_trans(&tf, lat->e_path, a_path, s_path, f_path, r_path, err,
+                                             sizeof err);
   if (st != VT_OK) {
     vt_fail(st, "%s", err);
     goto done;
   }
   const int32_t *rank = tf.R;
-  if (!rank && lat) rank = argmax_rank = rank_from_argmax(lat);
+  if (!rank) rank = argmax_rank = rank_from_argmax(lat);
   st = vt_trans_create(out, tf.L, tf.A, tf.S, tf.F, rank);
   if (st != VT_OK) vt_fail(st, "%s: %s", a_path, vt_strerror(st));
 done:
