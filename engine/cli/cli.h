@@ -18,6 +18,11 @@ int vt_cli_parse_int(const char *s, long long lo, long long hi, long long *out);
 /* Monotonic clock in seconds. */
 double vt_cli_now(void);
 
+/* Reads all of `path` into a NUL-terminated heap buffer (*len bytes; the caller frees it); a file
+ * that grows past about max_bytes is refused as too large for `what` ("a template file"). Prints
+ * the problem and returns NULL on failure. */
+char *vt_cli_read_file(const char *path, size_t max_bytes, const char *what, size_t *len);
+
 int vt_cmd_decode(int argc, char **argv);
 int vt_cmd_synth(int argc, char **argv);
 int vt_cmd_demo(int argc, char **argv);

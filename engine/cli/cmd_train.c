@@ -58,6 +58,9 @@ static void train_usage(FILE *f) {
   fputs(VT_CORPUS_HELP, f);
 }
 
+/* A template file larger than this is refused. */
+#define MAX_TEMPLATE_BYTES ((size_t)64 << 20)
+
 enum {
   OPT_TEMPLATE = 256,
   OPT_TRAIN,
@@ -72,46 +75,6 @@ enum {
   OPT_THREADS,
   OPT_MINIBATCH
 };
-
-/* Reads the whole file `path` (at most 64 MiB) into a NUL-terminated heap buffer. */
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    vt_cli_error("%s: cannot open: %s", path, strerror(errno));
-    return NULL;
-  }
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    if (n + 1 >= cap) {
-      char *nb = cap < (64u << 20) ? realloc(buf, cap * 2) : NULL;
-      if (!nb) {
-        vt_cli_error("%s: too large for a template file", path);
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t r = fread(buf + n, 1, cap - n - 1, f);
-    n += r;
-    if (r == 0) {
-      if (ferror(f)) {
-        vt_cli_error("%s: read error", path);
-        free(buf);
-        buf = NULL;
-      }
-      break;
-    }
-  }
-  fclose(f);
-  if (buf) {
-    buf[n] = 0;
-    *len = n;
-  }
-  return buf;
-}
 
 /* What the training callbacks print with: whether the progress bar is drawn. */
 typedef struct print_ctx {
@@ -276,7 +239,8 @@ int vt_cmd_train(int argc, char **argv) {
     }
     to.decoder_set = 1;
   }
-  if (!(tmpl_text = slurp(tmpl_path, &tmpl_len))) goto done;
+  if (!(tmpl_text = vt_cli_read_file(tmpl_path, MAX_TEMPLATE_BYTES, "a template file", &tmpl_len)))
+    goto done;
   to.templates = tmpl_text;
   to.templates_len = tmpl_len;
   to.templates_name = tmpl_path;

@@ -12,33 +12,10 @@
 
 int vt_cli_names_load(vt_cli_names *nm, const char *path, int32_t labels) {
   int rc = -1;
-  size_t len = 0, cap = 0;
+  size_t len = 0;
   int32_t line = 0;
   memset(nm, 0, sizeof *nm);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    vt_cli_error("%s: cannot open: %s", path, strerror(errno));
-    goto done;
-  }
-  for (;;) { /* the whole file, NUL-terminated */
-    if (cap - len < 4096) {
-      cap = cap ? cap * 2 : 65536;
-      char *t = cap <= MAX_NAMES_BYTES ? realloc(nm->text, cap + 1) : NULL;
-      if (!t) {
-        vt_cli_error("%s: too large for a label list", path);
-        goto done;
-      }
-      nm->text = t;
-    }
-    size_t got = fread(nm->text + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) break;
-  }
-  if (ferror(f)) {
-    vt_cli_error("%s: read error: %s", path, strerror(errno));
-    goto done;
-  }
-  nm->text[len] = '\0';
+  if (!(nm->text = vt_cli_read_file(path, MAX_NAMES_BYTES, "a label list", &len))) goto done;
   nm->name = malloc((size_t)(labels > 0 ? labels : 1) * sizeof *nm->name);
   if (!nm->name) {
     vt_cli_error("%s: out of memory", path);
@@ -68,7 +45,6 @@ int vt_cli_names_load(vt_cli_names *nm, const char *path, int32_t labels) {
   nm->n = labels;
   rc = 0;
 done:
-  if (f) fclose(f);
   if (rc) vt_cli_names_free(nm);
   return rc;
 }
