@@ -39,6 +39,24 @@ expect_fail() {
 }
 
 case $CASE in
+regex_huge)
+  # A Wapiti pattern of 200,000 '?' items (it overflowed the stack of the recursive matcher):
+  # refused at the template's line, exit 2, no model; one at the limit tags a 200,000-byte
+  # token; a pattern that made backtracking exponential answers at once.
+  printf 'aaa x B\nbbb y I\n\n' >c.txt
+  awk 'BEGIN { printf "U:%%m[0,0,\""; for (i = 0; i < 200000; i++) printf "a?"; print "\"]" }' \
+    >huge.tmpl
+  expect_fail 2 "$VITESSE" train --template huge.tmpl --train c.txt --epochs 1 -o out/m
+  grep -q 'huge.tmpl:1: regex .*more than 1024 items' stderr || fail "$(cat stderr)"
+  awk 'BEGIN { printf "U:%%m[0,0,\""; for (i = 0; i < 1024; i++) printf "a?"; print "\"]" }' \
+    >limit.tmpl
+  printf 'U:%%t[0,0,".*.*.*.*.*.*.*.*.*.*.*.*.*.*.*.*.*.*.*.*Q"]\n' >>limit.tmpl
+  "$VITESSE" train --template limit.tmpl --train c.txt --epochs 1 --quiet -o m 2>stderr ||
+    fail "train at the limit: exit $?"
+  awk 'BEGIN { for (i = 0; i < 200000; i++) printf "a"; print " x"; print "" }' >long.txt
+  "$VITESSE" tag -m m long.txt -o tagged.txt 2>stderr || fail "tag a long token: exit $?"
+  [ "$(grep -c . tagged.txt)" -eq 1 ] || fail "tagged: $(cut -c1-80 tagged.txt)"
+  ;;
 eval_conllu_default)
   # --conllu: gold is UPOS, the prediction the last column (not MISC against the last).
   printf '# c\n1\tdo\tdo\tAUX\tVBP\t_\t0\troot\t_\t_\tAUX\n' >u.txt

@@ -224,6 +224,125 @@ TEST(regex) {
   }
 }
 
+/* The backtracking matcher Wapiti's order is defined by (recursive, exponential in the worst
+ * case): the reference the bounded search must equal on small patterns and texts. */
+static int ref_item(const char *ch, unsigned char c) {
+  size_t a, b;
+  char re[3] = {ch[0], ch[0] == '\\' ? ch[1] : '\0', '\0'};
+  char s[1] = {(char)c};
+  return vt_regex_search(re, s, 1, &a, &b); /* one item, one byte: no search order involved */
+}
+
+static int ref_here(const char *re, const unsigned char *s, size_t i, size_t n, size_t *mend) {
+  if (re[0] == '\0') return *mend = i, 1;
+  if (re[0] == '$' && re[1] == '\0') return *mend = i, i == n;
+  const char *nxt = re + 1 + (re[0] == '\\');
+  if (nxt[0] == '*') {
+    for (;; i++) {
+      if (ref_here(nxt + 1, s, i, n, mend)) return 1;
+      if (i >= n || !ref_item(re, s[i])) return 0;
+    }
+  }
+  if (nxt[0] == '?') {
+    if (i < n && ref_item(re, s[i]) && ref_here(nxt + 1, s, i + 1, n, mend)) return 1;
+    return ref_here(nxt + 1, s, i, n, mend);
+  }
+  return i < n && ref_item(re, s[i]) && ref_here(nxt, s, i + 1, n, mend);
+}
+
+static int ref_search(const char *re, const char *s, size_t n, size_t *start, size_t *len) {
+  size_t end;
+  for (size_t pos = 0; pos <= n; pos++) {
+    if (ref_here(re + (re[0] == '^'), (const unsigned char *)s, pos, n, &end))
+      return *start = pos, *len = end - pos, 1;
+    if (re[0] == '^') break;
+  }
+  return 0;
+}
+
+/* Random patterns of up to 6 items over a small alphabet (letters, '.', classes; '*', '?';
+ * anchors) against random texts of up to 12 bytes: the same hit, start and length as the
+ * reference, many ties between the alternatives included. */
+TEST(regex_order) {
+  static const char *atoms[] = {"a", "b", ".", "\\d", "\\D", "\\l", "\\W"};
+  static const char text_bytes[] = "ab1B ";
+  uint64_t rng = 42;
+  int checked = 0;
+  for (int round = 0; round < 200000; round++) {
+    char re[64], s[16];
+    size_t k = 0, n;
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    uint64_t r = rng >> 11;
+    if (r % 4 == 0) re[k++] = '^';
+    r /= 4;
+    int items = (int)(r % 7);
+    r /= 7;
+    for (int j = 0; j < items; j++) {
+      rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+      uint64_t q = rng >> 13;
+      const char *a = atoms[q % 7];
+      q /= 7;
+      for (const char *c = a; *c; c++) re[k++] = *c;
+      if (q % 3 == 1) re[k++] = '*';
+      if (q % 3 == 2) re[k++] = '?';
+    }
+    if (r % 3 == 0) re[k++] = '$';
+    re[k] = '\0';
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    n = (size_t)((rng >> 20) % 13);
+    for (size_t j = 0; j < n; j++) {
+      rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+      s[j] = text_bytes[(rng >> 24) % 5];
+    }
+    size_t s1 = 99, l1 = 99, s2 = 99, l2 = 99;
+    int h1 = vt_regex_search(re, s, n, &s1, &l1), h2 = ref_search(re, s, n, &s2, &l2);
+    EXPECT(h1 == h2 && (!h1 || (s1 == s2 && l1 == l2)),
+           "'%s' on '%.*s': hit %d at %zu len %zu, reference %d at %zu len %zu", re, (int)n, s, h1,
+           s1, l1, h2, s2, l2);
+    checked++;
+  }
+  EXPECT(checked == 200000, "checked %d", checked);
+}
+
+/* Patterns that make backtracking exponential (".*" repeated, then a byte that is not there)
+ * or recursion deep (as many '?' items as the limit, on a long token): answered, and a pattern
+ * past the limit is refused with a message. */
+TEST(regex_bounds) {
+  char re[4 * VT_REGEX_MAX_ITEMS + 8];
+  size_t k = 0, st = 99, len = 99;
+  for (int j = 0; j < 30; j++) re[k++] = '.', re[k++] = '*';
+  re[k++] = 'Q', re[k] = '\0';
+  char tok[41];
+  memset(tok, 'x', 40);
+  tok[40] = '\0';
+  EXPECT(vt_regex_search(re, tok, 40, &st, &len) == 0, "30 x '.*' then Q: no match");
+  tok[39] = 'Q';
+  EXPECT(vt_regex_search(re, tok, 40, &st, &len) == 1 && st == 0 && len == 40, "with a Q: %zu %zu",
+         st, len);
+  k = 0;
+  for (int j = 0; j < VT_REGEX_MAX_ITEMS; j++) re[k++] = 'a', re[k++] = '?';
+  re[k] = '\0';
+  EXPECT(vt_regex_check(re) == NULL, "%d items are allowed", VT_REGEX_MAX_ITEMS);
+  const size_t n = 200000;
+  char *big = malloc(n);
+  REQUIRE(big != NULL, "memory");
+  memset(big, 'a', n);
+  EXPECT(vt_regex_search(re, big, n, &st, &len) == 1 && st == 0 && len == VT_REGEX_MAX_ITEMS,
+         "a? x %d on 200000 bytes: %zu %zu", VT_REGEX_MAX_ITEMS, st, len);
+  big[n - 1] = 'b';
+  k -= 2; /* a? x (limit - 1), then b$: the limit again */
+  re[k++] = 'b', re[k++] = '$', re[k] = '\0';
+  EXPECT(vt_regex_search(re, big, n, &st, &len) == 1 && st == n - VT_REGEX_MAX_ITEMS &&
+             len == VT_REGEX_MAX_ITEMS,
+         "a? x %d then b$: %zu %zu", VT_REGEX_MAX_ITEMS - 1, st, len);
+  free(big);
+  k -= 2; /* a? x (limit - 1), then two more: past the limit */
+  re[k++] = 'a', re[k++] = '?', re[k++] = 'a', re[k++] = '?', re[k] = '\0';
+  const char *why = vt_regex_check(re);
+  EXPECT(why && strstr(why, "more than " VT_REGEX_MAX_ITEMS_TEXT " items"), "refused: %s",
+         why ? why : "(accepted)");
+}
+
 /* Malformed templates: VT_EFORMAT and one message naming file and line. */
 TEST(errors) {
   static const struct {
@@ -251,4 +370,4 @@ TEST(errors) {
 }
 
 TEST_MAIN(CASE(crfpp), CASE(sentinels), CASE(wapiti), CASE(wapiti_dialect), CASE(regex),
-          CASE(errors))
+          CASE(regex_order), CASE(regex_bounds), CASE(errors))

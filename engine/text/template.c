@@ -178,8 +178,9 @@ static vt_status parse_line(builder *b, const char *p, const char *end, int32_t 
       it->fast = regex_shortcut(ts->pool + it->off, &it->fast_n);
       const char *why = vt_regex_check(ts->pool + it->off);
       if (why) {
-        vt_errorf(err, errlen, NULL, "%s:%d: regex \"%.*s\": %s", name, lineno, (int)re_len, re,
-                  why);
+        /* The pattern quoted up to 40 bytes: the message stays one readable line. */
+        vt_errorf(err, errlen, NULL, "%s:%d: regex \"%.*s%s\": %s", name, lineno,
+                  (int)(re_len > 40 ? 40 : re_len), re, re_len > 40 ? "..." : "", why);
         return VT_EFORMAT;
       }
     }
