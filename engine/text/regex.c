@@ -24,8 +24,8 @@
 #define VT_REGEX_MAX_BITS ((uint64_t)1 << 28)
 
 /* Room on the stack: the visited bits and the choice points of the searches of real templates. */
-#define LOCAL_WORDS 64
-#define LOCAL_CHOICES 256
+#define LOCAL_WORDS 256
+#define LOCAL_CHOICES 1024
 
 static int is_digit(int c) { return c >= '0' && c <= '9'; }
 static int is_lower(int c) { return c >= 'a' && c <= 'z'; }
@@ -170,7 +170,7 @@ int vt_regex_search(const char *re, const char *s, size_t n, size_t *mstart, siz
   if (x.cap > LOCAL_CHOICES && !(x.stack = malloc(x.cap * sizeof *x.stack))) return 0;
   const uint64_t bits = ((uint64_t)P + 1) * ((uint64_t)n + 1), words = (bits + 63) / 64;
   if (words <= LOCAL_WORDS) {
-    memset(local_seen, 0, sizeof local_seen);
+    memset(local_seen, 0, (size_t)words * sizeof *local_seen);
     x.seen = local_seen;
   } else if (bits <= VT_REGEX_MAX_BITS) {
     x.seen = calloc((size_t)words, sizeof *x.seen); /* NULL: searched without the record */
