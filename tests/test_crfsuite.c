@@ -544,6 +544,61 @@ static int read_text(const char *path, char *buf, size_t cap) {
   return lines;
 }
 
+/* Weights whose sums leave the range of a double: the sequence is refused (VT_EFORMAT, a message
+ * saying why), never tagged with scores of inf or nan; the CLI exits 2 without output. */
+TEST(overflow) {
+  static const crf1d_feat f[] = {
+      {0, 0, 0, 1e308}, {0, 1, 0, 1e308}, {1, 0, 0, 1e308}, {0, 2, 1, 1.0}};
+  crf1d_buf b;
+  crf1d_build(&b, LABEL_NAMES, 3, ATTR_NAMES, 4, f, sizeof f / sizeof *f);
+  vt_model *m = NULL;
+  vt_tagger *t = NULL;
+  REQUIRE(vt_model_open_memory(&m, b.p, b.len, "big") == VT_OK, "%s", vt_last_error());
+  REQUIRE(vt_tagger_create(&t, m, NULL) == VT_OK, "%s", vt_last_error());
+  int32_t labels[4];
+  double scores[1], marg[4 * 3];
+  vt_tag_out out;
+  memset(&out, 0, sizeof out);
+  out.labels = labels;
+  out.scores = scores;
+  const char *two[] = {"B-NP\tw=the\tx", "O"}; /* 1e308 + 1e308 in one item's row */
+  EXPECT_EQ_INT(vt_tagger_tag_items(t, two, 2, &out), VT_EFORMAT, "emission overflow");
+  EXPECT(strstr(vt_last_error(), "item 1: ") && strstr(vt_last_error(), "overflows"), "message: %s",
+         vt_last_error());
+  const char *path[] = {"B-NP\tw=the", "B-NP\tw=the"}; /* finite rows, a path of 3e308 */
+  EXPECT_EQ_INT(vt_tagger_tag_items(t, path, 2, &out), VT_EFORMAT, "path overflow");
+  EXPECT(strstr(vt_last_error(), "score overflows") != NULL, "message: %s", vt_last_error());
+  out.marg = marg;
+  const char *one[] = {"B-NP\tw=the"}; /* one finite path, log Z finite too */
+  EXPECT(vt_tagger_tag_items(t, one, 1, &out) == VT_OK, "%s", vt_last_error());
+  EXPECT(scores[0] == 1e308 && isfinite(out.logz), "score %g log Z %g", scores[0], out.logz);
+  vt_tagger_destroy(t);
+  vt_model_close(m);
+  if (test_argc >= 2) {
+    const char *mod = tmp_path("big.model"), *items = tmp_path("big.items");
+    const char *out_path = tmp_path("big.out"), *err = tmp_path("big.err");
+    char cmd[4096];
+    REQUIRE(crf1d_save(&b, mod) == 0, "write");
+    const char *text = "B-NP\tw=the\nB-NP\tw=the\n";
+    REQUIRE(write_file(items, text, strlen(text)) == 0, "write");
+    unlink(out_path);
+    snprintf(cmd, sizeof cmd, "%s tag -p -i -m %s %s -o %s 2>%s", test_argv[1], mod, items,
+             out_path, err);
+    EXPECT_EQ_INT(run(cmd), 2, cmd);
+    char msg[512] = "";
+    FILE *ef = fopen(err, "r");
+    if (ef) {
+      if (!fgets(msg, sizeof msg, ef)) msg[0] = '\0';
+      fclose(ef);
+    }
+    EXPECT(strstr(msg, "big.items:1: the sequence's score overflows") != NULL, "message: %s", msg);
+    struct stat st;
+    EXPECT(stat(out_path, &st) != 0, "an output file was left");
+    unlink(mod), unlink(items), unlink(err);
+  }
+  free(b.p);
+}
+
 TEST(cli) {
   if (test_argc < 2) {
     printf("  (no vitesse binary given: skipped)\n");
@@ -720,5 +775,5 @@ TEST(peer) {
   unlink(mod), unlink(items), unlink(o1), unlink(o2);
 }
 
-TEST_MAIN(CASE(brute_force), CASE(convert_roundtrip), CASE(damaged_models), CASE(bad_items),
-          CASE(parts), CASE(cli), CASE(peer))
+TEST_MAIN(CASE(brute_force), CASE(convert_roundtrip), CASE(overflow), CASE(damaged_models),
+          CASE(bad_items), CASE(parts), CASE(cli), CASE(peer))

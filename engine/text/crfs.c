@@ -166,8 +166,23 @@ vt_status vt_crfs_tag(const vt_crfs *m, const vt_decode_opts *opts, vt_arena *ar
       *bad = t;
       return VT_EFORMAT;
     }
+  for (size_t c = 0; c < (size_t)T * (size_t)L; c++)
+    if (!(fabs(E[c]) < INFINITY)) { /* weights times values past the range of a double */
+      *bad = (int32_t)(c / (size_t)L);
+      vt_errorf(err, errlen, NULL, "a label's score overflows (weights or values too large)");
+      return VT_EFORMAT;
+    }
   vt_status st = vt_decode(m->trans, opts, arena, E, T, labels, scores, n_paths, stats);
   if (st == VT_OK && marg) st = vt_posteriors(m->trans, arena, E, T, marg, logz);
+  /* A sum of finite scores can still overflow: a path's score or log Z of +inf or NaN is refused,
+   * never printed (-inf is a log Z with no path left, as --bio can make it). */
+  int over = st == VT_OK && marg && !(*logz < INFINITY);
+  for (int32_t p = 0; st == VT_OK && p < *n_paths; p++) over |= !(scores[p] < INFINITY);
+  if (over) {
+    *bad = 0;
+    vt_errorf(err, errlen, NULL, "the sequence's score overflows (weights or values too large)");
+    return VT_EFORMAT;
+  }
   return st;
 }
 
