@@ -6,6 +6,7 @@
 
 #include <sched.h> /* Python.h defines _GNU_SOURCE: sched_getaffinity, CPU_COUNT */
 #include <stdatomic.h>
+#include <string.h>
 #include <unistd.h>
 
 PyObject *vtpy_Error;
@@ -61,7 +62,7 @@ int vtpy_decode_opts(PyObject *algo, int k, PyObject *beam, int32_t L, vt_decode
       PyErr_SetString(PyExc_TypeError, "algo must be a str or None");
       return -1;
     }
-    const char *name = PyUnicode_AsUTF8(algo);
+    const char *name = vtpy_utf8(algo, "algo");
     if (!name) return -1;
     vt_status st = vt_algo_parse(name, &opts->algo);
     if (st == VT_EUNSUPPORTED) {
@@ -96,6 +97,23 @@ int vtpy_decode_opts(PyObject *algo, int k, PyObject *beam, int32_t L, vt_decode
     return -1;
   }
   return 0;
+}
+
+int vtpy_threads_check(int threads) {
+  if (threads >= 0 && threads <= VTPY_MAX_THREADS) return 0;
+  PyErr_Format(PyExc_ValueError, "threads must be in 0..%d (0: one per core), not %d",
+               VTPY_MAX_THREADS, threads);
+  return -1;
+}
+
+const char *vtpy_utf8(PyObject *o, const char *what) {
+  Py_ssize_t n;
+  const char *u = PyUnicode_AsUTF8AndSize(o, &n);
+  if (u && memchr(u, '\0', (size_t)n)) {
+    PyErr_Format(PyExc_ValueError, "%s: a str with an embedded NUL character", what);
+    return NULL;
+  }
+  return u;
 }
 
 int vtpy_threads(int threads) {

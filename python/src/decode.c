@@ -395,10 +395,7 @@ PyObject *vtpy_decode(PyObject *self, PyObject *args, PyObject *kw) {
   j.L = (int32_t)PyArray_DIM(a, nd - 1);
   j.f64 = PyArray_TYPE(a) == NPY_FLOAT64;
   j.E = PyArray_DATA(a);
-  if (threads < 0) {
-    PyErr_Format(PyExc_ValueError, "threads must be >= 0 (0: one per core), not %d", threads);
-    goto done;
-  }
+  if (vtpy_threads_check(threads) < 0) goto done;
   if (read_lengths(&j, a, lengths) < 0) goto done;
   vt_decode_opts opts; /* options first: a bad one fails before the O(T L) score check */
   if (vtpy_decode_opts(algo, k, beam, j.L, &opts) < 0) goto done;

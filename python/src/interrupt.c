@@ -1,5 +1,5 @@
-/* python/src/interrupt.c: Ctrl-C during an engine run. The engine calls its progress callback on the
- * calling thread about every 0.25 s; the callback takes the GIL, runs Python's signal handlers,
+/* python/src/interrupt.c: Ctrl-C during an engine run. The engine calls its progress callback on
+ * the calling thread about every 0.25 s; the callback takes the GIL, runs Python's signal handlers,
  * and when one raises (KeyboardInterrupt) keeps the exception and cancels the run, which then
  * returns VT_ECANCELED after its running batches finish. */
 #include "vtpy.h"

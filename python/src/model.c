@@ -288,10 +288,7 @@ static PyObject *model_tag_many(Model *self, PyObject *args, PyObject *kw) {
   if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$iOiO:tag_many", kwlist, &seq, &threads, &algo, &k,
                                    &beam))
     return NULL;
-  if (threads < 0) {
-    PyErr_Format(PyExc_ValueError, "threads must be >= 0 (0: one per core), not %d", threads);
-    return NULL;
-  }
+  if (vtpy_threads_check(threads) < 0) return NULL;
   vt_decode_opts o;
   int use;
   sentences s;
@@ -396,8 +393,9 @@ static PyObject *model_tag_file(Model *self, PyObject *args, PyObject *kw) {
   vtpy_interrupt intr = {NULL, NULL, NULL, NULL};
   eo.progress = vtpy_interrupt_progress;
   eo.progress_ctx = &intr;
-  if (threads < 0 || batch_tokens < 0) {
-    PyErr_SetString(PyExc_ValueError, "threads and batch_tokens must be >= 0");
+  if (vtpy_threads_check(threads) < 0) goto done;
+  if (batch_tokens < 0) {
+    PyErr_SetString(PyExc_ValueError, "batch_tokens must be >= 0");
     goto done;
   }
   eo.threads = threads;

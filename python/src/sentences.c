@@ -1,5 +1,6 @@
-/* python/src/sentences.c: sentences held in Python (a list of rows; a row a str or a list of str) as the
- * cell pointers vt_tagger_tag and vt_train_tagger_mem read, the str objects held meanwhile. */
+/* python/src/sentences.c: sentences held in Python (a list of rows; a row a str or a list of str)
+ * as the cell pointers vt_tagger_tag and vt_train_tagger_mem read, the str objects held meanwhile.
+ */
 #include "vtpy.h"
 
 #include <string.h>
@@ -24,7 +25,9 @@ static int add_cell(sentences *s, size_t *n, size_t *cap, PyObject *o, int64_t s
                  (long long)sent, (long long)t, Py_TYPE(o)->tp_name);
     return -1;
   }
-  const char *u = PyUnicode_AsUTF8(o);
+  char what[96];
+  snprintf(what, sizeof what, "sentence %lld, token %lld", (long long)sent, (long long)t);
+  const char *u = vtpy_utf8(o, what);
   if (!u || PyList_Append(s->keep, o) < 0) return -1;
   if (*n == *cap) {
     size_t c = *cap ? 2 * *cap : 256;

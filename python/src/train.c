@@ -1,5 +1,5 @@
-/* python/src/train.c: vitesse._vitesse.train: the averaged-perceptron trainer (vt_train_tagger on corpus
- * files, vt_train_tagger_mem on sentences held in Python), with Python callbacks. The GIL is
+/* python/src/train.c: vitesse._vitesse.train: the averaged-perceptron trainer (vt_train_tagger on
+ * corpus files, vt_train_tagger_mem on sentences held in Python), with Python callbacks. The GIL is
  * released while training and taken back inside each callback. vitesse.train (Python) is the
  * friendly front: template text or path, a temporary model file, verbose output. */
 #include "vtpy.h"

@@ -1,5 +1,5 @@
-/* python/src/trans.c: score checks and vitesse.Transitions, a transition model bound once (vt_trans) that
- * decode reuses call after call. */
+/* python/src/trans.c: score checks and vitesse.Transitions, a transition model bound once
+ * (vt_trans) that decode reuses call after call. */
 #include "vtpy.h"
 
 #include <math.h>

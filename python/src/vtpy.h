@@ -38,6 +38,16 @@ PyObject *vtpy_raise(vt_status st, const char *what);
  * set (unknown name, k < 1, a 1-best decoder asked for k > 1, beam < 1). */
 int vtpy_decode_opts(PyObject *algo, int k, PyObject *beam, int32_t L, vt_decode_opts *opts);
 
+/* The most threads a call takes, as the CLI's --threads. */
+#define VTPY_MAX_THREADS 4096
+
+/* 0 when `threads` is in 0..VTPY_MAX_THREADS, else -1 with ValueError set. */
+int vtpy_threads_check(int threads);
+
+/* The UTF-8 of str `o`, or NULL with an exception set: ValueError naming `what` when it holds a
+ * NUL character (the library reads NUL-terminated strings, so the rest would be lost). */
+const char *vtpy_utf8(PyObject *o, const char *what);
+
 /* Returns the worker count `threads` (>= 0; 0 = one per core) resolves to on this machine. */
 int vtpy_threads(int threads);
 

@@ -64,7 +64,7 @@ def test_options():
     bad(ValueError, "k must be >= 1", E, A, k=0)
     bad(ValueError, "beam must be >= 1", E, A, beam=0)
     bad(ValueError, "beam is a width for algo='beam'", E, A, algo="viterbi", beam=2)
-    bad(ValueError, "threads must be >= 0", E, A, threads=-1)
+    bad(ValueError, "threads must be in 0..4096", E, A, threads=-1)
     bad(ValueError, "permutation", E, A, rank=[0, 0, 1])
     bad(ValueError, "belong to the Transitions", E, vitesse.Transitions(A), rank=[0, 1, 2])
     bad(TypeError, "algo must be a str", E, A, algo=3)
@@ -79,3 +79,9 @@ def test_error_classes():
     assert issubclass(vitesse.Error, ValueError)
     assert issubclass(vitesse.FileError, vitesse.Error)
     assert issubclass(vitesse.FileError, OSError)
+
+
+def test_threads_bound_and_nul_in_strings():
+    E = np.zeros((2, 3))
+    bad(ValueError, "threads must be in 0..4096", E, A, lengths=[1, 1], threads=10**6)
+    bad(ValueError, "algo: a str with an embedded NUL", E, A, algo="viterbi\0junk")

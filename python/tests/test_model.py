@@ -108,6 +108,12 @@ def test_errors(tmp_path, cli_model):
     with pytest.raises(vitesse.FileError):
         m.tag_file(tmp_path / "nope.txt", tmp_path / "out.txt")
     assert not (tmp_path / "out.txt").exists()
+    with pytest.raises(ValueError, match="sentence 0, token 1: a str with an embedded NUL"):
+        m.tag([["He", "x"], ["H\0e", "x"]])
+    with pytest.raises(ValueError, match="threads must be in 0..4096"):
+        m.tag_many([[["He", "x"]]], threads=10**6)
+    with pytest.raises(ValueError, match="threads must be in 0..4096"):
+        m.tag_file(tmp_path / "nope.txt", tmp_path / "out.txt", threads=10**6)
 
 
 def test_threads_share_one_model(corpus, cli_model):

@@ -54,6 +54,8 @@ def test_errors(corpus, tmp_path):
     bad = [[["a", "X"], ["b"]]]
     with pytest.raises(ValueError, match="columns"):
         vitesse.train(TEMPLATE, bad)
+    with pytest.raises(ValueError, match="embedded NUL"):
+        vitesse.train(TEMPLATE, [[["a", "B\0X"], ["b", "B"]]], epochs=1)
 
 
 def test_verbose_prints_a_line_per_epoch(corpus, capsys):
