@@ -57,6 +57,19 @@ regex_huge)
   "$VITESSE" tag -m m long.txt -o tagged.txt 2>stderr || fail "tag a long token: exit $?"
   [ "$(grep -c . tagged.txt)" -eq 1 ] || fail "tagged: $(cut -c1-80 tagged.txt)"
   ;;
+output_nodir)
+  # An output file in a folder that is not there: exit 2 and one line for tag, chunk-tag and
+  # decode alike (and for vitesse-mpi: mpi_cli.sh), no temporary file left.
+  printf 'a x B\nb y I\n\n' >c.txt
+  printf 'U:%%x[0,0]\n' >t.tmpl
+  "$VITESSE" train --template t.tmpl --train c.txt --epochs 1 --quiet -o m 2>stderr ||
+    fail "train: exit $?"
+  expect_fail 2 "$VITESSE" tag -m m c.txt -o out/nodir/o.txt
+  grep -q 'out/nodir/o.txt: cannot create temp file' stderr || fail "tag: $(cat stderr)"
+  "$VITESSE" synth -o lat --labels 3 --sentences 2 >/dev/null 2>&1 || fail "synth"
+  expect_fail 2 "$VITESSE" decode --emissions lat/E.npy --lengths lat/N.npy \
+    --transitions lat/A.npy -o out/nodir/o.txt
+  ;;
 eval_conllu_default)
   # --conllu: gold is UPOS, the prediction the last column (not MISC against the last).
   printf '# c\n1\tdo\tdo\tAUX\tVBP\t_\t0\troot\t_\t_\tAUX\n' >u.txt

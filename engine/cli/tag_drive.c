@@ -24,8 +24,10 @@ int vt_cli_tag_drive(const vt_cli_tag_run *r) {
     rc = VT_EXIT_USAGE;
     goto done;
   }
-  if (vt_output_open(&of, r->out_path) != VT_OK) {
+  vt_status ost = vt_output_open(&of, r->out_path);
+  if (ost != VT_OK) { /* a folder that is not there, no write permission: as decode, exit 2 */
     vt_cli_error("%s", vt_last_error());
+    rc = ost == VT_EIO ? VT_EXIT_USAGE : VT_EXIT_FAIL;
     goto done;
   }
   vt_cli_signals_temp(vt_output_temp_path(of)); /* a second ^C removes it */
