@@ -544,6 +544,20 @@ static int read_text(const char *path, char *buf, size_t cap) {
   return lines;
 }
 
+/* A label holding a newline (it would forge a sentence break in the output) or another control
+ * byte: the model is refused at load, naming the label. */
+TEST(control_labels) {
+  static const char *const names[] = {"B-NP", "I-NP\nB-VP", "O"};
+  static const crf1d_feat f[] = {{0, 0, 0, 1.0}, {1, 0, 1, 0.5}};
+  crf1d_buf b;
+  crf1d_build(&b, names, 3, ATTR_NAMES, 4, f, sizeof f / sizeof *f);
+  vt_model *m = NULL;
+  EXPECT_EQ_INT(vt_model_open_memory(&m, b.p, b.len, "ctl"), VT_EFORMAT, "a newline in a label");
+  EXPECT_EQ_STR(vt_last_error(), "ctl: label 1 holds the control byte 0x0a", "message");
+  vt_model_close(m);
+  free(b.p);
+}
+
 /* Weights whose sums leave the range of a double: the sequence is refused (VT_EFORMAT, a message
  * saying why), never tagged with scores of inf or nan; the CLI exits 2 without output. */
 TEST(overflow) {
@@ -775,5 +789,5 @@ TEST(peer) {
   unlink(mod), unlink(items), unlink(o1), unlink(o2);
 }
 
-TEST_MAIN(CASE(brute_force), CASE(convert_roundtrip), CASE(overflow), CASE(damaged_models),
-          CASE(bad_items), CASE(parts), CASE(cli), CASE(peer))
+TEST_MAIN(CASE(brute_force), CASE(convert_roundtrip), CASE(overflow), CASE(control_labels),
+          CASE(damaged_models), CASE(bad_items), CASE(parts), CASE(cli), CASE(peer))

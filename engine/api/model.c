@@ -53,10 +53,27 @@ int vt_model_file_kind(const char *path) {
 
 /* Ends an open of `m` (named `name`) whose loader returned `st` (its message in err): on success
  * finishes the model and hands it out in *out, else frees it and records the message. */
+/* Refuses label names holding a control byte (a newline would forge a sentence break in the
+ * output, a tab a column): VT_EFORMAT with "NAME: label Y ..." in err, else VT_OK. */
+static vt_status names_check(const vt_model *m, const char *name, char *err, size_t errlen) {
+  for (int pass = 0; pass < 2; pass++) {
+    char **names = pass ? m->chunk_names : m->names;
+    const int32_t n = pass ? m->info.chunk_labels : m->info.labels;
+    for (int32_t y = 0; names && y < n; y++)
+      for (const unsigned char *c = (const unsigned char *)names[y]; *c; c++)
+        if (*c < 0x20 || *c == 0x7f) {
+          snprintf(err, errlen, "%s: %slabel %d holds the control byte 0x%02x", name,
+                   pass ? "chunk " : "", (int)y, *c);
+          return VT_EFORMAT;
+        }
+  }
+  return VT_OK;
+}
+
 static vt_status open_end(vt_model *m, vt_status st, const char *name, char *err, size_t errlen,
                           vt_model **out) {
-  if (st == VT_OK && (st = vt_model_finish(m)) == VT_OK && !(m->name = strdup(name)))
-    st = VT_ENOMEM;
+  if (st == VT_OK && (st = vt_model_finish(m)) == VT_OK) st = names_check(m, name, err, errlen);
+  if (st == VT_OK && !(m->name = strdup(name))) st = VT_ENOMEM;
   if (st == VT_ENOMEM) snprintf(err, errlen, "%s: out of memory", name);
   if (st != VT_OK) {
     vt_model_close(m);
