@@ -355,6 +355,33 @@ TEST(wrong_version_refused) {
   free(m.w);
 }
 
+/* CRF++ feature ids whose weight ranges overlap (crf_learn never writes them; a small file could
+ * make thousands of strings share one L x L block, each built as its own copy): refused, in the
+ * text and the binary format alike. */
+TEST(overlapping_ids_refused) {
+  setup();
+  char p[96];
+  path_of(p, sizeof p, "overlap.crfpp.txt");
+  FILE *f = fopen(p, "w");
+  REQUIRE(f != NULL, "write");
+  /* Two labels: U strings take 2 weights; "U:b" at id 1 overlaps "U:a" at 0..1. */
+  fputs("version: 100\ncost-factor: 1\nmaxid: 4\nxsize: 1\n\nA\nB\n\nU:%x[0,0]\n\n0 U:a\n"
+        "1 U:b\n\n0.5\n0.25\n1\n2\n",
+        f);
+  fclose(f);
+  expect_refused(p, "crfpp", "its weights overlap another feature's");
+  path_of(p, sizeof p, "disjoint.crfpp.txt");
+  f = fopen(p, "w");
+  REQUIRE(f != NULL, "write");
+  fputs("version: 100\ncost-factor: 1\nmaxid: 4\nxsize: 1\n\nA\nB\n\nU:%x[0,0]\n\n0 U:a\n"
+        "2 U:b\n\n0.5\n0.25\n1\n2\n",
+        f);
+  fclose(f);
+  vt_model *m = NULL;
+  EXPECT(vt_model_open_as(&m, p, "crfpp", 0) == VT_OK, "disjoint ids: %s", vt_last_error());
+  vt_model_close(m);
+}
+
 /* Templates the peers refuse (CRF++: other macros, rows beyond 8, columns past xsize, a type
  * other than U/B; Wapiti: another pattern type, a broken command). */
 TEST(refused_templates) {
@@ -443,7 +470,7 @@ TEST(write_seeds) {
   EXPECT(1, "seeds written");
 }
 
-TEST_MAIN(CASE(crfpp_text_brute_force), CASE(crfpp_binary_brute_force), CASE(wapiti_brute_force),
-          CASE(all_ties_lowest_label), CASE(crfpp_cost_factor), CASE(damaged_models_refused),
-          CASE(wrong_version_refused), CASE(refused_templates), CASE(detection_by_content),
-          CASE(write_seeds))
+TEST_MAIN(CASE(overlapping_ids_refused), CASE(crfpp_text_brute_force),
+          CASE(crfpp_binary_brute_force), CASE(wapiti_brute_force), CASE(all_ties_lowest_label),
+          CASE(crfpp_cost_factor), CASE(damaged_models_refused), CASE(wrong_version_refused),
+          CASE(refused_templates), CASE(detection_by_content), CASE(write_seeds))

@@ -97,10 +97,13 @@ static int is_plain(const char *plain, size_t plain_len, const char *s, size_t n
 }
 
 /* Adds feature string s (n bytes) whose weights start at offset id of w (maxid of them):
- * `U` strings L weights, `B` strings L * L (into the transitions when `plain`). */
+ * `U` strings L weights, `B` strings L * L (into the transitions when `plain`). `claimed`: a bit
+ * per weight, set for those a feature took; crf_learn gives each feature its own range, so a
+ * range that overlaps another is refused (a small file could otherwise claim one block of L * L
+ * weights for thousands of strings, each built as its own copy). */
 static vt_status add_feature(vt_peer_build *b, const char *s, size_t n, uint64_t id,
-                             const double *w, uint64_t maxid, const char *plain, size_t plain_len,
-                             const char *name, char *err, size_t errlen) {
+                             const double *w, uint64_t maxid, uint64_t *claimed, const char *plain,
+                             size_t plain_len, const char *name, char *err, size_t errlen) {
   vt_status st = VT_OK;
   const uint64_t L = (uint64_t)b->L;
   if (n == 0 || (s[0] != 'U' && s[0] != 'B'))
@@ -108,6 +111,12 @@ static vt_status add_feature(vt_peer_build *b, const char *s, size_t n, uint64_t
   int bigram = s[0] == 'B';
   uint64_t nw = bigram ? L * L : L;
   if (id > maxid || maxid - id < nw) BAD("feature id %llu out of range", (unsigned long long)id);
+  for (uint64_t i = id; i < id + nw; i++) {
+    if (claimed[i >> 6] & ((uint64_t)1 << (i & 63)))
+      BAD("feature '%.*s' (id %llu): its weights overlap another feature's", (int)(n > 40 ? 40 : n),
+          s, (unsigned long long)id);
+    claimed[i >> 6] |= (uint64_t)1 << (i & 63);
+  }
   if (bigram && is_plain(plain, plain_len, s, n)) {
     for (uint64_t i = 0; i < nw; i++)
       if (!isfinite(w[id + i])) BAD("non-finite weight");
@@ -147,6 +156,7 @@ typedef struct walk {
   vt_peer_build *b;
   const double *w;
   uint64_t maxid;
+  uint64_t *claimed; /* a bit per weight: taken by a feature */
   const char *plain;
   size_t plain_len;
 } walk;
@@ -181,8 +191,8 @@ static vt_status trie_walk(walk *k, int32_t root, const char *name, char *err, s
       const da_unit *t = &k->da[f->base];
       if (t->check == (uint32_t)f->base && t->base < 0) {
         uint64_t id = (uint64_t)(-(int64_t)t->base - 1);
-        st = add_feature(k->b, k->key, depth, id, k->w, k->maxid, k->plain, k->plain_len, name, err,
-                         errlen);
+        st = add_feature(k->b, k->key, depth, id, k->w, k->maxid, k->claimed, k->plain,
+                         k->plain_len, name, err, errlen);
         if (st != VT_OK) goto done;
       }
     }
@@ -219,6 +229,7 @@ static vt_status load_binary(vt_textmodel **out, const unsigned char *data, size
   vt_peer_build b;
   memset(&b, 0, sizeof b);
   double *w = NULL;
+  uint64_t *claimed = NULL;
   char *plain = NULL;
   size_t plain_len = 0;
   walk k;
@@ -261,8 +272,9 @@ static vt_status load_binary(vt_textmodel **out, const unsigned char *data, size
       VT_OK)
     goto done;
   w = malloc(((size_t)maxid + 1) * sizeof *w);
+  claimed = calloc((size_t)maxid / 64 + 1, sizeof *claimed);
   da_unit *units = malloc((size_t)dsize + 8);
-  if (!w || !units) {
+  if (!w || !claimed || !units) {
     free(units);
     goto nomem;
   }
@@ -277,6 +289,7 @@ static vt_status load_binary(vt_textmodel **out, const unsigned char *data, size
   k.b = &b;
   k.w = w;
   k.maxid = maxid;
+  k.claimed = claimed;
   k.plain = plain;
   k.plain_len = plain_len;
   st = k.n_units ? trie_walk(&k, units[0].base, name, err, errlen) : VT_OK;
@@ -290,6 +303,7 @@ nomem:
 done:
   free(k.key);
   free(w);
+  free(claimed);
   free(plain);
   vt_peer_build_free(&b);
   return st;
@@ -324,6 +338,7 @@ static vt_status load_text(vt_textmodel **out, const char *data, size_t size, co
   vt_peer_build b;
   memset(&b, 0, sizeof b);
   double *w = NULL;
+  uint64_t *claimed = NULL;
   char *plain = NULL, *tmpls = NULL;
   size_t plain_len = 0;
   const char *p = data, *end = data + size, *s, *e;
@@ -420,7 +435,8 @@ static vt_status load_text(vt_textmodel **out, const char *data, size_t size, co
   }
   const char *feat_end = p;
   w = malloc(((size_t)maxid + 1) * sizeof *w);
-  if (!w) goto nomem;
+  claimed = calloc((size_t)maxid / 64 + 1, sizeof *claimed);
+  if (!w || !claimed) goto nomem;
   for (uint64_t i = 0; i < maxid; i++) {
     if (!next_line(&p, end, &s, &e))
       BAD("truncated CRF++ text model: %llu of %llu weights", (unsigned long long)i,
@@ -450,8 +466,8 @@ static vt_status load_text(vt_textmodel **out, const char *data, size_t size, co
     if (sp == e || parse_u64(s, sp, &id) || memchr(sp + 1, ' ', (size_t)(e - sp - 1)) ||
         memchr(sp + 1, '\t', (size_t)(e - sp - 1)))
       BAD("feature line %llu: expected \"ID STRING\"", (unsigned long long)f + 1);
-    st = add_feature(&b, sp + 1, (size_t)(e - sp - 1), id, w, maxid, plain, plain_len, name, err,
-                     errlen);
+    st = add_feature(&b, sp + 1, (size_t)(e - sp - 1), id, w, maxid, claimed, plain, plain_len,
+                     name, err, errlen);
     if (st != VT_OK) goto done;
   }
   st = vt_peer_build_finish(&b, name, out, err, errlen);
@@ -461,6 +477,7 @@ nomem:
   vt_errorf(err, errlen, name, "out of memory");
 done:
   free(w);
+  free(claimed);
   free(plain);
   free(tmpls);
   vt_peer_build_free(&b);
