@@ -87,23 +87,49 @@ static const char *cqdb_read(vt_crfs *m, const unsigned char *d, uint64_t size, 
   return NULL;
 }
 
+/* What refs_check returns when it cannot get memory (not a damaged file). */
+static const char refs_nomem[] = "out of memory";
+
+static int cmp_u64(const void *a, const void *b) {
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
 /* Checks a reference chunk ("LFRF" or "AFRF") at off: `num` entries, the first `used` of them
- * absolute offsets of lists of feature ids < n_feat. Returns NULL or what is wrong. */
+ * absolute offsets of lists of feature ids < n_feat. Each distinct list is checked once (a file
+ * whose entries all point at one long list would otherwise cost used x its length). Returns
+ * NULL or what is wrong. */
 static const char *refs_check(const unsigned char *d, uint64_t size, uint64_t off,
                               const char *magic, uint64_t num, uint64_t used, uint64_t n_feat) {
   if (off > size || size - off < 12 || memcmp(d + off, magic, 4))
     return "no reference chunk where the header says";
   if (vt_bin_get32(d + off + 8) != num) return "reference chunk has another number of entries";
   if ((size - off - 12) / 4 < num) return "reference chunk out of the file";
-  for (uint64_t i = 0; i < used; i++) {
-    uint64_t r = vt_bin_get32(d + off + 12 + 4 * i);
-    if (r > size || size - r < 4) return "reference list out of the file";
+  const char *why = NULL;
+  uint64_t *at = malloc((size_t)(used ? used : 1) * sizeof *at);
+  if (!at) return refs_nomem;
+  for (uint64_t i = 0; i < used; i++) at[i] = vt_bin_get32(d + off + 12 + 4 * i);
+  qsort(at, (size_t)used, sizeof *at, cmp_u64);
+  for (uint64_t i = 0; i < used && !why; i++) {
+    const uint64_t r = at[i];
+    if (i > 0 && r == at[i - 1]) continue; /* checked already */
+    if (r > size || size - r < 4) {
+      why = "reference list out of the file";
+      break;
+    }
     uint64_t k = vt_bin_get32(d + r);
-    if ((size - r - 4) / 4 < k) return "reference list out of the file";
+    if ((size - r - 4) / 4 < k) {
+      why = "reference list out of the file";
+      break;
+    }
     for (uint64_t j = 0; j < k; j++)
-      if (vt_bin_get32(d + r + 4 + 4 * j) >= n_feat) return "reference to no feature";
+      if (vt_bin_get32(d + r + 4 + 4 * j) >= n_feat) {
+        why = "reference to no feature";
+        break;
+      }
   }
-  return NULL;
+  free(at);
+  return why;
 }
 
 #define BAD(...) VT_BAD(fail, name, __VA_ARGS__)
@@ -139,8 +165,14 @@ static int load_crf1d(vt_crfs **out, const unsigned char *d, uint64_t size, cons
     BAD("corrupt CRFsuite model: %s", why);
   if (!m->label_off || !m->attr_off) goto nomem;
   if ((why = refs_check(d, size, off_lref, "LFRF", L + 2, L, nf)) ||
-      (why = refs_check(d, size, off_aref, "AFRF", A, A, nf)))
+      (why = refs_check(d, size, off_aref, "AFRF", A, A, nf))) {
+    if (why == refs_nomem) {
+      vt_errorf(err, errlen, name, "out of memory");
+      st = VT_ENOMEM;
+      goto fail;
+    }
     BAD("corrupt CRFsuite model: %s", why);
+  }
 
   /* Features: transitions into tw (a later one for the same pair wins, as CRFsuite's labelref
    * loop assigns), state features grouped by attribute in file order (a counting sort). */
