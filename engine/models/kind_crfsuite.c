@@ -119,22 +119,25 @@ static void corpus_report(const void *worker, vt_run_report *rep) {
   rep->decode.budget_fallbacks += w->budget_fallbacks;
 }
 
-static const vt_corpus_ops corpus = {1,         sizeof(vt_decode_stats), 0,    NULL, NULL, NULL,
-                                     tag_batch, corpus_report,           NULL, NULL};
+static const vt_corpus_ops corpus = {
+    .items = 1,
+    .worker_size = sizeof(vt_decode_stats),
+    .tag_batch = tag_batch,
+    .report = corpus_report,
+};
 
-const vt_kind_ops vt_kind_crfsuite = {VT_MODEL_CRFSUITE,
-                                      "crfsuite",
-                                      sniff,
-                                      load,
-                                      load_mem,
-                                      save,
-                                      describe,
-                                      model_free,
-                                      trans,
-                                      NULL,
-                                      0,
-                                      vt_kind_decoder_default,
-                                      vt_kind_decoder_check,
-                                      NULL,
-                                      tag_items,
-                                      &corpus};
+const vt_kind_ops vt_kind_crfsuite = {
+    .kind = VT_MODEL_CRFSUITE,
+    .name = "crfsuite",
+    .sniff = sniff,
+    .load = load,
+    .load_mem = load_mem,
+    .save = save,
+    .describe = describe,
+    .free = model_free,
+    .trans = trans,
+    .decoder_default = vt_kind_decoder_default,
+    .decoder_check = vt_kind_decoder_check,
+    .tag_items = tag_items,
+    .corpus = &corpus,
+};

@@ -281,30 +281,28 @@ double vt_run_report_chunk_f1(const vt_run_report *r, double *pos_acc, double *t
   return vt_chunk_eval_f1(&ev, precision, recall);
 }
 
-static const vt_corpus_ops corpus = {0,
-                                     sizeof(joint_worker),
-                                     sizeof(joint_slot),
-                                     NULL,
-                                     NULL,
-                                     corpus_check,
-                                     tag_batch,
-                                     corpus_report,
-                                     corpus_worker_free,
-                                     corpus_slot_free};
+static const vt_corpus_ops corpus = {
+    .items = 0,
+    .worker_size = sizeof(joint_worker),
+    .slot_size = sizeof(joint_slot),
+    .check = corpus_check,
+    .tag_batch = tag_batch,
+    .report = corpus_report,
+    .worker_free = corpus_worker_free,
+    .slot_free = corpus_slot_free,
+};
 
-const vt_kind_ops vt_kind_joint = {VT_MODEL_JOINT_CHUNK,
-                                   "joint",
-                                   sniff,
-                                   load,
-                                   load_mem,
-                                   NULL,
-                                   describe,
-                                   model_free,
-                                   trans,
-                                   NULL,
-                                   0,
-                                   vt_kind_decoder_default,
-                                   decoder_check,
-                                   tag_cells,
-                                   NULL,
-                                   &corpus};
+const vt_kind_ops vt_kind_joint = {
+    .kind = VT_MODEL_JOINT_CHUNK,
+    .name = "joint",
+    .sniff = sniff,
+    .load = load,
+    .load_mem = load_mem,
+    .describe = describe,
+    .free = model_free,
+    .trans = trans,
+    .decoder_default = vt_kind_decoder_default,
+    .decoder_check = decoder_check,
+    .tag_cells = tag_cells,
+    .corpus = &corpus,
+};

@@ -161,12 +161,6 @@ static void corpus_clone_free(void *replica, const vt_mem *mem) {
   vt_textmodel_clone_free(replica, mem);
 }
 
-static vt_status corpus_check(const vt_model *m, const vt_tag_opts *o, char *err, size_t errlen) {
-  if (o->constraints && o->constraints->model != m->text)
-    return vt_fail_into(err, errlen, VT_EINVAL, "the constraints were made for another model");
-  return VT_OK;
-}
-
 static vt_status tag_batch(const vt_corpus_work *w) {
   const vt_textmodel *m = w->replica;
   tagger_worker *k = w->worker;
@@ -191,18 +185,30 @@ static void corpus_worker_free(void *worker) {
   vt_rowcache_destroy(((tagger_worker *)worker)->cache);
 }
 
-static const vt_corpus_ops corpus = {0,
-                                     sizeof(tagger_worker),
-                                     0,
-                                     corpus_clone,
-                                     corpus_clone_free,
-                                     corpus_check,
-                                     tag_batch,
-                                     corpus_report,
-                                     corpus_worker_free,
-                                     NULL};
+static const vt_corpus_ops corpus = {
+    .items = 0,
+    .worker_size = sizeof(tagger_worker),
+    .clone = corpus_clone,
+    .clone_free = corpus_clone_free,
+    .tag_batch = tag_batch,
+    .report = corpus_report,
+    .worker_free = corpus_worker_free,
+};
 
-const vt_kind_ops vt_kind_tagger = {VT_MODEL_TAGGER, "tagger",  sniff,    load,
-                                    load_mem,        save,      describe, model_free,
-                                    trans,           features,  1,        decoder_default,
-                                    decoder_check,   tag_cells, NULL,     &corpus};
+const vt_kind_ops vt_kind_tagger = {
+    .kind = VT_MODEL_TAGGER,
+    .name = "tagger",
+    .sniff = sniff,
+    .load = load,
+    .load_mem = load_mem,
+    .save = save,
+    .describe = describe,
+    .free = model_free,
+    .trans = trans,
+    .features = features,
+    .reader_from_model = 1,
+    .decoder_default = decoder_default,
+    .decoder_check = decoder_check,
+    .tag_cells = tag_cells,
+    .corpus = &corpus,
+};

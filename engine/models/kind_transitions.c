@@ -41,19 +41,15 @@ static void model_free(vt_model *m) { vt_trans_destroy(m->trans); }
 
 static vt_trans *trans(const vt_model *m) { return m->trans; }
 
-const vt_kind_ops vt_kind_transitions = {VT_MODEL_TRANSITIONS,
-                                         "transitions",
-                                         sniff,
-                                         load,
-                                         load_mem,
-                                         NULL,
-                                         describe,
-                                         model_free,
-                                         trans,
-                                         NULL,
-                                         0,
-                                         vt_kind_decoder_default,
-                                         vt_kind_decoder_check,
-                                         NULL,
-                                         NULL,
-                                         NULL};
+const vt_kind_ops vt_kind_transitions = {
+    .kind = VT_MODEL_TRANSITIONS,
+    .name = "transitions",
+    .sniff = sniff,
+    .load = load,
+    .load_mem = load_mem,
+    .describe = describe,
+    .free = model_free,
+    .trans = trans,
+    .decoder_default = vt_kind_decoder_default,
+    .decoder_check = vt_kind_decoder_check,
+};

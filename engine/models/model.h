@@ -1,5 +1,7 @@
 /* engine/models/model.h: a loaded model of any kind (the public vt_model of vitesse.h) and the
- * one table of operations each kind fills in (kind.c holds the tables; kind_*.c one kind each).
+ * one table of operations each kind fills in (kind.c lists the kinds, kind_shared.c holds what
+ * their tables share, kind_tagger.c, kind_joint.c, kind_crfsuite.c and kind_transitions.c one
+ * kind each).
  *
  * Everything above this layer asks the model's table instead of testing its kind: opening,
  * saving, describing, the decoder policy, tagging sentences held in memory, and the worker side
