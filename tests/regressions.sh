@@ -70,6 +70,24 @@ output_nodir)
   expect_fail 2 "$VITESSE" decode --emissions lat/E.npy --lengths lat/N.npy \
     --transitions lat/A.npy -o out/nodir/o.txt
   ;;
+hash_key)
+  # The run-time tables hash with a key of the process (VITESSE_HASH_KEY sets it): the model,
+  # the tag dictionary and the tagged output are the same bytes under any key.
+  awk 'BEGIN { for (s = 0; s < 60; s++) { for (t = 0; t < 6; t++)
+    printf "w%d x%d %s\n", (s * 7 + t * 3) % 41, t % 5, (t % 3 ? "I" : "B"); print "" } }' >c.txt
+  printf 'U0:%%x[0,0]\nU1:%%x[0,1]\nU2:%%x[-1,0]/%%x[0,0]\nB\n' >t.tmpl
+  for k in 1 2; do
+    VITESSE_HASH_KEY=$k "$VITESSE" train --template t.tmpl --train c.txt --epochs 3 --quiet \
+      -o m$k 2>stderr || fail "train under key $k: exit $?"
+    VITESSE_HASH_KEY=$k "$VITESSE" tag-dict -o d$k c.txt 2>stderr || fail "tag-dict: exit $?"
+    VITESSE_HASH_KEY=$k "$VITESSE" tag -m m1 --tag-dict d1 c.txt -o o$k 2>stderr ||
+      fail "tag under key $k: exit $?"
+  done
+  cmp -s m1 m2 || fail "the model depends on the hash key"
+  cmp -s d1 d2 || fail "the tag dictionary depends on the hash key"
+  cmp -s o1 o2 || fail "the tagged output depends on the hash key"
+  [ -s o1 ] || fail "nothing tagged"
+  ;;
 eval_conllu_default)
   # --conllu: gold is UPOS, the prediction the last column (not MISC against the last).
   printf '# c\n1\tdo\tdo\tAUX\tVBP\t_\t0\troot\t_\t_\tAUX\n' >u.txt

@@ -15,6 +15,7 @@
 #include "sched/topo.h"
 #include "test_util.h"
 #include "text/batch_tag.h"
+#include "text/featdict.h"
 #include "text/model_replica.h"
 #include "text/rowcache.h"
 #include "text/strhash.h"
@@ -608,6 +609,60 @@ TEST(strhash_padded) {
   EXPECT_EQ_INT(bad, 0, "strings whose padded hash differs");
 }
 
-TEST_MAIN(CASE(strhash_padded), CASE(train_and_roundtrip), CASE(rowcache),
+/* The inverse of vt_mix64 (the splitmix64 finalizer), and of an odd multiplier mod 2^64: what an
+ * attacker uses to make strings of one unkeyed hash. */
+static uint64_t unmix64(uint64_t z) {
+  z = (z ^ (z >> 31) ^ (z >> 62)) * 0x319642B2D24D8EC3ull;
+  z = (z ^ (z >> 27) ^ (z >> 54)) * 0x96DE1B173F119089ull;
+  return z ^ (z >> 30) ^ (z >> 60);
+}
+
+static uint64_t inverse_odd(uint64_t m) {
+  uint64_t x = m; /* Newton: each step doubles the correct low bits */
+  for (int i = 0; i < 6; i++) x *= 2 - m * x;
+  return x;
+}
+
+/* Hash flooding: 4,000 distinct 16-byte strings made to share one unkeyed hash value (the first
+ * word solved from the second, step by step backwards) do share it at key 0, the hash of model
+ * files; under the key of the run-time tables they spread (almost all values distinct), and a
+ * feature dictionary of them gives each its own id in insertion order. */
+TEST(hash_flooding) {
+  const uint64_t M = 0x9FB21C651E98DF25ull, Minv = inverse_odd(M), target = 0x1234567890ABCDEFull;
+  const uint64_t h0 = 0x9E3779B97F4A7C15ull ^ (16ull * 0xC2B2AE3D27D4EB4Full);
+  EXPECT(M * Minv == 1 && unmix64(vt_mix64(0xDEADBEEFull)) == 0xDEADBEEFull, "inverses");
+  enum { N = 4000 };
+  static unsigned char s[N][16];
+  for (int i = 0; i < N; i++) {
+    const uint64_t w2 = 0xA5A5A5A5ull * (uint64_t)(i + 1);
+    const uint64_t h1 = (target * Minv) ^ vt_mix64(w2); /* h2 = (h1 ^ mix(w2)) * M = target */
+    const uint64_t w1 = unmix64((h1 * Minv) ^ h0);      /* h1 = (h0 ^ mix(w1)) * M */
+    memcpy(s[i], &w1, 8);
+    memcpy(s[i] + 8, &w2, 8);
+  }
+  int same = 0;
+  for (int i = 0; i < N; i++) same += vt_strhash(s[i], 16) == vt_mix64(target);
+  EXPECT_EQ_INT(same, N, "the crafted strings share the unkeyed hash");
+  vt_featdict d;
+  REQUIRE(vt_featdict_init(&d) == VT_OK, "init");
+  EXPECT(d.key != 0 && d.key == vt_hash_key(), "the dictionary takes the process's key");
+  static uint64_t h[N];
+  for (int i = 0; i < N; i++) h[i] = vt_strhash_keyed(s[i], 16, d.key);
+  int collide = 0;
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < i; j++) collide += (h[i] & 0xFFFFF) == (h[j] & 0xFFFFF);
+  /* 4,000 random values in 2^20 slots: about 8 pairs; the unkeyed ones would make 8 million */
+  EXPECT(collide < 200, "%d pairs of keyed hashes share their low 20 bits", collide);
+  int32_t id = -1;
+  for (int i = 0; i < N; i++) {
+    EXPECT(vt_featdict_add(&d, (const char *)s[i], 16, &id) == VT_OK && id == i, "id %d: %d", i,
+           id);
+  }
+  for (int i = 0; i < N; i += 97)
+    EXPECT_EQ_INT(vt_featdict_find(&d, (const char *)s[i], 16), i, "find");
+  vt_featdict_free(&d);
+}
+
+TEST_MAIN(CASE(strhash_padded), CASE(hash_flooding), CASE(train_and_roundtrip), CASE(rowcache),
           CASE(replicas_plain_model), CASE(corruption), CASE(obs_bigram),
           CASE(replicas_obs_bigram_model), CASE(parameter_mixing), CASE(minibatches))

@@ -15,17 +15,20 @@ typedef struct strset {
   int32_t n, ncap;
   int32_t *slot;
   uint32_t mask;
+  uint64_t key; /* the hash key (strhash.h), drawn with the first table */
 } strset;
 
 /* The index of [s, s + n) in `z`, adding it when absent; -1 when out of memory. */
 static int32_t intern(strset *z, const char *s, size_t n) {
   if (!z->slot || (uint32_t)(z->n + 1) * 2 > z->mask) {
     uint32_t cap = z->slot ? (z->mask + 1) * 2 : 1024;
+    if (!z->slot) z->key = vt_hash_key();
     int32_t *slot = calloc(cap, sizeof *slot);
     if (!slot) return -1;
     for (int32_t i = 0; i < z->n; i++) {
       uint32_t h =
-          (uint32_t)vt_strhash(z->bytes + z->off[i], z->off[i + 1] - z->off[i]) & (cap - 1);
+          (uint32_t)vt_strhash_keyed(z->bytes + z->off[i], z->off[i + 1] - z->off[i], z->key) &
+          (cap - 1);
       while (slot[h]) h = (h + 1) & (cap - 1);
       slot[h] = i + 1;
     }
@@ -33,7 +36,7 @@ static int32_t intern(strset *z, const char *s, size_t n) {
     z->slot = slot;
     z->mask = cap - 1;
   }
-  uint32_t h = (uint32_t)vt_strhash(s, n) & z->mask;
+  uint32_t h = (uint32_t)vt_strhash_keyed(s, n, z->key) & z->mask;
   for (; z->slot[h]; h = (h + 1) & z->mask) {
     int32_t i = z->slot[h] - 1;
     if (z->off[i + 1] - z->off[i] == n && memcmp(z->bytes + z->off[i], s, n) == 0) return i;

@@ -19,6 +19,7 @@ static uint32_t table_size(int64_t n) {
 
 vt_status vt_constraints_init(struct vt_constraints *c, const vt_textmodel *m) {
   memset(c, 0, sizeof *c);
+  c->key = vt_hash_key();
   c->L = m->L;
   c->model = m;
   c->partial_col = -1;
@@ -33,7 +34,7 @@ vt_status vt_constraints_init(struct vt_constraints *c, const vt_textmodel *m) {
   for (int32_t y = 0; y < m->L; y++) {
     size_t n;
     const char *s = vt_textmodel_label(m, y, &n);
-    uint32_t h = (uint32_t)vt_strhash(s, n) & c->lmask;
+    uint32_t h = (uint32_t)vt_strhash_keyed(s, n, c->key) & c->lmask;
     while (c->lslot[h]) h = (h + 1) & c->lmask;
     c->lslot[h] = y + 1;
   }
@@ -54,7 +55,7 @@ void vt_constraints_free(struct vt_constraints *c) {
 }
 
 int32_t vt_constraints_label(const struct vt_constraints *c, const char *s, size_t n) {
-  uint32_t h = (uint32_t)vt_strhash(s, n) & c->lmask;
+  uint32_t h = (uint32_t)vt_strhash_keyed(s, n, c->key) & c->lmask;
   for (; c->lslot[h]; h = (h + 1) & c->lmask) {
     size_t ln;
     const char *name = vt_textmodel_label(c->model, c->lslot[h] - 1, &ln);
@@ -65,7 +66,7 @@ int32_t vt_constraints_label(const struct vt_constraints *c, const char *s, size
 
 /* The word [w, w + n), or -1. */
 static int32_t find_word(const struct vt_constraints *c, const char *w, size_t n) {
-  uint32_t h = (uint32_t)vt_strhash(w, n) & c->wmask;
+  uint32_t h = (uint32_t)vt_strhash_keyed(w, n, c->key) & c->wmask;
   for (; c->wslot[h]; h = (h + 1) & c->wmask) {
     int32_t i = c->wslot[h] - 1;
     if (c->woff[i + 1] - c->woff[i] == n && memcmp(c->wbytes + c->woff[i], w, n) == 0) return i;
@@ -105,7 +106,8 @@ vt_status vt_constraints_add(struct vt_constraints *c, const char *w, size_t n, 
     if (!slot) return VT_ENOMEM;
     for (int32_t i = 0; i < c->nwords; i++) {
       uint32_t h =
-          (uint32_t)vt_strhash(c->wbytes + c->woff[i], c->woff[i + 1] - c->woff[i]) & (cap - 1);
+          (uint32_t)vt_strhash_keyed(c->wbytes + c->woff[i], c->woff[i + 1] - c->woff[i], c->key) &
+          (cap - 1);
       while (slot[h]) h = (h + 1) & (cap - 1);
       slot[h] = i + 1;
     }
@@ -120,7 +122,7 @@ vt_status vt_constraints_add(struct vt_constraints *c, const char *w, size_t n, 
   int32_t i = c->nwords++;
   c->woff[i + 1] = c->wbytes_len;
   c->loff[i + 1] = c->nlabs;
-  uint32_t h = (uint32_t)vt_strhash(w, n) & c->wmask;
+  uint32_t h = (uint32_t)vt_strhash_keyed(w, n, c->key) & c->wmask;
   while (c->wslot[h]) h = (h + 1) & c->wmask;
   c->wslot[h] = i + 1;
   return VT_OK;

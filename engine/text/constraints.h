@@ -28,6 +28,7 @@ struct vt_constraints {
   size_t nlabs, labs_cap;
   int32_t *wslot; /* word table: w + 1 (0 empty) */
   uint32_t wmask;
+  uint64_t key;        /* the tables' hash key (strhash.h: a dictionary cannot flood them) */
   int32_t word_col;    /* the column a dictionary word is read from (default 0) */
   int32_t partial_col; /* the column of partial labels, -1 = none (default) */
 };

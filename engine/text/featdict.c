@@ -8,6 +8,7 @@
 
 vt_status vt_featdict_init(vt_featdict *d) {
   memset(d, 0, sizeof *d);
+  d->key = vt_hash_key();
   d->mask = 1023;
   d->cap = 1024;
   d->pool_cap = 16384;
@@ -50,7 +51,7 @@ static uint64_t probe(const vt_featdict *d, const char *s, size_t len, uint64_t 
 
 int32_t vt_featdict_find(const vt_featdict *d, const char *s, size_t len) {
   if (!d->slots) return -1;
-  uint64_t v = d->slots[probe(d, s, len, vt_strhash(s, len))];
+  uint64_t v = d->slots[probe(d, s, len, vt_strhash_keyed(s, len, d->key))];
   return v ? (int32_t)(uint32_t)v - 1 : -1;
 }
 
@@ -65,7 +66,7 @@ static vt_status grow_slots(vt_featdict *d) {
     int32_t id = (int32_t)(uint32_t)v - 1;
     size_t n;
     const char *t = vt_featdict_str(d, id, &n);
-    uint64_t j = vt_strhash(t, n) & nmask;
+    uint64_t j = vt_strhash_keyed(t, n, d->key) & nmask;
     while (ns[j]) j = (j + 1) & nmask;
     ns[j] = v;
   }
@@ -76,7 +77,7 @@ static vt_status grow_slots(vt_featdict *d) {
 }
 
 vt_status vt_featdict_add(vt_featdict *d, const char *s, size_t len, int32_t *id) {
-  uint64_t h = vt_strhash(s, len);
+  uint64_t h = vt_strhash_keyed(s, len, d->key);
   uint64_t i = probe(d, s, len, h);
   if (d->slots[i]) {
     *id = (int32_t)(uint32_t)d->slots[i] - 1;

@@ -2,7 +2,8 @@
  *
  * Open addressing over 64-bit slots holding (32 bits of the hash, id + 1); a hit on the hash bits
  * is confirmed by comparing the stored bytes, so two strings never share an id. Ids are dense,
- * 0 .. n-1 in order of first insertion; each id keeps a count of its insertions. */
+ * 0 .. n-1 in order of first insertion; each id keeps a count of its insertions. The hash is
+ * keyed per process (strhash.h), so input cannot flood the table, and no id depends on it. */
 #ifndef VT_ENGINE_FEATDICT_H
 #define VT_ENGINE_FEATDICT_H
 
@@ -19,6 +20,7 @@ typedef struct vt_featdict {
   uint64_t *off;   /* n + 1 offsets into pool: string id is pool[off[id] .. off[id+1]) */
   uint32_t *count; /* insertions per id */
   int32_t n, cap;
+  uint64_t key; /* the process's hash key (strhash.h): slots only, never ids */
 } vt_featdict;
 
 /* Initializes an empty dictionary. Returns VT_OK or VT_ENOMEM (*d is then empty and freeable). */

@@ -1,6 +1,12 @@
 /* engine/text/strhash.h: the 64-bit string hash of feature and label dictionaries and of the model
  * file's hash table. Its values are stored in model files, so it must never change: it reads
- * 8-byte little-endian words (vitesse runs on little-endian hosts only). */
+ * 8-byte little-endian words (vitesse runs on little-endian hosts only).
+ *
+ * The tables built at run time from input (the training's feature dictionary, tag dictionaries)
+ * hash with a key of the process instead (vt_strhash_keyed, vt_hash_key): the unkeyed hash can be
+ * inverted step by step, so any number of strings with one value can be made to flood a table
+ * (thousands of probes per lookup); with a key unknown to whoever wrote the input they cannot.
+ * Nothing written depends on the key: ids follow insertion order, never slots. */
 #ifndef VT_ENGINE_STRHASH_H
 #define VT_ENGINE_STRHASH_H
 
@@ -15,24 +21,34 @@ static inline uint64_t vt_mix64(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-/* Returns the hash of the `n` bytes at `data` (any bytes, NUL included). */
-static inline uint64_t vt_strhash(const void *data, size_t n) {
+/* Returns the hash of the `n` bytes at `data` (any bytes, NUL included) under `key`: key 0 is
+ * vt_strhash, the hash model files hold; another key changes every step. */
+static inline uint64_t vt_strhash_keyed(const void *data, size_t n, uint64_t key) {
   const unsigned char *p = (const unsigned char *)data;
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ ((uint64_t)n * 0xC2B2AE3D27D4EB4Full);
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ ((uint64_t)n * 0xC2B2AE3D27D4EB4Full) ^ key;
   while (n >= 8) {
     uint64_t w;
     memcpy(&w, p, 8);
-    h = (h ^ vt_mix64(w)) * 0x9FB21C651E98DF25ull;
+    h = (h ^ vt_mix64(w ^ key)) * 0x9FB21C651E98DF25ull;
     p += 8;
     n -= 8;
   }
   if (n) {
     uint64_t w = 0;
     memcpy(&w, p, n);
-    h = (h ^ vt_mix64(w ^ 0xFF51AFD7ED558CCDull)) * 0x9FB21C651E98DF25ull;
+    h = (h ^ vt_mix64(w ^ key ^ 0xFF51AFD7ED558CCDull)) * 0x9FB21C651E98DF25ull;
   }
   return vt_mix64(h);
 }
+
+/* Returns the hash of the `n` bytes at `data` (any bytes, NUL included): the unkeyed one. */
+static inline uint64_t vt_strhash(const void *data, size_t n) {
+  return vt_strhash_keyed(data, n, 0);
+}
+
+/* The key of this process's run-time tables: random, drawn once (the environment variable
+ * VITESSE_HASH_KEY, a number, sets it for tests that check nothing depends on it). Never 0. */
+uint64_t vt_hash_key(void);
 
 /* vt_strhash(data, n), the same value, for bytes followed by at least 7 readable bytes (a buffer
  * padded by the caller): the last partial word is one 8-byte load, masked, instead of a byte
