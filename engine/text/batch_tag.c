@@ -347,6 +347,9 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts,
   for (int32_t s = s0; s < s1; s++) {
     const vt_sentence *se = &b->sents[s];
     const int32_t T = se->T;
+    /* A canceled run stops at the next sentence, features included, not only inside a search. */
+    if (cf && cf->cancel && atomic_load_explicit(cf->cancel, memory_order_relaxed))
+      return VT_ECANCELED;
     vt_status st = vt_text_check(m, b, s, err, errlen);
     if (st != VT_OK) return st;
     vt_arena_reset(arena);
