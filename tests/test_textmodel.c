@@ -663,6 +663,57 @@ TEST(hash_flooding) {
   vt_featdict_free(&d);
 }
 
-TEST_MAIN(CASE(strhash_padded), CASE(hash_flooding), CASE(train_and_roundtrip), CASE(rowcache),
-          CASE(replicas_plain_model), CASE(corruption), CASE(obs_bigram),
-          CASE(replicas_obs_bigram_model), CASE(parameter_mixing), CASE(minibatches))
+/* A model file whose features were made to share one unkeyed hash (the hash model files keep):
+ * 6,000 tokens "U:" + 16 printable bytes, the middle word solved from the others, trained into a
+ * model whose table holds them in one run of occupied slots; loading refuses it instead of making
+ * every unknown feature probe thousands of slots. */
+TEST(flooded_model_refused) {
+  const uint64_t M = 0x9FB21C651E98DF25ull, Minv = inverse_odd(M), target = 0x0F0E0D0C0B0A0908ull;
+  const uint64_t h0 = 0x9E3779B97F4A7C15ull ^ (18ull * 0xC2B2AE3D27D4EB4Full);
+  const uint64_t tail = (uint64_t)'z' | (uint64_t)'z' << 8; /* bytes 16-17 of the feature */
+  const uint64_t h2 = (target * Minv) ^ vt_mix64(tail ^ 0xFF51AFD7ED558CCDull);
+  enum { N = 6000 };
+  REQUIRE(corpus_ready(), "temporary directory");
+  char path[600], model_path[600];
+  snprintf(path, sizeof path, "%s/flood.txt", dir);
+  snprintf(model_path, sizeof model_path, "%s/flood.model", dir);
+  FILE *f = fopen(path, "w");
+  REQUIRE(f != NULL, "write %s", path);
+  test_rng r = {11};
+  int made = 0;
+  for (long trial = 0; made < N && trial < 400000000L; trial++) {
+    unsigned char s[18] = {'U', ':'};
+    for (int j = 2; j < 8; j++) s[j] = (unsigned char)(0x41 + test_int(&r, 26));
+    uint64_t w1, w2;
+    memcpy(&w1, s, 8);
+    const uint64_t h1 = (h0 ^ vt_mix64(w1)) * M;
+    w2 = unmix64((h2 * Minv) ^ h1);
+    memcpy(s + 8, &w2, 8);
+    int ok = 1;
+    for (int j = 8; j < 16; j++) ok &= s[j] > 0x20 && s[j] < 0x7f;
+    if (!ok) continue;
+    s[16] = s[17] = 'z';
+    if (vt_strhash(s, 18) != vt_mix64(target)) continue; /* cannot happen: the algebra */
+    fprintf(f, "%.16s %c\n\n", (const char *)s + 2, made % 2 ? 'A' : 'B');
+    made++;
+  }
+  fclose(f);
+  EXPECT_EQ_INT(made, N, "crafted tokens");
+  vt_train_opts o;
+  vt_train_opts_init(&o);
+  o.templates = "U:%x[0,0]\n";
+  o.epochs = 1;
+  const char *train[1] = {path};
+  REQUIRE(vt_train_tagger(&o, train, 1, NULL, 0, model_path, NULL) == VT_OK, "%s", vt_last_error());
+  vt_model *m = NULL;
+  EXPECT_EQ_INT(vt_model_open(&m, model_path), VT_EFORMAT, "a flooded hash table");
+  EXPECT(strstr(vt_last_error(), "occupied slots (at most 1024)") != NULL, "message: %s",
+         vt_last_error());
+  vt_model_close(m);
+  unlink(path), unlink(model_path);
+}
+
+TEST_MAIN(CASE(strhash_padded), CASE(hash_flooding), CASE(flooded_model_refused),
+          CASE(train_and_roundtrip), CASE(rowcache), CASE(replicas_plain_model), CASE(corruption),
+          CASE(obs_bigram), CASE(replicas_obs_bigram_model), CASE(parameter_mixing),
+          CASE(minibatches))
