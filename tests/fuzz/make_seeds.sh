@@ -156,6 +156,11 @@ printf 'U00:%%m[0,0,"a**"]\n' >"$T/bad_regex.tmpl"
 printf 'U00:%%t[0,0,"\\\\"\n' >"$T/bad_regex_open.tmpl"
 printf 'X00:%%x[0,0]\n' >"$T/bad_kind.tmpl"
 printf 'U00:%%q[0,0]\n' >"$T/bad_macro.tmpl"
+# Patterns that made the recursive matcher exponential (".*" 16 times, then a byte that is not
+# there) and deep (200 '?' items): the bounded search answers at once.
+awk 'BEGIN { printf "U00:%%t[0,0,\""; for (i = 0; i < 16; i++) printf ".*"; print "Q\"]";
+  printf "U01:%%m[0,0,\""; for (i = 0; i < 200; i++) printf "a?"; print "\"]" }' \
+  >"$T/regex_bounds.tmpl"
 
 # ---- models ---------------------------------------------------------------------------------
 "$VITESSE" train --template "$T/chunk.tmpl" --train "$W/train.txt" --epochs 2 --quiet \
@@ -196,6 +201,15 @@ head -c $((64 + 7 * 32)) "$c" | crc32 | put "$c" 24
 # test_peer next to VITESSE's build tree.
 TEST_PEER=${TEST_PEER:-$(dirname "$VITESSE")/tests/test_peer}
 "$TEST_PEER" --case write_seeds --write-seeds "$OUT" >/dev/null
+# A CRF++ text model whose feature ids overlap (refused), and a Wapiti model whose patterns made
+# the recursive matcher exponential and deep (tagged at once now).
+printf 'version: 100\ncost-factor: 1\nmaxid: 4\nxsize: 1\n\nA\nB\n\nU:%%x[0,0]\n\n0 U:a\n1 U:b\n\n0.5\n0.25\n1\n2\n' \
+  >"$OUT/crfpp/bad_overlap.model.txt"
+awk 'BEGIN { p1 = "u00:%t[0,0,\""; for (i = 0; i < 16; i++) p1 = p1 ".*"; p1 = p1 "Q\"]";
+  p2 = "u01:%m[0,0,\""; for (i = 0; i < 200; i++) p2 = p2 "a?"; p2 = p2 "\"]";
+  print "#mdl#2#2"; print "#rdr#2/1/0"; print length(p1) ":" p1 ","; print length(p2) ":" p2 ",";
+  print "#qrk#2"; print "1:A,"; print "1:B,"; print "#qrk#2"; print "9:u00:false,"; print "4:u01:,";
+  print "0=0x1p-1"; print "3=-0x1p-1" }' >"$OUT/wapiti/regex_bounds.model"
 
 # ---- CRFsuite models and item files (tests/crfsuite_seeds.c, built beside VITESSE) ----------
 "$(dirname "$VITESSE")/tests/crfsuite_seeds" "$OUT"
