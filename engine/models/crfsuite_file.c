@@ -113,20 +113,13 @@ static const char *refs_check(const unsigned char *d, uint64_t size, uint64_t of
   for (uint64_t i = 0; i < used && !why; i++) {
     const uint64_t r = at[i];
     if (i > 0 && r == at[i - 1]) continue; /* checked already */
-    if (r > size || size - r < 4) {
+    if (r > size || size - r < 4 || (size - r - 4) / 4 < vt_bin_get32(d + r)) {
       why = "reference list out of the file";
-      break;
+      continue;
     }
-    uint64_t k = vt_bin_get32(d + r);
-    if ((size - r - 4) / 4 < k) {
-      why = "reference list out of the file";
-      break;
-    }
-    for (uint64_t j = 0; j < k; j++)
-      if (vt_bin_get32(d + r + 4 + 4 * j) >= n_feat) {
-        why = "reference to no feature";
-        break;
-      }
+    const uint64_t k = vt_bin_get32(d + r);
+    for (uint64_t j = 0; j < k && !why; j++)
+      if (vt_bin_get32(d + r + 4 + 4 * j) >= n_feat) why = "reference to no feature";
   }
   free(at);
   return why;
@@ -166,11 +159,7 @@ static int load_crf1d(vt_crfs **out, const unsigned char *d, uint64_t size, cons
   if (!m->label_off || !m->attr_off) goto nomem;
   if ((why = refs_check(d, size, off_lref, "LFRF", L + 2, L, nf)) ||
       (why = refs_check(d, size, off_aref, "AFRF", A, A, nf))) {
-    if (why == refs_nomem) {
-      vt_errorf(err, errlen, name, "out of memory");
-      st = VT_ENOMEM;
-      goto fail;
-    }
+    if (why == refs_nomem) goto nomem;
     BAD("corrupt CRFsuite model: %s", why);
   }
 
