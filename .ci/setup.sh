@@ -10,10 +10,12 @@ set -eu
 # and of the training.
 # python3-*: the Python package (python/) builds offline from these alone and check.sh runs its
 # pytest suite; python3-venv for the README's install command (a venv on the system packages).
+# libopenblas-dev liblbfgs-dev: the CRF trainer's batched forward-backward (matrix products) and
+# its L-BFGS / OWL-QN optimiser.
 # openmpi-bin libopenmpi-dev: vitesse-mpi (mpi/) and its tests (mpirun), built when CMake finds MPI.
 pkgs="build-essential cmake pkg-config libhwloc-dev libjemalloc-dev zlib1g-dev libudev-dev clang
 libomp-dev python3-dev python3-numpy python3-setuptools python3-wheel python3-pip python3-pytest python3-venv
-openmpi-bin libopenmpi-dev"
+openmpi-bin libopenmpi-dev libopenblas-dev liblbfgs-dev"
 missing=""
 for p in $pkgs; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -41,3 +41,16 @@ if(NOT ZLIB_FOUND)
   message(FATAL_ERROR "zlib not found: install the Debian package 'zlib1g-dev' "
                       "(or run: sh .ci/setup.sh)")
 endif()
+
+# OpenBLAS: the CRF trainer's forward-backward runs a batch of sentences at once as matrix
+# products. liblbfgs: its L-BFGS / OWL-QN optimiser (the one CRFsuite uses).
+pkg_check_modules(OPENBLAS IMPORTED_TARGET openblas)
+if(NOT OPENBLAS_FOUND)
+  message(FATAL_ERROR "OpenBLAS not found: install the Debian package 'libopenblas-dev' "
+                      "(or run: sh .ci/setup.sh)")
+endif()
+pkg_check_modules(LBFGS IMPORTED_TARGET liblbfgs)
+if(NOT LBFGS_FOUND)
+  message(FATAL_ERROR "liblbfgs not found: install the Debian package 'liblbfgs-dev' "
+                      "(or run: sh .ci/setup.sh)")
+endif()

@@ -989,6 +989,37 @@ typedef struct vt_epoch_report {
   int64_t reserved[6];
 } vt_epoch_report;
 
+/* What a CRF training iteration reports (vt_train_opts.on_iteration): L-BFGS iterations or SGD
+ * epochs. The loss is the objective minimised: -sum log p(y|x) + c1 |w|_1 + c2 ||w||^2 (as
+ * CRFsuite's "Loss:" lines). */
+typedef struct vt_iter_report {
+  int32_t iteration;       /* 1-based; 0: the starting weights, before the first step */
+  int32_t evaluations;     /* objective evaluations in this iteration (line search) */
+  double loss;             /* the objective at the iteration's weights */
+  double feature_norm;     /* ||w||_2 */
+  double error_norm;       /* ||gradient||_2 (L-BFGS; OWL-QN: of the pseudo-gradient) */
+  int64_t active_features; /* weights that are not zero */
+  double step;             /* L-BFGS: the line search's step; SGD: the learning rate */
+  double seconds;          /* this iteration */
+  double total_seconds;    /* since training began (callbacks excluded) */
+  double dev_accuracy;     /* item accuracy on the development data, 0..1; -1 without */
+  int64_t reserved[4];
+} vt_iter_report;
+
+/* How vt_train_opts.algorithm trains a tagger. */
+typedef enum vt_train_algo {
+  VT_TRAIN_PERCEPTRON = 0, /* averaged perceptron (default) */
+  VT_TRAIN_LBFGS = 1,      /* CRF: L-BFGS, OWL-QN when c1 > 0 (CRFsuite's `-a lbfgs`) */
+  VT_TRAIN_L2SGD = 2       /* CRF: SGD with L2 (CRFsuite's `-a l2sgd`) */
+} vt_train_algo;
+
+/* L-BFGS line searches (CRFsuite's linesearch names). */
+typedef enum vt_linesearch {
+  VT_LINESEARCH_MORETHUENTE = 0,
+  VT_LINESEARCH_BACKTRACKING = 1,
+  VT_LINESEARCH_STRONG_BACKTRACKING = 2
+} vt_linesearch;
+
 /* The most shards vt_train_opts.shards may ask for. */
 #define VT_TRAIN_SHARDS_MAX 1024
 
@@ -1046,7 +1077,28 @@ typedef struct vt_train_opts {
    * beyond a sentence's scratch. 0 or 1 (default): the sequential perceptron; with shards > 1:
    * VT_EINVAL. */
   int32_t minibatch;
-  int32_t reserved32;
+  /* CRF training (algorithm VT_TRAIN_LBFGS or VT_TRAIN_L2SGD) minimises CRFsuite's objective,
+   * -sum log p(y|x) + c1 |w|_1 + c2 ||w||^2, with its parameters, meanings and defaults: */
+  int32_t algorithm;       /* vt_train_algo (default VT_TRAIN_PERCEPTRON) */
+  double c1, c2;           /* L1 (L-BFGS only, by OWL-QN; default 0) and L2 (default 1) */
+  int32_t max_iterations;  /* L-BFGS: 0 = no cap (default); SGD: epochs (0: 1000) */
+  double epsilon;          /* L-BFGS: stop when ||g|| / max(1, ||w||) < epsilon (1e-5) */
+  int32_t period;          /* stop when the loss improved less than `delta` (relative) over */
+  double delta;            /* the last `period` iterations (10, 1e-5) */
+  int32_t num_memories;    /* L-BFGS: corrections kept (6) */
+  int32_t linesearch;      /* vt_linesearch (MoreThuente; backtracking when c1 > 0) */
+  int32_t max_linesearch;  /* L-BFGS: evaluations per line search (20) */
+  double calibration_eta;  /* SGD: first learning rate tried (0.1) */
+  double calibration_rate; /* SGD: factor between the rates tried (2) */
+  int32_t calibration_samples, calibration_candidates, calibration_max_trials; /* 1000, 10, 20 */
+  double min_freq;              /* CRF: drop features of lower frequency (0) */
+  int32_t possible_states;      /* CRF: a state feature for every label of every attribute seen */
+  int32_t possible_transitions; /* CRF: a transition feature for every label pair */
+  const char *init_model;       /* CRF: continue from this model (its features keep their weights,
+                                   new ones start at 0); NULL: from zero */
+  /* CRF: after every iteration (and once with iteration 0 before the first); returning nonzero
+   * stops training (the model is still written). */
+  int (*on_iteration)(void *ctx, const vt_iter_report *r);
   int64_t reserved[6];
 } vt_train_opts;
 
@@ -1071,6 +1123,17 @@ VT_API vt_status vt_train_tagger(const vt_train_opts *opts, const char *const *t
 VT_API vt_status vt_train_tagger_mem(const vt_train_opts *opts, const vt_sentence_in *train,
                                      int64_t n_train, const vt_sentence_in *dev, int64_t n_dev,
                                      const char *out_path, vt_train_report *rep);
+
+/* Trains a CRF (opts->algorithm VT_TRAIN_LBFGS or VT_TRAIN_L2SGD; the perceptron is refused)
+ * on CRFsuite item files `train` (n_train >= 1, read in order as one corpus; "-" is standard
+ * input; plain or .gz) with CRFsuite's feature generation and objective, and writes a CRFsuite
+ * crf1d model to `out_path` atomically (`crfsuite tag` and vitesse's CRFsuite kind read it). `dev`
+ * items (may be NULL) are tagged after every iteration (vt_iter_report.dev_accuracy). The model
+ * is the same bytes for any opts->threads. `rep` may be NULL. Returns as vt_train_tagger; an
+ * init_model that is not a CRFsuite model is VT_EFORMAT. */
+VT_API vt_status vt_train_items(const vt_train_opts *opts, const char *const *train, int n_train,
+                                const char *const *dev, int n_dev, const char *out_path,
+                                vt_train_report *rep);
 
 /* Trains the joint POS + chunk model (Shimizu & Haas 2006) on a CoNLL-2000 corpus (columns
  * word, POS, chunk) and writes it to `out_path` atomically. `test` (may be NULL) is read before

@@ -30,6 +30,17 @@ void vt_train_opts_init(vt_train_opts *o) {
   o->pos_col = 1;
   o->chunk_col = -1;
   o->shards = 1;
+  o->c2 = 1;
+  o->epsilon = 1e-5;
+  o->period = 10;
+  o->delta = 1e-5;
+  o->num_memories = 6;
+  o->max_linesearch = 20;
+  o->calibration_eta = 0.1;
+  o->calibration_rate = 2;
+  o->calibration_samples = 1000;
+  o->calibration_candidates = 10;
+  o->calibration_max_trials = 20;
 }
 
 /* Compiles one batch into the corpus of a compile_ctx. */

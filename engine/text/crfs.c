@@ -71,9 +71,7 @@ int64_t vt_crfs_attr_find(const vt_crfs *m, const char *s, size_t len) {
   return find_in(m->slots, m->mask, m->attr_off, m->attr_pool, s, len);
 }
 
-/* Reads one field of `line` from *pos up to a ':', a tab or the end, undoing the escapes \: and
- * \\ (a backslash before anything else is kept), into out; returns its length. */
-static size_t field_read(const char *line, size_t len, size_t *pos, char *out) {
+size_t vt_crfs_field_read(const char *line, size_t len, size_t *pos, char *out) {
   size_t i = *pos, n = 0;
   while (i < len && line[i] != ':' && line[i] != '\t') {
     char c = line[i++];
@@ -84,9 +82,7 @@ static size_t field_read(const char *line, size_t len, size_t *pos, char *out) {
   return n;
 }
 
-/* Parses the `n` bytes at s as CRFsuite's attribute value: empty is 1, else a finite number
- * that strtod reads whole. Returns 0 or -1. */
-static int value_parse(char *s, size_t n, double *v) {
+int vt_crfs_value_parse(char *s, size_t n, double *v) {
   if (n == 0) {
     *v = 1.0;
     return 0;
@@ -109,14 +105,14 @@ int vt_crfs_item_row(const vt_crfs *m, const char *line, size_t len, char *scrat
   for (;;) {
     while (pos < len && line[pos] == '\t') pos++;
     if (pos >= len) break;
-    size_t an = field_read(line, len, &pos, scratch);
+    size_t an = vt_crfs_field_read(line, len, &pos, scratch);
     char *val = scratch + an + 1;
     size_t vn = 0;
     int has_value = 0;
     if (pos < len && line[pos] == ':') {
       pos++;
       has_value = 1;
-      vn = field_read(line, len, &pos, val);
+      vn = vt_crfs_field_read(line, len, &pos, val);
     }
     if (first) { /* the label field */
       first = 0;
@@ -124,7 +120,7 @@ int vt_crfs_item_row(const vt_crfs *m, const char *line, size_t len, char *scrat
     }
     int64_t a = vt_crfs_attr_find(m, scratch, an);
     double v = 1.0;
-    if (has_value && value_parse(val, vn, &v)) {
+    if (has_value && vt_crfs_value_parse(val, vn, &v)) {
       scratch[an] = '\0';
       val[vn] = '\0';
       vt_errorf(err, errlen, NULL, "attribute '%.64s': value '%.64s' is not a finite number",

@@ -1,12 +1,12 @@
 /* engine/text/crfs.h: a CRFsuite 0.12 crf1d model as the tagger reads it, and CRFsuite's item
  * format (../shared/design/peer-model-formats.md, section 2).
  *
- * The model is laid out at load time (engine/models/crfsuite_file.c, from a crf1d file or from the native
- * file `vitesse convert --from crfsuite` writes): label and attribute names, an open-addressing
- * table attribute -> id, each attribute's state features (label, weight) back to back in file
- * order, the L x L transition weights. Emission row of an item = sum over its known attributes,
- * in item order, of value * weight, added label by label exactly as crf1d_tag.c does; the
- * transitions bind a vt_trans without start or end scores, so every path score is CRFsuite's
+ * The model is laid out at load time (engine/models/crfsuite_file.c, from a crf1d file or from the
+ * native file `vitesse convert --from crfsuite` writes): label and attribute names, an
+ * open-addressing table attribute -> id, each attribute's state features (label, weight) back to
+ * back in file order, the L x L transition weights. Emission row of an item = sum over its known
+ * attributes, in item order, of value * weight, added label by label exactly as crf1d_tag.c does;
+ * the transitions bind a vt_trans without start or end scores, so every path score is CRFsuite's
  * own, bit for bit, and every decoder's ties go to the lowest label id as CRFsuite's do. */
 #ifndef VT_ENGINE_CRFS_H
 #define VT_ENGINE_CRFS_H
@@ -61,6 +61,15 @@ static inline const char *vt_crfs_label(const vt_crfs *m, int32_t y, size_t *len
   *len = m->label_off[y + 1] - m->label_off[y];
   return m->label_pool + m->label_off[y];
 }
+
+/* Reads one field of an item `line` (`len` bytes) from *pos up to a ':', a tab or the end,
+ * undoing the escapes \: and \\ (a backslash before anything else is kept), into out (len + 1
+ * bytes); returns its length and leaves *pos on the byte that ended it. */
+size_t vt_crfs_field_read(const char *line, size_t len, size_t *pos, char *out);
+
+/* Parses the `n` bytes at s (s[n] is overwritten with a NUL) as CRFsuite's attribute value: empty
+ * is 1, else a finite number that strtod reads whole. Returns 0 or -1. */
+int vt_crfs_value_parse(char *s, size_t n, double *v);
 
 /* Adds the emission row of one item line (`len` bytes, no line end) to row[0, L) (zeroed by the
  * caller): fields separated by runs of tabs, the first one the label (ignored), each other one

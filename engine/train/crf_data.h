@@ -1,0 +1,71 @@
+/* engine/train/crf_data.h: a linear-chain CRF training problem, as its objective sees it.
+ *
+ * A corpus compiled to numbers (every item a list of attribute ids with values, every gold label
+ * an id) and the feature set over it: state features (attribute a, label y), stored per attribute
+ * as a list of labels, and transition features (y', y). The weight vector w has the state
+ * features first, in that order (attribute by attribute), then the transitions. A label pair or
+ * an (attribute, label) pair without a feature scores 0. There are no start or end features:
+ * the objective is CRFsuite's crf1d one. */
+#ifndef VT_TRAIN_CRF_DATA_H
+#define VT_TRAIN_CRF_DATA_H
+
+#include <stdint.h>
+
+#include "vitesse.h"
+
+typedef struct vt_crf_data {
+  int32_t L;         /* labels */
+  int32_t n_attr;    /* attribute ids are 0..n_attr-1 */
+  int64_t n_sent;    /* sequences */
+  int64_t n_tok;     /* items */
+  int64_t *sent_off; /* n_sent + 1 item offsets */
+  int32_t *gold;     /* n_tok label ids */
+  int64_t *tok_off;  /* n_tok + 1 offsets into attr and val */
+  int32_t *attr;     /* attribute ids of the items */
+  double *val;       /* their values */
+  int32_t max_T;     /* longest sequence */
+} vt_crf_data;
+
+typedef struct vt_crf_feats {
+  int32_t L, n_attr;
+  int64_t n_state;   /* state features */
+  int64_t *st_off;   /* n_attr + 1 offsets into st_label */
+  int32_t *st_label; /* n_state labels, ascending within an attribute */
+  int32_t *tr_id;    /* L * L: weight index of transition (prev * L + cur), or -1 */
+  int64_t n_trans;   /* transition features */
+  int64_t n;         /* n_state + n_trans weights */
+} vt_crf_feats;
+
+/* Frees the arrays of a problem; *d becomes zeroed. */
+void vt_crf_data_free(vt_crf_data *d);
+
+/* Frees the arrays of a feature set; *f becomes zeroed. */
+void vt_crf_feats_free(vt_crf_feats *f);
+
+/* The weight index of state feature (a, y), or -1 when the feature set lacks it. */
+int64_t vt_crf_feats_state(const vt_crf_feats *f, int32_t a, int32_t y);
+
+struct vt_crfs;
+
+/* How features are generated from the training data (CRFsuite's feature.* options). */
+typedef struct vt_crf_featgen {
+  double min_freq;          /* drop features whose frequency (summed values) is below this */
+  int possible_states;      /* (a, y) for every label y of every attribute seen */
+  int possible_transitions; /* every label pair */
+  /* A model training continues from (NULL: none), whose labels and attributes have the first
+   * ids: its state features and its non-zero transitions are kept whatever their frequency. */
+  const struct vt_crfs *init;
+} vt_crf_featgen;
+
+/* Generates the features of `d` as CRFsuite does: a state feature for each (attribute, label)
+ * of the training items, frequency the attribute's values summed, and a transition feature for
+ * each adjacent label pair, frequency its count; then those below g->min_freq dropped. *freq
+ * (may be NULL) receives the n frequencies (malloc'd). Returns VT_OK or VT_ENOMEM. */
+vt_status vt_crf_feats_build(vt_crf_feats *f, const vt_crf_data *d, const vt_crf_featgen *g,
+                             double **freq);
+
+/* The observed feature counts of `d` (n doubles, summed in corpus order): the gradient of the
+ * gold sequences' scores. */
+void vt_crf_observed(const vt_crf_data *d, const vt_crf_feats *f, double *obs);
+
+#endif

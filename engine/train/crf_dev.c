@@ -1,0 +1,84 @@
+/* engine/train/crf_dev.c: what is reported of CRF weights: their item accuracy on development
+ * data, their norm and active count (crf_train.h). */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train/crf_train.h"
+
+double vt_crf_accuracy(const vt_crf_data *dev, const vt_crf_feats *f, const double *w,
+                       int32_t threads) {
+  const int32_t L = f->L;
+  const size_t Ls = (size_t)L;
+  double acc = -1;
+  vt_trans *trans = NULL;
+  double *A = calloc(Ls * Ls, sizeof *A);
+  int32_t *rank = malloc(Ls * sizeof *rank);
+  int64_t right = 0;
+  int failed = 0;
+  if (!A || !rank || dev->n_tok == 0) goto done;
+  for (size_t i = 0; i < Ls * Ls; i++)
+    if (f->tr_id[i] >= 0) A[i] = w[f->tr_id[i]];
+  for (int32_t y = 0; y < L; y++) rank[y] = y;
+  if (vt_trans_create(&trans, L, A, NULL, NULL, rank) != VT_OK) goto done;
+  vt_decode_opts opts;
+  vt_decode_opts_default(&opts, L, 1);
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads()) reduction(+ : right)
+  {
+    vt_arena *arena = NULL;
+    if (vt_arena_create(&arena, 0) != VT_OK) {
+#pragma omp atomic write
+      failed = 1;
+    }
+#pragma omp for schedule(dynamic, 16)
+    for (int64_t s = 0; s < dev->n_sent; s++) {
+      if (!arena) continue;
+      vt_arena_reset(arena);
+      const int64_t t0 = dev->sent_off[s];
+      const int32_t T = (int32_t)(dev->sent_off[s + 1] - t0);
+      double *E = vt_arena_alloc(arena, (size_t)T * Ls * sizeof *E);
+      int32_t *lab = vt_arena_alloc(arena, (size_t)T * sizeof *lab);
+      double score;
+      int32_t n_paths = 0;
+      if (!E || !lab) {
+#pragma omp atomic write
+        failed = 1;
+        continue;
+      }
+      memset(E, 0, (size_t)T * Ls * sizeof *E);
+      for (int32_t t = 0; t < T; t++) {
+        double *row = E + (size_t)t * Ls;
+        for (int64_t i = dev->tok_off[t0 + t]; i < dev->tok_off[t0 + t + 1]; i++) {
+          const int32_t a = dev->attr[i];
+          for (int64_t q = f->st_off[a]; q < f->st_off[a + 1]; q++)
+            row[f->st_label[q]] += w[q] * dev->val[i];
+        }
+      }
+      if (vt_decode(trans, &opts, arena, E, T, lab, &score, &n_paths, NULL) != VT_OK) {
+#pragma omp atomic write
+        failed = 1;
+        continue;
+      }
+      for (int32_t t = 0; t < T; t++) right += n_paths > 0 && lab[t] == dev->gold[t0 + t];
+    }
+    vt_arena_destroy(arena);
+  }
+  if (!failed) acc = (double)right / (double)dev->n_tok;
+done:
+  vt_trans_destroy(trans);
+  free(A);
+  free(rank);
+  return acc;
+}
+
+void vt_crf_weights_stats(const double *w, int64_t n, double *norm, int64_t *active) {
+  double s = 0;
+  int64_t a = 0;
+  for (int64_t i = 0; i < n; i++) {
+    s += w[i] * w[i];
+    a += w[i] != 0;
+  }
+  *norm = sqrt(s);
+  *active = a;
+}

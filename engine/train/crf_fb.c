@@ -1,0 +1,210 @@
+/* engine/train/crf_fb.c: batched exp-space forward-backward (crf_fb.h). */
+#include "train/crf_fb.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void vt_crf_batch_free(vt_crf_batch *b) {
+  free(b->sent);
+  free(b->n_at);
+  free(b->off_at);
+  free(b->P);
+  free(b->Al);
+  free(b->Be);
+  free(b->Y);
+  free(b->S);
+  free(b->loss);
+  memset(b, 0, sizeof *b);
+}
+
+/* Grows *p to n elements of `size` bytes; 0 or -1. */
+static int grow(void **p, size_t n, size_t size) {
+  void *q = realloc(*p, (n ? n : 1) * size);
+  if (!q) return -1;
+  *p = q;
+  return 0;
+}
+
+vt_status vt_crf_batch_set(vt_crf_batch *b, const vt_crf_data *d, int64_t s0, int64_t s1) {
+  const int32_t nb = (int32_t)(s1 - s0);
+  int64_t rows = 0;
+  int32_t Tmax = 0;
+  for (int64_t s = s0; s < s1; s++) {
+    int64_t T = d->sent_off[s + 1] - d->sent_off[s];
+    rows += T;
+    if (T > Tmax) Tmax = (int32_t)T;
+  }
+  if (nb > b->cap_nb) {
+    if (grow((void **)&b->sent, (size_t)nb, sizeof *b->sent) ||
+        grow((void **)&b->loss, (size_t)nb, sizeof *b->loss))
+      return VT_ENOMEM;
+    b->cap_nb = nb;
+  }
+  if (Tmax > b->cap_T) {
+    if (grow((void **)&b->n_at, (size_t)Tmax, sizeof *b->n_at) ||
+        grow((void **)&b->off_at, (size_t)Tmax + 1, sizeof *b->off_at))
+      return VT_ENOMEM;
+    b->cap_T = Tmax;
+  }
+  if (rows > b->cap_rows) {
+    size_t n = (size_t)rows * (size_t)d->L;
+    if (grow((void **)&b->P, n, sizeof(double)) || grow((void **)&b->Al, n, sizeof(double)) ||
+        grow((void **)&b->Be, n, sizeof(double)) || grow((void **)&b->Y, n, sizeof(double)) ||
+        grow((void **)&b->S, (size_t)rows, sizeof(double)))
+      return VT_ENOMEM;
+    b->cap_rows = rows;
+  }
+  /* Insertion sort by decreasing length, stable: batches are small. */
+  for (int32_t i = 0; i < nb; i++) {
+    int64_t s = s0 + i, T = d->sent_off[s + 1] - d->sent_off[s];
+    int32_t j = i;
+    while (j > 0 && d->sent_off[b->sent[j - 1] + 1] - d->sent_off[b->sent[j - 1]] < T) {
+      b->sent[j] = b->sent[j - 1];
+      j--;
+    }
+    b->sent[j] = s;
+  }
+  b->nb = nb;
+  b->Tmax = Tmax;
+  b->rows = rows;
+  int32_t live = nb;
+  b->off_at[0] = 0;
+  for (int32_t t = 0; t < Tmax; t++) {
+    while (live > 0 && d->sent_off[b->sent[live - 1] + 1] - d->sent_off[b->sent[live - 1]] <= t)
+      live--;
+    b->n_at[t] = live;
+    b->off_at[t + 1] = b->off_at[t] + live;
+  }
+  return VT_OK;
+}
+
+void vt_crf_trans_exp(const vt_crf_feats *f, const double *w, double ws, double *M, double *mA) {
+  const size_t LL = (size_t)f->L * (size_t)f->L;
+  double m = -INFINITY;
+  for (size_t i = 0; i < LL; i++) {
+    M[i] = f->tr_id[i] >= 0 ? w[f->tr_id[i]] * ws : 0.0;
+    if (M[i] > m) m = M[i];
+  }
+  for (size_t i = 0; i < LL; i++) M[i] = exp(M[i] - m);
+  *mA = m;
+}
+
+/* Divides row[0, L) by its sum and returns the sum. */
+static double row_normalize(double *row, int32_t L) {
+  double s = 0;
+  for (int32_t y = 0; y < L; y++) s += row[y];
+  double inv = 1.0 / s;
+  for (int32_t y = 0; y < L; y++) row[y] *= inv;
+  return s;
+}
+
+int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f, const double *w,
+                    double ws, const double *M, double mA) {
+  const int32_t L = f->L, nb = b->nb;
+  const size_t Ls = (size_t)L;
+  int bad = 0;
+  /* Loss starts as minus the gold score plus the shifts; log S_t is added as rows are made. */
+  for (int32_t k = 0; k < nb; k++) {
+    int64_t s = b->sent[k], t0 = d->sent_off[s], T = d->sent_off[s + 1] - t0;
+    double loss = (double)(T - 1) * mA;
+    for (int64_t t = 0; t < T; t++) {
+      int64_t tok = t0 + t;
+      double *E = b->P + (size_t)(b->off_at[t] + k) * Ls;
+      memset(E, 0, Ls * sizeof *E);
+      double gold = 0;
+      for (int64_t i = d->tok_off[tok]; i < d->tok_off[tok + 1]; i++) {
+        const int32_t a = d->attr[i];
+        const double v = d->val[i];
+        for (int64_t q = f->st_off[a]; q < f->st_off[a + 1]; q++) {
+          const double wq = w[q] * ws;
+          E[f->st_label[q]] += wq * v;
+          if (f->st_label[q] == d->gold[tok]) gold += wq * v;
+        }
+      }
+      double m = E[0];
+      for (int32_t y = 1; y < L; y++)
+        if (E[y] > m) m = E[y];
+      for (int32_t y = 0; y < L; y++) E[y] = exp(E[y] - m);
+      loss += m - gold;
+      if (t > 0) {
+        int32_t tr = f->tr_id[(size_t)d->gold[tok - 1] * Ls + (size_t)d->gold[tok]];
+        if (tr >= 0) loss -= w[tr] * ws;
+      }
+    }
+    b->loss[k] = loss;
+  }
+  /* Forward: alpha-hat_t = normalize((alpha-hat_{t-1} M) (.) E'_t). */
+  for (int32_t t = 0; t < b->Tmax; t++) {
+    const int32_t n = b->n_at[t];
+    double *Al = b->Al + (size_t)b->off_at[t] * Ls, *P = b->P + (size_t)b->off_at[t] * Ls;
+    if (t == 0)
+      memcpy(Al, P, (size_t)n * Ls * sizeof *Al);
+    else
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, L, L, 1.0,
+                  b->Al + (size_t)b->off_at[t - 1] * Ls, L, M, L, 0.0, Al, L);
+    for (int32_t k = 0; k < n; k++) {
+      double *row = Al + (size_t)k * Ls;
+      const double *e = P + (size_t)k * Ls;
+      if (t > 0)
+        for (int32_t y = 0; y < L; y++) row[y] *= e[y];
+      double S = row_normalize(row, L);
+      if (!(S > 0) || !isfinite(S)) bad = 1;
+      b->loss[k] += log(S);
+      b->S[b->off_at[t] + k] = S;
+    }
+  }
+  /* Backward: betahat_{T-1} = 1; Y_t = E'_t (.) betahat_t / S_t; betahat_{t-1} = Y_t M^T. The Y
+   * of position t goes to the rows of position t-1 (zero for sequences that end at t-1). */
+  for (int32_t t = b->Tmax - 1; t >= 0; t--) {
+    const int32_t n = b->n_at[t], nprev = t > 0 ? b->n_at[t - 1] : 0;
+    double *Be = b->Be + (size_t)b->off_at[t] * Ls, *P = b->P + (size_t)b->off_at[t] * Ls;
+    const int32_t nnext = t + 1 < b->Tmax ? b->n_at[t + 1] : 0;
+    for (int32_t k = nnext; k < n; k++) /* the last item of sequence k */
+      for (int32_t y = 0; y < L; y++) Be[(size_t)k * Ls + (size_t)y] = 1.0;
+    if (t == 0) break;
+    double *Yp = b->Y + (size_t)b->off_at[t - 1] * Ls;
+    for (int32_t k = 0; k < n; k++) {
+      const double inv = 1.0 / b->S[b->off_at[t] + k];
+      const double *be = Be + (size_t)k * Ls, *e = P + (size_t)k * Ls;
+      double *yr = Yp + (size_t)k * Ls;
+      for (int32_t y = 0; y < L; y++) yr[y] = e[y] * be[y] * inv;
+    }
+    memset(Yp + (size_t)n * Ls, 0, (size_t)(nprev - n) * Ls * sizeof *Yp);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, L, L, 1.0, Yp, L, M, L, 0.0,
+                b->Be + (size_t)b->off_at[t - 1] * Ls, L);
+  }
+  /* The rows of the last position have no Y. */
+  const int64_t last = b->Tmax > 0 ? b->off_at[b->Tmax - 1] : 0;
+  if (b->Tmax > 0)
+    memset(b->Y + (size_t)last * Ls, 0, (size_t)(b->rows - last) * Ls * sizeof *b->Y);
+  /* Marginals: alpha-hat (.) beta-hat, into P. */
+  for (size_t i = 0; i < (size_t)b->rows * Ls; i++) b->P[i] = b->Al[i] * b->Be[i];
+  if (bad)
+    for (int32_t k = 0; k < nb; k++)
+      if (!isfinite(b->loss[k])) b->loss[k] = INFINITY;
+  return bad ? -1 : 0;
+}
+
+void vt_crf_fb_state_grad(const vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f,
+                          int32_t part, int32_t parts, double *g) {
+  const size_t Ls = (size_t)f->L;
+  for (int32_t t = 0; t < b->Tmax; t++)
+    for (int32_t k = 0; k < b->n_at[t]; k++) {
+      const int64_t tok = d->sent_off[b->sent[k]] + t;
+      const double *p = b->P + (size_t)(b->off_at[t] + k) * Ls;
+      for (int64_t i = d->tok_off[tok]; i < d->tok_off[tok + 1]; i++) {
+        const int32_t a = d->attr[i];
+        if ((a & (parts - 1)) != part) continue;
+        const double v = d->val[i];
+        for (int64_t q = f->st_off[a]; q < f->st_off[a + 1]; q++) g[q] += v * p[f->st_label[q]];
+      }
+    }
+}
+
+void vt_crf_fb_trans_grad(const vt_crf_batch *b, int32_t L, int32_t i0, int32_t i1, double *GA) {
+  if (i1 <= i0 || b->rows == 0) return;
+  cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, i1 - i0, L, (int)b->rows, 1.0, b->Al + i0, L,
+              b->Y, L, 1.0, GA + (size_t)i0 * (size_t)L, L);
+}

@@ -1,0 +1,147 @@
+/* engine/train/crf_grad.c: the corpus objective and gradient, batched and threaded (crf_grad.h). */
+#include "train/crf_grad.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train/crf_fb.h"
+
+/* Rows of a transition block: fixed, so that every product (and so every sum) is the same
+ * whatever the thread count. The state counts of a batch are split by attribute residue into
+ * as many parts as threads (a power of two): each weight's sum runs in row order in any case. */
+#define TRANS_ROWS 32
+
+struct vt_crf_grad {
+  const vt_crf_data *d;
+  const vt_crf_feats *f;
+  int32_t threads;
+  int64_t n_batches;
+  int64_t *batch_off; /* n_batches + 1 sequence offsets */
+  vt_crf_batch *bt;   /* one per thread */
+  double *M, *GA;     /* L x L */
+  double *obs;        /* f->n */
+  double *sent_loss;  /* n_sent */
+};
+
+void vt_crf_grad_destroy(vt_crf_grad *G) {
+  if (!G) return;
+  if (G->bt)
+    for (int32_t i = 0; i < G->threads; i++) vt_crf_batch_free(&G->bt[i]);
+  free(G->bt);
+  free(G->batch_off);
+  free(G->M);
+  free(G->GA);
+  free(G->obs);
+  free(G->sent_loss);
+  free(G);
+}
+
+int32_t vt_crf_grad_threads(const vt_crf_grad *G) { return G->threads; }
+
+const double *vt_crf_grad_observed(const vt_crf_grad *G) { return G->obs; }
+
+vt_status vt_crf_grad_create(vt_crf_grad **out, const vt_crf_data *d, const vt_crf_feats *f,
+                             int32_t threads) {
+  vt_status st = VT_ENOMEM;
+  vt_crf_grad *G = calloc(1, sizeof *G);
+  *out = NULL;
+  if (!G) return VT_ENOMEM;
+  G->d = d;
+  G->f = f;
+  G->threads = threads > 0 ? threads : omp_get_max_threads();
+  if (G->threads < 1) G->threads = 1;
+  /* The BLAS calls run inside the threads of this file: BLAS itself stays on one. */
+  openblas_set_num_threads(1);
+  const size_t LL = (size_t)f->L * (size_t)f->L;
+  /* A batch's four tables take at most about 32 MB. */
+  int64_t budget = ((int64_t)32 << 20) / ((int64_t)f->L * 8 * 5);
+  if (budget > 65536) budget = 65536;
+  if (budget < 64) budget = 64;
+  G->batch_off = malloc(((size_t)d->n_sent + 1) * sizeof *G->batch_off);
+  G->bt = calloc((size_t)G->threads, sizeof *G->bt);
+  G->M = malloc(LL * sizeof *G->M);
+  G->GA = malloc(LL * sizeof *G->GA);
+  G->obs = malloc((size_t)(f->n ? f->n : 1) * sizeof *G->obs);
+  G->sent_loss = malloc((size_t)(d->n_sent ? d->n_sent : 1) * sizeof *G->sent_loss);
+  if (!G->batch_off || !G->bt || !G->M || !G->GA || !G->obs || !G->sent_loss) goto done;
+  int64_t nb = 0, tok = 0;
+  G->batch_off[0] = 0;
+  for (int64_t s = 0; s < d->n_sent; s++) {
+    int64_t T = d->sent_off[s + 1] - d->sent_off[s];
+    if (s > G->batch_off[nb] && tok + T > budget) {
+      G->batch_off[++nb] = s;
+      tok = 0;
+    }
+    tok += T;
+  }
+  if (d->n_sent > 0) G->batch_off[++nb] = d->n_sent;
+  G->n_batches = nb;
+  vt_crf_observed(d, f, G->obs);
+  st = VT_OK;
+done:
+  if (st != VT_OK)
+    vt_crf_grad_destroy(G);
+  else
+    *out = G;
+  return st;
+}
+
+double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
+  const vt_crf_data *d = G->d;
+  const vt_crf_feats *f = G->f;
+  const int32_t L = f->L, P = G->threads;
+  const size_t LL = (size_t)L * (size_t)L;
+  const int32_t n_blocks = (L + TRANS_ROWS - 1) / TRANS_ROWS;
+  int32_t parts = 1;
+  while (parts < P) parts *= 2;
+  double mA;
+  int failed = 0;
+  vt_crf_trans_exp(f, w, 1.0, G->M, &mA);
+  if (g) {
+    memset(g, 0, (size_t)f->n * sizeof *g);
+    memset(G->GA, 0, LL * sizeof *G->GA);
+  }
+#pragma omp parallel num_threads(P)
+  for (int64_t b0 = 0; b0 < G->n_batches; b0 += P) {
+    const int32_t here = (int32_t)(G->n_batches - b0 < P ? G->n_batches - b0 : P);
+#pragma omp for schedule(static, 1)
+    for (int32_t k = 0; k < here; k++) {
+      vt_crf_batch *bt = &G->bt[k];
+      if (vt_crf_batch_set(bt, d, G->batch_off[b0 + k], G->batch_off[b0 + k + 1]) != VT_OK) {
+#pragma omp atomic write
+        failed = 1;
+        bt->nb = 0;
+        bt->rows = 0;
+        bt->Tmax = 0;
+        continue;
+      }
+      vt_crf_fb_batch(bt, d, f, w, 1.0, G->M, mA);
+      for (int32_t i = 0; i < bt->nb; i++) G->sent_loss[bt->sent[i]] = bt->loss[i];
+    }
+    if (g)
+      for (int32_t k = 0; k < here; k++) {
+#pragma omp for schedule(dynamic, 1)
+        for (int32_t part = 0; part < parts + n_blocks; part++) {
+          if (part < parts) {
+            vt_crf_fb_state_grad(&G->bt[k], d, f, part, parts, g);
+          } else {
+            int32_t i0 = (part - parts) * TRANS_ROWS;
+            int32_t i1 = i0 + TRANS_ROWS < L ? i0 + TRANS_ROWS : L;
+            vt_crf_fb_trans_grad(&G->bt[k], L, i0, i1, G->GA);
+          }
+        }
+      }
+  }
+  if (failed) return NAN;
+  double loss = 0;
+  for (int64_t s = 0; s < d->n_sent; s++) loss += G->sent_loss[s];
+  if (g) {
+    for (size_t i = 0; i < LL; i++)
+      if (f->tr_id[i] >= 0) g[f->tr_id[i]] = G->M[i] * G->GA[i];
+    for (int64_t i = 0; i < f->n; i++) g[i] -= G->obs[i];
+  }
+  return loss;
+}

@@ -1,0 +1,199 @@
+/* engine/train/crf_lbfgs.c: L-BFGS / OWL-QN training through liblbfgs (crf_train.h). */
+#include "train/crf_train.h"
+
+#include <lbfgs.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/errmsg.h"
+#include "train/crf_grad.h"
+
+/* What the liblbfgs callbacks share. */
+typedef struct run_ctx {
+  vt_crf_grad *G;
+  const vt_crf_feats *f;
+  const vt_crf_data *dev;
+  const vt_train_opts *o;
+  int32_t evals;  /* evaluations since the last iteration */
+  int first;      /* no evaluation yet */
+  double t_iter;  /* when the iteration began */
+  double t_start; /* when training began */
+  double cb_time; /* seconds spent in callbacks and dev evaluation */
+  double x0_loss; /* the objective at the starting weights */
+  int stopped;    /* the callback asked to stop */
+  int32_t iters;  /* iterations reported */
+  double *g0;     /* the gradient at the start, handed to liblbfgs's first evaluation */
+  double f0;      /* the smooth part of the objective there */
+  int nomem;      /* an evaluation ran out of memory */
+} run_ctx;
+
+static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloatval_t *g,
+                                const int n, const lbfgsfloatval_t step) {
+  (void)step;
+  run_ctx *c = inst;
+  if (c->g0) { /* liblbfgs starts where iteration 0 was evaluated */
+    memcpy(g, c->g0, (size_t)n * sizeof *g);
+    c->g0 = NULL;
+    c->evals++;
+    return c->f0;
+  }
+  double fx = vt_crf_grad_eval(c->G, x, g);
+  if (isnan(fx)) c->nomem = 1;
+  const double c2 = c->o->c2;
+  if (c2 != 0) {
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+      s += x[i] * x[i];
+      g[i] += 2 * c2 * x[i];
+    }
+    fx += c2 * s;
+  }
+  c->evals++;
+  if (c->first) {
+    c->first = 0;
+    double l1 = 0;
+    if (c->o->c1 > 0)
+      for (int i = 0; i < n; i++) l1 += fabs(x[i]);
+    c->x0_loss = fx + c->o->c1 * l1;
+  }
+  return fx;
+}
+
+/* Reports an iteration (k = 0: the start) to o->on_iteration; returns nonzero to stop. */
+static int report(run_ctx *c, const double *x, double fx, double gnorm, double step, int k,
+                  int64_t n) {
+  const double now = vt_clock_seconds();
+  vt_iter_report r;
+  memset(&r, 0, sizeof r);
+  r.iteration = k;
+  r.evaluations = c->evals;
+  r.loss = fx;
+  r.error_norm = gnorm;
+  r.step = step;
+  vt_crf_weights_stats(x, n, &r.feature_norm, &r.active_features);
+  r.seconds = now - c->t_iter;
+  r.total_seconds = now - c->t_start - c->cb_time;
+  r.dev_accuracy = c->dev ? vt_crf_accuracy(c->dev, c->f, x, vt_crf_grad_threads(c->G)) : -1;
+  int stop = c->o->on_iteration ? c->o->on_iteration(c->o->ctx, &r) : 0;
+  c->evals = 0;
+  c->t_iter = vt_clock_seconds();
+  c->cb_time += c->t_iter - now;
+  if (stop) c->stopped = 1;
+  return stop;
+}
+
+static int progress(void *inst, const lbfgsfloatval_t *x, const lbfgsfloatval_t *g,
+                    const lbfgsfloatval_t fx, const lbfgsfloatval_t xnorm,
+                    const lbfgsfloatval_t gnorm, const lbfgsfloatval_t step, int n, int k, int ls) {
+  (void)g;
+  (void)xnorm;
+  (void)ls;
+  run_ctx *c = inst;
+  c->iters = k;
+  return report(c, x, fx, gnorm, step, k, n);
+}
+
+/* Why liblbfgs stopped, in words; NULL for a failure that is the caller's (memory, parameters). */
+static const char *stop_reason(int ret) {
+  switch (ret) {
+  case LBFGS_SUCCESS: return "converged (epsilon)";
+  case LBFGS_STOP: return "converged (delta over period)";
+  case LBFGS_ALREADY_MINIMIZED: return "already minimized";
+  case LBFGSERR_MAXIMUMITERATION: return "iteration cap reached";
+  case LBFGSERR_ROUNDING_ERROR: return "rounding errors prevent progress";
+  case LBFGSERR_MAXIMUMLINESEARCH: return "line search evaluation cap reached";
+  case LBFGSERR_MINIMUMSTEP: return "line search step below its minimum";
+  case LBFGSERR_MAXIMUMSTEP: return "line search step above its maximum";
+  case LBFGSERR_WIDTHTOOSMALL: return "line search interval too small";
+  case LBFGSERR_INCREASEGRADIENT: return "the gradient increased (line search)";
+  case LBFGSERR_INVALIDPARAMETERS: return "logic error in the line search";
+  case LBFGSERR_OUTOFINTERVAL: return "line search step out of its interval";
+  case LBFGSERR_INCORRECT_TMINMAX: return "line search interval lost";
+  case LBFGSERR_CANCELED: return "stopped by the callback";
+  default: return NULL;
+  }
+}
+
+vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf_data *dev,
+                             double *w, const vt_train_opts *o, vt_crf_result *r, char *err,
+                             size_t errlen) {
+  vt_status st = VT_OK;
+  vt_crf_grad *G = NULL;
+  lbfgsfloatval_t *x = NULL, *g0 = NULL;
+  memset(r, 0, sizeof *r);
+  if (o->c1 < 0 || o->c2 < 0 || !isfinite(o->c1) || !isfinite(o->c2) || o->num_memories < 1 ||
+      o->max_iterations < 0 || !(o->epsilon >= 0) || o->period < 0 || !(o->delta >= 0) ||
+      o->max_linesearch < 1 || o->linesearch < 0 || o->linesearch > 2)
+    return vt_fail_into(err, errlen, VT_EINVAL,
+                        "train: bad L-BFGS parameter (c1, c2, epsilon, delta >= 0; num_memories, "
+                        "max_linesearch >= 1; max_iterations, period >= 0)");
+  if (f->n > INT32_MAX)
+    return vt_fail_into(err, errlen, VT_EINVAL, "train: %lld features, liblbfgs takes at most %d",
+                        (long long)f->n, INT32_MAX);
+  if ((st = vt_crf_grad_create(&G, d, f, o->threads)) != VT_OK) goto nomem;
+  if (!(x = lbfgs_malloc((int)(f->n ? f->n : 1)))) goto nomem;
+  for (int64_t i = 0; i < f->n; i++) x[i] = w[i];
+  lbfgs_parameter_t p;
+  lbfgs_parameter_init(&p);
+  p.m = o->num_memories;
+  p.epsilon = o->epsilon;
+  p.past = o->period;
+  p.delta = o->delta;
+  p.max_iterations = o->max_iterations;
+  p.max_linesearch = o->max_linesearch;
+  p.linesearch = o->linesearch == VT_LINESEARCH_BACKTRACKING ? LBFGS_LINESEARCH_BACKTRACKING_WOLFE
+                 : o->linesearch == VT_LINESEARCH_STRONG_BACKTRACKING
+                     ? LBFGS_LINESEARCH_BACKTRACKING_STRONG_WOLFE
+                     : LBFGS_LINESEARCH_MORETHUENTE;
+  if (o->c1 > 0) { /* OWL-QN: the L1 term over every weight; its line search backtracks */
+    p.orthantwise_c = o->c1;
+    p.orthantwise_start = 0;
+    p.orthantwise_end = (int)f->n;
+    p.linesearch = LBFGS_LINESEARCH_BACKTRACKING;
+  }
+  run_ctx c;
+  memset(&c, 0, sizeof c);
+  c.G = G;
+  c.f = f;
+  c.dev = dev;
+  c.o = o;
+  c.first = 1;
+  c.t_start = c.t_iter = vt_clock_seconds();
+  /* Iteration 0: the starting point's objective, reported before the first step. */
+  {
+    double gnorm = 0;
+    if (!(g0 = lbfgs_malloc((int)(f->n ? f->n : 1)))) goto nomem;
+    c.f0 = evaluate(&c, x, g0, (int)f->n, 0);
+    for (int64_t i = 0; i < f->n; i++) gnorm += g0[i] * g0[i];
+    if (c.nomem) goto nomem;
+    c.g0 = g0;
+    r->initial_loss = c.x0_loss;
+    if (report(&c, x, c.x0_loss, sqrt(gnorm), 0, 0, f->n)) {
+      r->loss = c.x0_loss;
+      r->stop = "stopped by the callback";
+      goto copy;
+    }
+  }
+  lbfgsfloatval_t fx = 0;
+  int ret = f->n > 0 ? lbfgs((int)f->n, x, &fx, evaluate, progress, &c, &p) : LBFGS_SUCCESS;
+  if (c.nomem || ret == LBFGSERR_OUTOFMEMORY) goto nomem;
+  r->stop = c.stopped ? "stopped by the callback" : stop_reason(ret);
+  if (!r->stop) {
+    st = vt_fail_into(err, errlen, VT_EINVAL, "train: liblbfgs refused the parameters (%d)", ret);
+    goto done;
+  }
+  r->loss = fx;
+  r->iterations = c.iters;
+copy:
+  for (int64_t i = 0; i < f->n; i++) w[i] = x[i];
+  r->seconds = vt_clock_seconds() - c.t_start - c.cb_time;
+  goto done;
+nomem:
+  st = vt_fail_into(err, errlen, VT_ENOMEM, "train: out of memory");
+done:
+  lbfgs_free(x);
+  lbfgs_free(g0);
+  vt_crf_grad_destroy(G);
+  return st;
+}

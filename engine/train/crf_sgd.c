@@ -1,0 +1,230 @@
+/* engine/train/crf_sgd.c: SGD with L2 regularisation for CRFs, CRFsuite's l2sgd method (facts in
+ * ../shared/design/crf-training.md): per sequence the loss (lambda/2)||w||^2 - log p(y|x) with
+ * lambda = 2 c2 / N, the rate eta_t = 1 / (lambda (t0 + t)), the weight decay kept as one scale
+ * factor, and t0 from a calibration on a sample. One sequence at a time: single-threaded. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/errmsg.h"
+#include "train/crf_fb.h"
+#include "train/crf_train.h"
+#include "train/perc_step.h"
+
+/* The state of a run: weights as scale * w. */
+typedef struct sgd {
+  const vt_crf_data *d;
+  const vt_crf_feats *f;
+  double *w, scale, lambda;
+  vt_crf_batch b;
+  double *M, *GA;
+} sgd;
+
+/* One update on sequence s at rate eta; returns its loss before the update (+inf: no path). */
+static double sgd_step(sgd *g, int64_t s, double eta) {
+  const vt_crf_data *d = g->d;
+  const vt_crf_feats *f = g->f;
+  const int32_t L = f->L;
+  const size_t LL = (size_t)L * (size_t)L;
+  double mA;
+  g->scale *= 1.0 - eta * g->lambda;
+  const double gain = eta / g->scale;
+  if (vt_crf_batch_set(&g->b, d, s, s + 1) != VT_OK) return NAN;
+  vt_crf_trans_exp(f, g->w, g->scale, g->M, &mA);
+  if (vt_crf_fb_batch(&g->b, d, f, g->w, g->scale, g->M, mA)) return INFINITY;
+  const double loss = g->b.loss[0];
+  memset(g->GA, 0, LL * sizeof *g->GA);
+  vt_crf_fb_trans_grad(&g->b, L, 0, L, g->GA);
+  /* w += gain * (observed - expected): states item by item, then the transitions. */
+  const int64_t t0 = d->sent_off[s], T = d->sent_off[s + 1] - t0;
+  for (int64_t t = 0; t < T; t++) {
+    const double *p = g->b.P + (size_t)t * (size_t)L; /* one sequence: row t is position t */
+    const int32_t y = d->gold[t0 + t];
+    for (int64_t i = d->tok_off[t0 + t]; i < d->tok_off[t0 + t + 1]; i++) {
+      const int32_t a = d->attr[i];
+      const double v = d->val[i];
+      for (int64_t q = f->st_off[a]; q < f->st_off[a + 1]; q++)
+        g->w[q] += gain * v * ((f->st_label[q] == y) - p[f->st_label[q]]);
+    }
+    if (t > 0) {
+      int32_t k = f->tr_id[(size_t)d->gold[t0 + t - 1] * (size_t)L + (size_t)y];
+      if (k >= 0) g->w[k] += gain;
+    }
+  }
+  for (size_t i = 0; i < LL; i++)
+    if (f->tr_id[i] >= 0) g->w[f->tr_id[i]] -= gain * g->M[i] * g->GA[i];
+  if (g->scale < 1e-20) { /* fold the scale in before it underflows */
+    for (int64_t i = 0; i < f->n; i++) g->w[i] *= g->scale;
+    g->scale = 1;
+  }
+  return loss;
+}
+
+/* scale * ||w||^2. */
+static double sgd_norm2(const sgd *g) {
+  double s = 0;
+  for (int64_t i = 0; i < g->f->n; i++) s += g->w[i] * g->w[i];
+  return s * g->scale * g->scale;
+}
+
+/* One epoch over order[0, n) from step count *t with offset t0; returns the summed losses (NaN:
+ * out of memory). */
+static double sgd_epoch(sgd *g, const int64_t *order, int64_t n, double t0, int64_t *t) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const double eta = 1.0 / (g->lambda * (t0 + (double)*t));
+    sum += sgd_step(g, order[i], eta);
+    ++*t;
+  }
+  return sum;
+}
+
+/* CRFsuite's calibration: from eta0, rates are raised by `rate` while the sample's objective
+ * after one epoch beats the starting one, then lowered from eta0; the best of at most
+ * `candidates` good rates (or `max_trials` tries) wins. Returns t0 = 1 / (lambda eta). */
+static double sgd_calibrate(sgd *g, const double *w0, const int64_t *sample, int64_t n,
+                            const vt_train_opts *o) {
+  const double rate = o->calibration_rate;
+  double eta = o->calibration_eta, best_eta = o->calibration_eta, best = INFINITY;
+  memcpy(g->w, w0, (size_t)g->f->n * sizeof *g->w);
+  g->scale = 1;
+  double init = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double mA;
+    if (vt_crf_batch_set(&g->b, g->d, sample[i], sample[i] + 1) != VT_OK) return NAN;
+    vt_crf_trans_exp(g->f, g->w, 1.0, g->M, &mA);
+    vt_crf_fb_batch(&g->b, g->d, g->f, g->w, 1.0, g->M, mA);
+    init += g->b.loss[0];
+  }
+  init += 0.5 * g->lambda * sgd_norm2(g) * (double)n;
+  int decreasing = 0;
+  int32_t left = o->calibration_candidates;
+  for (int32_t trial = 0; trial < o->calibration_max_trials && (left > 0 || !decreasing); trial++) {
+    memcpy(g->w, w0, (size_t)g->f->n * sizeof *g->w);
+    g->scale = 1;
+    int64_t t = 0;
+    double loss = sgd_epoch(g, sample, n, 1.0 / (g->lambda * eta), &t);
+    if (isnan(loss)) return NAN;
+    loss += 0.5 * g->lambda * sgd_norm2(g) * (double)n;
+    if (isfinite(loss) && loss < init) {
+      left--;
+      if (loss < best) {
+        best = loss;
+        best_eta = eta;
+      }
+    } else if (!decreasing) {
+      decreasing = 1;
+      left = o->calibration_candidates;
+      eta = o->calibration_eta;
+    }
+    eta = decreasing ? eta / rate : eta * rate;
+  }
+  return 1.0 / (g->lambda * best_eta);
+}
+
+vt_status vt_crf_train_sgd(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf_data *dev,
+                           double *w, const vt_train_opts *o, vt_crf_result *r, char *err,
+                           size_t errlen) {
+  vt_status st = VT_OK;
+  sgd g;
+  memset(&g, 0, sizeof g);
+  int64_t *order = NULL;
+  double *w0 = NULL, *hist = NULL;
+  memset(r, 0, sizeof *r);
+  if (!(o->c2 > 0) || !isfinite(o->c2) || o->c1 != 0 || o->max_iterations < 0 || o->period < 0 ||
+      !(o->delta >= 0) || !(o->calibration_eta > 0) || !(o->calibration_rate > 1) ||
+      o->calibration_samples < 1 || o->calibration_candidates < 1 || o->calibration_max_trials < 1)
+    return vt_fail_into(err, errlen, VT_EINVAL,
+                        "train: l2sgd needs c2 > 0 and no c1, calibration eta > 0, rate > 1, "
+                        "samples, candidates and max trials >= 1");
+  const int64_t N = d->n_sent;
+  const int32_t epochs = o->max_iterations ? o->max_iterations : 1000;
+  const size_t LL = (size_t)f->L * (size_t)f->L;
+  g.d = d;
+  g.f = f;
+  g.w = w;
+  g.scale = 1;
+  g.lambda = 2.0 * o->c2 / (double)(N ? N : 1);
+  g.M = malloc(LL * sizeof *g.M);
+  g.GA = malloc(LL * sizeof *g.GA);
+  order = malloc((size_t)(N ? N : 1) * sizeof *order);
+  w0 = malloc((size_t)(f->n ? f->n : 1) * sizeof *w0);
+  hist = malloc(((size_t)epochs + 1) * sizeof *hist);
+  if (!g.M || !g.GA || !order || !w0 || !hist) goto nomem;
+  memcpy(w0, w, (size_t)f->n * sizeof *w0);
+  for (int64_t i = 0; i < N; i++) order[i] = i;
+  uint64_t rng = o->seed;
+  vt_train_shuffle(order, N, &rng);
+  const double t_start = vt_clock_seconds();
+  double cb_time = 0;
+  const int64_t n_sample = N < o->calibration_samples ? N : o->calibration_samples;
+  const double t0 = sgd_calibrate(&g, w0, order, n_sample, o);
+  if (isnan(t0)) goto nomem;
+  memcpy(w, w0, (size_t)f->n * sizeof *w);
+  g.scale = 1;
+  int64_t t = 0;
+  for (int32_t e = 0; e <= epochs; e++) {
+    double t_iter = vt_clock_seconds();
+    double loss = 0;
+    if (e == 0) { /* the starting point */
+      double mA;
+      vt_crf_trans_exp(f, w, 1.0, g.M, &mA);
+      for (int64_t i = 0; i < N; i++) {
+        if (vt_crf_batch_set(&g.b, d, i, i + 1) != VT_OK) goto nomem;
+        vt_crf_fb_batch(&g.b, d, f, w, 1.0, g.M, mA);
+        loss += g.b.loss[0];
+      }
+      loss += o->c2 * sgd_norm2(&g);
+      r->initial_loss = loss;
+    } else {
+      vt_train_shuffle(order, N, &rng);
+      loss = sgd_epoch(&g, order, N, t0, &t);
+      if (isnan(loss)) goto nomem;
+      loss += o->c2 * sgd_norm2(&g);
+    }
+    hist[e] = loss;
+    r->loss = loss;
+    r->iterations = e;
+    const double now = vt_clock_seconds();
+    vt_iter_report ir;
+    memset(&ir, 0, sizeof ir);
+    ir.iteration = e;
+    ir.evaluations = 1;
+    ir.loss = loss;
+    for (int64_t i = 0; i < f->n; i++) w0[i] = w[i] * g.scale; /* w0: the weights as they are */
+    vt_crf_weights_stats(w0, f->n, &ir.feature_norm, &ir.active_features);
+    ir.error_norm = -1;
+    ir.step = e ? 1.0 / (g.lambda * (t0 + (double)t)) : 0;
+    ir.seconds = now - t_iter;
+    ir.total_seconds = now - t_start - cb_time;
+    ir.dev_accuracy = dev ? vt_crf_accuracy(dev, f, w0, o->threads) : -1;
+    int stop = o->on_iteration ? o->on_iteration(o->ctx, &ir) : 0;
+    cb_time += vt_clock_seconds() - now;
+    if (stop) {
+      r->stop = "stopped by the callback";
+      break;
+    }
+    if (e >= o->period && o->period > 0 && e > 0) {
+      const double before = hist[e - o->period];
+      if ((before - loss) / loss < o->delta) {
+        r->stop = "converged (delta over period)";
+        break;
+      }
+    }
+    if (e == epochs) r->stop = "epoch cap reached";
+  }
+  for (int64_t i = 0; i < f->n; i++) w[i] *= g.scale;
+  r->seconds = vt_clock_seconds() - t_start - cb_time;
+  goto done;
+nomem:
+  st = vt_fail_into(err, errlen, VT_ENOMEM, "train: out of memory");
+done:
+  vt_crf_batch_free(&g.b);
+  free(g.M);
+  free(g.GA);
+  free(order);
+  free(w0);
+  free(hist);
+  return st;
+}

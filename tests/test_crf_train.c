@@ -1,0 +1,378 @@
+/* tests/test_crf_train.c: the CRF trainer's objective and gradient (engine/train/crf_grad.h) on
+ * problems the tests make: the loss at w = 0 (sum of T log L), the loss against brute-force
+ * enumeration of every labelling, against log-space forward-backward (vt_posteriors) at many
+ * labels, extreme weights without overflow, the gradient against central finite differences,
+ * the same bits for 1, 2 and 3 threads, CRFsuite's feature generation, and L-BFGS / OWL-QN /
+ * SGD lowering the objective (L1 giving exact zeros). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "test_util.h"
+#include "train/crf_data.h"
+#include "train/crf_grad.h"
+#include "train/crf_train.h"
+#include "vitesse.h"
+
+/* A random problem: n sequences of 1..maxT items over L labels and A attributes, each item with
+ * 1..4 attributes of values in [0.5, 2) (or 1 when `unit`). Gold labels are random. */
+static void problem_make(vt_crf_data *d, test_rng *r, int32_t L, int32_t A, int64_t n, int maxT,
+                         int unit) {
+  memset(d, 0, sizeof *d);
+  d->L = L;
+  d->n_attr = A;
+  d->n_sent = n;
+  d->sent_off = malloc(((size_t)n + 1) * sizeof *d->sent_off);
+  int64_t cap = n * maxT;
+  d->gold = malloc((size_t)cap * sizeof *d->gold);
+  d->tok_off = malloc(((size_t)cap + 1) * sizeof *d->tok_off);
+  d->attr = malloc((size_t)cap * 4 * sizeof *d->attr);
+  d->val = malloc((size_t)cap * 4 * sizeof *d->val);
+  d->sent_off[0] = 0;
+  d->tok_off[0] = 0;
+  int64_t tok = 0, occ = 0;
+  for (int64_t s = 0; s < n; s++) {
+    int T = 1 + test_int(r, maxT);
+    if (T > d->max_T) d->max_T = T;
+    for (int t = 0; t < T; t++, tok++) {
+      d->gold[tok] = test_int(r, L);
+      int k = 1 + test_int(r, 4);
+      for (int i = 0; i < k; i++, occ++) {
+        d->attr[occ] = test_int(r, A);
+        d->val[occ] = unit ? 1.0 : 0.5 + 1.5 * test_unit(r);
+      }
+      d->tok_off[tok + 1] = occ;
+    }
+    d->sent_off[s + 1] = tok;
+  }
+  d->n_tok = tok;
+}
+
+/* Every feature (all states of attributes seen, all transitions). */
+static void feats_all(vt_crf_feats *f, const vt_crf_data *d) {
+  vt_crf_featgen g = {0, 1, 1, NULL};
+  vt_crf_feats_build(f, d, &g, NULL);
+}
+
+static void weights_random(double *w, int64_t n, test_rng *r, double scale) {
+  for (int64_t i = 0; i < n; i++) w[i] = scale * (2 * test_unit(r) - 1);
+}
+
+/* The score of labelling y of sequence s under w. */
+static double path_score(const vt_crf_data *d, const vt_crf_feats *f, const double *w, int64_t s,
+                         const int32_t *y) {
+  double sc = 0;
+  int64_t t0 = d->sent_off[s], T = d->sent_off[s + 1] - t0;
+  for (int64_t t = 0; t < T; t++) {
+    for (int64_t i = d->tok_off[t0 + t]; i < d->tok_off[t0 + t + 1]; i++) {
+      int64_t k = vt_crf_feats_state(f, d->attr[i], y[t]);
+      if (k >= 0) sc += w[k] * d->val[i];
+    }
+    if (t > 0) {
+      int32_t k = f->tr_id[y[t - 1] * f->L + y[t]];
+      if (k >= 0) sc += w[k];
+    }
+  }
+  return sc;
+}
+
+/* -sum log p(gold) by enumerating every labelling (in long double). */
+static double brute_loss(const vt_crf_data *d, const vt_crf_feats *f, const double *w) {
+  long double total = 0;
+  for (int64_t s = 0; s < d->n_sent; s++) {
+    int64_t t0 = d->sent_off[s], T = d->sent_off[s + 1] - t0;
+    int32_t y[16] = {0};
+    double mx = -INFINITY;
+    int64_t n_paths = 1;
+    for (int64_t t = 0; t < T; t++) n_paths *= f->L;
+    for (int64_t p = 0; p < n_paths; p++) {
+      int64_t q = p;
+      for (int64_t t = 0; t < T; t++, q /= f->L) y[t] = (int32_t)(q % f->L);
+      double sc = path_score(d, f, w, s, y);
+      if (sc > mx) mx = sc;
+    }
+    long double z = 0;
+    for (int64_t p = 0; p < n_paths; p++) {
+      int64_t q = p;
+      for (int64_t t = 0; t < T; t++, q /= f->L) y[t] = (int32_t)(q % f->L);
+      z += expl((long double)path_score(d, f, w, s, y) - mx);
+    }
+    double gold = path_score(d, f, w, s, d->gold + t0);
+    total += (long double)mx + logl(z) - gold;
+  }
+  return (double)total;
+}
+
+static double eval(const vt_crf_data *d, const vt_crf_feats *f, const double *w, double *g,
+                   int threads) {
+  vt_crf_grad *G = NULL;
+  if (vt_crf_grad_create(&G, d, f, threads) != VT_OK) return NAN;
+  double l = vt_crf_grad_eval(G, w, g);
+  vt_crf_grad_destroy(G);
+  return l;
+}
+
+static int close_rel(double a, double b, double tol) {
+  return fabs(a - b) <= tol * (1 + fabs(a) + fabs(b));
+}
+
+TEST(loss_at_zero) {
+  test_rng r = {11};
+  for (int rep = 0; rep < 5; rep++) {
+    int32_t L = 1 + test_int(&r, 40);
+    vt_crf_data d;
+    problem_make(&d, &r, L, 20, 50, 12, 0);
+    vt_crf_feats f;
+    feats_all(&f, &d);
+    double *w = calloc((size_t)f.n, sizeof *w);
+    double loss = eval(&d, &f, w, NULL, 1);
+    double want = (double)d.n_tok * log((double)L);
+    EXPECT(close_rel(loss, want, 1e-12), "L=%d: %.17g != %.17g", L, loss, want);
+    free(w);
+    vt_crf_feats_free(&f);
+    vt_crf_data_free(&d);
+  }
+}
+
+TEST(loss_brute_force) {
+  test_rng r = {12};
+  for (int rep = 0; rep < 40; rep++) {
+    int32_t L = 1 + test_int(&r, 4);
+    vt_crf_data d;
+    problem_make(&d, &r, L, 6, 1 + test_int(&r, 8), 5, rep & 1);
+    vt_crf_feats f;
+    vt_crf_featgen gen = {0, rep % 3 == 0, rep % 4 == 0, NULL}; /* sparse and full feature sets */
+    vt_crf_feats_build(&f, &d, &gen, NULL);
+    double *w = malloc((size_t)(f.n + 1) * sizeof *w);
+    weights_random(w, f.n, &r, rep < 20 ? 2.0 : 30.0);
+    double got = eval(&d, &f, w, NULL, 1 + rep % 3);
+    double want = brute_loss(&d, &f, w);
+    EXPECT(close_rel(got, want, 1e-10), "rep %d L=%d: %.17g != %.17g", rep, L, got, want);
+    free(w);
+    vt_crf_feats_free(&f);
+    vt_crf_data_free(&d);
+  }
+}
+
+/* The loss through vt_posteriors' log Z (log space), at many labels. */
+static double posteriors_loss(const vt_crf_data *d, const vt_crf_feats *f, const double *w) {
+  const int32_t L = f->L;
+  double *A = calloc((size_t)L * L, sizeof *A);
+  for (int32_t i = 0; i < L * L; i++)
+    if (f->tr_id[i] >= 0) A[i] = w[f->tr_id[i]];
+  int32_t *rank = malloc((size_t)L * sizeof *rank);
+  for (int32_t y = 0; y < L; y++) rank[y] = y;
+  vt_trans *tr = NULL;
+  vt_arena *arena = NULL;
+  vt_trans_create(&tr, L, A, NULL, NULL, rank);
+  vt_arena_create(&arena, 0);
+  double total = 0;
+  for (int64_t s = 0; s < d->n_sent; s++) {
+    int64_t t0 = d->sent_off[s], T = d->sent_off[s + 1] - t0;
+    double *E = calloc((size_t)(T * L), sizeof *E), *marg = malloc((size_t)(T * L) * sizeof *marg);
+    for (int64_t t = 0; t < T; t++)
+      for (int64_t i = d->tok_off[t0 + t]; i < d->tok_off[t0 + t + 1]; i++)
+        for (int64_t q = f->st_off[d->attr[i]]; q < f->st_off[d->attr[i] + 1]; q++)
+          E[t * L + f->st_label[q]] += w[q] * d->val[i];
+    double logz = 0;
+    vt_arena_reset(arena);
+    vt_posteriors(tr, arena, E, (int32_t)T, marg, &logz);
+    total += logz - path_score(d, f, w, s, d->gold + t0);
+    free(E);
+    free(marg);
+  }
+  vt_arena_destroy(arena);
+  vt_trans_destroy(tr);
+  free(A);
+  free(rank);
+  return total;
+}
+
+TEST(loss_many_labels) {
+  test_rng r = {13};
+  const int32_t Ls[] = {17, 64, 150, 319};
+  for (int i = 0; i < 4; i++) {
+    vt_crf_data d;
+    problem_make(&d, &r, Ls[i], 300, 60, 30, 0);
+    vt_crf_feats f;
+    vt_crf_featgen gen = {0, i & 1, 1, NULL};
+    vt_crf_feats_build(&f, &d, &gen, NULL);
+    double *w = malloc((size_t)f.n * sizeof *w);
+    for (int scale = 0; scale < 2; scale++) {
+      weights_random(w, f.n, &r, scale ? 40.0 : 1.0); /* 40: scores far past exp's range */
+      double got = eval(&d, &f, w, NULL, 2), want = posteriors_loss(&d, &f, w);
+      EXPECT(close_rel(got, want, 1e-9), "L=%d scale %d: %.17g != %.17g", Ls[i], scale, got, want);
+    }
+    free(w);
+    vt_crf_feats_free(&f);
+    vt_crf_data_free(&d);
+  }
+}
+
+TEST(gradient_finite_differences) {
+  test_rng r = {14};
+  for (int rep = 0; rep < 6; rep++) {
+    int32_t L = 2 + test_int(&r, 6);
+    vt_crf_data d;
+    problem_make(&d, &r, L, 8, 12, 7, 0);
+    vt_crf_feats f;
+    feats_all(&f, &d);
+    double *w = malloc((size_t)f.n * sizeof *w), *g = malloc((size_t)f.n * sizeof *g);
+    weights_random(w, f.n, &r, 1.5);
+    eval(&d, &f, w, g, 1);
+    const double h = 1e-5;
+    int bad = 0;
+    for (int64_t k = 0; k < f.n; k++) {
+      double keep = w[k];
+      w[k] = keep + h;
+      double up = eval(&d, &f, w, NULL, 1);
+      w[k] = keep - h;
+      double down = eval(&d, &f, w, NULL, 1);
+      w[k] = keep;
+      double fd = (up - down) / (2 * h);
+      if (!(fabs(fd - g[k]) <= 1e-6 * (1 + fabs(g[k])))) {
+        if (bad++ < 5) EXPECT(0, "rep %d weight %lld: %.12g vs %.12g", rep, (long long)k, g[k], fd);
+      }
+    }
+    EXPECT(bad == 0, "rep %d: %d of %lld gradient entries off", rep, bad, (long long)f.n);
+    free(w);
+    free(g);
+    vt_crf_feats_free(&f);
+    vt_crf_data_free(&d);
+  }
+}
+
+TEST(same_bits_any_threads) {
+  test_rng r = {15};
+  vt_crf_data d;
+  problem_make(&d, &r, 45, 500, 3000, 40, 0);
+  vt_crf_feats f;
+  vt_crf_featgen gen = {0, 0, 0, NULL};
+  vt_crf_feats_build(&f, &d, &gen, NULL);
+  double *w = malloc((size_t)f.n * sizeof *w);
+  double *g[3];
+  double l[3];
+  weights_random(w, f.n, &r, 1.0);
+  for (int t = 0; t < 3; t++) {
+    g[t] = malloc((size_t)f.n * sizeof *g[t]);
+    l[t] = eval(&d, &f, w, g[t], t + 1);
+  }
+  for (int t = 1; t < 3; t++) {
+    EXPECT_EQ_DBL(l[t], l[0], "loss");
+    EXPECT(!memcmp(g[t], g[0], (size_t)f.n * sizeof *g[0]), "%d threads: another gradient", t + 1);
+  }
+  for (int t = 0; t < 3; t++) free(g[t]);
+  free(w);
+  vt_crf_feats_free(&f);
+  vt_crf_data_free(&d);
+}
+
+TEST(feature_generation) {
+  /* Two sequences: attributes 0,1 with labels 0,1; CRFsuite's rules. */
+  vt_crf_data d;
+  memset(&d, 0, sizeof d);
+  int64_t so[] = {0, 2, 3};
+  int32_t gold[] = {0, 1, 1};
+  int64_t to[] = {0, 2, 3, 4};
+  int32_t at[] = {0, 1, 1, 0};
+  double va[] = {1, 0.5, 2, 1};
+  d.L = 3; /* label 2 is never seen */
+  d.n_attr = 3;
+  d.n_sent = 2;
+  d.n_tok = 3;
+  d.sent_off = so;
+  d.gold = gold;
+  d.tok_off = to;
+  d.attr = at;
+  d.val = va;
+  vt_crf_feats f;
+  double *freq = NULL;
+  vt_crf_featgen gen = {0, 0, 0, NULL};
+  REQUIRE(vt_crf_feats_build(&f, &d, &gen, &freq) == VT_OK, "build");
+  /* states: (0,0) f1, (0,1) f1, (1,0) f0.5, (1,1) f2; transitions: (0,1) once. */
+  EXPECT_EQ_INT(f.n_state, 4, "states");
+  EXPECT_EQ_INT(f.n_trans, 1, "transitions");
+  EXPECT(vt_crf_feats_state(&f, 1, 1) == 3 && freq[3] == 2.0, "(1,1) frequency 2");
+  EXPECT(vt_crf_feats_state(&f, 2, 0) == -1, "attribute 2 has no feature");
+  EXPECT(f.tr_id[0 * 3 + 1] == 4 && freq[4] == 1.0, "transition 0->1");
+  double obs[5];
+  vt_crf_observed(&d, &f, obs);
+  EXPECT(obs[0] == 1 && obs[1] == 1 && obs[2] == 0.5 && obs[3] == 2 && obs[4] == 1, "observed");
+  free(freq);
+  vt_crf_feats_free(&f);
+  vt_crf_featgen all = {0, 1, 1, NULL};
+  REQUIRE(vt_crf_feats_build(&f, &d, &all, NULL) == VT_OK, "build all");
+  EXPECT_EQ_INT(f.n_state, 6, "possible states: 2 attributes x 3 labels");
+  EXPECT_EQ_INT(f.n_trans, 9, "possible transitions");
+  vt_crf_feats_free(&f);
+  vt_crf_featgen minf = {1.5, 0, 0, NULL};
+  REQUIRE(vt_crf_feats_build(&f, &d, &minf, NULL) == VT_OK, "build min_freq");
+  EXPECT_EQ_INT(f.n_state, 1, "min_freq 1.5 keeps (1,1) only");
+  EXPECT_EQ_INT(f.n_trans, 0, "and no transition");
+  vt_crf_feats_free(&f);
+}
+
+/* A learnable problem: labels follow the attribute (noisy), with a transition preference. */
+static void problem_learnable(vt_crf_data *d, test_rng *r) {
+  problem_make(d, r, 5, 40, 200, 10, 1);
+  for (int64_t t = 0; t < d->n_tok; t++)
+    if (test_unit(r) < 0.8) d->gold[t] = d->attr[d->tok_off[t]] % 5;
+}
+
+static int on_iter_count(void *ctx, const vt_iter_report *r) {
+  double *last = ctx;
+  if (r->iteration == 0) last[0] = r->loss;
+  last[1] = r->loss;
+  last[2] = r->iteration;
+  last[3] = (double)r->active_features;
+  return 0;
+}
+
+TEST(optimisers_lower_the_objective) {
+  test_rng r = {16};
+  vt_crf_data d;
+  problem_learnable(&d, &r);
+  vt_crf_feats f;
+  vt_crf_featgen gen = {0, 0, 0, NULL};
+  vt_crf_feats_build(&f, &d, &gen, NULL);
+  const int algos[][2] = {{VT_TRAIN_LBFGS, 0}, {VT_TRAIN_LBFGS, 1}, {VT_TRAIN_L2SGD, 0}};
+  for (int a = 0; a < 3; a++) {
+    vt_train_opts o;
+    vt_train_opts_init(&o);
+    o.algorithm = algos[a][0];
+    o.c1 = algos[a][1] ? 2.0 : 0;
+    o.max_iterations = a == 2 ? 15 : 60;
+    o.threads = 1;
+    double seen[4] = {0};
+    o.on_iteration = on_iter_count;
+    o.ctx = seen;
+    double *w = calloc((size_t)f.n, sizeof *w);
+    vt_crf_result res;
+    char err[256] = "";
+    REQUIRE(vt_crf_train(&d, &f, NULL, w, &o, &res, err, sizeof err) == VT_OK, "%s", err);
+    EXPECT(close_rel(res.initial_loss, (double)d.n_tok * log(5.0), 1e-12), "algo %d start", a);
+    EXPECT(res.loss < 0.85 * res.initial_loss, "algo %d: %g -> %g", a, res.initial_loss, res.loss);
+    EXPECT(seen[0] == res.initial_loss && seen[2] >= 1, "algo %d: iterations reported", a);
+    int64_t zeros = 0;
+    for (int64_t i = 0; i < f.n; i++) zeros += w[i] == 0.0;
+    if (algos[a][1])
+      EXPECT(zeros > f.n / 4, "L1: %lld of %lld weights exactly zero", (long long)zeros,
+             (long long)f.n);
+    else
+      EXPECT(zeros == 0, "L2: %lld weights exactly zero", (long long)zeros);
+    /* Continuing from the result starts at its loss. */
+    vt_crf_result res2;
+    o.max_iterations = 1;
+    REQUIRE(vt_crf_train(&d, &f, NULL, w, &o, &res2, err, sizeof err) == VT_OK, "%s", err);
+    if (a < 2) EXPECT(close_rel(res2.initial_loss, res.loss, 1e-12), "algo %d: continues", a);
+    free(w);
+  }
+  vt_crf_feats_free(&f);
+  vt_crf_data_free(&d);
+}
+
+TEST_MAIN(CASE(loss_at_zero), CASE(loss_brute_force), CASE(loss_many_labels),
+          CASE(gradient_finite_differences), CASE(same_bits_any_threads), CASE(feature_generation),
+          CASE(optimisers_lower_the_objective))
