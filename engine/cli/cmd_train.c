@@ -1,5 +1,6 @@
-/* engine/cli/cmd_train.c: `vitesse train`, an averaged perceptron from a column corpus: parses
- * the options, reads the template file, calls vt_train_tagger and prints its progress. */
+/* engine/cli/cmd_train.c: `vitesse train`: an averaged perceptron or a CRF from a column corpus
+ * and templates (vt_train_tagger), or a CRF from CRFsuite item files (vt_train_items): parses the
+ * options, reads the template file and prints the progress. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdlib.h>
@@ -9,10 +10,13 @@
 #include "cli/chunk_cli.h"
 #include "cli/cli.h"
 #include "cli/text_cli.h"
+#include "cli/train_crf.h"
 #include "vitesse.h"
 
 static void train_usage(FILE *f) {
   fputs("usage: vitesse train --template T --train FILE [--dev FILE] [--epochs N]\n"
+        "       vitesse train --algo lbfgs|l2sgd --items FILE [--dev FILE] [CRF options]\n"
+        "                     -o MODEL\n"
         "                     [--decoder ALGO] [--seed S] [--label-col C] [--min-count N]\n"
         "                     [--shards S | --minibatch B] [--threads N] [corpus options]\n"
         "                     -o MODEL\n"
@@ -55,6 +59,7 @@ static void train_usage(FILE *f) {
         "                  options: vitesse chunk-train --help)\n"
         "  -o MODEL        the model file to write (atomically)\n",
         f);
+  fputs(vt_crf_help, f);
   fputs(VT_CORPUS_HELP, f);
 }
 
@@ -118,6 +123,56 @@ static int on_epoch(void *vctx, const vt_epoch_report *r) {
   return 0;
 }
 
+/* The CRF line before the first iteration. */
+static void crf_on_start(void *vctx, const vt_train_report *r) {
+  (void)vctx;
+  fprintf(stderr,
+          "vitesse train: %lld sequences, %lld items, %d labels, %lld features; read in %.2f s\n",
+          (long long)r->sentences, (long long)r->tokens, r->labels, (long long)r->features,
+          r->read_seconds);
+}
+
+/* Trains a CRF from item files (or, without --items, refuses what is not there yet). */
+static int crf_run(vt_train_opts *to, vt_crf_cli *crf, vt_crf_print *cp, const char *items,
+                   const char *tmpl_path, const char *train_path, const char *dev_path,
+                   const char *out_path, int quiet) {
+  if (to->algorithm == VT_TRAIN_PERCEPTRON) {
+    vt_cli_error("train: --items trains a CRF: add --algo lbfgs or l2sgd");
+    return VT_EXIT_USAGE;
+  }
+  if (!items || tmpl_path || train_path) {
+    vt_cli_error("train: --algo %s takes --items FILE (CRFsuite item files)",
+                 to->algorithm == VT_TRAIN_LBFGS ? "lbfgs" : "l2sgd");
+    return VT_EXIT_USAGE;
+  }
+  if (!out_path) {
+    vt_cli_error("train: -o MODEL is required (see vitesse train --help)");
+    return VT_EXIT_USAGE;
+  }
+  if (crf->log_path && !(cp->log = fopen(crf->log_path, "w"))) {
+    vt_cli_error("%s: cannot create the log: %s", crf->log_path, strerror(errno));
+    return VT_EXIT_FAIL;
+  }
+  cp->lines = !quiet;
+  to->on_iteration = vt_crf_cli_on_iteration;
+  to->ctx = cp;
+  if (!quiet) to->on_start = crf_on_start;
+  vt_train_report rep;
+  const char *const train_files[1] = {items}, *const dev_files[1] = {dev_path};
+  vt_status st = vt_train_items(to, train_files, 1, dev_files, dev_path ? 1 : 0, out_path, &rep);
+  if (st != VT_OK) {
+    vt_cli_error("%s", vt_last_error());
+    return st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EINVAL ? VT_EXIT_USAGE
+                                                                        : VT_EXIT_FAIL;
+  }
+  if (!quiet)
+    fprintf(stderr,
+            "vitesse train: %d iterations in %.2f s; model %s: %lld features with non-zero "
+            "weights\n",
+            rep.epochs, rep.train_seconds, out_path, (long long)rep.model_features);
+  return VT_EXIT_OK;
+}
+
 int vt_cmd_train(int argc, char **argv) {
   if (vt_chunk_cli_wants_joint(argc, argv)) return vt_cmd_chunk_train(argc, argv);
   static const struct option longopts[] = {{"template", required_argument, 0, OPT_TEMPLATE},
@@ -135,6 +190,7 @@ int vt_cmd_train(int argc, char **argv) {
                                            {"output", required_argument, 0, 'o'},
                                            {"help", no_argument, 0, 'h'},
                                            VT_CORPUS_LONGOPTS,
+                                           VT_CRF_LONGOPTS,
                                            {0, 0, 0, 0}};
   const char *tmpl_path = NULL, *train_path = NULL, *dev_path = NULL, *out_path = NULL;
   const char *decoder = NULL;
@@ -145,11 +201,14 @@ int vt_cmd_train(int argc, char **argv) {
   vt_train_opts_init(&to);
   char *tmpl_text = NULL;
   size_t tmpl_len = 0;
+  vt_crf_cli crf = {NULL, NULL, 0};
+  vt_crf_print cp = {NULL, 0, 0};
 
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
     int h = vt_cli_corpus_opt(c, optarg, &to.reader);
+    if (h == 0) h = vt_crf_cli_opt(c, optarg, &to, &crf);
     if (h < 0) goto done;
     if (h > 0) continue;
     switch (c) {
@@ -215,6 +274,16 @@ int vt_cmd_train(int argc, char **argv) {
     vt_cli_error("train: unexpected argument '%s'", argv[optind]);
     goto done;
   }
+  if (crf.items || to.algorithm != VT_TRAIN_PERCEPTRON) {
+    to.threads = (int32_t)threads;
+    to.seed = (uint64_t)seed;
+    rc = crf_run(&to, &crf, &cp, crf.items, tmpl_path, train_path, dev_path, out_path, quiet);
+    goto done;
+  }
+  if (crf.crf_option) {
+    vt_cli_error("train: the CRF options need --algo lbfgs or l2sgd");
+    goto done;
+  }
   if (!tmpl_path || !train_path || !out_path) {
     vt_cli_error("train: --template, --train and -o are required (see vitesse train --help)");
     goto done;
@@ -276,5 +345,9 @@ int vt_cmd_train(int argc, char **argv) {
   rc = VT_EXIT_OK;
 done:
   free(tmpl_text);
+  if (cp.log && fclose(cp.log) && rc == VT_EXIT_OK) {
+    vt_cli_error("%s: cannot write the log", crf.log_path);
+    rc = VT_EXIT_FAIL;
+  }
   return rc;
 }

@@ -1,0 +1,145 @@
+/* engine/cli/train_crf.c: the CRF options of `vitesse train` and its iteration lines and log
+ * (train_crf.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/train_crf.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+const char vt_crf_help[] =
+    "CRF training (--algo lbfgs or l2sgd; CRFsuite's objective, parameters and defaults):\n"
+    "  --algo A        perceptron (default), lbfgs (L-BFGS; OWL-QN with --c1) or l2sgd\n"
+    "  --items FILE    train on CRFsuite item files instead of --template/--train (label\n"
+    "                  TAB attr[:value] ...; --dev then names item files too); the model is\n"
+    "                  a CRFsuite model\n"
+    "  --c1 C          L1 coefficient (lbfgs; default 0)\n"
+    "  --c2 C          L2 coefficient (default 1)\n"
+    "  --max-iterations N  iteration cap (lbfgs: none by default; l2sgd: epochs, 1000)\n"
+    "  --epsilon E     lbfgs: stop when ||g|| / max(1, ||w||) < E (default 1e-5)\n"
+    "  --period P      stop when the loss improved less than --delta over P iterations (10)\n"
+    "  --delta D       (default 1e-5)\n"
+    "  --num-memories M  lbfgs: corrections kept (default 6)\n"
+    "  --linesearch L  MoreThuente (default), Backtracking or StrongBacktracking\n"
+    "  --max-linesearch N  evaluations per line search (default 20)\n"
+    "  --calibration-eta E, --calibration-rate R, --calibration-samples N,\n"
+    "  --calibration-candidates N, --calibration-max-trials N\n"
+    "                  l2sgd's learning-rate calibration (0.1, 2, 1000, 10, 20)\n"
+    "  --min-freq F    drop features of a lower frequency (default 0)\n"
+    "  --possible-states       a state feature for every label of every attribute seen\n"
+    "  --possible-transitions  a transition feature for every label pair\n"
+    "  --init MODEL    continue from MODEL: its features keep their weights, new ones start\n"
+    "                  at 0\n"
+    "  --log FILE      one JSON object per iteration: iteration, loss, feature_norm,\n"
+    "                  error_norm, active_features, step, evaluations, seconds,\n"
+    "                  total_seconds, dev_accuracy\n"
+    "  --threads N     threads of the gradient (the model is the same for any N)\n";
+
+/* Parses a whole finite number from s into *out; 0 or -1. */
+static int parse_double(const char *s, double *out) {
+  char *end;
+  if (!*s) return -1;
+  *out = strtod(s, &end);
+  return *end || !isfinite(*out) ? -1 : 0;
+}
+
+int vt_crf_cli_opt(int c, const char *arg, vt_train_opts *o, vt_crf_cli *x) {
+  long long n;
+  double v;
+  if (c < VT_CRF_OPT_FIRST || c >= VT_CRF_OPT_LAST) return 0;
+  if (c != VT_CRF_OPT_ALGO && c != VT_CRF_OPT_ITEMS) x->crf_option = 1;
+  switch (c) {
+  case VT_CRF_OPT_ALGO:
+    if (!strcmp(arg, "perceptron") || !strcmp(arg, "ap"))
+      o->algorithm = VT_TRAIN_PERCEPTRON;
+    else if (!strcmp(arg, "lbfgs"))
+      o->algorithm = VT_TRAIN_LBFGS;
+    else if (!strcmp(arg, "l2sgd"))
+      o->algorithm = VT_TRAIN_L2SGD;
+    else {
+      vt_cli_error("--algo: expected perceptron, lbfgs or l2sgd, got '%s'", arg);
+      return -1;
+    }
+    return 1;
+  case VT_CRF_OPT_ITEMS: x->items = arg; return 1;
+  case VT_CRF_OPT_INIT: o->init_model = arg; return 1;
+  case VT_CRF_OPT_LOG: x->log_path = arg; return 1;
+  case VT_CRF_OPT_PSTATES: o->possible_states = 1; return 1;
+  case VT_CRF_OPT_PTRANS: o->possible_transitions = 1; return 1;
+  case VT_CRF_OPT_LINESEARCH:
+    if (!strcmp(arg, "MoreThuente"))
+      o->linesearch = VT_LINESEARCH_MORETHUENTE;
+    else if (!strcmp(arg, "Backtracking"))
+      o->linesearch = VT_LINESEARCH_BACKTRACKING;
+    else if (!strcmp(arg, "StrongBacktracking"))
+      o->linesearch = VT_LINESEARCH_STRONG_BACKTRACKING;
+    else {
+      vt_cli_error("--linesearch: expected MoreThuente, Backtracking or StrongBacktracking, "
+                   "got '%s'",
+                   arg);
+      return -1;
+    }
+    return 1;
+  case VT_CRF_OPT_MAXIT:
+  case VT_CRF_OPT_PERIOD:
+  case VT_CRF_OPT_MEMORIES:
+  case VT_CRF_OPT_MAXLS:
+  case VT_CRF_OPT_SAMPLES:
+  case VT_CRF_OPT_CANDIDATES:
+  case VT_CRF_OPT_TRIALS: {
+    const long long lo = c == VT_CRF_OPT_MAXIT || c == VT_CRF_OPT_PERIOD ? 0 : 1;
+    if (vt_cli_parse_int(arg, lo, INT32_MAX, &n)) {
+      vt_cli_error("expected an integer in %lld..%d, got '%s'", lo, INT32_MAX, arg);
+      return -1;
+    }
+    int32_t *dst = c == VT_CRF_OPT_MAXIT        ? &o->max_iterations
+                   : c == VT_CRF_OPT_PERIOD     ? &o->period
+                   : c == VT_CRF_OPT_MEMORIES   ? &o->num_memories
+                   : c == VT_CRF_OPT_MAXLS      ? &o->max_linesearch
+                   : c == VT_CRF_OPT_SAMPLES    ? &o->calibration_samples
+                   : c == VT_CRF_OPT_CANDIDATES ? &o->calibration_candidates
+                                                : &o->calibration_max_trials;
+    *dst = (int32_t)n;
+    return 1;
+  }
+  default:
+    if (parse_double(arg, &v) || v < 0) {
+      vt_cli_error("expected a non-negative number, got '%s'", arg);
+      return -1;
+    }
+    double *dst = c == VT_CRF_OPT_C1        ? &o->c1
+                  : c == VT_CRF_OPT_C2      ? &o->c2
+                  : c == VT_CRF_OPT_EPSILON ? &o->epsilon
+                  : c == VT_CRF_OPT_DELTA   ? &o->delta
+                  : c == VT_CRF_OPT_ETA     ? &o->calibration_eta
+                  : c == VT_CRF_OPT_RATE    ? &o->calibration_rate
+                                            : &o->min_freq;
+    *dst = v;
+    return 1;
+  }
+}
+
+int vt_crf_cli_on_iteration(void *ctx, const vt_iter_report *r) {
+  vt_crf_print *p = ctx;
+  if (p->lines) {
+    fprintf(stderr, "iteration %d: loss %.6f, |w| %.4f, |g| %.4f, %lld active, %.2f s",
+            r->iteration, r->loss, r->feature_norm, r->error_norm, (long long)r->active_features,
+            r->seconds);
+    if (r->dev_accuracy >= 0) fprintf(stderr, "; dev item accuracy %.2f%%", 100 * r->dev_accuracy);
+    fputc('\n', stderr);
+  }
+  if (p->log && !p->log_fail) {
+    fprintf(p->log,
+            "{\"iteration\": %d, \"loss\": %.17g, \"feature_norm\": %.17g, \"error_norm\": "
+            "%.17g, \"active_features\": %lld, \"step\": %.17g, \"evaluations\": %d, "
+            "\"seconds\": %.6f, \"total_seconds\": %.6f",
+            r->iteration, r->loss, r->feature_norm, r->error_norm, (long long)r->active_features,
+            r->step, r->evaluations, r->seconds, r->total_seconds);
+    if (r->dev_accuracy >= 0) fprintf(p->log, ", \"dev_accuracy\": %.17g", r->dev_accuracy);
+    fputs("}\n", p->log);
+    if (fflush(p->log)) p->log_fail = 1;
+  }
+  return 0;
+}
