@@ -14,6 +14,7 @@
 #include "models/crfsuite_file.h"
 #include "train/crf_export.h"
 #include "train/crf_items.h"
+#include "train/crf_report.h"
 #include "train/crf_train.h"
 #include "vitesse.h"
 
@@ -55,6 +56,10 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
   }
   if (o->algorithm != VT_TRAIN_LBFGS && o->algorithm != VT_TRAIN_L2SGD) {
     st = vt_fail(VT_EINVAL, "train: item files train a CRF: algorithm lbfgs or l2sgd");
+    goto done;
+  }
+  if ((st = vt_crf_opts_check(o, err, sizeof err)) != VT_OK) {
+    st = vt_fail(st, "%s", err);
     goto done;
   }
   if (!(o->min_freq >= 0) || o->threads < 0) {

@@ -14,6 +14,9 @@
 #include "io/outfile.h"
 #include "io/sentbatch.h"
 #include "models/model_file.h"
+#include "train/crf_report.h"
+#include "train/crf_tmpl.h"
+#include "train/crf_train.h"
 #include "train/train.h"
 #include "train/train_export.h"
 #include "vitesse.h"
@@ -60,6 +63,47 @@ static vt_status compile_src(vt_trainset *d, vt_tcorpus *c, const vt_corpus_src 
                              const vt_reader_opts *ro) {
   compile_ctx x = {d, c};
   return vt_corpus_src_each(src, ro, compile_batch, &x);
+}
+
+/* Trains a CRF (o->algorithm) on the compiled corpora and leaves its weights in W, for the
+ * model file as the perceptron's: state features for the (feature, label) pairs of the training
+ * corpus, transitions for the label pairs seen when the templates have a plain `B`. */
+static vt_status train_crf(const vt_train_opts *o, const vt_trainset *d, const vt_tcorpus *tc,
+                           const vt_tcorpus *dc, int transitions, vt_weights *W, vt_perc_report *pr,
+                           char *err, size_t errlen) {
+  vt_status st = VT_ENOMEM;
+  vt_crf_data td, dd;
+  vt_crf_feats f;
+  memset(&td, 0, sizeof td);
+  memset(&dd, 0, sizeof dd);
+  memset(&f, 0, sizeof f);
+  double *w = NULL;
+  memset(pr, 0, sizeof *pr);
+  pr->dev_accuracy = -1;
+  const int32_t L = d->labels.n;
+  if (vt_crf_from_tcorpus(&td, tc, L, d->n_weights) != VT_OK ||
+      (dc && vt_crf_from_tcorpus(&dd, dc, L, d->n_weights) != VT_OK))
+    goto nomem;
+  vt_crf_featgen gen = {(double)o->min_freq, o->possible_states, o->possible_transitions, NULL};
+  if (vt_crf_feats_build(&f, &td, &gen, NULL) != VT_OK) goto nomem;
+  if (!transitions) vt_crf_feats_drop_transitions(&f);
+  if (!(w = calloc((size_t)(f.n ? f.n : 1), sizeof *w))) goto nomem;
+  vt_crf_result res;
+  if ((st = vt_crf_train(&td, &f, dc ? &dd : NULL, w, o, &res, err, errlen)) != VT_OK) goto done;
+  pr->epochs = res.iterations;
+  pr->seconds = res.seconds;
+  pr->dev_accuracy = dc ? vt_crf_accuracy(&dd, &f, w, o->threads) : -1;
+  pr->train_accuracy = vt_crf_accuracy(&td, &f, w, o->threads);
+  if ((st = vt_crf_to_weights(W, &f, w)) != VT_OK) goto nomem;
+  goto done;
+nomem:
+  st = vt_fail_into(err, errlen, VT_ENOMEM, "train: out of memory");
+done:
+  free(w);
+  vt_crf_feats_free(&f);
+  vt_crf_data_free(&td);
+  vt_crf_data_free(&dd);
+  return st;
 }
 
 /* The whole pipeline, for either kind of source. */
@@ -123,6 +167,23 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
     st = vt_fail(st, "%s", err);
     goto done;
   }
+  if (o->algorithm != VT_TRAIN_PERCEPTRON) {
+    if ((st = vt_crf_opts_check(o, err, sizeof err)) != VT_OK) {
+      st = vt_fail(st, "%s", err);
+      goto done;
+    }
+    if (ts.n_b > 0) {
+      st = vt_fail(VT_EUNSUPPORTED,
+                   "%s: observation-dependent bigram templates (B lines with macros) are not "
+                   "trained as a CRF yet: use U templates and a plain B",
+                   o->templates_name ? o->templates_name : "templates");
+      goto done;
+    }
+    if (o->init_model) {
+      st = vt_fail(VT_EUNSUPPORTED, "train: --init continues CRFsuite models (--items) only");
+      goto done;
+    }
+  }
   if (vt_trainset_init(&d, &ts, o->label_col) != VT_OK) goto nomem;
   double t0 = vt_clock_seconds();
   if ((st = compile_src(&d, &tc, train, &o->reader)) != VT_OK) goto done;
@@ -157,10 +218,14 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
   }
   if (o->on_start) o->on_start(o->ctx, rep);
 
-  vt_perc_opts to = {o->epochs, o->seed,   algo,       o->on_progress, o->on_epoch,
-                     o->ctx,    o->shards, o->threads, o->minibatch};
   vt_perc_report pr;
-  st = vt_train_run(&W, &tc, dev ? &dc : NULL, rank, ts.n_b > 0, &to, &pr, err, sizeof err);
+  if (o->algorithm != VT_TRAIN_PERCEPTRON) {
+    st = train_crf(o, &d, &tc, dev ? &dc : NULL, ts.plain_bigram, &W, &pr, err, sizeof err);
+  } else {
+    vt_perc_opts to = {o->epochs, o->seed,   algo,       o->on_progress, o->on_epoch,
+                       o->ctx,    o->shards, o->threads, o->minibatch};
+    st = vt_train_run(&W, &tc, dev ? &dc : NULL, rank, ts.n_b > 0, &to, &pr, err, sizeof err);
+  }
   rep->epochs = pr.epochs;
   rep->train_seconds = pr.seconds;
   rep->decode_seconds = pr.decode_seconds;

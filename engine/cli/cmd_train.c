@@ -132,7 +132,17 @@ static void crf_on_start(void *vctx, const vt_train_report *r) {
           r->read_seconds);
 }
 
-/* Trains a CRF from item files (or, without --items, refuses what is not there yet). */
+/* Opens the --log file and sets whether iteration lines are printed; 0, or -1 (printed). */
+static int crf_log_open(const vt_crf_cli *crf, vt_crf_print *cp, int quiet) {
+  cp->lines = !quiet;
+  if (crf->log_path && !(cp->log = fopen(crf->log_path, "w"))) {
+    vt_cli_error("%s: cannot create the log: %s", crf->log_path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* Trains a CRF from item files. */
 static int crf_run(vt_train_opts *to, vt_crf_cli *crf, vt_crf_print *cp, const char *items,
                    const char *tmpl_path, const char *train_path, const char *dev_path,
                    const char *out_path, int quiet) {
@@ -140,20 +150,15 @@ static int crf_run(vt_train_opts *to, vt_crf_cli *crf, vt_crf_print *cp, const c
     vt_cli_error("train: --items trains a CRF: add --algo lbfgs or l2sgd");
     return VT_EXIT_USAGE;
   }
-  if (!items || tmpl_path || train_path) {
-    vt_cli_error("train: --algo %s takes --items FILE (CRFsuite item files)",
-                 to->algorithm == VT_TRAIN_LBFGS ? "lbfgs" : "l2sgd");
+  if (tmpl_path || train_path) {
+    vt_cli_error("train: --items FILE or --template T --train FILE, not both");
     return VT_EXIT_USAGE;
   }
   if (!out_path) {
     vt_cli_error("train: -o MODEL is required (see vitesse train --help)");
     return VT_EXIT_USAGE;
   }
-  if (crf->log_path && !(cp->log = fopen(crf->log_path, "w"))) {
-    vt_cli_error("%s: cannot create the log: %s", crf->log_path, strerror(errno));
-    return VT_EXIT_FAIL;
-  }
-  cp->lines = !quiet;
+  if (crf_log_open(crf, cp, quiet)) return VT_EXIT_FAIL;
   to->on_iteration = vt_crf_cli_on_iteration;
   to->ctx = cp;
   if (!quiet) to->on_start = crf_on_start;
@@ -274,13 +279,13 @@ int vt_cmd_train(int argc, char **argv) {
     vt_cli_error("train: unexpected argument '%s'", argv[optind]);
     goto done;
   }
-  if (crf.items || to.algorithm != VT_TRAIN_PERCEPTRON) {
+  if (crf.items) {
     to.threads = (int32_t)threads;
     to.seed = (uint64_t)seed;
     rc = crf_run(&to, &crf, &cp, crf.items, tmpl_path, train_path, dev_path, out_path, quiet);
     goto done;
   }
-  if (crf.crf_option) {
+  if (crf.crf_option && to.algorithm == VT_TRAIN_PERCEPTRON) {
     vt_cli_error("train: the CRF options need --algo lbfgs or l2sgd");
     goto done;
   }
@@ -321,12 +326,22 @@ int vt_cmd_train(int argc, char **argv) {
   to.threads = (int32_t)threads;
   to.minibatch = (int32_t)minibatch;
   print_ctx px = {!quiet && isatty(2)};
-  if (!quiet) {
-    to.on_start = on_start;
-    to.on_epoch = on_epoch;
-    to.ctx = &px;
+  if (to.algorithm != VT_TRAIN_PERCEPTRON) { /* a CRF over templates: iterations, not epochs */
+    if (crf_log_open(&crf, &cp, quiet)) {
+      rc = VT_EXIT_FAIL;
+      goto done;
+    }
+    to.on_iteration = vt_crf_cli_on_iteration;
+    to.ctx = &cp;
+    if (!quiet) to.on_start = on_start;
+  } else {
+    if (!quiet) {
+      to.on_start = on_start;
+      to.on_epoch = on_epoch;
+      to.ctx = &px;
+    }
+    if (px.progress) to.on_progress = on_progress;
   }
-  if (px.progress) to.on_progress = on_progress;
   vt_train_report rep;
   const char *const train_files[1] = {train_path}, *const dev_files[1] = {dev_path};
   vt_status st = vt_train_tagger(&to, train_files, 1, dev_files, dev_path ? 1 : 0, out_path, &rep);
@@ -336,7 +351,13 @@ int vt_cmd_train(int argc, char **argv) {
         st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EINVAL ? VT_EXIT_USAGE : VT_EXIT_FAIL;
     goto done;
   }
-  if (!quiet)
+  if (!quiet && to.algorithm != VT_TRAIN_PERCEPTRON)
+    fprintf(stderr,
+            "vitesse train: %d iterations in %.2f s; train token accuracy %.2f%%; model %s: "
+            "%lld features with non-zero weights, about %.1f MB\n",
+            rep.epochs, rep.train_seconds, 100 * rep.train_accuracy, out_path,
+            (long long)rep.model_features, (double)rep.model_bytes / 1e6);
+  else if (!quiet)
     fprintf(stderr,
             "vitesse train: %d epochs in %.2f s (decoding %.2f s); model %s: %lld "
             "features with non-zero weights, about %.1f MB\n",

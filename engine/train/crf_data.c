@@ -176,3 +176,9 @@ void vt_crf_observed(const vt_crf_data *d, const vt_crf_feats *f, double *obs) {
       }
     }
 }
+
+void vt_crf_feats_drop_transitions(vt_crf_feats *f) {
+  for (size_t i = 0; i < (size_t)f->L * (size_t)f->L; i++) f->tr_id[i] = -1;
+  f->n_trans = 0;
+  f->n = f->n_state;
+}

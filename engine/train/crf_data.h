@@ -64,6 +64,9 @@ typedef struct vt_crf_featgen {
 vt_status vt_crf_feats_build(vt_crf_feats *f, const vt_crf_data *d, const vt_crf_featgen *g,
                              double **freq);
 
+/* Removes every transition feature (templates without a plain label bigram). */
+void vt_crf_feats_drop_transitions(vt_crf_feats *f);
+
 /* The observed feature counts of `d` (n doubles, summed in corpus order): the gradient of the
  * gold sequences' scores. */
 void vt_crf_observed(const vt_crf_data *d, const vt_crf_feats *f, double *obs);

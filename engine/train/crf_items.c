@@ -97,7 +97,8 @@ vt_status vt_crf_items_compile(vt_crf_names *n, int frozen, vt_crf_data *d, vt_i
         int first = 1;
         int64_t occ = d->tok_off[d->n_tok];
         for (;;) {
-          while (pos < len && p[pos] == '\t') pos++;
+          if (!first) /* runs of tabs separate attributes; the label is the first field */
+            while (pos < len && p[pos] == '\t') pos++;
           if (pos >= len && !first) break;
           size_t an = vt_crfs_field_read(p, len, &pos, scratch);
           char *val = scratch + an + 1;

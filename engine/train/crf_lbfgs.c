@@ -1,5 +1,6 @@
-/* engine/train/crf_lbfgs.c: L-BFGS / OWL-QN training through liblbfgs (crf_train.h). */
-#include "train/crf_train.h"
+/* engine/train/crf_lbfgs.c: L-BFGS / OWL-QN training through liblbfgs (crf_lbfgs.h). */
+#include "train/crf_lbfgs.h"
+#include "train/crf_report.h"
 
 #include <lbfgs.h>
 #include <math.h>
@@ -122,12 +123,7 @@ vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const 
   vt_crf_grad *G = NULL;
   lbfgsfloatval_t *x = NULL, *g0 = NULL;
   memset(r, 0, sizeof *r);
-  if (o->c1 < 0 || o->c2 < 0 || !isfinite(o->c1) || !isfinite(o->c2) || o->num_memories < 1 ||
-      o->max_iterations < 0 || !(o->epsilon >= 0) || o->period < 0 || !(o->delta >= 0) ||
-      o->max_linesearch < 1 || o->linesearch < 0 || o->linesearch > 2)
-    return vt_fail_into(err, errlen, VT_EINVAL,
-                        "train: bad L-BFGS parameter (c1, c2, epsilon, delta >= 0; num_memories, "
-                        "max_linesearch >= 1; max_iterations, period >= 0)");
+  if ((st = vt_crf_opts_check(o, err, errlen)) != VT_OK) return st;
   if (f->n > INT32_MAX)
     return vt_fail_into(err, errlen, VT_EINVAL, "train: %lld features, liblbfgs takes at most %d",
                         (long long)f->n, INT32_MAX);

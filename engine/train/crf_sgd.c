@@ -9,7 +9,8 @@
 #include "core/clock.h"
 #include "core/errmsg.h"
 #include "train/crf_fb.h"
-#include "train/crf_train.h"
+#include "train/crf_report.h"
+#include "train/crf_sgd.h"
 #include "train/perc_step.h"
 
 /* The state of a run: weights as scale * w. */
@@ -132,12 +133,7 @@ vt_status vt_crf_train_sgd(const vt_crf_data *d, const vt_crf_feats *f, const vt
   int64_t *order = NULL;
   double *w0 = NULL, *hist = NULL;
   memset(r, 0, sizeof *r);
-  if (!(o->c2 > 0) || !isfinite(o->c2) || o->c1 != 0 || o->max_iterations < 0 || o->period < 0 ||
-      !(o->delta >= 0) || !(o->calibration_eta > 0) || !(o->calibration_rate > 1) ||
-      o->calibration_samples < 1 || o->calibration_candidates < 1 || o->calibration_max_trials < 1)
-    return vt_fail_into(err, errlen, VT_EINVAL,
-                        "train: l2sgd needs c2 > 0 and no c1, calibration eta > 0, rate > 1, "
-                        "samples, candidates and max trials >= 1");
+  if ((st = vt_crf_opts_check(o, err, errlen)) != VT_OK) return st;
   const int64_t N = d->n_sent;
   const int32_t epochs = o->max_iterations ? o->max_iterations : 1000;
   const size_t LL = (size_t)f->L * (size_t)f->L;

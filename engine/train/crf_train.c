@@ -1,6 +1,9 @@
 /* engine/train/crf_train.c: CRF training, by the algorithm the options name (crf_train.h). */
 #include "train/crf_train.h"
 
+#include "train/crf_lbfgs.h"
+#include "train/crf_sgd.h"
+
 vt_status vt_crf_train(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf_data *dev,
                        double *w, const vt_train_opts *o, vt_crf_result *r, char *err,
                        size_t errlen) {

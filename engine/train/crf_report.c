@@ -1,11 +1,11 @@
-/* engine/train/crf_dev.c: what is reported of CRF weights: their item accuracy on development
- * data, their norm and active count (crf_train.h). */
+/* engine/train/crf_report.c: what is reported of CRF weights: their item accuracy on development
+ * data, their norm and active count (crf_report.h). */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/crf_train.h"
+#include "train/crf_report.h"
 
 double vt_crf_accuracy(const vt_crf_data *dev, const vt_crf_feats *f, const double *w,
                        int32_t threads) {

@@ -1,0 +1,16 @@
+/* engine/train/crf_lbfgs.h: CRF training by L-BFGS / OWL-QN through liblbfgs, the optimiser
+ * CRFsuite uses. */
+#ifndef VT_TRAIN_CRF_LBFGS_H
+#define VT_TRAIN_CRF_LBFGS_H
+
+#include <stdint.h>
+
+#include "train/crf_data.h"
+#include "train/crf_opts.h"
+
+/* As vt_crf_train (crf_train.h), by L-BFGS (OWL-QN when o->c1 > 0). */
+vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf_data *dev,
+                             double *w, const vt_train_opts *o, vt_crf_result *r, char *err,
+                             size_t errlen);
+
+#endif

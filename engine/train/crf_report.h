@@ -1,0 +1,19 @@
+/* engine/train/crf_report.h: what is reported of CRF weights during training: accuracy on
+ * development data, norm and active count. */
+#ifndef VT_TRAIN_CRF_REPORT_H
+#define VT_TRAIN_CRF_REPORT_H
+
+#include <stdint.h>
+
+#include "train/crf_data.h"
+#include "vitesse.h"
+
+/* The item accuracy of weights w on `dev` (labels -1 never match), by exact Viterbi; -1 when dev
+ * has no item or memory runs out. */
+double vt_crf_accuracy(const vt_crf_data *dev, const vt_crf_feats *f, const double *w,
+                       int32_t threads);
+
+/* The figures of an iteration report for weights w: norm, active count. */
+void vt_crf_weights_stats(const double *w, int64_t n, double *norm, int64_t *active);
+
+#endif

@@ -1,0 +1,163 @@
+#!/bin/sh
+# tests/crf_train_cli.sh VITESSE CASE: CRF training on the command line, on the small item file
+# tests/crf_train/items.awk writes. Cases:
+#   crfsuite  the loss of every L-BFGS and OWL-QN iteration agrees with CRFsuite's (fixtures in
+#             tests/crf_train, how they were made in its README) to 1e-6, and tagging the items
+#             with the model prints what crfsuite tag -p -i printed with CRFsuite's own model;
+#   threads   the model file is the same bytes for --threads 1, 2 and 3 (lbfgs and l2sgd);
+#   log       --log has one JSON object per iteration with the documented keys, iteration 0's
+#             loss is sum T log L, and l2sgd lowers it;
+#   init      --init continues: its iteration 0 loss is the saved model's last loss;
+#   templates --algo lbfgs over templates and a column corpus writes a tagger model that tags;
+#   bad       bad items (a:nan, a:1e999, a:, no label, a NUL byte), an empty corpus, --init with
+#             a model of another kind, bad options: one line naming the file (and line), exit 2,
+#             no model written.
+set -u
+if [ $# -lt 2 ]; then
+  echo "usage: $0 VITESSE CASE" >&2
+  exit 64
+fi
+VITESSE=$1
+CASE=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+FX=$HERE/crf_train
+base=$(mktemp -d "${TMPDIR:-/tmp}/vt_crf_train.XXXXXX") || exit 1
+trap 'rm -rf "$base"' EXIT
+trap 'exit 130' INT TERM
+cd "$base" || exit 1
+mkdir out
+awk -v N=60 -f "$FX/items.awk" >train.items || exit 1
+
+fail() {
+  printf 'crf_train_cli.%s: FAIL: %s\n' "$CASE" "$*" >&2
+  [ -s stderr ] && { printf -- '--- stderr:\n' >&2; cat stderr >&2; }
+  exit 1
+}
+
+# The "loss" values of a --log file, one a line, iteration 0 first.
+losses() { sed -n 's/.*"loss": \([^,]*\),.*/\1/p' "$1"; }
+
+# Compares two files of numbers line by line to a relative tolerance.
+close_lines() {
+  paste "$1" "$2" | awk -v tol="$3" '
+    { n++; d = $1 - $2; if (d < 0) d = -d; m = ($1 < 0 ? -$1 : $1) + 1
+      if (NF != 2 || d > tol * m) { print "line " n ": " $1 " vs " $2; bad = 1 } }
+    END { if (n == 0) { print "no lines"; bad = 1 } exit bad }'
+}
+
+expect_bad() { # expect_bad WHAT_IN_MESSAGE CMD...: exit 2, one line naming it, no model
+  what=$1
+  shift
+  "$@" >stdout 2>stderr
+  rc=$?
+  [ "$rc" -eq 2 ] || fail "exit $rc, want 2: $*"
+  [ "$(wc -l <stderr)" -eq 1 ] || fail "stderr has $(wc -l <stderr) lines, want 1: $*"
+  grep -q "^vitesse: .*$what" stderr || fail "message lacks '$what': $(cat stderr)"
+  [ -z "$(ls -A out)" ] || fail "model left behind: $(ls -A out)"
+}
+
+case $CASE in
+crfsuite)
+  "$VITESSE" train --algo lbfgs --items train.items --max-iterations 15 --log l2.log \
+    -o out/m 2>stderr || fail "lbfgs training failed"
+  losses l2.log | tail -n +2 >l2.loss
+  close_lines "$FX/crfsuite_lbfgs.loss" l2.loss 1e-6 || fail "L-BFGS losses differ from CRFsuite's"
+  "$VITESSE" train --algo lbfgs --c1 0.5 --c2 0.1 --items train.items --max-iterations 15 \
+    --log l1.log -o out/m1 2>stderr || fail "owl-qn training failed"
+  losses l1.log | tail -n +2 >l1.loss
+  close_lines "$FX/crfsuite_owlqn.loss" l1.loss 1e-6 || fail "OWL-QN losses differ from CRFsuite's"
+  "$VITESSE" tag -p -i -m out/m train.items >tag.out 2>stderr || fail "tag failed"
+  cmp -s tag.out "$FX/crfsuite_tag_p_i.out" || fail "tag -p -i differs from crfsuite tag's"
+  ;;
+threads)
+  for algo in lbfgs l2sgd; do
+    for t in 1 2 3; do
+      "$VITESSE" train --algo $algo --items train.items --max-iterations 8 --threads $t --quiet \
+        -o out/$algo.$t 2>stderr || fail "$algo with $t threads failed"
+    done
+    cmp -s out/$algo.1 out/$algo.2 || fail "$algo: 2 threads give another model"
+    cmp -s out/$algo.1 out/$algo.3 || fail "$algo: 3 threads give another model"
+  done
+  ;;
+log)
+  "$VITESSE" train --algo l2sgd --items train.items --max-iterations 6 --log sgd.log --quiet \
+    -o out/m 2>stderr || fail "l2sgd training failed"
+  [ "$(wc -l <sgd.log)" -eq 7 ] || fail "want 7 log lines (iterations 0..6), got $(wc -l <sgd.log)"
+  for key in iteration loss feature_norm error_norm active_features step evaluations seconds \
+    total_seconds; do
+    [ "$(grep -c "\"$key\": " sgd.log)" -eq 7 ] || fail "key $key missing from some log lines"
+  done
+  # sum over items of log L: 5 labels, items = non-empty lines
+  want=$(awk 'NF { n++ } END { printf "%.10f\n", n * log(5) }' train.items)
+  got=$(losses sgd.log | head -1)
+  echo "$want" >want
+  echo "$got" >got
+  close_lines want got 1e-12 || fail "iteration 0 loss $got, want $want"
+  losses sgd.log | awk 'NR == 1 { first = $1 } END { exit !($1 < 0.8 * first) }' ||
+    fail "l2sgd did not lower the loss: $(losses sgd.log | tr '\n' ' ')"
+  ;;
+init)
+  "$VITESSE" train --algo lbfgs --items train.items --max-iterations 5 --log a.log --quiet \
+    -o out/a 2>stderr || fail "first training failed"
+  "$VITESSE" train --algo lbfgs --items train.items --max-iterations 3 --init out/a \
+    --log b.log --quiet -o out/b 2>stderr || fail "continued training failed"
+  losses a.log | tail -1 >a.last
+  losses b.log | head -1 >b.first
+  close_lines a.last b.first 1e-12 || fail "--init does not start at the saved model's loss"
+  losses b.log | tail -1 >b.last
+  awk 'NR == FNR { a = $1; next } { exit !($1 < a) }' a.last b.last ||
+    fail "continued training did not lower the loss"
+  ;;
+templates)
+  awk 'BEGIN { FS = "\t" } NF { split($2, w, "="); c = $1; print w[2] " " substr(c, 1, 1) " " c; next }
+       { print "" }' train.items >train.txt
+  printf 'U00:%%x[0,0]\nU01:%%x[-1,0]\nU02:%%x[0,1]\nB\n' >tmpl
+  "$VITESSE" train --algo lbfgs --template tmpl --train train.txt --max-iterations 20 \
+    --log t.log --quiet -o t.model 2>stderr || fail "template training failed"
+  losses t.log | awk 'NR == 1 { first = $1 } END { exit !($1 < 0.7 * first) }' ||
+    fail "the loss did not fall: $(losses t.log | tr '\n' ' ')"
+  "$VITESSE" tag -m t.model train.txt >tagged 2>stderr || fail "tagging with it failed"
+  [ "$(grep -c . tagged)" -eq "$(grep -c . train.txt)" ] || fail "tagged another token count"
+  printf 'U00:%%x[0,0]\nB01:%%x[0,0]\n' >tmpl2
+  expect_bad "observation-dependent bigram" "$VITESSE" train --algo lbfgs --template tmpl2 \
+    --train train.txt -o out/t2
+  ;;
+bad)
+  printf 'A\tx:nan\n' >nan.items
+  expect_bad "nan.items:1: .*not a finite number" "$VITESSE" train --algo lbfgs --items nan.items \
+    -o out/m
+  printf 'A\tx\n\nB\tx:1e999\n' >big.items
+  expect_bad "big.items:3: .*not a finite number" "$VITESSE" train --algo lbfgs --items big.items \
+    -o out/m
+  printf 'A\tx\nB\tx:\n' >empty_value.items
+  expect_bad "empty_value.items:2: .*not a finite number" "$VITESSE" train --algo lbfgs \
+    --items empty_value.items -o out/m
+  printf 'A\tx\n\ty\n' >nolabel.items
+  expect_bad "nolabel.items:2: the item has no label" "$VITESSE" train --algo lbfgs \
+    --items nolabel.items -o out/m
+  printf 'A\tx\0y\n' >nul.items
+  expect_bad "nul.items:1: a NUL byte" "$VITESSE" train --algo lbfgs --items nul.items -o out/m
+  printf '\n\n' >empty.items
+  expect_bad "empty.items: no sequence to train on" "$VITESSE" train --algo lbfgs \
+    --items empty.items -o out/m
+  awk 'BEGIN { FS = "\t" } NF { split($2, w, "="); print w[2] " " $1; next } { print "" }' \
+    train.items >train.txt
+  printf 'U00:%%x[0,0]\nB\n' >tmpl
+  mkdir other
+  "$VITESSE" train --template tmpl --train train.txt --epochs 1 --quiet -o other/perc \
+    2>stderr || fail "perceptron training failed"
+  expect_bad "other/perc" "$VITESSE" train --algo lbfgs --items train.items --init other/perc \
+    -o out/m
+  expect_bad "l2sgd needs c2 > 0" "$VITESSE" train --algo l2sgd --c2 0 --items train.items -o out/m
+  expect_bad "expected perceptron, lbfgs or l2sgd" "$VITESSE" train --algo newton \
+    --items train.items -o out/m
+  expect_bad "add --algo lbfgs or l2sgd" "$VITESSE" train --items train.items -o out/m
+  expect_bad "need --algo lbfgs or l2sgd" "$VITESSE" train --c2 2 --template tmpl \
+    --train train.txt -o out/m
+  ;;
+*)
+  echo "crf_train_cli: unknown case $CASE" >&2
+  exit 64
+  ;;
+esac
+exit 0
