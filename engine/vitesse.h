@@ -427,6 +427,15 @@ VT_API vt_status vt_model_open_as(vt_model **out, const char *path, const char *
  * in vt_last_error. */
 VT_API vt_status vt_model_save(const vt_model *m, const char *path);
 
+/* As vt_model_save, in the format named `format`: NULL or "vitesse" (vt_model_save), or
+ * "crfsuite": a CRFsuite model (VT_MODEL_CRFSUITE, from a crf1d file or its native copy) written
+ * as the crf1d file CRFsuite 0.12 writes, atomically, which `crfsuite tag` and vt_model_open
+ * read and tag exactly as `m` (the same labels, attributes, state features and non-zero
+ * transitions). Returns VT_OK, VT_EINVAL (an unknown format, another kind of model for
+ * "crfsuite", or a model that format cannot hold), VT_EIO or VT_ENOMEM; the message is in
+ * vt_last_error, and on failure nothing is left at `path`. */
+VT_API vt_status vt_model_save_as(const vt_model *m, const char *path, const char *format);
+
 /* Makes a transition model (VT_MODEL_TRANSITIONS) from arrays in memory, as vt_trans_create
  * binds them (copied). Returns as vt_trans_create. */
 VT_API vt_status vt_model_open_trans(vt_model **out, int32_t L, const double *A, const double *S,

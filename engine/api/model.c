@@ -210,6 +210,18 @@ vt_status vt_model_save(const vt_model *m, const char *path) {
   return st == VT_OK ? st : vt_fail(st, "%s", err);
 }
 
+vt_status vt_model_save_as(const vt_model *m, const char *path, const char *format) {
+  char err[VT_ERR_LINE];
+  err[0] = '\0';
+  if (!format || !strcmp(format, "vitesse")) return vt_model_save(m, path);
+  if (strcmp(format, "crfsuite"))
+    return vt_fail(VT_EINVAL, "unknown output format '%s' (expected vitesse or crfsuite)", format);
+  if (!m->ops->save_crfsuite)
+    return vt_fail(VT_EINVAL, "%s: only CRFsuite models can be written as CRFsuite models", path);
+  vt_status st = m->ops->save_crfsuite(m, path, err, sizeof err);
+  return st == VT_OK ? st : vt_fail(st, "%s", err);
+}
+
 vt_status vt_model_open_trans(vt_model **out, int32_t L, const double *A, const double *S,
                               const double *F, const int32_t *rank) {
   vt_model *m = calloc(1, sizeof *m);

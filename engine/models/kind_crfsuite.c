@@ -1,13 +1,15 @@
 /* engine/models/kind_crfsuite.c: the table of CRFsuite models (model.h): a crf1d model of
  * CRFsuite 0.12, or vitesse's native file of one, tagging CRFsuite item sequences as `crfsuite
- * tag` prints them (engine/text/crfs.h). The model is read-only and small, so the workers of a
- * corpus run share it instead of a replica per node. */
+ * tag` prints them (engine/text/crfs.h), saved as a native file or as a crf1d file again
+ * (crfsuite_write.h). The model is read-only and small, so the workers of a corpus run share it
+ * instead of a replica per node. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/errmsg.h"
 #include "models/crfsuite_file.h"
+#include "models/crfsuite_write.h"
 #include "models/model.h"
 
 static int sniff(const unsigned char *head, size_t n) { return vt_crfs_sniff(head, n); }
@@ -23,6 +25,10 @@ static vt_status load_mem(vt_model *m, const void *data, size_t size, const char
 
 static vt_status save(const vt_model *m, const char *path, char *err, size_t errlen) {
   return (vt_status)vt_crfs_write_native(path, m->crfs, err, errlen);
+}
+
+static vt_status save_crfsuite(const vt_model *m, const char *path, char *err, size_t errlen) {
+  return (vt_status)vt_crfs_write_crf1d(path, m->crfs, err, errlen);
 }
 
 static vt_status describe(vt_model *m) {
@@ -133,6 +139,7 @@ const vt_kind_ops vt_kind_crfsuite = {
     .load = load,
     .load_mem = load_mem,
     .save = save,
+    .save_crfsuite = save_crfsuite,
     .describe = describe,
     .free = model_free,
     .trans = trans,

@@ -102,6 +102,9 @@ struct vt_kind_ops {
                         size_t errlen);
   /* Optional: writes the model to `path` atomically (NULL: this kind cannot be saved). */
   vt_status (*save)(const vt_model *m, const char *path, char *err, size_t errlen);
+  /* Optional: writes the model to `path` atomically as CRFsuite's crf1d file (NULL: this kind
+   * cannot be one). */
+  vt_status (*save_crfsuite)(const vt_model *m, const char *path, char *err, size_t errlen);
   /* Fills m->info (kind and defaults set already) and m->names, m->chunk_names, m->tmpl.
    * Returns VT_OK or VT_ENOMEM. */
   vt_status (*describe)(vt_model *m);
