@@ -66,6 +66,7 @@ crfsuite)
     --log l1.log -o out/m1 2>stderr || fail "owl-qn training failed"
   losses l1.log | tail -n +2 >l1.loss
   close_lines "$FX/crfsuite_owlqn.loss" l1.loss 1e-6 || fail "OWL-QN losses differ from CRFsuite's"
+  [ "$(head -c 4 out/m)" = lCRF ] || fail "the model is not a CRFsuite crf1d file"
   "$VITESSE" tag -p -i -m out/m train.items >tag.out 2>stderr || fail "tag failed"
   cmp -s tag.out "$FX/crfsuite_tag_p_i.out" || fail "tag -p -i differs from crfsuite tag's"
   ;;

@@ -1,7 +1,8 @@
 /* engine/api/train_items.c: the public CRF training API over CRFsuite item files (vitesse.h,
  * vt_train_items): items compiled (train/crf_items.h), features generated as CRFsuite does
  * (train/crf_data.h), weights trained by L-BFGS / OWL-QN or SGD (train/crf_train.h), then the
- * CRFsuite model built (train/crf_export.h) and written atomically (models/crfsuite_file.h). */
+ * CRFsuite model built (train/crf_export.h) and written atomically as CRFsuite's own crf1d file
+ * (models/crfsuite_write.h), which crfsuite tag, python-crfsuite and vitesse read. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "io/crfs_items.h"
 #include "io/outfile.h"
 #include "models/crfsuite_file.h"
+#include "models/crfsuite_write.h"
 #include "train/crf_export.h"
 #include "train/crf_items.h"
 #include "train/crf_report.h"
@@ -118,7 +120,7 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
                          : vt_fail(VT_ENOMEM, "%s: out of memory", out_path);
     goto done;
   }
-  if ((st = vt_crfs_write_native(out_path, model, err, sizeof err)) != VT_OK) {
+  if ((st = vt_crfs_write_crf1d(out_path, model, err, sizeof err)) != VT_OK) {
     st = vt_fail(st == VT_ENOMEM ? VT_ENOMEM : VT_EIO, "%s", err);
     goto done;
   }
