@@ -15,6 +15,8 @@ void vt_crf_batch_free(vt_crf_batch *b) {
   free(b->Be);
   free(b->Y);
   free(b->S);
+  free(b->gs);
+  free(b->yr);
   free(b->loss);
   memset(b, 0, sizeof *b);
 }
@@ -52,7 +54,9 @@ vt_status vt_crf_batch_set(vt_crf_batch *b, const vt_crf_data *d, int64_t s0, in
     size_t n = (size_t)rows * (size_t)d->L;
     if (grow((void **)&b->P, n, sizeof(double)) || grow((void **)&b->Al, n, sizeof(double)) ||
         grow((void **)&b->Be, n, sizeof(double)) || grow((void **)&b->Y, n, sizeof(double)) ||
-        grow((void **)&b->S, (size_t)rows, sizeof(double)))
+        grow((void **)&b->S, (size_t)rows, sizeof(double)) ||
+        grow((void **)&b->gs, (size_t)rows, sizeof(double)) ||
+        grow((void **)&b->yr, (size_t)rows, sizeof(int32_t)))
       return VT_ENOMEM;
     b->cap_rows = rows;
   }
@@ -76,6 +80,8 @@ vt_status vt_crf_batch_set(vt_crf_batch *b, const vt_crf_data *d, int64_t s0, in
       live--;
     b->n_at[t] = live;
     b->off_at[t + 1] = b->off_at[t] + live;
+    for (int32_t k = 0; k < live; k++)
+      b->yr[b->off_at[t] + k] = d->gold[d->sent_off[b->sent[k]] + t];
   }
   return VT_OK;
 }
@@ -100,6 +106,24 @@ static double row_normalize(double *row, int32_t L) {
   return s;
 }
 
+void vt_crf_fb_scores(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f, const double *w,
+                      double ws) {
+  const size_t Ls = (size_t)f->L;
+  memset(b->P, 0, (size_t)b->rows * Ls * sizeof *b->P);
+  for (int32_t t = 0; t < b->Tmax; t++)
+    for (int32_t k = 0; k < b->n_at[t]; k++) {
+      const int64_t row = b->off_at[t] + k, tok = d->sent_off[b->sent[k]] + t;
+      double *E = b->P + (size_t)row * Ls;
+      for (int64_t i = d->tok_off[tok]; i < d->tok_off[tok + 1]; i++) {
+        const int32_t a = d->attr[i];
+        const double v = d->val[i];
+        for (int64_t q = f->st_off[a]; q < f->st_off[a + 1]; q++)
+          E[f->st_label[q]] += w[q] * ws * v;
+      }
+      b->gs[row] = E[b->yr[row]];
+    }
+}
+
 int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f, const double *w,
                     double ws, const double *M, double mA) {
   const int32_t L = f->L, nb = b->nb;
@@ -110,26 +134,15 @@ int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f
     int64_t s = b->sent[k], t0 = d->sent_off[s], T = d->sent_off[s + 1] - t0;
     double loss = (double)(T - 1) * mA;
     for (int64_t t = 0; t < T; t++) {
-      int64_t tok = t0 + t;
-      double *E = b->P + (size_t)(b->off_at[t] + k) * Ls;
-      memset(E, 0, Ls * sizeof *E);
-      double gold = 0;
-      for (int64_t i = d->tok_off[tok]; i < d->tok_off[tok + 1]; i++) {
-        const int32_t a = d->attr[i];
-        const double v = d->val[i];
-        for (int64_t q = f->st_off[a]; q < f->st_off[a + 1]; q++) {
-          const double wq = w[q] * ws;
-          E[f->st_label[q]] += wq * v;
-          if (f->st_label[q] == d->gold[tok]) gold += wq * v;
-        }
-      }
+      const int64_t row = b->off_at[t] + k;
+      double *E = b->P + (size_t)row * Ls;
       double m = E[0];
       for (int32_t y = 1; y < L; y++)
         if (E[y] > m) m = E[y];
       for (int32_t y = 0; y < L; y++) E[y] = exp(E[y] - m);
-      loss += m - gold;
+      loss += m - b->gs[row];
       if (t > 0) {
-        int32_t tr = f->tr_id[(size_t)d->gold[tok - 1] * Ls + (size_t)d->gold[tok]];
+        int32_t tr = f->tr_id[(size_t)d->gold[t0 + t - 1] * Ls + (size_t)d->gold[t0 + t]];
         if (tr >= 0) loss -= w[tr] * ws;
       }
     }
@@ -185,22 +198,6 @@ int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f
     for (int32_t k = 0; k < nb; k++)
       if (!isfinite(b->loss[k])) b->loss[k] = INFINITY;
   return bad ? -1 : 0;
-}
-
-void vt_crf_fb_state_grad(const vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f,
-                          int32_t part, int32_t parts, double *g) {
-  const size_t Ls = (size_t)f->L;
-  for (int32_t t = 0; t < b->Tmax; t++)
-    for (int32_t k = 0; k < b->n_at[t]; k++) {
-      const int64_t tok = d->sent_off[b->sent[k]] + t;
-      const double *p = b->P + (size_t)(b->off_at[t] + k) * Ls;
-      for (int64_t i = d->tok_off[tok]; i < d->tok_off[tok + 1]; i++) {
-        const int32_t a = d->attr[i];
-        if ((a & (parts - 1)) != part) continue;
-        const double v = d->val[i];
-        for (int64_t q = f->st_off[a]; q < f->st_off[a + 1]; q++) g[q] += v * p[f->st_label[q]];
-      }
-    }
 }
 
 void vt_crf_fb_trans_grad(const vt_crf_batch *b, int32_t L, int32_t i0, int32_t i1, double *GA) {

@@ -27,6 +27,8 @@ typedef struct vt_crf_batch {
   double *Be;      /* rows x L: beta-hat */
   double *Y;       /* rows x L: row (t-1, b) holds Y_t of sequence b, zero where b ended */
   double *S;       /* rows: the sum each alpha-hat row was divided by */
+  double *gs;      /* rows: the state score of the row's gold label */
+  int32_t *yr;     /* rows: the row's gold label */
   double *loss;    /* nb: -log p(gold) of each sequence (in batch order) */
   int64_t cap_rows;
   int32_t cap_nb, cap_T;
@@ -42,17 +44,17 @@ void vt_crf_batch_free(vt_crf_batch *b);
  * *mA is the largest transition weight (0 counts for pairs without a feature). */
 void vt_crf_trans_exp(const vt_crf_feats *f, const double *w, double ws, double *M, double *mA);
 
-/* Forward-backward over batch `b` with weights ws * w (transitions exp'd in M, shift mA): fills
+/* Writes the state scores of weights ws * w into the rows of P (item by item) and each row's
+ * gold state score into gs: what vt_crf_fb_batch starts from. */
+void vt_crf_fb_scores(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f, const double *w,
+                      double ws);
+
+/* Forward-backward over batch `b`, whose P holds the state scores and gs the gold ones
+ * (vt_crf_fb_scores or crf_plan.h), with transition weights ws * w (exp'd in M, shift mA): fills
  * P with the marginals, Al, Y and b->loss. Single-threaded (BLAS called as is). Returns 0, or -1
  * when a sequence has no path of non-zero probability in double (its loss is then +inf). */
 int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f, const double *w,
                     double ws, const double *M, double mA);
-
-/* Adds the expected state-feature counts of batch `b` (after vt_crf_fb_batch) to g, for the
- * attributes a with a % parts == part only (`parts` a power of two; each feature's sum runs in
- * row order, whatever `parts`). */
-void vt_crf_fb_state_grad(const vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f,
-                          int32_t part, int32_t parts, double *g);
 
 /* Adds rows i0..i1-1 of sum_t alphahat_{t-1}^T Y_t of batch `b` to GA (L x L). */
 void vt_crf_fb_trans_grad(const vt_crf_batch *b, int32_t L, int32_t i0, int32_t i1, double *GA);

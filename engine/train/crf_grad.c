@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "train/crf_fb.h"
+#include "train/crf_plan.h"
 
 /* Rows of a transition block: fixed, so that every product (and so every sum) is the same
  * whatever the thread count. The state counts of a batch are split by attribute residue into
@@ -21,6 +22,7 @@ struct vt_crf_grad {
   int64_t n_batches;
   int64_t *batch_off; /* n_batches + 1 sequence offsets */
   vt_crf_batch *bt;   /* one per thread */
+  vt_crf_plan *plan;  /* one per batch */
   double *M, *GA;     /* L x L */
   double *obs;        /* f->n */
   double *sent_loss;  /* n_sent */
@@ -31,6 +33,9 @@ void vt_crf_grad_destroy(vt_crf_grad *G) {
   if (G->bt)
     for (int32_t i = 0; i < G->threads; i++) vt_crf_batch_free(&G->bt[i]);
   free(G->bt);
+  if (G->plan)
+    for (int64_t i = 0; i < G->n_batches; i++) vt_crf_plan_free(&G->plan[i]);
+  free(G->plan);
   free(G->batch_off);
   free(G->M);
   free(G->GA);
@@ -80,6 +85,22 @@ vt_status vt_crf_grad_create(vt_crf_grad **out, const vt_crf_data *d, const vt_c
   if (d->n_sent > 0) G->batch_off[++nb] = d->n_sent;
   G->n_batches = nb;
   vt_crf_observed(d, f, G->obs);
+  /* Each batch's plan, once: the batches never change. */
+  int unit = 1;
+  for (int64_t i = 0; i < d->tok_off[d->n_tok] && unit; i++) unit = d->val[i] == 1.0;
+  int64_t *count = calloc((size_t)(d->n_attr ? d->n_attr : 1), sizeof *count);
+  G->plan = calloc((size_t)(nb ? nb : 1), sizeof *G->plan);
+  if (!count || !G->plan) {
+    free(count);
+    goto done;
+  }
+  for (int64_t b = 0; b < nb; b++)
+    if (vt_crf_batch_set(&G->bt[0], d, G->batch_off[b], G->batch_off[b + 1]) != VT_OK ||
+        vt_crf_plan_make(&G->plan[b], &G->bt[0], d, count, unit) != VT_OK) {
+      free(count);
+      goto done;
+    }
+  free(count);
   st = VT_OK;
 done:
   if (st != VT_OK)
@@ -118,6 +139,9 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
         bt->Tmax = 0;
         continue;
       }
+      memset(bt->P, 0, (size_t)bt->rows * (size_t)L * sizeof *bt->P);
+      vt_crf_plan_scores(&G->plan[b0 + k], f, w, L, bt->P);
+      for (int64_t r = 0; r < bt->rows; r++) bt->gs[r] = bt->P[(size_t)r * (size_t)L + bt->yr[r]];
       vt_crf_fb_batch(bt, d, f, w, 1.0, G->M, mA);
       for (int32_t i = 0; i < bt->nb; i++) G->sent_loss[bt->sent[i]] = bt->loss[i];
     }
@@ -126,7 +150,7 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
 #pragma omp for schedule(dynamic, 1)
         for (int32_t part = 0; part < parts + n_blocks; part++) {
           if (part < parts) {
-            vt_crf_fb_state_grad(&G->bt[k], d, f, part, parts, g);
+            vt_crf_plan_grad(&G->plan[b0 + k], f, G->bt[k].P, L, part, parts, g);
           } else {
             int32_t i0 = (part - parts) * TRANS_ROWS;
             int32_t i1 = i0 + TRANS_ROWS < L ? i0 + TRANS_ROWS : L;

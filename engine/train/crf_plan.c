@@ -1,0 +1,101 @@
+/* engine/train/crf_plan.c: a batch's occurrences attribute by attribute (crf_plan.h). */
+#include "train/crf_plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void vt_crf_plan_free(vt_crf_plan *p) {
+  free(p->attr);
+  free(p->off);
+  free(p->row);
+  free(p->val);
+  memset(p, 0, sizeof *p);
+}
+
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+vt_status vt_crf_plan_make(vt_crf_plan *p, const vt_crf_batch *b, const vt_crf_data *d,
+                           int64_t *count, int unit) {
+  memset(p, 0, sizeof *p);
+  int64_t n_occ = 0;
+  int32_t n = 0;
+  for (int32_t t = 0; t < b->Tmax; t++)
+    for (int32_t k = 0; k < b->n_at[t]; k++) {
+      const int64_t tok = d->sent_off[b->sent[k]] + t;
+      n_occ += d->tok_off[tok + 1] - d->tok_off[tok];
+    }
+  p->attr = malloc((size_t)(n_occ ? n_occ : 1) * sizeof *p->attr);
+  p->row = malloc((size_t)(n_occ ? n_occ : 1) * sizeof *p->row);
+  if (!unit) p->val = malloc((size_t)(n_occ ? n_occ : 1) * sizeof *p->val);
+  if (!p->attr || !p->row || (!unit && !p->val)) goto nomem;
+  /* The distinct attributes and their counts (count[] holds them, then their cursors). */
+  for (int32_t t = 0; t < b->Tmax; t++)
+    for (int32_t k = 0; k < b->n_at[t]; k++) {
+      const int64_t tok = d->sent_off[b->sent[k]] + t;
+      for (int64_t i = d->tok_off[tok]; i < d->tok_off[tok + 1]; i++)
+        if (count[d->attr[i]]++ == 0) p->attr[n++] = d->attr[i];
+    }
+  qsort(p->attr, (size_t)n, sizeof *p->attr, cmp_i32);
+  p->n = n;
+  if (!(p->off = malloc(((size_t)n + 1) * sizeof *p->off))) goto nomem;
+  p->off[0] = 0;
+  for (int32_t j = 0; j < n; j++) {
+    p->off[j + 1] = p->off[j] + count[p->attr[j]];
+    count[p->attr[j]] = p->off[j]; /* now the cursor */
+  }
+  for (int32_t t = 0; t < b->Tmax; t++)
+    for (int32_t k = 0; k < b->n_at[t]; k++) {
+      const int64_t tok = d->sent_off[b->sent[k]] + t;
+      for (int64_t i = d->tok_off[tok]; i < d->tok_off[tok + 1]; i++) {
+        const int64_t c = count[d->attr[i]]++;
+        p->row[c] = (int32_t)(b->off_at[t] + k);
+        if (p->val) p->val[c] = d->val[i];
+      }
+    }
+  for (int32_t j = 0; j < n; j++) count[p->attr[j]] = 0;
+  int32_t *shrunk = realloc(p->attr, ((size_t)n ? (size_t)n : 1) * sizeof *p->attr);
+  if (shrunk) p->attr = shrunk;
+  return VT_OK;
+nomem:
+  vt_crf_plan_free(p);
+  return VT_ENOMEM;
+}
+
+void vt_crf_plan_scores(const vt_crf_plan *p, const vt_crf_feats *f, const double *w, int32_t L,
+                        double *E) {
+  const size_t Ls = (size_t)L;
+  for (int32_t j = 0; j < p->n; j++) {
+    const int32_t a = p->attr[j];
+    const int64_t o0 = p->off[j], o1 = p->off[j + 1];
+    for (int64_t q = f->st_off[a]; q < f->st_off[a + 1]; q++) {
+      double *col = E + f->st_label[q];
+      const double wq = w[q];
+      if (p->val)
+        for (int64_t o = o0; o < o1; o++) col[(size_t)p->row[o] * Ls] += wq * p->val[o];
+      else
+        for (int64_t o = o0; o < o1; o++) col[(size_t)p->row[o] * Ls] += wq;
+    }
+  }
+}
+
+void vt_crf_plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
+                      int32_t part, int32_t parts, double *g) {
+  const size_t Ls = (size_t)L;
+  for (int32_t j = 0; j < p->n; j++) {
+    const int32_t a = p->attr[j];
+    if ((a & (parts - 1)) != part) continue;
+    const int64_t o0 = p->off[j], o1 = p->off[j + 1];
+    for (int64_t q = f->st_off[a]; q < f->st_off[a + 1]; q++) {
+      const size_t y = (size_t)f->st_label[q];
+      double acc = 0;
+      if (p->val)
+        for (int64_t o = o0; o < o1; o++) acc += p->val[o] * P[(size_t)p->row[o] * Ls + y];
+      else
+        for (int64_t o = o0; o < o1; o++) acc += P[(size_t)p->row[o] * Ls + y];
+      g[q] += acc;
+    }
+  }
+}

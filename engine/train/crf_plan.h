@@ -1,0 +1,42 @@
+/* engine/train/crf_plan.h: a batch's attribute occurrences, attribute by attribute.
+ *
+ * The state scores and the expected state counts of a batch touch, for every occurrence of an
+ * attribute, the attribute's feature range and its weights or gradient entries. Taken item by
+ * item those are random accesses into tables of the whole feature set; taken attribute by
+ * attribute (ids ascending), each range is read once per batch and the tables are walked in
+ * order, while the random side moves to the batch's own rows (crf_fb.h), which stay in cache.
+ * A plan is made once per batch when training starts (the batches never change). */
+#ifndef VT_TRAIN_CRF_PLAN_H
+#define VT_TRAIN_CRF_PLAN_H
+
+#include <stdint.h>
+
+#include "train/crf_data.h"
+#include "train/crf_fb.h"
+
+typedef struct vt_crf_plan {
+  int32_t n;     /* distinct attributes of the batch */
+  int32_t *attr; /* n ids, ascending */
+  int64_t *off;  /* n + 1 offsets into row and val */
+  int32_t *row;  /* the occurrence's row in the batch layout (position-major) */
+  double *val;   /* its value; NULL when every value of the corpus is 1 */
+} vt_crf_plan;
+
+/* Makes the plan of batch `b` (set by vt_crf_batch_set) over `d`. `count` is scratch of
+ * d->n_attr zeroed int64s, left zeroed; `unit`: every value is 1. Returns VT_OK or VT_ENOMEM. */
+vt_status vt_crf_plan_make(vt_crf_plan *p, const vt_crf_batch *b, const vt_crf_data *d,
+                           int64_t *count, int unit);
+
+/* Frees a plan; *p becomes zeroed. */
+void vt_crf_plan_free(vt_crf_plan *p);
+
+/* Adds the state scores of weights w to the batch's rows E (rows x L, zeroed by the caller). */
+void vt_crf_plan_scores(const vt_crf_plan *p, const vt_crf_feats *f, const double *w, int32_t L,
+                        double *E);
+
+/* Adds the expected state counts of the batch (marginals P, rows x L) to g, for the plan's
+ * attributes with a % parts == part (parts a power of two). */
+void vt_crf_plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
+                      int32_t part, int32_t parts, double *g);
+
+#endif
