@@ -10,7 +10,7 @@ Where libvitesse comes from:
   the shared library, found at run time through an rpath.
 
 Either way the extension needs nothing at run time but NumPy and the shared libraries libvitesse
-itself links (hwloc, zlib, libgomp; not jemalloc, which cannot be dlopen'ed: src/mallctl.c).
+itself links (hwloc, zlib, OpenBLAS, liblbfgs, libgomp; not jemalloc, which cannot be dlopen'ed: src/mallctl.c).
 ``VITESSE_WERROR=1`` turns warnings into errors.
 """
 import os
@@ -50,7 +50,8 @@ def library():
                              % (archive, build))
         if not os.path.isfile(os.path.join(include, "vitesse.h")):
             raise SystemExit("vitesse: no vitesse.h in %s: set VITESSE_INCLUDE_DIR" % include)
-        deps = pkg_config("--libs", "hwloc", "zlib")
+        # What libvitesse.a itself links: hwloc, zlib, and OpenBLAS and liblbfgs (the CRF trainer).
+        deps = pkg_config("--libs", "hwloc", "zlib", "openblas", "liblbfgs")
         return [include], [archive], deps + ["-fopenmp", "-lm"]
     include = [w[2:] for w in pkg_config("--cflags-only-I", "vitesse")]
     libdir = pkg_config("--variable=libdir", "vitesse")[0]

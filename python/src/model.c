@@ -603,7 +603,7 @@ static PyGetSetDef model_getset[] = {
      NULL},
     {"chunk_labels", (getter)get_chunk_labels, NULL, "Joint models: the chunk labels; else [].",
      NULL},
-    {"kind", (getter)get_kind, NULL, "'tagger', 'joint' or 'transitions'.", NULL},
+    {"kind", (getter)get_kind, NULL, "'tagger', 'joint', 'transitions' or 'crfsuite'.", NULL},
     {"path", (getter)get_path, NULL, "The file it was opened from (None: from_bytes).", NULL},
     {"info", (getter)get_info, NULL, "What the model is and how it was trained (a dict).", NULL},
     {NULL, NULL, NULL, NULL, NULL}};

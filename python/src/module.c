@@ -46,6 +46,8 @@ static PyMethodDef methods[] = {
      vtpy_decode_doc},
     {"train", (PyCFunction)(void (*)(void))vtpy_train, METH_VARARGS | METH_KEYWORDS,
      vtpy_train_doc},
+    {"train_items", (PyCFunction)(void (*)(void))vtpy_train_items, METH_VARARGS | METH_KEYWORDS,
+     vtpy_train_items_doc},
     {"simd", py_simd, METH_NOARGS,
      "simd()\n--\n\nThe kernel level the decoders use: 'scalar', 'avx2' or 'avx512' (the "
      "best the CPU supports unless the environment variable VITESSE_SIMD chose one)."},

@@ -1,16 +1,20 @@
-/* python/src/train.c: vitesse._vitesse.train: the averaged-perceptron trainer (vt_train_tagger on
- * corpus files, vt_train_tagger_mem on sentences held in Python), with Python callbacks. The GIL is
- * released while training and taken back inside each callback. vitesse.train (Python) is the
- * friendly front: template text or path, a temporary model file, verbose output. */
+/* python/src/train.c: vitesse._vitesse.train and train_items: the trainers over templates
+ * (vt_train_tagger on corpus files, vt_train_tagger_mem on sentences held in Python; the averaged
+ * perceptron or a CRF) and over CRFsuite item files (vt_train_items: a CRF), with Python
+ * callbacks. The GIL is released while training and taken back inside each callback.
+ * vitesse.train and vitesse.train_items (Python) are the friendly fronts: names of algorithms
+ * and line searches, template text or path, items held in memory, a temporary model file,
+ * verbose output. */
 #include "vtpy.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* The callbacks and the first exception one of them raised (training stops at the next epoch's
  * end then; a KeyboardInterrupt seen between callbacks counts too). */
 typedef struct {
-  PyObject *on_start, *on_epoch, *on_progress; /* callables or None */
-  PyObject *type, *value, *tb;                 /* the stored exception */
+  PyObject *on_start, *on_epoch, *on_progress, *on_iteration; /* callables or None */
+  PyObject *type, *value, *tb;                                /* the stored exception */
 } callbacks;
 
 /* Keeps the pending exception, if any and if none is kept yet. GIL held. */
@@ -79,6 +83,106 @@ static int cb_epoch(void *ctx, const vt_epoch_report *r) {
   return stop;
 }
 
+/* A CRF iteration (vt_iter_report) to on_iteration as a dict; its true result stops training. */
+static int cb_iteration(void *ctx, const vt_iter_report *r) {
+  callbacks *c = ctx;
+  int stop = 0;
+  PyGILState_STATE g = PyGILState_Ensure();
+  if (!c->type && PyErr_CheckSignals() == 0 && c->on_iteration != Py_None) {
+    PyObject *d = Py_BuildValue(
+        "{s:i,s:i,s:d,s:d,s:d,s:L,s:d,s:d,s:d,s:d}", "iteration", r->iteration, "evaluations",
+        r->evaluations, "loss", r->loss, "feature_norm", r->feature_norm, "error_norm",
+        r->error_norm, "active_features", (long long)r->active_features, "step", r->step, "seconds",
+        r->seconds, "total_seconds", r->total_seconds, "dev_accuracy", r->dev_accuracy);
+    PyObject *res = d ? PyObject_CallOneArg(c->on_iteration, d) : NULL;
+    if (res) stop = PyObject_IsTrue(res) == 1;
+    Py_XDECREF(res);
+    Py_XDECREF(d);
+  }
+  keep_error(c);
+  if (c->type) stop = 1;
+  PyGILState_Release(g);
+  return stop;
+}
+
+/* The CRF parameters of vt_train_opts that `crf` dicts name (vitesse._train passes them under
+ * these names, checked and converted: linesearch as its vt_linesearch number, max_iterations
+ * 0 for none, the possible_* flags as 0 or 1). */
+static const struct {
+  const char *name;
+  int is_double; /* else int32_t */
+  size_t offset;
+} crf_fields[] = {
+    {"c1", 1, offsetof(vt_train_opts, c1)},
+    {"c2", 1, offsetof(vt_train_opts, c2)},
+    {"max_iterations", 0, offsetof(vt_train_opts, max_iterations)},
+    {"epsilon", 1, offsetof(vt_train_opts, epsilon)},
+    {"period", 0, offsetof(vt_train_opts, period)},
+    {"delta", 1, offsetof(vt_train_opts, delta)},
+    {"num_memories", 0, offsetof(vt_train_opts, num_memories)},
+    {"linesearch", 0, offsetof(vt_train_opts, linesearch)},
+    {"max_linesearch", 0, offsetof(vt_train_opts, max_linesearch)},
+    {"calibration_eta", 1, offsetof(vt_train_opts, calibration_eta)},
+    {"calibration_rate", 1, offsetof(vt_train_opts, calibration_rate)},
+    {"calibration_samples", 0, offsetof(vt_train_opts, calibration_samples)},
+    {"calibration_candidates", 0, offsetof(vt_train_opts, calibration_candidates)},
+    {"calibration_max_trials", 0, offsetof(vt_train_opts, calibration_max_trials)},
+    {"min_freq", 1, offsetof(vt_train_opts, min_freq)},
+    {"possible_states", 0, offsetof(vt_train_opts, possible_states)},
+    {"possible_transitions", 0, offsetof(vt_train_opts, possible_transitions)},
+};
+
+/* Sets o's CRF parameters from the dict `crf` (None: the library's defaults stay). The values
+ * are not range-checked here: the library checks them and says what is wrong. Returns 0, or -1
+ * with TypeError (a value of the wrong type, an unknown name) or ValueError (an integer beyond
+ * 32 bits). */
+static int crf_opts_set(PyObject *crf, vt_train_opts *o) {
+  if (crf == Py_None) return 0;
+  if (!PyDict_Check(crf)) {
+    PyErr_SetString(PyExc_TypeError, "crf must be a dict of CRF parameters");
+    return -1;
+  }
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(crf, &pos, &key, &value)) {
+    const char *name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+    size_t i = 0, n = sizeof crf_fields / sizeof crf_fields[0];
+    while (name && i < n && strcmp(name, crf_fields[i].name)) i++;
+    if (!name || i == n) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "unknown CRF parameter %R", key);
+      return -1;
+    }
+    char *field = (char *)o + crf_fields[i].offset;
+    if (crf_fields[i].is_double) {
+      double v = PyFloat_AsDouble(value);
+      if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Format(PyExc_TypeError, "%s must be a number, not %.100s", name,
+                     Py_TYPE(value)->tp_name);
+        return -1;
+      }
+      memcpy(field, &v, sizeof v);
+    } else {
+      PyObject *ix = PyNumber_Index(value); /* int, NumPy integers; not float */
+      if (!ix) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name,
+                     Py_TYPE(value)->tp_name);
+        return -1;
+      }
+      long long v = PyLong_AsLongLong(ix);
+      Py_DECREF(ix);
+      if ((v == -1 && PyErr_Occurred()) || v < INT32_MIN || v > INT32_MAX) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s must fit in 32 bits, not %R", name, value);
+        return -1;
+      }
+      int32_t v32 = (int32_t)v;
+      memcpy(field, &v32, sizeof v32);
+    }
+  }
+  return 0;
+}
+
 /* File names of `list` (str or PathLike items) as a NULL-terminated array; `keep` holds the
  * bytes objects. Returns the count or -1. */
 static Py_ssize_t file_names(PyObject *list, PyObject *keep, const char ***out) {
@@ -122,20 +226,22 @@ static vt_sentence_in *sentence_in(const vtpy_sentences *s) {
 
 PyObject *vtpy_train(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
-  static char *kwlist[] = {"template",  "template_name", "train",    "dev",         "files",
-                           "path",      "epochs",        "decoder",  "seed",        "min_count",
-                           "label_col", "on_start",      "on_epoch", "on_progress", NULL};
+  static char *kwlist[] = {"template",  "template_name", "train",        "dev",         "files",
+                           "path",      "epochs",        "decoder",      "seed",        "min_count",
+                           "label_col", "on_start",      "on_epoch",     "on_progress", "algorithm",
+                           "crf",       "threads",       "on_iteration", NULL};
   const char *tmpl, *tmpl_name, *decoder = NULL;
   Py_ssize_t tmpl_len;
-  PyObject *train, *dev, *out_obj = NULL;
-  int files, epochs = 10, label_col = -1;
+  PyObject *train, *dev, *out_obj = NULL, *crf = Py_None;
+  int files, epochs = 10, label_col = -1, algorithm = VT_TRAIN_PERCEPTRON, threads = 0;
   unsigned long long seed = 1;
   unsigned int min_count = 1;
-  callbacks cb = {Py_None, Py_None, Py_None, NULL, NULL, NULL};
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#sOOpO&|$izKIiOOO:train", kwlist, &tmpl, &tmpl_len,
-                                   &tmpl_name, &train, &dev, &files, PyUnicode_FSConverter,
-                                   &out_obj, &epochs, &decoder, &seed, &min_count, &label_col,
-                                   &cb.on_start, &cb.on_epoch, &cb.on_progress))
+  callbacks cb = {Py_None, Py_None, Py_None, Py_None, NULL, NULL, NULL};
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#sOOpO&|$izKIiOOOiOiO:train", kwlist, &tmpl,
+                                   &tmpl_len, &tmpl_name, &train, &dev, &files,
+                                   PyUnicode_FSConverter, &out_obj, &epochs, &decoder, &seed,
+                                   &min_count, &label_col, &cb.on_start, &cb.on_epoch,
+                                   &cb.on_progress, &algorithm, &crf, &threads, &cb.on_iteration))
     return NULL;
   PyObject *result = NULL, *keep = PyList_New(0);
   const char **tf = NULL, **df = NULL;
@@ -155,8 +261,11 @@ PyObject *vtpy_train(PyObject *self, PyObject *args, PyObject *kw) {
   o.on_start = cb_start;
   o.on_epoch = cb_epoch;
   o.on_progress = cb_progress;
+  o.on_iteration = cb_iteration;
   o.ctx = &cb;
-  if (!keep) goto done;
+  o.algorithm = algorithm;
+  o.threads = threads;
+  if (!keep || crf_opts_set(crf, &o) < 0 || vtpy_threads_check(threads) < 0) goto done;
   if (epochs < 1) {
     PyErr_Format(PyExc_ValueError, "epochs must be >= 1, not %d", epochs);
     goto done;
@@ -213,7 +322,75 @@ done:
 
 const char vtpy_train_doc[] =
     "train(template, template_name, train, dev, files, path, *, epochs=10, decoder=None, "
-    "seed=1, min_count=1, label_col=-1, on_start=None, on_epoch=None, on_progress=None)\n--\n\n"
+    "seed=1, min_count=1, label_col=-1, on_start=None, on_epoch=None, on_progress=None, "
+    "algorithm=0, crf=None, threads=0, on_iteration=None)\n--\n\n"
     "The trainer under vitesse.train: writes the model to `path` and returns the training "
     "report (a dict). `files`: train and dev are lists of corpus paths, else lists of "
-    "sentences. on_epoch(report) returning true stops training.";
+    "sentences. `algorithm`: 0 the averaged perceptron, 1 L-BFGS, 2 SGD (a CRF, with the "
+    "parameters of the dict `crf`). on_epoch(report) (perceptron) and on_iteration(report) "
+    "(CRF) returning true stop training.";
+
+PyObject *vtpy_train_items(PyObject *self, PyObject *args, PyObject *kw) {
+  (void)self;
+  static char *kwlist[] = {"train", "dev",     "path",     "algorithm",    "crf", "init_model",
+                           "seed",  "threads", "on_start", "on_iteration", NULL};
+  PyObject *train, *dev, *out_obj = NULL, *init_arg = Py_None, *init_obj = NULL, *crf = Py_None;
+  int algorithm = VT_TRAIN_LBFGS, threads = 0;
+  unsigned long long seed = 1;
+  callbacks cb = {Py_None, Py_None, Py_None, Py_None, NULL, NULL, NULL};
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO&|$iOOKiOO:train_items", kwlist, &train, &dev,
+                                   PyUnicode_FSConverter, &out_obj, &algorithm, &crf, &init_arg,
+                                   &seed, &threads, &cb.on_start, &cb.on_iteration))
+    return NULL;
+  if (init_arg != Py_None && !PyUnicode_FSConverter(init_arg, &init_obj)) {
+    Py_DECREF(out_obj);
+    return NULL;
+  }
+  PyObject *result = NULL, *keep = PyList_New(0);
+  const char **tf = NULL, **df = NULL;
+  vt_train_opts o;
+  vt_train_opts_init(&o);
+  o.algorithm = algorithm;
+  o.seed = seed;
+  o.threads = threads;
+  o.init_model = init_obj ? PyBytes_AS_STRING(init_obj) : NULL;
+  o.on_start = cb_start;
+  o.on_iteration = cb_iteration;
+  o.ctx = &cb;
+  if (!keep || crf_opts_set(crf, &o) < 0 || vtpy_threads_check(threads) < 0) goto done;
+  Py_ssize_t nt = file_names(train, keep, &tf), nd = 0;
+  if (nt < 0 || (dev != Py_None && (nd = file_names(dev, keep, &df)) < 0)) goto done;
+  const char *out_path = PyBytes_AS_STRING(out_obj);
+  vt_train_report rep;
+  memset(&rep, 0, sizeof rep);
+  vt_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = vt_train_items(&o, tf, (int)nt, df, (int)nd, out_path, &rep);
+  Py_END_ALLOW_THREADS
+  if (cb.type) {
+    PyErr_Restore(cb.type, cb.value, cb.tb);
+    cb.type = cb.value = cb.tb = NULL;
+  } else if (st != VT_OK) {
+    vtpy_raise(st, "train_items");
+  } else {
+    result = report_dict(&rep);
+  }
+done:
+  Py_XDECREF(cb.type);
+  Py_XDECREF(cb.value);
+  Py_XDECREF(cb.tb);
+  PyMem_Free(tf);
+  PyMem_Free(df);
+  Py_XDECREF(keep);
+  Py_XDECREF(out_obj);
+  Py_XDECREF(init_obj);
+  return result;
+}
+
+const char vtpy_train_items_doc[] =
+    "train_items(train, dev, path, *, algorithm=1, crf=None, init_model=None, seed=1, "
+    "threads=0, on_start=None, on_iteration=None)\n--\n\n"
+    "The CRF trainer under vitesse.train_items: trains on the CRFsuite item files `train` (a "
+    "list of paths; `dev` a list or None), writes a CRFsuite model to `path` and returns the "
+    "training report (a dict). `algorithm`: 1 L-BFGS, 2 SGD, with the parameters of the dict "
+    "`crf`. on_iteration(report) returning true stops training.";

@@ -80,8 +80,10 @@ int vtpy_check_scores(const void *x, int f64, size_t n, const char *name, int nd
 /* Module functions (decode.c, train.c). */
 PyObject *vtpy_decode(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *vtpy_train(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *vtpy_train_items(PyObject *self, PyObject *args, PyObject *kw);
 extern const char vtpy_decode_doc[];
 extern const char vtpy_train_doc[];
+extern const char vtpy_train_items_doc[];
 
 /* The Model type (model.c). */
 extern PyTypeObject vtpy_ModelType;

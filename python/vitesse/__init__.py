@@ -6,7 +6,8 @@ A thin binding over libvitesse (the C library and its one header, vitesse.h):
   on NumPy emission arrays, one sentence or a batch, k-best, on every core;
 * ``Transitions``: a transition model bound once, for many ``decode`` calls;
 * ``Model(path)``: any model ``vitesse tag`` accepts; ``.tag``, ``.tag_many``, ``.tag_file``;
-* ``train(template, corpus, ...)``: an averaged-perceptron tagger, returned as a Model;
+* ``train(template, corpus, ...)``: a tagger (averaged perceptron or CRF), returned as a Model;
+* ``train_items(items, ...)``: a CRF on CRFsuite items (files or python-crfsuite sequences);
 * ``vitesse.sklearn.Tagger``: a scikit-learn style estimator (fit/predict/score);
 * ``Error`` (a ValueError) and ``FileError`` (also an OSError): the library's failures, with
   its one-line message.
@@ -14,9 +15,9 @@ A thin binding over libvitesse (the C library and its one header, vitesse.h):
 from ._vitesse import (DEFAULT_L_ITER, Error, FileError, Model, Transitions, algorithms,
                        decode, default_algo, library_version, simd)
 
-from ._train import train
+from ._train import train, train_items
 
 __version__ = library_version
 
-__all__ = ["decode", "Transitions", "Model", "train", "Error", "FileError", "algorithms", "default_algo",
-           "simd", "library_version", "DEFAULT_L_ITER"]
+__all__ = ["decode", "Transitions", "Model", "train", "train_items", "Error", "FileError",
+           "algorithms", "default_algo", "simd", "library_version", "DEFAULT_L_ITER"]

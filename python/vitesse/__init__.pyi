@@ -1,6 +1,7 @@
 # Type hints of the vitesse package (the C extension vitesse._vitesse and the Python layer).
 import os
-from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union, overload
+from typing import (Any, Callable, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, Union,
+                    overload)
 
 import numpy as np
 import numpy.typing as npt
@@ -68,6 +69,11 @@ class Model:
                  threads: int = ..., batch_tokens: int = ...,
                  bind: Literal["core", "numa", "none"] = ...) -> Dict[str, Any]: ...
 
+TrainAlgorithm = Literal["perceptron", "lbfgs", "l2sgd"]
+LineSearch = Literal["MoreThuente", "Backtracking", "StrongBacktracking"]
+Xseq = Sequence[Union[Sequence[Union[str, bytes]], Dict[Any, Any]]]  # python-crfsuite's items
+Items = Union[Path, Sequence[Path], Iterable[Tuple[Xseq, Sequence[str]]]]
+
 def train(template: Union[str, "os.PathLike[str]"],
           train: Union[Path, Sequence[Path], Sequence[Sequence[Sequence[str]]]], *,
           dev: Union[None, Path, Sequence[Path], Sequence[Sequence[Sequence[str]]]] = ...,
@@ -75,7 +81,29 @@ def train(template: Union[str, "os.PathLike[str]"],
           min_count: int = ..., label_col: int = ..., path: Optional[Path] = ...,
           callback: Optional[Callable[[Dict[str, Any]], Any]] = ...,
           progress: Optional[Callable[[int, int, int, int], Any]] = ...,
-          verbose: bool = ...) -> Model: ...
+          verbose: bool = ..., algorithm: TrainAlgorithm = ..., c1: float = ...,
+          c2: float = ..., max_iterations: Optional[int] = ..., epsilon: float = ...,
+          period: int = ..., delta: float = ..., num_memories: int = ...,
+          linesearch: LineSearch = ..., max_linesearch: int = ...,
+          calibration_eta: float = ..., calibration_rate: float = ...,
+          calibration_samples: int = ..., calibration_candidates: int = ...,
+          calibration_max_trials: int = ..., min_freq: float = ...,
+          all_possible_states: bool = ..., all_possible_transitions: bool = ...,
+          on_iteration: Optional[Callable[[Dict[str, Any]], Any]] = ...,
+          threads: Optional[int] = ...) -> Model: ...
+
+def train_items(train: Items, *, dev: Optional[Items] = ...,
+                algorithm: Literal["lbfgs", "l2sgd"] = ..., c1: float = ..., c2: float = ...,
+                max_iterations: Optional[int] = ..., epsilon: float = ..., period: int = ...,
+                delta: float = ..., num_memories: int = ..., linesearch: LineSearch = ...,
+                max_linesearch: int = ..., calibration_eta: float = ...,
+                calibration_rate: float = ..., calibration_samples: int = ...,
+                calibration_candidates: int = ..., calibration_max_trials: int = ...,
+                min_freq: float = ..., all_possible_states: bool = ...,
+                all_possible_transitions: bool = ..., init_model: Optional[Path] = ...,
+                seed: int = ..., path: Optional[Path] = ...,
+                on_iteration: Optional[Callable[[Dict[str, Any]], Any]] = ...,
+                verbose: bool = ..., threads: Optional[int] = ...) -> Model: ...
 
 def algorithms() -> Dict[str, Dict[str, bool]]: ...
 def default_algo(labels: int, k: int = ...) -> str: ...

@@ -1,13 +1,23 @@
-"""vitesse.train: train an averaged-perceptron tagger and get a Model back."""
+"""vitesse.train and vitesse.train_items: train a tagger (averaged perceptron or CRF) over
+templates, or a CRF over CRFsuite items, and get a Model back."""
 import os
 import sys
 import tempfile
 
 from . import _vitesse
+from ._items import is_path as _is_path, item_files
 
+ALGORITHMS = {"perceptron": 0, "lbfgs": 1, "l2sgd": 2}  # vt_train_algo
+LINESEARCHES = {"MoreThuente": 0, "Backtracking": 1, "StrongBacktracking": 2}  # vt_linesearch
 
-def _is_path(x):
-    return isinstance(x, (str, bytes, os.PathLike))
+# The CRF parameters (sklearn-crfsuite's names) and their defaults, CRFsuite's.
+CRF_DEFAULTS = {
+    "c1": 0, "c2": 1, "max_iterations": None, "epsilon": 1e-5, "period": 10, "delta": 1e-5,
+    "num_memories": 6, "linesearch": "MoreThuente", "max_linesearch": 20,
+    "calibration_eta": 0.1, "calibration_rate": 2.0, "calibration_samples": 1000,
+    "calibration_candidates": 10, "calibration_max_trials": 20, "min_freq": 0,
+    "all_possible_states": False, "all_possible_transitions": False,
+}
 
 
 def _corpus(x, what):
@@ -46,12 +56,81 @@ def _template(template):
     return template, "template"
 
 
+def _algorithm(algorithm, allowed):
+    """The vt_train_algo number of `algorithm` (a name of `allowed`); ValueError else."""
+    if not isinstance(algorithm, str) or algorithm not in allowed:
+        names = [repr(a) for a in allowed]
+        raise ValueError("algorithm must be %s or %s, not %r"
+                         % (", ".join(names[:-1]), names[-1], algorithm))
+    return ALGORITHMS[algorithm]
+
+
+def _crf_params(params):
+    """The `crf` dict of the extension from the CRF parameters by their Python names (every name
+    of CRF_DEFAULTS; linesearch checked here, the values' ranges are the library's to check)."""
+    ls = params["linesearch"]
+    if not isinstance(ls, str) or ls not in LINESEARCHES:
+        raise ValueError("linesearch must be 'MoreThuente', 'Backtracking' or "
+                         "'StrongBacktracking', not %r" % (ls,))
+    crf = dict(params)
+    crf["linesearch"] = LINESEARCHES[ls]
+    crf["max_iterations"] = 0 if params["max_iterations"] is None else params["max_iterations"]
+    crf["possible_states"] = int(bool(crf.pop("all_possible_states")))
+    crf["possible_transitions"] = int(bool(crf.pop("all_possible_transitions")))
+    return crf
+
+
+def _threads(threads):
+    return 0 if threads is None else threads
+
+
+def _iteration_line(r):
+    dev = ("; dev item accuracy %.2f%%" % (100 * r["dev_accuracy"])
+           if r["dev_accuracy"] >= 0 else "")
+    return ("iteration %d: loss %.6f, |w| %.4f, |g| %.4f, %d active, %.2f s%s"
+            % (r["iteration"], r["loss"], r["feature_norm"], r["error_norm"],
+               r["active_features"], r["seconds"], dev))
+
+
+class _Iterations:
+    """The on_iteration of a CRF run: prints a line (verbose), keeps the last report, calls the
+    user's callback."""
+
+    def __init__(self, on_iteration, verbose):
+        self.on_iteration, self.verbose, self.last = on_iteration, verbose, None
+
+    def __call__(self, r):
+        self.last = r
+        if self.verbose:
+            print(_iteration_line(r), file=sys.stderr, flush=True)
+        return bool(self.on_iteration(r)) if self.on_iteration is not None else False
+
+
+def _model(out, path):
+    """The Model written to `out`: opened there when `path` was given, else read into memory."""
+    if path is not None:
+        return _vitesse.Model(out)
+    with open(out, "rb") as f:
+        return _vitesse.Model.from_bytes(f.read(), "model")
+
+
 def train(template, train, *, dev=None, epochs=10, decoder=None, seed=1, min_count=1,
-          label_col=-1, path=None, callback=None, progress=None, verbose=False):
-    """Train an averaged-perceptron tagger (Collins 2002) and return it as a Model.
+          label_col=-1, path=None, callback=None, progress=None, verbose=False,
+          algorithm="perceptron", c1=0, c2=1, max_iterations=None, epsilon=1e-5, period=10,
+          delta=1e-5, num_memories=6, linesearch="MoreThuente", max_linesearch=20,
+          calibration_eta=0.1, calibration_rate=2.0, calibration_samples=1000,
+          calibration_candidates=10, calibration_max_trials=20, min_freq=0,
+          all_possible_states=False, all_possible_transitions=False, on_iteration=None,
+          threads=None):
+    """Train a tagger over feature templates and return it as a Model: an averaged perceptron
+    (Collins 2002, the default) or a linear-chain CRF (``algorithm='lbfgs'`` or ``'l2sgd'``).
 
     The trainer of ``vitesse train``, with the exact decoders inside: the same corpus gives
-    the same model file, byte for byte.
+    the same model file, byte for byte. A CRF minimises CRFsuite's objective,
+    -sum log p(y|x) + c1 |w|_1 + c2 ||w||^2, with CRFsuite's parameters (sklearn-crfsuite's
+    names) and defaults; the model is a vitesse tagger (its state features are the
+    templates' features, its transitions the plain ``B`` template's) that tags as the
+    perceptron's does. Observation-dependent ``B`` templates are not trained as a CRF.
 
     Parameters
     ----------
@@ -65,11 +144,12 @@ def train(template, train, *, dev=None, epochs=10, decoder=None, seed=1, min_cou
     dev : same as `train`, optional
         A development corpus: its token accuracy is reported after every epoch.
     epochs : int, default 10
-        Passes over the training corpus, shuffled every epoch (`seed`).
+        Perceptron: passes over the training corpus, shuffled every epoch (`seed`).
     decoder : str, optional
         The exact decoder used in training (None: the fastest exact one for the label
-        count, as ``vitesse.decode``'s default at k = 1).
+        count, as ``vitesse.decode``'s default at k = 1); a CRF's model records it.
     seed : int, default 1
+        The shuffles of the perceptron's epochs and of l2sgd.
     min_count : int, default 1
         Keep features seen at least this often.
     label_col : int, default -1
@@ -78,26 +158,76 @@ def train(template, train, *, dev=None, epochs=10, decoder=None, seed=1, min_cou
         Where to write the model file (atomically); None: a temporary file, read back into
         memory and removed.
     callback : callable, optional
-        ``callback(report)`` after every epoch with a dict (epoch, epochs, sentences,
-        mistakes, train_accuracy, dev_accuracy (-1 without dev), seconds, total_seconds);
-        returning True stops training (the model keeps the epochs done).
+        Perceptron: ``callback(report)`` after every epoch with a dict (epoch, epochs,
+        sentences, mistakes, train_accuracy, dev_accuracy (-1 without dev), seconds,
+        total_seconds); returning True stops training (the model keeps the epochs done).
     progress : callable, optional
-        ``progress(epoch, epochs, done, total)`` about 100 times an epoch.
+        Perceptron: ``progress(epoch, epochs, done, total)`` about 100 times an epoch.
     verbose : bool, default False
-        Print a line per epoch on stderr, like ``vitesse train``.
+        Print a line per epoch (perceptron) or per iteration (CRF) on stderr, like
+        ``vitesse train``.
+    algorithm : {'perceptron', 'lbfgs', 'l2sgd'}, default 'perceptron'
+        'lbfgs': a CRF by L-BFGS (OWL-QN when c1 > 0); 'l2sgd': a CRF by SGD with L2.
+    c1, c2 : float, default 0 and 1
+        The L1 (lbfgs only) and L2 coefficients.
+    max_iterations : int, optional
+        lbfgs: the iteration cap (None: none); l2sgd: epochs (None: 1000).
+    epsilon, period, delta : default 1e-5, 10, 1e-5
+        lbfgs stops when ||g|| / max(1, ||w||) < epsilon; both stop when the loss improved
+        less than `delta` (relative) over the last `period` iterations.
+    num_memories, linesearch, max_linesearch : default 6, 'MoreThuente', 20
+        lbfgs: corrections kept, the line search ('MoreThuente', 'Backtracking',
+        'StrongBacktracking'; backtracking whenever c1 > 0) and its evaluations.
+    calibration_eta, calibration_rate, calibration_samples, calibration_candidates,
+    calibration_max_trials : default 0.1, 2.0, 1000, 10, 20
+        l2sgd's learning-rate calibration.
+    min_freq : float, default 0
+        Drop CRF features of a lower frequency.
+    all_possible_states, all_possible_transitions : bool, default False
+        A CRF state feature for every label of every feature seen; a transition for every
+        label pair.
+    on_iteration : callable, optional
+        CRF: ``on_iteration(report)`` at the start (iteration 0) and after every iteration,
+        with a dict (iteration, evaluations, loss, feature_norm, error_norm,
+        active_features, step, seconds, total_seconds, dev_accuracy (-1 without dev));
+        returning True stops training (the model keeps the weights reached).
+    threads : int, optional
+        CRF: threads of the gradient and of the dev evaluation (None or 0: one per core);
+        the model is the same bytes for any count. The perceptron trains on one.
+
+    The CRF parameters with the perceptron, and `callback`, `progress` or `epochs` with a
+    CRF, raise ValueError when set to anything but their defaults.
 
     Returns
     -------
     Model
-        The trained tagger; ``model.train_report`` holds the trainer's figures.
+        The trained tagger; ``model.train_report`` holds the trainer's figures (for a CRF,
+        ``epochs`` is the iterations done and ``loss`` the last iteration's loss).
 
     Raises
     ------
+    ValueError
+        An unknown `algorithm` or `linesearch`, or parameters of the other algorithm.
     vitesse.Error
-        A bad template or corpus ("NAME:LINE: problem"), or an unusable decoder.
+        A bad template or corpus ("NAME:LINE: problem"), an unusable decoder, or a CRF
+        parameter out of range (the library's message).
     vitesse.FileError
         An unreadable corpus or an unwritable `path`.
     """
+    params = {k: v for k, v in locals().items() if k in CRF_DEFAULTS}
+    algo = _algorithm(algorithm, ("perceptron", "lbfgs", "l2sgd"))
+    crf = _crf_params(params)
+    if algo == 0:
+        for k, v in list(params.items()) + [("on_iteration", on_iteration)]:
+            if v != CRF_DEFAULTS.get(k):
+                raise ValueError("%s is a CRF parameter: it needs algorithm='lbfgs' or "
+                                 "'l2sgd'" % k)
+    else:
+        for k, v, default in (("callback", callback, None), ("progress", progress, None),
+                              ("epochs", epochs, 10)):
+            if v is not default and v != default:
+                raise ValueError("%s is the perceptron's: a CRF runs iterations (max_iterations, "
+                                 "on_iteration)" % k)
     text, name = _template(template)
     tr, tr_files = _corpus(train, "train")
     if tr is None:
@@ -123,15 +253,101 @@ def train(template, train, *, dev=None, epochs=10, decoder=None, seed=1, min_cou
                          dev_acc, r["seconds"]), file=sys.stderr, flush=True)
             return bool(callback(r)) if callback is not None else False
 
+        iters = _Iterations(on_iteration, verbose)
         report = _vitesse.train(text, name, tr, dv, tr_files, out, epochs=epochs,
                                 decoder=decoder, seed=seed, min_count=min_count,
-                                label_col=label_col, on_epoch=on_epoch, on_progress=progress)
-        if path is not None:
-            model = _vitesse.Model(out)
-        else:
-            with open(out, "rb") as f:
-                model = _vitesse.Model.from_bytes(f.read(), "model")
+                                label_col=label_col, on_epoch=on_epoch, on_progress=progress,
+                                algorithm=algo, crf=crf if algo else None,
+                                threads=_threads(threads), on_iteration=iters)
+        model = _model(out, path)
     finally:
         tmpdir.cleanup()
+    report["algorithm"] = algorithm
+    if algo:
+        report["loss"] = iters.last["loss"] if iters.last else None
+    model.train_report = report
+    return model
+
+
+def train_items(train, *, dev=None, algorithm="lbfgs", c1=0, c2=1, max_iterations=None,
+                epsilon=1e-5, period=10, delta=1e-5, num_memories=6, linesearch="MoreThuente",
+                max_linesearch=20, calibration_eta=0.1, calibration_rate=2.0,
+                calibration_samples=1000, calibration_candidates=10, calibration_max_trials=20,
+                min_freq=0, all_possible_states=False, all_possible_transitions=False,
+                init_model=None, seed=1, path=None, on_iteration=None, verbose=False,
+                threads=None):
+    """Train a linear-chain CRF on CRFsuite items, as ``crfsuite learn`` does, and return it
+    as a Model (kind 'crfsuite') whose file is a CRFsuite crf1d model (``crfsuite tag``,
+    python-crfsuite and sklearn-crfsuite read it).
+
+    CRFsuite's feature generation and objective, -sum log p(y|x) + c1 |w|_1 + c2 ||w||^2, with
+    its parameters (sklearn-crfsuite's names) and defaults; the ``vitesse train --items``
+    trainer (the same items give the same model file).
+
+    Parameters
+    ----------
+    train : str, os.PathLike, list of paths, or iterable of (xseq, yseq) pairs
+        CRFsuite item files (a line per item: the label, then TAB-separated attributes,
+        ``name:weight`` for a weight other than 1, ``\\:`` and ``\\\\`` escaping ':' and '\\';
+        a blank line after each sequence; .gz read), or sequences held in memory as
+        python-crfsuite's ``Trainer.append(xseq, yseq)`` takes them (``zip(X, y)`` of
+        sklearn-crfsuite's X and y): xseq a list of items, an item a list of attribute
+        names or a dict ({name: str} is attribute 'name:str', {name: number or bool} is
+        attribute 'name' of that weight, {name: dict or list} the nested attributes prefixed
+        'name:'); yseq the labels (str).
+    dev : same as `train`, optional
+        Development items: their item accuracy is reported after every iteration.
+    algorithm : {'lbfgs', 'l2sgd'}, default 'lbfgs'
+    c1, c2, max_iterations, epsilon, period, delta, num_memories, linesearch,
+    max_linesearch, calibration_eta, calibration_rate, calibration_samples,
+    calibration_candidates, calibration_max_trials, min_freq, all_possible_states,
+    all_possible_transitions, on_iteration, verbose, threads
+        As in ``vitesse.train`` with a CRF.
+    init_model : str or os.PathLike, optional
+        A CRFsuite model to continue from: its features keep their weights, new ones start
+        at 0.
+    seed : int, default 1
+        l2sgd's shuffles.
+    path : str or os.PathLike, optional
+        Where to write the model file (atomically); None: a temporary file, read back into
+        memory and removed.
+
+    Returns
+    -------
+    Model
+        The CRF (``.kind == 'crfsuite'``: ``.tag_file`` tags item files);
+        ``model.train_report`` holds the trainer's figures (``epochs``: the iterations done,
+        ``loss``: the last iteration's loss).
+
+    Raises
+    ------
+    ValueError
+        An unknown `algorithm` or `linesearch`; in-memory sequences an item file cannot hold
+        (a tab, newline or NUL in a name, a non-finite weight, items and labels of different
+        lengths).
+    vitesse.Error
+        Bad items in a file ("FILE:LINE: problem"), an `init_model` that is not a CRFsuite
+        model, or a parameter out of range (the library's message).
+    vitesse.FileError
+        An unreadable file or an unwritable `path`.
+    """
+    algo = _algorithm(algorithm, ("lbfgs", "l2sgd"))
+    crf = _crf_params({k: v for k, v in locals().items() if k in CRF_DEFAULTS})
+    if train is None:
+        raise TypeError("train is required")
+    tmpdir = tempfile.TemporaryDirectory(prefix="vitesse-train-")
+    try:
+        tr = item_files(train, "train", tmpdir.name)
+        dv = item_files(dev, "dev", tmpdir.name)
+        out = os.fspath(path) if path is not None else os.path.join(tmpdir.name, "model")
+        iters = _Iterations(on_iteration, verbose)
+        report = _vitesse.train_items(tr, dv, out, algorithm=algo, crf=crf,
+                                      init_model=init_model, seed=seed,
+                                      threads=_threads(threads), on_iteration=iters)
+        model = _model(out, path)
+    finally:
+        tmpdir.cleanup()
+    report.update(algorithm=algorithm, decoder=None, train_accuracy=None,
+                  loss=iters.last["loss"] if iters.last else None)
     model.train_report = report
     return model

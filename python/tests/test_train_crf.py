@@ -1,0 +1,291 @@
+"""CRF training from Python: vitesse.train_items on CRFsuite items (files, or python-crfsuite's
+sequences in memory) and vitesse.train(algorithm='lbfgs'|'l2sgd') over templates."""
+import math
+import random
+
+import pytest
+
+import vitesse
+from conftest import TEMPLATE
+
+LABELS = ["B:NP", "I\\NP", "O", "B-VP", "I-VP"]  # ':' and '\' need CRFsuite's escapes
+
+
+def item_corpus(n, seed):
+    """n sequences of (items, labels): an item a python-crfsuite dict, its label mostly
+    decided by the word, else by the previous label; one attribute of another weight."""
+    rng = random.Random(seed)
+    seqs = []
+    for _ in range(n):
+        xseq, yseq, prev = [], [], 2
+        for t in range(rng.randint(1, 9)):
+            w = rng.randrange(23)
+            y = w % 5 if rng.random() >= 0.2 else (prev + 1) % 5
+            item = {"w": str(w), "c": str(w % 4), "suf": {str(w % 3): 0.5 + (w % 4) / 4},
+                    "x:y": True}
+            item.update({"pw": str(xseq[-1]["w"])} if t else {"__BOS__": 1})
+            xseq.append(item)
+            yseq.append(LABELS[y])
+            prev = y
+        seqs.append((xseq, yseq))
+    return seqs
+
+
+def esc(s):
+    return s.replace("\\", "\\\\").replace(":", "\\:")
+
+
+def write_items(path, seqs):
+    """The item file of item_corpus's sequences, written out by hand (escapes, weights)."""
+    with open(path, "w") as f:
+        for xseq, yseq in seqs:
+            for item, y in zip(xseq, yseq):
+                (k, v), = item["suf"].items()
+                rest = "pw\\:" + item["pw"] if "pw" in item else "__BOS__"
+                f.write("%s\tw\\:%s\tc\\:%s\tsuf\\:%s:%r\tx\\:y\t%s\n"
+                        % (esc(y), item["w"], item["c"], k, v, rest))
+            f.write("\n")
+
+
+@pytest.fixture(scope="module")
+def items(tmp_path_factory):
+    """(dir, train sequences, dev sequences) with train.items and dev.items."""
+    d = tmp_path_factory.mktemp("items")
+    train, dev = item_corpus(80, 1), item_corpus(30, 2)
+    write_items(d / "train.items", train)
+    write_items(d / "dev.items", dev)
+    return d, train, dev
+
+
+def test_loss_at_the_start_and_lbfgs_lowers_it(items):
+    d, train, _ = items
+    seen = []
+    m = vitesse.train_items(d / "train.items", max_iterations=20, on_iteration=seen.append)
+    n_items = sum(len(y) for _, y in train)
+    assert seen[0]["iteration"] == 0 and seen[0]["active_features"] == 0
+    # at w = 0 every labelling is equally likely: the loss is sum T log L
+    assert seen[0]["loss"] == pytest.approx(n_items * math.log(len(LABELS)), rel=1e-12)
+    assert [r["iteration"] for r in seen] == list(range(21))
+    assert seen[-1]["loss"] < 0.7 * seen[0]["loss"]
+    assert set(seen[0]) == {"iteration", "evaluations", "loss", "feature_norm", "error_norm",
+                            "active_features", "step", "seconds", "total_seconds",
+                            "dev_accuracy"}
+    rep = m.train_report
+    assert m.kind == "crfsuite" and m.path is None
+    assert rep["algorithm"] == "lbfgs" and rep["epochs"] == 20
+    assert rep["loss"] == seen[-1]["loss"]
+    assert rep["sentences"] == len(train) and rep["tokens"] == n_items
+    assert sorted(m.labels) == sorted(LABELS)  # the escaped labels read back whole
+
+
+def test_l1_gives_fewer_active_features(items):
+    d = items[0]
+    active = {}
+    for c1 in (0, 2.0):
+        seen = []
+        m = vitesse.train_items(d / "train.items", c1=c1, c2=0.1, max_iterations=30,
+                                on_iteration=seen.append)
+        active[c1] = (seen[-1]["active_features"], m.train_report["model_features"])
+    assert active[2.0][0] < active[0][0]
+    assert active[2.0][1] < active[0][1]
+
+
+def tagged_labels(path):
+    return [line for line in open(path).read().split("\n") if line]
+
+
+def test_the_model_tags_its_training_items(items, tmp_path):
+    d, train, dev = items
+    m = vitesse.train_items(d / "train.items", dev=d / "dev.items", max_iterations=50,
+                            path=tmp_path / "m.crfsuite")
+    assert m.path == str(tmp_path / "m.crfsuite")
+    assert (tmp_path / "m.crfsuite").read_bytes()[:4] == b"lCRF"  # CRFsuite's crf1d file
+    rep = m.tag_file(d / "train.items", tmp_path / "tagged.txt")
+    assert rep["sentences"] == len(train)
+    gold = [y for _, ys in train for y in ys]
+    got = tagged_labels(tmp_path / "tagged.txt")
+    assert len(got) == len(gold)
+    accuracy = sum(g == y for g, y in zip(gold, got)) / len(gold)
+    assert accuracy > 0.75
+    assert 0.5 < m.train_report["dev_accuracy"] <= 1.0
+    # reopened from its file, it tags the same
+    again = vitesse.Model(tmp_path / "m.crfsuite")
+    again.tag_file(d / "train.items", tmp_path / "again.txt")
+    assert tagged_labels(tmp_path / "again.txt") == got
+
+
+def respell(item):
+    """python-crfsuite's other spellings of an item_corpus item's attributes: a list of names
+    where every weight is 1, else {k: 'v'} for 'k:v', bytes values, a nested list."""
+    (k, v), = item["suf"].items()
+    if v == 1.0:
+        names = ["w:" + item["w"], "c:" + item["c"], "suf:" + k, "x:y"]
+        return names + (["pw:" + item["pw"]] if "pw" in item else ["__BOS__"])
+    rest = {"pw": item["pw"]} if "pw" in item else {"__BOS__": 1.0}
+    return {"w": item["w"], "c": item["c"].encode(), "suf": {k: v}, "x": ["y"], **rest}
+
+
+def test_sequences_in_memory_are_the_item_file(items, tmp_path):
+    d, train, dev = items
+    a = vitesse.train_items(d / "train.items", dev=d / "dev.items", max_iterations=10,
+                            path=tmp_path / "a")
+    b = vitesse.train_items(train, dev=dev, max_iterations=10, path=tmp_path / "b")
+    assert (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
+    assert a.train_report["dev_accuracy"] == b.train_report["dev_accuracy"]
+    X = [[respell(item) for item in xseq] for xseq, _ in train]
+    y = [yseq for _, yseq in train]
+    vitesse.train_items(zip(X, y), dev=d / "dev.items", max_iterations=10, path=tmp_path / "c")
+    assert (tmp_path / "a").read_bytes() == (tmp_path / "c").read_bytes()
+
+
+def test_same_model_as_the_cli(cli, items, tmp_path):
+    d = items[0]
+    cli("train", "--algo", "lbfgs", "--items", d / "train.items", "--max-iterations", 8,
+        "--c1", 0.1, "--quiet", "-o", tmp_path / "cli.model")
+    vitesse.train_items(str(d / "train.items"), max_iterations=8, c1=0.1,
+                        path=tmp_path / "py.model")
+    assert (tmp_path / "py.model").read_bytes() == (tmp_path / "cli.model").read_bytes()
+
+
+def test_same_bytes_for_any_thread_count(items, corpus, tmp_path):
+    d = items[0]
+    for algorithm in ("lbfgs", "l2sgd"):
+        for t in (1, 2):
+            vitesse.train_items(d / "train.items", algorithm=algorithm, max_iterations=6,
+                                threads=t, path=tmp_path / ("%s.%d" % (algorithm, t)))
+        assert (tmp_path / (algorithm + ".1")).read_bytes() == \
+            (tmp_path / (algorithm + ".2")).read_bytes()
+    sents = corpus[1][:100]
+    for t in (1, 2):
+        vitesse.train(TEMPLATE, sents, algorithm="lbfgs", max_iterations=6, threads=t,
+                      path=tmp_path / ("tagger.%d" % t))
+    assert (tmp_path / "tagger.1").read_bytes() == (tmp_path / "tagger.2").read_bytes()
+
+
+def test_continuing_from_a_model_starts_at_its_loss(items, tmp_path):
+    d = items[0]
+    first = vitesse.train_items(d / "train.items", max_iterations=5, path=tmp_path / "a")
+    seen = []
+    more = vitesse.train_items(d / "train.items", max_iterations=3, init_model=tmp_path / "a",
+                               on_iteration=seen.append)
+    assert seen[0]["iteration"] == 0
+    assert seen[0]["loss"] == pytest.approx(first.train_report["loss"], rel=1e-12)
+    assert more.train_report["loss"] < first.train_report["loss"]
+
+
+def test_crf_over_templates_and_sentences_in_memory(corpus, tmp_path):
+    d, train, test = corpus
+    seen = []
+    m = vitesse.train(TEMPLATE, train, dev=test, algorithm="lbfgs", max_iterations=25,
+                      on_iteration=seen.append, path=tmp_path / "crf.model")
+    assert m.kind == "tagger" and m.train_report["algorithm"] == "lbfgs"
+    assert m.train_report["epochs"] == 25 and seen[-1]["loss"] < 0.9 * seen[0]["loss"]
+    assert m.train_report["loss"] == seen[-1]["loss"]
+    # the model file tags the dev sentences as the trainer's own evaluation did (a hard
+    # corpus: the templates do not see the previous label the labels depend on)
+    rows = [[r[:2] for r in s] for s in test]
+    gold = [r[2] for s in test for r in s]
+    got = [y for s in m.tag_many(rows) for y in s]
+    accuracy = sum(g == y for g, y in zip(gold, got)) / len(gold)
+    assert accuracy == pytest.approx(m.train_report["dev_accuracy"], abs=0.01)
+    assert accuracy > 1.2 / 6  # above chance
+    # the same model from the corpus file
+    vitesse.train(d / "template.txt", str(d / "train.txt"), dev=str(d / "test.txt"),
+                  algorithm="lbfgs", max_iterations=25, path=tmp_path / "file.model")
+    assert (tmp_path / "file.model").read_bytes() == (tmp_path / "crf.model").read_bytes()
+    sgd = vitesse.train(TEMPLATE, train, algorithm="l2sgd", max_iterations=5)
+    assert sgd.train_report["algorithm"] == "l2sgd" and sgd.train_report["epochs"] == 5
+
+
+def test_on_iteration_stops_and_raises(items):
+    d = items[0]
+    m = vitesse.train_items(d / "train.items", on_iteration=lambda r: r["iteration"] == 2)
+    assert m.train_report["epochs"] == 2
+
+    def boom(r):
+        raise RuntimeError("stop here")
+    with pytest.raises(RuntimeError, match="stop here"):
+        vitesse.train_items(d / "train.items", on_iteration=boom)
+
+
+def test_verbose_prints_a_line_per_iteration(items, corpus, capsys):
+    d = items[0]
+    vitesse.train_items(d / "train.items", dev=d / "dev.items", max_iterations=3,
+                        verbose=True)
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split(":")[0] for line in err] == ["iteration %d" % i for i in range(4)]
+    assert "dev item accuracy" in err[-1]
+    vitesse.train(TEMPLATE, corpus[1], algorithm="l2sgd", max_iterations=2, verbose=True)
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split(":")[0] for line in err] == ["iteration %d" % i for i in range(3)]
+
+
+def test_bad_item_files(items, tmp_path):
+    d = items[0]
+    (tmp_path / "nan.items").write_text("A\tx\n\nB\ta:nan\n")
+    with pytest.raises(vitesse.Error, match=r"nan\.items:3: .*'a'.*not a finite number"):
+        vitesse.train_items(tmp_path / "nan.items")
+    with pytest.raises(vitesse.FileError, match="nope.items"):
+        vitesse.train_items(tmp_path / "nope.items")
+    (tmp_path / "empty.items").write_text("\n\n")
+    with pytest.raises(vitesse.Error, match="empty.items: no sequence to train on"):
+        vitesse.train_items(tmp_path / "empty.items")
+
+
+def test_bad_sequences_in_memory():
+    good = ([["a", "b"], {"c": "d"}], ["X", "Y"])
+    cases = [
+        ([([["a"]], ["X", "Y"])], ValueError, r"train\[0\]: 1 items but 2 labels"),
+        ([([["a\tb"]], ["X"])], ValueError, "a tab"),
+        ([([["a"]], ["X\nY"])], ValueError, "a newline"),
+        ([([{"w": float("nan")}], ["X"])], ValueError, "weights must be finite"),
+        ([(["ab"], ["X"])], TypeError, "not a str"),
+        ([([{"w": None}], ["X"])], TypeError, "the value of 'w'"),
+        ([([["a"]], [""])], ValueError, "the label is empty"),
+        ([([[""]], ["X"])], ValueError, "is empty"),
+        ([([], [])], ValueError, "train has no items"),
+        (([good[0]], [good[1]]), TypeError, r"zip\(X, y\)"),  # sklearn's (X, y), not pairs
+        ([good, "x.items"], TypeError, "mixes"),
+    ]
+    for train, exc, match in cases:
+        with pytest.raises(exc, match=match):
+            vitesse.train_items(train, max_iterations=1)
+
+
+def test_bad_parameters(items, corpus, cli_model):
+    d = items[0]
+    sents = corpus[1]
+    for bad in ("newton", "ap", None):
+        with pytest.raises(ValueError, match="algorithm must be"):
+            vitesse.train(TEMPLATE, sents, algorithm=bad)
+    with pytest.raises(ValueError, match="algorithm must be 'lbfgs' or 'l2sgd'"):
+        vitesse.train_items(d / "train.items", algorithm="perceptron")
+    with pytest.raises(ValueError, match="linesearch must be"):
+        vitesse.train_items(d / "train.items", linesearch="Newton")
+    # CRF parameters with the perceptron, the perceptron's with a CRF
+    for kw in ({"c1": 0.5}, {"c2": 2}, {"max_iterations": 5}, {"all_possible_states": True},
+               {"linesearch": "Backtracking"}, {"on_iteration": print}):
+        with pytest.raises(ValueError, match="is a CRF parameter"):
+            vitesse.train(TEMPLATE, sents, **kw)
+    for kw in ({"callback": print}, {"progress": print}, {"epochs": 3}):
+        with pytest.raises(ValueError, match="the perceptron's"):
+            vitesse.train(TEMPLATE, sents, algorithm="lbfgs", **kw)
+    # out of range: the library says so
+    with pytest.raises(vitesse.Error, match="bad L-BFGS parameter"):
+        vitesse.train_items(d / "train.items", c1=-1)
+    with pytest.raises(vitesse.Error, match="bad L-BFGS parameter"):
+        vitesse.train(TEMPLATE, sents, algorithm="lbfgs", c2=-0.5)
+    with pytest.raises(vitesse.Error, match="bad L-BFGS parameter"):
+        vitesse.train_items(d / "train.items", num_memories=0)
+    with pytest.raises(vitesse.Error, match="l2sgd needs c2 > 0 and no c1"):
+        vitesse.train_items(d / "train.items", algorithm="l2sgd", c1=0.1)
+    with pytest.raises(vitesse.Error, match="min_freq"):
+        vitesse.train_items(d / "train.items", min_freq=-1)
+    with pytest.raises(vitesse.Error, match="observation-dependent"):
+        vitesse.train("U00:%x[0,0]\nB01:%x[0,0]\n", sents, algorithm="lbfgs")
+    with pytest.raises(vitesse.Error, match="cli.model"):
+        vitesse.train_items(d / "train.items", init_model=cli_model)
+    with pytest.raises(TypeError, match="max_iterations must be an int"):
+        vitesse.train_items(d / "train.items", max_iterations=1.5)
+    with pytest.raises(ValueError, match="threads must be in"):
+        vitesse.train_items(d / "train.items", threads=-1)

@@ -1,0 +1,120 @@
+"""CRFsuite items from Python: python-crfsuite's sequences (an item a list of attribute names
+or a dict) written as a CRFsuite item file, the input of vitesse.train_items."""
+import math
+import os
+
+
+def is_path(x):
+    """Whether `x` names a file (else it is data held in memory)."""
+    return isinstance(x, (str, bytes, os.PathLike))
+
+
+def _item_text(s, what):
+    """A piece of an attribute name or label as a str (bytes are UTF-8); ValueError for what
+    an item line cannot hold."""
+    if isinstance(s, bytes):
+        s = s.decode("utf-8")
+    elif not isinstance(s, str):
+        raise TypeError("%s must be a str, not %s" % (what, type(s).__name__))
+    for ch, say in (("\t", "a tab"), ("\n", "a newline"), ("\0", "a NUL character")):
+        if ch in s:
+            raise ValueError("%s holds %s, which an item file cannot hold: %r" % (what, say, s))
+    return s
+
+
+def _escaped(s):
+    """A name as an item file field: CRFsuite's escapes of ':' and '\\'."""
+    return s.replace("\\", "\\\\").replace(":", "\\:")
+
+
+def _attributes(x, where):
+    """(name, weight) pairs of item `x` as python-crfsuite reads it: a list (or set) of
+    attribute names of weight 1, or a dict {name: str} (attribute 'name:str'), {name: number
+    or bool} (attribute 'name' of that weight) or {name: dict, list or set} (the nested item's
+    attributes, prefixed 'name:')."""
+    if isinstance(x, (str, bytes)):
+        raise TypeError("%s: an item is a list of attribute names or a dict, not a %s"
+                        % (where, type(x).__name__))
+    if not isinstance(x, dict):
+        try:
+            names = iter(x)
+        except TypeError:
+            raise TypeError("%s: an item is a list of attribute names or a dict, not a %s"
+                            % (where, type(x).__name__)) from None
+        for k in names:
+            yield _item_text(k, "%s: attribute %r" % (where, k)), 1.0
+        return
+    for k, v in x.items():
+        key = _item_text(k, "%s: attribute %r" % (where, k))
+        if isinstance(v, (dict, list, set)):
+            for name, w in _attributes(v, where):
+                yield key + ":" + name, w
+        elif isinstance(v, (str, bytes)):
+            yield key + ":" + _item_text(v, "%s: the value of %r" % (where, k)), 1.0
+        else:
+            try:
+                w = float(v)
+            except (TypeError, ValueError):
+                raise TypeError("%s: the value of %r must be a str, a number, a bool or a "
+                                "nested item, not %s" % (where, k, type(v).__name__)) from None
+            if not math.isfinite(w):
+                raise ValueError("%s: attribute %r has weight %r: weights must be finite"
+                                 % (where, k, w))
+            yield key, w
+
+
+def _write_items(pairs, path, what):
+    """Writes (xseq, yseq) pairs as a CRFsuite item file (one item a line: the label, then the
+    attributes, TAB-separated, 'name:weight' for weights other than 1; a blank line after each
+    sequence). Empty sequences are left out; ValueError when nothing is left."""
+    n = 0
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        for s, pair in enumerate(pairs):
+            try:
+                xseq, yseq = pair
+                xseq, yseq = list(xseq), list(yseq)
+            except (TypeError, ValueError):
+                raise TypeError("%s[%d]: expected an (xseq, yseq) pair (zip(X, y) of "
+                                "sklearn-crfsuite's X and y)" % (what, s)) from None
+            if len(xseq) != len(yseq):
+                raise ValueError("%s[%d]: %d items but %d labels"
+                                 % (what, s, len(xseq), len(yseq)))
+            if not xseq:
+                continue
+            for t, (item, label) in enumerate(zip(xseq, yseq)):
+                where = "%s[%d] item %d" % (what, s, t)
+                if isinstance(label, (list, tuple)):
+                    raise TypeError("%s: the label is a %s, not a str: pass (xseq, yseq) "
+                                    "pairs, e.g. zip(X, y)" % (where, type(label).__name__))
+                label = _item_text(label, "%s: the label" % where)
+                if not label:
+                    raise ValueError("%s: the label is empty" % where)
+                fields = [_escaped(label)]
+                for name, w in _attributes(item, where):
+                    if not name:  # it would vanish between the tabs
+                        raise ValueError("%s: an attribute name is empty" % where)
+                    fields.append(_escaped(name) if w == 1.0 else "%s:%r" % (_escaped(name), w))
+                f.write("\t".join(fields) + "\n")
+            f.write("\n")
+            n += 1
+    if n == 0:
+        raise ValueError("%s has no items" % what)
+
+
+def item_files(x, what, tmpdir):
+    """Item file paths: `x` itself (a path or a list of paths), or a file written from the
+    (xseq, yseq) pairs of `x`."""
+    if x is None:
+        return None
+    if is_path(x):
+        return [x]
+    x = list(x)
+    if not x:
+        raise ValueError("%s is empty" % what)
+    if all(is_path(i) for i in x):
+        return x
+    if any(is_path(i) for i in x):
+        raise TypeError("%s mixes paths and sequences" % what)
+    path = os.path.join(tmpdir, what + ".items")
+    _write_items(x, path, what)
+    return [path]
