@@ -2,8 +2,8 @@
  * problems the tests make: the loss at w = 0 (sum of T log L), the loss against brute-force
  * enumeration of every labelling, against log-space forward-backward (vt_posteriors) at many
  * labels, extreme weights without overflow, the gradient against central finite differences,
- * the same bits for 1, 2 and 3 threads, CRFsuite's feature generation, and L-BFGS / OWL-QN /
- * SGD lowering the objective (L1 giving exact zeros). */
+ * the same bits for 1, 2 and 3 threads (dense transitions and their sparse form alike), CRFsuite's
+ * feature generation, and L-BFGS / OWL-QN / SGD lowering the objective (L1 giving exact zeros). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #include "test_util.h"
 #include "train/crf_data.h"
 #include "train/crf_grad.h"
+#include "train/crf_sparse.h"
 #include "train/crf_train.h"
 #include "vitesse.h"
 
@@ -197,8 +198,10 @@ TEST(loss_many_labels) {
     vt_crf_data d;
     problem_make(&d, &r, Ls[i], 300, 60, 30, 0);
     vt_crf_feats f;
-    vt_crf_featgen gen = {0, i & 1, 1, NULL};
+    vt_crf_featgen gen = {0, i & 1, 0, NULL}; /* the pairs seen: sparse from 64 labels */
     vt_crf_feats_build(&f, &d, &gen, NULL);
+    EXPECT(vt_crf_sparse_fits(&f) == (Ls[i] >= 64), "L=%d: sparse form %d", Ls[i],
+           vt_crf_sparse_fits(&f));
     double *w = malloc((size_t)f.n * sizeof *w);
     for (int scale = 0; scale < 2; scale++) {
       weights_random(w, f.n, &r, scale ? 40.0 : 1.0); /* 40: scores far past exp's range */
@@ -213,12 +216,17 @@ TEST(loss_many_labels) {
 
 TEST(gradient_finite_differences) {
   test_rng r = {14};
-  for (int rep = 0; rep < 6; rep++) {
-    int32_t L = 2 + test_int(&r, 6);
+  for (int rep = 0; rep < 10; rep++) {
+    /* Even reps: every feature (dense transitions); odd: few sequences over many labels, the
+     * pairs seen only (the sparse form). */
+    int32_t L = rep & 1 ? 12 + test_int(&r, 8) : 2 + test_int(&r, 6);
     vt_crf_data d;
-    problem_make(&d, &r, L, 8, 12, 7, 0);
+    problem_make(&d, &r, L, 8, rep & 1 ? 4 : 12, 7, 0);
     vt_crf_feats f;
-    feats_all(&f, &d);
+    vt_crf_featgen gen = {0, !(rep & 1), !(rep & 1), NULL};
+    vt_crf_feats_build(&f, &d, &gen, NULL);
+    EXPECT(vt_crf_sparse_fits(&f) == (rep & 1), "rep %d: sparse form %d", rep,
+           vt_crf_sparse_fits(&f));
     double *w = malloc((size_t)f.n * sizeof *w), *g = malloc((size_t)f.n * sizeof *g);
     weights_random(w, f.n, &r, 1.5);
     eval(&d, &f, w, g, 1);
@@ -246,27 +254,31 @@ TEST(gradient_finite_differences) {
 
 TEST(same_bits_any_threads) {
   test_rng r = {15};
-  vt_crf_data d;
-  problem_make(&d, &r, 45, 500, 3000, 40, 0);
-  vt_crf_feats f;
-  vt_crf_featgen gen = {0, 0, 0, NULL};
-  vt_crf_feats_build(&f, &d, &gen, NULL);
-  double *w = malloc((size_t)f.n * sizeof *w);
-  double *g[3];
-  double l[3];
-  weights_random(w, f.n, &r, 1.0);
-  for (int t = 0; t < 3; t++) {
-    g[t] = malloc((size_t)f.n * sizeof *g[t]);
-    l[t] = eval(&d, &f, w, g[t], t + 1);
+  for (int sparse = 0; sparse < 2; sparse++) {
+    vt_crf_data d;
+    problem_make(&d, &r, sparse ? 300 : 45, 500, sparse ? 400 : 3000, 40, 0);
+    vt_crf_feats f;
+    vt_crf_featgen gen = {0, 0, 0, NULL};
+    vt_crf_feats_build(&f, &d, &gen, NULL);
+    double *w = malloc((size_t)f.n * sizeof *w);
+    double *g[3];
+    double l[3];
+    weights_random(w, f.n, &r, 1.0);
+    for (int t = 0; t < 3; t++) {
+      g[t] = malloc((size_t)f.n * sizeof *g[t]);
+      l[t] = eval(&d, &f, w, g[t], t + 1);
+    }
+    for (int t = 1; t < 3; t++) {
+      EXPECT_EQ_DBL(l[t], l[0], "loss");
+      EXPECT(!memcmp(g[t], g[0], (size_t)f.n * sizeof *g[0]), "%d threads: another gradient",
+             t + 1);
+    }
+    EXPECT(vt_crf_sparse_fits(&f) == sparse, "sparse form %d", vt_crf_sparse_fits(&f));
+    for (int t = 0; t < 3; t++) free(g[t]);
+    free(w);
+    vt_crf_feats_free(&f);
+    vt_crf_data_free(&d);
   }
-  for (int t = 1; t < 3; t++) {
-    EXPECT_EQ_DBL(l[t], l[0], "loss");
-    EXPECT(!memcmp(g[t], g[0], (size_t)f.n * sizeof *g[0]), "%d threads: another gradient", t + 1);
-  }
-  for (int t = 0; t < 3; t++) free(g[t]);
-  free(w);
-  vt_crf_feats_free(&f);
-  vt_crf_data_free(&d);
 }
 
 TEST(feature_generation) {

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "train/crf_sparse.h"
+
 void vt_crf_batch_free(vt_crf_batch *b) {
   free(b->sent);
   free(b->n_at);
@@ -16,6 +18,11 @@ void vt_crf_batch_free(vt_crf_batch *b) {
   free(b->Y);
   free(b->S);
   free(b->gs);
+  free(b->AlT);
+  free(b->YT);
+  free(b->ysum);
+  free(b->tA);
+  free(b->tO);
   free(b->yr);
   free(b->loss);
   memset(b, 0, sizeof *b);
@@ -40,7 +47,10 @@ vt_status vt_crf_batch_set(vt_crf_batch *b, const vt_crf_data *d, int64_t s0, in
   }
   if (nb > b->cap_nb) {
     if (grow((void **)&b->sent, (size_t)nb, sizeof *b->sent) ||
-        grow((void **)&b->loss, (size_t)nb, sizeof *b->loss))
+        grow((void **)&b->loss, (size_t)nb, sizeof *b->loss) ||
+        grow((void **)&b->ysum, (size_t)nb, sizeof *b->ysum) ||
+        grow((void **)&b->tA, (size_t)nb * (size_t)d->L, sizeof *b->tA) ||
+        grow((void **)&b->tO, (size_t)nb * (size_t)d->L, sizeof *b->tO))
       return VT_ENOMEM;
     b->cap_nb = nb;
   }
@@ -56,6 +66,7 @@ vt_status vt_crf_batch_set(vt_crf_batch *b, const vt_crf_data *d, int64_t s0, in
         grow((void **)&b->Be, n, sizeof(double)) || grow((void **)&b->Y, n, sizeof(double)) ||
         grow((void **)&b->S, (size_t)rows, sizeof(double)) ||
         grow((void **)&b->gs, (size_t)rows, sizeof(double)) ||
+        grow((void **)&b->AlT, n, sizeof(double)) || grow((void **)&b->YT, n, sizeof(double)) ||
         grow((void **)&b->yr, (size_t)rows, sizeof(int32_t)))
       return VT_ENOMEM;
     b->cap_rows = rows;
@@ -124,8 +135,19 @@ void vt_crf_fb_scores(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats 
     }
 }
 
+/* Copies the L x n transposed block tO back into n rows of `out` (row-major), clamping the
+ * rounding of the sparse form's sums at 0. */
+static void untranspose(const double *tO, int32_t n, int32_t L, double *out) {
+  const size_t ns = (size_t)n, Ls = (size_t)L;
+  for (size_t k = 0; k < ns; k++)
+    for (size_t y = 0; y < Ls; y++) {
+      const double v = tO[y * ns + k];
+      out[k * Ls + y] = v > 0 ? v : 0.0;
+    }
+}
+
 int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f, const double *w,
-                    double ws, const double *M, double mA) {
+                    double ws, const double *M, const vt_crf_sparse *sp, double mA) {
   const int32_t L = f->L, nb = b->nb;
   const size_t Ls = (size_t)L;
   int bad = 0;
@@ -152,11 +174,17 @@ int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f
   for (int32_t t = 0; t < b->Tmax; t++) {
     const int32_t n = b->n_at[t];
     double *Al = b->Al + (size_t)b->off_at[t] * Ls, *P = b->P + (size_t)b->off_at[t] * Ls;
-    if (t == 0)
+    const double *prev = t > 0 ? b->Al + (size_t)b->off_at[t - 1] * Ls : NULL;
+    if (t == 0) {
       memcpy(Al, P, (size_t)n * Ls * sizeof *Al);
-    else
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, L, L, 1.0,
-                  b->Al + (size_t)b->off_at[t - 1] * Ls, L, M, L, 0.0, Al, L);
+    } else if (sp) {
+      vt_crf_transpose(prev, n, L, b->tA);
+      vt_crf_sparse_fwd(sp, b->tA, n, b->tO);
+      untranspose(b->tO, n, L, Al);
+    } else {
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, L, L, 1.0, prev, L, M, L, 0.0, Al,
+                  L);
+    }
     for (int32_t k = 0; k < n; k++) {
       double *row = Al + (size_t)k * Ls;
       const double *e = P + (size_t)k * Ls;
@@ -185,8 +213,19 @@ int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f
       for (int32_t y = 0; y < L; y++) yr[y] = e[y] * be[y] * inv;
     }
     memset(Yp + (size_t)n * Ls, 0, (size_t)(nprev - n) * Ls * sizeof *Yp);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, L, L, 1.0, Yp, L, M, L, 0.0,
-                b->Be + (size_t)b->off_at[t - 1] * Ls, L);
+    double *Bp = b->Be + (size_t)b->off_at[t - 1] * Ls;
+    if (sp) {
+      for (int32_t k = 0; k < n; k++) {
+        double sum = 0;
+        for (int32_t y = 0; y < L; y++) sum += Yp[(size_t)k * Ls + (size_t)y];
+        b->ysum[k] = sum;
+      }
+      vt_crf_transpose(Yp, n, L, b->tA);
+      vt_crf_sparse_bwd(sp, b->tA, b->ysum, n, b->tO);
+      untranspose(b->tO, n, L, Bp);
+    } else {
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, L, L, 1.0, Yp, L, M, L, 0.0, Bp, L);
+    }
   }
   /* The rows of the last position have no Y. */
   const int64_t last = b->Tmax > 0 ? b->off_at[b->Tmax - 1] : 0;
@@ -194,6 +233,12 @@ int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f
     memset(b->Y + (size_t)last * Ls, 0, (size_t)(b->rows - last) * Ls * sizeof *b->Y);
   /* Marginals: alpha-hat (.) beta-hat, into P. */
   for (size_t i = 0; i < (size_t)b->rows * Ls; i++) b->P[i] = b->Al[i] * b->Be[i];
+  if (sp) /* the sparse transition counts read alpha-hat and Y a position block at a time */
+    for (int32_t t = 0; t < b->Tmax; t++) {
+      const size_t o = (size_t)b->off_at[t] * Ls;
+      vt_crf_transpose(b->Al + o, b->n_at[t], L, b->AlT + o);
+      vt_crf_transpose(b->Y + o, b->n_at[t], L, b->YT + o);
+    }
   if (bad)
     for (int32_t k = 0; k < nb; k++)
       if (!isfinite(b->loss[k])) b->loss[k] = INFINITY;
@@ -204,4 +249,13 @@ void vt_crf_fb_trans_grad(const vt_crf_batch *b, int32_t L, int32_t i0, int32_t 
   if (i1 <= i0 || b->rows == 0) return;
   cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, i1 - i0, L, (int)b->rows, 1.0, b->Al + i0, L,
               b->Y, L, 1.0, GA + (size_t)i0 * (size_t)L, L);
+}
+
+void vt_crf_fb_trans_grad_sparse(const vt_crf_batch *b, const vt_crf_sparse *sp, int64_t e0,
+                                 int64_t e1, double *G) {
+  const size_t Ls = (size_t)sp->L;
+  for (int32_t t = 0; t + 1 < b->Tmax; t++) {
+    const size_t o = (size_t)b->off_at[t] * Ls;
+    vt_crf_sparse_grad(sp, b->AlT + o, b->YT + o, b->n_at[t], b->n_at[t + 1], e0, e1, G);
+  }
 }

@@ -13,7 +13,9 @@
 /* Rows of a transition block: fixed, so that every product (and so every sum) is the same
  * whatever the thread count. The state counts of a batch are split by attribute residue into
  * as many parts as threads (a power of two): each weight's sum runs in row order in any case. */
-#define TRANS_ROWS 32
+#define TRANS_ROWS 16
+/* Transition pairs of a block of the sparse form's counts: fixed, likewise. */
+#define TRANS_PAIRS 512
 
 struct vt_crf_grad {
   const vt_crf_data *d;
@@ -23,9 +25,12 @@ struct vt_crf_grad {
   int64_t *batch_off; /* n_batches + 1 sequence offsets */
   vt_crf_batch *bt;   /* one per thread */
   vt_crf_plan *plan;  /* one per batch */
-  double *M, *GA;     /* L x L */
-  double *obs;        /* f->n */
-  double *sent_loss;  /* n_sent */
+  double *M, *GA;     /* L x L (dense transitions) */
+  int sparse;         /* the transitions are in sp (crf_sparse.h), not M */
+  vt_crf_sparse sp;
+  double *GE;        /* sp.nnz: the sparse form's transition counts */
+  double *obs;       /* f->n */
+  double *sent_loss; /* n_sent */
 };
 
 void vt_crf_grad_destroy(vt_crf_grad *G) {
@@ -39,6 +44,8 @@ void vt_crf_grad_destroy(vt_crf_grad *G) {
   free(G->batch_off);
   free(G->M);
   free(G->GA);
+  free(G->GE);
+  vt_crf_sparse_free(&G->sp);
   free(G->obs);
   free(G->sent_loss);
   free(G);
@@ -62,7 +69,7 @@ vt_status vt_crf_grad_create(vt_crf_grad **out, const vt_crf_data *d, const vt_c
   openblas_set_num_threads(1);
   const size_t LL = (size_t)f->L * (size_t)f->L;
   /* A batch's four tables take at most about 32 MB. */
-  int64_t budget = ((int64_t)32 << 20) / ((int64_t)f->L * 8 * 5);
+  int64_t budget = ((int64_t)32 << 20) / ((int64_t)f->L * 8 * 7);
   if (budget > 65536) budget = 65536;
   if (budget < 64) budget = 64;
   G->batch_off = malloc(((size_t)d->n_sent + 1) * sizeof *G->batch_off);
@@ -85,6 +92,10 @@ vt_status vt_crf_grad_create(vt_crf_grad **out, const vt_crf_data *d, const vt_c
   if (d->n_sent > 0) G->batch_off[++nb] = d->n_sent;
   G->n_batches = nb;
   vt_crf_observed(d, f, G->obs);
+  if ((G->sparse = vt_crf_sparse_fits(f))) {
+    if (vt_crf_sparse_init(&G->sp, f) != VT_OK) goto done;
+    if (!(G->GE = malloc((size_t)(G->sp.nnz ? G->sp.nnz : 1) * sizeof *G->GE))) goto done;
+  }
   /* Each batch's plan, once: the batches never change. */
   int unit = 1;
   for (int64_t i = 0; i < d->tok_off[d->n_tok] && unit; i++) unit = d->val[i] == 1.0;
@@ -115,15 +126,24 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
   const vt_crf_feats *f = G->f;
   const int32_t L = f->L, P = G->threads;
   const size_t LL = (size_t)L * (size_t)L;
-  const int32_t n_blocks = (L + TRANS_ROWS - 1) / TRANS_ROWS;
   int32_t parts = 1;
-  while (parts < P) parts *= 2;
+  while (parts < 4 * P && P > 1) parts *= 2;
   double mA;
   int failed = 0;
-  vt_crf_trans_exp(f, w, 1.0, G->M, &mA);
+  const vt_crf_sparse *sp = G->sparse ? &G->sp : NULL;
+  const int64_t nnz = sp ? sp->nnz : 0;
+  const int32_t n_tparts =
+      sp ? (int32_t)((nnz + TRANS_PAIRS - 1) / TRANS_PAIRS) : (L + TRANS_ROWS - 1) / TRANS_ROWS;
+  if (sp)
+    vt_crf_sparse_set(&G->sp, w, 1.0, &mA);
+  else
+    vt_crf_trans_exp(f, w, 1.0, G->M, &mA);
   if (g) {
     memset(g, 0, (size_t)f->n * sizeof *g);
-    memset(G->GA, 0, LL * sizeof *G->GA);
+    if (sp)
+      memset(G->GE, 0, (size_t)nnz * sizeof *G->GE);
+    else
+      memset(G->GA, 0, LL * sizeof *G->GA);
   }
 #pragma omp parallel num_threads(P)
   for (int64_t b0 = 0; b0 < G->n_batches; b0 += P) {
@@ -142,15 +162,19 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
       memset(bt->P, 0, (size_t)bt->rows * (size_t)L * sizeof *bt->P);
       vt_crf_plan_scores(&G->plan[b0 + k], f, w, L, bt->P);
       for (int64_t r = 0; r < bt->rows; r++) bt->gs[r] = bt->P[(size_t)r * (size_t)L + bt->yr[r]];
-      vt_crf_fb_batch(bt, d, f, w, 1.0, G->M, mA);
+      vt_crf_fb_batch(bt, d, f, w, 1.0, G->M, sp, mA);
       for (int32_t i = 0; i < bt->nb; i++) G->sent_loss[bt->sent[i]] = bt->loss[i];
     }
     if (g)
       for (int32_t k = 0; k < here; k++) {
 #pragma omp for schedule(dynamic, 1)
-        for (int32_t part = 0; part < parts + n_blocks; part++) {
+        for (int32_t part = 0; part < parts + n_tparts; part++) {
           if (part < parts) {
             vt_crf_plan_grad(&G->plan[b0 + k], f, G->bt[k].P, L, part, parts, g);
+          } else if (sp) {
+            const int64_t e0 = (int64_t)(part - parts) * TRANS_PAIRS;
+            vt_crf_fb_trans_grad_sparse(&G->bt[k], sp, e0,
+                                        e0 + TRANS_PAIRS < nnz ? e0 + TRANS_PAIRS : nnz, G->GE);
           } else {
             int32_t i0 = (part - parts) * TRANS_ROWS;
             int32_t i1 = i0 + TRANS_ROWS < L ? i0 + TRANS_ROWS : L;
@@ -163,8 +187,11 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
   double loss = 0;
   for (int64_t s = 0; s < d->n_sent; s++) loss += G->sent_loss[s];
   if (g) {
-    for (size_t i = 0; i < LL; i++)
-      if (f->tr_id[i] >= 0) g[f->tr_id[i]] = G->M[i] * G->GA[i];
+    if (sp)
+      for (int64_t e = 0; e < nnz; e++) g[sp->id[e]] = sp->m[e] * G->GE[e];
+    else
+      for (size_t i = 0; i < LL; i++)
+        if (f->tr_id[i] >= 0) g[f->tr_id[i]] = G->M[i] * G->GA[i];
     for (int64_t i = 0; i < f->n; i++) g[i] -= G->obs[i];
   }
   return loss;
