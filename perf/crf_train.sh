@@ -92,14 +92,17 @@ awk -F '\t' '{
 } >"$W/header"
 
 # timed NAME CMD...: runs CMD with its stdout and stderr in $W/NAME.out; "wall user sys KB" in
-# $W/NAME.time. A failing command stops the script with its output shown.
+# $W/NAME.time. A failing command shows its output's first and last lines, leaves no
+# NAME.time and returns 1.
 timed() {
   name=$1
   shift
   if ! /usr/bin/time -f '%e %U %S %M' -o "$W/$name.time" "$@" >"$W/$name.out" 2>&1; then
-    tail -n 20 "$W/$name.out" >&2
+    awk '{ l[NR] = $0 } END { for (i = 1; i <= NR; i++) if (i <= 3 || i > NR - 5) print l[i];
+      else if (i == 4) print "..." }' "$W/$name.out" >&2
     echo "$0: $name failed: $*" >&2
-    exit 1
+    rm -f "$W/$name.time"
+    return 1
   fi
 }
 # tags NAME CMD...: the labels CMD prints for the test items in $W/NAME.tags.
@@ -115,21 +118,26 @@ for run in $RUNS; do
     echo "crfsuite learn ..." >&2
     timed crfsuite "$C" learn -a lbfgs -p max_iterations="$ITERS" -p c1="$C1" -p c2="$C2" \
       -p num_memories="$NUM_MEMORIES" -p epsilon="$EPSILON" -p period="$PERIOD" \
-      -p delta="$DELTA" -p linesearch="$LINESEARCH" -m "$W/crfsuite.model" "$W/train.items"
+      -p delta="$DELTA" -p linesearch="$LINESEARCH" -m "$W/crfsuite.model" "$W/train.items" ||
+      exit 1
     "$C" tag -qt -m "$W/crfsuite.model" "$W/test.items" >"$W/crfsuite.eval"
     tags crfsuite "$C" tag -m "$W/crfsuite.model" "$W/test.items"
     ;;
   vitesse)
     for t in $THREADS; do
       echo "vitesse train --threads $t ..." >&2
+      # A vitesse without the trainer (or a failing run) leaves its columns pending.
       timed "vitesse$t" "$V" train --algo lbfgs --items "$W/train.items" --max-iterations "$ITERS" \
         --c1 "$C1" --c2 "$C2" --num-memories "$NUM_MEMORIES" --epsilon "$EPSILON" \
         --period "$PERIOD" --delta "$DELTA" --linesearch "$LINESEARCH" --threads "$t" \
-        --log "$W/vitesse$t.log" -o "$W/vitesse$t.model"
+        --log "$W/vitesse$t.log" -o "$W/vitesse$t.model" || continue
       # shellcheck disable=SC2034 # MODEL and ITEMS are read by the eval of VITESSE_TAG
       MODEL=$W/vitesse$t.model ITEMS=$W/test.items
       eval "set -- $VITESSE_TAG"
-      tags "vitesse$t" "$V" "$@"
+      tags "vitesse$t" "$V" "$@" || {
+        echo "$0: vitesse could not tag with its model (see VITESSE_TAG): $*" >&2
+        rm -f "$W/vitesse$t.tags"
+      }
     done
     ;;
   *) echo "$0: unknown run $run" >&2 && exit 64 ;;
@@ -178,6 +186,8 @@ def vitesse_log(path):
 
 
 def accuracy(name):
+    if not os.path.exists(os.path.join(W, name + ".tags")):
+        return None, "not tagged"
     gold = open(os.path.join(W, "gold"), encoding="utf-8").read().split("\n")
     pred = open(os.path.join(W, name + ".tags"), encoding="utf-8").read().split("\n")
     if len(gold) != len(pred):
@@ -291,7 +301,7 @@ if "crfsuite" in data:
           "sequence at its first item whose label training never saw)" % (m.group(1) if m else "?", m2.group(1) if m2 else "?"))
     cseq = sequences("crfsuite")
     for n in names[1:]:
-        if n in data:
+        if n in data and os.path.exists(os.path.join(W, n + ".tags")):
             vseq = sequences(n)
             diff = sum(a != b for a, b in zip(cseq, vseq)) + abs(len(cseq) - len(vseq))
             print("%s: test sequences whose labels differ from crfsuite's: %d of %d" % (n, diff, len(cseq) - 1))
