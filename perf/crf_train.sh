@@ -71,6 +71,7 @@ items() { # SPLIT MAX -> $W/SPLIT.items
   if [ -n "${ITEMS_DIR:-}" ] && [ -f "$ITEMS_DIR/$TASK.$1.items" ]; then
     awk -v max="$2" '{ print } /^$/ && max > 0 && ++n >= max { exit }' "$ITEMS_DIR/$TASK.$1.items"
   else
+    [ -d "$DATA" ] || need "the corpora in DATA=$DATA" "give DATA=DIR or ITEMS_DIR=DIR"
     python3 "$HERE/crf_items.py" "$TASK" "$1" --data "$DATA" --max-sentences "$2"
   fi >"$W/$1.items"
 }
