@@ -90,6 +90,8 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
     st = vt_fail(st, "%s", err);
     goto done;
   }
+  vt_crf_data_unit(&td);
+  vt_crf_data_unit(&dd);
   vt_crf_featgen gen = {o->min_freq, o->possible_states, o->possible_transitions, init};
   if (vt_crf_feats_build(&f, &td, &gen, NULL) != VT_OK) goto nomem;
   if (!(w = calloc((size_t)(f.n ? f.n : 1), sizeof *w))) goto nomem;

@@ -15,6 +15,14 @@ void vt_crf_data_free(vt_crf_data *d) {
   memset(d, 0, sizeof *d);
 }
 
+void vt_crf_data_unit(vt_crf_data *d) {
+  if (!d->val || !d->tok_off) return;
+  for (int64_t i = 0; i < d->tok_off[d->n_tok]; i++)
+    if (d->val[i] != 1.0) return;
+  free(d->val);
+  d->val = NULL;
+}
+
 void vt_crf_feats_free(vt_crf_feats *f) {
   free(f->st_off);
   free(f->st_label);
@@ -69,7 +77,7 @@ vt_status vt_crf_feats_build(vt_crf_feats *f, const vt_crf_data *d, const vt_crf
       for (int64_t i = d->tok_off[t]; i < d->tok_off[t + 1]; i++) {
         int64_t k = bucket[d->attr[i]]++;
         occ_label[k] = d->gold[t];
-        occ_val[k] = d->val[i];
+        occ_val[k] = vt_crf_val(d, i);
       }
       if (t > d->sent_off[s]) tr_freq[(size_t)d->gold[t - 1] * (size_t)L + (size_t)d->gold[t]] += 1;
     }
@@ -168,7 +176,7 @@ void vt_crf_observed(const vt_crf_data *d, const vt_crf_feats *f, double *obs) {
     for (int64_t t = d->sent_off[s]; t < d->sent_off[s + 1]; t++) {
       for (int64_t i = d->tok_off[t]; i < d->tok_off[t + 1]; i++) {
         int64_t k = vt_crf_feats_state(f, d->attr[i], d->gold[t]);
-        if (k >= 0) obs[k] += d->val[i];
+        if (k >= 0) obs[k] += vt_crf_val(d, i);
       }
       if (t > d->sent_off[s]) {
         int32_t k = f->tr_id[(size_t)d->gold[t - 1] * (size_t)f->L + (size_t)d->gold[t]];

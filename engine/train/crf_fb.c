@@ -19,7 +19,6 @@ void vt_crf_batch_free(vt_crf_batch *b) {
   free(b->S);
   free(b->gs);
   free(b->AlT);
-  free(b->YT);
   free(b->ysum);
   free(b->tA);
   free(b->tO);
@@ -66,7 +65,7 @@ vt_status vt_crf_batch_set(vt_crf_batch *b, const vt_crf_data *d, int64_t s0, in
         grow((void **)&b->Be, n, sizeof(double)) || grow((void **)&b->Y, n, sizeof(double)) ||
         grow((void **)&b->S, (size_t)rows, sizeof(double)) ||
         grow((void **)&b->gs, (size_t)rows, sizeof(double)) ||
-        grow((void **)&b->AlT, n, sizeof(double)) || grow((void **)&b->YT, n, sizeof(double)) ||
+        grow((void **)&b->AlT, n, sizeof(double)) ||
         grow((void **)&b->yr, (size_t)rows, sizeof(int32_t)))
       return VT_ENOMEM;
     b->cap_rows = rows;
@@ -127,7 +126,7 @@ void vt_crf_fb_scores(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats 
       double *E = b->P + (size_t)row * Ls;
       for (int64_t i = d->tok_off[tok]; i < d->tok_off[tok + 1]; i++) {
         const int32_t a = d->attr[i];
-        const double v = d->val[i];
+        const double v = vt_crf_val(d, i);
         for (int64_t q = f->st_off[a]; q < f->st_off[a + 1]; q++)
           E[f->st_label[q]] += w[q] * ws * v;
       }
@@ -139,15 +138,19 @@ void vt_crf_fb_scores(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats 
  * rounding of the sparse form's sums at 0. */
 static void untranspose(const double *tO, int32_t n, int32_t L, double *out) {
   const size_t ns = (size_t)n, Ls = (size_t)L;
-  for (size_t k = 0; k < ns; k++)
-    for (size_t y = 0; y < Ls; y++) {
-      const double v = tO[y * ns + k];
-      out[k * Ls + y] = v > 0 ? v : 0.0;
+  for (size_t k0 = 0; k0 < ns; k0 += 8) /* in tiles of 8 x 8, as vt_crf_transpose */
+    for (size_t y0 = 0; y0 < Ls; y0 += 8) {
+      const size_t k1 = k0 + 8 < ns ? k0 + 8 : ns, y1 = y0 + 8 < Ls ? y0 + 8 : Ls;
+      for (size_t k = k0; k < k1; k++)
+        for (size_t y = y0; y < y1; y++) {
+          const double v = tO[y * ns + k];
+          out[k * Ls + y] = v > 0 ? v : 0.0;
+        }
     }
 }
 
 int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f, const double *w,
-                    double ws, const double *M, const vt_crf_sparse *sp, double mA) {
+                    double ws, const double *M, const vt_crf_sparse *sp, double mA, double *G) {
   const int32_t L = f->L, nb = b->nb;
   const size_t Ls = (size_t)L;
   int bad = 0;
@@ -178,8 +181,10 @@ int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f
     if (t == 0) {
       memcpy(Al, P, (size_t)n * Ls * sizeof *Al);
     } else if (sp) {
-      vt_crf_transpose(prev, n, L, b->tA);
-      vt_crf_sparse_fwd(sp, b->tA, n, b->tO);
+      /* alpha-hat of t-1's live rows, transposed: kept for the backward pass's counts */
+      double *aT = b->AlT + (size_t)b->off_at[t - 1] * Ls;
+      vt_crf_transpose(prev, n, L, aT);
+      vt_crf_sparse_fwd(sp, aT, n, b->tO);
       untranspose(b->tO, n, L, Al);
     } else {
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, L, L, 1.0, prev, L, M, L, 0.0, Al,
@@ -221,7 +226,7 @@ int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f
         b->ysum[k] = sum;
       }
       vt_crf_transpose(Yp, n, L, b->tA);
-      vt_crf_sparse_bwd(sp, b->tA, b->ysum, n, b->tO);
+      vt_crf_sparse_bwd(sp, b->tA, b->ysum, b->AlT + (size_t)b->off_at[t - 1] * Ls, n, b->tO, G);
       untranspose(b->tO, n, L, Bp);
     } else {
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, L, L, 1.0, Yp, L, M, L, 0.0, Bp, L);
@@ -233,12 +238,6 @@ int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f
     memset(b->Y + (size_t)last * Ls, 0, (size_t)(b->rows - last) * Ls * sizeof *b->Y);
   /* Marginals: alpha-hat (.) beta-hat, into P. */
   for (size_t i = 0; i < (size_t)b->rows * Ls; i++) b->P[i] = b->Al[i] * b->Be[i];
-  if (sp) /* the sparse transition counts read alpha-hat and Y a position block at a time */
-    for (int32_t t = 0; t < b->Tmax; t++) {
-      const size_t o = (size_t)b->off_at[t] * Ls;
-      vt_crf_transpose(b->Al + o, b->n_at[t], L, b->AlT + o);
-      vt_crf_transpose(b->Y + o, b->n_at[t], L, b->YT + o);
-    }
   if (bad)
     for (int32_t k = 0; k < nb; k++)
       if (!isfinite(b->loss[k])) b->loss[k] = INFINITY;
@@ -249,13 +248,4 @@ void vt_crf_fb_trans_grad(const vt_crf_batch *b, int32_t L, int32_t i0, int32_t 
   if (i1 <= i0 || b->rows == 0) return;
   cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, i1 - i0, L, (int)b->rows, 1.0, b->Al + i0, L,
               b->Y, L, 1.0, GA + (size_t)i0 * (size_t)L, L);
-}
-
-void vt_crf_fb_trans_grad_sparse(const vt_crf_batch *b, const vt_crf_sparse *sp, int64_t e0,
-                                 int64_t e1, double *G) {
-  const size_t Ls = (size_t)sp->L;
-  for (int32_t t = 0; t + 1 < b->Tmax; t++) {
-    const size_t o = (size_t)b->off_at[t] * Ls;
-    vt_crf_sparse_grad(sp, b->AlT + o, b->YT + o, b->n_at[t], b->n_at[t + 1], e0, e1, G);
-  }
 }

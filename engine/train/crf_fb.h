@@ -20,20 +20,21 @@
 typedef struct vt_crf_batch {
   int64_t *sent; /* nb sequence ids, by decreasing length (ties: corpus order) */
   int32_t nb, Tmax;
-  int64_t rows;     /* items of the batch */
-  int32_t *n_at;    /* Tmax: live sequences at position t */
-  int64_t *off_at;  /* Tmax + 1: first row of position t */
-  double *P;        /* rows x L: exp of the shifted state scores, then the marginals */
-  double *Al;       /* rows x L: alpha-hat */
-  double *Be;       /* rows x L: beta-hat */
-  double *Y;        /* rows x L: row (t-1, b) holds Y_t of sequence b, zero where b ended */
-  double *S;        /* rows: the sum each alpha-hat row was divided by */
-  double *gs;       /* rows: the state score of the row's gold label */
-  int32_t *yr;      /* rows: the row's gold label */
-  double *AlT, *YT; /* sparse transitions: Al and Y, each position's block transposed (L x n_t) */
-  double *tA, *tO;  /* sparse transitions: L x nb scratch */
-  double *ysum;     /* nb scratch */
-  double *loss;     /* nb: -log p(gold) of each sequence (in batch order) */
+  int64_t rows;    /* items of the batch */
+  int32_t *n_at;   /* Tmax: live sequences at position t */
+  int64_t *off_at; /* Tmax + 1: first row of position t */
+  double *P;       /* rows x L: exp of the shifted state scores, then the marginals */
+  double *Al;      /* rows x L: alpha-hat */
+  double *Be;      /* rows x L: beta-hat */
+  double *Y;       /* rows x L: row (t-1, b) holds Y_t of sequence b, zero where b ended */
+  double *S;       /* rows: the sum each alpha-hat row was divided by */
+  double *gs;      /* rows: the state score of the row's gold label */
+  int32_t *yr;     /* rows: the row's gold label */
+  double *AlT;     /* sparse transitions: Al of position t's first n_{t+1} rows, transposed
+                      (L x n_{t+1}), at row offset off_at[t] */
+  double *tA, *tO; /* sparse transitions: L x nb scratch */
+  double *ysum;    /* nb scratch */
+  double *loss;    /* nb: -log p(gold) of each sequence (in batch order) */
   int64_t cap_rows;
   int32_t cap_nb, cap_T;
 } vt_crf_batch;
@@ -56,16 +57,12 @@ void vt_crf_fb_scores(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats 
 /* Forward-backward over batch `b`, whose P holds the state scores and gs the gold ones
  * (vt_crf_fb_scores or crf_plan.h), with transition weights ws * w: exp'd in M (dense products
  * through BLAS) or, when sp is not NULL, in sp (crf_sparse.h; M unused), shift mA. Fills P with
- * the marginals, Al, Y (and with sp AlT, YT) and b->loss. Single-threaded (BLAS called as is).
- * Returns 0, or -1 when a sequence has no path of non-zero probability in double (its loss is
- * then +inf). */
+ * the marginals, Al, Y and b->loss; with sp, adds the batch's transition counts sum_t
+ * alphahat_{t-1}(from_e) Y_t(to_e) to G[e] (sp->nnz doubles). Single-threaded (BLAS called as
+ * is). Returns 0, or -1 when a sequence has no path of non-zero probability in double (its loss
+ * is then +inf). */
 int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f, const double *w,
-                    double ws, const double *M, const vt_crf_sparse *sp, double mA);
-
-/* Adds to G[e] (pairs e0..e1-1 of sp) sum_t alphahat_{t-1}(from_e) Y_t(to_e) over batch `b`
- * (after vt_crf_fb_batch with sp). */
-void vt_crf_fb_trans_grad_sparse(const vt_crf_batch *b, const vt_crf_sparse *sp, int64_t e0,
-                                 int64_t e1, double *G);
+                    double ws, const double *M, const vt_crf_sparse *sp, double mA, double *G);
 
 /* Adds rows i0..i1-1 of sum_t alphahat_{t-1}^T Y_t of batch `b` to GA (L x L). */
 void vt_crf_fb_trans_grad(const vt_crf_batch *b, int32_t L, int32_t i0, int32_t i1, double *GA);

@@ -15,7 +15,7 @@
  * as many parts as threads (a power of two): each weight's sum runs in row order in any case. */
 #define TRANS_ROWS 16
 /* Transition pairs of a block of the sparse form's counts: fixed, likewise. */
-#define TRANS_PAIRS 512
+#define TRANS_PAIRS 4096
 
 struct vt_crf_grad {
   const vt_crf_data *d;
@@ -29,6 +29,7 @@ struct vt_crf_grad {
   int sparse;         /* the transitions are in sp (crf_sparse.h), not M */
   vt_crf_sparse sp;
   double *GE;        /* sp.nnz: the sparse form's transition counts */
+  double *GB;        /* threads x sp.nnz: each batch's own counts, added to GE in corpus order */
   double *obs;       /* f->n */
   double *sent_loss; /* n_sent */
 };
@@ -45,6 +46,7 @@ void vt_crf_grad_destroy(vt_crf_grad *G) {
   free(G->M);
   free(G->GA);
   free(G->GE);
+  free(G->GB);
   vt_crf_sparse_free(&G->sp);
   free(G->obs);
   free(G->sent_loss);
@@ -69,7 +71,7 @@ vt_status vt_crf_grad_create(vt_crf_grad **out, const vt_crf_data *d, const vt_c
   openblas_set_num_threads(1);
   const size_t LL = (size_t)f->L * (size_t)f->L;
   /* A batch's four tables take at most about 32 MB. */
-  int64_t budget = ((int64_t)32 << 20) / ((int64_t)f->L * 8 * 7);
+  int64_t budget = ((int64_t)32 << 20) / ((int64_t)f->L * 8 * 6);
   if (budget > 65536) budget = 65536;
   if (budget < 64) budget = 64;
   G->batch_off = malloc(((size_t)d->n_sent + 1) * sizeof *G->batch_off);
@@ -94,11 +96,14 @@ vt_status vt_crf_grad_create(vt_crf_grad **out, const vt_crf_data *d, const vt_c
   vt_crf_observed(d, f, G->obs);
   if ((G->sparse = vt_crf_sparse_fits(f))) {
     if (vt_crf_sparse_init(&G->sp, f) != VT_OK) goto done;
-    if (!(G->GE = malloc((size_t)(G->sp.nnz ? G->sp.nnz : 1) * sizeof *G->GE))) goto done;
+    const size_t nnz = (size_t)(G->sp.nnz ? G->sp.nnz : 1);
+    if (!(G->GE = malloc(nnz * sizeof *G->GE)) ||
+        !(G->GB = malloc((size_t)G->threads * nnz * sizeof *G->GB)))
+      goto done;
   }
   /* Each batch's plan, once: the batches never change. */
   int unit = 1;
-  for (int64_t i = 0; i < d->tok_off[d->n_tok] && unit; i++) unit = d->val[i] == 1.0;
+  for (int64_t i = 0; d->val && unit && i < d->tok_off[d->n_tok]; i++) unit = d->val[i] == 1.0;
   int64_t *count = calloc((size_t)(d->n_attr ? d->n_attr : 1), sizeof *count);
   G->plan = calloc((size_t)(nb ? nb : 1), sizeof *G->plan);
   if (!count || !G->plan) {
@@ -162,7 +167,9 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
       memset(bt->P, 0, (size_t)bt->rows * (size_t)L * sizeof *bt->P);
       vt_crf_plan_scores(&G->plan[b0 + k], f, w, L, bt->P);
       for (int64_t r = 0; r < bt->rows; r++) bt->gs[r] = bt->P[(size_t)r * (size_t)L + bt->yr[r]];
-      vt_crf_fb_batch(bt, d, f, w, 1.0, G->M, sp, mA);
+      double *gb = sp ? G->GB + (size_t)k * (size_t)nnz : NULL;
+      if (gb) memset(gb, 0, (size_t)nnz * sizeof *gb);
+      vt_crf_fb_batch(bt, d, f, w, 1.0, G->M, sp, mA, gb);
       for (int32_t i = 0; i < bt->nb; i++) G->sent_loss[bt->sent[i]] = bt->loss[i];
     }
     if (g)
@@ -173,8 +180,9 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
             vt_crf_plan_grad(&G->plan[b0 + k], f, G->bt[k].P, L, part, parts, g);
           } else if (sp) {
             const int64_t e0 = (int64_t)(part - parts) * TRANS_PAIRS;
-            vt_crf_fb_trans_grad_sparse(&G->bt[k], sp, e0,
-                                        e0 + TRANS_PAIRS < nnz ? e0 + TRANS_PAIRS : nnz, G->GE);
+            const int64_t e1 = e0 + TRANS_PAIRS < nnz ? e0 + TRANS_PAIRS : nnz;
+            const double *gb = G->GB + (size_t)k * (size_t)nnz;
+            for (int64_t e = e0; e < e1; e++) G->GE[e] += gb[e];
           } else {
             int32_t i0 = (part - parts) * TRANS_ROWS;
             int32_t i1 = i0 + TRANS_ROWS < L ? i0 + TRANS_ROWS : L;

@@ -35,8 +35,7 @@ static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloat
   run_ctx *c = inst;
   if (c->g0) { /* liblbfgs starts where iteration 0 was evaluated */
     memcpy(g, c->g0, (size_t)n * sizeof *g);
-    c->g0 = NULL;
-    c->evals++;
+    c->g0 = NULL; /* counted in iteration 0 */
     return c->f0;
   }
   double fx = vt_crf_grad_eval(c->G, x, g);

@@ -52,7 +52,7 @@ vt_status vt_crf_plan_make(vt_crf_plan *p, const vt_crf_batch *b, const vt_crf_d
       for (int64_t i = d->tok_off[tok]; i < d->tok_off[tok + 1]; i++) {
         const int64_t c = count[d->attr[i]]++;
         p->row[c] = (int32_t)(b->off_at[t] + k);
-        if (p->val) p->val[c] = d->val[i];
+        if (p->val) p->val[c] = vt_crf_val(d, i);
       }
     }
   for (int32_t j = 0; j < n; j++) count[p->attr[j]] = 0;

@@ -52,7 +52,7 @@ double vt_crf_accuracy(const vt_crf_data *dev, const vt_crf_feats *f, const doub
         for (int64_t i = dev->tok_off[t0 + t]; i < dev->tok_off[t0 + t + 1]; i++) {
           const int32_t a = dev->attr[i];
           for (int64_t q = f->st_off[a]; q < f->st_off[a + 1]; q++)
-            row[f->st_label[q]] += w[q] * dev->val[i];
+            row[f->st_label[q]] += w[q] * vt_crf_val(dev, i);
         }
       }
       if (vt_decode(trans, &opts, arena, E, T, lab, &score, &n_paths, NULL) != VT_OK) {

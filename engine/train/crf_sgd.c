@@ -34,7 +34,7 @@ static double sgd_step(sgd *g, int64_t s, double eta) {
   if (vt_crf_batch_set(&g->b, d, s, s + 1) != VT_OK) return NAN;
   vt_crf_trans_exp(f, g->w, g->scale, g->M, &mA);
   vt_crf_fb_scores(&g->b, d, f, g->w, g->scale);
-  if (vt_crf_fb_batch(&g->b, d, f, g->w, g->scale, g->M, NULL, mA)) return INFINITY;
+  if (vt_crf_fb_batch(&g->b, d, f, g->w, g->scale, g->M, NULL, mA, NULL)) return INFINITY;
   const double loss = g->b.loss[0];
   memset(g->GA, 0, LL * sizeof *g->GA);
   vt_crf_fb_trans_grad(&g->b, L, 0, L, g->GA);
@@ -45,7 +45,7 @@ static double sgd_step(sgd *g, int64_t s, double eta) {
     const int32_t y = d->gold[t0 + t];
     for (int64_t i = d->tok_off[t0 + t]; i < d->tok_off[t0 + t + 1]; i++) {
       const int32_t a = d->attr[i];
-      const double v = d->val[i];
+      const double v = vt_crf_val(d, i);
       for (int64_t q = f->st_off[a]; q < f->st_off[a + 1]; q++)
         g->w[q] += gain * v * ((f->st_label[q] == y) - p[f->st_label[q]]);
     }
@@ -97,7 +97,7 @@ static double sgd_calibrate(sgd *g, const double *w0, const int64_t *sample, int
     if (vt_crf_batch_set(&g->b, g->d, sample[i], sample[i] + 1) != VT_OK) return NAN;
     vt_crf_trans_exp(g->f, g->w, 1.0, g->M, &mA);
     vt_crf_fb_scores(&g->b, g->d, g->f, g->w, 1.0);
-    vt_crf_fb_batch(&g->b, g->d, g->f, g->w, 1.0, g->M, NULL, mA);
+    vt_crf_fb_batch(&g->b, g->d, g->f, g->w, 1.0, g->M, NULL, mA, NULL);
     init += g->b.loss[0];
   }
   init += 0.5 * g->lambda * sgd_norm2(g) * (double)n;
@@ -171,7 +171,7 @@ vt_status vt_crf_train_sgd(const vt_crf_data *d, const vt_crf_feats *f, const vt
       for (int64_t i = 0; i < N; i++) {
         if (vt_crf_batch_set(&g.b, d, i, i + 1) != VT_OK) goto nomem;
         vt_crf_fb_scores(&g.b, d, f, w, 1.0);
-        vt_crf_fb_batch(&g.b, d, f, w, 1.0, g.M, NULL, mA);
+        vt_crf_fb_batch(&g.b, d, f, w, 1.0, g.M, NULL, mA, NULL);
         loss += g.b.loss[0];
       }
       loss += o->c2 * sgd_norm2(&g);

@@ -65,32 +65,31 @@ void vt_crf_sparse_fwd(const vt_crf_sparse *sp, const double *aT, int32_t n, dou
   }
 }
 
-void vt_crf_sparse_bwd(const vt_crf_sparse *sp, const double *yT, const double *ysum, int32_t n,
-                       double *oT) {
+void vt_crf_sparse_bwd(const vt_crf_sparse *sp, const double *yT, const double *ysum,
+                       const double *aT, int32_t n, double *oT, double *G) {
   const size_t ns = (size_t)n;
   for (int32_t i = 0; i < sp->L; i++)
     for (size_t k = 0; k < ns; k++) oT[(size_t)i * ns + k] = sp->c * ysum[k];
   for (int64_t e = 0; e < sp->nnz; e++) {
     const double s = sp->s[e];
-    const double *y = yT + (size_t)sp->to[e] * ns;
+    const double *y = yT + (size_t)sp->to[e] * ns, *a = aT + (size_t)sp->from[e] * ns;
     double *o = oT + (size_t)sp->from[e] * ns;
-    for (size_t k = 0; k < ns; k++) o[k] += s * y[k];
-  }
-}
-
-void vt_crf_sparse_grad(const vt_crf_sparse *sp, const double *aT, const double *yT, int32_t ld,
-                        int32_t n, int64_t e0, int64_t e1, double *G) {
-  const size_t lds = (size_t)ld;
-  for (int64_t e = e0; e < e1; e++) {
-    const double *a = aT + (size_t)sp->from[e] * lds, *y = yT + (size_t)sp->to[e] * lds;
     double acc = 0;
-    for (int32_t k = 0; k < n; k++) acc += a[k] * y[k];
+    for (size_t k = 0; k < ns; k++) {
+      o[k] += s * y[k];
+      acc += a[k] * y[k];
+    }
     G[e] += acc;
   }
 }
 
 void vt_crf_transpose(const double *in, int32_t n, int32_t L, double *out) {
   const size_t ns = (size_t)n, Ls = (size_t)L;
-  for (size_t k = 0; k < ns; k++)
-    for (size_t y = 0; y < Ls; y++) out[y * ns + k] = in[k * Ls + y];
+  /* In tiles of 8 x 8, so that both sides stay in a few cache lines. */
+  for (size_t k0 = 0; k0 < ns; k0 += 8)
+    for (size_t y0 = 0; y0 < Ls; y0 += 8) {
+      const size_t k1 = k0 + 8 < ns ? k0 + 8 : ns, y1 = y0 + 8 < Ls ? y0 + 8 : Ls;
+      for (size_t y = y0; y < y1; y++)
+        for (size_t k = k0; k < k1; k++) out[y * ns + k] = in[k * Ls + y];
+    }
 }

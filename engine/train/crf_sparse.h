@@ -42,14 +42,11 @@ void vt_crf_sparse_set(vt_crf_sparse *sp, const double *w, double ws, double *mA
 void vt_crf_sparse_fwd(const vt_crf_sparse *sp, const double *aT, int32_t n, double *oT);
 
 /* oT (L x n) = M times row-block yT (L x n), transposed: oT[i][k] = c ysum[k] + sum_j S_ij
- * yT[j][k], where ysum[k] is column k's sum. */
-void vt_crf_sparse_bwd(const vt_crf_sparse *sp, const double *yT, const double *ysum, int32_t n,
-                       double *oT);
-
-/* G[e] += sum over k < n of aT[from_e][k] yT[to_e][k], for pairs e0..e1-1 (blocks of stride
- * `ld`). */
-void vt_crf_sparse_grad(const vt_crf_sparse *sp, const double *aT, const double *yT, int32_t ld,
-                        int32_t n, int64_t e0, int64_t e1, double *G);
+ * yT[j][k], where ysum[k] is column k's sum; and, on the way, the transition counts of the step:
+ * G[e] += sum over k of aT[from_e][k] yT[to_e][k], aT the previous position's alpha-hat block
+ * (L x n, transposed likewise). */
+void vt_crf_sparse_bwd(const vt_crf_sparse *sp, const double *yT, const double *ysum,
+                       const double *aT, int32_t n, double *oT, double *G);
 
 /* Transposes the n x L row block `in` into the L x n block `out`. */
 void vt_crf_transpose(const double *in, int32_t n, int32_t L, double *out);

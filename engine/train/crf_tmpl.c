@@ -17,8 +17,7 @@ vt_status vt_crf_from_tcorpus(vt_crf_data *d, const vt_tcorpus *c, int32_t L, in
   d->gold = malloc((size_t)(c->n_tok ? c->n_tok : 1) * sizeof *d->gold);
   d->tok_off = malloc(((size_t)c->n_tok + 1) * sizeof *d->tok_off);
   d->attr = malloc((size_t)(occ ? occ : 1) * sizeof *d->attr);
-  d->val = malloc((size_t)(occ ? occ : 1) * sizeof *d->val);
-  if (!d->sent_off || !d->gold || !d->tok_off || !d->attr || !d->val) {
+  if (!d->sent_off || !d->gold || !d->tok_off || !d->attr) {
     vt_crf_data_free(d);
     return VT_ENOMEM;
   }
@@ -30,8 +29,7 @@ vt_status vt_crf_from_tcorpus(vt_crf_data *d, const vt_tcorpus *c, int32_t L, in
     for (int32_t k = 0; k < c->n_u; k++) {
       int32_t a = c->ufeat[t * c->n_u + k];
       if (a < 0 || a >= n_attr) continue;
-      d->attr[occ] = a;
-      d->val[occ++] = 1.0;
+      d->attr[occ++] = a; /* every value 1: no val array */
     }
     d->tok_off[t + 1] = occ;
   }
