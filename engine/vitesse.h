@@ -1104,7 +1104,8 @@ typedef struct vt_train_opts {
   int32_t possible_states;      /* CRF: a state feature for every label of every attribute seen */
   int32_t possible_transitions; /* CRF: a transition feature for every label pair */
   const char *init_model;       /* CRF: continue from this model (its features keep their weights,
-                                   new ones start at 0); NULL: from zero */
+                                   new ones start at 0): a CRFsuite model for vt_train_items, a
+                                   tagger model for vt_train_tagger; NULL: from zero */
   /* CRF: after every iteration (and once with iteration 0 before the first); returning nonzero
    * stops training (the model is still written). */
   int (*on_iteration)(void *ctx, const vt_iter_report *r);

@@ -8,7 +8,8 @@
 #   log       --log has one JSON object per iteration with the documented keys, iteration 0's
 #             loss is sum T log L, and l2sgd lowers it;
 #   init      --init continues: its iteration 0 loss is the saved model's last loss;
-#   templates --algo lbfgs over templates and a column corpus writes a tagger model that tags;
+#   templates --algo lbfgs over templates and a column corpus writes a tagger model that tags,
+#             --init continues it, and refuses a model of another kind;
 #   bad       bad items (a:nan, a:1e999, a:, no label, a NUL byte), an empty corpus, --init with
 #             a model of another kind, bad options: one line naming the file (and line), exit 2,
 #             no model written.
@@ -119,6 +120,20 @@ templates)
     fail "the loss did not fall: $(losses t.log | tr '\n' ' ')"
   "$VITESSE" tag -m t.model train.txt >tagged 2>stderr || fail "tagging with it failed"
   [ "$(grep -c . tagged)" -eq "$(grep -c . train.txt)" ] || fail "tagged another token count"
+  # --init continues a template model: its first loss is the saved one's (to the float weights
+  # the model file keeps), and it goes on down
+  "$VITESSE" train --algo lbfgs --template tmpl --train train.txt --max-iterations 3 \
+    --init t.model --log t2.log --quiet -o t2.model 2>stderr || fail "continued training failed"
+  losses t.log | tail -1 >t.last
+  losses t2.log | head -1 >t2.first
+  close_lines t.last t2.first 1e-5 || fail "--init does not start at the saved model's loss"
+  losses t2.log | tail -1 >t2.last
+  awk 'NR == FNR { a = $1; next } { exit !($1 < a) }' t.last t2.last ||
+    fail "continued training did not lower the loss"
+  "$VITESSE" train --algo lbfgs --items train.items --max-iterations 2 --quiet -o items.model \
+    2>stderr || fail "item training failed"
+  expect_bad "items.model" "$VITESSE" train --algo lbfgs --template tmpl --train train.txt \
+    --init items.model -o out/t3
   printf 'U00:%%x[0,0]\nB01:%%x[0,0]\n' >tmpl2
   expect_bad "observation-dependent bigram" "$VITESSE" train --algo lbfgs --template tmpl2 \
     --train train.txt -o out/t2

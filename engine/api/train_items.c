@@ -50,6 +50,8 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
   memset(&dd, 0, sizeof dd);
   memset(&f, 0, sizeof f);
   vt_crfs *init = NULL, *model = NULL;
+  vt_crf_prior prior;
+  memset(&prior, 0, sizeof prior);
   double *w = NULL;
 
   if (!o || !out_path) {
@@ -74,7 +76,8 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
       st = vt_fail(st, "%s", err);
       goto done;
     }
-    if (vt_crf_names_seed(&names, init) != VT_OK) goto nomem;
+    if (vt_crf_names_seed(&names, init) != VT_OK || vt_crf_prior_from_crfs(&prior, init) != VT_OK)
+      goto nomem;
   }
   double t0 = vt_clock_seconds();
   if ((st = compile_files(&names, 0, &td, train, n_train, &o->reader, err, sizeof err)) != VT_OK) {
@@ -92,10 +95,11 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
   }
   vt_crf_data_unit(&td);
   vt_crf_data_unit(&dd);
-  vt_crf_featgen gen = {o->min_freq, o->possible_states, o->possible_transitions, init};
+  vt_crf_featgen gen = {o->min_freq, o->possible_states, o->possible_transitions,
+                        init ? &prior : NULL};
   if (vt_crf_feats_build(&f, &td, &gen, NULL) != VT_OK) goto nomem;
   if (!(w = calloc((size_t)(f.n ? f.n : 1), sizeof *w))) goto nomem;
-  if (init) vt_crf_weights_from(w, &f, init);
+  if (init) vt_crf_weights_from_prior(w, &f, &prior);
   rep->sentences = td.n_sent;
   rep->tokens = td.n_tok;
   rep->labels = td.L;
@@ -135,6 +139,7 @@ nomem:
   st = vt_fail(VT_ENOMEM, "train: out of memory");
 done:
   vt_crfs_free(init);
+  vt_crf_prior_free(&prior);
   vt_crfs_free(model);
   free(w);
   vt_crf_feats_free(&f);

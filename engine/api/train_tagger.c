@@ -69,8 +69,8 @@ static vt_status compile_src(vt_trainset *d, vt_tcorpus *c, const vt_corpus_src 
  * model file as the perceptron's: state features for the (feature, label) pairs of the training
  * corpus, transitions for the label pairs seen when the templates have a plain `B`. */
 static vt_status train_crf(const vt_train_opts *o, const vt_trainset *d, const vt_tcorpus *tc,
-                           const vt_tcorpus *dc, int transitions, vt_weights *W, vt_perc_report *pr,
-                           char *err, size_t errlen) {
+                           const vt_tcorpus *dc, int transitions, const vt_textmodel *init,
+                           vt_weights *W, vt_perc_report *pr, char *err, size_t errlen) {
   vt_status st = VT_ENOMEM;
   vt_crf_data td, dd;
   vt_crf_feats f;
@@ -78,16 +78,21 @@ static vt_status train_crf(const vt_train_opts *o, const vt_trainset *d, const v
   memset(&dd, 0, sizeof dd);
   memset(&f, 0, sizeof f);
   double *w = NULL;
+  vt_crf_prior prior;
+  memset(&prior, 0, sizeof prior);
   memset(pr, 0, sizeof *pr);
   pr->dev_accuracy = -1;
   const int32_t L = d->labels.n;
   if (vt_crf_from_tcorpus(&td, tc, L, d->n_weights) != VT_OK ||
       (dc && vt_crf_from_tcorpus(&dd, dc, L, d->n_weights) != VT_OK))
     goto nomem;
-  vt_crf_featgen gen = {(double)o->min_freq, o->possible_states, o->possible_transitions, NULL};
+  if (init && vt_crf_prior_from_textmodel(&prior, init, d) != VT_OK) goto nomem;
+  vt_crf_featgen gen = {(double)o->min_freq, o->possible_states, o->possible_transitions,
+                        init ? &prior : NULL};
   if (vt_crf_feats_build(&f, &td, &gen, NULL) != VT_OK) goto nomem;
   if (!transitions) vt_crf_feats_drop_transitions(&f);
   if (!(w = calloc((size_t)(f.n ? f.n : 1), sizeof *w))) goto nomem;
+  if (init) vt_crf_weights_from_prior(w, &f, &prior);
   vt_crf_result res;
   if ((st = vt_crf_train(&td, &f, dc ? &dd : NULL, w, o, &res, err, errlen)) != VT_OK) goto done;
   pr->epochs = res.iterations;
@@ -100,6 +105,7 @@ nomem:
   st = vt_fail_into(err, errlen, VT_ENOMEM, "train: out of memory");
 done:
   free(w);
+  vt_crf_prior_free(&prior);
   vt_crf_feats_free(&f);
   vt_crf_data_free(&td);
   vt_crf_data_free(&dd);
@@ -124,6 +130,7 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
   vt_export x;
   memset(&x, 0, sizeof x);
   int32_t *rank = NULL;
+  vt_textmodel *init = NULL; /* CRF: the model training continues from */
 
   if (!o || !o->templates || !out_path) {
     st = vt_fail(VT_EINVAL, "train: the templates and the model path are required");
@@ -179,12 +186,13 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
                    o->templates_name ? o->templates_name : "templates");
       goto done;
     }
-    if (o->init_model) {
-      st = vt_fail(VT_EUNSUPPORTED, "train: --init continues CRFsuite models (--items) only");
+    if (o->init_model && (st = vt_textmodel_load(&init, o->init_model, err, sizeof err)) != VT_OK) {
+      st = vt_fail(st, "%s", err);
       goto done;
     }
   }
   if (vt_trainset_init(&d, &ts, o->label_col) != VT_OK) goto nomem;
+  if (init && vt_crf_tmpl_seed(&d, init, o->min_count) != VT_OK) goto nomem;
   double t0 = vt_clock_seconds();
   if ((st = compile_src(&d, &tc, train, &o->reader)) != VT_OK) goto done;
   if (tc.n_sent == 0) {
@@ -220,7 +228,7 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
 
   vt_perc_report pr;
   if (o->algorithm != VT_TRAIN_PERCEPTRON) {
-    st = train_crf(o, &d, &tc, dev ? &dc : NULL, ts.plain_bigram, &W, &pr, err, sizeof err);
+    st = train_crf(o, &d, &tc, dev ? &dc : NULL, ts.plain_bigram, init, &W, &pr, err, sizeof err);
   } else {
     vt_perc_opts to = {o->epochs, o->seed,   algo,       o->on_progress, o->on_epoch,
                        o->ctx,    o->shards, o->threads, o->minibatch};
@@ -268,6 +276,7 @@ done:
   vt_tcorpus_free(&dc);
   vt_trainset_free(&d);
   vt_tmplset_free(&ts);
+  vt_textmodel_free(init);
   free(rank);
   return st;
 }

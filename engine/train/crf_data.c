@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text/crfs.h"
-
 void vt_crf_data_free(vt_crf_data *d) {
   free(d->sent_off);
   free(d->gold);
@@ -98,9 +96,9 @@ vt_status vt_crf_feats_build(vt_crf_feats *f, const vt_crf_data *d, const vt_crf
       lab_freq[y] += occ_val[k];
     }
     const int32_t n_data = n; /* labels seen with a in the data; then the forced ones */
-    if (g->init && (uint32_t)a < g->init->A)
-      for (uint32_t q = g->init->st_off[a]; q < g->init->st_off[a + 1]; q++) {
-        int32_t y = (int32_t)g->init->st_label[q];
+    if (g->prior && a < g->prior->n_attr)
+      for (int64_t q = g->prior->st_off[a]; q < g->prior->st_off[a + 1]; q++) {
+        int32_t y = g->prior->st_label[q];
         if (seen[y] != a) {
           seen[y] = a;
           lab_freq[y] = 0;
@@ -137,10 +135,10 @@ vt_status vt_crf_feats_build(vt_crf_feats *f, const vt_crf_data *d, const vt_crf
   }
   f->n_state = n_state;
   int64_t n_trans = 0;
-  const int32_t Li = g->init ? g->init->L : 0;
+  const int32_t Li = g->prior ? g->prior->L : 0;
   for (size_t i = 0; i < (size_t)L * (size_t)L; i++) {
     const size_t pi = i / (size_t)L, pj = i % (size_t)L;
-    const int init = pi < (size_t)Li && pj < (size_t)Li && g->init->tw[pi * (size_t)Li + pj] != 0;
+    const int init = pi < (size_t)Li && pj < (size_t)Li && g->prior->tw[pi * (size_t)Li + pj] != 0;
     int keep = ((tr_freq[i] > 0 || g->possible_transitions) && tr_freq[i] >= g->min_freq) || init;
     f->tr_id[i] = keep ? (int32_t)(n_state + n_trans++) : -1;
   }
@@ -189,4 +187,26 @@ void vt_crf_feats_drop_transitions(vt_crf_feats *f) {
   for (size_t i = 0; i < (size_t)f->L * (size_t)f->L; i++) f->tr_id[i] = -1;
   f->n_trans = 0;
   f->n = f->n_state;
+}
+
+void vt_crf_prior_free(vt_crf_prior *p) {
+  free(p->st_off);
+  free(p->st_label);
+  free(p->st_w);
+  free(p->tw);
+  memset(p, 0, sizeof *p);
+}
+
+void vt_crf_weights_from_prior(double *w, const vt_crf_feats *f, const vt_crf_prior *p) {
+  for (int32_t a = 0; a < p->n_attr && a < f->n_attr; a++)
+    for (int64_t q = p->st_off[a]; q < p->st_off[a + 1]; q++) {
+      int64_t k = vt_crf_feats_state(f, a, p->st_label[q]);
+      if (k >= 0) w[k] = p->st_w[q];
+    }
+  const size_t Lp = (size_t)p->L;
+  for (size_t i = 0; i < Lp; i++)
+    for (size_t j = 0; j < Lp; j++) {
+      int32_t k = f->tr_id[i * (size_t)f->L + j];
+      if (k >= 0) w[k] = p->tw[i * Lp + j];
+    }
 }

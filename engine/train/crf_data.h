@@ -54,16 +54,30 @@ void vt_crf_feats_free(vt_crf_feats *f);
 /* The weight index of state feature (a, y), or -1 when the feature set lacks it. */
 int64_t vt_crf_feats_state(const vt_crf_feats *f, int32_t a, int32_t y);
 
-struct vt_crfs;
+/* A model training continues from, in the problem's ids (its labels and attributes were given
+ * the first ids): its state features by attribute and its transitions. Owns its arrays. */
+typedef struct vt_crf_prior {
+  int32_t L, n_attr;
+  int64_t *st_off;   /* n_attr + 1 offsets into st_label and st_w */
+  int32_t *st_label; /* labels of the state features */
+  double *st_w;      /* their weights */
+  double *tw;        /* L x L transition weights; 0: no feature */
+} vt_crf_prior;
+
+/* Frees a prior's arrays; *p becomes zeroed. */
+void vt_crf_prior_free(vt_crf_prior *p);
+
+/* Sets the weights of w (over f) that prior p has: its state features and its transitions. */
+void vt_crf_weights_from_prior(double *w, const vt_crf_feats *f, const vt_crf_prior *p);
 
 /* How features are generated from the training data (CRFsuite's feature.* options). */
 typedef struct vt_crf_featgen {
   double min_freq;          /* drop features whose frequency (summed values) is below this */
   int possible_states;      /* (a, y) for every label y of every attribute seen */
   int possible_transitions; /* every label pair */
-  /* A model training continues from (NULL: none), whose labels and attributes have the first
-   * ids: its state features and its non-zero transitions are kept whatever their frequency. */
-  const struct vt_crfs *init;
+  /* A model training continues from (NULL: none): its state features and its non-zero
+   * transitions are kept whatever their frequency. */
+  const vt_crf_prior *prior;
 } vt_crf_featgen;
 
 /* Generates the features of `d` as CRFsuite does: a state feature for each (attribute, label)

@@ -109,16 +109,24 @@ vt_status vt_crf_names_seed(vt_crf_names *n, const vt_crfs *m) {
   return VT_OK;
 }
 
-void vt_crf_weights_from(double *w, const vt_crf_feats *f, const vt_crfs *m) {
-  for (uint32_t a = 0; a < m->A; a++)
-    for (uint32_t q = m->st_off[a]; q < m->st_off[a + 1]; q++) {
-      int64_t k = vt_crf_feats_state(f, (int32_t)a, (int32_t)m->st_label[q]);
-      if (k >= 0) w[k] = m->st_w[q];
-    }
-  const size_t Lm = (size_t)m->L;
-  for (size_t i = 0; i < Lm; i++)
-    for (size_t j = 0; j < Lm; j++) {
-      int32_t k = f->tr_id[i * (size_t)f->L + j];
-      if (k >= 0) w[k] = m->tw[i * Lm + j];
-    }
+vt_status vt_crf_prior_from_crfs(vt_crf_prior *p, const vt_crfs *m) {
+  const size_t Ls = (size_t)m->L, ns = m->n_state ? m->n_state : 1;
+  memset(p, 0, sizeof *p);
+  p->L = m->L;
+  p->n_attr = (int32_t)m->A;
+  p->st_off = malloc(((size_t)m->A + 1) * sizeof *p->st_off);
+  p->st_label = malloc(ns * sizeof *p->st_label);
+  p->st_w = malloc(ns * sizeof *p->st_w);
+  p->tw = malloc((Ls ? Ls * Ls : 1) * sizeof *p->tw);
+  if (!p->st_off || !p->st_label || !p->st_w || !p->tw) {
+    vt_crf_prior_free(p);
+    return VT_ENOMEM;
+  }
+  for (uint32_t a = 0; a <= m->A; a++) p->st_off[a] = m->st_off[a];
+  for (uint32_t q = 0; q < m->n_state; q++) {
+    p->st_label[q] = (int32_t)m->st_label[q];
+    p->st_w[q] = m->st_w[q];
+  }
+  memcpy(p->tw, m->tw, Ls * Ls * sizeof *p->tw);
+  return VT_OK;
 }

@@ -17,8 +17,8 @@ vt_status vt_crf_export_crfs(vt_crfs **out, const vt_crf_names *n, const vt_crf_
  * order, so that they get the model's ids. Returns VT_OK or VT_ENOMEM. */
 vt_status vt_crf_names_seed(vt_crf_names *n, const vt_crfs *m);
 
-/* Sets the weights of w (over f, whose first labels and attributes are m's: vt_crf_names_seed)
- * that model m has: its state features and its transitions. Others are left as they are. */
-void vt_crf_weights_from(double *w, const vt_crf_feats *f, const vt_crfs *m);
+/* The prior of model m (crf_data.h), whose labels and attributes have their ids in the problem
+ * (vt_crf_names_seed). Returns VT_OK or VT_ENOMEM. */
+vt_status vt_crf_prior_from_crfs(vt_crf_prior *p, const vt_crfs *m);
 
 #endif

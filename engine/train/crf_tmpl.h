@@ -5,6 +5,7 @@
 #ifndef VT_TRAIN_CRF_TMPL_H
 #define VT_TRAIN_CRF_TMPL_H
 
+#include "text/textmodel.h"
 #include "train/crf_data.h"
 #include "train/train_corpus.h"
 #include "train/train_weights.h"
@@ -18,5 +19,15 @@ vt_status vt_crf_from_tcorpus(vt_crf_data *d, const vt_tcorpus *c, int32_t L, in
  * weights of each feature and the transitions, with no averaging (W's average is w). Returns VT_OK
  * or VT_ENOMEM. */
 vt_status vt_crf_to_weights(vt_weights *W, const vt_crf_feats *f, const double *w);
+
+/* Adds the labels and the unigram feature strings of tagger model m to the dictionaries of d
+ * (empty: before any corpus), so that training continues from m: its labels get its ids (their
+ * training counts stay 0) and its features are counted min_count times, so that freezing keeps
+ * them. Returns VT_OK or VT_ENOMEM. */
+vt_status vt_crf_tmpl_seed(vt_trainset *d, const vt_textmodel *m, uint32_t min_count);
+
+/* The prior (crf_data.h) of model m in the weight ids of d (seeded by vt_crf_tmpl_seed, then
+ * frozen). Returns VT_OK or VT_ENOMEM. */
+vt_status vt_crf_prior_from_textmodel(vt_crf_prior *p, const vt_textmodel *m, const vt_trainset *d);
 
 #endif
