@@ -183,6 +183,13 @@ def vitesse_log(path):
         prev = 0.0
         for o in its:
             o["seconds"], prev = o["seconds"] - prev, o["seconds"]
+    # Iteration 0 is the starting point: its evaluation is part of CRFsuite's iteration 1.
+    start = [o for o in its if o["iteration"] == 0]
+    its = [o for o in its if o["iteration"] >= 1]
+    if start and its:
+        its[0]["seconds"] += start[0]["seconds"]
+        if "evaluations" in its[0]:
+            its[0]["evaluations"] += start[0].get("evaluations", 0)
     return its
 
 
