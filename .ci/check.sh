@@ -84,7 +84,7 @@ if [ "$fuzz_secs" -gt 0 ]; then
     echo "rc=$rc" >>"$dir/fuzz_$1.log"
   }
   # $jobs targets at a time, each on its own core.
-  set -- npy lattice conll template textmodel chunkmodel crfpp wapiti crfsmodel crfsitems
+  set -- npy lattice conll template textmodel chunkmodel crfpp wapiti crfsmodel crfsitems crftrain
   while [ $# -gt 0 ]; do
     batch=""
     while [ $# -gt 0 ] && [ "$(echo $batch | wc -w)" -lt "$jobs" ]; do

@@ -15,7 +15,7 @@ VITESSE=$1
 OUT=${2:-$(dirname "$0")/seeds}
 W=$(mktemp -d "${TMPDIR:-/tmp}/vt_seeds.XXXXXX")
 trap 'rm -rf "$W"' EXIT
-for t in npy lattice conll template textmodel chunkmodel crfpp wapiti crfsmodel crfsitems; do
+for t in npy lattice conll template textmodel chunkmodel crfpp wapiti crfsmodel crfsitems crftrain; do
   mkdir -p "$OUT/$t"
   find "$OUT/$t" -type f ! -name 'crash-*' -exec rm -f {} +
 done
@@ -213,5 +213,11 @@ awk 'BEGIN { p1 = "u00:%t[0,0,\""; for (i = 0; i < 16; i++) p1 = p1 ".*"; p1 = p
 
 # ---- CRFsuite models and item files (tests/crfsuite_seeds.c, built beside VITESSE) ----------
 "$(dirname "$VITESSE")/tests/crfsuite_seeds" "$OUT"
+
+# ---- item files for CRF training (tests/crf_train/items.awk, and bad and escaped items) ------
+awk -v N=6 -f "$(dirname "$0")/../crf_train/items.awk" >"$OUT/crftrain/small.items"
+printf 'A\tx:nan\n' >"$OUT/crftrain/nan.items"
+printf 'B-NP\tw=the\tpos\\:x:2.5\n\ty\nO\t\t\tz:-1e-3\n\n\nI-NP\ta\\\\b\n' >"$OUT/crftrain/escapes.items"
+printf 'O\n\n' >"$OUT/crftrain/no_attrs.items"
 
 echo "make_seeds: $(find "$OUT" -type f | wc -l) files, $(du -sk "$OUT" | cut -f1) KB in $OUT"
