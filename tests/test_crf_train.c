@@ -385,6 +385,38 @@ TEST(optimisers_lower_the_objective) {
   vt_crf_data_free(&d);
 }
 
+TEST(sgd_sparse_transitions) {
+  /* 40 labels that follow the attribute, few pairs seen: SGD through the sparse form reaches
+   * about what L-BFGS reaches. */
+  test_rng r = {17};
+  vt_crf_data d;
+  problem_make(&d, &r, 40, 80, 60, 8, 1);
+  for (int64_t t = 0; t < d.n_tok; t++)
+    if (test_unit(&r) < 0.9) d.gold[t] = d.attr[d.tok_off[t]] % 40;
+  vt_crf_feats f;
+  vt_crf_featgen gen = {0, 0, 0, NULL};
+  vt_crf_feats_build(&f, &d, &gen, NULL);
+  REQUIRE(vt_crf_sparse_fits(&f), "the problem should take the sparse form");
+  double final[2];
+  for (int a = 0; a < 2; a++) {
+    vt_train_opts o;
+    vt_train_opts_init(&o);
+    o.algorithm = a ? VT_TRAIN_L2SGD : VT_TRAIN_LBFGS;
+    o.max_iterations = a ? 30 : 100;
+    o.threads = 1;
+    double *w = calloc((size_t)f.n, sizeof *w);
+    vt_crf_result res;
+    char err[256] = "";
+    REQUIRE(vt_crf_train(&d, &f, NULL, w, &o, &res, err, sizeof err) == VT_OK, "%s", err);
+    EXPECT(res.loss < 0.8 * res.initial_loss, "algo %d: %g -> %g", a, res.initial_loss, res.loss);
+    final[a] = res.loss;
+    free(w);
+  }
+  EXPECT(final[1] < 1.05 * final[0], "l2sgd %g, lbfgs %g", final[1], final[0]);
+  vt_crf_feats_free(&f);
+  vt_crf_data_free(&d);
+}
+
 TEST_MAIN(CASE(loss_at_zero), CASE(loss_brute_force), CASE(loss_many_labels),
           CASE(gradient_finite_differences), CASE(same_bits_any_threads), CASE(feature_generation),
-          CASE(optimisers_lower_the_objective))
+          CASE(optimisers_lower_the_objective), CASE(sgd_sparse_transitions))

@@ -19,8 +19,28 @@ typedef struct sgd {
   const vt_crf_feats *f;
   double *w, scale, lambda;
   vt_crf_batch b;
-  double *M, *GA;
+  double *M, *GA;   /* dense transitions */
+  vt_crf_sparse sp; /* or their sparse form (crf_sparse.h), when the pairs seen are few */
+  int sparse;
+  double *G; /* sp.nnz: a sequence's transition counts */
 } sgd;
+
+/* Forward-backward of sequence s at the weights scale * w into g->b (and the transition counts
+ * into GA or G); its loss (+inf: no path; NaN: out of memory). */
+static double sgd_fb(sgd *g, int64_t s) {
+  double mA;
+  if (vt_crf_batch_set(&g->b, g->d, s, s + 1) != VT_OK) return NAN;
+  if (g->sparse) {
+    vt_crf_sparse_set(&g->sp, g->w, g->scale, &mA);
+    memset(g->G, 0, (size_t)g->sp.nnz * sizeof *g->G);
+  } else {
+    vt_crf_trans_exp(g->f, g->w, g->scale, g->M, &mA);
+  }
+  vt_crf_fb_scores(&g->b, g->d, g->f, g->w, g->scale);
+  if (vt_crf_fb_batch(&g->b, g->d, g->f, g->w, g->scale, g->M, g->sparse ? &g->sp : NULL, mA, g->G))
+    return INFINITY;
+  return g->b.loss[0];
+}
 
 /* One update on sequence s at rate eta; returns its loss before the update (+inf: no path). */
 static double sgd_step(sgd *g, int64_t s, double eta) {
@@ -28,16 +48,14 @@ static double sgd_step(sgd *g, int64_t s, double eta) {
   const vt_crf_feats *f = g->f;
   const int32_t L = f->L;
   const size_t LL = (size_t)L * (size_t)L;
-  double mA;
   g->scale *= 1.0 - eta * g->lambda;
   const double gain = eta / g->scale;
-  if (vt_crf_batch_set(&g->b, d, s, s + 1) != VT_OK) return NAN;
-  vt_crf_trans_exp(f, g->w, g->scale, g->M, &mA);
-  vt_crf_fb_scores(&g->b, d, f, g->w, g->scale);
-  if (vt_crf_fb_batch(&g->b, d, f, g->w, g->scale, g->M, NULL, mA, NULL)) return INFINITY;
-  const double loss = g->b.loss[0];
-  memset(g->GA, 0, LL * sizeof *g->GA);
-  vt_crf_fb_trans_grad(&g->b, L, 0, L, g->GA);
+  const double loss = sgd_fb(g, s);
+  if (!isfinite(loss)) return loss;
+  if (!g->sparse) {
+    memset(g->GA, 0, LL * sizeof *g->GA);
+    vt_crf_fb_trans_grad(&g->b, L, 0, L, g->GA);
+  }
   /* w += gain * (observed - expected): states item by item, then the transitions. */
   const int64_t t0 = d->sent_off[s], T = d->sent_off[s + 1] - t0;
   for (int64_t t = 0; t < T; t++) {
@@ -54,8 +72,11 @@ static double sgd_step(sgd *g, int64_t s, double eta) {
       if (k >= 0) g->w[k] += gain;
     }
   }
-  for (size_t i = 0; i < LL; i++)
-    if (f->tr_id[i] >= 0) g->w[f->tr_id[i]] -= gain * g->M[i] * g->GA[i];
+  if (g->sparse)
+    for (int64_t e = 0; e < g->sp.nnz; e++) g->w[g->sp.id[e]] -= gain * g->sp.m[e] * g->G[e];
+  else
+    for (size_t i = 0; i < LL; i++)
+      if (f->tr_id[i] >= 0) g->w[f->tr_id[i]] -= gain * g->M[i] * g->GA[i];
   if (g->scale < 1e-20) { /* fold the scale in before it underflows */
     for (int64_t i = 0; i < f->n; i++) g->w[i] *= g->scale;
     g->scale = 1;
@@ -93,12 +114,9 @@ static double sgd_calibrate(sgd *g, const double *w0, const int64_t *sample, int
   g->scale = 1;
   double init = 0;
   for (int64_t i = 0; i < n; i++) {
-    double mA;
-    if (vt_crf_batch_set(&g->b, g->d, sample[i], sample[i] + 1) != VT_OK) return NAN;
-    vt_crf_trans_exp(g->f, g->w, 1.0, g->M, &mA);
-    vt_crf_fb_scores(&g->b, g->d, g->f, g->w, 1.0);
-    vt_crf_fb_batch(&g->b, g->d, g->f, g->w, 1.0, g->M, NULL, mA, NULL);
-    init += g->b.loss[0];
+    const double l = sgd_fb(g, sample[i]);
+    if (isnan(l)) return NAN;
+    init += l;
   }
   init += 0.5 * g->lambda * sgd_norm2(g) * (double)n;
   int decreasing = 0;
@@ -146,6 +164,11 @@ vt_status vt_crf_train_sgd(const vt_crf_data *d, const vt_crf_feats *f, const vt
   g.lambda = 2.0 * o->c2 / (double)(N ? N : 1);
   g.M = malloc(LL * sizeof *g.M);
   g.GA = malloc(LL * sizeof *g.GA);
+  if ((g.sparse = vt_crf_sparse_fits(f))) {
+    if (vt_crf_sparse_init(&g.sp, f) != VT_OK ||
+        !(g.G = malloc((size_t)(g.sp.nnz ? g.sp.nnz : 1) * sizeof *g.G)))
+      goto nomem;
+  }
   order = malloc((size_t)(N ? N : 1) * sizeof *order);
   w0 = malloc((size_t)(f->n ? f->n : 1) * sizeof *w0);
   hist = malloc(((size_t)epochs + 1) * sizeof *hist);
@@ -166,13 +189,10 @@ vt_status vt_crf_train_sgd(const vt_crf_data *d, const vt_crf_feats *f, const vt
     double t_iter = vt_clock_seconds();
     double loss = 0;
     if (e == 0) { /* the starting point */
-      double mA;
-      vt_crf_trans_exp(f, w, 1.0, g.M, &mA);
       for (int64_t i = 0; i < N; i++) {
-        if (vt_crf_batch_set(&g.b, d, i, i + 1) != VT_OK) goto nomem;
-        vt_crf_fb_scores(&g.b, d, f, w, 1.0);
-        vt_crf_fb_batch(&g.b, d, f, w, 1.0, g.M, NULL, mA, NULL);
-        loss += g.b.loss[0];
+        const double l = sgd_fb(&g, i);
+        if (isnan(l)) goto nomem;
+        loss += l;
       }
       loss += o->c2 * sgd_norm2(&g);
       r->initial_loss = loss;
@@ -222,6 +242,8 @@ done:
   vt_crf_batch_free(&g.b);
   free(g.M);
   free(g.GA);
+  free(g.G);
+  vt_crf_sparse_free(&g.sp);
   free(order);
   free(w0);
   free(hist);
