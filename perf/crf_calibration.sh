@@ -45,12 +45,13 @@ awk -F'\t' -v iters="$ITERS" '
         printf "CRF (L2, lbfgs, %s iterations): mean sentence probability %.4f, exact match %.4f (%d sentences, %d scored)\n", iters, p / n, right / m, m, n }
 ' crf.prob crf.pair
 
-# The perceptron: "# PROB" per sentence with tag -v 1; the label column is LABEL/MARGINAL.
+# The perceptron: "# PROB" per sentence with tag -v 1 (a line of two fields: WSJ has "#" tokens);
+# the label column is LABEL/MARGINAL.
 "$V" train --template "$HERE/templates/conll2000-chunk.tmpl" \
   --train "$DATA/conll2000/train.txt" --epochs 10 --quiet -o perc.model
 "$V" tag -m perc.model -v 1 "$DATA/conll2000/test.txt" >perc.out
 awk '
-  /^# / { p += $2; n++; ok = 1; started = 1; next }
+  /^# / && NF == 2 { p += $2; n++; ok = 1; started = 1; next }
   NF == 0 { if (started) { right += ok; started = 0 } next }
   { split($NF, a, "/"); if (a[1] != $(NF - 1)) ok = 0 }
   END { if (started) right += ok

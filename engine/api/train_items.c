@@ -66,10 +66,6 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
     st = vt_fail(st, "%s", err);
     goto done;
   }
-  if (!(o->min_freq >= 0) || o->threads < 0) {
-    st = vt_fail(VT_EINVAL, "train: min_freq and threads must be >= 0");
-    goto done;
-  }
   if (vt_crf_names_init(&names) != VT_OK) goto nomem;
   if (o->init_model) {
     if ((st = vt_crfs_load(&init, o->init_model, err, sizeof err)) != VT_OK) {

@@ -6,6 +6,8 @@
 #include "core/errmsg.h"
 
 vt_status vt_crf_opts_check(const vt_train_opts *o, char *err, size_t errlen) {
+  if (!(o->min_freq >= 0) || !isfinite(o->min_freq) || o->threads < 0)
+    return vt_fail_into(err, errlen, VT_EINVAL, "train: min_freq and threads must be >= 0");
   if (o->algorithm == VT_TRAIN_L2SGD) {
     if (!(o->c2 > 0) || !isfinite(o->c2) || o->c1 != 0 || o->max_iterations < 0 || o->period < 0 ||
         !(o->delta >= 0) || !(o->calibration_eta > 0) || !(o->calibration_rate > 1) ||
