@@ -1,4 +1,5 @@
 /* engine/train/crf_lbfgs.c: L-BFGS / OWL-QN training through liblbfgs (crf_lbfgs.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "train/crf_lbfgs.h"
 #include "train/crf_report.h"
 

@@ -2,6 +2,7 @@
  * ../shared/design/crf-training.md): per sequence the loss (lambda/2)||w||^2 - log p(y|x) with
  * lambda = 2 c2 / N, the rate eta_t = 1 / (lambda (t0 + t)), the weight decay kept as one scale
  * factor, and t0 from a calibration on a sample. One sequence at a time: single-threaded. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
