@@ -54,16 +54,6 @@ void vt_crf_trans_exp(const vt_crf_feats *f, const double *w, double ws, double 
 void vt_crf_fb_scores(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f, const double *w,
                       double ws);
 
-/* Forward-backward over batch `b`, whose P holds the state scores and gs the gold ones
- * (vt_crf_fb_scores or crf_plan.h), with transition weights ws * w: exp'd in M (dense products
- * through BLAS) or, when sp is not NULL, in sp (crf_sparse.h; M unused), shift mA. Fills P with
- * the marginals, Al, Y and b->loss; with sp, adds the batch's transition counts sum_t
- * alphahat_{t-1}(from_e) Y_t(to_e) to G[e] (sp->nnz doubles). Single-threaded (BLAS called as
- * is). Returns 0, or -1 when a sequence has no path of non-zero probability in double (its loss
- * is then +inf). */
-int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f, const double *w,
-                    double ws, const double *M, const vt_crf_sparse *sp, double mA, double *G);
-
 /* Adds rows i0..i1-1 of sum_t alphahat_{t-1}^T Y_t of batch `b` to GA (L x L). */
 void vt_crf_fb_trans_grad(const vt_crf_batch *b, int32_t L, int32_t i0, int32_t i1, double *GA);
 

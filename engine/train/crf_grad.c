@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "train/crf_fb.h"
+#include "train/crf_kern.h"
 #include "train/crf_plan.h"
 
 /* Rows of a transition block: fixed, so that every product (and so every sum) is the same

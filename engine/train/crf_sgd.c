@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "core/errmsg.h"
 #include "train/crf_fb.h"
+#include "train/crf_kern.h"
 #include "train/crf_report.h"
 #include "train/crf_sgd.h"
 #include "train/perc_step.h"

@@ -37,18 +37,4 @@ void vt_crf_sparse_free(vt_crf_sparse *sp);
  * 0 included for the pairs without a feature). */
 void vt_crf_sparse_set(vt_crf_sparse *sp, const double *w, double ws, double *mA);
 
-/* oT (L x n) = row-block aT (L x n, each of the n columns summing to 1) times M, transposed:
- * oT[j][k] = c + sum_i S_ij aT[i][k]. */
-void vt_crf_sparse_fwd(const vt_crf_sparse *sp, const double *aT, int32_t n, double *oT);
-
-/* oT (L x n) = M times row-block yT (L x n), transposed: oT[i][k] = c ysum[k] + sum_j S_ij
- * yT[j][k], where ysum[k] is column k's sum; and, on the way, the transition counts of the step:
- * G[e] += sum over k of aT[from_e][k] yT[to_e][k], aT the previous position's alpha-hat block
- * (L x n, transposed likewise). */
-void vt_crf_sparse_bwd(const vt_crf_sparse *sp, const double *yT, const double *ysum,
-                       const double *aT, int32_t n, double *oT, double *G);
-
-/* Transposes the n x L row block `in` into the L x n block `out`. */
-void vt_crf_transpose(const double *in, int32_t n, int32_t L, double *out);
-
 #endif

@@ -1,0 +1,45 @@
+/* engine/train/crf_kern.h: the batched forward-backward of CRF training as a kernel family
+ * (cmake/VtIsa.cmake): one table per instruction set in crf_kern_<level>.c, all compiled from
+ * crf_kern_body.h, their dispatcher in crf_kern.c. vt_crf_fb_batch runs the widest level
+ * vt_simd_active() allows; every level gives the same bits. */
+#ifndef VT_TRAIN_CRF_KERN_H
+#define VT_TRAIN_CRF_KERN_H
+
+#include "train/crf_data.h"
+#include "train/crf_fb.h"
+#include "train/crf_sparse.h"
+#include "vitesse.h"
+
+/* vt_crf_fb_batch's contract (crf_fb.h). */
+typedef int (*vt_crf_fb_batch_fn)(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f,
+                                  const double *w, double ws, const double *M,
+                                  const vt_crf_sparse *sp, double mA, double *G);
+
+typedef struct vt_crf_kern_ops {
+  vt_simd level;
+  vt_crf_fb_batch_fn fb_batch;
+} vt_crf_kern_ops;
+
+/* Forward-backward over batch `b`, whose P holds the state scores and gs the gold ones
+ * (vt_crf_fb_scores or crf_plan.h), with transition weights ws * w: exp'd in M (dense products
+ * through BLAS) or, when sp is not NULL, in sp (crf_sparse.h; M unused), shift mA. Fills P with
+ * the marginals, Al, Y and b->loss; with sp, adds the batch's transition counts sum_t
+ * alphahat_{t-1}(from_e) Y_t(to_e) to G[e] (sp->nnz doubles). Single-threaded (BLAS called as
+ * is). Runs the widest level vt_simd_active() allows. Returns 0, or -1 when a sequence has no path
+ * of non-zero probability in double (its loss is then +inf). */
+int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f, const double *w,
+                    double ws, const double *M, const vt_crf_sparse *sp, double mA, double *G);
+
+/* Returns the table of `level`, or NULL when this build or CPU cannot run it. */
+const vt_crf_kern_ops *vt_crf_kern_get(vt_simd level);
+
+/* Per-level tables, defined in crf_kern_<level>.c. */
+extern const vt_crf_kern_ops vt_crf_kern_scalar;
+#if defined(VT_HAVE_AVX2)
+extern const vt_crf_kern_ops vt_crf_kern_avx2;
+#endif
+#if defined(VT_HAVE_AVX512)
+extern const vt_crf_kern_ops vt_crf_kern_avx512;
+#endif
+
+#endif

@@ -1,0 +1,146 @@
+/* tests/test_isa_crf_kern.c: every level of the CRF forward-backward family
+ * (engine/train/crf_kern_<level>.c) gives the scalar level's bits: marginals, alpha-hat, beta-hat,
+ * Y, the scale sums, the losses and the sparse form's transition counts, on random batches of
+ * 1 to 40 sequences over 2 to 300 labels, with dense transitions (BLAS) and with their sparse
+ * form, and weights up to far past exp's range. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "test_isa.h"
+#include "test_util.h"
+#include "train/crf_data.h"
+#include "train/crf_fb.h"
+#include "train/crf_kern.h"
+#include "train/crf_sparse.h"
+#include "vitesse.h"
+
+/* A random problem of n sequences of 1..maxT items over L labels (attributes 0..A-1). */
+static void problem_make(vt_crf_data *d, test_rng *r, int32_t L, int32_t A, int64_t n, int maxT) {
+  memset(d, 0, sizeof *d);
+  d->L = L;
+  d->n_attr = A;
+  d->n_sent = n;
+  int64_t cap = n * maxT;
+  d->sent_off = malloc(((size_t)n + 1) * sizeof *d->sent_off);
+  d->gold = malloc((size_t)cap * sizeof *d->gold);
+  d->tok_off = malloc(((size_t)cap + 1) * sizeof *d->tok_off);
+  d->attr = malloc((size_t)cap * 3 * sizeof *d->attr);
+  d->sent_off[0] = d->tok_off[0] = 0;
+  int64_t tok = 0, occ = 0;
+  for (int64_t s = 0; s < n; s++) {
+    int T = 1 + test_int(r, maxT);
+    if (T > d->max_T) d->max_T = T;
+    for (int t = 0; t < T; t++, tok++) {
+      d->gold[tok] = test_int(r, L);
+      for (int i = 0; i < 3; i++) d->attr[occ++] = test_int(r, A);
+      d->tok_off[tok + 1] = occ;
+    }
+    d->sent_off[s + 1] = tok;
+  }
+  d->n_tok = tok;
+}
+
+/* The outputs of one run. */
+typedef struct run_out {
+  double *P, *Al, *Be, *Y, *S, *loss, *G;
+  int rc;
+} run_out;
+
+static void run_free(run_out *o) {
+  free(o->P);
+  free(o->Al);
+  free(o->Be);
+  free(o->Y);
+  free(o->S);
+  free(o->loss);
+  free(o->G);
+}
+
+static double *dup(const double *p, size_t n) {
+  double *q = malloc((n ? n : 1) * sizeof *q);
+  memcpy(q, p, n * sizeof *q);
+  return q;
+}
+
+/* Runs level `ops` on the batch of sequences 0..n-1 and copies its outputs. */
+static run_out run_level(const vt_crf_kern_ops *ops, const vt_crf_data *d, const vt_crf_feats *f,
+                         const double *w, int sparse) {
+  run_out o;
+  memset(&o, 0, sizeof o);
+  vt_crf_batch b;
+  memset(&b, 0, sizeof b);
+  vt_crf_sparse sp;
+  memset(&sp, 0, sizeof sp);
+  const size_t LL = (size_t)f->L * (size_t)f->L;
+  double *M = malloc(LL * sizeof *M), mA;
+  vt_crf_batch_set(&b, d, 0, d->n_sent);
+  if (sparse) {
+    vt_crf_sparse_init(&sp, f);
+    vt_crf_sparse_set(&sp, w, 1.0, &mA);
+    o.G = calloc((size_t)sp.nnz + 1, sizeof *o.G);
+  } else {
+    vt_crf_trans_exp(f, w, 1.0, M, &mA);
+  }
+  vt_crf_fb_scores(&b, d, f, w, 1.0);
+  o.rc = ops->fb_batch(&b, d, f, w, 1.0, M, sparse ? &sp : NULL, mA, o.G);
+  const size_t cells = (size_t)b.rows * (size_t)f->L;
+  o.P = dup(b.P, cells);
+  o.Al = dup(b.Al, cells);
+  o.Be = dup(b.Be, cells);
+  o.Y = dup(b.Y, cells);
+  o.S = dup(b.S, (size_t)b.rows);
+  o.loss = dup(b.loss, (size_t)b.nb);
+  if (!sparse) o.G = calloc(1, sizeof *o.G);
+  vt_crf_sparse_free(&sp);
+  vt_crf_batch_free(&b);
+  free(M);
+  return o;
+}
+
+TEST(levels_equal_scalar) {
+  test_rng r = {21};
+  const int32_t Ls[] = {2, 5, 17, 64, 150, 300};
+  for (int i = 0; i < 6; i++)
+    for (int rep = 0; rep < 4; rep++) {
+      vt_crf_data d;
+      problem_make(&d, &r, Ls[i], 50, 1 + test_int(&r, 40), 1 + test_int(&r, 30));
+      vt_crf_feats f;
+      vt_crf_featgen gen = {0, rep & 1, (rep >> 1) & 1, NULL};
+      vt_crf_feats_build(&f, &d, &gen, NULL);
+      double *w = malloc((size_t)(f.n + 1) * sizeof *w);
+      const double scale = rep == 3 ? 60.0 : 2.0;
+      for (int64_t k = 0; k < f.n; k++) w[k] = scale * (2 * test_unit(&r) - 1);
+      for (int sparse = 0; sparse < 2; sparse++) {
+        run_out ref = run_level(&vt_crf_kern_scalar, &d, &f, w, sparse);
+        const size_t cells = (size_t)d.n_tok * (size_t)f.L;
+        int64_t nnz = sparse ? f.n_trans : 0;
+        for (vt_simd lv = VT_SIMD_AVX2; lv <= VT_SIMD_AVX512; lv++) {
+          if (!isa_level_runs(lv)) continue;
+          const vt_crf_kern_ops *ops = vt_crf_kern_get(lv);
+          REQUIRE(ops && ops->level == lv, "level %s has no table", vt_simd_name(lv));
+          run_out o = run_level(ops, &d, &f, w, sparse);
+          EXPECT(o.rc == ref.rc, "L=%d rep %d sparse %d %s: rc", Ls[i], rep, sparse,
+                 vt_simd_name(lv));
+          EXPECT(isa_same(o.P, ref.P, cells * 8) && isa_same(o.Al, ref.Al, cells * 8) &&
+                     isa_same(o.Be, ref.Be, cells * 8) && isa_same(o.Y, ref.Y, cells * 8),
+                 "L=%d rep %d sparse %d %s: the tables differ", Ls[i], rep, sparse,
+                 vt_simd_name(lv));
+          EXPECT(isa_same(o.S, ref.S, (size_t)d.n_tok * 8) &&
+                     isa_same(o.loss, ref.loss, (size_t)d.n_sent * 8) &&
+                     isa_same(o.G, ref.G, (size_t)nnz * 8),
+                 "L=%d rep %d sparse %d %s: sums, losses or counts differ", Ls[i], rep, sparse,
+                 vt_simd_name(lv));
+          run_free(&o);
+        }
+        run_free(&ref);
+      }
+      free(w);
+      vt_crf_feats_free(&f);
+      vt_crf_data_free(&d);
+    }
+}
+
+TEST_MAIN(CASE(levels_equal_scalar))
