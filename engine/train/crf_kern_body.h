@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "train/crf_fb.h"
+#include "train/crf_exp.h"
 #include "train/crf_kern.h"
 #include "train/crf_sparse.h"
 
@@ -100,7 +101,7 @@ static int fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f
       double m = E[0];
       for (int32_t y = 1; y < L; y++)
         if (E[y] > m) m = E[y];
-      for (int32_t y = 0; y < L; y++) E[y] = exp(E[y] - m);
+      for (int32_t y = 0; y < L; y++) E[y] = vt_crf_exp_nonpos(E[y] - m);
       loss += m - b->gs[row];
       if (t > 0) {
         int32_t tr = f->tr_id[(size_t)d->gold[t0 + t - 1] * Ls + (size_t)d->gold[t0 + t]];
