@@ -1,13 +1,16 @@
-/* engine/train/crf_fb.h: forward-backward over a batch of sequences at once, in exp space.
+/* engine/train/crf_fb.h: a batch of sequences for forward-backward in exp space: its layout,
+ * its state scores, the exp'd dense transitions and their expected counts. The recursion itself
+ * is the kernel family of crf_kern.h.
  *
  * The sequences of a batch are sorted by decreasing length and laid out position by position:
  * the rows of position t are its n_t live sequences, so each step of the forward and of the
- * backward recursion over the whole batch is one matrix product (n_t x L by L x L) through BLAS.
- * Each row is rescaled to sum 1 as it is made (CRFsuite's method), and the state scores of an
- * item are shifted by their maximum before exp, the transitions by theirs, so no exp overflows.
- * With alpha-hat and beta-hat so scaled, an item's marginals are their product and a transition's
- * expected count over the batch is M (.) sum_t alphahat_{t-1}^T Y_t, where Y_t is E'_t (.)
- * betahat_t / S_t: one more product, which the caller accumulates. */
+ * backward recursion over the whole batch is one matrix product (n_t x L by L x L): through BLAS
+ * for dense transitions, or their sparse form (crf_sparse.h). Each row is rescaled to sum 1 as it
+ * is made (CRFsuite's method), and the state scores of an item are shifted by their maximum
+ * before exp, the transitions by theirs, so no exp overflows. With alpha-hat and beta-hat so
+ * scaled, an item's marginals are their product and a transition's expected count over the batch
+ * is M (.) sum_t alphahat_{t-1}^T Y_t, where Y_t is E'_t (.) betahat_t / S_t: one more product,
+ * which the caller accumulates (dense), or which the backward steps add up (sparse). */
 #ifndef VT_TRAIN_CRF_FB_H
 #define VT_TRAIN_CRF_FB_H
 
