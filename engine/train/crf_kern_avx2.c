@@ -1,5 +1,6 @@
 /* engine/train/crf_kern_avx2.c: the CRF forward-backward for crf_kern_body.h's loops
  * compiled with -mavx2 (cmake/VtIsa.cmake). */
+#include "train/crf_kern.h"
 #include "train/crf_kern_body.h"
 
 const vt_crf_kern_ops vt_crf_kern_avx2 = {VT_SIMD_AVX2, fb_batch};

@@ -10,9 +10,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "train/crf_fb.h"
 #include "train/crf_exp.h"
-#include "train/crf_kern.h"
+#include "train/crf_fb.h"
 #include "train/crf_sparse.h"
 
 /* oT (L x n) = row-block aT (L x n, each of the n columns summing to 1) times M, transposed:
