@@ -55,60 +55,49 @@ TASKS = {
 }
 
 
-def read_conll(path):
-    """CoNLL-2000: `word POS chunk` split on white space; yields [(word, pos, label_parts)]."""
+def sentences(path, token):
+    """The sentences of a one-token-a-line file (a blank line ends one): token(line) gives a
+    token, or None for a line to skip."""
     sent = []
     with open(path, encoding="utf-8") as f:
         for line in f:
-            cols = line.split()
-            if not cols:
+            line = line.rstrip("\n")
+            if not line.strip():
                 if sent:
                     yield sent
                 sent = []
                 continue
-            sent.append((cols[0], cols[1], cols[2]))
+            tok = token(line)
+            if tok is not None:
+                sent.append(tok)
     if sent:
         yield sent
+
+
+def read_conll(path):
+    """CoNLL-2000: whitespace-separated `word POS chunk`; yields [(word, POS, chunk)]."""
+    return sentences(path, lambda line: tuple(line.split()[:3]))
+
+
+def conllu_token(line):
+    """A CoNLL-U word line as (FORM, XPOS, UPOS); None for comments, ranges and empty nodes."""
+    if line.startswith("#"):
+        return None
+    cols = line.split("\t")
+    if "-" in cols[0] or "." in cols[0]:
+        return None
+    return (cols[1], cols[4], cols[3])
 
 
 def read_conllu(path):
     """CoNLL-U: (FORM, XPOS, UPOS) of the word lines, no comments, ranges or empty nodes."""
-    sent = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not line:
-                if sent:
-                    yield sent
-                sent = []
-                continue
-            if line.startswith("#"):
-                continue
-            cols = line.split("\t")
-            if "-" in cols[0] or "." in cols[0]:
-                continue
-            sent.append((cols[1], cols[4], cols[3]))
-    if sent:
-        yield sent
+    return sentences(path, conllu_token)
 
 
 def read_agldt(path):
     """AGLDT: tab-separated `form lemma tag`, `#` comment lines; yields [(form, None, tag)]."""
-    sent = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not line:
-                if sent:
-                    yield sent
-                sent = []
-                continue
-            if line.startswith("#"):
-                continue
-            cols = line.split("\t")
-            sent.append((cols[0], None, cols[2]))
-    if sent:
-        yield sent
+    return sentences(path, lambda line: None if line.startswith("#")
+                     else (line.split("\t")[0], None, line.split("\t")[2]))
 
 
 READERS = {"conll": read_conll, "conllu": read_conllu, "agldt": read_agldt}
