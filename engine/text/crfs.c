@@ -105,15 +105,9 @@ int vt_crfs_item_row(const vt_crfs *m, const char *line, size_t len, char *scrat
   for (;;) {
     while (pos < len && line[pos] == '\t') pos++;
     if (pos >= len) break;
-    size_t an = vt_crfs_field_read(line, len, &pos, scratch);
-    char *val = scratch + an + 1;
-    size_t vn = 0;
-    int has_value = 0;
-    if (pos < len && line[pos] == ':') {
-      pos++;
-      has_value = 1;
-      vn = vt_crfs_field_read(line, len, &pos, val);
-    }
+    size_t an, vn;
+    int has_value;
+    char *val = vt_crfs_attr_next(line, len, &pos, scratch, &an, &vn, &has_value);
     if (first) { /* the label field */
       first = 0;
       continue;

@@ -14,16 +14,18 @@
 #include "vitesse.h"
 
 typedef struct vt_crf_data {
-  int32_t L;         /* labels */
-  int32_t n_attr;    /* attribute ids are 0..n_attr-1 */
-  int64_t n_sent;    /* sequences */
-  int64_t n_tok;     /* items */
-  int64_t *sent_off; /* n_sent + 1 item offsets */
-  int32_t *gold;     /* n_tok label ids */
-  int64_t *tok_off;  /* n_tok + 1 offsets into attr and val */
-  int32_t *attr;     /* attribute ids of the items */
-  double *val;       /* their values; NULL when every value is 1 */
-  int32_t max_T;     /* longest sequence */
+  int32_t L;                          /* labels */
+  int32_t n_attr;                     /* attribute ids are 0..n_attr-1 */
+  int64_t n_sent;                     /* sequences */
+  int64_t n_tok;                      /* items */
+  int64_t *sent_off;                  /* n_sent + 1 item offsets */
+  int32_t *gold;                      /* n_tok label ids */
+  int64_t *tok_off;                   /* n_tok + 1 offsets into attr and val */
+  int32_t *attr;                      /* attribute ids of the items */
+  double *val;                        /* their values; NULL when every value is 1 */
+  int32_t max_T;                      /* longest sequence */
+  int64_t cap_sent, cap_tok, cap_occ; /* allocated lengths of sent_off; tok_off and gold; attr and
+                                         val (for appending: crf_items.h) */
 } vt_crf_data;
 
 typedef struct vt_crf_feats {
