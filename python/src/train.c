@@ -224,6 +224,19 @@ static vt_sentence_in *sentence_in(const vtpy_sentences *s) {
   return in;
 }
 
+/* What a training call returns: the exception a callback raised (restored, cb's copy cleared),
+ * else the library's error, else the report (a dict). */
+static PyObject *train_result(callbacks *cb, vt_status st, const char *what,
+                              const vt_train_report *rep) {
+  if (cb->type) {
+    PyErr_Restore(cb->type, cb->value, cb->tb);
+    cb->type = cb->value = cb->tb = NULL;
+    return NULL;
+  }
+  if (st != VT_OK) return vtpy_raise(st, what);
+  return report_dict(rep);
+}
+
 PyObject *vtpy_train(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
   static char *kwlist[] = {"template",  "template_name", "train",        "dev",         "files",
@@ -297,14 +310,7 @@ PyObject *vtpy_train(PyObject *self, PyObject *args, PyObject *kw) {
     st = vt_train_tagger_mem(&o, ti, ts.n_sent, di, ds.n_sent, out_path, &rep);
     Py_END_ALLOW_THREADS
   }
-  if (cb.type) {
-    PyErr_Restore(cb.type, cb.value, cb.tb);
-    cb.type = cb.value = cb.tb = NULL;
-  } else if (st != VT_OK) {
-    vtpy_raise(st, "train");
-  } else {
-    result = report_dict(&rep);
-  }
+  result = train_result(&cb, st, "train", &rep);
 done:
   Py_XDECREF(cb.type);
   Py_XDECREF(cb.value);
@@ -367,14 +373,7 @@ PyObject *vtpy_train_items(PyObject *self, PyObject *args, PyObject *kw) {
   Py_BEGIN_ALLOW_THREADS
   st = vt_train_items(&o, tf, (int)nt, df, (int)nd, out_path, &rep);
   Py_END_ALLOW_THREADS
-  if (cb.type) {
-    PyErr_Restore(cb.type, cb.value, cb.tb);
-    cb.type = cb.value = cb.tb = NULL;
-  } else if (st != VT_OK) {
-    vtpy_raise(st, "train_items");
-  } else {
-    result = report_dict(&rep);
-  }
+  result = train_result(&cb, st, "train_items", &rep);
 done:
   Py_XDECREF(cb.type);
   Py_XDECREF(cb.value);
