@@ -1,9 +1,20 @@
-# Finds OpenMP, hwloc (>= 2) and jemalloc; a missing one stops configure naming the Debian package.
+# Finds OpenMP, hwloc (>= 2), jemalloc, zlib, OpenBLAS and liblbfgs; a missing one stops configure
+# naming its Debian package.
 find_package(PkgConfig QUIET)
 if(NOT PkgConfig_FOUND)
   message(FATAL_ERROR "pkg-config not found: install the Debian package 'pkg-config' "
                       "(or run: sh .ci/setup.sh)")
 endif()
+
+# vt_require_pkg(PREFIX MODULE WHAT DEBIAN): pkg-config's MODULE as the target PkgConfig::PREFIX;
+# a missing one stops configure, naming WHAT and its Debian package.
+function(vt_require_pkg prefix module what debian)
+  pkg_check_modules(${prefix} IMPORTED_TARGET GLOBAL ${module})
+  if(NOT ${prefix}_FOUND)
+    message(FATAL_ERROR "${what} not found: install the Debian package '${debian}' "
+                        "(or run: sh .ci/setup.sh)")
+  endif()
+endfunction()
 
 find_package(OpenMP COMPONENTS C)
 if(NOT OpenMP_C_FOUND)
@@ -11,17 +22,9 @@ if(NOT OpenMP_C_FOUND)
                       "(part of gcc; or run: sh .ci/setup.sh)")
 endif()
 
-pkg_check_modules(HWLOC IMPORTED_TARGET hwloc>=2)
-if(NOT HWLOC_FOUND)
-  message(FATAL_ERROR "hwloc >= 2 not found: install the Debian package 'libhwloc-dev' "
-                      "(or run: sh .ci/setup.sh)")
-endif()
+vt_require_pkg(HWLOC "hwloc>=2" "hwloc >= 2" libhwloc-dev)
 
-pkg_check_modules(JEMALLOC IMPORTED_TARGET jemalloc)
-if(NOT JEMALLOC_FOUND)
-  message(FATAL_ERROR "jemalloc not found: install the Debian package 'libjemalloc-dev' "
-                      "(or run: sh .ci/setup.sh)")
-endif()
+vt_require_pkg(JEMALLOC "jemalloc" "jemalloc" libjemalloc-dev)
 
 # The ThreadSanitizer build leaves jemalloc out: TSan's allocator is the process's malloc there
 # anyway, and LLVM's OpenMP race detector (Archer) aborts in TSan's allocator when jemalloc is
@@ -44,13 +47,5 @@ endif()
 
 # OpenBLAS: the CRF trainer's forward-backward runs a batch of sentences at once as matrix
 # products. liblbfgs: its L-BFGS / OWL-QN optimiser (the one CRFsuite uses).
-pkg_check_modules(OPENBLAS IMPORTED_TARGET openblas)
-if(NOT OPENBLAS_FOUND)
-  message(FATAL_ERROR "OpenBLAS not found: install the Debian package 'libopenblas-dev' "
-                      "(or run: sh .ci/setup.sh)")
-endif()
-pkg_check_modules(LBFGS IMPORTED_TARGET liblbfgs)
-if(NOT LBFGS_FOUND)
-  message(FATAL_ERROR "liblbfgs not found: install the Debian package 'liblbfgs-dev' "
-                      "(or run: sh .ci/setup.sh)")
-endif()
+vt_require_pkg(OPENBLAS "openblas" "OpenBLAS" libopenblas-dev)
+vt_require_pkg(LBFGS "liblbfgs" "liblbfgs" liblbfgs-dev)
