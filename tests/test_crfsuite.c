@@ -261,19 +261,6 @@ TEST(brute_force) {
   unlink(path);
 }
 
-/* Reads a whole file; NULL when it cannot. */
-static unsigned char *slurp(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *p = malloc((size_t)len + 1);
-  *n = fread(p, 1, (size_t)len, f);
-  fclose(f);
-  return p;
-}
-
 TEST(convert_roundtrip) {
   test_rng r = {27};
   const char *src = tmp_path("rt.model"), *dst = tmp_path("rt.vtm"), *dst2 = tmp_path("rt2.vtm");
@@ -293,7 +280,7 @@ TEST(convert_roundtrip) {
     REQUIRE(vt_model_open_memory(&d, b.p, b.len, "mem") == VT_OK, "%s", vt_last_error());
     REQUIRE(vt_model_save(c, dst2) == VT_OK, "%s", vt_last_error());
     size_t n1 = 0, n2 = 0;
-    unsigned char *p1 = slurp(dst, &n1), *p2 = slurp(dst2, &n2);
+    unsigned char *p1 = test_slurp(dst, &n1), *p2 = test_slurp(dst2, &n2);
     EXPECT(p1 && p2 && n1 == n2 && !memcmp(p1, p2, n1), "native bytes differ");
     free(p1);
     free(p2);
@@ -376,7 +363,7 @@ TEST(damaged_models) {
   REQUIRE(vt_model_open(&m, src) == VT_OK && vt_model_save(m, dst) == VT_OK, "%s", vt_last_error());
   vt_model_close(m);
   size_t nn;
-  unsigned char *nat = slurp(dst, &nn);
+  unsigned char *nat = test_slurp(dst, &nn);
   REQUIRE(nat != NULL, "read native");
   int tried = 0;
   refused = 0;

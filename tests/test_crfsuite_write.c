@@ -85,19 +85,6 @@ static char *tmp_path(const char *name) {
   return p;
 }
 
-static unsigned char *slurp(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  *n = 0;
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *p = malloc((size_t)len + 1);
-  *n = fread(p, 1, (size_t)len, f);
-  fclose(f);
-  return p;
-}
-
 static int write_file(const char *path, const void *p, size_t n) {
   FILE *f = fopen(path, "wb");
   if (!f) return -1;
@@ -332,7 +319,7 @@ TEST(roundtrip) {
     EXPECT(bad == NULL, "round %d: %s", round, bad);
     /* The file holds the same bytes, reads back the same, and writing it again changes nothing. */
     REQUIRE(vt_crfs_write_crf1d(path, a, err, sizeof err) == VT_OK, "%s", err);
-    unsigned char *fb = slurp(path, &nf);
+    unsigned char *fb = test_slurp(path, &nf);
     EXPECT(fb && nf == nw && !memcmp(fb, w, nw), "file and memory bytes differ");
     free(fb);
     REQUIRE(vt_crfs_load(&d, path, err, sizeof err) == VT_OK, "%s", err);
@@ -463,7 +450,7 @@ TEST(save_as) {
   REQUIRE(vt_model_save_as(m, o1, "crfsuite") == VT_OK, "%s", vt_last_error());
   REQUIRE(vt_model_save_as(n, o2, "crfsuite") == VT_OK, "%s", vt_last_error());
   size_t n1 = 0, n2 = 0;
-  unsigned char *p1 = slurp(o1, &n1), *p2 = slurp(o2, &n2);
+  unsigned char *p1 = test_slurp(o1, &n1), *p2 = test_slurp(o2, &n2);
   EXPECT(p1 && p2 && n1 == n2 && !memcmp(p1, p2, n1), "crf1d bytes differ");
   EXPECT(p1 && n1 >= 4 && !memcmp(p1, "lCRF", 4), "not a crf1d file");
   check_tagging(b.p, b.len, p1, n1, &r);
@@ -524,7 +511,7 @@ TEST(cli) {
   size_t nw = 0, nf = 0;
   REQUIRE(vt_crfs_load(&m, src, err, sizeof err) == VT_OK, "%s", err);
   REQUIRE(vt_crfs_crf1d_bytes(m, NULL, &w, &nw, err, sizeof err) == VT_OK, "%s", err);
-  unsigned char *fb = slurp(out, &nf);
+  unsigned char *fb = test_slurp(out, &nf);
   EXPECT(fb && nf == nw && !memcmp(fb, w, nw), "convert --to crfsuite wrote other bytes");
   free(fb);
   free(w);

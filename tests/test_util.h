@@ -14,6 +14,20 @@ typedef struct test_rng {
   uint64_t s;
 } test_rng;
 
+/* Reads the whole file `path` into a heap buffer (*n bytes); NULL when it cannot be opened. */
+static inline unsigned char *test_slurp(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  *n = 0;
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *p = malloc((size_t)len + 1);
+  *n = fread(p, 1, (size_t)len, f);
+  fclose(f);
+  return p;
+}
+
 static inline uint64_t test_next(test_rng *r) {
   uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
