@@ -56,8 +56,6 @@ void vt_crf_grad_destroy(vt_crf_grad *G) {
 
 int32_t vt_crf_grad_threads(const vt_crf_grad *G) { return G->threads; }
 
-const double *vt_crf_grad_observed(const vt_crf_grad *G) { return G->obs; }
-
 vt_status vt_crf_grad_create(vt_crf_grad **out, const vt_crf_data *d, const vt_crf_feats *f,
                              int32_t threads) {
   vt_status st = VT_ENOMEM;

@@ -32,7 +32,4 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g);
 /* The threads it runs on. */
 int32_t vt_crf_grad_threads(const vt_crf_grad *G);
 
-/* The observed feature counts (f->n doubles, owned by G). */
-const double *vt_crf_grad_observed(const vt_crf_grad *G);
-
 #endif
