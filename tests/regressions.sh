@@ -71,7 +71,7 @@ output_nodir)
     --transitions lat/A.npy -o out/nodir/o.txt
   ;;
 hash_key)
-  # The run-time tables hash with a key of the process (VITESSE_HASH_KEY sets it): the model,
+  # The run-time tables hash with a key of the process (VITESSE_HASH_KEY sets it): the models,
   # the tag dictionary and the tagged output are the same bytes under any key.
   awk 'BEGIN { for (s = 0; s < 60; s++) { for (t = 0; t < 6; t++)
     printf "w%d x%d %s\n", (s * 7 + t * 3) % 41, t % 5, (t % 3 ? "I" : "B"); print "" } }' >c.txt
@@ -83,6 +83,21 @@ hash_key)
     VITESSE_HASH_KEY=$k "$VITESSE" tag -m m1 --tag-dict d1 c.txt -o o$k 2>stderr ||
       fail "tag under key $k: exit $?"
   done
+  # A CRF trained from item files, and its native conversion (a table built keyed, written
+  # unkeyed as files keep it).
+  awk 'BEGIN { for (s = 0; s < 40; s++) { for (t = 0; t < 5; t++)
+    printf "%s\tw=%d\tp=%d\n", (t % 3 ? "I" : "B"), (s * 7 + t * 3) % 29, t % 4; print "" } }' >c.items
+  for k in 1 2; do
+    VITESSE_HASH_KEY=$k "$VITESSE" train --algo lbfgs --items c.items --quiet -o i$k.crfs \
+      2>stderr || fail "train --items under key $k: exit $?"
+    VITESSE_HASH_KEY=$k "$VITESSE" convert i1.crfs -o n$k.vtm 2>stderr ||
+      fail "convert under key $k: exit $?"
+  done
+  cmp -s i1.crfs i2.crfs || fail "the CRFsuite model depends on the hash key"
+  cmp -s n1.vtm n2.vtm || fail "the native conversion depends on the hash key"
+  "$VITESSE" tag -m n1.vtm c.items -o on 2>stderr || fail "tag the native model: exit $?"
+  "$VITESSE" tag -m i1.crfs c.items -o oi 2>stderr || fail "tag the crf1d model: exit $?"
+  cmp -s on oi || fail "the native conversion tags otherwise"
   cmp -s m1 m2 || fail "the model depends on the hash key"
   cmp -s d1 d2 || fail "the tag dictionary depends on the hash key"
   cmp -s o1 o2 || fail "the tagged output depends on the hash key"

@@ -16,7 +16,9 @@
 
 #include "crf1d_write.h"
 #include "harness.h"
+#include "models/crfsuite_file.h"
 #include "test_util.h"
+#include "text/strhash.h"
 #include "vitesse.h"
 
 #define MAXL 4
@@ -776,5 +778,95 @@ TEST(peer) {
   unlink(mod), unlink(items), unlink(o1), unlink(o2);
 }
 
+/* The inverse of vt_mix64 (the splitmix64 finalizer), and of an odd multiplier mod 2^64: what an
+ * attacker uses to make names of one unkeyed hash. */
+static uint64_t unmix64(uint64_t z) {
+  z = (z ^ (z >> 31) ^ (z >> 62)) * 0x319642B2D24D8EC3ull;
+  z = (z ^ (z >> 27) ^ (z >> 54)) * 0x96DE1B173F119089ull;
+  return z ^ (z >> 30) ^ (z >> 60);
+}
+
+static uint64_t inverse_odd(uint64_t m) {
+  uint64_t x = m; /* Newton: each step doubles the correct low bits */
+  for (int i = 0; i < 6; i++) x *= 2 - m * x;
+  return x;
+}
+
+/* Hash flooding: a crf1d model of 3,000 attribute names made to share one unkeyed hash value.
+ * The table the loader builds from them takes the process's key (short runs, every name found,
+ * tagging uses each one); its native conversion, whose table is unkeyed as files keep it, is
+ * refused at load instead of costing thousands of probes per unknown attribute. */
+TEST(flooded_attributes) {
+  const uint64_t M = 0x9FB21C651E98DF25ull, Minv = inverse_odd(M), target = 0x0123456789ABCDEFull;
+  const uint64_t h0 = 0x9E3779B97F4A7C15ull ^ (16ull * 0xC2B2AE3D27D4EB4Full);
+  enum { N = 3000 };
+  static char names[N][17];
+  static const char *name_ptr[N];
+  static crf1d_feat f[N + 1];
+  int made = 0;
+  for (uint64_t i = 1; made < N; i++) {
+    uint64_t w2 = 0; /* printable, no NUL: i in base 32, a digit a byte */
+    for (int j = 0; j < 8; j++) w2 |= (uint64_t)('A' + ((i >> (5 * j)) & 31)) << (8 * j);
+    const uint64_t h1 = (target * Minv) ^ vt_mix64(w2);
+    const uint64_t w1 = unmix64((h1 * Minv) ^ h0);
+    int ok = 1;
+    for (int j = 0; j < 8; j++) { /* a name, and one field of an item line once escaped */
+      const unsigned char ch = (unsigned char)(w1 >> (8 * j));
+      ok &= ch != 0 && ch != '\t' && ch != '\n' && ch != '\r';
+    }
+    if (!ok) continue;
+    memcpy(names[made], &w1, 8);
+    memcpy(names[made] + 8, &w2, 8);
+    names[made][16] = '\0';
+    name_ptr[made] = names[made];
+    f[made] = (crf1d_feat){0, (uint32_t)made, (uint32_t)(made % 2), 1.0 + made};
+    made++;
+  }
+  f[N] = (crf1d_feat){1, 0, 1, 0.5};
+  int same = 0;
+  for (int i = 0; i < N; i++) same += vt_strhash(names[i], 16) == vt_mix64(target);
+  EXPECT_EQ_INT(same, N, "the crafted names share the unkeyed hash");
+  crf1d_buf b;
+  crf1d_build(&b, LABEL_NAMES, 2, name_ptr, N, f, N + 1);
+  char err[512];
+  vt_crfs *c = NULL;
+  REQUIRE(vt_crfs_load_mem(&c, b.p, b.len, "flood", err, sizeof err) == VT_OK, "%s", err);
+  EXPECT(c->key != 0 && c->key == vt_hash_key(), "the table built at load takes the key");
+  const uint64_t run = vt_slots_longest_run(c->slots, (uint64_t)c->mask + 1);
+  EXPECT(run < 64, "the longest run of the built table is %llu slots", (unsigned long long)run);
+  int found = 0;
+  for (int i = 0; i < N; i++) found += vt_crfs_attr_find(c, names[i], 16) == i;
+  EXPECT_EQ_INT(found, N, "every name found");
+  vt_crfs_free(c);
+  /* Tagged: each item's one attribute picks its label (weights grow with the id). */
+  vt_model *m = NULL, *n = NULL;
+  REQUIRE(vt_model_open_memory(&m, b.p, b.len, "flood") == VT_OK, "%s", vt_last_error());
+  vt_tagger *tg = NULL;
+  REQUIRE(vt_tagger_create(&tg, m, NULL) == VT_OK, "%s", vt_last_error());
+  int right = 0;
+  for (int i = 0; i < N; i += 7) {
+    char line[64] = "?\t"; /* the label field, then the attribute */
+    escape_put(line, names[i], 0);
+    const char *items[1] = {line};
+    int32_t y[1];
+    double sc[1];
+    vt_tag_out o = {.labels = y, .scores = sc};
+    REQUIRE(vt_tagger_tag_items(tg, items, 1, &o) == VT_OK, "%s", vt_last_error());
+    right += y[0] == i % 2 && sc[0] == 1.0 + i;
+  }
+  EXPECT_EQ_INT(right, (N + 6) / 7, "items tagged by their crafted attribute");
+  vt_tagger_destroy(tg);
+  const char *native = tmp_path("flood.vtm");
+  REQUIRE(vt_model_save(m, native) == VT_OK, "%s", vt_last_error());
+  EXPECT_EQ_INT(vt_model_open(&n, native), VT_EFORMAT, "a native file with a flooded table");
+  EXPECT(strstr(vt_last_error(), "occupied slots (at most 1024)") != NULL, "message: %s",
+         vt_last_error());
+  vt_model_close(n);
+  vt_model_close(m);
+  unlink(native);
+  free(b.p);
+}
+
 TEST_MAIN(CASE(brute_force), CASE(convert_roundtrip), CASE(overflow), CASE(control_labels),
-          CASE(damaged_models), CASE(bad_items), CASE(parts), CASE(cli), CASE(peer))
+          CASE(damaged_models), CASE(bad_items), CASE(parts), CASE(cli), CASE(peer),
+          CASE(flooded_attributes))

@@ -358,7 +358,7 @@ static void hand_make(hand *h, const char *attr_pool, uint32_t attr_len0) {
   m->attr_off = h->attr_off, m->attr_pool = attr_pool;
   m->st_off = h->st_off, m->st_label = h->st_label, m->st_w = h->st_w, m->tw = h->tw;
   m->mask = 15;
-  vt_crfs_hash_fill(h->slots, 16, h->attr_off, attr_pool, 2);
+  vt_crfs_hash_fill(h->slots, 16, h->attr_off, attr_pool, 2, 0);
   m->slots = h->slots;
 }
 

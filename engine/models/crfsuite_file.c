@@ -13,6 +13,7 @@
 #include "io/binfile.h"
 #include "io/outfile.h"
 #include "io/readall.h"
+#include "text/strhash.h"
 
 #define CRF1D_HEADER 48
 #define CRF1D_VERSION 100
@@ -215,7 +216,8 @@ static int load_crf1d(vt_crfs **out, const unsigned char *d, uint64_t size, cons
   m->tw = tw;
   uint64_t n_slots = vt_crfs_slot_count(A);
   memset(slots, 0, (size_t)n_slots * 4);
-  uint32_t dup = vt_crfs_hash_fill(slots, n_slots, m->attr_off, m->attr_pool, (uint32_t)A);
+  m->key = vt_hash_key(); /* the names are the file's: a table they cannot flood */
+  uint32_t dup = vt_crfs_hash_fill(slots, n_slots, m->attr_off, m->attr_pool, (uint32_t)A, m->key);
   if (dup < A) BAD("corrupt CRFsuite model: attribute %u listed twice", dup);
   m->slots = slots;
   m->mask = (uint32_t)(n_slots - 1);
@@ -282,6 +284,10 @@ static int load_native(vt_crfs **out, vt_binfile *bf, const char *name, char *er
   if (used != A)
     BAD("corrupt model file: hash table holds %llu of %llu attributes", (unsigned long long)used,
         (unsigned long long)A);
+  uint64_t longest = vt_slots_longest_run(m->slots, n_slots);
+  if (longest > VT_HASH_MAX_RUN)
+    BAD("hash table has a run of %llu occupied slots (at most %d): names made to share a hash?",
+        (unsigned long long)longest, VT_HASH_MAX_RUN);
   if ((st = vt_crfs_bind(m)) != VT_OK) {
     if (st == VT_ENOMEM) goto nomem;
     BAD("corrupt model file: cannot bind the transitions: %s", vt_strerror(st));
@@ -301,6 +307,15 @@ fail:
 int vt_crfs_write_native(const char *path, const vt_crfs *m, char *err, size_t errlen) {
   unsigned char meta[META_SIZE];
   uint64_t L = (uint64_t)m->L, A = m->A, ns = m->n_state;
+  const uint64_t n_slots = (uint64_t)m->mask + 1;
+  uint32_t *plain = NULL; /* the table unkeyed, as files hold it, when m's has a key */
+  if (m->key) {
+    if (!(plain = calloc((size_t)n_slots, 4))) {
+      vt_errorf(err, errlen, path, "out of memory");
+      return VT_ENOMEM;
+    }
+    vt_crfs_hash_fill(plain, n_slots, m->attr_off, m->attr_pool, (uint32_t)A, 0);
+  }
   memset(meta, 0, sizeof meta);
   vt_bin_put32(meta, (uint32_t)L);
   vt_bin_put32(meta + 4, (uint32_t)A);
@@ -312,12 +327,14 @@ int vt_crfs_write_native(const char *path, const vt_crfs *m, char *err, size_t e
   vt_binfile_section_add(&sec[1], m->label_pool, m->label_off[L]);
   vt_binfile_section_add(&sec[2], m->attr_off, (A + 1) * 4);
   vt_binfile_section_add(&sec[2], m->attr_pool, m->attr_off[A]);
-  vt_binfile_section_add(&sec[3], m->slots, ((uint64_t)m->mask + 1) * 4);
+  vt_binfile_section_add(&sec[3], plain ? plain : m->slots, n_slots * 4);
   vt_binfile_section_add(&sec[4], m->st_w, ns * 8);
   vt_binfile_section_add(&sec[4], m->st_off, (A + 1) * 4);
   vt_binfile_section_add(&sec[4], m->st_label, ns * 4);
   vt_binfile_section_add(&sec[5], m->tw, L * L * 8);
-  return vt_binfile_write(path, &FORMAT, sec, err, errlen);
+  int st = vt_binfile_write(path, &FORMAT, sec, err, errlen);
+  free(plain);
+  return st;
 }
 
 /* ---- entry points ---------------------------------------------------------------------------- */

@@ -149,9 +149,6 @@ int vt_textmodel_save(const vt_textmodel *m, const char *path, char *err, size_t
 /* ---- loading ----------------------------------------------------------------------------------
  */
 
-/* The longest run of occupied hash slots a model file may have. */
-#define VT_MODEL_MAX_PROBE 1024
-
 #define BAD(...) VT_BAD(fail, path, __VA_ARGS__)
 
 static int finite_all(const float *v, size_t n) {
@@ -297,19 +294,11 @@ static int load(vt_textmodel **out, const char *path, const void *mem, size_t me
     if (used != m->n_feat)
       BAD("corrupt model file: hash table holds %llu of %u features", (unsigned long long)used,
           m->n_feat);
-    /* A lookup probes to the end of its run of occupied slots: a file whose strings were made
-     * to share a hash would make every unknown feature cost thousands of probes. The table is
-     * at most half full, so runs of honest strings stay a few dozen slots long. */
-    uint64_t start = 0, run = 0, longest = 0;
-    while (m->slots[start]) start++; /* an empty slot exists: the table is not full */
-    for (uint64_t k = 1; k <= m->slot_mask + 1; k++) {
-      run = m->slots[(start + k) & m->slot_mask] ? run + 1 : 0;
-      if (run > longest) longest = run;
-    }
-    if (longest > VT_MODEL_MAX_PROBE)
+    uint64_t longest = vt_slots_longest_run(m->slots, (uint64_t)m->slot_mask + 1);
+    if (longest > VT_HASH_MAX_RUN)
       BAD("hash table has a run of %llu occupied slots (at most %d): strings made to share a "
           "hash?",
-          (unsigned long long)longest, VT_MODEL_MAX_PROBE);
+          (unsigned long long)longest, VT_HASH_MAX_RUN);
   }
   free(starts);
   starts = NULL;

@@ -42,10 +42,11 @@ uint64_t vt_crfs_slot_count(uint64_t A) {
   return n;
 }
 
-/* The id of the `len` bytes at s in a table of mask + 1 slots over the pool, or -1. */
-static int64_t find_in(const uint32_t *slots, uint32_t mask, const uint32_t *off, const char *pool,
-                       const char *s, size_t len) {
-  uint32_t i = (uint32_t)vt_strhash(s, len) & mask;
+/* The id of the `len` bytes at s in a table of mask + 1 slots (hash key `key`) over the pool, or
+ * -1. */
+static int64_t find_in(const uint32_t *slots, uint32_t mask, uint64_t key, const uint32_t *off,
+                       const char *pool, const char *s, size_t len) {
+  uint32_t i = (uint32_t)vt_strhash_keyed(s, len, key) & mask;
   for (uint32_t v; (v = slots[i]) != 0; i = (i + 1) & mask) {
     uint32_t a = v - 1, n = off[a + 1] - off[a];
     if (n == len && !memcmp(pool + off[a], s, len)) return a;
@@ -54,13 +55,13 @@ static int64_t find_in(const uint32_t *slots, uint32_t mask, const uint32_t *off
 }
 
 uint32_t vt_crfs_hash_fill(uint32_t *slots, uint64_t n_slots, const uint32_t *off, const char *pool,
-                           uint32_t A) {
+                           uint32_t A, uint64_t key) {
   uint32_t mask = (uint32_t)(n_slots - 1);
   for (uint32_t a = 0; a < A; a++) {
     const char *s = pool + off[a];
     size_t len = off[a + 1] - off[a];
-    if (find_in(slots, mask, off, pool, s, len) >= 0) return a;
-    uint32_t i = (uint32_t)vt_strhash(s, len) & mask;
+    if (find_in(slots, mask, key, off, pool, s, len) >= 0) return a;
+    uint32_t i = (uint32_t)vt_strhash_keyed(s, len, key) & mask;
     while (slots[i]) i = (i + 1) & mask;
     slots[i] = a + 1;
   }
@@ -68,7 +69,7 @@ uint32_t vt_crfs_hash_fill(uint32_t *slots, uint64_t n_slots, const uint32_t *of
 }
 
 int64_t vt_crfs_attr_find(const vt_crfs *m, const char *s, size_t len) {
-  return find_in(m->slots, m->mask, m->attr_off, m->attr_pool, s, len);
+  return find_in(m->slots, m->mask, m->key, m->attr_off, m->attr_pool, s, len);
 }
 
 size_t vt_crfs_field_read(const char *line, size_t len, size_t *pos, char *out) {

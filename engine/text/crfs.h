@@ -25,7 +25,8 @@ typedef struct vt_crfs {
   const char *label_pool;
   const uint32_t *attr_off; /* A + 1 offsets into attr_pool */
   const char *attr_pool;
-  const uint32_t *slots;    /* mask + 1 slots: attribute id + 1 at its strhash, 0 = empty */
+  const uint32_t *slots;    /* mask + 1 slots: attribute id + 1 at its hash, 0 = empty */
+  uint64_t key;             /* the slots' hash key: 0 in a file, the process's when built */
   const uint32_t *st_off;   /* A + 1 offsets into st_label / st_w */
   const uint32_t *st_label; /* n_state labels */
   const double *st_w;       /* n_state weights */
@@ -48,10 +49,12 @@ void vt_crfs_free(vt_crfs *m);
 /* The slot count of an attribute table of A entries (a power of two >= 2A + 2). */
 uint64_t vt_crfs_slot_count(uint64_t A);
 
-/* Fills `slots` (n_slots zeroed slots, a power of two > A) with attributes 0..A-1 of the pool.
- * Returns A when every name is distinct, else the id of the first duplicate. */
+/* Fills `slots` (n_slots zeroed slots, a power of two > A) with attributes 0..A-1 of the pool,
+ * hashed under `key` (0: the unkeyed hash native files hold; tables built from a file's names
+ * take vt_hash_key(), so names made to share a hash cannot flood them). Returns A when every
+ * name is distinct, else the id of the first duplicate. */
 uint32_t vt_crfs_hash_fill(uint32_t *slots, uint64_t n_slots, const uint32_t *off, const char *pool,
-                           uint32_t A);
+                           uint32_t A, uint64_t key);
 
 /* The id of attribute `s` (`len` bytes), or -1 when the model lacks it. */
 int64_t vt_crfs_attr_find(const vt_crfs *m, const char *s, size_t len);

@@ -30,3 +30,14 @@ uint64_t vt_hash_key(void) {
   call_once(&key_once, key_draw);
   return key;
 }
+
+uint64_t vt_slots_longest_run(const uint32_t *slots, uint64_t n) {
+  uint64_t start = 0, run = 0, longest = 0;
+  while (start < n && slots[start]) start++;
+  if (start == n) return n;
+  for (uint64_t k = 1; k <= n; k++) {
+    run = slots[(start + k) & (n - 1)] ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  return longest;
+}

@@ -50,6 +50,17 @@ static inline uint64_t vt_strhash(const void *data, size_t n) {
  * VITESSE_HASH_KEY, a number, sets it for tests that check nothing depends on it). Never 0. */
 uint64_t vt_hash_key(void);
 
+/* Model files keep their hash tables (slots of 32 bits, 0 = empty) as written, hashed without a
+ * key. A lookup probes to the end of its run of occupied slots, so a file whose strings were made
+ * to share a hash would make every unknown string cost thousands of probes: loaders refuse a
+ * table with a run longer than this (honest tables are at most half full, their runs a few dozen
+ * slots long). */
+#define VT_HASH_MAX_RUN 1024
+
+/* The longest run of occupied slots in the table of n slots (a power of two, at least one
+ * empty), counted around the end. */
+uint64_t vt_slots_longest_run(const uint32_t *slots, uint64_t n);
+
 /* vt_strhash(data, n), the same value, for bytes followed by at least 7 readable bytes (a buffer
  * padded by the caller): the last partial word is one 8-byte load, masked, instead of a byte
  * copy whose 8-byte reload stalls on store forwarding (the emission code's hot path). */

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text/strhash.h"
+
 /* Allocates n bytes as the model's next owned block; NULL when out of memory (or no slot). */
 static void *own(vt_crfs *m, size_t n) {
   if (m->n_own >= (int)(sizeof m->own / sizeof m->own[0])) return NULL;
@@ -76,7 +78,8 @@ vt_status vt_crf_export_crfs(vt_crfs **out, const vt_crf_names *n, const vt_crf_
     st_off[++k] = q_out;
   }
   for (size_t i = 0; i < Ls * Ls; i++) tw[i] = f->tr_id[i] >= 0 ? w[f->tr_id[i]] : 0.0;
-  vt_crfs_hash_fill(slots, n_slots, attr_off, attr_pool, (uint32_t)A);
+  m->key = vt_hash_key();
+  vt_crfs_hash_fill(slots, n_slots, attr_off, attr_pool, (uint32_t)A, m->key);
   m->label_off = label_off;
   m->label_pool = label_pool;
   m->attr_off = attr_off;
