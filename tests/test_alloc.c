@@ -158,13 +158,19 @@ static vt_status ejob_write(void *ctx, vt_sched_batch *b) {
 }
 
 static vt_status clone(const void *m, const vt_mem *mem, void **out) {
+  if (!mem) { /* one NUMA node: the model as it is */
+    *out = (void *)(uintptr_t)m;
+    return VT_OK;
+  }
   vt_trans *t;
   vt_status st = vt_trans_clone_to(&t, m, mem);
   *out = t;
   return st;
 }
 
-static void clone_free(void *r, const vt_mem *mem) { vt_trans_clone_free(r, mem); }
+static void clone_free(void *r, const vt_mem *mem) {
+  if (mem) vt_trans_clone_free(r, mem);
+}
 
 static void check_engine(const vt_synth *syn, const vt_trans *tr) {
   vt_topo t;

@@ -135,7 +135,8 @@ static vt_status job_run(vt_sched *s, tjob *j, vt_sched_stats *st, char *err, si
 /* The "model": each replica records the order it was made in, which is its plan node. */
 
 static vt_status model_clone(const void *model, const vt_mem *mem, void **out) {
-  int *r = vt_mem_alloc(mem, sizeof *r);
+  static int node0 = 0; /* without memory (one NUMA node): the model as it is, node 0's */
+  int *r = mem ? vt_mem_alloc(mem, sizeof *r) : &node0;
   if (!r) return VT_ENOMEM;
   (void)model; /* &replicas_made */
   *r = replicas_made++;
@@ -143,7 +144,9 @@ static vt_status model_clone(const void *model, const vt_mem *mem, void **out) {
   return VT_OK;
 }
 
-static void model_free(void *replica, const vt_mem *mem) { vt_mem_free(mem, replica, sizeof(int)); }
+static void model_free(void *replica, const vt_mem *mem) {
+  if (mem) vt_mem_free(mem, replica, sizeof(int));
+}
 
 /* A scheduler for `threads` workers on topology `src` (NULL: this machine). */
 static vt_sched *make(vt_topo *t, vt_plan *p, const char *src, int threads, vt_bind bind,

@@ -149,8 +149,12 @@ typedef struct tagger_worker {
   vt_rowcache *cache; /* made on the worker's first batch (NULL: none) */
 } tagger_worker;
 
-/* `model`: the vt_model; the replica: a copy of its features in `mem`. */
+/* `model`: the vt_model; the replica: a copy of its features in `mem` (mem NULL: its own). */
 static vt_status corpus_clone(const void *model, const vt_mem *mem, void **out) {
+  if (!mem) { /* one NUMA node: the model's own features */
+    *out = ((const vt_model *)model)->text;
+    return VT_OK;
+  }
   vt_textmodel *m = NULL;
   vt_status st = vt_textmodel_clone_to(&m, ((const vt_model *)model)->text, mem);
   *out = m;
@@ -158,7 +162,7 @@ static vt_status corpus_clone(const void *model, const vt_mem *mem, void **out) 
 }
 
 static void corpus_clone_free(void *replica, const vt_mem *mem) {
-  vt_textmodel_clone_free(replica, mem);
+  if (mem) vt_textmodel_clone_free(replica, mem);
 }
 
 static vt_status tag_batch(const vt_corpus_work *w) {

@@ -209,13 +209,19 @@ static void decode_progress(void *ctx, const vt_sched_progress *p) {
 }
 
 static vt_status trans_clone(const void *model, const vt_mem *mem, void **out) {
+  if (!mem) { /* one NUMA node: the model as it is */
+    *out = (void *)(uintptr_t)model;
+    return VT_OK;
+  }
   vt_trans *t = NULL;
   vt_status st = vt_trans_clone_to(&t, model, mem);
   *out = t;
   return st;
 }
 
-static void trans_free(void *replica, const vt_mem *mem) { vt_trans_clone_free(replica, mem); }
+static void trans_free(void *replica, const vt_mem *mem) {
+  if (mem) vt_trans_clone_free(replica, mem);
+}
 
 vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
                             const vt_conf_opts *conf, const vt_lattices *lat, int64_t first,

@@ -31,6 +31,7 @@ typedef struct node_queue {
   pthread_cond_t cv; /* this node's idle workers wait here */
   vt_node_mem mem;
   void *replica;
+  int shared; /* replica is the model's own object (one NUMA node): not freed */
 } node_queue;
 
 typedef struct worker {
@@ -330,7 +331,11 @@ vt_status vt_sched_create(vt_sched **out, const vt_sched_config *cfg) {
     int numa = plan->bind == VT_BIND_NONE ? -1 : plan->nodes[n].numa;
     if ((st = vt_node_mem_init(&q->mem, cfg->topo->hw, numa)) != VT_OK) goto fail;
     s->membind &= q->mem.bound;
-    if (cfg->model && (st = cfg->model_clone(cfg->model, &q->mem.mem, &q->replica)) != VT_OK)
+    /* On a machine of one NUMA node the model is in that node's memory already: the workers
+     * read it as it is (model_clone without memory), one copy instead of two. */
+    q->shared = cfg->topo->numa_nodes <= 1;
+    if (cfg->model &&
+        (st = cfg->model_clone(cfg->model, q->shared ? NULL : &q->mem.mem, &q->replica)) != VT_OK)
       goto fail;
     st = VT_ENOMEM;
   }
@@ -357,7 +362,7 @@ void vt_sched_destroy(vt_sched *s) {
   if (s->nodes)
     for (int n = 0; n < s->n_nodes; n++) {
       node_queue *q = &s->nodes[n];
-      if (q->replica && s->model_free) s->model_free(q->replica, &q->mem.mem);
+      if (q->replica && s->model_free) s->model_free(q->replica, q->shared ? NULL : &q->mem.mem);
       vt_node_mem_fini(&q->mem);
       free(q->ring);
       pthread_cond_destroy(&q->cv);

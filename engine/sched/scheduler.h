@@ -125,8 +125,10 @@ typedef struct vt_sched_config {
   int slots;           /* batches in flight; 0 = 4 per worker, at least 4 */
   size_t arena_block;  /* first block of each worker's arena; 0 = the arena default */
   const void *model;   /* replicated once per plan node (may be NULL: no model) */
+  /* The replica of `model` for a node, a copy in `mem`; with mem NULL (a machine of one NUMA
+   * node, where a copy would sit in the same memory) the object workers read, not a copy. */
   vt_status (*model_clone)(const void *model, const vt_mem *mem, void **out);
-  void (*model_free)(void *replica, const vt_mem *mem);
+  void (*model_free)(void *replica, const vt_mem *mem); /* mem NULL: not a copy, nothing */
 } vt_sched_config;
 
 typedef struct vt_sched_worker_stats {
