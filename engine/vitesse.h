@@ -441,6 +441,16 @@ VT_API vt_status vt_model_save_as(const vt_model *m, const char *path, const cha
 VT_API vt_status vt_model_open_trans(vt_model **out, int32_t L, const double *A, const double *S,
                                      const double *F, const int32_t *rank);
 
+/* Bounds the memory one model may need once opened, in bytes, for every vt_model_open* call
+ * after this one, in any thread (0: the default, half of the machine's physical memory). A
+ * model file declares its label count in a few bytes, and its L x L tables take 32 bytes a label
+ * pair (46,340 labels: 64 GiB); a model that would need more is refused before anything is
+ * allocated (VT_EFORMAT, the bound named in vt_last_error). The CLI's --max-model-memory. */
+VT_API void vt_model_memory_limit_set(uint64_t bytes);
+
+/* The bound vt_model_memory_limit_set set, or the default, in bytes. */
+VT_API uint64_t vt_model_memory_limit(void);
+
 /* Frees a model. NULL is a no-op. No vt_tagger or engine run may use it any more. */
 VT_API void vt_model_close(vt_model *m);
 

@@ -309,6 +309,50 @@ lattice_labels)
   expect_fail 2 "$VITESSE" decode "$@" --labels nosuch.txt -o out/x
   grep -q 'nosuch.txt: cannot open' stderr || fail "$(cat stderr)"
   ;;
+model_memory)
+  # Models that declare many labels in a few bytes. 46,340 labels (a 0.5 MB CRF++ or Wapiti
+  # model; the dense tables would take 64 GiB) are refused before anything is allocated: one
+  # line naming --max-model-memory, exit 2, even under a 1 GiB address space. The bound can be
+  # lowered and raised. A 2,000-label model takes about one copy of its L x L tables (it took
+  # four: 238 MB peak; the bound is 40 bytes a label pair), and a Wapiti model of 1,000 labels
+  # with 2,147 bigram observations (it asked for one 17 GB block) loads in proportion to its file.
+  crfpp() { # crfpp L: a CRF++ text model of L labels, one unigram feature
+    awk -v L="$1" 'BEGIN { printf "version: 100\ncost-factor: 1\nmaxid: %d\nxsize: 1\n\n", L
+      for (i = 0; i < L; i++) print "l" i; print ""; print "U00:%x[0,0]"; print ""
+      print "0 U00:a"; print ""; for (i = 0; i < L; i++) print (i == 7 ? "0.5" : "0") }'
+  }
+  wapiti() { # wapiti L O KIND: L labels, O observations of one pattern of KIND (u or b)
+    awk -v L="$1" -v O="$2" -v K="$3" 'BEGIN { printf "#mdl#2#1\n#rdr#1/1/0\n9:%s:%%x[0,0],\n", K
+      printf "#qrk#%d\n", L; for (i = 0; i < L; i++) printf "%d:l%d,\n", length("l" i), i
+      printf "#qrk#%d\n", O
+      for (o = 0; o < O; o++) printf "%d:%s:%d,\n", length(K ":" o), K, o; print "0=0.5" }'
+  }
+  crfpp 46340 >big.crfpp
+  wapiti 46340 1 u >big.wap
+  printf 'a\nb\n\n' >in.txt
+  for m in big.crfpp big.wap; do
+    (ulimit -v 1048576 2>/dev/null; expect_fail 2 "$VITESSE" tag -m $m in.txt -o out/x) || exit 1
+    grep -q "$m: a model of 46340 labels needs 65534 MiB, more than the bound of .* MiB (--max-model-memory)" stderr ||
+      fail "$m: $(cat stderr)"
+    expect_fail 2 "$VITESSE" convert $m -o out/x.vtm
+  done
+  crfpp 2000 >c2000.crfpp
+  expect_fail 2 "$VITESSE" tag -m c2000.crfpp --max-model-memory 100M in.txt -o out/x
+  grep -q 'c2000.crfpp: a model of 2000 labels needs 123 MiB, more than the bound of 100 MiB' stderr ||
+    fail "$(cat stderr)"
+  expect_fail 2 "$VITESSE" tag -m c2000.crfpp --max-model-memory 12Q in.txt -o out/x
+  grep -q -- "--max-model-memory: expected a size in bytes" stderr || fail "$(cat stderr)"
+  rss=$(python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$VITESSE" tag -m c2000.crfpp \
+    --max-model-memory 130M --threads 2 in.txt) || fail "tag the 2,000-label model"
+  [ "$rss" -lt $((40 * 2000 * 2000 / 1024 + 32768)) ] ||
+    fail "tagging with a 2,000-label model peaked at $rss KB"
+  wapiti 1000 2147 b >b.wap
+  (ulimit -v 1048576 2>/dev/null; "$VITESSE" tag -m b.wap in.txt -o tagged.txt 2>stderr) ||
+    fail "the 1,000-label Wapiti model with 2,147 bigram observations: $(cat stderr)"
+  [ "$(grep -c . tagged.txt)" -eq 2 ] || fail "tagged: $(cat tagged.txt)"
+  ;;
 model_from_pipe)
   # -m /dev/stdin (a pipe) and -m FIFO: the model is read once, whole, and tags as the file does
   # (the kind sniff used to take its first bytes); a joint model too; garbage: one line, exit 2.

@@ -867,6 +867,41 @@ TEST(flooded_attributes) {
   free(b.p);
 }
 
+/* A crf1d model declaring 46,340 labels in half a megabyte (its dense tables would take 80
+ * GiB) is refused before they are allocated, naming the bound; a lower bound set through the
+ * library refuses a 300-label model that the default accepts. */
+TEST(label_count_bound) {
+  enum { BIG = 46340 };
+  static char names[BIG][8];
+  static const char *ptr[BIG];
+  for (int y = 0; y < BIG; y++) snprintf(names[y], sizeof names[y], "l%d", y), ptr[y] = names[y];
+  static const crf1d_feat f[] = {{0, 0, 0, 1.0}, {1, 0, 1, 0.5}};
+  crf1d_buf b;
+  crf1d_build(&b, ptr, BIG, ATTR_NAMES, 1, f, 2);
+  vt_model *m = NULL;
+  EXPECT_EQ_INT(vt_model_open_memory(&m, b.p, b.len, "big"), VT_EFORMAT, "46,340 labels");
+  EXPECT(strstr(vt_last_error(), "big: a model of 46340 labels needs 81917 MiB") != NULL &&
+             strstr(vt_last_error(), "(--max-model-memory)") != NULL,
+         "message: %s", vt_last_error());
+  vt_model_close(m);
+  free(b.p);
+  crf1d_build(&b, ptr, 300, ATTR_NAMES, 1, f, 2);
+  m = NULL;
+  REQUIRE(vt_model_open_memory(&m, b.p, b.len, "mid") == VT_OK, "%s", vt_last_error());
+  vt_model_close(m);
+  m = NULL;
+  EXPECT(vt_model_memory_limit() > ((uint64_t)1 << 20), "a default bound");
+  vt_model_memory_limit_set((uint64_t)1 << 20);
+  EXPECT_EQ_INT(vt_model_memory_limit(), (uint64_t)1 << 20, "the bound set");
+  EXPECT_EQ_INT(vt_model_open_memory(&m, b.p, b.len, "mid"), VT_EFORMAT, "over a lower bound");
+  EXPECT(strstr(vt_last_error(), "mid: a model of 300 labels needs 4 MiB, more than the bound of 1 "
+                                 "MiB") != NULL,
+         "message: %s", vt_last_error());
+  vt_model_close(m);
+  vt_model_memory_limit_set(0);
+  free(b.p);
+}
+
 TEST_MAIN(CASE(brute_force), CASE(convert_roundtrip), CASE(overflow), CASE(control_labels),
           CASE(damaged_models), CASE(bad_items), CASE(parts), CASE(cli), CASE(peer),
-          CASE(flooded_attributes))
+          CASE(flooded_attributes), CASE(label_count_bound))

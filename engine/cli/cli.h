@@ -15,6 +15,19 @@ void vt_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Parses a whole decimal integer in [lo, hi] from `s` into *out; 0 on success, -1 otherwise. */
 int vt_cli_parse_int(const char *s, long long lo, long long hi, long long *out);
 
+/* Parses `s` into a count of bytes: a whole decimal number with an optional binary suffix K, M,
+ * G or T (2^10 .. 2^40), at least 1; 0 on success, -1 otherwise. */
+int vt_cli_parse_bytes(const char *s, unsigned long long *out);
+
+/* Handles --max-model-memory SIZE (vt_model_memory_limit_set): 0, or -1 for a bad value with
+ * the message printed. */
+int vt_cli_max_model_memory(const char *arg);
+
+/* The --help line of --max-model-memory. */
+#define VT_CLI_MAX_MODEL_MEMORY_USAGE                                                              \
+  "  --max-model-memory S  refuse a model needing more than S bytes (suffix K, M, G or T;\n"       \
+  "                     default half of the physical memory)\n"
+
 /* Monotonic clock in seconds. */
 double vt_cli_now(void);
 

@@ -31,7 +31,7 @@ static void convert_usage(FILE *f) {
         "                   which crfsuite tag reads and tags as IN\n"
         "  --cost-factor C  CRF++ only: multiply the weights by C > 0, as crf_test -c C\n"
         "                   (default: the factor stored in the model)\n"
-        "  -o OUT           the model to write (atomically)\n",
+        "  -o OUT           the model to write (atomically)\n" VT_CLI_MAX_MODEL_MEMORY_USAGE,
         f);
 }
 
@@ -47,15 +47,17 @@ int vt_cli_parse_cost_factor(const char *arg, double *out) {
   return 0;
 }
 
-enum { OPT_FROM = 256, OPT_TO, OPT_COST };
+enum { OPT_FROM = 256, OPT_TO, OPT_COST, OPT_MAX_MEMORY };
 
 int vt_cmd_convert(int argc, char **argv) {
-  static const struct option longopts[] = {{"from", required_argument, 0, OPT_FROM},
-                                           {"to", required_argument, 0, OPT_TO},
-                                           {"cost-factor", required_argument, 0, OPT_COST},
-                                           {"output", required_argument, 0, 'o'},
-                                           {"help", no_argument, 0, 'h'},
-                                           {0, 0, 0, 0}};
+  static const struct option longopts[] = {
+      {"from", required_argument, 0, OPT_FROM},
+      {"to", required_argument, 0, OPT_TO},
+      {"cost-factor", required_argument, 0, OPT_COST},
+      {"max-model-memory", required_argument, 0, OPT_MAX_MEMORY},
+      {"output", required_argument, 0, 'o'},
+      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
   const char *from = "auto", *to = "vitesse", *out_path = NULL;
   double cf = 0.0;
   vt_model *m = NULL;
@@ -68,6 +70,9 @@ int vt_cmd_convert(int argc, char **argv) {
     case OPT_TO: to = optarg; break;
     case OPT_COST:
       if (vt_cli_parse_cost_factor(optarg, &cf)) goto done;
+      break;
+    case OPT_MAX_MEMORY:
+      if (vt_cli_max_model_memory(optarg)) goto done;
       break;
     case 'o': out_path = optarg; break;
     case 'h':

@@ -14,7 +14,8 @@ const char vt_cli_engine_usage[] =
     "  --topology T       plan for a hwloc synthetic topology or XML file instead of this\n"
     "                     machine, binding nothing (testing; see vitesse topo)\n"
     "  --quiet            no progress line (shown only when stderr is a terminal)\n"
-    "  --stats            print a JSON object of run statistics on stderr at the end\n";
+    "  --stats            print a JSON object of run statistics on stderr at the "
+    "end\n" VT_CLI_MAX_MODEL_MEMORY_USAGE;
 
 void vt_cli_engine_init(vt_cli_engine *e) {
   memset(e, 0, sizeof *e);
@@ -50,6 +51,7 @@ int vt_cli_engine_opt(vt_cli_engine *e, int code, const char *arg) {
     return 1;
   case VT_CLI_OPT_QUIET: e->quiet = 1; return 1;
   case VT_CLI_OPT_STATS: e->stats = 1; return 1;
+  case VT_CLI_OPT_MAX_MODEL_MEMORY: return vt_cli_max_model_memory(arg) ? -1 : 1;
   }
   return 0;
 }

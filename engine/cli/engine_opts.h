@@ -31,7 +31,8 @@ enum {
   VT_CLI_OPT_TOPOLOGY,
   VT_CLI_OPT_BATCH_TOKENS,
   VT_CLI_OPT_QUIET,
-  VT_CLI_OPT_STATS
+  VT_CLI_OPT_STATS,
+  VT_CLI_OPT_MAX_MODEL_MEMORY
 };
 
 #define VT_CLI_ENGINE_LONGOPTS                                                                     \
@@ -39,7 +40,8 @@ enum {
       {"bind", required_argument, 0, VT_CLI_OPT_BIND},                                             \
       {"topology", required_argument, 0, VT_CLI_OPT_TOPOLOGY},                                     \
       {"batch-tokens", required_argument, 0, VT_CLI_OPT_BATCH_TOKENS},                             \
-      {"quiet", no_argument, 0, VT_CLI_OPT_QUIET}, {                                               \
+      {"quiet", no_argument, 0, VT_CLI_OPT_QUIET},                                                 \
+      {"max-model-memory", required_argument, 0, VT_CLI_OPT_MAX_MODEL_MEMORY}, {                   \
     "stats", no_argument, 0, VT_CLI_OPT_STATS                                                      \
   }
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cli/cli.h"
@@ -22,6 +23,32 @@ int vt_cli_parse_int(const char *s, long long lo, long long hi, long long *out) 
   long long v = strtoll(s, &end, 10);
   if (errno || end == s || *end || v < lo || v > hi) return -1;
   *out = v;
+  return 0;
+}
+
+int vt_cli_parse_bytes(const char *s, unsigned long long *out) {
+  char *end;
+  errno = 0;
+  if (*s < '0' || *s > '9') return -1;
+  unsigned long long v = strtoull(s, &end, 10);
+  int shift = 0;
+  if (*end) {
+    const char *u = strchr("KMGT", *end);
+    if (!u || end[1]) return -1;
+    shift = 10 * (int)(u - "KMGT" + 1);
+  }
+  if (errno || end == s || v == 0 || v > (~0ull >> shift)) return -1;
+  *out = v << shift;
+  return 0;
+}
+
+int vt_cli_max_model_memory(const char *arg) {
+  unsigned long long v;
+  if (vt_cli_parse_bytes(arg, &v)) {
+    vt_cli_error("--max-model-memory: expected a size in bytes (e.g. 512M, 16G), got '%s'", arg);
+    return -1;
+  }
+  vt_model_memory_limit_set(v);
   return 0;
 }
 

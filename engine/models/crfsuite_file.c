@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/errmsg.h"
+#include "core/memlimit.h"
 #include "io/binfile.h"
 #include "io/outfile.h"
 #include "io/readall.h"
@@ -128,6 +129,14 @@ static const char *refs_check(const unsigned char *d, uint64_t size, uint64_t of
 
 #define BAD(...) VT_BAD(fail, name, __VA_ARGS__)
 
+/* Asks the model memory bound for a model of L labels (its transitions in double, and what the
+ * engine binds from them). */
+static int model_memory(uint64_t L, const char *name, char *err, size_t errlen) {
+  char what[64];
+  snprintf(what, sizeof what, "a model of %llu labels", (unsigned long long)L);
+  return vt_memlimit_check(L * L * (VT_MEM_PER_LABEL_PAIR + 8), name, what, err, errlen);
+}
+
 static int load_crf1d(vt_crfs **out, const unsigned char *d, uint64_t size, const char *name,
                       char *err, size_t errlen) {
   int st = VT_ENOMEM;
@@ -147,6 +156,7 @@ static int load_crf1d(vt_crfs **out, const unsigned char *d, uint64_t size, cons
   uint64_t off_att = vt_bin_get32(d + 36), off_lref = vt_bin_get32(d + 40);
   uint64_t off_aref = vt_bin_get32(d + 44);
   if (L < 1 || L > MAX_LABELS) BAD("corrupt CRFsuite model: %llu labels", (unsigned long long)L);
+  if ((st = model_memory(L, name, err, errlen)) != VT_OK) goto fail;
   if (off_feat > size || size - off_feat < 12 || memcmp(d + off_feat, "FEAT", 4))
     BAD("corrupt CRFsuite model: no FEAT chunk where the header says");
   uint64_t nf = vt_bin_get32(d + off_feat + 8);
@@ -248,6 +258,7 @@ static int load_native(vt_crfs **out, vt_binfile *bf, const char *name, char *er
   uint64_t L = vt_bin_get32(meta), A = vt_bin_get32(meta + 4), ns = vt_bin_get32(meta + 8);
   uint64_t n_slots = vt_crfs_slot_count(A);
   if (L < 1 || L > MAX_LABELS) BAD("corrupt model file: %llu labels", (unsigned long long)L);
+  if ((st = model_memory(L, name, err, errlen)) != VT_OK) goto fail;
   /* LABELS, ATTRS: offsets then names; HASH: slots; STATE: weights, offsets, labels. */
   const unsigned char *lo = vt_binsec_at(s[SEC_LABELS], 0, (L + 1) * 4);
   const unsigned char *ao = vt_binsec_at(s[SEC_ATTRS], 0, (A + 1) * 4);

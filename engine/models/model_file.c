@@ -3,10 +3,12 @@
 #include "models/model_file.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/errmsg.h"
+#include "core/memlimit.h"
 #include "io/binfile.h"
 #include "io/outfile.h"
 #include "text/strhash.h"
@@ -230,6 +232,13 @@ static int load(vt_textmodel **out, const char *path, const void *mem, size_t me
   m->meta.decoder[sizeof m->meta.decoder - 1] = 0;
   const int32_t L = m->L;
   if (L < 1 || L > MAX_LABELS) BAD("corrupt model file: %d labels", L);
+  {
+    char what[64];
+    snprintf(what, sizeof what, "a model of %d labels", L);
+    st = vt_memlimit_check((uint64_t)L * (uint64_t)L * VT_MEM_PER_LABEL_PAIR, path, what, err,
+                           errlen);
+    if (st != VT_OK) goto fail;
+  }
   if (!(m->key_bytes == 4 || (m->key_bytes == 2 && L <= 65535)))
     BAD("corrupt model file: key width %d", m->key_bytes);
   if (hash_bits < 4 || hash_bits > 31 || m->off_bits < 1 || m->off_bits > 32)

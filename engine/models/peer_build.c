@@ -3,10 +3,12 @@
 #include "models/peer_build.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/errmsg.h"
+#include "core/memlimit.h"
 #include "io/outfile.h"
 #include "models/model_file.h"
 
@@ -24,16 +26,24 @@ static int reserve(void **p, size_t *cap, size_t len, size_t more) {
   return 0;
 }
 
-vt_status vt_peer_build_init(vt_peer_build *b, int32_t L, double cf) {
+vt_status vt_peer_build_init(vt_peer_build *b, int32_t L, double cf, const char *name, char *err,
+                             size_t errlen) {
   memset(b, 0, sizeof *b);
-  if (L < 1 || L > MAX_LABELS) return VT_EFORMAT;
+  if (L < 1 || L > MAX_LABELS) {
+    vt_errorf(err, errlen, name, "%d labels: at most %d", L, MAX_LABELS);
+    return VT_EFORMAT;
+  }
+  char what[64];
+  snprintf(what, sizeof what, "a model of %d labels", L);
+  vt_status st =
+      vt_memlimit_check((uint64_t)L * (uint64_t)L * VT_MEM_PER_LABEL_PAIR, name, what, err, errlen);
+  if (st != VT_OK) return st;
   b->L = L;
   b->cf = cf;
   b->key_bytes = L <= 65535 ? 2 : 4;
   b->label_off = calloc((size_t)L + 1, sizeof *b->label_off);
-  b->A = calloc((size_t)L * (size_t)L, sizeof *b->A);
-  if (!b->label_off || !b->A) {
-    vt_peer_build_free(b);
+  if (!b->label_off) {
+    vt_errorf(err, errlen, name, "out of memory");
     return VT_ENOMEM;
   }
   return VT_OK;
@@ -119,8 +129,56 @@ vt_status vt_peer_build_feature(vt_peer_build *b, const char *s, size_t n, int b
   return VT_OK;
 }
 
-void vt_peer_build_trans(vt_peer_build *b, const double *w) {
+vt_status vt_peer_build_bigram_sparse(vt_peer_build *b, const char *s, size_t n,
+                                      const uint64_t *key, const double *w, size_t n_w) {
+  if (!b->obs_bigram) return VT_OK;
+  uint32_t nnz = 0;
+  for (size_t i = 0; i < n_w; i++) {
+    if (!isfinite(w[i])) return VT_EFORMAT;
+    nnz += (float)(w[i] * b->cf) != 0.0f;
+  }
+  if (nnz == 0) return VT_OK; /* adds nothing anywhere: as if unseen */
+  if (n > UINT32_MAX / 2) return VT_EFORMAT;
+  uint64_t size = vt_feat_size((uint32_t)n, nnz, 4);
+  if (reserve((void **)&b->recs, (size_t *)&b->recs_cap, b->recs_len, size)) return VT_ENOMEM;
+  uint8_t *r = b->recs + b->recs_len;
+  memset(r, 0, size);
+  uint32_t head[2] = {(uint32_t)n, nnz | 0x80000000u};
+  memcpy(r, head, 8);
+  memcpy(r + 8, s, n);
+  uint8_t *keys = r + 8 + vt_pad4((uint32_t)n);
+  float *vals = (float *)(void *)(keys + (uint64_t)nnz * 4);
+  uint32_t k = 0;
+  for (size_t i = 0; i < n_w; i++) {
+    float v = (float)(w[i] * b->cf);
+    if (v == 0.0f) continue;
+    uint32_t kk = (uint32_t)key[i];
+    memcpy(keys + 4 * (size_t)k, &kk, 4);
+    vals[k++] = v;
+  }
+  b->recs_len += size;
+  b->n_feat++;
+  return VT_OK;
+}
+
+/* Allocates the label-bigram matrix at its first use. Returns 0 or -1. */
+static int trans_ready(vt_peer_build *b) {
+  if (!b->A) b->A = calloc((size_t)b->L * (size_t)b->L, sizeof *b->A);
+  return b->A ? 0 : -1;
+}
+
+vt_status vt_peer_build_trans(vt_peer_build *b, const double *w) {
+  if (trans_ready(b)) return VT_ENOMEM;
   for (size_t i = 0; i < (size_t)b->L * (size_t)b->L; i++) b->A[i] += w[i] * b->cf;
+  return VT_OK;
+}
+
+vt_status vt_peer_build_trans_sparse(vt_peer_build *b, const uint64_t *key, const double *w,
+                                     size_t n_w) {
+  if (n_w == 0) return VT_OK;
+  if (trans_ready(b)) return VT_ENOMEM;
+  for (size_t i = 0; i < n_w; i++) b->A[key[i]] += w[i] * b->cf;
+  return VT_OK;
 }
 
 vt_status vt_peer_build_finish(vt_peer_build *b, const char *name, vt_textmodel **out, char *err,
@@ -135,14 +193,14 @@ vt_status vt_peer_build_finish(vt_peer_build *b, const char *name, vt_textmodel 
   *out = NULL;
   uint64_t *freq = calloc((size_t)L, sizeof *freq);
   int32_t *rank = malloc((size_t)L * sizeof *rank);
-  float *A = malloc(LL * sizeof *A), *SF = calloc(2 * (size_t)L, sizeof *SF);
+  float *A = calloc(LL, sizeof *A), *SF = calloc(2 * (size_t)L, sizeof *SF);
   if (!freq || !rank || !A || !SF) goto nomem;
   if (b->n_labels != L) {
     vt_errorf(err, errlen, name, "%d labels named, %d declared", b->n_labels, L);
     st = VT_EFORMAT;
     goto done;
   }
-  for (size_t i = 0; i < LL; i++) {
+  for (size_t i = 0; i < LL && b->A; i++) {
     A[i] = (float)b->A[i];
     if (!isfinite(A[i])) {
       vt_errorf(err, errlen, name, "transition weight out of range");
@@ -150,6 +208,8 @@ vt_status vt_peer_build_finish(vt_peer_build *b, const char *name, vt_textmodel 
       goto done;
     }
   }
+  free(b->A); /* one copy of the table at a time: the floats, then the image, then the model */
+  b->A = NULL;
   for (int32_t y = 0; y < L; y++) rank[y] = y; /* no training counts: the peer's order */
   img.L = L;
   img.label_bytes = b->labels ? b->labels : "";
@@ -171,6 +231,8 @@ vt_status vt_peer_build_finish(vt_peer_build *b, const char *name, vt_textmodel 
   img.obs_bigram = b->obs_bigram;
   if (!img.recs) img.recs = (const uint8_t *)"";
   st = vt_textmodel_write_mem(&img, &file, &file_len, name, err, errlen);
+  free(A);
+  A = NULL;
   if (st != VT_OK) goto done;
   st = vt_textmodel_load_mem(out, file, file_len, name, err, errlen);
   goto done;

@@ -30,15 +30,17 @@ typedef struct vt_peer_build {
   uint8_t *recs;
   uint64_t recs_len, recs_cap;
   uint32_t n_feat;
-  double *A; /* L * L, [prev][cur] */
+  double *A; /* L * L, [prev][cur]; NULL until a plain bigram adds to it */
   int key_bytes;
   int obs_bigram; /* the templates have a bigram template with macros */
   int tmpl_done;
 } vt_peer_build;
 
-/* Starts a model of L labels (1 <= L <= 46340) with cost factor cf. Returns VT_OK, VT_EFORMAT
- * (L out of range) or VT_ENOMEM. */
-vt_status vt_peer_build_init(vt_peer_build *b, int32_t L, double cf);
+/* Starts a model of L labels (1 <= L <= 46340) with cost factor cf (`name` names it in messages).
+ * Returns VT_OK, VT_EFORMAT (L out of range, or a model of L labels would need more memory than
+ * vt_model_memory_limit allows: one line "NAME: problem" in err) or VT_ENOMEM. */
+vt_status vt_peer_build_init(vt_peer_build *b, int32_t L, double cf, const char *name, char *err,
+                             size_t errlen);
 
 /* Appends the next label's name (n bytes). Returns VT_OK or VT_ENOMEM. */
 vt_status vt_peer_build_label(vt_peer_build *b, const char *s, size_t n);
@@ -57,8 +59,18 @@ vt_status vt_peer_build_templates_end(vt_peer_build *b, const char *name, char *
 vt_status vt_peer_build_feature(vt_peer_build *b, const char *s, size_t n, int bigram,
                                 const double *w);
 
-/* Adds w[prev * L + cur] (cost factor applied) to the label-bigram matrix. */
-void vt_peer_build_trans(vt_peer_build *b, const double *w);
+/* As vt_peer_build_feature for an observation-dependent bigram given by its `n_w` listed weights:
+ * w[i] at key[i] = prev * L + cur (keys increasing, < L * L; the others are 0). */
+vt_status vt_peer_build_bigram_sparse(vt_peer_build *b, const char *s, size_t n,
+                                      const uint64_t *key, const double *w, size_t n_w);
+
+/* Adds w[prev * L + cur] (cost factor applied) to the label-bigram matrix. Returns VT_OK or
+ * VT_ENOMEM. */
+vt_status vt_peer_build_trans(vt_peer_build *b, const double *w);
+
+/* As vt_peer_build_trans for the `n_w` listed weights w[i] at key[i] = prev * L + cur (< L * L). */
+vt_status vt_peer_build_trans_sparse(vt_peer_build *b, const uint64_t *key, const double *w,
+                                     size_t n_w);
 
 /* Writes the model and loads it into *out (name names it in messages). Returns what
  * vt_textmodel_load_mem returns, with one line "NAME: problem" in err on failure. */

@@ -120,7 +120,8 @@ static vt_status add_feature(vt_peer_build *b, const char *s, size_t n, uint64_t
   if (bigram && is_plain(plain, plain_len, s, n)) {
     for (uint64_t i = 0; i < nw; i++)
       if (!isfinite(w[id + i])) BAD("non-finite weight");
-    vt_peer_build_trans(b, w + id);
+    if ((st = vt_peer_build_trans(b, w + id)) != VT_OK)
+      vt_errorf(err, errlen, name, "out of memory");
     goto done;
   }
   st = vt_peer_build_feature(b, s, n, bigram, w + id);
@@ -259,9 +260,8 @@ static vt_status load_binary(vt_textmodel **out, const unsigned char *data, size
   if (ysize == 0 || ys[ysize - 1] != '\0') BAD("corrupt label table");
   int32_t L = 0;
   for (uint32_t i = 0; i < ysize; i++) L += ys[i] == '\0';
-  st = vt_peer_build_init(&b, L, cf > 0 ? cf : stored_cf);
-  if (st == VT_EFORMAT) BAD("%d labels", L);
-  if (st != VT_OK) goto nomem;
+  st = vt_peer_build_init(&b, L, cf > 0 ? cf : stored_cf, name, err, errlen);
+  if (st != VT_OK) goto done; /* the message is in err */
   for (uint32_t at = 0; at < ysize;) {
     size_t l = strlen(ys + at);
     if ((st = vt_peer_build_label(&b, ys + at, l)) != VT_OK) goto nomem;
@@ -399,9 +399,8 @@ static vt_status load_text(vt_textmodel **out, const char *data, size_t size, co
     }
     sect_len[k] = (size_t)(s - sect[k]);
   }
-  st = vt_peer_build_init(&b, L, cf > 0 ? cf : stored_cf);
-  if (st == VT_EFORMAT) BAD("%d labels", L);
-  if (st != VT_OK) goto nomem;
+  st = vt_peer_build_init(&b, L, cf > 0 ? cf : stored_cf, name, err, errlen);
+  if (st != VT_OK) goto done; /* the message is in err */
   {
     const char *q = sect[0], *qe = sect[0] + sect_len[0];
     while (next_line(&q, qe, &s, &e)) {

@@ -59,6 +59,18 @@ static int read_qrk(cursor *c, uint64_t *count) {
   return expect(c, "#qrk#") || read_u64(c, count) || expect(c, "\n") ? -1 : 0;
 }
 
+/* One weight line: feature, line index (a repeated feature keeps its last line), value. */
+typedef struct weight {
+  uint64_t f, line;
+  double v;
+} weight;
+
+static int weight_cmp(const void *a, const void *b) {
+  const weight *x = a, *y = b;
+  if (x->f != y->f) return x->f < y->f ? -1 : 1;
+  return (x->line > y->line) - (x->line < y->line);
+}
+
 /* 1 when the pattern [s, s + n) has no command (its observation is its own text). */
 static int no_macro(const char *s, size_t n) { return memchr(s, '%', n) == NULL; }
 
@@ -72,7 +84,9 @@ vt_status vt_peer_wapiti_load(vt_textmodel **out, const void *data, size_t size,
   const char **obs = NULL;
   size_t *obs_len = NULL;
   uint64_t *uoff = NULL, *boff = NULL;
-  double *theta = NULL;
+  weight *wt = NULL;
+  uint64_t *wkey = NULL;
+  double *wval = NULL, *uw = NULL;
   char *key = NULL, *plain = NULL;
   size_t plain_len = 0;
   *out = NULL;
@@ -106,8 +120,8 @@ vt_status vt_peer_wapiti_load(vt_textmodel **out, const void *data, size_t size,
   }
   if (read_qrk(&c, &Y)) BAD("corrupt Wapiti model: label table");
   if (Y == 0 || Y > 46340) BAD("Wapiti model with %llu labels", (unsigned long long)Y);
-  st = vt_peer_build_init(&b, (int32_t)Y, 1.0);
-  if (st != VT_OK) goto nomem;
+  st = vt_peer_build_init(&b, (int32_t)Y, 1.0, name, err, errlen);
+  if (st != VT_OK) goto done; /* the message is in err */
   for (uint64_t y = 0; y < Y; y++) {
     const char *s;
     size_t n;
@@ -138,8 +152,11 @@ vt_status vt_peer_wapiti_load(vt_textmodel **out, const void *data, size_t size,
   if (nact > F)
     BAD("corrupt Wapiti model: %llu weights for %llu features", (unsigned long long)nact,
         (unsigned long long)F);
-  theta = calloc((size_t)F + 1, sizeof *theta);
-  if (!theta) goto nomem;
+  /* The weights as listed (feature, value), sorted by feature, a repeated feature keeping its
+   * last value: memory in proportion to the file, not to the features it declares. */
+  wt = malloc(((size_t)nact + 1) * sizeof *wt);
+  uw = calloc((size_t)Y, sizeof *uw);
+  if (!wt || !uw) goto nomem;
   for (uint64_t i = 0; i < nact; i++) {
     uint64_t f;
     if (read_u64(&c, &f) || expect(&c, "="))
@@ -157,26 +174,43 @@ vt_status vt_peer_wapiti_load(vt_textmodel **out, const void *data, size_t size,
     double v = strtod(tmp, &te);
     if (te == tmp || (*te && *te != '\r') || !isfinite(v))
       BAD("weight line %llu: not a number", (unsigned long long)i + 1);
-    theta[f] = v;
+    wt[i] = (weight){f, i, v};
     c.p = e < c.end ? e + 1 : e;
   }
   while (c.p < c.end && (*c.p == '\n' || *c.p == '\r' || *c.p == ' ')) c.p++;
   if (c.p != c.end) BAD("data after the %llu weights", (unsigned long long)nact);
+  qsort(wt, (size_t)nact, sizeof *wt, weight_cmp);
+  size_t nw = 0;
+  for (uint64_t i = 0; i < nact; i++) { /* the last line of a feature wins, as Wapiti reads */
+    if (nw > 0 && wt[nw - 1].f == wt[i].f) nw--;
+    wt[nw++] = wt[i];
+  }
+  wkey = malloc((nw + 1) * sizeof *wkey);
+  wval = malloc((nw + 1) * sizeof *wval);
+  if (!wkey || !wval) goto nomem;
+  size_t at = 0; /* observations own increasing feature ranges: one pass over the weights */
   for (uint64_t o = 0; o < O; o++) {
     const char *s = obs[o];
     size_t n = obs_len[o];
-    if (uoff[o] != UINT64_MAX &&
-        (st = vt_peer_build_feature(&b, s, n, 0, theta + uoff[o])) != VT_OK)
-      goto feat_fail;
+    if (uoff[o] != UINT64_MAX) {
+      size_t from = at;
+      for (; at < nw && wt[at].f < uoff[o] + Y; at++) uw[wt[at].f - uoff[o]] = wt[at].v;
+      st = vt_peer_build_feature(&b, s, n, 0, uw);
+      for (size_t i = from; i < at; i++) uw[wt[i].f - uoff[o]] = 0.0;
+      if (st != VT_OK) goto feat_fail;
+    }
     if (boff[o] == UINT64_MAX) continue;
+    size_t k = 0;
+    for (; at < nw && wt[at].f < boff[o] + Y * Y; at++, k++) {
+      wkey[k] = wt[at].f - boff[o];
+      wval[k] = wt[at].v;
+    }
     /* A bigram observation that equals a macro-free pattern fires at every t >= 1. */
     int is_plain = 0;
-    for (size_t at = 0; at < plain_len && !is_plain; at += strlen(plain + at) + 1)
-      is_plain = strlen(plain + at) == n && !memcmp(plain + at, s, n) && no_macro(s, n);
+    for (size_t p = 0; p < plain_len && !is_plain; p += strlen(plain + p) + 1)
+      is_plain = strlen(plain + p) == n && !memcmp(plain + p, s, n) && no_macro(s, n);
     if (is_plain) {
-      for (uint64_t i = 0; i < Y * Y; i++)
-        if (!isfinite(theta[boff[o] + i])) BAD("non-finite weight");
-      vt_peer_build_trans(&b, theta + boff[o]);
+      if ((st = vt_peer_build_trans_sparse(&b, wkey, wval, k)) != VT_OK) goto nomem;
       continue;
     }
     if (s[0] == '*') { /* the bigram half of a `*` pattern: "\n" + string */
@@ -185,9 +219,9 @@ vt_status vt_peer_wapiti_load(vt_textmodel **out, const void *data, size_t size,
       key = nk;
       key[0] = '\n';
       memcpy(key + 1, s, n);
-      st = vt_peer_build_feature(&b, key, n + 1, 1, theta + boff[o]);
+      st = vt_peer_build_bigram_sparse(&b, key, n + 1, wkey, wval, k);
     } else {
-      st = vt_peer_build_feature(&b, s, n, 1, theta + boff[o]);
+      st = vt_peer_build_bigram_sparse(&b, s, n, wkey, wval, k);
     }
     if (st != VT_OK) goto feat_fail;
   }
@@ -203,7 +237,10 @@ done:
   free(obs_len);
   free(uoff);
   free(boff);
-  free(theta);
+  free(wt);
+  free(wkey);
+  free(wval);
+  free(uw);
   free(key);
   free(plain);
   vt_peer_build_free(&b);

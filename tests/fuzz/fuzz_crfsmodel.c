@@ -57,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!b) return 0;
   }
   vt_model *m = NULL;
+  vt_model_memory_limit_set(FZ_MODEL_MEMORY);
   vt_status st = vt_model_open_memory(&m, b, size, "fuzz.model");
   free(b);
   if (st != VT_OK) return 0;

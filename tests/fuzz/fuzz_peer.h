@@ -12,6 +12,7 @@ static int fz_peer_input(const uint8_t *data, size_t size, const char *format) {
   const char *path = fz_file(0, data, size);
   if (!path) return 0;
   vt_model *m = NULL;
+  vt_model_memory_limit_set(FZ_MODEL_MEMORY);
   if (vt_model_open_as(&m, path, format, 0.0) != VT_OK) return 0;
   vt_model_info info;
   vt_model_describe(m, &info);
