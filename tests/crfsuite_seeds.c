@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "crf1d_write.h"
+#include "hash_flood.h"
 #include "vitesse.h"
 
 static int put(const char *dir, const char *name, const void *p, size_t n) {
@@ -22,6 +23,55 @@ static int put(const char *dir, const char *name, const void *p, size_t n) {
     exit(1);
   }
   return 0;
+}
+
+static uint32_t get32(const unsigned char *p) {
+  return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The seeds of the size-driven cases, bigger than the fuzzers' default input: a model of 2,000
+ * labels (over the fuzz targets' memory bound: refused), one whose 2,000 attribute reference
+ * entries all point at one list of 300 features (checked once), and one of 1,100 attribute
+ * names made to share the unkeyed hash, with its native conversion (refused: a flooded table). */
+static void size_seeds(const char *dm) {
+  enum { BIG = 2000, REFS = 2000, LREF = 300, FLOOD = 1100 };
+  static char lname[BIG][8], aname[REFS][8], flood[FLOOD][17];
+  static const char *lp[BIG], *ap[REFS], *fp[FLOOD];
+  static crf1d_feat f[LREF + FLOOD + 1];
+  for (int i = 0; i < BIG; i++) snprintf(lname[i], sizeof lname[i], "l%d", i), lp[i] = lname[i];
+  for (int i = 0; i < REFS; i++) snprintf(aname[i], sizeof aname[i], "a%d", i), ap[i] = aname[i];
+  crf1d_buf b;
+  f[0] = (crf1d_feat){0, 0, 0, 1.0};
+  f[1] = (crf1d_feat){1, 0, 1, 0.5};
+  crf1d_build(&b, lp, BIG, ap, 1, f, 2);
+  put(dm, "size_many_labels.model", b.p, b.len);
+  free(b.p);
+  for (int y = 0; y < LREF; y++) f[y] = (crf1d_feat){0, 0, (uint32_t)y, 0.5 + y};
+  f[LREF] = (crf1d_feat){0, REFS - 1, 1, 1.0};
+  crf1d_build(&b, lp, LREF, ap, REFS, f, LREF + 1);
+  const uint32_t aref = get32(b.p + 44), first = get32(b.p + aref + 12);
+  for (uint32_t a = 1; a < REFS; a++) /* every attribute's list: attribute 0's */
+    for (int k = 0; k < 4; k++) b.p[aref + 12 + 4 * a + k] = (unsigned char)(first >> (8 * k));
+  put(dm, "size_shared_refs.model", b.p, b.len);
+  free(b.p);
+  hf_names(flood, FLOOD, 0x0123456789ABCDEFull);
+  for (int i = 0; i < FLOOD; i++) {
+    fp[i] = flood[i];
+    f[i] = (crf1d_feat){0, (uint32_t)i, (uint32_t)(i % 4), 1.0 + i};
+  }
+  f[FLOOD] = (crf1d_feat){1, 0, 1, 0.5};
+  crf1d_build(&b, lp, 4, fp, FLOOD, f, FLOOD + 1);
+  put(dm, "size_flooded_names.model", b.p, b.len);
+  char src[8192], dst[8192];
+  snprintf(src, sizeof src, "%s/size_flooded_names.model", dm);
+  snprintf(dst, sizeof dst, "%s/size_flooded_names_native.model", dm);
+  vt_model *m = NULL;
+  if (vt_model_open(&m, src) != VT_OK || vt_model_save(m, dst) != VT_OK) {
+    fprintf(stderr, "crfsuite_seeds: %s\n", vt_last_error());
+    exit(1);
+  }
+  vt_model_close(m);
+  free(b.p);
 }
 
 int main(int argc, char **argv) {
@@ -66,6 +116,7 @@ int main(int argc, char **argv) {
   }
   vt_model_close(m);
   free(b.p);
+  size_seeds(dm);
   static const char good[] = "B-NP\tw=the\tx:2\nI-NP\ta\\:b:0.5\tunknown\n\n\n\nO\tc\\d\tc\\\\d:-1"
                              "\nB-VP\t\tx:\tpos=NN:1e-3\tU00=the\n\nO\n";
   put(di, "good.items", good, sizeof good - 1);

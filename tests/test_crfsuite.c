@@ -16,6 +16,7 @@
 
 #include "crf1d_write.h"
 #include "harness.h"
+#include "hash_flood.h"
 #include "models/crfsuite_file.h"
 #include "test_util.h"
 #include "text/strhash.h"
@@ -778,49 +779,20 @@ TEST(peer) {
   unlink(mod), unlink(items), unlink(o1), unlink(o2);
 }
 
-/* The inverse of vt_mix64 (the splitmix64 finalizer), and of an odd multiplier mod 2^64: what an
- * attacker uses to make names of one unkeyed hash. */
-static uint64_t unmix64(uint64_t z) {
-  z = (z ^ (z >> 31) ^ (z >> 62)) * 0x319642B2D24D8EC3ull;
-  z = (z ^ (z >> 27) ^ (z >> 54)) * 0x96DE1B173F119089ull;
-  return z ^ (z >> 30) ^ (z >> 60);
-}
-
-static uint64_t inverse_odd(uint64_t m) {
-  uint64_t x = m; /* Newton: each step doubles the correct low bits */
-  for (int i = 0; i < 6; i++) x *= 2 - m * x;
-  return x;
-}
-
 /* Hash flooding: a crf1d model of 3,000 attribute names made to share one unkeyed hash value.
  * The table the loader builds from them takes the process's key (short runs, every name found,
  * tagging uses each one); its native conversion, whose table is unkeyed as files keep it, is
  * refused at load instead of costing thousands of probes per unknown attribute. */
 TEST(flooded_attributes) {
-  const uint64_t M = 0x9FB21C651E98DF25ull, Minv = inverse_odd(M), target = 0x0123456789ABCDEFull;
-  const uint64_t h0 = 0x9E3779B97F4A7C15ull ^ (16ull * 0xC2B2AE3D27D4EB4Full);
+  const uint64_t target = 0x0123456789ABCDEFull;
   enum { N = 3000 };
   static char names[N][17];
   static const char *name_ptr[N];
   static crf1d_feat f[N + 1];
-  int made = 0;
-  for (uint64_t i = 1; made < N; i++) {
-    uint64_t w2 = 0; /* printable, no NUL: i in base 32, a digit a byte */
-    for (int j = 0; j < 8; j++) w2 |= (uint64_t)('A' + ((i >> (5 * j)) & 31)) << (8 * j);
-    const uint64_t h1 = (target * Minv) ^ vt_mix64(w2);
-    const uint64_t w1 = unmix64((h1 * Minv) ^ h0);
-    int ok = 1;
-    for (int j = 0; j < 8; j++) { /* a name, and one field of an item line once escaped */
-      const unsigned char ch = (unsigned char)(w1 >> (8 * j));
-      ok &= ch != 0 && ch != '\t' && ch != '\n' && ch != '\r';
-    }
-    if (!ok) continue;
-    memcpy(names[made], &w1, 8);
-    memcpy(names[made] + 8, &w2, 8);
-    names[made][16] = '\0';
-    name_ptr[made] = names[made];
-    f[made] = (crf1d_feat){0, (uint32_t)made, (uint32_t)(made % 2), 1.0 + made};
-    made++;
+  hf_names(names, N, target);
+  for (int i = 0; i < N; i++) {
+    name_ptr[i] = names[i];
+    f[i] = (crf1d_feat){0, (uint32_t)i, (uint32_t)(i % 2), 1.0 + i};
   }
   f[N] = (crf1d_feat){1, 0, 1, 0.5};
   int same = 0;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "alloc/node_mem.h"
+#include "hash_flood.h"
 #include "io/conll.h"
 #include "models/model_file.h"
 #include "sched/topo.h"
@@ -609,34 +610,21 @@ TEST(strhash_padded) {
   EXPECT_EQ_INT(bad, 0, "strings whose padded hash differs");
 }
 
-/* The inverse of vt_mix64 (the splitmix64 finalizer), and of an odd multiplier mod 2^64: what an
- * attacker uses to make strings of one unkeyed hash. */
-static uint64_t unmix64(uint64_t z) {
-  z = (z ^ (z >> 31) ^ (z >> 62)) * 0x319642B2D24D8EC3ull;
-  z = (z ^ (z >> 27) ^ (z >> 54)) * 0x96DE1B173F119089ull;
-  return z ^ (z >> 30) ^ (z >> 60);
-}
-
-static uint64_t inverse_odd(uint64_t m) {
-  uint64_t x = m; /* Newton: each step doubles the correct low bits */
-  for (int i = 0; i < 6; i++) x *= 2 - m * x;
-  return x;
-}
-
 /* Hash flooding: 4,000 distinct 16-byte strings made to share one unkeyed hash value (the first
  * word solved from the second, step by step backwards) do share it at key 0, the hash of model
  * files; under the key of the run-time tables they spread (almost all values distinct), and a
  * feature dictionary of them gives each its own id in insertion order. */
 TEST(hash_flooding) {
-  const uint64_t M = 0x9FB21C651E98DF25ull, Minv = inverse_odd(M), target = 0x1234567890ABCDEFull;
+  const uint64_t M = 0x9FB21C651E98DF25ull, Minv = hf_inverse_odd(M),
+                 target = 0x1234567890ABCDEFull;
   const uint64_t h0 = 0x9E3779B97F4A7C15ull ^ (16ull * 0xC2B2AE3D27D4EB4Full);
-  EXPECT(M * Minv == 1 && unmix64(vt_mix64(0xDEADBEEFull)) == 0xDEADBEEFull, "inverses");
+  EXPECT(M * Minv == 1 && hf_unmix64(vt_mix64(0xDEADBEEFull)) == 0xDEADBEEFull, "inverses");
   enum { N = 4000 };
   static unsigned char s[N][16];
   for (int i = 0; i < N; i++) {
     const uint64_t w2 = 0xA5A5A5A5ull * (uint64_t)(i + 1);
     const uint64_t h1 = (target * Minv) ^ vt_mix64(w2); /* h2 = (h1 ^ mix(w2)) * M = target */
-    const uint64_t w1 = unmix64((h1 * Minv) ^ h0);      /* h1 = (h0 ^ mix(w1)) * M */
+    const uint64_t w1 = hf_unmix64((h1 * Minv) ^ h0);   /* h1 = (h0 ^ mix(w1)) * M */
     memcpy(s[i], &w1, 8);
     memcpy(s[i] + 8, &w2, 8);
   }
@@ -668,7 +656,8 @@ TEST(hash_flooding) {
  * model whose table holds them in one run of occupied slots; loading refuses it instead of making
  * every unknown feature probe thousands of slots. */
 TEST(flooded_model_refused) {
-  const uint64_t M = 0x9FB21C651E98DF25ull, Minv = inverse_odd(M), target = 0x0F0E0D0C0B0A0908ull;
+  const uint64_t M = 0x9FB21C651E98DF25ull, Minv = hf_inverse_odd(M),
+                 target = 0x0F0E0D0C0B0A0908ull;
   const uint64_t h0 = 0x9E3779B97F4A7C15ull ^ (18ull * 0xC2B2AE3D27D4EB4Full);
   const uint64_t tail = (uint64_t)'z' | (uint64_t)'z' << 8; /* bytes 16-17 of the feature */
   const uint64_t h2 = (target * Minv) ^ vt_mix64(tail ^ 0xFF51AFD7ED558CCDull);
@@ -687,7 +676,7 @@ TEST(flooded_model_refused) {
     uint64_t w1, w2;
     memcpy(&w1, s, 8);
     const uint64_t h1 = (h0 ^ vt_mix64(w1)) * M;
-    w2 = unmix64((h2 * Minv) ^ h1);
+    w2 = hf_unmix64((h2 * Minv) ^ h1);
     memcpy(s + 8, &w2, 8);
     int ok = 1;
     for (int j = 8; j < 16; j++) ok &= s[j] > 0x20 && s[j] < 0x7f;

@@ -30,8 +30,8 @@
 
 /* The model memory bound of the model targets (vt_model_memory_limit_set): an input declaring
  * thousands of labels is refused as the CLI refuses it over --max-model-memory, instead of
- * taking the fuzzer's whole -rss_limit_mb (at most about 1,400 labels load). */
-#define FZ_MODEL_MEMORY ((uint64_t)64 << 20)
+ * spending each execution on L x L tables (at most 362 labels load): the parsers are the target. */
+#define FZ_MODEL_MEMORY ((uint64_t)4 << 20)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -211,6 +211,27 @@ awk 'BEGIN { p1 = "u00:%t[0,0,\""; for (i = 0; i < 16; i++) p1 = p1 ".*"; p1 = p
   print "#qrk#2"; print "1:A,"; print "1:B,"; print "#qrk#2"; print "9:u00:false,"; print "4:u01:,";
   print "0=0x1p-1"; print "3=-0x1p-1" }' >"$OUT/wapiti/regex_bounds.model"
 
+# Size-driven cases, bigger than the fuzzers' default input (run them with -max_len): models
+# declaring more labels than the fuzz targets' memory bound allows (2,000: refused before
+# allocating), one of 300 labels that loads, and a Wapiti model of 300 labels with 200 bigram
+# observations (its weights read as a list, not a dense block per observation).
+crfpp_labels() {
+  awk -v L="$1" 'BEGIN { printf "version: 100\ncost-factor: 1\nmaxid: %d\nxsize: 1\n\n", L
+    for (i = 0; i < L; i++) print "l" i; print ""; print "U00:%x[0,0]"; print ""
+    print "0 U00:The"; print ""; for (i = 0; i < L; i++) print (i % 7 ? "0" : "0.5") }'
+}
+wapiti_labels() { # L O KIND
+  awk -v L="$1" -v O="$2" -v K="$3" 'BEGIN { printf "#mdl#2#%d\n#rdr#1/1/0\n9:%s:%%x[0,0],\n", O, K
+    printf "#qrk#%d\n", L; for (i = 0; i < L; i++) printf "%d:l%d,\n", length("l" i), i
+    printf "#qrk#%d\n", O
+    for (o = 0; o < O; o++) printf "%d:%s:%d,\n", length(K ":" o), K, o
+    for (o = 0; o < O; o++) printf "%d=0x1p-%d\n", o * (K == "b" ? L * L : L) + o, o % 9 + 1 }'
+}
+crfpp_labels 2000 >"$OUT/crfpp/size_many_labels.model.txt"
+crfpp_labels 300 >"$OUT/crfpp/size_300_labels.model.txt"
+wapiti_labels 2000 1 u >"$OUT/wapiti/size_many_labels.model"
+wapiti_labels 300 200 b >"$OUT/wapiti/size_bigram_observations.model"
+
 # ---- CRFsuite models and item files (tests/crfsuite_seeds.c, built beside VITESSE) ----------
 "$(dirname "$VITESSE")/tests/crfsuite_seeds" "$OUT"
 
