@@ -129,7 +129,7 @@ static inline void crf1d_cqdb(crf1d_buf *out, const char *const *keys, uint32_t 
 }
 
 /* Appends a reference chunk: `num` entries, entry i (< used) listing the features f with
- * key(f) == i, where key is src for `type` features. */
+ * key(f) == i, where key is src for `type` features (in feature order; linear in nf + used). */
 static inline void crf1d_refs(crf1d_buf *b, const char *magic, uint32_t num, uint32_t used,
                               const crf1d_feat *f, uint32_t nf, uint32_t type) {
   while (b->len % 4) crf1d_put(b, "", 1);
@@ -138,14 +138,21 @@ static inline void crf1d_refs(crf1d_buf *b, const char *magic, uint32_t num, uin
   crf1d_u32(b, 12 + 4 * num);
   crf1d_u32(b, num);
   for (uint32_t i = 0; i < num; i++) crf1d_u32(b, 0);
+  uint32_t *start = calloc((size_t)used + 1, sizeof *start), *list = malloc((nf + 1) * 4u);
+  for (uint32_t j = 0; j < nf; j++)
+    if (f[j].type == type && f[j].src < used) start[f[j].src + 1]++;
+  for (uint32_t i = 0; i < used; i++) start[i + 1] += start[i];
+  for (uint32_t j = 0; j < nf; j++)
+    if (f[j].type == type && f[j].src < used) list[start[f[j].src]++] = j;
+  for (uint32_t i = used; i > 0; i--) start[i] = start[i - 1]; /* back to the starts */
+  start[0] = 0;
   for (uint32_t i = 0; i < used; i++) {
     crf1d_set32(b, at + 12 + 4 * i, (uint32_t)b->len);
-    uint32_t k = 0;
-    for (uint32_t j = 0; j < nf; j++) k += f[j].type == type && f[j].src == i;
-    crf1d_u32(b, k);
-    for (uint32_t j = 0; j < nf; j++)
-      if (f[j].type == type && f[j].src == i) crf1d_u32(b, j);
+    crf1d_u32(b, start[i + 1] - start[i]);
+    for (uint32_t k = start[i]; k < start[i + 1]; k++) crf1d_u32(b, list[k]);
   }
+  free(start);
+  free(list);
 }
 
 /* The bytes of a crf1d model (caller frees b->p). */
