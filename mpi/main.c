@@ -1,5 +1,6 @@
 /* mpi/main.c: `vitesse-mpi`, vitesse's tag and decode across the ranks of an MPI job (mpirun,
  * srun): the same options and the same output bytes as `vitesse tag` / `vitesse decode`. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ int main(int argc, char **argv) {
    * the signal already, so no file is left even when the clean-up cannot finish. */
   vt_cli_signals_unlink_first(1);
   const char *cmd = argc >= 2 ? argv[1] : "";
+  opterr = 0; /* a refused option is reported in one line by vt_cli_bad_option */
   if (!strcmp(cmd, "tag"))
     rc = vt_mpi_tag(&w, argc - 1, argv + 1);
   else if (!strcmp(cmd, "decode"))

@@ -353,6 +353,29 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$VITESSE" tag -m
     fail "the 1,000-label Wapiti model with 2,147 bigram observations: $(cat stderr)"
   [ "$(grep -c . tagged.txt)" -eq 2 ] || fail "tagged: $(cat tagged.txt)"
   ;;
+bad_option)
+  # An unknown option, or one without its value, is one line naming it and the --help hint
+  # (exit 2), for every command: not the whole usage (it printed 81 lines).
+  for cmd in tag decode train convert eval tag-dict lattice topo chunk-tag chunk-train synth demo; do
+    expect_fail 2 "$VITESSE" $cmd --bogus
+    grep -qx "vitesse: $cmd: unknown option '--bogus' (see vitesse $cmd --help)" stderr ||
+      fail "$cmd: $(cat stderr)"
+  done
+  expect_fail 2 "$VITESSE" tag --threads
+  grep -qx "vitesse: tag: option '--threads' needs a value (see vitesse tag --help)" stderr ||
+    fail "$(cat stderr)"
+  expect_fail 2 "$VITESSE" tag -k
+  grep -qx "vitesse: tag: option '-k' needs a value (see vitesse tag --help)" stderr ||
+    fail "$(cat stderr)"
+  expect_fail 2 "$VITESSE" decode -x
+  grep -qx "vitesse: decode: unknown option '-x' (see vitesse decode --help)" stderr ||
+    fail "$(cat stderr)"
+  expect_fail 2 "$VITESSE" tag --bogus=1
+  grep -qx "vitesse: tag: unknown option '--bogus' (see vitesse tag --help)" stderr ||
+    fail "$(cat stderr)"
+  expect_fail 2 "$VITESSE" nosuch
+  grep -qx "vitesse: unknown command 'nosuch' (see vitesse --help)" stderr || fail "$(cat stderr)"
+  ;;
 model_from_pipe)
   # -m /dev/stdin (a pipe) and -m FIFO: the model is read once, whole, and tags as the file does
   # (the kind sniff used to take its first bytes); a joint model too; garbage: one line, exit 2.

@@ -28,6 +28,11 @@ int vt_cli_max_model_memory(const char *arg);
   "  --max-model-memory S  refuse a model needing more than S bytes (suffix K, M, G or T;\n"       \
   "                     default half of the physical memory)\n"
 
+/* Reports the option getopt_long just refused with '?' in `cmd` (its short options `optstring`):
+ * one line, "CMD: unknown option '--x' (see vitesse CMD --help)" or "CMD: option '--x' needs a
+ * value (...)", never the whole usage. main() sets opterr to 0, so getopt prints nothing itself. */
+void vt_cli_bad_option(const char *cmd, const char *optstring, char **argv);
+
 /* Monotonic clock in seconds. */
 double vt_cli_now(void);
 

@@ -107,7 +107,7 @@ int vt_cli_chunk_tag_setup(vt_cli_chunk_tag *ct, int argc, char **argv) {
       usage(stdout);
       rc = VT_EXIT_OK;
       goto done;
-    default: usage(stderr); goto done;
+    default: vt_cli_bad_option("chunk-tag", "m:o:k:h", argv); goto done;
     }
   }
   if (!ct->model_path) {

@@ -228,7 +228,7 @@ int vt_cmd_chunk_train(int argc, char **argv) {
       usage(stdout);
       rc = VT_EXIT_OK;
       goto done;
-    default: usage(stderr); goto done;
+    default: vt_cli_bad_option("chunk-train", "o:h", argv); goto done;
     }
   }
   if (!train_path || !out_path || optind != argc) {

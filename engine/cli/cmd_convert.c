@@ -79,7 +79,7 @@ int vt_cmd_convert(int argc, char **argv) {
       convert_usage(stdout);
       rc = VT_EXIT_OK;
       goto done;
-    default: convert_usage(stderr); goto done;
+    default: vt_cli_bad_option("convert", "o:h", argv); goto done;
     }
   }
   if (optind != argc - 1 || !out_path) {

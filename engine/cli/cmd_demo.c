@@ -78,6 +78,7 @@ int vt_cmd_demo(int argc, char **argv) {
       rc = VT_EXIT_OK;
       goto done;
     } else {
+      vt_cli_bad_option("demo", "h", argv);
       goto done;
     }
   }

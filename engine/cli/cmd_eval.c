@@ -64,7 +64,7 @@ int vt_cmd_eval(int argc, char **argv) {
       }
       break;
     case 'h': eval_usage(stdout); return VT_EXIT_OK;
-    default: eval_usage(stderr); return VT_EXIT_USAGE;
+    default: vt_cli_bad_option("eval", "h", argv); return VT_EXIT_USAGE;
     }
   }
   vt_status st = vt_eval_files(&eo, (const char *const *)argv + optind, argc - optind, stdout);

@@ -45,7 +45,7 @@ int vt_cmd_lattice(int argc, char **argv) {
       lattice_usage(stdout);
       rc = VT_EXIT_OK;
       goto done;
-    default: lattice_usage(stderr); goto done;
+    default: vt_cli_bad_option("lattice", "m:o:h", argv); goto done;
     }
   }
   if (!model_path || !dir || optind == argc) {

@@ -35,6 +35,7 @@ int vt_cmd_synth(int argc, char **argv) {
       rc = VT_EXIT_OK;
       goto done;
     } else {
+      vt_cli_bad_option("synth", "o:h", argv);
       goto done;
     }
   }

@@ -62,7 +62,7 @@ int vt_cmd_tagdict(int argc, char **argv) {
       tagdict_usage(stdout);
       rc = VT_EXIT_OK;
       goto done;
-    default: tagdict_usage(stderr); goto done;
+    default: vt_cli_bad_option("tag-dict", "o:h", argv); goto done;
     }
   }
   if (optind >= argc) {

@@ -35,7 +35,7 @@ int vt_cmd_topo(int argc, char **argv) {
       topo_usage(stdout);
       return VT_EXIT_OK;
     }
-    topo_usage(stderr);
+    vt_cli_bad_option("topo", "h", argv);
     return VT_EXIT_USAGE;
   }
   if (optind < argc) {

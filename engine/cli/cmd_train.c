@@ -272,7 +272,7 @@ int vt_cmd_train(int argc, char **argv) {
       train_usage(stdout);
       rc = VT_EXIT_OK;
       goto done;
-    default: train_usage(stderr); goto done;
+    default: vt_cli_bad_option("train", "o:h", argv); goto done;
     }
   }
   if (optind < argc) {

@@ -104,7 +104,7 @@ int vt_cli_decode_setup(vt_cli_decode *d, int argc, char **argv) {
       vt_cli_decode_usage(stdout);
       rc = VT_EXIT_OK;
       goto done;
-    default: vt_cli_decode_usage(stderr); goto done;
+    default: vt_cli_bad_option("decode", "k:o:h", argv); goto done;
     }
   }
   if (optind < argc) {

@@ -1,4 +1,5 @@
 /* engine/cli/main.c: the `vitesse` command: dispatches to its subcommands. */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +35,7 @@ int main(int argc, char **argv) {
     return VT_EXIT_USAGE;
   }
   const char *cmd = argv[1];
+  opterr = 0; /* a refused option is reported in one line by vt_cli_bad_option */
   if (!strcmp(cmd, "decode")) return vt_cmd_decode(argc - 1, argv + 1);
   if (!strcmp(cmd, "demo")) return vt_cmd_demo(argc - 1, argv + 1);
   if (!strcmp(cmd, "synth")) return vt_cmd_synth(argc - 1, argv + 1);
@@ -54,7 +56,6 @@ int main(int argc, char **argv) {
     printf("vitesse %s\n", vt_version());
     return VT_EXIT_OK;
   }
-  vt_cli_error("unknown command '%s'", cmd);
-  usage(stderr);
+  vt_cli_error("unknown command '%s' (see vitesse --help)", cmd);
   return VT_EXIT_USAGE;
 }

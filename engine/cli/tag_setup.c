@@ -158,7 +158,7 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
       vt_cli_tag_usage(stdout);
       rc = VT_EXIT_OK;
       goto done;
-    default: vt_cli_tag_usage(stderr); goto done;
+    default: vt_cli_bad_option("tag", "m:k:o:hv:pil", argv); goto done;
     }
   }
   t->files = (const char *const *)argv + optind;

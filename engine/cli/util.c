@@ -1,6 +1,7 @@
 /* engine/cli/util.c: messages, number parsing and the clock for the CLI. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,25 @@ int vt_cli_max_model_memory(const char *arg) {
   }
   vt_model_memory_limit_set(v);
   return 0;
+}
+
+void vt_cli_bad_option(const char *cmd, const char *optstring, char **argv) {
+  const char *arg = optind > 0 ? argv[optind - 1] : "";
+  char shortopt[3] = {'-', (char)optopt, '\0'};
+  int missing;       /* a known option without its value */
+  if (optopt == 0) { /* an unknown long option */
+    missing = 0;
+  } else if (arg[0] == '-' && arg[1] == '-') { /* a long option: its value is missing */
+    missing = 1;
+  } else { /* a short one, maybe in a cluster */
+    missing = optopt != ':' && strchr(optstring, optopt) != NULL;
+    arg = shortopt;
+  }
+  size_t n = strcspn(arg, "="); /* --opt=VALUE: the option's name */
+  if (missing)
+    vt_cli_error("%s: option '%.*s' needs a value (see vitesse %s --help)", cmd, (int)n, arg, cmd);
+  else
+    vt_cli_error("%s: unknown option '%.*s' (see vitesse %s --help)", cmd, (int)n, arg, cmd);
 }
 
 double vt_cli_now(void) {
