@@ -31,6 +31,17 @@ cflags=$(pkg-config --cflags vitesse)
 cc -o "$tmp/consumer_pc" "$src/tests/install_consumer.c" $cflags $(pkg-config --libs vitesse) \
   -Wl,-rpath,"$libdir"
 "$tmp/consumer_pc"
+# Without the rpath the loader must be told where the library is (docs/library.md: ldconfig
+# for /usr/local, LD_LIBRARY_PATH or the rpath elsewhere): it fails at start, then runs.
+cc -o "$tmp/consumer_norpath" "$src/tests/install_consumer.c" $cflags $(pkg-config --libs vitesse)
+if ! ldconfig -p 2>/dev/null | grep -q 'libvitesse\.so\.0 '; then # none installed system-wide
+  if env -u LD_LIBRARY_PATH "$tmp/consumer_norpath" 2>"$tmp/norpath.err"; then
+    echo "install_test: a consumer without rpath found the library by itself" >&2
+    exit 1
+  fi
+  grep -q 'libvitesse.so.0: cannot open shared object file' "$tmp/norpath.err"
+fi
+LD_LIBRARY_PATH="$libdir" "$tmp/consumer_norpath"
 # Static: the archive in place of -lvitesse, then everything it needs, from the .pc file alone.
 static_libs=$(pkg-config --static --libs vitesse | sed "s|-lvitesse\\b|$libdir/libvitesse.a|")
 case $static_libs in
