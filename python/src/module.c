@@ -41,6 +41,22 @@ static PyObject *py_default_algo(PyObject *self, PyObject *args) {
   return PyUnicode_FromString(vt_algo_name(o.algo));
 }
 
+static PyObject *py_max_model_memory(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *arg = Py_None;
+  if (!PyArg_ParseTuple(args, "|O", &arg)) return NULL;
+  if (arg != Py_None) {
+    unsigned long long v = PyLong_AsUnsignedLongLong(arg);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      PyErr_SetString(PyExc_ValueError, "max_model_memory: expected a number of bytes >= 0");
+      return NULL;
+    }
+    vt_model_memory_limit_set((uint64_t)v);
+  }
+  return PyLong_FromUnsignedLongLong((unsigned long long)vt_model_memory_limit());
+}
+
 static PyMethodDef methods[] = {
     {"decode", (PyCFunction)(void (*)(void))vtpy_decode, METH_VARARGS | METH_KEYWORDS,
      vtpy_decode_doc},
@@ -51,6 +67,11 @@ static PyMethodDef methods[] = {
     {"simd", py_simd, METH_NOARGS,
      "simd()\n--\n\nThe kernel level the decoders use: 'scalar', 'avx2' or 'avx512' (the "
      "best the CPU supports unless the environment variable VITESSE_SIMD chose one)."},
+    {"max_model_memory", py_max_model_memory, METH_VARARGS,
+     "max_model_memory(nbytes=None)\n--\n\nThe bound on what one model may need once opened, in "
+     "bytes (its L x L tables take 32 bytes a label pair): a model over it is refused with "
+     "vitesse.Error before anything is allocated. With nbytes, sets it for every model opened "
+     "after (0: the default, half of the physical memory); returns the bound in force."},
     {"algorithms", py_algorithms, METH_NOARGS,
      "algorithms()\n--\n\nThe decoders of this build: {name: {'exact': bool, 'kbest': bool}}."},
     {"default_algo", py_default_algo, METH_VARARGS,

@@ -146,3 +146,25 @@ def test_many_tag_calls_keep_rss_flat(corpus, cli_model):
         if i % 100 == 0:
             m.tag_many([sent, sent], threads=2)
     assert rss_bytes() - before < 4 << 20
+
+
+def test_max_model_memory_refuses_a_model_before_allocating(tmp_path):
+    """A CRF++ model declaring 2,000 labels (123 MiB of L x L tables) is refused under a 100 MB
+    bound with the library's message, and opens once the bound is back to its default."""
+    lines = ["version: 100", "cost-factor: 1", "maxid: 2000", "xsize: 1", ""]
+    lines += ["l%d" % i for i in range(2000)] + ["", "U00:%x[0,0]", "", "0 U00:a", ""]
+    lines += ["0.5"] * 2000
+    path = tmp_path / "many.crfpp"
+    path.write_text("\n".join(lines) + "\n")
+    default = vitesse.max_model_memory()
+    assert default > 100 << 20
+    try:
+        assert vitesse.max_model_memory(100 << 20) == 100 << 20
+        with pytest.raises(vitesse.Error, match="a model of 2000 labels needs 123 MiB, more than "
+                                                "the bound of 100 MiB"):
+            vitesse.Model(str(path))
+    finally:
+        assert vitesse.max_model_memory(0) == default
+    assert vitesse.Model(str(path)).labels[1999] == "l1999"
+    with pytest.raises(ValueError, match="expected a number of bytes"):
+        vitesse.max_model_memory(-1)

@@ -13,11 +13,12 @@ A thin binding over libvitesse (the C library and its one header, vitesse.h):
   its one-line message.
 """
 from ._vitesse import (DEFAULT_L_ITER, Error, FileError, Model, Transitions, algorithms,
-                       decode, default_algo, library_version, simd)
+                       decode, default_algo, library_version, max_model_memory, simd)
 
 from ._train import train, train_items
 
 __version__ = library_version
 
 __all__ = ["decode", "Transitions", "Model", "train", "train_items", "Error", "FileError",
-           "algorithms", "default_algo", "simd", "library_version", "DEFAULT_L_ITER"]
+           "algorithms", "default_algo", "simd", "library_version", "max_model_memory",
+           "DEFAULT_L_ITER"]
