@@ -97,12 +97,11 @@ static void fz_read_all(const char *path, const uint8_t *mem, size_t mem_len, si
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static vt_arena *arena; /* one for every input, reset per sequence, as a worker's */
   const char *path = fz_file(0, data, size);
-  vt_arena *arena = NULL;
-  if (!path || vt_arena_create(&arena, 0) != VT_OK) return 0;
+  if (!path || (!arena && vt_arena_create(&arena, 0) != VT_OK)) return 0;
   fz_read_all(path, NULL, 0, 64, 0, 0, 1, arena);
   fz_read_all(path, NULL, 0, 1, 64, 4, 0, arena);
   fz_read_all(NULL, data, size, 64, 0, 0, 0, arena);
-  vt_arena_destroy(arena);
   return 0;
 }
