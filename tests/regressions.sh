@@ -376,6 +376,20 @@ bad_option)
   expect_fail 2 "$VITESSE" nosuch
   grep -qx "vitesse: unknown command 'nosuch' (see vitesse --help)" stderr || fail "$(cat stderr)"
   ;;
+crfsuite_stats)
+  # tag --stats with a CRFsuite model times the emissions and the decoder (both were always 0).
+  awk 'BEGIN { for (s = 0; s < 400; s++) { for (t = 0; t < 8; t++)
+    printf "%s\tw=%d\tp=%d\n", (t % 3 ? "I" : "B"), (s * 7 + t * 3) % 29, t % 4; print "" } }' >c.items
+  "$VITESSE" train --algo lbfgs --items c.items --max-iterations 5 --quiet -o m.crfs 2>stderr ||
+    fail "train --items: exit $?"
+  "$VITESSE" tag -m m.crfs --stats --quiet c.items -o tagged.txt 2>stats.json ||
+    fail "tag --stats: exit $?"
+  for key in feature_seconds decode_seconds; do
+    v=$(tr ',{}' '\n\n\n' <stats.json | sed -n "s/^ *\"$key\": *//p" | head -1)
+    [ -n "$v" ] || fail "no $key in $(cat stats.json)"
+    awk -v v="$v" 'BEGIN { exit !(v > 0) }' || fail "$key is $v"
+  done
+  ;;
 model_from_pipe)
   # -m /dev/stdin (a pipe) and -m FIFO: the model is read once, whole, and tags as the file does
   # (the kind sniff used to take its first bytes); a joint model too; garbage: one line, exit 2.

@@ -57,7 +57,7 @@ static vt_status tag_items(const vt_model *m, const vt_decode_opts *opts, vt_cel
   for (int32_t i = 0; i < T; i++) lens[i] = strlen(items[i]);
   vt_status st =
       vt_crfs_tag(m->crfs, opts, s->arena, items, lens, T, out->labels, out->scores, &out->n_paths,
-                  out->marg, &out->logz, &bad, &out->stats, why, sizeof why);
+                  out->marg, &out->logz, &bad, &out->stats, NULL, why, sizeof why);
   if (st == VT_EFORMAT) return vt_fail_into(err, errlen, st, "item %d: %s", bad + 1, why);
   if (st != VT_OK) return vt_fail_into(err, errlen, st, "decoding failed: %s", vt_strerror(st));
   return VT_OK;
@@ -66,6 +66,11 @@ static vt_status tag_items(const vt_model *m, const vt_decode_opts *opts, vt_cel
 /* ---- corpus runs: item files cut into batches of whole sequences (io/crfs_items.h); each
  * sequence tagged (emissions, decoder, marginals when asked) and formatted as `crfsuite tag`
  * prints it. ---- */
+
+typedef struct crfs_worker {
+  vt_decode_stats stats;
+  double seconds[2]; /* emissions, decoder (vt_crfs_tag) */
+} crfs_worker;
 
 static vt_status tag_batch(const vt_corpus_work *w) {
   const vt_crfs *m = w->m->crfs;
@@ -95,8 +100,9 @@ static vt_status tag_batch(const vt_corpus_work *w) {
       lens[t] = (size_t)(nl - p);
       p = nl + 1;
     }
+    crfs_worker *cw = w->worker;
     vt_status st = vt_crfs_tag(m, opts, w->arena, lines, lens, T, labels, scores, &n_paths, marg,
-                               &logz, &bad, w->worker, err, sizeof err);
+                               &logz, &bad, &cw->stats, cw->seconds, err, sizeof err);
     if (st == VT_EFORMAT) {
       vt_errorf(w->err, w->errlen, NULL, "%s:%llu: %s", ib->file,
                 (unsigned long long)(ib->line0[s] + (uint64_t)bad), err);
@@ -116,7 +122,10 @@ static vt_status tag_batch(const vt_corpus_work *w) {
 }
 
 static void corpus_report(const void *worker, vt_run_report *rep) {
-  const vt_decode_stats *w = worker;
+  const crfs_worker *cw = worker;
+  const vt_decode_stats *w = &cw->stats;
+  rep->feature_seconds += cw->seconds[0];
+  rep->decode_seconds += cw->seconds[1];
   rep->decode.sentences += w->sentences;
   rep->decode.tokens += w->tokens;
   rep->decode.cells += w->cells;
@@ -127,7 +136,7 @@ static void corpus_report(const void *worker, vt_run_report *rep) {
 
 static const vt_corpus_ops corpus = {
     .items = 1,
-    .worker_size = sizeof(vt_decode_stats),
+    .worker_size = sizeof(crfs_worker),
     .tag_batch = tag_batch,
     .report = corpus_report,
 };

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "alloc/arena.h"
+#include "core/clock.h"
 #include "core/errmsg.h"
 #include "text/strhash.h"
 
@@ -139,8 +140,9 @@ int vt_crfs_item_row(const vt_crfs *m, const char *line, size_t len, char *scrat
 vt_status vt_crfs_tag(const vt_crfs *m, const vt_decode_opts *opts, vt_arena *arena,
                       const char *const *lines, const size_t *lens, int32_t T, int32_t *labels,
                       double *scores, int32_t *n_paths, double *marg, double *logz, int32_t *bad,
-                      vt_decode_stats *stats, char *err, size_t errlen) {
+                      vt_decode_stats *stats, double *seconds, char *err, size_t errlen) {
   const int32_t L = m->L;
+  const double t0 = seconds ? vt_clock_seconds() : 0;
   size_t longest = 0;
   *n_paths = 0;
   *bad = -1;
@@ -163,8 +165,13 @@ vt_status vt_crfs_tag(const vt_crfs *m, const vt_decode_opts *opts, vt_arena *ar
       vt_errorf(err, errlen, NULL, "a label's score overflows (weights or values too large)");
       return VT_EFORMAT;
     }
+  const double t1 = seconds ? vt_clock_seconds() : 0;
   vt_status st = vt_decode(m->trans, opts, arena, E, T, labels, scores, n_paths, stats);
   if (st == VT_OK && marg) st = vt_posteriors(m->trans, arena, E, T, marg, logz);
+  if (seconds) {
+    seconds[0] += t1 - t0;
+    seconds[1] += vt_clock_seconds() - t1;
+  }
   /* A sum of finite scores can still overflow: a path's score or log Z of +inf or NaN is refused,
    * never printed (-inf is a log Z with no path left, as --bio can make it). */
   int over = st == VT_OK && marg && !(*logz < INFINITY);
