@@ -776,8 +776,8 @@ typedef struct vt_tag_opts {
                             write, or ' '; 0 (default): the token line's own separator */
   const struct vt_constraints *constraints; /* tagger models: allowed labels (NULL: none) */
   int32_t crfsuite_out; /* CRFsuite models: what `crfsuite tag` prints besides the labels, bits
-                           VT_CRFSUITE_PROB (-p), VT_CRFSUITE_MARG (-i), VT_CRFSUITE_MARG_ALL (-l);
-                           0 (default) none */
+                           VT_CRFSUITE_PROB (-p), VT_CRFSUITE_MARG (-i), VT_CRFSUITE_MARG_ALL (-l),
+                           VT_CRFSUITE_REF (-r); 0 (default) none */
   int32_t reserved32;
   int64_t reserved[5];
 } vt_tag_opts;
@@ -786,6 +786,7 @@ typedef struct vt_tag_opts {
 #define VT_CRFSUITE_PROB 1     /* "@score\tSCORE\tLOGZ" and "@probability\tP" before a sequence */
 #define VT_CRFSUITE_MARG 2     /* LABEL:MARGINAL for the predicted label */
 #define VT_CRFSUITE_MARG_ALL 4 /* then "\tLABEL:MARGINAL" for every label of the model */
+#define VT_CRFSUITE_REF 8      /* "REFERENCE\t" before each label: the item's own (first) field */
 
 /* Defaults: the model's decoder and corpus options, joint columns 0, 1, last, no eval. */
 VT_API void vt_tag_opts_init(vt_tag_opts *o);

@@ -70,6 +70,21 @@ crfsuite)
   [ "$(head -c 4 out/m)" = lCRF ] || fail "the model is not a CRFsuite crf1d file"
   "$VITESSE" tag -p -i -m out/m train.items >tag.out 2>stderr || fail "tag failed"
   cmp -s tag.out "$FX/crfsuite_tag_p_i.out" || fail "tag -p -i differs from crfsuite tag's"
+  # -r (the reference label before each one), and what vitesse eval makes of it: the item and
+  # instance accuracy crfsuite tag -qt reports.
+  "$VITESSE" tag -r -m out/m train.items >tag_r.out 2>stderr || fail "tag -r failed"
+  cmp -s tag_r.out "$FX/crfsuite_tag_r.out" || fail "tag -r differs from crfsuite tag's"
+  "$VITESSE" eval tag_r.out >eval.out 2>stderr || fail "eval of tag -r failed"
+  items=$(sed -n 's/^Item accuracy: \([0-9]*\) \/ \([0-9]*\) .*/tokens: \2, correct: \1,/p' \
+    "$FX/crfsuite_tag_qt.out")
+  seqs=$(sed -n 's/^Instance accuracy: \([0-9]*\) \/ \([0-9]*\) .*/sentences: \2, exactly right: \1 /p' \
+    "$FX/crfsuite_tag_qt.out")
+  grep -q "^$items" eval.out || fail "eval: $(cat eval.out), crfsuite: $items"
+  grep -q "^$seqs" eval.out || fail "eval: $(cat eval.out), crfsuite: $seqs"
+  # A reference label the model lacks prints as crfsuite prints it, "(null)" (with -p -i -l).
+  { head -n 5 train.items; printf 'ZZ\tw=the\nB-NP\tx\\:y:2\n\n'; } >unk.items
+  "$VITESSE" tag -r -p -i -l -m out/m unk.items >unk.out 2>stderr || fail "tag -r -p -i -l failed"
+  cmp -s unk.out "$FX/crfsuite_tag_rpil_unknown.out" || fail "tag -r -p -i -l differs"
   ;;
 threads)
   for algo in lbfgs l2sgd; do

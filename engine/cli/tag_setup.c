@@ -51,6 +51,7 @@ void vt_cli_tag_usage(FILE *f) {
       "read CRFsuite item files (LABEL<TAB>ATTR[:VALUE]<TAB>...) and print what crfsuite tag\n"
       "prints: one label a line, a blank line after each sequence; with -k K each path after\n"
       "\"# RANK SCORE\"; and as crfsuite tag's options of the same names:\n"
+      "  -r, --reference     the item's reference label and a tab before each label\n"
       "  -p, --probability   \"@score\\tSCORE\\tLOGZ\" and \"@probability\\tP\" before a sequence\n"
       "  -i, --marginal      LABEL:MARGINAL\n"
       "  -l, --marginal-all  then \\tLABEL:MARGINAL for every label\n",
@@ -97,6 +98,7 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
                                            {"forbid-transitions", required_argument, 0, OPT_FORBID},
                                            {"bio", no_argument, 0, OPT_BIO},
                                            {"probability", no_argument, 0, 'p'},
+                                           {"reference", no_argument, 0, 'r'},
                                            {"marginal", no_argument, 0, 'i'},
                                            {"marginal-all", no_argument, 0, 'l'},
                                            {"cost-factor", required_argument, 0, OPT_COST},
@@ -114,7 +116,7 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
 
   optind = 1;
   int c;
-  while ((c = getopt_long(argc, argv, "m:k:o:hv:pil", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "m:k:o:hv:pilr", longopts, NULL)) != -1) {
     int eo = vt_cli_engine_opt(&t->run, c, optarg);
     if (eo == 0) eo = vt_cli_decoder_opt(&t->dec, c, optarg);
     if (eo < 0) goto done;
@@ -142,6 +144,7 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
     case OPT_FORBID: forbid_path = optarg; break;
     case OPT_BIO: bio = 1; break;
     case 'p': crfsuite_out |= VT_CRFSUITE_PROB; break;
+    case 'r': crfsuite_out |= VT_CRFSUITE_REF; break;
     case 'i': crfsuite_out |= VT_CRFSUITE_MARG; break;
     case 'l': crfsuite_out |= VT_CRFSUITE_MARG_ALL; break;
     case OPT_COST:
@@ -158,7 +161,7 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
       vt_cli_tag_usage(stdout);
       rc = VT_EXIT_OK;
       goto done;
-    default: vt_cli_bad_option("tag", "m:k:o:hv:pil", argv); goto done;
+    default: vt_cli_bad_option("tag", "m:k:o:hv:pilr", argv); goto done;
     }
   }
   t->files = (const char *const *)argv + optind;

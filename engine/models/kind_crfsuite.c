@@ -76,6 +76,7 @@ static vt_status tag_batch(const vt_corpus_work *w) {
   const vt_crfs *m = w->m->crfs;
   const vt_decode_opts *opts = &w->o->decode;
   const int flags = w->o->crfsuite_out & (VT_CRFS_PROB | VT_CRFS_MARG | VT_CRFS_MARG_ALL);
+  const int ref = w->o->crfsuite_out & VT_CRFS_REF;
   const vt_items_batch *ib = w->ib;
   const int32_t L = m->L, k = opts->k;
   const char *p = ib->text;
@@ -112,8 +113,8 @@ static vt_status tag_batch(const vt_corpus_work *w) {
       snprintf(w->err, w->errlen, "decoding failed: %s", vt_strerror(st));
       return st;
     }
-    if (vt_crfs_format(m, flags, k, T, labels, scores, n_paths, marg, logz, &out->p, &out->len,
-                       &out->cap)) {
+    if (vt_crfs_format(m, flags | ref, k, T, labels, scores, n_paths, marg, logz, lines, lens,
+                       &out->p, &out->len, &out->cap)) {
       snprintf(w->err, w->errlen, "out of memory");
       return VT_ENOMEM;
     }

@@ -222,9 +222,35 @@ __attribute__((format(printf, 4, 5))) static int putf(char **buf, size_t *len, s
   return 0;
 }
 
+/* Appends item `line`'s reference label (its first field, escapes undone) as the model names it,
+ * or "(null)" when the model has no such label, then a tab. Returns 0 or -1. */
+static int put_reference(const vt_crfs *m, const char *line, size_t n, char **buf, size_t *len,
+                         size_t *cap) {
+  char small[256], *scratch = n + 2 <= sizeof small ? small : malloc(n + 2);
+  if (!scratch) return -1;
+  size_t pos = 0, an, vn;
+  int has_value;
+  (void)vt_crfs_attr_next(line, n, &pos, scratch, &an, &vn, &has_value);
+  const char *name = "(null)"; /* crfsuite prints a NULL label so (glibc) */
+  size_t name_len = 6;
+  for (int32_t y = 0; y < m->L; y++) {
+    size_t yn;
+    const char *ys = vt_crfs_label(m, y, &yn);
+    if (yn == an && !memcmp(ys, scratch, an)) {
+      name = ys;
+      name_len = yn;
+      break;
+    }
+  }
+  int rc = put(buf, len, cap, name, name_len) || put(buf, len, cap, "\t", 1) ? -1 : 0;
+  if (scratch != small) free(scratch);
+  return rc;
+}
+
 int vt_crfs_format(const vt_crfs *m, int flags, int32_t k, int32_t T, const int32_t *labels,
                    const double *scores, int32_t n_paths, const double *marg, double logz,
-                   char **buf, size_t *len, size_t *cap) {
+                   const char *const *lines, const size_t *lens, char **buf, size_t *len,
+                   size_t *cap) {
   int32_t paths = n_paths > 0 ? n_paths : 1;
   for (int32_t p = 0; p < paths; p++) {
     const int32_t *lab = n_paths > 0 ? labels + (size_t)p * (size_t)T : NULL;
@@ -237,6 +263,7 @@ int vt_crfs_format(const vt_crfs *m, int flags, int32_t k, int32_t T, const int3
       size_t n = 1;
       const char *s = lab ? vt_crfs_label(m, lab[t], &n) : "_";
       const double *mt = marg ? marg + (size_t)t * (size_t)m->L : NULL;
+      if ((flags & VT_CRFS_REF) && put_reference(m, lines[t], lens[t], buf, len, cap)) return -1;
       if (put(buf, len, cap, s, n)) return -1;
       if ((flags & VT_CRFS_MARG) && putf(buf, len, cap, ":%f", lab && mt ? mt[lab[t]] : 0.0))
         return -1;

@@ -100,7 +100,7 @@ int vt_crfs_item_row(const vt_crfs *m, const char *line, size_t len, char *scrat
                      int32_t *known, char *err, size_t errlen);
 
 /* What vt_crfs_format prints besides the labels (CRFsuite's `tag` options). */
-enum { VT_CRFS_PROB = 1, VT_CRFS_MARG = 2, VT_CRFS_MARG_ALL = 4 };
+enum { VT_CRFS_PROB = 1, VT_CRFS_MARG = 2, VT_CRFS_MARG_ALL = 4, VT_CRFS_REF = 8 };
 
 /* Tags one sequence of T item lines (lines[t], lens[t] bytes) with `opts`: emissions, decoder,
  * and with `marg` (T * L doubles) the marginals and *logz. Scratch from `arena` (not reset).
@@ -114,12 +114,15 @@ vt_status vt_crfs_tag(const vt_crfs *m, const vt_decode_opts *opts, vt_arena *ar
 
 /* Appends to `out` (a growable buffer: *buf, *len, *cap) what `crfsuite tag` prints for a
  * sequence of T items: with VT_CRFS_PROB in `flags` the lines "@score\tS\tLOGZ" and
- * "@probability\tP" (%f), then one line per item: the label, with VT_CRFS_MARG ":MARGINAL", with
- * VT_CRFS_MARG_ALL "\tLABEL:MARGINAL" for every label; then a blank line. With k > 1 paths, each
- * path is printed so after a line "# RANK SCORE". A sequence without a finite path prints "_"
- * labels. Returns 0 or -1 (out of memory). */
+ * "@probability\tP" (%f), then one line per item: with VT_CRFS_REF the item's reference label (the
+ * first field of lines[t], lens[t] bytes; "(null)" when the model lacks it, as crfsuite prints
+ * it) and a tab, the label, with VT_CRFS_MARG ":MARGINAL", with VT_CRFS_MARG_ALL
+ * "\tLABEL:MARGINAL" for every label; then a blank line. With k > 1 paths, each path is printed
+ * so after a line "# RANK SCORE". A sequence without a finite path prints "_" labels. `lines`
+ * may be NULL without VT_CRFS_REF. Returns 0 or -1 (out of memory). */
 int vt_crfs_format(const vt_crfs *m, int flags, int32_t k, int32_t T, const int32_t *labels,
                    const double *scores, int32_t n_paths, const double *marg, double logz,
-                   char **buf, size_t *len, size_t *cap);
+                   const char *const *lines, const size_t *lens, char **buf, size_t *len,
+                   size_t *cap);
 
 #endif

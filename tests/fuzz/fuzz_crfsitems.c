@@ -85,8 +85,8 @@ static void fz_read_all(const char *path, const uint8_t *mem, size_t mem_len, si
         if (vt_crfs_tag(m, i ? &two : &one, arena, lines, lens, T, labels, scores, &n_paths,
                         i ? marg : NULL, &logz, &bad, NULL, NULL, err, sizeof err) == VT_OK &&
             full)
-          (void)vt_crfs_format(m, i ? 7 : 0, i ? 2 : 1, T, labels, scores, n_paths, i ? marg : NULL,
-                               logz, &text, &len, &cap);
+          (void)vt_crfs_format(m, i ? 15 : 0, i ? 2 : 1, T, labels, scores, n_paths,
+                               i ? marg : NULL, logz, lines, lens, &text, &len, &cap);
       }
     }
     if (p != ib.text + ib.len) abort();
