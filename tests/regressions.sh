@@ -330,8 +330,15 @@ model_memory)
   crfpp 46340 >big.crfpp
   wapiti 46340 1 u >big.wap
   printf 'a\nb\n\n' >in.txt
+  # A sanitizer build reserves terabytes of address space for its shadow memory and keeps its
+  # own allocations: it cannot start under the 1 GiB limit, and its peak RSS is not the
+  # program's. Those checks need a plain build.
+  plain=1
+  (ulimit -v 1048576 2>/dev/null; "$VITESSE" --version) >/dev/null 2>&1 || plain=0
+  [ $plain = 1 ] || echo "regressions.model_memory: a sanitizer build: no address-space or RSS checks"
+  limit() { if [ $plain = 1 ]; then ulimit -v 1048576 2>/dev/null; fi; }
   for m in big.crfpp big.wap; do
-    (ulimit -v 1048576 2>/dev/null; expect_fail 2 "$VITESSE" tag -m $m in.txt -o out/x) || exit 1
+    (limit; expect_fail 2 "$VITESSE" tag -m $m in.txt -o out/x) || exit 1
     grep -q "$m: a model of 46340 labels needs 65534 MiB, more than the bound of .* MiB (--max-model-memory)" stderr ||
       fail "$m: $(cat stderr)"
     expect_fail 2 "$VITESSE" convert $m -o out/x.vtm
@@ -346,10 +353,10 @@ model_memory)
 subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$VITESSE" tag -m c2000.crfpp \
     --max-model-memory 130M --threads 2 in.txt) || fail "tag the 2,000-label model"
-  [ "$rss" -lt $((40 * 2000 * 2000 / 1024 + 32768)) ] ||
+  [ $plain = 0 ] || [ "$rss" -lt $((40 * 2000 * 2000 / 1024 + 32768)) ] ||
     fail "tagging with a 2,000-label model peaked at $rss KB"
   wapiti 1000 2147 b >b.wap
-  (ulimit -v 1048576 2>/dev/null; "$VITESSE" tag -m b.wap in.txt -o tagged.txt 2>stderr) ||
+  (limit; "$VITESSE" tag -m b.wap in.txt -o tagged.txt 2>stderr) ||
     fail "the 1,000-label Wapiti model with 2,147 bigram observations: $(cat stderr)"
   [ "$(grep -c . tagged.txt)" -eq 2 ] || fail "tagged: $(cat tagged.txt)"
   ;;
