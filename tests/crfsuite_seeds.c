@@ -25,6 +25,19 @@ static int put(const char *dir, const char *name, const void *p, size_t n) {
   return 0;
 }
 
+/* Writes the native conversion of dir/src as dir/dst (vt_model_save); exits on failure. */
+static void native_copy(const char *dir, const char *src, const char *dst) {
+  char from[8192], to[8192];
+  snprintf(from, sizeof from, "%s/%s", dir, src);
+  snprintf(to, sizeof to, "%s/%s", dir, dst);
+  vt_model *m = NULL;
+  if (vt_model_open(&m, from) != VT_OK || vt_model_save(m, to) != VT_OK) {
+    fprintf(stderr, "crfsuite_seeds: %s\n", vt_last_error());
+    exit(1);
+  }
+  vt_model_close(m);
+}
+
 static uint32_t get32(const unsigned char *p) {
   return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
@@ -62,15 +75,7 @@ static void size_seeds(const char *dm) {
   f[FLOOD] = (crf1d_feat){1, 0, 1, 0.5};
   crf1d_build(&b, lp, 4, fp, FLOOD, f, FLOOD + 1);
   put(dm, "size_flooded_names.model", b.p, b.len);
-  char src[8192], dst[8192];
-  snprintf(src, sizeof src, "%s/size_flooded_names.model", dm);
-  snprintf(dst, sizeof dst, "%s/size_flooded_names_native.model", dm);
-  vt_model *m = NULL;
-  if (vt_model_open(&m, src) != VT_OK || vt_model_save(m, dst) != VT_OK) {
-    fprintf(stderr, "crfsuite_seeds: %s\n", vt_last_error());
-    exit(1);
-  }
-  vt_model_close(m);
+  native_copy(dm, "size_flooded_names.model", "size_flooded_names_native.model");
   free(b.p);
 }
 
@@ -105,16 +110,7 @@ int main(int argc, char **argv) {
   c[off_labels + 24 + 2048] = 9; /* the first label record's id */
   put(dm, "bad_cqdb_id.model", c, b.len);
   free(c);
-  /* The native conversion. */
-  char src[8192], dst[8192];
-  snprintf(src, sizeof src, "%s/good.model", dm);
-  snprintf(dst, sizeof dst, "%s/good_native.model", dm);
-  vt_model *m = NULL;
-  if (vt_model_open(&m, src) != VT_OK || vt_model_save(m, dst) != VT_OK) {
-    fprintf(stderr, "crfsuite_seeds: %s\n", vt_last_error());
-    return 1;
-  }
-  vt_model_close(m);
+  native_copy(dm, "good.model", "good_native.model");
   free(b.p);
   size_seeds(dm);
   static const char good[] = "B-NP\tw=the\tx:2\nI-NP\ta\\:b:0.5\tunknown\n\n\n\nO\tc\\d\tc\\\\d:-1"

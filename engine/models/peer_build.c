@@ -86,6 +86,25 @@ vt_status vt_peer_build_templates_end(vt_peer_build *b, const char *name, char *
   return VT_OK;
 }
 
+/* Appends a zeroed feature record for string s (n bytes) of nnz weights, keys of kb bytes, the
+ * flag bits `flags` (bigram, dense) beside nnz, and counts it; returns where its keys go and sets
+ * *vals to its values, or NULL when out of memory. */
+static uint8_t *record_open(vt_peer_build *b, const char *s, size_t n, uint32_t nnz, uint32_t flags,
+                            int kb, float **vals) {
+  uint64_t size = vt_feat_size((uint32_t)n, nnz, kb);
+  if (reserve((void **)&b->recs, (size_t *)&b->recs_cap, b->recs_len, size)) return NULL;
+  uint8_t *r = b->recs + b->recs_len;
+  memset(r, 0, size);
+  uint32_t head[2] = {(uint32_t)n, nnz | flags};
+  memcpy(r, head, 8);
+  memcpy(r + 8, s, n);
+  uint8_t *keys = r + 8 + vt_pad4((uint32_t)n);
+  *vals = (float *)(void *)(keys + (((uint64_t)nnz * (uint64_t)kb + 3) & ~3ull));
+  b->recs_len += size;
+  b->n_feat++;
+  return keys;
+}
+
 vt_status vt_peer_build_feature(vt_peer_build *b, const char *s, size_t n, int bigram,
                                 const double *w) {
   if (bigram && !b->obs_bigram) return VT_OK;
@@ -102,15 +121,10 @@ vt_status vt_peer_build_feature(vt_peer_build *b, const char *s, size_t n, int b
   const int dense = !bigram && (uint64_t)nnz * 8 >= (uint64_t)b->L;
   const int kb = bigram ? 4 : dense ? 0 : b->key_bytes;
   if (dense) nnz = (uint32_t)b->L;
-  uint64_t size = vt_feat_size((uint32_t)n, nnz, kb);
-  if (reserve((void **)&b->recs, (size_t *)&b->recs_cap, b->recs_len, size)) return VT_ENOMEM;
-  uint8_t *r = b->recs + b->recs_len;
-  memset(r, 0, size);
-  uint32_t head[2] = {(uint32_t)n, nnz | (bigram ? 0x80000000u : 0) | (dense ? 0x40000000u : 0)};
-  memcpy(r, head, 8);
-  memcpy(r + 8, s, n);
-  uint8_t *keys = r + 8 + vt_pad4((uint32_t)n);
-  float *vals = (float *)(void *)(keys + (((uint64_t)nnz * (uint64_t)kb + 3) & ~3ull));
+  float *vals;
+  uint8_t *keys =
+      record_open(b, s, n, nnz, (bigram ? 0x80000000u : 0) | (dense ? 0x40000000u : 0), kb, &vals);
+  if (!keys) return VT_ENOMEM;
   uint32_t k = 0;
   for (size_t i = 0; i < nw; i++) {
     float v = (float)(w[i] * b->cf);
@@ -124,8 +138,6 @@ vt_status vt_peer_build_feature(vt_peer_build *b, const char *s, size_t n, int b
     }
     vals[k++] = v;
   }
-  b->recs_len += size;
-  b->n_feat++;
   return VT_OK;
 }
 
@@ -139,15 +151,9 @@ vt_status vt_peer_build_bigram_sparse(vt_peer_build *b, const char *s, size_t n,
   }
   if (nnz == 0) return VT_OK; /* adds nothing anywhere: as if unseen */
   if (n > UINT32_MAX / 2) return VT_EFORMAT;
-  uint64_t size = vt_feat_size((uint32_t)n, nnz, 4);
-  if (reserve((void **)&b->recs, (size_t *)&b->recs_cap, b->recs_len, size)) return VT_ENOMEM;
-  uint8_t *r = b->recs + b->recs_len;
-  memset(r, 0, size);
-  uint32_t head[2] = {(uint32_t)n, nnz | 0x80000000u};
-  memcpy(r, head, 8);
-  memcpy(r + 8, s, n);
-  uint8_t *keys = r + 8 + vt_pad4((uint32_t)n);
-  float *vals = (float *)(void *)(keys + (uint64_t)nnz * 4);
+  float *vals;
+  uint8_t *keys = record_open(b, s, n, nnz, 0x80000000u, 4, &vals);
+  if (!keys) return VT_ENOMEM;
   uint32_t k = 0;
   for (size_t i = 0; i < n_w; i++) {
     float v = (float)(w[i] * b->cf);
@@ -156,8 +162,6 @@ vt_status vt_peer_build_bigram_sparse(vt_peer_build *b, const char *s, size_t n,
     memcpy(keys + 4 * (size_t)k, &kk, 4);
     vals[k++] = v;
   }
-  b->recs_len += size;
-  b->n_feat++;
   return VT_OK;
 }
 
