@@ -778,7 +778,10 @@ typedef struct vt_tag_opts {
   int32_t crfsuite_out; /* CRFsuite models: what `crfsuite tag` prints besides the labels, bits
                            VT_CRFSUITE_PROB (-p), VT_CRFSUITE_MARG (-i), VT_CRFSUITE_MARG_ALL (-l),
                            VT_CRFSUITE_REF (-r); 0 (default) none */
-  int32_t reserved32;
+  int32_t peer_search;  /* models imported from CRF++, without constraints: 1 = paths (k > 1) and
+                           probabilities (verbose) by crf_test's own search and arithmetic: its
+                           order among exact ties, its digits, "# RANK PROB" headers (vitesse tag
+                           sets it unless --algo is given); 0 (default): `decode`'s decoder */
   int64_t reserved[5];
 } vt_tag_opts;
 

@@ -69,9 +69,14 @@ convert)
     cmp -s a.txt b.txt || fail "$m: converted model tags differently"
     cmp -s a3.txt b3.txt || fail "$m: converted model's 3-best differ"
     [ "$(grep -c . a.txt)" -eq 9 ] || fail "$m: 9 token lines expected"
-    # --label-sep tab: the line as read, a tab, the label (as wapiti label writes)
+    # --label-sep tab: the line as read, a tab, the label (as wapiti label writes); a CRF++
+    # model's columns joined by tabs too (as crf_test writes them)
     "$VITESSE" tag -m conv.vt --label-sep tab test.txt -o t.txt 2>stderr || fail "--label-sep"
-    awk -F '\t' 'NF { print $1 " " $2 } !NF { print }' t.txt | cmp -s - a.txt ||
+    case $m in
+    crfpp*) join='NF { print $1 " " $2 " " $3 } !NF { print }' ;;
+    *) join='NF { print $1 " " $2 } !NF { print }' ;;
+    esac
+    awk -F '\t' "$join" t.txt | cmp -s - a.txt ||
       fail "$m: --label-sep tab is not the line, a tab and the label"
   done
   # the binary and the text CRF++ model are one model: the same conversion
@@ -98,10 +103,12 @@ bad_model)
   grep -q 'row' stderr || fail "template row out of range not said"
   ;;
 cost_factor)
-  # crf_test -c C: scores times C (the writers' weights are multiples of 1/8: exact)
-  "$VITESSE" tag -m models/crfpp/good.model -k 2 test.txt -o a.txt 2>stderr || fail "tag"
-  "$VITESSE" tag -m models/crfpp/good.model -k 2 --cost-factor 2 test.txt -o b.txt 2>stderr ||
-    fail "tag --cost-factor 2"
+  # crf_test -c C: scores times C (the writers' weights are multiples of 1/8: exact); the
+  # engine's k-best prints the scores (crf_test's own search prints probabilities)
+  "$VITESSE" tag -m models/crfpp/good.model -k 2 --algo kbest-viterbi test.txt -o a.txt \
+    2>stderr || fail "tag"
+  "$VITESSE" tag -m models/crfpp/good.model -k 2 --algo kbest-viterbi --cost-factor 2 test.txt \
+    -o b.txt 2>stderr || fail "tag --cost-factor 2"
   awk '/^# /{print $3 * 2}' a.txt >as.txt
   awk '/^# /{print $3 + 0}' b.txt >bs.txt
   cmp -s as.txt bs.txt || fail "scores not doubled"
@@ -127,6 +134,38 @@ P
     2>stderr || fail "train with a Wapiti pattern file"
   "$VITESSE" tag -m m.vt train.txt -o tagged.txt 2>stderr || fail "tag"
   awk 'NF && $3 != $4 { bad++ } END { exit bad > 0 }' tagged.txt || fail "training set not learnt"
+  ;;
+crf_test)
+  # crf_test's own bytes (tests/crf_test/README.md): its columns joined by tabs whatever the
+  # input's separators, its n-best order among exact ties, its probabilities to the last digit
+  F=$(dirname "$0")/crf_test
+  "$TEST_PEER" --case write_fixtures --write-fixtures models >/dev/null || fail "--write-fixtures"
+  awk -v N=60 -f "$F/corpus.awk" >corpus.txt || fail "corpus.awk"
+  check() { # check FIXTURE VITESSE-ARGS...: vitesse tag ARGS prints FIXTURE's bytes
+    want=$1
+    shift
+    "$VITESSE" tag "$@" -o got.txt 2>stderr || fail "tag $*"
+    cmp -s got.txt "$F/$want" || { diff got.txt "$F/$want" | head -5 >&2; fail "tag $*: not $want"; }
+  }
+  check ties.out -m models/ties.model --label-sep tab corpus.txt
+  check ties_v1_n4.out -m models/ties.model --label-sep tab -v 1 -k 4 corpus.txt
+  check fine_v1_n4.out -m models/fine.model --label-sep tab -v 1 -k 4 corpus.txt
+  check fine_v2.out -m models/fine.model --label-sep tab -v 2 corpus.txt
+  # converted, the same bytes
+  "$VITESSE" convert models/ties.model -o ties.vt 2>stderr || fail "convert"
+  check ties_v1_n4.out -m ties.vt --label-sep tab -v 1 -k 4 corpus.txt
+  # tab-separated input: the same bytes; a file whose first line has a tab is split at tabs
+  # only, so a mixed one wants --sep space to be split as crf_test splits it
+  awk 'NF { $1 = $1 } { print }' OFS='\t' corpus.txt >tabs.txt
+  check ties_v1_n4.out -m models/ties.model --label-sep tab -v 1 -k 4 tabs.txt
+  { printf 'b\tX\n'; tail -n +2 corpus.txt; } >mixed.txt
+  check ties.out -m models/ties.model --label-sep tab --sep space mixed.txt
+  # the exact ties of the 4-best are really there: the engine's own k-best orders them otherwise
+  "$VITESSE" tag -m models/ties.model --label-sep tab -k 4 --algo kbest-viterbi corpus.txt \
+    -o own.txt 2>stderr || fail "--algo kbest-viterbi"
+  awk '/^# /{ print "#"; next } { sub(/\/[^\/]*$/, "", $NF); print $NF }' "$F/ties_v1_n4.out" >a.lab
+  awk '/^# /{ print "#"; next } { print $NF }' own.txt >b.lab
+  ! cmp -s a.lab b.lab || fail "no tie ordered differently by the engine's k-best: a weak fixture"
   ;;
 shared)
   P=$SHARED/peer-models/conll2000-chunk

@@ -1,10 +1,10 @@
 #!/bin/sh
 # tests/peer_compare.sh VITESSE DIR: vitesse's labels with the peer models of DIR
 # (../shared/peer-models/conll2000-chunk) against the peers' own outputs: with --label-sep tab
-# the same bytes as crfpp.out (input given tab-separated) and wapiti.out; 1-best labels of
+# the same bytes as crfpp.out, crfpp.n3v1.out (-v 1 -k 3) and wapiti.out; 1-best labels of
 # crfpp.model, crfpp.model.txt (crf_test: crfpp.out) and wapiti.model (wapiti label: wapiti.out)
-# on every token, and the 3-best label sequences (crfpp.n3v1.out, wapiti.n3.out) equal to
-# vitesse's up to the order of exact ties: the peer's r-th path is one of vitesse's 4 best with
+# on every token, and the 3-best label sequences (crfpp.n3v1.out, wapiti.n3.out) equal to the
+# engine's own k-best (kbest-viterbi) up to the order of exact ties: the peer's r-th path is one of vitesse's 4 best with
 # vitesse's r-th score. Prints one line per comparison; exits 1 on any difference.
 set -u
 VITESSE=$1
@@ -17,15 +17,18 @@ bad=0
 labels() { awk 'NF && !/^# / { x = $NF; sub(/\/[^\/]*$/, "", x); print x }' "$1"; }
 
 # the peers' own bytes: wapiti label appends a tab to the line as read; crf_test joins the
-# columns with tabs too, so its input is given tab-separated
-tr ' ' '\t' <"$P/test.txt" >"$W/test.tab"
-for m in crfpp.model wapiti.model; do
-  case $m in crfpp*) ref=crfpp.out in=$W/test.tab ;; *) ref=wapiti.out in=$P/test.txt ;; esac
-  "$VITESSE" tag -m "$P/$m" --label-sep tab "$in" -o "$W/b.txt" || exit 1
+# columns with tabs, and with -v 1 -n 3 prints its n-best (its order among exact ties) with its
+# probabilities
+for c in "crfpp.model crfpp.out" "crfpp.model crfpp.n3v1.out -v 1 -k 3" \
+  "crfpp.model.txt crfpp.n3v1.out -v 1 -k 3" "wapiti.model wapiti.out"; do
+  set -- $c
+  m=$1 ref=$2
+  shift 2
+  "$VITESSE" tag -m "$P/$m" --label-sep tab "$@" "$P/test.txt" -o "$W/b.txt" || exit 1
   if cmp -s "$W/b.txt" "$P/$ref"; then
-    echo "bytes $m --label-sep tab vs $ref: identical"
+    echo "bytes $m --label-sep tab $* vs $ref: identical"
   else
-    echo "bytes $m --label-sep tab vs $ref: DIFFER"
+    echo "bytes $m --label-sep tab $* vs $ref: DIFFER"
     bad=1
   fi
 done
@@ -44,7 +47,7 @@ done
 
 for m in crfpp.model wapiti.model; do
   case $m in crfpp*) ref=crfpp.n3v1.out ;; *) ref=wapiti.n3.out ;; esac
-  "$VITESSE" tag -m "$P/$m" -k 4 "$P/test.txt" -o "$W/4.txt" || exit 1
+  "$VITESSE" tag -m "$P/$m" -k 4 --algo kbest-viterbi "$P/test.txt" -o "$W/4.txt" || exit 1
   r=$(awk -v K=4 -v N=3 '
     function lab(x) { sub(/\/[^\/]*$/, "", x); return x }
     FNR == 1 { f++; b = -1 }

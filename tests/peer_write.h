@@ -98,17 +98,23 @@ static uint64_t pw_rand(uint64_t *st) {
   return *st >> 33;
 }
 
-/* A weight: k/8 for k in -8..8, a quarter of them 0 (zero_all: every weight 0). */
-static double pw_weight(uint64_t *st, int zero_all) {
-  if (zero_all) return 0.0;
+/* Weight kinds: multiples of 1/8 (sums exact: ties are real ties), all zero, or floats with
+ * every mantissa bit in use (sums round: for checking a peer's arithmetic to the last digit). */
+enum { PW_EIGHTHS = 0, PW_ZERO = 1, PW_FINE = 2 };
+
+/* A weight of kind `kind`: k/8 for k in -8..8 or a float in (-2, 2), a quarter of them 0. */
+static double pw_weight(uint64_t *st, int kind) {
+  if (kind == PW_ZERO) return 0.0;
   int k = (int)(pw_rand(st) % 17) - 8;
-  return pw_rand(st) % 4 == 0 ? 0.0 : k / 8.0;
+  if (kind == PW_FINE) k = (int)(pw_rand(st) % 4000001) - 2000000;
+  if (pw_rand(st) % 4 == 0) return 0.0;
+  return kind == PW_FINE ? (double)(float)(k / 1e6 * 0.987654321) : k / 8.0;
 }
 
 /* Builds the feature table of `m` (labels and templates set) over sentences s[0..n), ids as the
  * peer numbers them in training (CRF++: offsets by first occurrence, L or L*L each; Wapiti:
- * observations in order, `u` L, `b` L*L, `*` both), with seeded weights. */
-static void pw_build(pw_model *m, const pw_sent *s, int n, uint64_t seed, int zero_all) {
+ * observations in order, `u` L, `b` L*L, `*` both), with seeded weights of `kind` (PW_*). */
+static void pw_build(pw_model *m, const pw_sent *s, int n, uint64_t seed, int kind) {
   const uint64_t L = (uint64_t)m->L;
   uint64_t st = seed, n_w = 0;
   m->n_feat = 0;
@@ -138,7 +144,7 @@ static void pw_build(pw_model *m, const pw_sent *s, int n, uint64_t seed, int ze
   }
   m->n_w = n_w;
   m->w = calloc(n_w + 1, sizeof *m->w);
-  for (uint64_t i = 0; i < n_w; i++) m->w[i] = pw_weight(&st, zero_all);
+  for (uint64_t i = 0; i < n_w; i++) m->w[i] = pw_weight(&st, kind);
 }
 
 /* The feature each template gives at each position of s (-1: unseen, dropped as the peers do). */

@@ -5,14 +5,17 @@
  * or refused models fail with one line naming the file, never a crash.
  *
  * `test_peer --case write_seeds --write-seeds DIR` writes the fuzz seeds of fuzz_crfpp and
- * fuzz_wapiti into DIR/crfpp and DIR/wapiti (tests/fuzz/make_seeds.sh). */
+ * fuzz_wapiti into DIR/crfpp and DIR/wapiti (tests/fuzz/make_seeds.sh);
+ * `test_peer --case write_fixtures --write-fixtures DIR` the models of tests/crfpp_fixtures. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "models/peer_model.h"
 #include "peer_write.h"
+#include "text/crfpp_search.h"
 #include "vitesse.h"
 
 enum { NSENT = 24, K = 6 };
@@ -435,6 +438,91 @@ TEST(detection_by_content) {
   free(m.w);
 }
 
+/* |a - b| <= tol, or a failure naming `what`. */
+#define NEAR(a, b, tol, what)                                                                      \
+  EXPECT(fabs((a) - (b)) <= (tol), "%s: %.17g vs %.17g", what, (double)(a), (double)(b))
+
+/* crf_test's own search (engine/text/crfpp_search.h) over a CRF++ model against brute force:
+ * its 1-best is the peer's (ties: lowest label from the last token back), its k best are the k
+ * best scores, best first and distinct, its path probabilities and marginals are the brute-force
+ * ones (and sum to 1 over every path). Weights in eighths: the float and double sums agree. */
+TEST(crfpp_search_brute_force) {
+  setup();
+  for (int zero = 0; zero < 2; zero++) {
+    pw_model pm;
+    char p[96];
+    path_of(p, sizeof p, zero ? "search0.crfpp" : "search.crfpp");
+    model_init(&pm, 0, 21, zero);
+    REQUIRE(pw_write_crfpp_binary(&pm, p, 100) == 0, "write %s", p);
+    size_t n = 0;
+    char *bytes = slurp(p, &n), err[256];
+    vt_textmodel *m = NULL;
+    REQUIRE(bytes &&
+                vt_peer_load_mem(&m, VT_PEER_CRFPP, bytes, n, p, 0.0, err, sizeof err) == VT_OK,
+            "%s", err);
+    vt_arena *arena = NULL;
+    REQUIRE(vt_arena_create(&arena, 1 << 16) == VT_OK, "arena");
+    for (int i = 0; i < NSENT; i++) {
+      const pw_sent *s = &sents[i];
+      brute b;
+      brute_force(&pm, s, &b);
+      char base[PW_MAXT * PW_NCOLS * 8];
+      uint32_t fields[2 * PW_MAXT * PW_NCOLS], at = 0;
+      for (int t = 0; t < s->T; t++)
+        for (int c = 0; c < PW_NCOLS; c++) {
+          uint32_t len = (uint32_t)strlen(s->tok[t][c]);
+          memcpy(base + at, s->tok[t][c], len);
+          fields[2 * (t * PW_NCOLS + c)] = at;
+          fields[2 * (t * PW_NCOLS + c) + 1] = len;
+          at += len;
+        }
+      const vt_tokens tk = {s->T, PW_NCOLS, base, fields};
+      double all[243], logz = -INFINITY;
+      memcpy(all, b.score, sizeof(double) * (size_t)b.n);
+      qsort(all, (size_t)b.n, sizeof(double), cmp_desc);
+      for (int x = 0; x < b.n; x++) logz = fmax(logz, b.score[x]);
+      double sum = 0.0;
+      for (int x = 0; x < b.n; x++) sum += exp(b.score[x] - logz);
+      logz += log(sum);
+      int32_t lab[243 * PW_MAXT];
+      double prob[243], marg[PW_MAXT * PW_MAXL];
+      int32_t np = 0;
+      vt_arena_reset(arena);
+      REQUIRE(vt_crfpp_search(m, &tk, 1, arena, lab, &np, prob, marg) == VT_OK, "search");
+      EXPECT_EQ_INT(np, 1, "1-best");
+      for (int t = 0; t < s->T; t++) EXPECT_EQ_INT(lab[t], b.path[b.best][t], "1-best label");
+      NEAR(prob[0], exp(b.score[b.best] - logz), 1e-12, "1-best probability");
+      for (int t = 0; t < s->T; t++)
+        for (int y = 0; y < pm.L; y++) {
+          double want = 0.0;
+          for (int x = 0; x < b.n; x++)
+            if (b.path[x][t] == y) want += exp(b.score[x] - logz);
+          NEAR(marg[t * pm.L + y], want, 1e-12, "marginal");
+        }
+      vt_arena_reset(arena);
+      REQUIRE(vt_crfpp_search(m, &tk, b.n + 2, arena, lab, &np, prob, NULL) == VT_OK, "n-best");
+      EXPECT_EQ_INT(np, b.n, "every path, then no more");
+      double total = 0.0;
+      for (int x = 0; x < np; x++) {
+        int idx = 0;
+        for (int t = s->T - 1; t >= 0; t--) idx = idx * pm.L + lab[x * s->T + t];
+        EXPECT(b.score[idx] == all[x], "sentence %d, path %d: score %g, the %d-th best is %g", i, x,
+               b.score[idx], x, all[x]);
+        NEAR(prob[x], exp(all[x] - logz), 1e-12, "path probability");
+        for (int q = 0; q < x; q++)
+          EXPECT(memcmp(lab + x * s->T, lab + q * s->T, sizeof(int32_t) * (size_t)s->T),
+                 "paths %d and %d are the same", x, q);
+        total += prob[x];
+      }
+      NEAR(total, 1.0, 1e-9, "the probabilities of every path sum to 1");
+    }
+    vt_arena_destroy(arena);
+    vt_textmodel_free(m);
+    free(bytes);
+    free(pm.w);
+  }
+}
+
 /* Not a check: with --write-seeds DIR, the fuzz seeds (valid and damaged models). */
 TEST(write_seeds) {
   const char *out = NULL;
@@ -470,7 +558,36 @@ TEST(write_seeds) {
   EXPECT(1, "seeds written");
 }
 
+/* Not a check: with --write-fixtures DIR, the CRF++ models whose crf_test outputs are kept as
+ * fixtures (tests/crfpp_fixtures/README.md): ties.model (weights in eighths: many exact ties)
+ * with an observation-dependent bigram template, and fine.model (5 labels, float weights: sums
+ * that round; the label bigram only). */
+TEST(write_fixtures) {
+  const char *out = NULL;
+  for (int i = 1; i + 1 < test_argc; i++)
+    if (!strcmp(test_argv[i], "--write-fixtures")) out = test_argv[i + 1];
+  if (!out) return;
+  setup();
+  char p[320];
+  pw_model m;
+  model_init(&m, 0, 31, PW_EIGHTHS);
+  snprintf(p, sizeof p, "%s/ties.model", out);
+  EXPECT(pw_write_crfpp_binary(&m, p, 100) == 0, "ties.model written");
+  free(m.w);
+  memset(&m, 0, sizeof m);
+  m.L = 5;
+  const char *labels[] = {"B-NP", "I-NP", "O", "B-VP", "I-VP"};
+  for (int y = 0; y < 5; y++) m.labels[y] = labels[y];
+  m.n_tmpl = 6; /* no observation-dependent bigram: the engine's own marginals apply too */
+  for (int k = 0; k < 6; k++) m.tmpl[k] = CRFPP_TMPL[k];
+  pw_build(&m, sents, NSENT, 77, PW_FINE);
+  snprintf(p, sizeof p, "%s/fine.model", out);
+  EXPECT(pw_write_crfpp_binary(&m, p, 100) == 0, "fine.model written");
+  free(m.w);
+}
+
 TEST_MAIN(CASE(overlapping_ids_refused), CASE(crfpp_text_brute_force),
           CASE(crfpp_binary_brute_force), CASE(wapiti_brute_force), CASE(all_ties_lowest_label),
           CASE(crfpp_cost_factor), CASE(damaged_models_refused), CASE(wrong_version_refused),
-          CASE(refused_templates), CASE(detection_by_content), CASE(write_seeds))
+          CASE(refused_templates), CASE(detection_by_content), CASE(write_seeds),
+          CASE(crfpp_search_brute_force), CASE(write_fixtures))

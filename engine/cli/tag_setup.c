@@ -22,14 +22,18 @@ void vt_cli_tag_usage(FILE *f) {
       "                  text) or Wapiti 1.5 model, recognised by content (labels as the\n"
       "                  peer's own tagger gives them; vitesse convert makes it load faster)\n"
       "  --cost-factor C CRF++ models: weights times C > 0, as crf_test -c C\n"
-      "  --label-sep S   the byte before each label: tab (as crf_test and wapiti label),\n"
-      "                  space, or input (default: the token line's own separator)\n"
+      "  --label-sep S   the byte before each label: tab (as crf_test and wapiti label;\n"
+      "                  with a CRF++ model the columns are joined by tabs too, as crf_test\n"
+      "                  prints them), space, or input (default: the line's own separator)\n"
       "  --algo A        any decoder of vitesse decode (see vitesse decode --help); default:\n"
       "                  the fastest exact one for the model's label count L and -k, as in\n"
       "                  vitesse decode; viterbi (kbest-viterbi with -k > 1) for models with\n"
       "                  observation-dependent bigram templates\n"
       "  -o OUT          write to OUT atomically (default: stdout)\n"
-      "confidence (CRF++'s -v1/-v2 layout; models without observation-dependent bigrams):\n"
+      "CRF++ models, without --algo or constraints: -k K and -v run crf_test's own search\n"
+      "(crf_test -n K, its order among exact ties, \"# RANK PROB\" headers, its digits).\n"
+      "confidence (CRF++'s -v1/-v2 layout; CRF++ models, and models without\n"
+      "observation-dependent bigrams):\n"
       "  -v 1            label column LABEL/MARGINAL (forward-backward) and a line \"# PROB\"\n"
       "                  before each sentence (with -k K: \"# RANK PROB\" before each path),\n"
       "                  PROB = the path's probability exp(score - log Z)\n"
@@ -196,6 +200,7 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
   t->to.verbose = verbose;
   t->to.label_sep = label_sep;
   t->to.crfsuite_out = crfsuite_out;
+  t->to.peer_search = !t->dec.algo; /* CRF++ models: crf_test's own n-best and digits */
   if ((forbid_path && vt_model_forbid_file(t->m, forbid_path) != VT_OK) ||
       (bio && vt_model_forbid_bio(t->m, NULL) != VT_OK)) {
     vt_cli_error("%s", vt_last_error());

@@ -169,7 +169,13 @@ static vt_status tag_batch(const vt_corpus_work *w) {
   const vt_textmodel *m = w->replica;
   tagger_worker *k = w->worker;
   const vt_tag_opts *o = w->o;
-  const vt_text_conf conf = {o->verbose, o->constraints, o->label_sep, w->cancel};
+  const int crfpp = m->meta.origin == VT_ORIGIN_CRFPP;
+  const vt_text_conf conf = {o->verbose,
+                             o->constraints,
+                             o->label_sep,
+                             w->cancel,
+                             crfpp && o->peer_search && !o->constraints,
+                             crfpp && o->label_sep == '\t'};
   if (!k->cache) (void)vt_rowcache_create(&k->cache, m, ROW_CACHE_BYTES); /* NULL: no cache */
   return vt_text_tag_batch(m, &o->decode, &conf, w->arena, k->cache, w->sb, 0, w->sb->n_sents,
                            w->out, &k->stats, w->err, w->errlen);

@@ -66,6 +66,7 @@ static int write_image(const char *path, const vt_textmodel_image *img, void **m
   vt_bin_put64(meta + 56, img->meta.train_tokens);
   memcpy(meta + 64, img->meta.decoder, sizeof img->meta.decoder);
   meta[64 + sizeof img->meta.decoder - 1] = 0;
+  vt_bin_put32(meta + 96, img->meta.origin);
 
   /* LABELS: frequencies, rank and name offsets in one buffer, then the names. */
   size_t lh = (size_t)L * 8 + (size_t)L * 4 + ((size_t)L + 1) * 4;
@@ -230,6 +231,7 @@ static int load(vt_textmodel **out, const char *path, const void *mem, size_t me
   m->meta.train_tokens = vt_bin_get64(mt + 56);
   memcpy(m->meta.decoder, mt + 64, sizeof m->meta.decoder);
   m->meta.decoder[sizeof m->meta.decoder - 1] = 0;
+  m->meta.origin = vt_bin_get32(mt + 96);
   const int32_t L = m->L;
   if (L < 1 || L > MAX_LABELS) BAD("corrupt model file: %d labels", L);
   {

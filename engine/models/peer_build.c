@@ -232,6 +232,7 @@ vt_status vt_peer_build_finish(vt_peer_build *b, const char *name, vt_textmodel 
   img.meta.label_col = -1;
   img.meta.ncols = 0;
   img.meta.reader = (uint32_t)VT_SEP_AUTO << 2; /* columns split on blanks or tabs */
+  img.meta.origin = b->origin;
   img.obs_bigram = b->obs_bigram;
   if (!img.recs) img.recs = (const uint8_t *)"";
   st = vt_textmodel_write_mem(&img, &file, &file_len, name, err, errlen);

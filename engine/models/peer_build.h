@@ -20,7 +20,8 @@
 
 typedef struct vt_peer_build {
   int32_t L;
-  double cf; /* cost factor: every weight is multiplied by it */
+  double cf;       /* cost factor: every weight is multiplied by it */
+  uint32_t origin; /* VT_ORIGIN_CRFPP or VT_ORIGIN_WAPITI (the loader sets it) */
   char *labels;
   uint32_t *label_off; /* L + 1 */
   int32_t n_labels;

@@ -262,6 +262,7 @@ static vt_status load_binary(vt_textmodel **out, const unsigned char *data, size
   for (uint32_t i = 0; i < ysize; i++) L += ys[i] == '\0';
   st = vt_peer_build_init(&b, L, cf > 0 ? cf : stored_cf, name, err, errlen);
   if (st != VT_OK) goto done; /* the message is in err */
+  b.origin = VT_ORIGIN_CRFPP;
   for (uint32_t at = 0; at < ysize;) {
     size_t l = strlen(ys + at);
     if ((st = vt_peer_build_label(&b, ys + at, l)) != VT_OK) goto nomem;
@@ -401,6 +402,7 @@ static vt_status load_text(vt_textmodel **out, const char *data, size_t size, co
   }
   st = vt_peer_build_init(&b, L, cf > 0 ? cf : stored_cf, name, err, errlen);
   if (st != VT_OK) goto done; /* the message is in err */
+  b.origin = VT_ORIGIN_CRFPP;
   {
     const char *q = sect[0], *qe = sect[0] + sect_len[0];
     while (next_line(&q, qe, &s, &e)) {

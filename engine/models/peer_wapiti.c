@@ -122,6 +122,7 @@ vt_status vt_peer_wapiti_load(vt_textmodel **out, const void *data, size_t size,
   if (Y == 0 || Y > 46340) BAD("Wapiti model with %llu labels", (unsigned long long)Y);
   st = vt_peer_build_init(&b, (int32_t)Y, 1.0, name, err, errlen);
   if (st != VT_OK) goto done; /* the message is in err */
+  b.origin = VT_ORIGIN_WAPITI;
   for (uint64_t y = 0; y < Y; y++) {
     const char *s;
     size_t n;

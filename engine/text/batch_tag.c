@@ -13,6 +13,7 @@
 #include "core/errmsg.h"
 #include "core/rowadd.h"
 #include "decode/decoders.h"
+#include "text/crfpp_search.h"
 #include "text/rowcache.h"
 #include "text/strhash.h"
 
@@ -243,12 +244,27 @@ static int put_prob(vt_textbuf *out, double p) {
   return 0;
 }
 
+/* Appends token `t`'s columns of `tk` as crf_test prints them: the non-empty ones, each followed
+ * by a tab (the label comes next). 0 or -1. */
+static int put_joined(const vt_tokens *tk, int32_t t, vt_textbuf *out) {
+  for (int32_t c = 0; c < tk->ncols; c++) {
+    const uint32_t *f = tk->fields + 2 * ((size_t)t * (size_t)tk->ncols + (size_t)c);
+    if (f[1] == 0) continue;
+    if (vt_textbuf_reserve(out, (size_t)f[1] + 1)) return -1;
+    memcpy(out->p + out->len, tk->base + f[0], f[1]);
+    out->len += f[1];
+    out->p[out->len++] = '\t';
+  }
+  return 0;
+}
+
 /* Appends the lines of sentence `se` with the labels of path y (NULL: "_") after the byte `sep`
  * (0: the line's separator); with `marg` (T*L, verbose >= 1) each label gets its marginal, and
- * with verbose 2 every label of the model follows with its own. */
+ * with verbose 2 every label of the model follows with its own. With `join` (tk: the sentence's
+ * tokens) token lines are crf_test's: the columns joined by tabs, then the label. */
 static int put_sentence(const vt_textmodel *m, const vt_sentbatch *b, const vt_sentence *se,
-                        const int32_t *y, const double *marg, int verbose, char sep,
-                        vt_textbuf *out) {
+                        const vt_tokens *tk, const int32_t *y, const double *marg, int verbose,
+                        char sep, int join, vt_textbuf *out) {
   if (!sep) sep = se->sep;
   for (uint32_t l = se->line0; l < se->line0 + se->nlines; l++) {
     const vt_sentline *ln = &b->lines[l];
@@ -260,11 +276,15 @@ static int put_sentence(const vt_textmodel *m, const vt_sentbatch *b, const vt_s
       else
         llen = 1;
     }
-    if (vt_textbuf_reserve(out, (size_t)ln->len + llen + 2)) return -1;
-    memcpy(out->p + out->len, b->bytes + ln->off, ln->len);
-    out->len += ln->len;
+    if (join && ln->tok >= 0) {
+      if (put_joined(tk, ln->tok, out) || vt_textbuf_reserve(out, llen + 2)) return -1;
+    } else {
+      if (vt_textbuf_reserve(out, (size_t)ln->len + llen + 2)) return -1;
+      memcpy(out->p + out->len, b->bytes + ln->off, ln->len);
+      out->len += ln->len;
+      if (ln->tok >= 0) out->p[out->len++] = sep;
+    }
     if (ln->tok >= 0) {
-      out->p[out->len++] = sep;
       memcpy(out->p + out->len, lab, llen);
       out->len += llen;
       if (verbose) {
@@ -339,7 +359,9 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts,
               vt_algo_name(opts->algo));
     return VT_EUNSUPPORTED;
   }
-  if (m->obs_bigram && verbose) {
+  const int crfpp = cf && cf->crfpp_search && (k > 1 || verbose);
+  const int join = cf && cf->join_tabs;
+  if (m->obs_bigram && verbose && !crfpp) {
     vt_errorf(err, errlen, NULL,
               "marginals (-v) need a model without observation-dependent bigram templates");
     return VT_EUNSUPPORTED;
@@ -357,15 +379,21 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts,
     int why = 0;
     int32_t *labels = NULL;
     double *scores = NULL, *marg = NULL, logz = 0.0;
+    vt_tokens tk;
+    vt_sentbatch_tokens(b, s, &tk);
     if (T > 0) {
-      vt_tokens tk;
-      vt_sentbatch_tokens(b, s, &tk);
       labels = VT_ARENA_NEW(arena, int32_t, (size_t)T * k);
       scores = VT_ARENA_NEW(arena, double, k);
       if (verbose) marg = VT_ARENA_NEW(arena, double, (size_t)T *(size_t)m->L);
       if (!labels || !scores || (verbose && !marg)) goto nomem;
-      st = vt_text_tag_tokens(m, opts, cf, arena, cache, &tk, labels, scores, &np, marg,
-                              verbose ? &logz : NULL, &bad, &why, stats);
+      if (crfpp) { /* scores: crf_test's path probabilities */
+        double t0 = vt_clock_seconds();
+        st = vt_crfpp_search(m, &tk, k, arena, labels, &np, scores, marg);
+        if (stats) stats->decode_seconds += vt_clock_seconds() - t0;
+      } else {
+        st = vt_text_tag_tokens(m, opts, cf, arena, cache, &tk, labels, scores, &np, marg,
+                                verbose ? &logz : NULL, &bad, &why, stats);
+      }
       if (st == VT_ENOMEM) goto nomem;
       if (st == VT_EFORMAT && why) {
         size_t f = ((size_t)bad * (size_t)tk.ncols + (size_t)cf->cons->partial_col) * 2;
@@ -391,20 +419,21 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts,
       }
     }
     if (T == 0 || (k == 1 && !verbose)) {
-      if (put_sentence(m, b, se, np > 0 ? labels : NULL, marg, verbose, sep, out)) goto nomem;
+      if (put_sentence(m, b, se, &tk, np > 0 ? labels : NULL, marg, verbose, sep, join, out))
+        goto nomem;
     } else {
       for (int32_t p = 0; p < (np > 0 ? np : 1); p++) {
+        const double prob = np <= 0 ? 0.0 : crfpp ? scores[p] : path_prob(scores[p], logz);
         if (vt_textbuf_reserve(out, 64)) goto nomem;
-        if (!verbose)
+        if (!verbose && !crfpp)
           out->len += (size_t)snprintf(out->p + out->len, 64, "# %d %.9g\n", p,
                                        np > 0 ? scores[p] : -INFINITY);
         else if (k == 1)
-          out->len += (size_t)snprintf(out->p + out->len, 64, "# %f\n",
-                                       np > 0 ? path_prob(scores[p], logz) : 0.0);
+          out->len += (size_t)snprintf(out->p + out->len, 64, "# %f\n", prob);
         else
-          out->len += (size_t)snprintf(out->p + out->len, 64, "# %d %f\n", p,
-                                       np > 0 ? path_prob(scores[p], logz) : 0.0);
-        if (put_sentence(m, b, se, np > 0 ? labels + (size_t)p * T : NULL, marg, verbose, sep, out))
+          out->len += (size_t)snprintf(out->p + out->len, 64, "# %d %f\n", p, prob);
+        if (put_sentence(m, b, se, &tk, np > 0 ? labels + (size_t)p * T : NULL, marg, verbose, sep,
+                         join, out))
           goto nomem;
         if (p + 1 < np) {
           if (vt_textbuf_reserve(out, 1)) goto nomem;

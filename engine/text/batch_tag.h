@@ -49,6 +49,11 @@ typedef struct vt_text_conf {
   const atomic_int *cancel;          /* an engine run's cancel flag, polled inside a sentence by the
                                         search decoders (NULL: none); a canceled sentence gives
                                         VT_ECANCELED */
+  int crfpp_search;                  /* a CRF++ model's paths for k > 1 and its probabilities
+                                        for verbose by crf_test's own search (crfpp_search.h),
+                                        headers "# RANK PROB"; no constraints */
+  int join_tabs;                     /* token lines printed as crf_test prints them: the columns
+                                        joined by tabs (empty ones dropped) */
 } vt_text_conf;
 
 /* Computes the T x L emissions of sentence `tk` under `m` into E (every entry written): per

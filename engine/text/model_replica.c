@@ -10,7 +10,7 @@
 #include "core/trans_replica.h"
 
 _Static_assert(
-    sizeof(vt_textmodel) == 336 && sizeof(vt_tmplset) == 104,
+    sizeof(vt_textmodel) == 344 && sizeof(vt_tmplset) == 104,
     "vt_textmodel or vt_tmplset changed: copy its new arrays in engine/text/model_replica.c, "
     "then update this check");
 

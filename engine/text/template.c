@@ -203,6 +203,9 @@ static vt_status parse_line(builder *b, const char *p, const char *end, int32_t 
   }
   tm.n = b->n_items - tm.item0;
   if (tm.bigram && tm.n_macros == 0) {
+    if (!ts->plain_bigram) /* where the first one stands among the bigram templates */
+      for (int32_t i = ts->plain_bigram_at = 0; i < ts->n; i++)
+        ts->plain_bigram_at += ts->t[i].bigram;
     ts->plain_bigram = 1; /* every macro-free B line is the same label-bigram feature */
     b->n_items = tm.item0;
     return VT_OK;
@@ -277,6 +280,7 @@ vt_status vt_tmplset_parse(vt_tmplset *ts, const char *text, size_t len, const c
   memset(&b, 0, sizeof b);
   b.ts = ts;
   ts->max_col = -1;
+  ts->plain_bigram_at = -1;
   ts->wapiti = vt_tmpl_is_wapiti(text, len);
   const char *p = text, *end = text + len;
   int32_t lineno = 0;

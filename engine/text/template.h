@@ -64,12 +64,14 @@ typedef struct vt_tmplset {
   int32_t *b_idx;   /* the n_b observation-dependent bigram templates' indices */
   /* The unigram templates in emission order (engine/text/rowcache.h): the local ones (every
    * macro reads row 0) first, then the others, each group in template order. */
-  int32_t *u_ord;      /* n_u indices into t */
-  int32_t n_local;     /* how many of u_ord are local */
-  uint32_t local_cols; /* columns the local ones read, as bits; UINT32_MAX if one is >= 31 */
-  int plain_bigram;    /* a `B` line without macros was seen (the label-bigram matrix) */
-  int32_t max_col;     /* largest column any macro reads, -1 when none */
-  int wapiti;          /* read in Wapiti's dialect (see above) */
+  int32_t *u_ord;          /* n_u indices into t */
+  int32_t n_local;         /* how many of u_ord are local */
+  uint32_t local_cols;     /* columns the local ones read, as bits; UINT32_MAX if one is >= 31 */
+  int plain_bigram;        /* a `B` line without macros was seen (the label-bigram matrix) */
+  int32_t plain_bigram_at; /* how many observation-dependent bigram templates precede the first
+                              such line; -1 when none */
+  int32_t max_col;         /* largest column any macro reads, -1 when none */
+  int wapiti;              /* read in Wapiti's dialect (see above) */
 } vt_tmplset;
 
 /* Parses template text `text` (`len` bytes; `name` names it in messages), in Wapiti's dialect

@@ -28,7 +28,11 @@ typedef struct vt_textmodel_meta {
   uint64_t seed;
   uint64_t train_sentences, train_tokens;
   char decoder[32]; /* algorithm used in training (NUL-terminated) */
+  uint32_t origin;  /* VT_ORIGIN_*: the toolkit that trained it */
 } vt_textmodel_meta;
+
+/* vt_textmodel_meta.origin: trained by vitesse, or imported from CRF++ or Wapiti. */
+enum { VT_ORIGIN_VITESSE = 0, VT_ORIGIN_CRFPP = 1, VT_ORIGIN_WAPITI = 2 };
 
 /* The reader options as META keeps them: bit 0 comments, bit 1 CoNLL-U, bits 2-3 the separator. */
 static inline uint32_t vt_textmodel_reader_pack(const vt_reader_opts *o) {
