@@ -29,6 +29,11 @@ static int setup_parse(void *ctx) {
   if (!joint) {
     r->t.m = m;
     int rc = vt_cli_tag_setup(&r->t, r->argc, r->argv);
+    if (rc < 0 && (r->t.crfs_test || r->t.crfs_quiet)) {
+      vt_cli_error("tag: -%c: not with vitesse-mpi (vitesse tag -t scores item files)",
+                   r->t.crfs_test ? 't' : 'q');
+      return 2;
+    }
     r->items = rc < 0 && r->t.info.kind == VT_MODEL_CRFSUITE;
     return rc;
   }

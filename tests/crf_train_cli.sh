@@ -85,6 +85,28 @@ crfsuite)
   { head -n 5 train.items; printf 'ZZ\tw=the\nB-NP\tx\\:y:2\n\n'; } >unk.items
   "$VITESSE" tag -r -p -i -l -m out/m unk.items >unk.out 2>stderr || fail "tag -r -p -i -l failed"
   cmp -s unk.out "$FX/crfsuite_tag_rpil_unknown.out" || fail "tag -r -p -i -l differs"
+  # -t / -q: crfsuite's evaluation after the labels (its last line, the time, differs)
+  "$VITESSE" tag -qt -m out/m train.items >qt.out 2>stderr || fail "tag -qt failed"
+  grep -q '^Elapsed time: [0-9.]* \[sec\] ([0-9.]* \[instance/sec\])$' qt.out ||
+    fail "tag -qt: no elapsed time line"
+  grep -v '^Elapsed time' qt.out | cmp -s - "$FX/crfsuite_tag_qt.out" || fail "tag -qt differs"
+  # a reference label the model lacks ends its sequence's scoring, as in crfsuite
+  { head -n 5 train.items; printf 'ZZ\tw=the\nB-NP\tx\\:y:2\n\n'; sed -n 20,40p train.items
+    printf 'I-NP\tw=a\nQQ\tw=b\nO\tw=c\n\n'; } >unk2.items
+  "$VITESSE" tag -t -i -m out/m unk2.items >ti.out 2>stderr || fail "tag -t -i failed"
+  grep -v '^Elapsed time' ti.out | cmp -s - "$FX/crfsuite_tag_t_i_unknown.out" ||
+    fail "tag -t -i differs"
+  # labels no reference holds: stars, and the macro averages still divide by every label
+  printf 'O\tw=7\tc=3\nB-NP\tw=20\tc=0\n\nB-NP\tw=5\n\n' >few.items
+  "$VITESSE" tag -qt -m out/m few.items >few.out 2>stderr || fail "tag -qt (few) failed"
+  grep -v '^Elapsed time' few.out | cmp -s - "$FX/crfsuite_tag_qt_unseen.out" ||
+    fail "tag -qt (labels without references) differs"
+  # -q alone prints nothing; -t wants a CRFsuite model and one path
+  "$VITESSE" tag -q -m out/m train.items >q.out 2>stderr || fail "tag -q failed"
+  [ ! -s q.out ] || fail "tag -q printed something"
+  "$VITESSE" tag -t -k 2 -m out/m train.items >k.out 2>stderr
+  [ $? -eq 2 ] && [ ! -s k.out ] && grep -q '^vitesse: tag: -t .*not with -k 2' stderr ||
+    fail "tag -t -k 2: $(cat stderr)"
   ;;
 threads)
   for algo in lbfgs l2sgd; do

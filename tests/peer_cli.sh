@@ -97,6 +97,8 @@ bad_model)
   expect_bad_input "$VITESSE" tag -m models/wapiti/good.model --cost-factor 2 test.txt -o out/x
   expect_bad_input "$VITESSE" tag -m models/crfpp/good.model --cost-factor -1 test.txt -o out/x
   expect_bad_input "$VITESSE" tag -m models/crfpp/good.model --label-sep comma test.txt -o out/x
+  expect_bad_input "$VITESSE" tag -m models/crfpp/good.model -t test.txt -o out/x
+  grep -q 'only with a CRFsuite model' stderr || fail "tag -t with a CRF++ model: $(cat stderr)"
   printf 'version: 100\ncost-factor: 1\nmaxid: 1\nxsize: 1\n\nA\n\nU01:%%x[9,0]\n\n0 U01:a\n\n0.5\n' \
     >badtmpl.txt
   expect_bad_input "$VITESSE" tag -m badtmpl.txt test.txt -o out/x
@@ -150,6 +152,8 @@ crf_test)
   check ties.out -m models/ties.model --label-sep tab corpus.txt
   check ties_v1_n4.out -m models/ties.model --label-sep tab -v 1 -k 4 corpus.txt
   check fine_v1_n4.out -m models/fine.model --label-sep tab -v 1 -k 4 corpus.txt
+  check fine_v1_n4.out --model=models/fine.model --label-sep tab --verbose=1 --nbest=4 corpus.txt
+  check fine_v1_n4.out -m models/fine.model --label-sep tab -v 1 -n 4 corpus.txt
   check fine_v2.out -m models/fine.model --label-sep tab -v 2 corpus.txt
   # converted, the same bytes
   "$VITESSE" convert models/ties.model -o ties.vt 2>stderr || fail "convert"

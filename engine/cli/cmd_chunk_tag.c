@@ -178,7 +178,14 @@ int vt_cli_chunk_tag_with(int argc, char **argv, vt_model *pre) {
   ct.m = pre;
   int rc = vt_cli_chunk_tag_setup(&ct, argc, argv);
   if (rc < 0) {
-    vt_cli_tag_run r = {&ct.run, ct.m, &ct.to, ct.files, ct.n_files, ct.out_path, report, &ct};
+    vt_cli_tag_run r = {.run = &ct.run,
+                        .m = ct.m,
+                        .to = &ct.to,
+                        .files = ct.files,
+                        .n_files = ct.n_files,
+                        .out_path = ct.out_path,
+                        .report = report,
+                        .ctx = &ct};
     rc = vt_cli_tag_drive(&r);
   }
   vt_model_close(ct.m);

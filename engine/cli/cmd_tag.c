@@ -3,8 +3,10 @@
  * by tag_setup.c (shared with vitesse-mpi), a joint model's by chunk-tag's (cmd_chunk_tag.c);
  * the run is tag_drive.c's. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/chunk_cli.h"
+#include "cli/crfs_test.h"
 #include "cli/tag_drive.h"
 #include "cli/tag_setup.h"
 #include "cli/text_cli.h"
@@ -15,6 +17,9 @@ static void report(void *ctx, const vt_run_report *rep, double secs, double cpu,
   if (t->run.stats) vt_cli_tag_stats(t, rep, secs, cpu, f);
 }
 
+/* -t: the evaluation after the output. */
+static vt_status crfs_test_end(void *ctx, double secs) { return vt_cli_crfs_test_print(ctx, secs); }
+
 int vt_cmd_tag(int argc, char **argv) {
   vt_model *m = NULL; /* opened here only when -m can be read once (a pipe) */
   int joint = vt_chunk_cli_joint_model(argc, argv, &m);
@@ -23,11 +28,34 @@ int vt_cmd_tag(int argc, char **argv) {
   vt_cli_tag t;
   vt_cli_tag_init(&t);
   t.m = m;
+  vt_cli_crfs_test ev;
+  memset(&ev, 0, sizeof ev);
   int rc = vt_cli_tag_setup(&t, argc, argv);
   if (rc < 0) {
-    vt_cli_tag_run r = {&t.run, t.m, &t.to, t.files, t.n_files, t.out_path, report, &t};
+    vt_cli_tag_run r = {.run = &t.run,
+                        .m = t.m,
+                        .to = &t.to,
+                        .files = t.files,
+                        .n_files = t.n_files,
+                        .out_path = t.out_path,
+                        .report = report,
+                        .ctx = &t};
+    if (t.crfs_test || t.crfs_quiet) { /* crfsuite tag -t / -q: the output through a filter */
+      if (vt_cli_crfs_test_init(&ev, t.m, &t.to, t.crfs_quiet) != VT_OK) {
+        vt_cli_error("out of memory");
+        rc = VT_EXIT_FAIL;
+        goto done;
+      }
+      t.to.crfsuite_out |= VT_CRFSUITE_REF; /* the references, for the filter */
+      r.filter = vt_cli_crfs_test_sink;
+      r.filter_ctx = &ev;
+      r.filter_out = &ev.out;
+      if (t.crfs_test) r.filter_end = crfs_test_end;
+    }
     rc = vt_cli_tag_drive(&r);
   }
+done:
+  vt_cli_crfs_test_free(&ev);
   vt_cli_tag_free(&t);
   return rc;
 }

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/tag_drive.h"
 
+#include <errno.h>
 #include <time.h>
 
 #include "cli/cli.h"
@@ -33,8 +34,14 @@ int vt_cli_tag_drive(const vt_cli_tag_run *r) {
   vt_cli_signals_temp(vt_output_temp_path(of)); /* a second ^C removes it */
   const double t0 = vt_cli_now(), c0 = cpu_now();
   vt_run_report rep;
+  if (r->filter) *r->filter_out = vt_output_file(of);
   vt_status st =
-      vt_engine_tag(eng, r->m, r->to, r->files, r->n_files, vt_sink_file, vt_output_file(of), &rep);
+      vt_engine_tag(eng, r->m, r->to, r->files, r->n_files, r->filter ? r->filter : vt_sink_file,
+                    r->filter ? r->filter_ctx : vt_output_file(of), &rep);
+  if (st == VT_OK && r->filter_end && r->filter_end(r->filter_ctx, rep.wall_seconds) != VT_OK) {
+    st = VT_EIO; /* the output could not be written */
+    rep.write_errno = errno ? errno : EIO;
+  }
   /* Bad input (a malformed corpus, an option the model does not take, an unreadable file)
    * exits 2; anything else, 1. */
   rc = vt_cli_tag_end(st, &rep, &of, r->out_path,

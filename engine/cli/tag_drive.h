@@ -21,6 +21,14 @@ typedef struct vt_cli_tag_run {
    * closing brace follow). `secs`: the run's wall time, `cpu`: the process's CPU time in it. */
   void (*report)(void *ctx, const vt_run_report *rep, double secs, double cpu, FILE *f);
   void *ctx;
+  /* Optional: a filter the output passes through on its way to the output stream (NULL:
+   * straight there). *filter_out is set to the stream before the run; after a run that
+   * succeeded, filter_end may write more (`secs`: the run's wall time) before the output is
+   * committed. */
+  vt_sink_fn filter;
+  void *filter_ctx;
+  FILE **filter_out;
+  vt_status (*filter_end)(void *filter_ctx, double secs);
 } vt_cli_tag_run;
 
 /* Runs `r`: starts the engine, opens the output, tags, ends as vt_cli_tag_end (bad input exits

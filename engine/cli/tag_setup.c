@@ -25,6 +25,7 @@ void vt_cli_tag_usage(FILE *f) {
       "  --label-sep S   the byte before each label: tab (as crf_test and wapiti label;\n"
       "                  with a CRF++ model the columns are joined by tabs too, as crf_test\n"
       "                  prints them), space, or input (default: the line's own separator)\n"
+      "  -n, --nbest K   as -k K (the name crf_test and wapiti label give it)\n"
       "  --algo A        any decoder of vitesse decode (see vitesse decode --help); default:\n"
       "                  the fastest exact one for the model's label count L and -k, as in\n"
       "                  vitesse decode; viterbi (kbest-viterbi with -k > 1) for models with\n"
@@ -58,7 +59,12 @@ void vt_cli_tag_usage(FILE *f) {
       "  -r, --reference     the item's reference label and a tab before each label\n"
       "  -p, --probability   \"@score\\tSCORE\\tLOGZ\" and \"@probability\\tP\" before a sequence\n"
       "  -i, --marginal      LABEL:MARGINAL\n"
-      "  -l, --marginal-all  then \\tLABEL:MARGINAL for every label\n",
+      "  -l, --marginal-all  then \\tLABEL:MARGINAL for every label\n"
+      "  -t, --test          then score the labels against the reference labels: per label\n"
+      "                      #match, #model, #ref, precision, recall, F1; macro averages;\n"
+      "                      item and instance accuracy (crfsuite's layout)\n"
+      "  -q                  no tagging output (-qt: the scores only; --quiet is the\n"
+      "                      progress line's)\n",
       f);
   fputs(vt_cli_decoder_usage, f);
   fputs("The corpus options default to those the model was trained with. A joint POS + chunk\n"
@@ -103,6 +109,8 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
                                            {"bio", no_argument, 0, OPT_BIO},
                                            {"probability", no_argument, 0, 'p'},
                                            {"reference", no_argument, 0, 'r'},
+                                           {"test", no_argument, 0, 't'},
+                                           {"nbest", required_argument, 0, 'n'},
                                            {"marginal", no_argument, 0, 'i'},
                                            {"marginal-all", no_argument, 0, 'l'},
                                            {"cost-factor", required_argument, 0, OPT_COST},
@@ -120,9 +128,10 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
 
   optind = 1;
   int c;
-  while ((c = getopt_long(argc, argv, "m:k:o:hv:pilr", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "m:k:n:o:hv:pilrtq", longopts, NULL)) != -1) {
     int eo = vt_cli_engine_opt(&t->run, c, optarg);
-    if (eo == 0) eo = vt_cli_decoder_opt(&t->dec, c, optarg);
+    if (eo == 0) /* -n / --nbest: crf_test's and wapiti label's name of -k */
+      eo = vt_cli_decoder_opt(&t->dec, c == 'n' ? 'k' : c, optarg);
     if (eo < 0) goto done;
     if (eo > 0) continue;
     int h = vt_cli_reader_opt(&reader, c, optarg);
@@ -149,6 +158,8 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
     case OPT_BIO: bio = 1; break;
     case 'p': crfsuite_out |= VT_CRFSUITE_PROB; break;
     case 'r': crfsuite_out |= VT_CRFSUITE_REF; break;
+    case 't': t->crfs_test = 1; break;
+    case 'q': t->crfs_quiet = 1; break;
     case 'i': crfsuite_out |= VT_CRFSUITE_MARG; break;
     case 'l': crfsuite_out |= VT_CRFSUITE_MARG_ALL; break;
     case OPT_COST:
@@ -165,7 +176,7 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
       vt_cli_tag_usage(stdout);
       rc = VT_EXIT_OK;
       goto done;
-    default: vt_cli_bad_option("tag", "m:k:o:hv:pilr", argv); goto done;
+    default: vt_cli_bad_option("tag", "m:k:n:o:hv:pilrtq", argv); goto done;
     }
   }
   t->files = (const char *const *)argv + optind;
@@ -216,6 +227,16 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
     t->to.constraints = t->cons;
   }
   vt_model_describe(t->m, &t->info);
+  if ((t->crfs_test || t->crfs_quiet) && t->info.kind != VT_MODEL_CRFSUITE) {
+    vt_cli_error("tag: -%c: only with a CRFsuite model (item files; vitesse eval scores a "
+                 "column corpus)",
+                 t->crfs_test ? 't' : 'q');
+    goto done;
+  }
+  if (t->crfs_test && t->to.decode.k > 1) {
+    vt_cli_error("tag: -t scores the best path: not with -k %d", t->to.decode.k);
+    goto done;
+  }
   rc = -1;
 done:
   return rc;

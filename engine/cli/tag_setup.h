@@ -22,6 +22,8 @@ typedef struct vt_cli_tag {
   const char *const *files;          /* the corpus files (n_files; 0: standard input) */
   int n_files;
   int32_t partial_col;
+  int crfs_test;  /* -t: score the labels against the items' references (crfs_test.h) */
+  int crfs_quiet; /* -q: no tagging output (with -t: the evaluation only) */
 } vt_cli_tag;
 
 /* Prints the --help of `vitesse tag`. */
