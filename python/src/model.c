@@ -6,8 +6,10 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Taggers kept for the next calls: one per set of decoder options in use, or per Python thread
  * tagging at the same time, up to this many (making one costs milliseconds: its arena and row
@@ -98,6 +100,10 @@ typedef struct {
   int32_t *labels, *chunks;
   double *scores;
   int32_t *n_paths;
+  int items;    /* a CRFsuite model: each token's one cell is an item line */
+  int32_t L;    /* with marginals: the model's labels */
+  double *marg; /* with marginals: T*L per sentence, at lab_at[i] * L */
+  double *logz; /* with marginals: per sentence */
 } tag_results;
 
 static void results_free(tag_results *r) {
@@ -106,11 +112,15 @@ static void results_free(tag_results *r) {
   PyMem_Free(r->chunks);
   PyMem_Free(r->scores);
   PyMem_Free(r->n_paths);
+  PyMem_Free(r->marg);
+  PyMem_Free(r->logz);
 }
 
-static int results_alloc(tag_results *r, const sentences *s, int32_t k) {
+static int results_alloc(tag_results *r, const sentences *s, int32_t k, int items, int32_t L) {
   memset(r, 0, sizeof *r);
   r->k = k;
+  r->items = items;
+  r->L = L;
   int64_t tokens = 0;
   r->lab_at = PyMem_Malloc((size_t)(s->n_sent + 1) * sizeof *r->lab_at);
   for (int64_t i = 0; r->lab_at && i < s->n_sent; i++) {
@@ -121,7 +131,13 @@ static int results_alloc(tag_results *r, const sentences *s, int32_t k) {
   r->chunks = PyMem_Malloc((size_t)(tokens + 1) * sizeof *r->chunks);
   r->scores = PyMem_Malloc((size_t)(k * s->n_sent + 1) * sizeof *r->scores);
   r->n_paths = PyMem_Calloc((size_t)(s->n_sent + 1), sizeof *r->n_paths);
-  if (r->lab_at && r->labels && r->chunks && r->scores && r->n_paths) return 0;
+  if (L > 0) {
+    r->marg = PyMem_Malloc((size_t)(tokens * L + 1) * sizeof *r->marg);
+    r->logz = PyMem_Malloc((size_t)(s->n_sent + 1) * sizeof *r->logz);
+  }
+  if (r->lab_at && r->labels && r->chunks && r->scores && r->n_paths &&
+      (L == 0 || (r->marg && r->logz)))
+    return 0;
   results_free(r);
   PyErr_NoMemory();
   return -1;
@@ -134,8 +150,11 @@ static vt_status tag_one(vt_tagger *t, const sentences *s, tag_results *r, int64
   out.labels = r->labels + r->lab_at[i] * r->k;
   out.scores = r->scores + i * r->k;
   out.chunks = r->chunks + r->lab_at[i];
-  vt_status st = vt_tagger_tag(t, s->cells + s->at[i], s->T[i], s->ncols[i], &out);
+  if (r->marg) out.marg = r->marg + r->lab_at[i] * r->L;
+  vt_status st = r->items ? vt_tagger_tag_items(t, s->cells + s->at[i], s->T[i], &out)
+                          : vt_tagger_tag(t, s->cells + s->at[i], s->T[i], s->ncols[i], &out);
   r->n_paths[i] = out.n_paths;
+  if (r->logz) r->logz[i] = out.logz;
   return st;
 }
 
@@ -221,8 +240,32 @@ static PyObject *path_labels(Model *self, const sentences *s, const tag_results 
   return list;
 }
 
-/* One sentence's result: k = 1: its labels (None: no finite path); else (score, labels)s. */
+/* The (T, L) marginals of sentence i as a new float64 array. */
+static PyObject *sentence_marginals(const sentences *s, const tag_results *r, int64_t i) {
+  npy_intp dims[2] = {s->T[i], r->L};
+  PyObject *a = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+  if (a)
+    memcpy(PyArray_DATA((PyArrayObject *)a), r->marg + r->lab_at[i] * r->L,
+           (size_t)s->T[i] * (size_t)r->L * sizeof(double));
+  return a;
+}
+
+static PyObject *sentence_paths(Model *self, const sentences *s, const tag_results *r, int64_t i);
+
+/* One sentence's result: k = 1: its labels (None: no finite path); else (score, labels)s; with
+ * marginals, (that, marginals, log Z). */
 static PyObject *sentence_result(Model *self, const sentences *s, const tag_results *r, int64_t i) {
+  PyObject *paths = sentence_paths(self, s, r, i);
+  if (!paths || !r->marg) return paths;
+  PyObject *marg = sentence_marginals(s, r, i);
+  if (!marg) {
+    Py_DECREF(paths);
+    return NULL;
+  }
+  return Py_BuildValue("(NNd)", paths, marg, r->logz[i]);
+}
+
+static PyObject *sentence_paths(Model *self, const sentences *s, const tag_results *r, int64_t i) {
   if (r->k == 1) {
     if (r->n_paths[i] < 1) Py_RETURN_NONE;
     return path_labels(self, s, r, i, 0);
@@ -242,11 +285,69 @@ static PyObject *sentence_result(Model *self, const sentences *s, const tag_resu
 
 /* ---- methods ---- */
 
+/* CRFsuite models tag python-crfsuite sequences (an item a list of attribute names or a dict):
+ * their item lines, made by vitesse._items.item_lines. New reference: the sequence's lines
+ * (`one`), or a list of them per sequence; NULL with an exception set. */
+static PyObject *item_lines(PyObject *seq, int one) {
+  PyObject *mod = PyImport_ImportModule("vitesse._items");
+  PyObject *fn = mod ? PyObject_GetAttrString(mod, "item_lines") : NULL;
+  Py_XDECREF(mod);
+  if (!fn) return NULL;
+  PyObject *r = NULL;
+  if (one) {
+    r = PyObject_CallFunction(fn, "Os", seq, "xseq");
+  } else {
+    PyObject *outer = PySequence_Fast(seq, "sentences must be a sequence of sequences");
+    if (outer) {
+      const Py_ssize_t n = PySequence_Fast_GET_SIZE(outer);
+      r = PyList_New(n);
+      for (Py_ssize_t i = 0; r && i < n; i++) {
+        char what[48];
+        snprintf(what, sizeof what, "sentences[%lld]", (long long)i);
+        PyObject *lines = PyObject_CallFunction(fn, "Os", PySequence_Fast_GET_ITEM(outer, i), what);
+        if (!lines) {
+          Py_CLEAR(r);
+          break;
+        }
+        PyList_SET_ITEM(r, i, lines);
+      }
+      Py_DECREF(outer);
+    }
+  }
+  Py_DECREF(fn);
+  return r;
+}
+
+/* Reads the sentences of a tag call: rows of columns, or (CRFsuite models) item sequences; and
+ * sets up the results (marginals: L entries a token). 0, or -1 with an exception set. */
+static int read_input(Model *self, PyObject *seq, int one, int32_t k, int marginals, sentences *s,
+                      tag_results *r) {
+  const int items = self->info.kind == VT_MODEL_CRFSUITE;
+  if (marginals && self->info.kind != VT_MODEL_TAGGER && !items) {
+    PyErr_Format(PyExc_ValueError,
+                 "marginals: only tagger and CRFsuite models have them, not "
+                 "a %s model",
+                 vt_model_kind_name(self->info.kind));
+    return -1;
+  }
+  PyObject *lines = items ? item_lines(seq, one) : NULL;
+  if (items && !lines) return -1;
+  int rc = vtpy_sentences_read(s, items ? lines : seq, one);
+  Py_XDECREF(lines); /* s keeps the str objects its cells point into */
+  if (rc < 0) return -1;
+  if (results_alloc(r, s, k, items, marginals ? self->info.labels : 0) < 0) {
+    vtpy_sentences_free(s);
+    return -1;
+  }
+  return 0;
+}
+
 static PyObject *model_tag(Model *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"tokens", "algo", "k", "beam", NULL};
+  static char *kwlist[] = {"tokens", "algo", "k", "beam", "marginals", NULL};
   PyObject *tokens, *algo = Py_None, *beam = Py_None;
-  int k = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OiO:tag", kwlist, &tokens, &algo, &k, &beam))
+  int k = 1, marginals = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OiOp:tag", kwlist, &tokens, &algo, &k, &beam,
+                                   &marginals))
     return NULL;
   vt_decode_opts o;
   int use;
@@ -259,11 +360,7 @@ static PyObject *model_tag(Model *self, PyObject *args, PyObject *kw) {
                                      "of one token? pass [token])");
     return NULL;
   }
-  if (vtpy_sentences_read(&s, tokens, 1) < 0) return NULL;
-  if (results_alloc(&r, &s, k) < 0) {
-    vtpy_sentences_free(&s);
-    return NULL;
-  }
+  if (read_input(self, tokens, 1, k, marginals, &s, &r) < 0) return NULL;
   vt_status st = VT_OK;
   Py_BEGIN_ALLOW_THREADS
   cached_tagger *c = tagger_take(self, &o, use, &st);
@@ -282,11 +379,11 @@ static PyObject *model_tag(Model *self, PyObject *args, PyObject *kw) {
 }
 
 static PyObject *model_tag_many(Model *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"sentences", "threads", "algo", "k", "beam", NULL};
+  static char *kwlist[] = {"sentences", "threads", "algo", "k", "beam", "marginals", NULL};
   PyObject *seq, *algo = Py_None, *beam = Py_None;
-  int k = 1, threads = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$iOiO:tag_many", kwlist, &seq, &threads, &algo, &k,
-                                   &beam))
+  int k = 1, threads = 0, marginals = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$iOiOp:tag_many", kwlist, &seq, &threads, &algo, &k,
+                                   &beam, &marginals))
     return NULL;
   if (vtpy_threads_check(threads) < 0) return NULL;
   vt_decode_opts o;
@@ -295,11 +392,7 @@ static PyObject *model_tag_many(Model *self, PyObject *args, PyObject *kw) {
   tag_results r;
   PyObject *result = NULL;
   if (model_opts(self, algo, k, beam, &o, &use) < 0) return NULL;
-  if (vtpy_sentences_read(&s, seq, 0) < 0) return NULL;
-  if (results_alloc(&r, &s, k) < 0) {
-    vtpy_sentences_free(&s);
-    return NULL;
-  }
+  if (read_input(self, seq, 0, k, marginals, &s, &r) < 0) return NULL;
   int n = vtpy_threads(threads);
   if (n > s.n_sent) n = (int)s.n_sent;
   vt_status st = VT_OK;
@@ -518,6 +611,91 @@ static PyObject *model_from_bytes(PyObject *cls, PyObject *args, PyObject *kw) {
   return vtpy_model_wrap(m, Py_None);
 }
 
+static PyObject *model_save(Model *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"path", "format", NULL};
+  PyObject *path_obj = NULL;
+  const char *format = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|$z:save", kwlist, PyUnicode_FSConverter, &path_obj,
+                                   &format))
+    return NULL;
+  vt_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = vt_model_save_as(self->m, PyBytes_AS_STRING(path_obj), format);
+  Py_END_ALLOW_THREADS
+  Py_DECREF(path_obj);
+  if (st != VT_OK) return vtpy_raise(st, "save");
+  Py_RETURN_NONE;
+}
+
+/* The bytes of file `path`: a new bytes object, or NULL with OSError set. */
+static PyObject *file_bytes(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+  PyObject *r = NULL;
+  if (fseek(f, 0, SEEK_END) == 0) {
+    long n = ftell(f);
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (r = PyBytes_FromStringAndSize(NULL, n)) &&
+        fread(PyBytes_AS_STRING(r), 1, (size_t)n, f) != (size_t)n) {
+      Py_CLEAR(r);
+      PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+    }
+  }
+  if (!r && !PyErr_Occurred()) PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+  fclose(f);
+  return r;
+}
+
+/* The model as the bytes of its file (format: NULL, "vitesse" or "crfsuite"), written through a
+ * private temporary folder. A joint model, which has no writer, gives the file it was opened
+ * from. New reference, or NULL with an exception set. */
+static PyObject *model_bytes(Model *self, const char *format) {
+  if (self->info.kind == VT_MODEL_JOINT_CHUNK && !format && self->path != Py_None) {
+    PyObject *p = PyUnicode_EncodeFSDefault(self->path);
+    PyObject *r = p ? file_bytes(PyBytes_AS_STRING(p)) : NULL;
+    Py_XDECREF(p);
+    return r;
+  }
+  if (self->info.kind != VT_MODEL_TAGGER && self->info.kind != VT_MODEL_CRFSUITE) {
+    PyErr_Format(PyExc_TypeError, "a %s model%s cannot be written as bytes",
+                 vt_model_kind_name(self->info.kind),
+                 self->info.kind == VT_MODEL_JOINT_CHUNK ? " not opened from a file" : "");
+    return NULL;
+  }
+  const char *tmp = getenv("TMPDIR");
+  char dir[4096], file[4200];
+  snprintf(dir, sizeof dir, "%s/vitesse.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) return PyErr_SetFromErrnoWithFilename(PyExc_OSError, dir);
+  snprintf(file, sizeof file, "%s/model", dir);
+  vt_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = vt_model_save_as(self->m, file, format);
+  Py_END_ALLOW_THREADS
+  PyObject *r = st == VT_OK ? file_bytes(file) : vtpy_raise(st, "to_bytes");
+  remove(file);
+  rmdir(dir);
+  return r;
+}
+
+static PyObject *model_to_bytes(Model *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"format", NULL};
+  const char *format = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|$z:to_bytes", kwlist, &format)) return NULL;
+  return model_bytes(self, format);
+}
+
+/* Pickling: Model.from_bytes(its bytes), then its path back. */
+static PyObject *model_reduce(Model *self, PyObject *unused) {
+  (void)unused;
+  PyObject *data = model_bytes(self, NULL);
+  if (!data) return NULL;
+  PyObject *from = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "from_bytes");
+  if (!from) {
+    Py_DECREF(data);
+    return NULL;
+  }
+  return Py_BuildValue("(N(NO))", from, data, Py_None);
+}
+
 static void model_dealloc(Model *self) {
   for (int i = 0; i < TAGGER_SLOTS; i++) cached_free(atomic_exchange(&self->cache[i], NULL));
   vt_model_close(self->m);
@@ -565,22 +743,29 @@ static PyObject *get_info(Model *self, void *u) {
 
 static PyMethodDef model_methods[] = {
     {"tag", (PyCFunction)(void (*)(void))model_tag, METH_VARARGS | METH_KEYWORDS,
-     "tag(tokens, *, algo=None, k=1, beam=None)\n--\n\n"
+     "tag(tokens, *, algo=None, k=1, beam=None, marginals=False)\n--\n\n"
      "Tag one sentence.\n\n"
      "Parameters\n----------\n"
-     "tokens : list of rows\n"
+     "tokens : list of rows, or of items\n"
      "    One sentence: a row per token, a list of column strings (the columns the model's\n"
      "    templates read; a label column may be there or not) or a plain str for one-column\n"
-     "    input.\n"
+     "    input. CRFsuite models: python-crfsuite's xseq, an item per token (a list of\n"
+     "    attribute names, or a dict: {name: str} is attribute 'name:str', {name: number}\n"
+     "    attribute 'name' of that weight, {name: dict or list} nested).\n"
      "algo, k, beam\n"
      "    The decoder, as in ``vitesse.decode``; None: the model's default (the fastest exact\n"
-     "    one for its label count, as ``vitesse tag``).\n\n"
+     "    one for its label count, as ``vitesse tag``).\n"
+     "marginals : bool\n"
+     "    Tagger and CRFsuite models: also every label's marginal probability at every token\n"
+     "    and log Z (a path's probability is exp(score - log Z)).\n\n"
      "Returns\n-------\n"
      "list of str, or list of (float, list of str)\n"
      "    k = 1: the label of each token (joint models: (POS, chunk) pairs; None when no path\n"
-     "    has a finite score). k > 1: up to k (score, labels) pairs, best first."},
+     "    has a finite score). k > 1: up to k (score, labels) pairs, best first.\n"
+     "    With marginals: (that, marginals, log_z), marginals a float64 array (T, L) whose\n"
+     "    columns follow ``labels``."},
     {"tag_many", (PyCFunction)(void (*)(void))model_tag_many, METH_VARARGS | METH_KEYWORDS,
-     "tag_many(sentences, *, threads=0, algo=None, k=1, beam=None)\n--\n\n"
+     "tag_many(sentences, *, threads=0, algo=None, k=1, beam=None, marginals=False)\n--\n\n"
      "Tag many sentences on `threads` threads (0: one per core), each with its own tagger\n"
      "over the shared model; the results are those of ``tag``, one per sentence, in order."},
     {"tag_file", (PyCFunction)(void (*)(void))model_tag_file, METH_VARARGS | METH_KEYWORDS,
@@ -589,6 +774,16 @@ static PyMethodDef model_methods[] = {
      "Tag column corpus file(s) `path_in` (a path or a list; .gz inflated) into `path_out`\n"
      "(written atomically) on the library's engine: the bytes of ``vitesse tag``. Returns\n"
      "{'sentences', 'tokens', 'seconds'}."},
+    {"save", (PyCFunction)(void (*)(void))model_save, METH_VARARGS | METH_KEYWORDS,
+     "save(path, *, format=None)\n--\n\n"
+     "Write a tagger or CRFsuite model to `path`, atomically: a vitesse model file (format\n"
+     "None or 'vitesse'; mapped at load), or for a CRFsuite model format='crfsuite', the crf1d\n"
+     "file CRFsuite 0.12 writes (``crfsuite tag`` reads it)."},
+    {"to_bytes", (PyCFunction)(void (*)(void))model_to_bytes, METH_VARARGS | METH_KEYWORDS,
+     "to_bytes(*, format=None)\n--\n\n"
+     "The bytes ``save`` writes (a joint model: the file it was opened from);\n"
+     "``Model.from_bytes`` opens them. Pickling a Model stores these bytes."},
+    {"__reduce__", (PyCFunction)model_reduce, METH_NOARGS, "Pickling: the model's bytes."},
     {"from_bytes", (PyCFunction)(void (*)(void))model_from_bytes,
      METH_VARARGS | METH_KEYWORDS | METH_CLASS,
      "from_bytes(data, name=None)\n--\n\n"

@@ -63,6 +63,32 @@ def _attributes(x, where):
             yield key, w
 
 
+def _fields(item, where):
+    """The attribute fields of an item line: escaped names, ':weight' for weights other
+    than 1."""
+    fields = []
+    for name, w in _attributes(item, where):
+        if not name:  # it would vanish between the tabs
+            raise ValueError("%s: an attribute name is empty" % where)
+        fields.append(_escaped(name) if w == 1.0 else "%s:%r" % (_escaped(name), w))
+    return fields
+
+
+def item_lines(xseq, what="xseq"):
+    """The item lines of one sequence to tag (python-crfsuite's xseq: a list of items, each a
+    list of attribute names or a dict), without labels: a tab, then the attribute fields."""
+    if isinstance(xseq, (str, bytes, dict)):
+        raise TypeError("%s: a sequence is a list of items, not a %s"
+                        % (what, type(xseq).__name__))
+    try:
+        items = list(xseq)
+    except TypeError:
+        raise TypeError("%s: a sequence is a list of items, not a %s"
+                        % (what, type(xseq).__name__)) from None
+    return ["_\t" + "\t".join(_fields(item, "%s item %d" % (what, t)))
+            for t, item in enumerate(items)]
+
+
 def _write_items(pairs, path, what):
     """Writes (xseq, yseq) pairs as a CRFsuite item file (one item a line: the label, then the
     attributes, TAB-separated, 'name:weight' for weights other than 1; a blank line after each
@@ -89,12 +115,7 @@ def _write_items(pairs, path, what):
                 label = _item_text(label, "%s: the label" % where)
                 if not label:
                     raise ValueError("%s: the label is empty" % where)
-                fields = [_escaped(label)]
-                for name, w in _attributes(item, where):
-                    if not name:  # it would vanish between the tabs
-                        raise ValueError("%s: an attribute name is empty" % where)
-                    fields.append(_escaped(name) if w == 1.0 else "%s:%r" % (_escaped(name), w))
-                f.write("\t".join(fields) + "\n")
+                f.write("\t".join([_escaped(label)] + _fields(item, where)) + "\n")
             f.write("\n")
             n += 1
     if n == 0:
