@@ -597,7 +597,10 @@ typedef struct vt_tag_out {
   double *marg;          /* tagger models: not NULL asks for T*L marginals here (vt_posteriors) */
   double logz;           /* with marg: log Z (-inf: no path); a path's probability is
                             exp(score - logz) */
-  int64_t reserved[6];
+  const int32_t *path;   /* not NULL: T label ids of a path to score (tagger models without
+                            observation-dependent bigrams, CRFsuite models) */
+  double path_score;     /* with path: its score, as vt_path_score gives it on the same scores */
+  int64_t reserved[4];
 } vt_tag_out;
 
 /* Restricts the labels `t` may output to those `c` allows (NULL: none). `c` must outlive the

@@ -183,7 +183,14 @@ static void check_sequences(const model *m, vt_tagger *tg, const vt_decode_opts 
     out.labels = labels;
     out.scores = scores;
     out.marg = viterbi_rule ? marg : NULL;
+    out.path = yref; /* CRFsuite's Viterbi path, scored on the tagger's own scores */
     REQUIRE(vt_tagger_tag_items(tg, items, T, &out) == VT_OK, "%s", vt_last_error());
+    double yref_score = E[yref[0]];
+    for (int t = 1; t < T; t++)
+      yref_score =
+          (yref_score + m->trans[yref[t - 1] * (int)m->L + yref[t]]) + E[t * (int)m->L + yref[t]];
+    EXPECT_EQ_DBL(out.path_score, yref_score, "the score of a given path");
+    EXPECT_EQ_DBL(out.path_score, ref, "the score of CRFsuite's Viterbi path");
     qsort(all, (size_t)n, sizeof *all, test_cmp_desc);
     int64_t want = n < o->k ? n : o->k;
     REQUIRE(out.n_paths == want, "%s: %d paths, %lld expected", vt_algo_name(o->algo), out.n_paths,

@@ -55,9 +55,9 @@ static vt_status tag_items(const vt_model *m, const vt_decode_opts *opts, vt_cel
   size_t *lens = VT_ARENA_NEW(s->arena, size_t, (size_t)T + 1);
   if (!lens) return vt_fail_into(err, errlen, VT_ENOMEM, "out of memory");
   for (int32_t i = 0; i < T; i++) lens[i] = strlen(items[i]);
-  vt_status st =
-      vt_crfs_tag(m->crfs, opts, s->arena, items, lens, T, out->labels, out->scores, &out->n_paths,
-                  out->marg, &out->logz, &bad, &out->stats, NULL, why, sizeof why);
+  vt_status st = vt_crfs_tag(m->crfs, opts, s->arena, items, lens, T, out->labels, out->scores,
+                             &out->n_paths, out->marg, &out->logz, out->path, &out->path_score,
+                             &bad, &out->stats, NULL, why, sizeof why);
   if (st == VT_EFORMAT) return vt_fail_into(err, errlen, st, "item %d: %s", bad + 1, why);
   if (st != VT_OK) return vt_fail_into(err, errlen, st, "decoding failed: %s", vt_strerror(st));
   return VT_OK;
@@ -103,7 +103,7 @@ static vt_status tag_batch(const vt_corpus_work *w) {
     }
     crfs_worker *cw = w->worker;
     vt_status st = vt_crfs_tag(m, opts, w->arena, lines, lens, T, labels, scores, &n_paths, marg,
-                               &logz, &bad, &cw->stats, cw->seconds, err, sizeof err);
+                               &logz, NULL, NULL, &bad, &cw->stats, cw->seconds, err, sizeof err);
     if (st == VT_EFORMAT) {
       vt_errorf(w->err, w->errlen, NULL, "%s:%llu: %s", ib->file,
                 (unsigned long long)(ib->line0[s] + (uint64_t)bad), err);

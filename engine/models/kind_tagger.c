@@ -128,7 +128,8 @@ static vt_status tag_cells(const vt_model *mdl, const vt_decode_opts *opts, vt_c
   int why = 0;
   if (out->marg) out->logz = -INFINITY;
   st = vt_text_tag_tokens(m, opts, &s->conf, s->arena, s->cache, &tk, out->labels, out->scores,
-                          &out->n_paths, out->marg, out->marg ? &out->logz : NULL, &bad, &why, &ts);
+                          &out->n_paths, out->marg, out->marg ? &out->logz : NULL, out->path,
+                          &out->path_score, &bad, &why, &ts);
   vt_decode_stats_add(&out->stats, &ts.decode);
   if (st == VT_EFORMAT && why)
     return vt_fail_into(err, errlen, st, "token %d: %s", bad,
@@ -137,7 +138,8 @@ static vt_status tag_cells(const vt_model *mdl, const vt_decode_opts *opts, vt_c
                                    : "the partial label is not a label of the model");
   if (st == VT_EUNSUPPORTED)
     return vt_fail_into(err, errlen, st,
-                        "marginals need a model without observation-dependent bigram templates");
+                        "marginals and path scores need a model without observation-dependent "
+                        "bigram templates");
   if (st != VT_OK) return vt_fail_into(err, errlen, st, "decoding failed: %s", vt_strerror(st));
   return VT_OK;
 }

@@ -315,8 +315,8 @@ static double path_prob(double score, double logz) {
 vt_status vt_text_tag_tokens(const vt_textmodel *m, const vt_decode_opts *opts,
                              const vt_text_conf *cf, vt_arena *arena, vt_rowcache *cache,
                              const vt_tokens *tk, int32_t *labels, double *scores, int32_t *n_paths,
-                             double *marg, double *logz, int32_t *bad, int *why,
-                             vt_tag_stats *stats) {
+                             double *marg, double *logz, const int32_t *path, double *path_score,
+                             int32_t *bad, int *why, vt_tag_stats *stats) {
   const int32_t T = tk->T;
   double t0 = vt_clock_seconds();
   double *E = VT_ARENA_NEW(arena, double, (size_t)T *(size_t)m->L);
@@ -337,6 +337,12 @@ vt_status vt_text_tag_tokens(const vt_textmodel *m, const vt_decode_opts *opts,
                               n_paths, stats ? &stats->decode : NULL);
   if (st == VT_OK && logz)
     st = m->obs_bigram ? VT_EUNSUPPORTED : vt_posteriors(m->trans, arena, E, T, marg, logz);
+  if (st == VT_OK && path) {
+    if (m->obs_bigram)
+      st = VT_EUNSUPPORTED;
+    else
+      *path_score = vt_path_score(m->trans, E, T, path);
+  }
   if (stats) {
     double t2 = vt_clock_seconds();
     stats->feature_seconds += t1 - t0;
@@ -392,7 +398,7 @@ vt_status vt_text_tag_batch(const vt_textmodel *m, const vt_decode_opts *opts,
         if (stats) stats->decode_seconds += vt_clock_seconds() - t0;
       } else {
         st = vt_text_tag_tokens(m, opts, cf, arena, cache, &tk, labels, scores, &np, marg,
-                                verbose ? &logz : NULL, &bad, &why, stats);
+                                verbose ? &logz : NULL, NULL, NULL, &bad, &why, stats);
       }
       if (st == VT_ENOMEM) goto nomem;
       if (st == VT_EFORMAT && why) {

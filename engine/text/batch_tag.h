@@ -69,15 +69,17 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
  * allowed labels of cf->cons (cf may be NULL), then decoder `opts`, writing up to opts->k paths
  * to labels (k*T) and scores (k) as vt_decode does; with `logz` not NULL also forward-backward:
  * *logz and, when `marg` is not NULL, the T*L marginals (vt_posteriors; not for models with
- * observation-dependent bigram templates: VT_EUNSUPPORTED). Scratch from `arena` (not reset).
+ * observation-dependent bigram templates: VT_EUNSUPPORTED); with `path` (T label ids) its score
+ * on the same emissions into *path_score (vt_path_score; likewise not for those models).
+ * Scratch from `arena` (not reset).
  * Returns VT_OK, VT_ENOMEM, VT_EFORMAT (a constraint failed: *bad is the token, *why as
  * vt_constraints_apply says) or a decoder failure. Requires tk->ncols > m->tmpl.max_col and a
  * decoder the model supports (vt_obs_algo_supported). */
 vt_status vt_text_tag_tokens(const vt_textmodel *m, const vt_decode_opts *opts,
                              const vt_text_conf *cf, vt_arena *arena, vt_rowcache *cache,
                              const vt_tokens *tk, int32_t *labels, double *scores, int32_t *n_paths,
-                             double *marg, double *logz, int32_t *bad, int *why,
-                             vt_tag_stats *stats);
+                             double *marg, double *logz, const int32_t *path, double *path_score,
+                             int32_t *bad, int *why, vt_tag_stats *stats);
 
 /* Tags sentences [s0, s1) of `b` with decoder `opts` and `cf` (may be NULL; emissions through
  * `cache`, which may be NULL: see vt_text_emissions) and appends their text to `out`: each

@@ -139,8 +139,9 @@ int vt_crfs_item_row(const vt_crfs *m, const char *line, size_t len, char *scrat
 
 vt_status vt_crfs_tag(const vt_crfs *m, const vt_decode_opts *opts, vt_arena *arena,
                       const char *const *lines, const size_t *lens, int32_t T, int32_t *labels,
-                      double *scores, int32_t *n_paths, double *marg, double *logz, int32_t *bad,
-                      vt_decode_stats *stats, double *seconds, char *err, size_t errlen) {
+                      double *scores, int32_t *n_paths, double *marg, double *logz,
+                      const int32_t *path, double *path_score, int32_t *bad, vt_decode_stats *stats,
+                      double *seconds, char *err, size_t errlen) {
   const int32_t L = m->L;
   const double t0 = seconds ? vt_clock_seconds() : 0;
   size_t longest = 0;
@@ -168,6 +169,7 @@ vt_status vt_crfs_tag(const vt_crfs *m, const vt_decode_opts *opts, vt_arena *ar
   const double t1 = seconds ? vt_clock_seconds() : 0;
   vt_status st = vt_decode(m->trans, opts, arena, E, T, labels, scores, n_paths, stats);
   if (st == VT_OK && marg) st = vt_posteriors(m->trans, arena, E, T, marg, logz);
+  if (st == VT_OK && path) *path_score = vt_path_score(m->trans, E, T, path);
   if (seconds) {
     seconds[0] += t1 - t0;
     seconds[1] += vt_clock_seconds() - t1;

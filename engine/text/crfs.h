@@ -104,13 +104,15 @@ enum { VT_CRFS_PROB = 1, VT_CRFS_MARG = 2, VT_CRFS_MARG_ALL = 4, VT_CRFS_REF = 8
 
 /* Tags one sequence of T item lines (lines[t], lens[t] bytes) with `opts`: emissions, decoder,
  * and with `marg` (T * L doubles) the marginals and *logz. Scratch from `arena` (not reset).
- * Writes up to opts->k paths as vt_decode does; `seconds` (NULL: not timed) gets the time of the
+ * Writes up to opts->k paths as vt_decode does; with `path` (T label ids) its score into
+ * *path_score (vt_path_score on the same scores); `seconds` (NULL: not timed) gets the time of the
  * emissions added to seconds[0], of the decoder and marginals to seconds[1]. Returns VT_OK,
  * VT_EFORMAT (item `*bad`: message in err, without a location), VT_EINVAL or VT_ENOMEM. */
 vt_status vt_crfs_tag(const vt_crfs *m, const vt_decode_opts *opts, vt_arena *arena,
                       const char *const *lines, const size_t *lens, int32_t T, int32_t *labels,
-                      double *scores, int32_t *n_paths, double *marg, double *logz, int32_t *bad,
-                      vt_decode_stats *stats, double *seconds, char *err, size_t errlen);
+                      double *scores, int32_t *n_paths, double *marg, double *logz,
+                      const int32_t *path, double *path_score, int32_t *bad, vt_decode_stats *stats,
+                      double *seconds, char *err, size_t errlen);
 
 /* Appends to `out` (a growable buffer: *buf, *len, *cap) what `crfsuite tag` prints for a
  * sequence of T items: with VT_CRFS_PROB in `flags` the lines "@score\tS\tLOGZ" and

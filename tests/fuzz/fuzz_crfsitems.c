@@ -83,7 +83,8 @@ static void fz_read_all(const char *path, const uint8_t *mem, size_t mem_len, si
       for (int i = 0; i < 1 + full; i++) {
         len = 0;
         if (vt_crfs_tag(m, i ? &two : &one, arena, lines, lens, T, labels, scores, &n_paths,
-                        i ? marg : NULL, &logz, &bad, NULL, NULL, err, sizeof err) == VT_OK &&
+                        i ? marg : NULL, &logz, NULL, NULL, &bad, NULL, NULL, err,
+                        sizeof err) == VT_OK &&
             full)
           (void)vt_crfs_format(m, i ? 15 : 0, i ? 2 : 1, T, labels, scores, n_paths,
                                i ? marg : NULL, logz, lines, lens, &text, &len, &cap);
