@@ -100,10 +100,12 @@ typedef struct {
   int32_t *labels, *chunks;
   double *scores;
   int32_t *n_paths;
-  int items;    /* a CRFsuite model: each token's one cell is an item line */
-  int32_t L;    /* with marginals: the model's labels */
-  double *marg; /* with marginals: T*L per sentence, at lab_at[i] * L */
-  double *logz; /* with marginals: per sentence */
+  int items;           /* a CRFsuite model: each token's one cell is an item line */
+  int32_t L;           /* with marginals: the model's labels */
+  double *marg;        /* with marginals: T*L per sentence, at lab_at[i] * L */
+  double *logz;        /* with marginals: per sentence */
+  const int32_t *path; /* path_score: the path of sentence 0 to score */
+  double path_score;
 } tag_results;
 
 static void results_free(tag_results *r) {
@@ -151,10 +153,12 @@ static vt_status tag_one(vt_tagger *t, const sentences *s, tag_results *r, int64
   out.scores = r->scores + i * r->k;
   out.chunks = r->chunks + r->lab_at[i];
   if (r->marg) out.marg = r->marg + r->lab_at[i] * r->L;
+  out.path = r->path;
   vt_status st = r->items ? vt_tagger_tag_items(t, s->cells + s->at[i], s->T[i], &out)
                           : vt_tagger_tag(t, s->cells + s->at[i], s->T[i], s->ncols[i], &out);
   r->n_paths[i] = out.n_paths;
   if (r->logz) r->logz[i] = out.logz;
+  if (r->path) r->path_score = out.path_score;
   return st;
 }
 
@@ -375,6 +379,67 @@ static PyObject *model_tag(Model *self, PyObject *args, PyObject *kw) {
     result = sentence_result(self, &s, &r, 0);
   results_free(&r);
   vtpy_sentences_free(&s);
+  return result;
+}
+
+static PyObject *model_path_score(Model *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"tokens", "labels", NULL};
+  PyObject *tokens, *labels;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:path_score", kwlist, &tokens, &labels))
+    return NULL;
+  if (self->info.kind != VT_MODEL_TAGGER && self->info.kind != VT_MODEL_CRFSUITE)
+    return PyErr_Format(PyExc_ValueError,
+                        "path_score: only tagger and CRFsuite models score a path, not a %s "
+                        "model",
+                        vt_model_kind_name(self->info.kind));
+  PyObject *ys = PySequence_Fast(labels, "labels must be a sequence of label names");
+  if (!ys) return NULL;
+  sentences s;
+  tag_results r;
+  int32_t *path = NULL;
+  PyObject *result = NULL;
+  if (read_input(self, tokens, 1, 1, 1, &s, &r) < 0) {
+    Py_DECREF(ys);
+    return NULL;
+  }
+  const Py_ssize_t T = PySequence_Fast_GET_SIZE(ys);
+  if (T != s.T[0]) {
+    PyErr_Format(PyExc_ValueError, "path_score: %zd labels for %d tokens", T, (int)s.T[0]);
+    goto done;
+  }
+  if (!(path = PyMem_Malloc((size_t)(T + 1) * sizeof *path))) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (Py_ssize_t t = 0; t < T; t++) {
+    PyObject *y = PySequence_Fast_GET_ITEM(ys, t);
+    Py_ssize_t id = PyUnicode_Check(y) ? PySequence_Index(self->labels, y) : -1;
+    if (id < 0) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_ValueError, "path_score: label %zd, %R, is not a label of the model", t,
+                   y);
+      goto done;
+    }
+    path[t] = (int32_t)id;
+  }
+  r.path = path;
+  vt_status st = VT_OK;
+  Py_BEGIN_ALLOW_THREADS
+  cached_tagger *c = tagger_take(self, NULL, 0, &st);
+  if (c) {
+    st = tag_one(c->t, &s, &r, 0);
+    tagger_give(self, c);
+  }
+  Py_END_ALLOW_THREADS
+  if (st != VT_OK)
+    vtpy_raise(st, "path_score");
+  else
+    result = Py_BuildValue("(dd)", r.path_score, r.logz[0]);
+done:
+  PyMem_Free(path);
+  results_free(&r);
+  vtpy_sentences_free(&s);
+  Py_DECREF(ys);
   return result;
 }
 
@@ -768,6 +833,11 @@ static PyMethodDef model_methods[] = {
      "tag_many(sentences, *, threads=0, algo=None, k=1, beam=None, marginals=False)\n--\n\n"
      "Tag many sentences on `threads` threads (0: one per core), each with its own tagger\n"
      "over the shared model; the results are those of ``tag``, one per sentence, in order."},
+    {"path_score", (PyCFunction)(void (*)(void))model_path_score, METH_VARARGS | METH_KEYWORDS,
+     "path_score(tokens, labels)\n--\n\n"
+     "The score of the label sequence `labels` (names) over `tokens` (as ``tag`` takes them),\n"
+     "and log Z: its probability is exp(score - log_z). Tagger models without\n"
+     "observation-dependent bigram templates, and CRFsuite models. Returns (score, log_z)."},
     {"tag_file", (PyCFunction)(void (*)(void))model_tag_file, METH_VARARGS | METH_KEYWORDS,
      "tag_file(path_in, path_out, *, algo=None, k=1, beam=None, threads=0, batch_tokens=0, "
      "bind='core')\n--\n\n"

@@ -33,8 +33,14 @@ def test_public_names_have_docstrings_and_stubs():
             assert obj.__doc__ and len(obj.__doc__) > 40, name
     for meth in ("tag", "tag_many", "tag_file", "from_bytes"):
         assert "--" not in getattr(vitesse.Model, meth).__doc__.split("\n")[0]
+    for meth in ("save", "to_bytes", "path_score"):
+        assert len(getattr(vitesse.Model, meth).__doc__) > 40, meth
     ast.parse(open(os.path.join(here, "sklearn.pyi")).read())
-    assert vitesse.sklearn.Tagger.fit.__doc__
+    ast.parse(open(os.path.join(here, "pycrfsuite.pyi")).read())
+    assert vitesse.sklearn.Tagger.fit.__doc__ and vitesse.sklearn.CRF.fit.__doc__
+    import vitesse.pycrfsuite as pycrfsuite
+    for name in ("Trainer", "Tagger", "ItemSequence"):
+        assert getattr(pycrfsuite, name).__doc__, name
 
 
 # ---- the ```python blocks of the pages ----------------------------------------------------------

@@ -1,4 +1,7 @@
-"""vitesse.sklearn: a scikit-learn style sequence tagger over vitesse's trainer and decoders.
+"""vitesse.sklearn: scikit-learn style sequence taggers over vitesse's trainers and decoders.
+
+``CRF`` is sklearn-crfsuite's estimator (CRFsuite's objective, feature dicts in, crf1d models);
+``Tagger`` below is the averaged perceptron over column templates.
 
 The shape sklearn-crfsuite users know: ``Tagger().fit(X, y).predict(X)``, where X is a list of
 sentences and y a list of label lists. A token is a row of columns (a list of str, or a str),
@@ -166,6 +169,190 @@ class Tagger:
         self.__dict__.update(state)
         if "model_bytes_" in state:
             self.model_ = _vitesse.Model.from_bytes(self.model_bytes_, "Tagger")
+
+
+_CRF_PARAMS = ("algorithm", "min_freq", "all_possible_states", "all_possible_transitions", "c1",
+               "c2", "max_iterations", "num_memories", "epsilon", "period", "delta", "linesearch",
+               "max_linesearch", "calibration_eta", "calibration_rate", "calibration_samples",
+               "calibration_candidates", "calibration_max_trials", "pa_type", "c",
+               "error_sensitive", "averaging", "variance", "gamma", "verbose", "model_filename",
+               "keep_tempfiles", "trainer_cls")
+_CRF_TRAINING = _CRF_PARAMS[1:_CRF_PARAMS.index("verbose")]  # what the trainer is given
+# CRFsuite's name of each parameter sklearn-crfsuite names otherwise
+_CRFSUITE_NAME = {"min_freq": "feature.minfreq", "all_possible_states": "feature.possible_states",
+                  "all_possible_transitions": "feature.possible_transitions",
+                  "calibration_eta": "calibration.eta", "calibration_rate": "calibration.rate",
+                  "calibration_samples": "calibration.samples",
+                  "calibration_candidates": "calibration.candidates",
+                  "calibration_max_trials": "calibration.max_trials", "pa_type": "type"}
+
+
+class CRF:
+    """sklearn-crfsuite's CRF estimator over vitesse: ``from vitesse.sklearn import CRF``.
+
+    The same constructor parameters and meanings (None: CRFsuite's default), ``fit(X, y,
+    X_dev=None, y_dev=None)``, ``predict``, ``predict_single``, ``predict_marginals``,
+    ``predict_marginals_single``, ``score`` (item accuracy), ``classes_``, ``size_``,
+    ``training_log_``, ``tagger_`` (a vitesse.pycrfsuite.Tagger), get/set_params and pickling.
+    X is a list of sequences, an item a feature dict or a list of attribute names, read by
+    python-crfsuite's rules (``{'k': 'v'}`` is attribute 'k:v', a number or bool a weight, a
+    nested dict or list its attributes prefixed 'k:'); y the label lists. The model is
+    CRFsuite's crf1d file: a model trained by the real sklearn-crfsuite (``model_filename``)
+    tags identically here, and this one there.
+
+    Algorithms: 'lbfgs' (the default) and 'l2sgd'; 'ap', 'pa' and 'arow' raise ValueError (not
+    offered for items yet). ``num_attributes_``, ``attributes_``, ``state_features_`` and
+    ``transition_features_`` need a reader of the model's weights, which vitesse's Python
+    binding lacks yet: they raise NotImplementedError.
+    """
+
+    def __init__(self, algorithm=None, min_freq=None, all_possible_states=None,
+                 all_possible_transitions=None, c1=None, c2=None, max_iterations=None,
+                 num_memories=None, epsilon=None, period=None, delta=None, linesearch=None,
+                 max_linesearch=None, calibration_eta=None, calibration_rate=None,
+                 calibration_samples=None, calibration_candidates=None,
+                 calibration_max_trials=None, pa_type=None, c=None, error_sensitive=None,
+                 averaging=None, variance=None, gamma=None, verbose=False, model_filename=None,
+                 keep_tempfiles=False, trainer_cls=None):
+        for p in _CRF_PARAMS:
+            setattr(self, p, locals()[p])
+        self.training_log_ = None
+        self._tagger = None
+        self._bytes = None
+
+    # -- scikit-learn's parameter protocol ------------------------------------------------------
+    def get_params(self, deep=True):
+        """The constructor's parameters, as a dict (scikit-learn's protocol)."""
+        return {p: getattr(self, p) for p in _CRF_PARAMS}
+
+    def set_params(self, **params):
+        """Sets constructor parameters; returns self. Unknown names raise ValueError."""
+        for k, v in params.items():
+            if k not in _CRF_PARAMS:
+                raise ValueError("CRF has no parameter %r" % (k,))
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self):
+        return "CRF(%s)" % ", ".join("%s=%r" % (p, getattr(self, p)) for p in _CRF_PARAMS
+                                     if getattr(self, p) not in (None, False))
+
+    # -- training ------------------------------------------------------------------------------
+    def _trainer(self):
+        from . import pycrfsuite
+        cls = self.trainer_cls or pycrfsuite.Trainer
+        trainer = cls(verbose=self.verbose)
+        trainer.select(self.algorithm or "lbfgs")
+        for p in _CRF_TRAINING:
+            v = getattr(self, p)
+            if v is not None:
+                trainer.set(_CRFSUITE_NAME.get(p, p), v)
+        return trainer
+
+    def fit(self, X, y, X_dev=None, y_dev=None):
+        """Trains on sequences X with label lists y (X_dev, y_dev: a holdout set evaluated
+        after each iteration, in ``training_log_``); returns self."""
+        trainer = self._trainer()
+        X, y = list(X), list(y)
+        if len(X) != len(y):
+            raise ValueError("X has %d sequences but y %d" % (len(X), len(y)))
+        for xseq, yseq in zip(X, y):
+            trainer.append(xseq, yseq)
+        if X_dev is not None:
+            for xseq, yseq in zip(X_dev, y_dev):
+                trainer.append(xseq, yseq, group=1)
+        with tempfile.TemporaryDirectory(prefix="vitesse-crf-") as d:
+            path = self.model_filename or os.path.join(d, "model.crfsuite")
+            trainer.train(path, holdout=-1 if X_dev is None else 1)
+            with open(path, "rb") as f:
+                self._bytes = f.read()
+        self._tagger = None
+        self.training_log_ = trainer.logparser
+        return self
+
+    @property
+    def tagger_(self):
+        """The vitesse.pycrfsuite.Tagger of the model (None before fit, unless
+        ``model_filename`` names a model)."""
+        if self._tagger is None:
+            from . import pycrfsuite
+            if self._bytes is None and self.model_filename:
+                with open(self.model_filename, "rb") as f:
+                    self._bytes = f.read()
+            if self._bytes is None:
+                return None
+            tagger = pycrfsuite.Tagger()
+            tagger.open_inmemory(self._bytes)
+            self._tagger = tagger
+        return self._tagger
+
+    def _fitted(self):
+        t = self.tagger_
+        if t is None:
+            raise AttributeError("this CRF is not fitted yet: call fit(X, y) first")
+        return t
+
+    # -- prediction ----------------------------------------------------------------------------
+    def predict(self, X):
+        """The best label sequence of each sequence of X."""
+        from .pycrfsuite import _xseq
+        model = self._fitted()._model
+        return model.tag_many([list(_xseq(x)) for x in X], threads=0)
+
+    def predict_single(self, xseq):
+        """The best label sequence of one sequence."""
+        return self._fitted().tag(xseq)
+
+    def predict_marginals(self, X):
+        """Per sequence, per item, {label: marginal probability}."""
+        return [self.predict_marginals_single(x) for x in X]
+
+    def predict_marginals_single(self, xseq):
+        """Per item of one sequence, {label: marginal probability}."""
+        from .pycrfsuite import _xseq
+        model = self._fitted()._model
+        _, marg, _ = model.tag(list(_xseq(xseq)), marginals=True)
+        labels = model.labels
+        return [{y: float(row[j]) for j, y in enumerate(labels)} for row in marg]
+
+    def score(self, X, y):
+        """Item accuracy of predict(X) against y (sklearn_crfsuite.metrics.flat_accuracy_score)."""
+        pred = self.predict(X)
+        total = right = 0
+        for p, g in zip(pred, y):
+            g = list(g)
+            total += len(g)
+            right += sum(a == b for a, b in zip(p, g))
+        return right / total if total else 0.0
+
+    @property
+    def classes_(self):
+        """The model's labels (None before fit)."""
+        t = self.tagger_
+        return None if t is None else t.labels()
+
+    @property
+    def size_(self):
+        """The size of the model file, in bytes (None before fit)."""
+        return None if self.tagger_ is None else len(self._bytes)
+
+    def _weights(self, what):
+        raise NotImplementedError("CRF.%s: vitesse's Python binding does not read a model's "
+                                  "weights back yet" % what)
+
+    num_attributes_ = property(lambda self: self._weights("num_attributes_"))
+    attributes_ = property(lambda self: self._weights("attributes_"))
+    state_features_ = property(lambda self: self._weights("state_features_"))
+    transition_features_ = property(lambda self: self._weights("transition_features_"))
+
+    # -- pickling: the model file's bytes ------------------------------------------------------
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_tagger"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
 
 
 def _cell(v):

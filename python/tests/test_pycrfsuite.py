@@ -1,0 +1,136 @@
+"""vitesse.pycrfsuite: python-crfsuite's Trainer, Tagger and ItemSequence over vitesse: the
+trainer is vitesse.train_items with CRFsuite's parameter names and defaults, the tagger gives
+`vitesse tag`'s (crfsuite tag's) labels, probabilities and marginals."""
+import itertools
+import math
+
+import pytest
+
+import vitesse
+import vitesse.pycrfsuite as pycrfsuite
+from test_model_io import cli_items
+from test_train_crf import item_corpus, write_items
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    d = tmp_path_factory.mktemp("pycrfsuite")
+    train, test = item_corpus(80, 21), item_corpus(25, 22)
+    write_items(d / "test.items", test)
+    return d, train, test
+
+
+def test_trainer_is_train_items_with_crfsuite_names(data):
+    d, train, test = data
+    tr = pycrfsuite.Trainer(verbose=False)
+    for i, (x, y) in enumerate(train):
+        tr.append(pycrfsuite.ItemSequence(x) if i % 2 else x, y, group=i % 4 == 0)
+    tr.set_params({"c1": 0.1, "c2": 0.01, "max_iterations": 15,
+                   "feature.possible_transitions": True})
+    assert tr.get("c1") == 0.1 and tr.get("epsilon") == 1e-5 and tr.get("linesearch") == \
+        "MoreThuente"
+    assert tr.get("feature.possible_transitions") is True
+    tr.train(str(d / "a.crfsuite"), holdout=1)
+    kept = [p for i, p in enumerate(train) if i % 4]
+    held = [p for i, p in enumerate(train) if not i % 4]
+    vitesse.train_items(kept, dev=held, c1=0.1, c2=0.01, max_iterations=15,
+                        all_possible_transitions=True, path=d / "b.crfsuite")
+    assert (d / "a.crfsuite").read_bytes() == (d / "b.crfsuite").read_bytes()
+    assert (d / "a.crfsuite").read_bytes()[:4] == b"lCRF"
+    log = tr.logparser
+    assert [i["num"] for i in log.iterations] == list(range(1, 16))
+    assert log.last_iteration is log.iterations[-1]
+    assert all(0 <= i["item_accuracy_float"] <= 1 for i in log.iterations)
+    assert log.iterations[-1]["loss"] < log.iterations[0]["loss"]
+    # l2sgd: CRFsuite's own defaults for it
+    tr.select("l2sgd")
+    assert "c1" not in tr.params() and tr.get("delta") == 1e-6 and tr.get("max_iterations") == 1000
+    assert "learning rate" in tr.help("calibration.eta")
+
+
+def test_tagger_is_crfsuite_tag(cli, data):
+    d, train, test = data
+    tr = pycrfsuite.Trainer(verbose=False)
+    for x, y in train:
+        tr.append(x, y)
+    tr.set("max_iterations", 20)
+    tr.train(str(d / "m.crfsuite"))
+    printed = cli_items(cli, d / "m.crfsuite", d / "test.items", "-p", "-i")
+    tagger = pycrfsuite.Tagger()
+    with tagger.open(str(d / "m.crfsuite")):
+        assert sorted(tagger.labels()) == sorted({y for _, ys in train for y in ys})
+        for (x, _), lines in zip(test, printed):
+            labels = tagger.tag(x)
+            assert labels == [line.rsplit(":", 1)[0] for line in lines[2:]]
+            assert tagger.tag() == labels  # the sequence set last
+            p = float(lines[1].split("\t")[1])
+            assert tagger.probability(labels) == pytest.approx(p, abs=1e-6)
+            for t, line in enumerate(lines[2:]):
+                y, m = line.rsplit(":", 1)
+                assert tagger.marginal(y, t) == pytest.approx(float(m), abs=1e-6)
+    with pytest.raises(ValueError, match="no model"):
+        tagger.labels()
+    again = pycrfsuite.Tagger()
+    again.open_inmemory((d / "m.crfsuite").read_bytes())
+    assert again.tag(test[0][0]) == cli_items(cli, d / "m.crfsuite", d / "test.items")[0]
+
+
+def test_probabilities_of_every_path_sum_to_one(data):
+    d, train, _ = data
+    m = vitesse.train_items(train, max_iterations=10)
+    tagger = pycrfsuite.Tagger()
+    tagger.open_inmemory(m.to_bytes(format="crfsuite"))
+    x = train[0][0][:3]
+    tagger.set(x)
+    probs = {ys: tagger.probability(list(ys))
+             for ys in itertools.product(tagger.labels(), repeat=len(x))}
+    assert sum(probs.values()) == pytest.approx(1.0, abs=1e-9)
+    best = max(probs, key=probs.get)
+    assert tagger.tag() == list(best)
+    for t in range(len(x)):  # the marginals are the sums over the paths
+        for y in tagger.labels():
+            want = sum(p for ys, p in probs.items() if ys[t] == y)
+            assert tagger.marginal(y, t) == pytest.approx(want, abs=1e-9)
+
+
+def test_item_sequence():
+    s = pycrfsuite.ItemSequence([["a", "b"], {"w": "x", "n": 0.5, "s": {"p": 2}}])
+    assert len(s) == 2
+    assert s.items() == [{"a": 1.0, "b": 1.0}, {"w:x": 1.0, "n": 0.5, "s:p": 2.0}]
+    assert "ItemSequence" in repr(s)
+
+
+def test_bad_calls(data, cli_model):
+    d, train, _ = data
+    tr = pycrfsuite.Trainer()
+    with pytest.raises(ValueError, match="items and labels differ"):
+        tr.append([["a"], ["b"]], ["X"])
+    for algo in ("ap", "pa", "arow", "nosuch"):
+        with pytest.raises(ValueError, match="Bad arguments"):
+            tr.select(algo)
+    with pytest.raises(ValueError, match="Parameter not found"):
+        tr.set("nosuch", 1)
+    with pytest.raises(ValueError, match="bad value"):
+        tr.set("c2", "many")
+    with pytest.raises(ValueError, match="no sequences"):
+        tr.train("")
+    tagger = pycrfsuite.Tagger()
+    with pytest.raises(ValueError, match="not a CRFsuite one"):
+        tagger.open(str(cli_model))
+    with pytest.raises(ValueError, match="Error opening model"):
+        tagger.open_inmemory(b"lCRF and nothing")
+    tagger.open_inmemory(vitesse.train_items(train, max_iterations=3).to_bytes())
+    with pytest.raises(ValueError, match="no sequence"):
+        tagger.tag()
+    tagger.set(train[0][0])
+    with pytest.raises(ValueError, match="unknown label"):
+        tagger.marginal("nosuch", 0)
+    with pytest.raises(IndexError):
+        tagger.marginal(tagger.labels()[0], 99)
+    with pytest.raises(ValueError, match="is not a label of the model"):
+        tagger.probability(["nosuch"] * len(train[0][0]))
+    with pytest.raises(ValueError, match="labels for"):
+        tagger.probability(tagger.labels()[:1] * (len(train[0][0]) + 1))
+    with pytest.raises(NotImplementedError):
+        tagger.info()
+    assert math.isfinite(tagger.probability(tagger.tag()))
