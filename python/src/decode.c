@@ -258,31 +258,39 @@ done:
   return st;
 }
 
-/* Checks `obj` as emissions: a float32/float64 C-contiguous array of 2 or 3 dims; lists are
- * converted to float64. New reference or NULL with an exception. */
+/* `obj` as emissions: a float32/float64 array of 2 or 3 dims, read in place when it is
+ * C-contiguous, aligned and in native byte order, else copied so (Fortran order, strided views,
+ * byte-swapped data); other real arrays (integers, bool, long double) and lists copied as
+ * float64. float16 is refused: its 11-bit significand would round the scores the decoders add.
+ * New reference or NULL with an exception. */
 static PyArrayObject *emission_array(PyObject *obj) {
-  if (!PyArray_Check(obj)) {
-    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(obj, NPY_DOUBLE, 0, 0, NPY_ARRAY_IN_ARRAY);
-    if (!a) return NULL;
-    obj = (PyObject *)a;
-  } else {
-    Py_INCREF(obj);
+  int want = NPY_DOUBLE;
+  if (PyArray_Check(obj)) {
+    PyArrayObject *in = (PyArrayObject *)obj;
+    int type = PyArray_TYPE(in);
+    if (type == NPY_HALF) {
+      PyErr_SetString(PyExc_TypeError,
+                      "emissions must not be float16: its 11-bit precision rounds the scores "
+                      "(convert with emissions.astype(np.float32))");
+      return NULL;
+    }
+    if (type == NPY_FLOAT32 || type == NPY_FLOAT64)
+      want = type;
+    else if (!PyArray_ISINTEGER(in) && !PyArray_ISBOOL(in) && !PyArray_ISFLOAT(in)) {
+      PyErr_Format(PyExc_TypeError, "emissions must be real numbers (float32 or float64), not %s",
+                   PyArray_DESCR(in)->typeobj->tp_name);
+      return NULL;
+    }
   }
-  PyArrayObject *a = (PyArrayObject *)obj;
-  int type = PyArray_TYPE(a);
-  if (type != NPY_FLOAT32 && type != NPY_FLOAT64) {
-    PyErr_Format(PyExc_TypeError,
-                 "emissions must be float32 or float64, not %s "
-                 "(convert with emissions.astype(np.float32))",
-                 PyArray_DESCR(a)->typeobj->tp_name);
-  } else if (PyArray_NDIM(a) != 2 && PyArray_NDIM(a) != 3) {
+  /* In place when it already is what the decoders read; else a C-contiguous native copy. */
+  PyArrayObject *a =
+      (PyArrayObject *)PyArray_FROMANY(obj, want, 0, 0, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+  if (!a) return NULL;
+  if (PyArray_NDIM(a) != 2 && PyArray_NDIM(a) != 3) {
     PyErr_Format(PyExc_ValueError,
                  "emissions must have 2 dims (T, L) or 3 dims (B, T, L), "
                  "not %d",
                  PyArray_NDIM(a));
-  } else if (!PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) || !PyArray_ISNOTSWAPPED(a)) {
-    PyErr_SetString(PyExc_ValueError, "emissions must be C-contiguous, aligned and in native "
-                                      "byte order (use np.ascontiguousarray(emissions))");
   } else if (PyArray_DIM(a, PyArray_NDIM(a) - 1) < 1 ||
              PyArray_DIM(a, PyArray_NDIM(a) - 1) > INT32_MAX / 2) {
     PyErr_Format(PyExc_ValueError, "emissions must have at least one label column, not %lld",
@@ -351,6 +359,33 @@ fail:
   return -1;
 }
 
+/* posteriors=True: sentence s's marginals (a new (T, L) float64 array) into *marg and log Z into
+ * *logz, with the transitions of `t`. 0, or -1 with an exception set. */
+static int sentence_posteriors(const job *j, const vtpy_Trans *t, int64_t s, PyObject **marg,
+                               double *logz) {
+  npy_intp dims[2] = {(npy_intp)j->len[s], j->L};
+  PyArrayObject *m = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+  if (!m) return -1;
+  vt_status st = VT_ENOMEM;
+  double *out = PyArray_DATA(m);
+  const void *E = rows_of(j, s);
+  const int32_t T = (int32_t)j->len[s];
+  Py_BEGIN_ALLOW_THREADS
+  vt_arena *arena = vtpy_arena_take();
+  if (arena)
+    st = j->f64 ? vt_posteriors(t->trans, arena, E, T, out, logz)
+                : vt_posteriors_f32(t->trans, arena, E, T, out, logz);
+  vtpy_arena_give(arena);
+  Py_END_ALLOW_THREADS
+  if (st != VT_OK) {
+    Py_DECREF(m);
+    vtpy_raise(st, "posteriors");
+    return -1;
+  }
+  *marg = (PyObject *)m;
+  return 0;
+}
+
 /* Builds the result: per sentence, a list of (score, labels) tuples. */
 static PyObject *sentence_result(const job *j, int64_t s, PyObject *arr) {
   PyObject *list = PyList_New(j->n_paths[s]);
@@ -375,13 +410,13 @@ static PyObject *sentence_result(const job *j, int64_t s, PyObject *arr) {
 
 PyObject *vtpy_decode(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
-  static char *kwlist[] = {"emissions", "transitions", "start", "end",     "lengths", "algo",
-                           "k",         "beam",        "rank",  "threads", NULL};
+  static char *kwlist[] = {"emissions", "transitions", "start", "end",     "lengths",    "algo",
+                           "k",         "beam",        "rank",  "threads", "posteriors", NULL};
   PyObject *E_obj, *A_obj, *S = Py_None, *F = Py_None, *lengths = Py_None, *algo = Py_None;
   PyObject *beam = Py_None, *rank = Py_None;
-  int k = 1, threads = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOO$OiOOi:decode", kwlist, &E_obj, &A_obj, &S, &F,
-                                   &lengths, &algo, &k, &beam, &rank, &threads))
+  int k = 1, threads = 0, posteriors = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOO$OiOOip:decode", kwlist, &E_obj, &A_obj, &S, &F,
+                                   &lengths, &algo, &k, &beam, &rank, &threads, &posteriors))
     return NULL;
   PyObject *result = NULL, *arrays = NULL;
   vtpy_Trans *t = NULL;
@@ -466,17 +501,24 @@ PyObject *vtpy_decode(PyObject *self, PyObject *args, PyObject *kw) {
       vtpy_raise(st, "decode");
     goto done;
   }
-  if (single) {
-    result = sentence_result(&j, 0, PyList_GET_ITEM(arrays, 0));
-  } else if ((result = PyList_New(j.n_sent))) {
+  if ((result = PyList_New(j.n_sent))) {
     for (int64_t s = 0; s < j.n_sent; s++) {
-      PyObject *r = sentence_result(&j, s, PyList_GET_ITEM(arrays, s));
+      PyObject *r = sentence_result(&j, s, PyList_GET_ITEM(arrays, s)), *marg = NULL;
+      double logz = 0;
+      if (r && posteriors) /* (paths, marginals, log Z) */
+        r = sentence_posteriors(&j, t, s, &marg, &logz) < 0 ? (Py_DECREF(r), NULL)
+                                                            : Py_BuildValue("(NNd)", r, marg, logz);
       if (!r) {
         Py_CLEAR(result);
         break;
       }
       PyList_SET_ITEM(result, s, r);
     }
+  }
+  if (result && single) { /* one sentence: its result, not a list of one */
+    PyObject *one = PyList_GET_ITEM(result, 0);
+    Py_INCREF(one);
+    Py_SETREF(result, one);
   }
 done:
   PyMem_Free(j.len);
@@ -493,7 +535,7 @@ done:
 
 const char vtpy_decode_doc[] =
     "decode(emissions, transitions, start=None, end=None, lengths=None, *, algo=None, k=1, "
-    "beam=None, rank=None, threads=0)\n--\n\n"
+    "beam=None, rank=None, threads=0, posteriors=False)\n--\n\n"
     "Find the best label sequences of linear-chain lattices, exactly.\n\n"
     "The score of a path y over a sentence of T tokens is\n"
     "``start[y0] + sum_t emissions[t, yt] + sum_{t>=1} transitions[y(t-1), yt] + end[y(T-1)]``,\n"
@@ -503,9 +545,11 @@ const char vtpy_decode_doc[] =
     "emissions : ndarray of float32 or float64, shape (T, L), (sum T, L) or (B, T, L)\n"
     "    Emission scores. (T, L) without `lengths` is one sentence; (sum T, L) with `lengths`\n"
     "    holds the sentences one after the other; (B, T, L) is a padded batch (rows past a\n"
-    "    sentence's length are ignored). C-contiguous float32/float64 arrays are read in\n"
-    "    place (no copy); other arrays raise, lists are converted to float64. ``-inf`` forbids\n"
-    "    a label; NaN and +inf raise ValueError naming the index.\n"
+    "    sentence's length are ignored). C-contiguous, aligned, native-order float32/float64\n"
+    "    arrays are read in place (no copy); other float32/float64 arrays (Fortran order,\n"
+    "    strided views, byte-swapped) are copied so, other real arrays and lists copied as\n"
+    "    float64; float16 raises (its precision would round the scores). ``-inf`` forbids a\n"
+    "    label; NaN and +inf raise ValueError naming the index.\n"
     "transitions : array_like, shape (L, L), or Transitions\n"
     "    ``transitions[i, j]`` scores label i followed by label j (``-inf`` forbids it). A\n"
     "    ``vitesse.Transitions`` object is bound once and reused (then no start/end/rank).\n"
@@ -529,19 +573,24 @@ const char vtpy_decode_doc[] =
     "    often each label is a row's emission argmax in the input, as ``vitesse decode``.\n"
     "threads : int, default 0\n"
     "    Workers for several sentences: 0 = one per core, through the library's batch engine;\n"
-    "    1 = the calling thread. One sentence always runs on the calling thread.\n\n"
+    "    1 = the calling thread. One sentence always runs on the calling thread.\n"
+    "posteriors : bool, default False\n"
+    "    Also each sentence's label marginals (forward-backward over the same scores) and\n"
+    "    log Z: a path's probability is exp(score - log Z).\n\n"
     "Returns\n"
     "-------\n"
     "list of (float, ndarray of int32)\n"
     "    For one sentence: up to k ``(score, labels)`` pairs, best first, distinct, scores\n"
     "    non-increasing; one pair ``(0.0, [])`` for T = 0; an empty list when no path has a\n"
-    "    finite score. For several sentences: one such list per sentence, in order.\n\n"
+    "    finite score. For several sentences: one such list per sentence, in order. With\n"
+    "    posteriors, each sentence's result is ``(pairs, marginals, log_z)``, marginals a\n"
+    "    float64 array (T, L).\n\n"
     "Raises\n"
     "------\n"
     "TypeError\n"
-    "    Emissions of another dtype.\n"
+    "    Emissions that are not real numbers, or float16.\n"
     "ValueError\n"
-    "    Wrong shapes, a non-contiguous array, lengths that do not fit, NaN or +inf scores, an\n"
+    "    Wrong shapes, lengths that do not fit, NaN or +inf scores, an\n"
     "    unknown algo or options that do not go together (vitesse.Error for those the\n"
     "    library reports).\n\n"
     "Notes\n"

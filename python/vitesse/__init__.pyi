@@ -40,7 +40,7 @@ def decode(emissions: npt.ArrayLike, transitions: Union[npt.ArrayLike, Transitio
            start: Optional[npt.ArrayLike] = ..., end: Optional[npt.ArrayLike] = ...,
            lengths: Optional[npt.ArrayLike] = ..., *, algo: Optional[Algo] = ..., k: int = ...,
            beam: Optional[int] = ..., rank: Optional[npt.ArrayLike] = ...,
-           threads: int = ...) -> Union[Paths, List[Paths]]: ...
+           threads: int = ..., posteriors: bool = ...) -> Union[Paths, List[Paths], Any]: ...
 
 TagResult = Union[None, List[str], List[Tuple[str, str]], List[Tuple[float, List[Any]]]]
 
