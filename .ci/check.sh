@@ -29,18 +29,21 @@ run_suite() { # run_suite BUILD_DIR CTEST_ARGS TARGETS [cmake options...] ("" = 
   ctest --test-dir "$dir" --output-on-failure -j "$jobs" $ctest_args
 }
 
-# The Python package (python/), built against a build tree's static library with the README's
-# command (a venv on the Debian packages, pip offline, no build isolation), then its pytest
-# suite on that venv, from the repository root so the installed package is the one imported.
-# VT_PYTHON: the interpreter (default /usr/bin/python3, the one the Debian packages serve).
+# The Python package (python/), built against a build tree's static library as a wheel (`pip
+# wheel` in a venv on the Debian packages, offline, no build isolation), that wheel installed
+# into a fresh venv, then the pytest suite on it, from the repository root so the installed
+# package is the one imported. VT_PYTHON: the interpreter (default /usr/bin/python3, the one the
+# Debian packages serve).
 python_suite() { # python_suite BUILD_DIR
   dir=$1
   py=${VT_PYTHON:-/usr/bin/python3}
   echo "== python $dir"
-  rm -rf "$dir/venv"
+  rm -rf "$dir/venv" "$dir/venv-build" "$dir/wheel"
+  "$py" -m venv --system-site-packages "$dir/venv-build"
+  VITESSE_BUILD_DIR="$PWD/$dir" VITESSE_WERROR=1 "$dir/venv-build/bin/pip" wheel -q \
+    --no-build-isolation --no-index --no-deps -w "$dir/wheel" ./python
   "$py" -m venv --system-site-packages "$dir/venv"
-  VITESSE_BUILD_DIR="$PWD/$dir" VITESSE_WERROR=1 \
-    "$dir/venv/bin/pip" install -q --no-build-isolation --no-index ./python
+  "$dir/venv/bin/pip" install -q --no-index "$dir"/wheel/vitesse-*.whl
   VITESSE_CLI="$PWD/$dir/vitesse" "$dir/venv/bin/python" -m pytest -q python/tests
 }
 

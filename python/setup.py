@@ -18,7 +18,15 @@ import re
 import shlex
 import subprocess
 
-import numpy
+import sys
+
+try:
+    import numpy
+except ImportError:  # one line that says how, not a traceback
+    raise SystemExit("vitesse: NumPy is needed to build the extension and %s has none: install "
+                     "it for that interpreter (Debian: apt-get install python3-numpy, with "
+                     "/usr/bin/python3; else pip install numpy), or build with a Python that "
+                     "has it" % sys.executable) from None
 from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
