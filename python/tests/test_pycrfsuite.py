@@ -3,11 +3,14 @@ trainer is vitesse.train_items with CRFsuite's parameter names and defaults, the
 `vitesse tag`'s (crfsuite tag's) labels, probabilities and marginals."""
 import itertools
 import math
+import os
+import subprocess
 
 import pytest
 
 import vitesse
 import vitesse.pycrfsuite as pycrfsuite
+from conftest import REPO
 from test_model_io import cli_items
 from test_train_crf import item_corpus, write_items
 
@@ -131,6 +134,30 @@ def test_bad_calls(data, cli_model):
         tagger.probability(["nosuch"] * len(train[0][0]))
     with pytest.raises(ValueError, match="labels for"):
         tagger.probability(tagger.labels()[:1] * (len(train[0][0]) + 1))
-    with pytest.raises(NotImplementedError):
-        tagger.info()
     assert math.isfinite(tagger.probability(tagger.tag()))
+
+
+def test_info_and_dump_are_crfsuite_dump(tmp_path):
+    """Tagger.dump of the model vitesse trains on tests/crf_train's items prints what
+    `crfsuite dump` printed for CRFsuite's model of the same items (the fixture)."""
+    fx = os.path.join(REPO, "tests", "crf_train")
+    items = tmp_path / "train.items"
+    with open(items, "w") as f:
+        subprocess.run(["awk", "-v", "N=60", "-f", os.path.join(fx, "items.awk")], stdout=f,
+                       check=True)
+    vitesse.train_items(items, max_iterations=15, path=tmp_path / "m.crfsuite")
+    tagger = pycrfsuite.Tagger()
+    tagger.open(str(tmp_path / "m.crfsuite"))
+    tagger.dump(str(tmp_path / "m.dump"))
+    with open(os.path.join(fx, "crfsuite_dump.out")) as f:
+        assert (tmp_path / "m.dump").read_text() == f.read()
+    info = tagger.info()
+    assert int(info.header["num_labels"]) == len(tagger.labels()) == len(info.labels)
+    # the weights score as the tagger does: a sequence's best path from them
+    x = [["w=7", "c=3", "x:y", "__BOS__"], ["w=22", "c=2", "pw=7"]]
+    assert all(any(a == b for b, _ in info.state_features) for item in x for a in item)
+    tagger.set(x)
+    for ys in (tagger.tag(), [tagger.labels()[0]] * 2):
+        score = sum(info.state_features.get((a, y), 0.0) for item, y in zip(x, ys)
+                    for a in item) + info.transitions.get((ys[0], ys[1]), 0.0)
+        assert tagger._model.path_score(x, ys)[0] == pytest.approx(score, abs=1e-12)

@@ -82,5 +82,8 @@ def test_params_pickle_and_bad_calls(data):
         CRF(algorithm="l2sgd", c1=0.1).fit(X, y)
     with pytest.raises(ValueError, match="sequences but y"):
         crf.fit(X, y[:-1])
-    with pytest.raises(NotImplementedError):
-        crf.state_features_
+    info = crf.tagger_.info()
+    assert crf.num_attributes_ == len(info.attributes) == len(crf.attributes_)
+    assert crf.attributes_[int(info.attributes["w:3"])] == "w:3"
+    assert crf.state_features_ is info.state_features and crf.transition_features_
+    assert all(a in info.attributes and y in crf.classes_ for a, y in crf.state_features_)

@@ -7,15 +7,15 @@ open_inmemory, close, labels, set, tag, probability, marginal) tags with such a 
 wrote it, through ``vitesse.Model``: the same labels, probabilities and marginals as
 ``crfsuite tag``. ``ItemSequence`` keeps a sequence's items as python-crfsuite reads them.
 
-Not offered (each raises with the reason): the 'ap', 'pa' and 'arow' algorithms (vitesse trains
-CRFs from items with 'lbfgs' and 'l2sgd'), ``Tagger.dump`` and ``Tagger.info`` (no reader of a
-model's weights yet).
+``Tagger.info`` and ``Tagger.dump`` read the model's weights back from its crf1d file.
+Not offered (raises with the reason): the 'ap', 'pa' and 'arow' algorithms (vitesse trains CRFs
+from items with 'lbfgs' and 'l2sgd').
 """
 import contextlib
 import math
 import os
 
-from . import _vitesse
+from . import _crf1d, _vitesse
 from ._items import _attributes, _item_text
 from ._train import train_items
 
@@ -297,13 +297,13 @@ class Tagger:
     ``probability`` and ``marginal`` over one sequence."""
 
     def __init__(self):
-        self._model, self._x, self._marg = None, None, None
+        self._model, self._x, self._marg, self._info = None, None, None, None
 
     def _opened(self, model, what):
         if model.kind != "crfsuite":
             raise ValueError("Invalid model %s: a %s model, not a CRFsuite one"
                              % (what, model.kind))
-        self._model, self._x, self._marg = model, None, None
+        self._model, self._x, self._marg, self._info = model, None, None, None
         return contextlib.closing(self)
 
     def open(self, name):
@@ -326,7 +326,7 @@ class Tagger:
 
     def close(self):
         """Closes the model."""
-        self._model, self._x, self._marg = None, None, None
+        self._model, self._x, self._marg, self._info = None, None, None, None
 
     def _need(self, sequence=True):
         if self._model is None:
@@ -373,10 +373,19 @@ class Tagger:
             raise IndexError("position %d of a sequence of %d items" % (pos, len(self._x)))
         return float(self._marg[pos, labels.index(y)])
 
-    def dump(self, filename=None):
-        raise NotImplementedError("Tagger.dump: vitesse does not print a model's weights yet; "
-                                  "`crfsuite dump` reads the crf1d file")
-
     def info(self):
-        raise NotImplementedError("Tagger.info: vitesse does not read a model's weights back "
-                                  "into Python yet")
+        """The model's parameters (a ParsedDump: header, labels, attributes, transitions,
+        state_features), read from its crf1d file."""
+        self._need(sequence=False)
+        if self._info is None:
+            self._info = _crf1d.parse(self._model.to_bytes(format="crfsuite"))
+        return self._info
+
+    def dump(self, filename=None):
+        """Writes what ``crfsuite dump`` prints for the model to `filename` (None: stdout)."""
+        text = _crf1d.dump_text(self.info())
+        if filename is None:
+            print(text, end="")
+        else:
+            with open(filename, "w", encoding="utf-8", errors="surrogateescape") as f:
+                f.write(text)

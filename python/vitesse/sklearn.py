@@ -202,8 +202,7 @@ class CRF:
 
     Algorithms: 'lbfgs' (the default) and 'l2sgd'; 'ap', 'pa' and 'arow' raise ValueError (not
     offered for items yet). ``num_attributes_``, ``attributes_``, ``state_features_`` and
-    ``transition_features_`` need a reader of the model's weights, which vitesse's Python
-    binding lacks yet: they raise NotImplementedError.
+    ``transition_features_`` are read from the model's crf1d file (exact weights).
     """
 
     def __init__(self, algorithm=None, min_freq=None, all_possible_states=None,
@@ -336,14 +335,34 @@ class CRF:
         """The size of the model file, in bytes (None before fit)."""
         return None if self.tagger_ is None else len(self._bytes)
 
-    def _weights(self, what):
-        raise NotImplementedError("CRF.%s: vitesse's Python binding does not read a model's "
-                                  "weights back yet" % what)
+    @property
+    def num_attributes_(self):
+        """The number of attributes of the model (None before fit)."""
+        t = self.tagger_
+        return None if t is None else int(t.info().header["num_attrs"])
 
-    num_attributes_ = property(lambda self: self._weights("num_attributes_"))
-    attributes_ = property(lambda self: self._weights("attributes_"))
-    state_features_ = property(lambda self: self._weights("state_features_"))
-    transition_features_ = property(lambda self: self._weights("transition_features_"))
+    @property
+    def attributes_(self):
+        """The attribute names, by id (None before fit)."""
+        t = self.tagger_
+        if t is None:
+            return None
+        attrs = [None] * self.num_attributes_
+        for name, i in t.info().attributes.items():
+            attrs[int(i)] = name
+        return attrs
+
+    @property
+    def state_features_(self):
+        """{(attribute, label): weight} (None before fit)."""
+        t = self.tagger_
+        return None if t is None else t.info().state_features
+
+    @property
+    def transition_features_(self):
+        """{(label_from, label_to): weight} (None before fit)."""
+        t = self.tagger_
+        return None if t is None else t.info().transitions
 
     # -- pickling: the model file's bytes ------------------------------------------------------
     def __getstate__(self):
