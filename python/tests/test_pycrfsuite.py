@@ -4,6 +4,7 @@ trainer is vitesse.train_items with CRFsuite's parameter names and defaults, the
 import itertools
 import math
 import os
+import random
 import subprocess
 
 import pytest
@@ -161,3 +162,26 @@ def test_info_and_dump_are_crfsuite_dump(tmp_path):
         score = sum(info.state_features.get((a, y), 0.0) for item, y in zip(x, ys)
                     for a in item) + info.transitions.get((ys[0], ys[1]), 0.0)
         assert tagger._model.path_score(x, ys)[0] == pytest.approx(score, abs=1e-12)
+
+
+def test_damaged_crf1d_files_raise_value_error(data):
+    """The crf1d reader behind info() on damaged bytes: ValueError, never another exception
+    nor a hang (random byte changes, truncations, huge counts)."""
+    from vitesse import _crf1d
+    _, train, _ = data
+    good = vitesse.train_items(train[:20], max_iterations=5).to_bytes(format="crfsuite")
+    assert _crf1d.parse(good).state_features
+    rng = random.Random(3)
+    for i in range(3000):
+        b = bytearray(good)
+        if i % 3 == 0:
+            b = b[:rng.randrange(len(b))]
+        for _ in range(rng.randint(1, 8)):
+            if b:
+                b[rng.randrange(len(b))] = rng.choice([0, 1, 0xFF, rng.randrange(256)])
+        if i % 7 == 0 and len(b) > 28:  # a count of labels near 2**32
+            b[20:24] = b"\xff\xff\xff\x7f"
+        try:
+            _crf1d.parse(bytes(b))
+        except ValueError:
+            pass

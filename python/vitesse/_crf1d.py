@@ -33,6 +33,8 @@ def _u32(data, at, what):
 
 def _names(data, off, count, what):
     """The `count` names of the CQDB chunk at `off`, by id."""
+    if count > len(data) // 4:  # each one needs at least a 4-byte backward entry
+        raise ValueError("crf1d model: %d %ss do not fit in %d bytes" % (count, what, len(data)))
     if data[off:off + 4] != b"CQDB":
         raise ValueError("crf1d model: no CQDB chunk of %s at %d" % (what, off))
     size = _u32(data, off + 4, what)
@@ -52,6 +54,9 @@ def _names(data, off, count, what):
 
 def _refs(data, off, magic, count, what):
     """Per entry of the LFRF/AFRF chunk at `off`: its feature ids."""
+    if count > len(data) // 4:
+        raise ValueError("crf1d model: %d %s lists do not fit in %d bytes"
+                         % (count, what, len(data)))
     if data[off:off + 4] != magic:
         raise ValueError("crf1d model: no %s chunk at %d" % (magic.decode(), off))
     out = []
