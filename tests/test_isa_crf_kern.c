@@ -2,7 +2,8 @@
  * (engine/train/crf_kern_<level>.c) gives the scalar level's bits: marginals, alpha-hat, beta-hat,
  * Y, the scale sums, the losses and the sparse form's transition counts, on random batches of
  * 1 to 40 sequences over 2 to 300 labels, with dense transitions (BLAS) and with their sparse
- * form, and weights up to far past exp's range. */
+ * form, and weights up to far past exp's range; and the plans' state-feature loops at every
+ * level against the plain feature-by-feature order. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "train/crf_data.h"
 #include "train/crf_fb.h"
 #include "train/crf_kern.h"
+#include "train/crf_plan.h"
 #include "train/crf_sparse.h"
 #include "vitesse.h"
 
@@ -143,4 +145,66 @@ TEST(levels_equal_scalar) {
     }
 }
 
-TEST_MAIN(CASE(levels_equal_scalar))
+/* The plans' state-feature loops at every level against the feature-by-feature order written
+ * out here: the state scores and the expected counts (with and without attribute values), bit
+ * for bit, whether an attribute is taken densely (a level's choice) or not. */
+TEST(plan_loops_equal_the_plain_order) {
+  test_rng r = {33};
+  const int32_t Ls[] = {2, 5, 17, 22, 64, 150};
+  for (int i = 0; i < 6; i++)
+    for (int rep = 0; rep < 4; rep++) {
+      vt_crf_data d;
+      problem_make(&d, &r, Ls[i], 12 + 40 * (rep & 1), 1 + test_int(&r, 40), 1 + test_int(&r, 30));
+      if (rep >= 2) { /* attribute values */
+        d.val = malloc((size_t)d.tok_off[d.n_tok] * sizeof *d.val);
+        for (int64_t k = 0; k < d.tok_off[d.n_tok]; k++) d.val[k] = 4 * test_unit(&r) - 2;
+      }
+      vt_crf_feats f;
+      vt_crf_featgen gen = {0, rep & 1, 0, NULL};
+      vt_crf_feats_build(&f, &d, &gen, NULL);
+      double *w = malloc((size_t)(f.n + 1) * sizeof *w);
+      for (int64_t k = 0; k < f.n; k++) w[k] = 2 * test_unit(&r) - 1;
+      vt_crf_batch b;
+      memset(&b, 0, sizeof b);
+      vt_crf_plan p;
+      int64_t *count = calloc((size_t)d.n_attr, sizeof *count);
+      REQUIRE(vt_crf_batch_set(&b, &d, 0, d.n_sent) == VT_OK &&
+                  vt_crf_plan_make(&p, &b, &d, count, d.val == NULL) == VT_OK,
+              "plan");
+      const size_t cells = (size_t)b.rows * (size_t)f.L;
+      double *E0 = calloc(cells, sizeof *E0), *E = calloc(cells, sizeof *E);
+      double *P = malloc(cells * sizeof *P), *scratch = malloc((size_t)f.L * sizeof *scratch);
+      double *g0 = calloc((size_t)f.n + 1, sizeof *g0), *g = calloc((size_t)f.n + 1, sizeof *g);
+      for (size_t c = 0; c < cells; c++) P[c] = test_unit(&r);
+      for (int32_t j = 0; j < p.n; j++) /* the plain order: feature by feature */
+        for (int64_t q = f.st_off[p.attr[j]]; q < f.st_off[p.attr[j] + 1]; q++) {
+          double sum = 0;
+          for (int64_t o = p.off[j]; o < p.off[j + 1]; o++) {
+            const size_t at = (size_t)p.row[o] * (size_t)f.L + (size_t)f.st_label[q];
+            E0[at] += p.val ? w[q] * p.val[o] : w[q];
+            sum += p.val ? p.val[o] * P[at] : P[at];
+          }
+          g0[q] += sum;
+        }
+      for (vt_simd lv = VT_SIMD_SCALAR; lv <= VT_SIMD_AVX512; lv++) {
+        if (!isa_level_runs(lv)) continue;
+        const vt_crf_kern_ops *ops = vt_crf_kern_get(lv);
+        memset(E, 0, cells * sizeof *E);
+        memset(g, 0, ((size_t)f.n + 1) * sizeof *g);
+        ops->plan_scores(&p, &f, w, f.L, E, scratch);
+        for (int32_t part = 0; part < 4; part++)
+          ops->plan_grad(&p, &f, P, f.L, part, 4, g, scratch);
+        EXPECT(isa_same(E, E0, cells * 8), "L=%d rep %d %s: state scores differ", Ls[i], rep,
+               vt_simd_name(lv));
+        EXPECT(isa_same(g, g0, (size_t)f.n * 8), "L=%d rep %d %s: counts differ", Ls[i], rep,
+               vt_simd_name(lv));
+      }
+      free(E0), free(E), free(P), free(scratch), free(g0), free(g), free(count), free(w);
+      vt_crf_plan_free(&p);
+      vt_crf_batch_free(&b);
+      vt_crf_feats_free(&f);
+      vt_crf_data_free(&d);
+    }
+}
+
+TEST_MAIN(CASE(levels_equal_scalar), CASE(plan_loops_equal_the_plain_order))

@@ -32,6 +32,7 @@ struct vt_crf_grad {
   double *GE;        /* sp.nnz: the sparse form's transition counts */
   double *GB;        /* threads x sp.nnz: each batch's own counts, added to GE in corpus order */
   double *obs;       /* f->n */
+  double *scratch;   /* threads x L: the state-feature loops' rows (crf_plan.h) */
   double *sent_loss; /* n_sent */
 };
 
@@ -50,6 +51,7 @@ void vt_crf_grad_destroy(vt_crf_grad *G) {
   free(G->GB);
   vt_crf_sparse_free(&G->sp);
   free(G->obs);
+  free(G->scratch);
   free(G->sent_loss);
   free(G);
 }
@@ -78,8 +80,10 @@ vt_status vt_crf_grad_create(vt_crf_grad **out, const vt_crf_data *d, const vt_c
   G->M = malloc(LL * sizeof *G->M);
   G->GA = malloc(LL * sizeof *G->GA);
   G->obs = malloc((size_t)(f->n ? f->n : 1) * sizeof *G->obs);
+  G->scratch = malloc((size_t)G->threads * (size_t)f->L * sizeof *G->scratch);
   G->sent_loss = malloc((size_t)(d->n_sent ? d->n_sent : 1) * sizeof *G->sent_loss);
-  if (!G->batch_off || !G->bt || !G->M || !G->GA || !G->obs || !G->sent_loss) goto done;
+  if (!G->batch_off || !G->bt || !G->M || !G->GA || !G->obs || !G->scratch || !G->sent_loss)
+    goto done;
   int64_t nb = 0, tok = 0;
   G->batch_off[0] = 0;
   for (int64_t s = 0; s < d->n_sent; s++) {
@@ -150,45 +154,48 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
       memset(G->GA, 0, LL * sizeof *G->GA);
   }
 #pragma omp parallel num_threads(P)
-  for (int64_t b0 = 0; b0 < G->n_batches; b0 += P) {
-    const int32_t here = (int32_t)(G->n_batches - b0 < P ? G->n_batches - b0 : P);
+  {
+    double *scratch = G->scratch + (size_t)omp_get_thread_num() * (size_t)L;
+    for (int64_t b0 = 0; b0 < G->n_batches; b0 += P) {
+      const int32_t here = (int32_t)(G->n_batches - b0 < P ? G->n_batches - b0 : P);
 #pragma omp for schedule(static, 1)
-    for (int32_t k = 0; k < here; k++) {
-      vt_crf_batch *bt = &G->bt[k];
-      if (vt_crf_batch_set(bt, d, G->batch_off[b0 + k], G->batch_off[b0 + k + 1]) != VT_OK) {
-#pragma omp atomic write
-        failed = 1;
-        bt->nb = 0;
-        bt->rows = 0;
-        bt->Tmax = 0;
-        continue;
-      }
-      memset(bt->P, 0, (size_t)bt->rows * (size_t)L * sizeof *bt->P);
-      vt_crf_plan_scores(&G->plan[b0 + k], f, w, L, bt->P);
-      for (int64_t r = 0; r < bt->rows; r++) bt->gs[r] = bt->P[(size_t)r * (size_t)L + bt->yr[r]];
-      double *gb = sp ? G->GB + (size_t)k * (size_t)nnz : NULL;
-      if (gb) memset(gb, 0, (size_t)nnz * sizeof *gb);
-      vt_crf_fb_batch(bt, d, f, w, 1.0, G->M, sp, mA, gb);
-      for (int32_t i = 0; i < bt->nb; i++) G->sent_loss[bt->sent[i]] = bt->loss[i];
-    }
-    if (g)
       for (int32_t k = 0; k < here; k++) {
+        vt_crf_batch *bt = &G->bt[k];
+        if (vt_crf_batch_set(bt, d, G->batch_off[b0 + k], G->batch_off[b0 + k + 1]) != VT_OK) {
+#pragma omp atomic write
+          failed = 1;
+          bt->nb = 0;
+          bt->rows = 0;
+          bt->Tmax = 0;
+          continue;
+        }
+        memset(bt->P, 0, (size_t)bt->rows * (size_t)L * sizeof *bt->P);
+        vt_crf_plan_scores(&G->plan[b0 + k], f, w, L, bt->P, scratch);
+        for (int64_t r = 0; r < bt->rows; r++) bt->gs[r] = bt->P[(size_t)r * (size_t)L + bt->yr[r]];
+        double *gb = sp ? G->GB + (size_t)k * (size_t)nnz : NULL;
+        if (gb) memset(gb, 0, (size_t)nnz * sizeof *gb);
+        vt_crf_fb_batch(bt, d, f, w, 1.0, G->M, sp, mA, gb);
+        for (int32_t i = 0; i < bt->nb; i++) G->sent_loss[bt->sent[i]] = bt->loss[i];
+      }
+      if (g)
+        for (int32_t k = 0; k < here; k++) {
 #pragma omp for schedule(dynamic, 1)
-        for (int32_t part = 0; part < parts + n_tparts; part++) {
-          if (part < parts) {
-            vt_crf_plan_grad(&G->plan[b0 + k], f, G->bt[k].P, L, part, parts, g);
-          } else if (sp) {
-            const int64_t e0 = (int64_t)(part - parts) * TRANS_PAIRS;
-            const int64_t e1 = e0 + TRANS_PAIRS < nnz ? e0 + TRANS_PAIRS : nnz;
-            const double *gb = G->GB + (size_t)k * (size_t)nnz;
-            for (int64_t e = e0; e < e1; e++) G->GE[e] += gb[e];
-          } else {
-            int32_t i0 = (part - parts) * TRANS_ROWS;
-            int32_t i1 = i0 + TRANS_ROWS < L ? i0 + TRANS_ROWS : L;
-            vt_crf_fb_trans_grad(&G->bt[k], L, i0, i1, G->GA);
+          for (int32_t part = 0; part < parts + n_tparts; part++) {
+            if (part < parts) {
+              vt_crf_plan_grad(&G->plan[b0 + k], f, G->bt[k].P, L, part, parts, g, scratch);
+            } else if (sp) {
+              const int64_t e0 = (int64_t)(part - parts) * TRANS_PAIRS;
+              const int64_t e1 = e0 + TRANS_PAIRS < nnz ? e0 + TRANS_PAIRS : nnz;
+              const double *gb = G->GB + (size_t)k * (size_t)nnz;
+              for (int64_t e = e0; e < e1; e++) G->GE[e] += gb[e];
+            } else {
+              int32_t i0 = (part - parts) * TRANS_ROWS;
+              int32_t i1 = i0 + TRANS_ROWS < L ? i0 + TRANS_ROWS : L;
+              vt_crf_fb_trans_grad(&G->bt[k], L, i0, i1, G->GA);
+            }
           }
         }
-      }
+    }
   }
   if (failed) return NAN;
   double loss = 0;

@@ -1,4 +1,5 @@
-/* engine/train/crf_kern.h: the batched forward-backward of CRF training as a kernel family
+/* engine/train/crf_kern.h: the batched forward-backward of CRF training and the state-feature
+ * loops of its plans (crf_plan.h) as a kernel family
  * (cmake/VtIsa.cmake): one table per instruction set in crf_kern_<level>.c, all compiled from
  * crf_kern_body.h, their dispatcher in crf_kern.c. vt_crf_fb_batch runs the widest level
  * vt_simd_active() allows; every level gives the same bits. */
@@ -7,6 +8,7 @@
 
 #include "train/crf_data.h"
 #include "train/crf_fb.h"
+#include "train/crf_plan.h"
 #include "train/crf_sparse.h"
 #include "vitesse.h"
 
@@ -15,9 +17,18 @@ typedef int (*vt_crf_fb_batch_fn)(vt_crf_batch *b, const vt_crf_data *d, const v
                                   const double *w, double ws, const double *M,
                                   const vt_crf_sparse *sp, double mA, double *G);
 
+/* vt_crf_plan_scores's and vt_crf_plan_grad's contracts (crf_plan.h). */
+typedef void (*vt_crf_plan_scores_fn)(const vt_crf_plan *p, const vt_crf_feats *f, const double *w,
+                                      int32_t L, double *E, double *scratch);
+typedef void (*vt_crf_plan_grad_fn)(const vt_crf_plan *p, const vt_crf_feats *f, const double *P,
+                                    int32_t L, int32_t part, int32_t parts, double *g,
+                                    double *scratch);
+
 typedef struct vt_crf_kern_ops {
   vt_simd level;
   vt_crf_fb_batch_fn fb_batch;
+  vt_crf_plan_scores_fn plan_scores;
+  vt_crf_plan_grad_fn plan_grad;
 } vt_crf_kern_ops;
 
 /* Forward-backward over batch `b`, whose P holds the state scores and gs the gold ones

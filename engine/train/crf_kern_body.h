@@ -12,6 +12,7 @@
 
 #include "train/crf_exp.h"
 #include "train/crf_fb.h"
+#include "train/crf_plan.h"
 #include "train/crf_sparse.h"
 
 /* oT (L x n) = row-block aT (L x n, each of the n columns summing to 1) times M, transposed:
@@ -178,6 +179,94 @@ static int fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f
     for (int32_t k = 0; k < nb; k++)
       if (!isfinite(b->loss[k])) b->loss[k] = INFINITY;
   return bad ? -1 : 0;
+}
+
+/* ---- the plans' state-feature loops (crf_plan.h) ------------------------------------------------
+ * An attribute that scores enough labels is taken densely: its weights spread into
+ * an L-long row (zeros elsewhere), added to each occurrence's row whole (the loop the compiler
+ * widens to the level's vectors), and its counts gathered whole; x + 0.0 is x for every score
+ * here (they start at +0.0), so the bits are those of the feature-by-feature loops. */
+
+/* Doubles a vector of this level holds: an attribute is taken densely when its labels fill
+ * at least one lane in each of a row's vectors (the dense row costs L / lanes vector additions
+ * an occurrence, the feature-by-feature loop one scalar addition a feature). */
+#if defined(__AVX512F__)
+#define PLAN_LANES 8
+#elif defined(__AVX2__)
+#define PLAN_LANES 4
+#else
+#define PLAN_LANES 2
+#endif
+
+/* Whether attribute range [q0, q1) is taken densely. */
+static inline int plan_dense(int64_t q0, int64_t q1, int32_t L) {
+  return PLAN_LANES * (q1 - q0) >= L;
+}
+
+static void plan_scores(const vt_crf_plan *p, const vt_crf_feats *f, const double *w, int32_t L,
+                        double *E, double *wd) {
+  const size_t Ls = (size_t)L;
+  for (int32_t j = 0; j < p->n; j++) {
+    const int32_t a = p->attr[j];
+    const int64_t o0 = p->off[j], o1 = p->off[j + 1];
+    const int64_t q0 = f->st_off[a], q1 = f->st_off[a + 1];
+    if (plan_dense(q0, q1, L)) {
+      memset(wd, 0, Ls * sizeof *wd);
+      for (int64_t q = q0; q < q1; q++) wd[f->st_label[q]] = w[q];
+      for (int64_t o = o0; o < o1; o++) {
+        double *row = E + (size_t)p->row[o] * Ls;
+        if (p->val) {
+          const double v = p->val[o];
+          for (size_t y = 0; y < Ls; y++) row[y] += wd[y] * v;
+        } else {
+          for (size_t y = 0; y < Ls; y++) row[y] += wd[y];
+        }
+      }
+      continue;
+    }
+    for (int64_t q = q0; q < q1; q++) {
+      double *col = E + f->st_label[q];
+      const double wq = w[q];
+      if (p->val)
+        for (int64_t o = o0; o < o1; o++) col[(size_t)p->row[o] * Ls] += wq * p->val[o];
+      else
+        for (int64_t o = o0; o < o1; o++) col[(size_t)p->row[o] * Ls] += wq;
+    }
+  }
+}
+
+static void plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
+                      int32_t part, int32_t parts, double *g, double *acc) {
+  const size_t Ls = (size_t)L;
+  for (int32_t j = 0; j < p->n; j++) {
+    const int32_t a = p->attr[j];
+    if ((a & (parts - 1)) != part) continue;
+    const int64_t o0 = p->off[j], o1 = p->off[j + 1];
+    const int64_t q0 = f->st_off[a], q1 = f->st_off[a + 1];
+    if (plan_dense(q0, q1, L)) {
+      memset(acc, 0, Ls * sizeof *acc);
+      for (int64_t o = o0; o < o1; o++) {
+        const double *row = P + (size_t)p->row[o] * Ls;
+        if (p->val) {
+          const double v = p->val[o];
+          for (size_t y = 0; y < Ls; y++) acc[y] += v * row[y];
+        } else {
+          for (size_t y = 0; y < Ls; y++) acc[y] += row[y];
+        }
+      }
+      for (int64_t q = q0; q < q1; q++) g[q] += acc[f->st_label[q]];
+      continue;
+    }
+    for (int64_t q = q0; q < q1; q++) {
+      const size_t y = (size_t)f->st_label[q];
+      double sum = 0;
+      if (p->val)
+        for (int64_t o = o0; o < o1; o++) sum += p->val[o] * P[(size_t)p->row[o] * Ls + y];
+      else
+        for (int64_t o = o0; o < o1; o++) sum += P[(size_t)p->row[o] * Ls + y];
+      g[q] += sum;
+    }
+  }
 }
 
 #endif

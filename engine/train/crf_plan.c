@@ -1,5 +1,7 @@
-/* engine/train/crf_plan.c: a batch's occurrences attribute by attribute (crf_plan.h). */
+/* engine/train/crf_plan.c: a batch's occurrences attribute by attribute (crf_plan.h); the
+ * loops over them are the kernel family crf_kern's (crf_kern_body.h). */
 #include "train/crf_plan.h"
+#include "train/crf_kern.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -65,37 +67,11 @@ nomem:
 }
 
 void vt_crf_plan_scores(const vt_crf_plan *p, const vt_crf_feats *f, const double *w, int32_t L,
-                        double *E) {
-  const size_t Ls = (size_t)L;
-  for (int32_t j = 0; j < p->n; j++) {
-    const int32_t a = p->attr[j];
-    const int64_t o0 = p->off[j], o1 = p->off[j + 1];
-    for (int64_t q = f->st_off[a]; q < f->st_off[a + 1]; q++) {
-      double *col = E + f->st_label[q];
-      const double wq = w[q];
-      if (p->val)
-        for (int64_t o = o0; o < o1; o++) col[(size_t)p->row[o] * Ls] += wq * p->val[o];
-      else
-        for (int64_t o = o0; o < o1; o++) col[(size_t)p->row[o] * Ls] += wq;
-    }
-  }
+                        double *E, double *scratch) {
+  vt_crf_kern_get(vt_simd_active())->plan_scores(p, f, w, L, E, scratch);
 }
 
 void vt_crf_plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
-                      int32_t part, int32_t parts, double *g) {
-  const size_t Ls = (size_t)L;
-  for (int32_t j = 0; j < p->n; j++) {
-    const int32_t a = p->attr[j];
-    if ((a & (parts - 1)) != part) continue;
-    const int64_t o0 = p->off[j], o1 = p->off[j + 1];
-    for (int64_t q = f->st_off[a]; q < f->st_off[a + 1]; q++) {
-      const size_t y = (size_t)f->st_label[q];
-      double acc = 0;
-      if (p->val)
-        for (int64_t o = o0; o < o1; o++) acc += p->val[o] * P[(size_t)p->row[o] * Ls + y];
-      else
-        for (int64_t o = o0; o < o1; o++) acc += P[(size_t)p->row[o] * Ls + y];
-      g[q] += acc;
-    }
-  }
+                      int32_t part, int32_t parts, double *g, double *scratch) {
+  vt_crf_kern_get(vt_simd_active())->plan_grad(p, f, P, L, part, parts, g, scratch);
 }
