@@ -173,9 +173,10 @@ TEST(plan_loops_equal_the_plain_order) {
               "plan");
       const size_t cells = (size_t)b.rows * (size_t)f.L;
       double *E0 = calloc(cells, sizeof *E0), *E = calloc(cells, sizeof *E);
-      double *P = malloc(cells * sizeof *P), *scratch = malloc((size_t)f.L * sizeof *scratch);
+      double *P = malloc((cells + VT_CRF_ROW_PAD) * sizeof *P);
+      double *scratch = malloc(((size_t)f.L + 32) * sizeof *scratch);
       double *g0 = calloc((size_t)f.n + 1, sizeof *g0), *g = calloc((size_t)f.n + 1, sizeof *g);
-      for (size_t c = 0; c < cells; c++) P[c] = test_unit(&r);
+      for (size_t c = 0; c < cells + VT_CRF_ROW_PAD; c++) P[c] = test_unit(&r);
       for (int32_t j = 0; j < p.n; j++) /* the plain order: feature by feature */
         for (int64_t q = f.st_off[p.attr[j]]; q < f.st_off[p.attr[j] + 1]; q++) {
           double sum = 0;

@@ -61,8 +61,9 @@ vt_status vt_crf_batch_set(vt_crf_batch *b, const vt_crf_data *d, int64_t s0, in
   }
   if (rows > b->cap_rows) {
     size_t n = (size_t)rows * (size_t)d->L;
-    if (grow((void **)&b->P, n, sizeof(double)) || grow((void **)&b->Al, n, sizeof(double)) ||
-        grow((void **)&b->Be, n, sizeof(double)) || grow((void **)&b->Y, n, sizeof(double)) ||
+    if (grow((void **)&b->P, n + VT_CRF_ROW_PAD, sizeof(double)) ||
+        grow((void **)&b->Al, n, sizeof(double)) || grow((void **)&b->Be, n, sizeof(double)) ||
+        grow((void **)&b->Y, n, sizeof(double)) ||
         grow((void **)&b->S, (size_t)rows, sizeof(double)) ||
         grow((void **)&b->gs, (size_t)rows, sizeof(double)) ||
         grow((void **)&b->AlT, n, sizeof(double)) ||
@@ -83,6 +84,8 @@ vt_status vt_crf_batch_set(vt_crf_batch *b, const vt_crf_data *d, int64_t s0, in
   b->nb = nb;
   b->Tmax = Tmax;
   b->rows = rows;
+  /* what the gathers read past the last row: zeros, never uninitialised memory */
+  if (b->P) memset(b->P + (size_t)rows * (size_t)d->L, 0, VT_CRF_ROW_PAD * sizeof *b->P);
   int32_t live = nb;
   b->off_at[0] = 0;
   for (int32_t t = 0; t < Tmax; t++) {

@@ -19,6 +19,9 @@
 #include "train/crf_data.h"
 #include "train/crf_sparse.h"
 
+/* Doubles after the last row of P that the state-feature gathers may read (crf_kern_body.h). */
+#define VT_CRF_ROW_PAD 32
+
 /* A batch: which sequences, in which order, and its scratch (rows x L doubles, 4 tables). */
 typedef struct vt_crf_batch {
   int64_t *sent; /* nb sequence ids, by decreasing length (ties: corpus order) */
@@ -26,7 +29,8 @@ typedef struct vt_crf_batch {
   int64_t rows;    /* items of the batch */
   int32_t *n_at;   /* Tmax: live sequences at position t */
   int64_t *off_at; /* Tmax + 1: first row of position t */
-  double *P;       /* rows x L: exp of the shifted state scores, then the marginals */
+  double *P;       /* rows x L (+ VT_CRF_ROW_PAD): exp of the shifted state scores, then the
+                      marginals */
   double *Al;      /* rows x L: alpha-hat */
   double *Be;      /* rows x L: beta-hat */
   double *Y;       /* rows x L: row (t-1, b) holds Y_t of sequence b, zero where b ended */

@@ -32,7 +32,7 @@ struct vt_crf_grad {
   double *GE;        /* sp.nnz: the sparse form's transition counts */
   double *GB;        /* threads x sp.nnz: each batch's own counts, added to GE in corpus order */
   double *obs;       /* f->n */
-  double *scratch;   /* threads x L: the state-feature loops' rows (crf_plan.h) */
+  double *scratch;   /* threads x (L + 32): the state-feature loops' rows (crf_plan.h) */
   double *sent_loss; /* n_sent */
 };
 
@@ -80,7 +80,7 @@ vt_status vt_crf_grad_create(vt_crf_grad **out, const vt_crf_data *d, const vt_c
   G->M = malloc(LL * sizeof *G->M);
   G->GA = malloc(LL * sizeof *G->GA);
   G->obs = malloc((size_t)(f->n ? f->n : 1) * sizeof *G->obs);
-  G->scratch = malloc((size_t)G->threads * (size_t)f->L * sizeof *G->scratch);
+  G->scratch = malloc((size_t)G->threads * ((size_t)f->L + 32) * sizeof *G->scratch);
   G->sent_loss = malloc((size_t)(d->n_sent ? d->n_sent : 1) * sizeof *G->sent_loss);
   if (!G->batch_off || !G->bt || !G->M || !G->GA || !G->obs || !G->scratch || !G->sent_loss)
     goto done;
@@ -155,7 +155,7 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
   }
 #pragma omp parallel num_threads(P)
   {
-    double *scratch = G->scratch + (size_t)omp_get_thread_num() * (size_t)L;
+    double *scratch = G->scratch + (size_t)omp_get_thread_num() * ((size_t)L + 32);
     for (int64_t b0 = 0; b0 < G->n_batches; b0 += P) {
       const int32_t here = (int32_t)(G->n_batches - b0 < P ? G->n_batches - b0 : P);
 #pragma omp for schedule(static, 1)

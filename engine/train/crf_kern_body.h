@@ -235,6 +235,31 @@ static void plan_scores(const vt_crf_plan *p, const vt_crf_feats *f, const doubl
   }
 }
 
+/* The dense gather of rows of at most N labels into out[0, N): the sums in registers (N a
+ * constant), each lane's in occurrence order. Reads N doubles a row: past the row's L into the
+ * next row, or into the batch's padding after the last one (VT_CRF_ROW_PAD); those lanes are
+ * not used. */
+#define PLAN_GATHER(N)                                                                             \
+  static void plan_gather_##N(const vt_crf_plan *p, int64_t o0, int64_t o1, const double *P,       \
+                              size_t Ls, double *out) {                                            \
+    double a[N] = {0};                                                                             \
+    for (int64_t o = o0; o < o1; o++) {                                                            \
+      const double *row = P + (size_t)p->row[o] * Ls;                                              \
+      if (p->val) {                                                                                \
+        const double v = p->val[o];                                                                \
+        for (int y = 0; y < N; y++) a[y] += v * row[y];                                            \
+      } else {                                                                                     \
+        for (int y = 0; y < N; y++) a[y] += row[y];                                                \
+      }                                                                                            \
+    }                                                                                              \
+    memcpy(out, a, sizeof a);                                                                      \
+  }
+PLAN_GATHER(8)
+PLAN_GATHER(16)
+PLAN_GATHER(24)
+PLAN_GATHER(32)
+#undef PLAN_GATHER
+
 static void plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
                       int32_t part, int32_t parts, double *g, double *acc) {
   const size_t Ls = (size_t)L;
@@ -243,6 +268,18 @@ static void plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double 
     if ((a & (parts - 1)) != part) continue;
     const int64_t o0 = p->off[j], o1 = p->off[j + 1];
     const int64_t q0 = f->st_off[a], q1 = f->st_off[a + 1];
+    if (plan_dense(q0, q1, L) && L <= 32) {
+      if (L <= 8)
+        plan_gather_8(p, o0, o1, P, Ls, acc);
+      else if (L <= 16)
+        plan_gather_16(p, o0, o1, P, Ls, acc);
+      else if (L <= 24)
+        plan_gather_24(p, o0, o1, P, Ls, acc);
+      else
+        plan_gather_32(p, o0, o1, P, Ls, acc);
+      for (int64_t q = q0; q < q1; q++) g[q] += acc[f->st_label[q]];
+      continue;
+    }
     if (plan_dense(q0, q1, L)) {
       memset(acc, 0, Ls * sizeof *acc);
       for (int64_t o = o0; o < o1; o++) {

@@ -38,7 +38,8 @@ void vt_crf_plan_scores(const vt_crf_plan *p, const vt_crf_feats *f, const doubl
 
 /* Adds the expected state counts of the batch (marginals P, rows x L) to g, for the plan's
  * attributes with a % parts == part (parts a power of two): each feature's count summed over
- * its attribute's occurrences in row order, then added to g. `scratch`: L doubles. */
+ * its attribute's occurrences in row order, then added to g. `scratch`: max(L, 32) doubles;
+ * P has VT_CRF_ROW_PAD doubles after its last row (crf_fb.h). */
 void vt_crf_plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
                       int32_t part, int32_t parts, double *g, double *scratch);
 
