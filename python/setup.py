@@ -107,6 +107,7 @@ setup(
         sources=[os.path.join("src", s) for s in sources],
         include_dirs=include_dirs + [numpy.get_include()],
         extra_objects=objects,
+        depends=objects,  # a rebuilt libvitesse.a relinks the extension
         extra_compile_args=cflags,
         extra_link_args=link_args,
     )],
