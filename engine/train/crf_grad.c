@@ -106,7 +106,8 @@ vt_status vt_crf_grad_create(vt_crf_grad **out, const vt_crf_data *d, const vt_c
   }
   /* Each batch's plan, once: the batches never change. */
   int unit = 1;
-  for (int64_t i = 0; d->val && unit && i < d->tok_off[d->n_tok]; i++) unit = d->val[i] == 1.0;
+  for (int64_t i = 0; d->val && unit && i < d->tok_off[d->n_tok]; i++)
+    unit = d->val[i] == 1.0 || d->val[i] == 0.0; /* the plans leave the zeros out */
   int64_t *count = calloc((size_t)(d->n_attr ? d->n_attr : 1), sizeof *count);
   G->plan = calloc((size_t)(nb ? nb : 1), sizeof *G->plan);
   if (!count || !G->plan) {

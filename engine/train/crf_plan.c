@@ -38,7 +38,7 @@ vt_status vt_crf_plan_make(vt_crf_plan *p, const vt_crf_batch *b, const vt_crf_d
     for (int32_t k = 0; k < b->n_at[t]; k++) {
       const int64_t tok = d->sent_off[b->sent[k]] + t;
       for (int64_t i = d->tok_off[tok]; i < d->tok_off[tok + 1]; i++)
-        if (count[d->attr[i]]++ == 0) p->attr[n++] = d->attr[i];
+        if (vt_crf_val(d, i) != 0.0 && count[d->attr[i]]++ == 0) p->attr[n++] = d->attr[i];
     }
   qsort(p->attr, (size_t)n, sizeof *p->attr, cmp_i32);
   p->n = n;
@@ -52,6 +52,7 @@ vt_status vt_crf_plan_make(vt_crf_plan *p, const vt_crf_batch *b, const vt_crf_d
     for (int32_t k = 0; k < b->n_at[t]; k++) {
       const int64_t tok = d->sent_off[b->sent[k]] + t;
       for (int64_t i = d->tok_off[tok]; i < d->tok_off[tok + 1]; i++) {
+        if (vt_crf_val(d, i) == 0.0) continue;
         const int64_t c = count[d->attr[i]]++;
         p->row[c] = (int32_t)(b->off_at[t] + k);
         if (p->val) p->val[c] = vt_crf_val(d, i);

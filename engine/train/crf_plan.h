@@ -5,7 +5,9 @@
  * item those are random accesses into tables of the whole feature set; taken attribute by
  * attribute (ids ascending), each range is read once per batch and the tables are walked in
  * order, while the random side moves to the batch's own rows (crf_fb.h), which stay in cache.
- * A plan is made once per batch when training starts (the batches never change). */
+ * A plan is made once per batch when training starts (the batches never change). Occurrences
+ * of value 0 are left out: they add w * 0 (a zero) to a score that starts at +0.0 and 0 * P to a
+ * count, which changes no bit (python-crfsuite writes False features as value 0). */
 #ifndef VT_TRAIN_CRF_PLAN_H
 #define VT_TRAIN_CRF_PLAN_H
 
@@ -23,7 +25,8 @@ typedef struct vt_crf_plan {
 } vt_crf_plan;
 
 /* Makes the plan of batch `b` (set by vt_crf_batch_set) over `d`. `count` is scratch of
- * d->n_attr zeroed int64s, left zeroed; `unit`: every value is 1. Returns VT_OK or VT_ENOMEM. */
+ * d->n_attr zeroed int64s, left zeroed; `unit`: every value is 1 or 0 (the plan then holds no
+ * values). Returns VT_OK or VT_ENOMEM. */
 vt_status vt_crf_plan_make(vt_crf_plan *p, const vt_crf_batch *b, const vt_crf_data *d,
                            int64_t *count, int unit);
 

@@ -63,6 +63,58 @@ def _attributes(x, where):
             yield key, w
 
 
+def _esc(s):
+    """_escaped, skipping the copies when there is nothing to escape."""
+    if ":" in s or "\\" in s:
+        return s.replace("\\", "\\\\").replace(":", "\\:")
+    return s
+
+
+def _fields_fast(item):
+    """_fields for the common items (a dict of str keys to str, bool, int or float values, or
+    a list of str), or None for anything else or anything _fields would refuse (it then says
+    what is wrong). The same fields, built without the general path's generators: writing the
+    items of a large corpus costs a fraction of the training."""
+    out = []
+    if type(item) is dict:
+        for k, v in item.items():
+            if type(k) is not str or not k:
+                return None
+            tv = type(v)
+            if tv is str:
+                out.append(_esc(k + ":" + v))
+            elif tv is bool:
+                out.append(_esc(k) if v else _esc(k) + ":0.0")
+            elif tv is float or tv is int:
+                w = float(v)
+                if w == 1.0:
+                    out.append(_esc(k))
+                elif math.isfinite(w):
+                    out.append("%s:%r" % (_esc(k), w))
+                else:
+                    return None
+            else:
+                return None
+    elif type(item) is list:
+        for k in item:
+            if type(k) is not str or not k:
+                return None
+            out.append(_esc(k))
+    else:
+        return None
+    return out
+
+
+def _fields_text(item, where):
+    """The attribute fields of an item line joined by tabs (_fields)."""
+    fast = _fields_fast(item)
+    if fast is not None:
+        text = "\t".join(fast)
+        if text.count("\t") == len(fast) - 1 and "\n" not in text and "\0" not in text:
+            return text
+    return "\t".join(_fields(item, where))
+
+
 def _fields(item, where):
     """The attribute fields of an item line: escaped names, ':weight' for weights other
     than 1."""
@@ -85,8 +137,7 @@ def item_lines(xseq, what="xseq"):
     except TypeError:
         raise TypeError("%s: a sequence is a list of items, not a %s"
                         % (what, type(xseq).__name__)) from None
-    return ["_\t" + "\t".join(_fields(item, "%s item %d" % (what, t)))
-            for t, item in enumerate(items)]
+    return ["_\t" + _fields_text(item, "%s item %d" % (what, t)) for t, item in enumerate(items)]
 
 
 def _write_items(pairs, path, what):
@@ -115,7 +166,8 @@ def _write_items(pairs, path, what):
                 label = _item_text(label, "%s: the label" % where)
                 if not label:
                     raise ValueError("%s: the label is empty" % where)
-                f.write("\t".join([_escaped(label)] + _fields(item, where)) + "\n")
+                text = _fields_text(item, where)
+                f.write(_escaped(label) + ("\t" + text if text else "") + "\n")
             f.write("\n")
             n += 1
     if n == 0:
