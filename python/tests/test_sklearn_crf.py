@@ -87,3 +87,30 @@ def test_params_pickle_and_bad_calls(data):
     assert crf.attributes_[int(info.attributes["w:3"])] == "w:3"
     assert crf.state_features_ is info.state_features and crf.transition_features_
     assert all(a in info.attributes and y in crf.classes_ for a, y in crf.state_features_)
+
+
+def test_bad_sequences_raise_one_vitesse_error(data):
+    """The bad inputs sklearn-crfsuite users meet: a sequence whose labels are fewer than its
+    items, a feature dict with a key that is not a str, a NaN weight: one vitesse.Error each,
+    naming the sequence, the item and what is wrong (a TypeError too for the key)."""
+    _, train, _, _ = data
+    X, y = [x for x, _ in train[:5]], [ys for _, ys in train[:5]]
+    short = y[:2] + [y[2][:-1]] + y[3:]
+    with pytest.raises(vitesse.Error, match=r"X\[2\]: %d items but y\[2\] has %d labels"
+                       % (len(X[2]), len(X[2]) - 1)):
+        CRF(max_iterations=2).fit(X, short)
+    bad_key = [list(x) for x in X]
+    bad_key[1] = [dict(bad_key[1][0], **{}) for _ in bad_key[1]]
+    bad_key[1][0] = {**bad_key[1][0], 3: "x"}
+    with pytest.raises(vitesse.Error, match="train\\[1\\] item 0: attribute 3 must be a str"):
+        CRF(max_iterations=2).fit(bad_key, y)
+    with pytest.raises(TypeError):
+        CRF(max_iterations=2).fit(bad_key, y)
+    nan = [list(x) for x in X]
+    nan[4] = [dict(i) for i in nan[4]]
+    nan[4][1]["w8"] = float("nan")
+    with pytest.raises(vitesse.Error, match="train\\[4\\] item 1: attribute 'w8' has weight nan"):
+        CRF(max_iterations=2).fit(nan, y)
+    crf = CRF(max_iterations=2).fit(X, y)
+    with pytest.raises(vitesse.Error, match="xseq item 0: attribute 'w' has weight nan"):
+        crf.predict_single([{"w": float("nan")}])

@@ -1,7 +1,15 @@
 """CRFsuite items from Python: python-crfsuite's sequences (an item a list of attribute names
-or a dict) written as a CRFsuite item file, the input of vitesse.train_items."""
+or a dict) written as a CRFsuite item file, the input of vitesse.train_items. What they cannot
+hold raises vitesse.Error (a ValueError; ItemTypeError, also a TypeError, for a wrong type)
+naming the sequence, the item and what is wrong."""
 import math
 import os
+
+from ._vitesse import Error
+
+
+class ItemTypeError(Error, TypeError):
+    """A bad item or label of the wrong type: a vitesse.Error, and a TypeError."""
 
 
 def is_path(x):
@@ -15,10 +23,10 @@ def _item_text(s, what):
     if isinstance(s, bytes):
         s = s.decode("utf-8")
     elif not isinstance(s, str):
-        raise TypeError("%s must be a str, not %s" % (what, type(s).__name__))
+        raise ItemTypeError("%s must be a str, not %s" % (what, type(s).__name__))
     for ch, say in (("\t", "a tab"), ("\n", "a newline"), ("\0", "a NUL character")):
         if ch in s:
-            raise ValueError("%s holds %s, which an item file cannot hold: %r" % (what, say, s))
+            raise Error("%s holds %s, which an item file cannot hold: %r" % (what, say, s))
     return s
 
 
@@ -33,13 +41,13 @@ def _attributes(x, where):
     or bool} (attribute 'name' of that weight) or {name: dict, list or set} (the nested item's
     attributes, prefixed 'name:')."""
     if isinstance(x, (str, bytes)):
-        raise TypeError("%s: an item is a list of attribute names or a dict, not a %s"
+        raise ItemTypeError("%s: an item is a list of attribute names or a dict, not a %s"
                         % (where, type(x).__name__))
     if not isinstance(x, dict):
         try:
             names = iter(x)
         except TypeError:
-            raise TypeError("%s: an item is a list of attribute names or a dict, not a %s"
+            raise ItemTypeError("%s: an item is a list of attribute names or a dict, not a %s"
                             % (where, type(x).__name__)) from None
         for k in names:
             yield _item_text(k, "%s: attribute %r" % (where, k)), 1.0
@@ -55,10 +63,10 @@ def _attributes(x, where):
             try:
                 w = float(v)
             except (TypeError, ValueError):
-                raise TypeError("%s: the value of %r must be a str, a number, a bool or a "
+                raise ItemTypeError("%s: the value of %r must be a str, a number, a bool or a "
                                 "nested item, not %s" % (where, k, type(v).__name__)) from None
             if not math.isfinite(w):
-                raise ValueError("%s: attribute %r has weight %r: weights must be finite"
+                raise Error("%s: attribute %r has weight %r: weights must be finite"
                                  % (where, k, w))
             yield key, w
 
@@ -121,7 +129,7 @@ def _fields(item, where):
     fields = []
     for name, w in _attributes(item, where):
         if not name:  # it would vanish between the tabs
-            raise ValueError("%s: an attribute name is empty" % where)
+            raise Error("%s: an attribute name is empty" % where)
         fields.append(_escaped(name) if w == 1.0 else "%s:%r" % (_escaped(name), w))
     return fields
 
@@ -130,12 +138,12 @@ def item_lines(xseq, what="xseq"):
     """The item lines of one sequence to tag (python-crfsuite's xseq: a list of items, each a
     list of attribute names or a dict), without labels: a tab, then the attribute fields."""
     if isinstance(xseq, (str, bytes, dict)):
-        raise TypeError("%s: a sequence is a list of items, not a %s"
+        raise ItemTypeError("%s: a sequence is a list of items, not a %s"
                         % (what, type(xseq).__name__))
     try:
         items = list(xseq)
     except TypeError:
-        raise TypeError("%s: a sequence is a list of items, not a %s"
+        raise ItemTypeError("%s: a sequence is a list of items, not a %s"
                         % (what, type(xseq).__name__)) from None
     return ["_\t" + _fields_text(item, "%s item %d" % (what, t)) for t, item in enumerate(items)]
 
@@ -151,27 +159,27 @@ def _write_items(pairs, path, what):
                 xseq, yseq = pair
                 xseq, yseq = list(xseq), list(yseq)
             except (TypeError, ValueError):
-                raise TypeError("%s[%d]: expected an (xseq, yseq) pair (zip(X, y) of "
+                raise ItemTypeError("%s[%d]: expected an (xseq, yseq) pair (zip(X, y) of "
                                 "sklearn-crfsuite's X and y)" % (what, s)) from None
             if len(xseq) != len(yseq):
-                raise ValueError("%s[%d]: %d items but %d labels"
+                raise Error("%s[%d]: %d items but %d labels"
                                  % (what, s, len(xseq), len(yseq)))
             if not xseq:
                 continue
             for t, (item, label) in enumerate(zip(xseq, yseq)):
                 where = "%s[%d] item %d" % (what, s, t)
                 if isinstance(label, (list, tuple)):
-                    raise TypeError("%s: the label is a %s, not a str: pass (xseq, yseq) "
+                    raise ItemTypeError("%s: the label is a %s, not a str: pass (xseq, yseq) "
                                     "pairs, e.g. zip(X, y)" % (where, type(label).__name__))
                 label = _item_text(label, "%s: the label" % where)
                 if not label:
-                    raise ValueError("%s: the label is empty" % where)
+                    raise Error("%s: the label is empty" % where)
                 text = _fields_text(item, where)
                 f.write(_escaped(label) + ("\t" + text if text else "") + "\n")
             f.write("\n")
             n += 1
     if n == 0:
-        raise ValueError("%s has no items" % what)
+        raise Error("%s has no items" % what)
 
 
 def item_files(x, what, tmpdir):
@@ -183,11 +191,11 @@ def item_files(x, what, tmpdir):
         return [x]
     x = list(x)
     if not x:
-        raise ValueError("%s is empty" % what)
+        raise Error("%s is empty" % what)
     if all(is_path(i) for i in x):
         return x
     if any(is_path(i) for i in x):
-        raise TypeError("%s mixes paths and sequences" % what)
+        raise ItemTypeError("%s mixes paths and sequences" % what)
     path = os.path.join(tmpdir, what + ".items")
     _write_items(x, path, what)
     return [path]

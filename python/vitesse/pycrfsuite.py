@@ -16,14 +16,15 @@ import math
 import os
 
 from . import _crf1d, _vitesse
-from ._items import _attributes, _item_text
+from ._items import ItemTypeError, _attributes, _item_text
 from ._train import train_items
 
 __all__ = ["Trainer", "BaseTrainer", "Tagger", "ItemSequence", "CRFSuiteError"]
 
 
-class CRFSuiteError(Exception):
-    """A training run that failed (python-crfsuite's name); the library's message."""
+class CRFSuiteError(_vitesse.Error):
+    """A training run that failed (python-crfsuite's name; a vitesse.Error): the message
+    names what is wrong."""
 
 
 class ItemSequence:
@@ -160,8 +161,8 @@ class BaseTrainer:
         items = list(_xseq(xseq))
         labels = [_item_text(y, "label %d" % t) for t, y in enumerate(yseq)]
         if len(items) != len(labels):
-            raise ValueError("The numbers of items and labels differ: |x| = %d, |y| = %d"
-                             % (len(items), len(labels)))
+            raise _vitesse.Error("The numbers of items and labels differ: |x| = %d, |y| = %d"
+                                 % (len(items), len(labels)))
         self._data.append((items, labels, int(group)))
 
     def select(self, algorithm, type="crf1d"):
@@ -245,6 +246,8 @@ class BaseTrainer:
         try:
             m = train_items(train, dev=dev, algorithm=self._algorithm, path=path,
                             on_iteration=self._on_iteration, **kw)
+        except ItemTypeError:
+            raise  # a wrong type in the sequences: a TypeError too
         except _vitesse.Error as e:
             raise CRFSuiteError(str(e)) from None
         if log is not None:

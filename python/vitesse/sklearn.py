@@ -254,8 +254,12 @@ class CRF:
         trainer = self._trainer()
         X, y = list(X), list(y)
         if len(X) != len(y):
-            raise ValueError("X has %d sequences but y %d" % (len(X), len(y)))
-        for xseq, yseq in zip(X, y):
+            raise _vitesse.Error("X has %d sequences but y %d" % (len(X), len(y)))
+        for i, (xseq, yseq) in enumerate(zip(X, y)):
+            xseq, yseq = list(xseq), list(yseq)
+            if len(xseq) != len(yseq):
+                raise _vitesse.Error("X[%d]: %d items but y[%d] has %d labels"
+                                     % (i, len(xseq), i, len(yseq)))
             trainer.append(xseq, yseq)
         if X_dev is not None:
             for xseq, yseq in zip(X_dev, y_dev):
