@@ -1,5 +1,5 @@
-/* engine/train/crf_kern.c: the dispatcher of the CRF forward-backward family
- * (crf_kern_<level>.c). */
+/* engine/train/crf_kern.c: the dispatcher of the CRF forward-backward family and of the plans'
+ * loops (crf_kern_<level>.c). */
 #include "train/crf_kern.h"
 
 const vt_crf_kern_ops *vt_crf_kern_get(vt_simd level) {
@@ -19,4 +19,14 @@ const vt_crf_kern_ops *vt_crf_kern_get(vt_simd level) {
 int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f, const double *w,
                     double ws, const double *M, const vt_crf_sparse *sp, double mA, double *G) {
   return vt_crf_kern_get(vt_simd_active())->fb_batch(b, d, f, w, ws, M, sp, mA, G);
+}
+
+void vt_crf_plan_scores(const vt_crf_plan *p, const vt_crf_feats *f, const double *w, int32_t L,
+                        double *E, double *scratch) {
+  vt_crf_kern_get(vt_simd_active())->plan_scores(p, f, w, L, E, scratch);
+}
+
+void vt_crf_plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
+                      int32_t part, int32_t parts, double *g, double *scratch) {
+  vt_crf_kern_get(vt_simd_active())->plan_grad(p, f, P, L, part, parts, g, scratch);
 }

@@ -17,7 +17,7 @@ typedef int (*vt_crf_fb_batch_fn)(vt_crf_batch *b, const vt_crf_data *d, const v
                                   const double *w, double ws, const double *M,
                                   const vt_crf_sparse *sp, double mA, double *G);
 
-/* vt_crf_plan_scores's and vt_crf_plan_grad's contracts (crf_plan.h). */
+/* vt_crf_plan_scores's and vt_crf_plan_grad's contracts (below). */
 typedef void (*vt_crf_plan_scores_fn)(const vt_crf_plan *p, const vt_crf_feats *f, const double *w,
                                       int32_t L, double *E, double *scratch);
 typedef void (*vt_crf_plan_grad_fn)(const vt_crf_plan *p, const vt_crf_feats *f, const double *P,
@@ -40,6 +40,20 @@ typedef struct vt_crf_kern_ops {
  * of non-zero probability in double (its loss is then +inf). */
 int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f, const double *w,
                     double ws, const double *M, const vt_crf_sparse *sp, double mA, double *G);
+
+/* Adds the state scores of weights w to the batch's rows E (rows x L, zeroed by the caller),
+ * at the widest level vt_simd_active() allows.
+ * `scratch`: L doubles. Every row entry gets its attributes' weights in ascending attribute
+ * order, an attribute's occurrences in row order: the same bits at every SIMD level. */
+void vt_crf_plan_scores(const vt_crf_plan *p, const vt_crf_feats *f, const double *w, int32_t L,
+                        double *E, double *scratch);
+
+/* Adds the expected state counts of the batch (marginals P, rows x L) to g, for the plan's
+ * attributes with a % parts == part (parts a power of two): each feature's count summed over
+ * its attribute's occurrences in row order, then added to g. `scratch`: max(L, 32) doubles;
+ * P has VT_CRF_ROW_PAD doubles after its last row (crf_fb.h). */
+void vt_crf_plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
+                      int32_t part, int32_t parts, double *g, double *scratch);
 
 /* Returns the table of `level`, or NULL when this build or CPU cannot run it. */
 const vt_crf_kern_ops *vt_crf_kern_get(vt_simd level);

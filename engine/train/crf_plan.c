@@ -1,7 +1,5 @@
-/* engine/train/crf_plan.c: a batch's occurrences attribute by attribute (crf_plan.h); the
- * loops over them are the kernel family crf_kern's (crf_kern_body.h). */
+/* engine/train/crf_plan.c: a batch's occurrences attribute by attribute (crf_plan.h). */
 #include "train/crf_plan.h"
-#include "train/crf_kern.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -65,14 +63,4 @@ vt_status vt_crf_plan_make(vt_crf_plan *p, const vt_crf_batch *b, const vt_crf_d
 nomem:
   vt_crf_plan_free(p);
   return VT_ENOMEM;
-}
-
-void vt_crf_plan_scores(const vt_crf_plan *p, const vt_crf_feats *f, const double *w, int32_t L,
-                        double *E, double *scratch) {
-  vt_crf_kern_get(vt_simd_active())->plan_scores(p, f, w, L, E, scratch);
-}
-
-void vt_crf_plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
-                      int32_t part, int32_t parts, double *g, double *scratch) {
-  vt_crf_kern_get(vt_simd_active())->plan_grad(p, f, P, L, part, parts, g, scratch);
 }

@@ -33,17 +33,7 @@ vt_status vt_crf_plan_make(vt_crf_plan *p, const vt_crf_batch *b, const vt_crf_d
 /* Frees a plan; *p becomes zeroed. */
 void vt_crf_plan_free(vt_crf_plan *p);
 
-/* Adds the state scores of weights w to the batch's rows E (rows x L, zeroed by the caller).
- * `scratch`: L doubles. Every row entry gets its attributes' weights in ascending attribute
- * order, an attribute's occurrences in row order: the same bits at every SIMD level. */
-void vt_crf_plan_scores(const vt_crf_plan *p, const vt_crf_feats *f, const double *w, int32_t L,
-                        double *E, double *scratch);
-
-/* Adds the expected state counts of the batch (marginals P, rows x L) to g, for the plan's
- * attributes with a % parts == part (parts a power of two): each feature's count summed over
- * its attribute's occurrences in row order, then added to g. `scratch`: max(L, 32) doubles;
- * P has VT_CRF_ROW_PAD doubles after its last row (crf_fb.h). */
-void vt_crf_plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
-                      int32_t part, int32_t parts, double *g, double *scratch);
+/* The loops over a plan (the state scores and the expected counts of its batch) are the
+ * kernel family crf_kern's: vt_crf_plan_scores and vt_crf_plan_grad (crf_kern.h). */
 
 #endif
