@@ -3,7 +3,7 @@
 
     python3 perf/sklearn_tutorial.py [--data DIR] [--crfsuite BIN] [--iterations N] [--out DIR]
 
-The tutorial's features (word2features of sklearn-crfsuite's CoNLL-2002 tutorial: the word
+The tutorial's features (those of sklearn-crfsuite's CoNLL-2002 tutorial, written here: the word
 lower-cased, its last 3 and 2 characters, isupper, istitle, isdigit, the POS tag and its first 2
 characters, the same at -1 and +1, BOS and EOS) over CoNLL-2000 chunking (word, POS, chunk: the
 corpus of ../shared/data that has the tutorial's columns; CoNLL-2002 is not there), trained by
@@ -43,45 +43,23 @@ def read_conll(path):
     return sents
 
 
-def word2features(sent, i):  # sklearn-crfsuite's tutorial, unchanged
-    word = sent[i][0]
-    postag = sent[i][1]
-    features = {
-        'bias': 1.0,
-        'word.lower()': word.lower(),
-        'word[-3:]': word[-3:],
-        'word[-2:]': word[-2:],
-        'word.isupper()': word.isupper(),
-        'word.istitle()': word.istitle(),
-        'word.isdigit()': word.isdigit(),
-        'postag': postag,
-        'postag[:2]': postag[:2],
-    }
-    if i > 0:
-        word1 = sent[i - 1][0]
-        postag1 = sent[i - 1][1]
-        features.update({
-            '-1:word.lower()': word1.lower(),
-            '-1:word.istitle()': word1.istitle(),
-            '-1:word.isupper()': word1.isupper(),
-            '-1:postag': postag1,
-            '-1:postag[:2]': postag1[:2],
-        })
-    else:
-        features['BOS'] = True
-    if i < len(sent) - 1:
-        word1 = sent[i + 1][0]
-        postag1 = sent[i + 1][1]
-        features.update({
-            '+1:word.lower()': word1.lower(),
-            '+1:word.istitle()': word1.istitle(),
-            '+1:word.isupper()': word1.isupper(),
-            '+1:postag': postag1,
-            '+1:postag[:2]': postag1[:2],
-        })
-    else:
-        features['EOS'] = True
-    return features
+def word2features(sent, i):
+    """The feature dict of sklearn-crfsuite's tutorial for token i of `sent` (rows of word and
+    POS): the same names and values, in the same order (written here, not copied)."""
+    word, pos = sent[i][0], sent[i][1]
+    f = {"bias": 1.0, "word.lower()": word.lower(), "word[-3:]": word[-3:],
+         "word[-2:]": word[-2:], "word.isupper()": word.isupper(),
+         "word.istitle()": word.istitle(), "word.isdigit()": word.isdigit(), "postag": pos,
+         "postag[:2]": pos[:2]}
+    for j, side, edge in ((i - 1, "-1:", "BOS"), (i + 1, "+1:", "EOS")):
+        if 0 <= j < len(sent):
+            w, p = sent[j][0], sent[j][1]
+            f.update({side + "word.lower()": w.lower(), side + "word.istitle()": w.istitle(),
+                      side + "word.isupper()": w.isupper(), side + "postag": p,
+                      side + "postag[:2]": p[:2]})
+        else:
+            f[edge] = True
+    return f
 
 
 def flat_f1(y_true, y_pred, labels):
