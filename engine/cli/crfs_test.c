@@ -5,11 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The model's labels sorted by name, for bsearch; ids[] in the same order. */
-static const char **sort_names;
-
+/* qsort's order of label names. */
 static int by_name(const void *a, const void *b) {
-  return strcmp(sort_names[*(const int32_t *)a], sort_names[*(const int32_t *)b]);
+  return strcmp(((const vt_cli_crfs_label *)a)->name, ((const vt_cli_crfs_label *)b)->name);
 }
 
 vt_status vt_cli_crfs_test_init(vt_cli_crfs_test *e, const vt_model *m, const vt_tag_opts *to,
@@ -22,24 +20,20 @@ vt_status vt_cli_crfs_test_init(vt_cli_crfs_test *e, const vt_model *m, const vt
   e->quiet = quiet;
   e->keep_ref = (to->crfsuite_out & VT_CRFSUITE_REF) != 0;
   e->with_marg = (to->crfsuite_out & (VT_CRFSUITE_MARG | VT_CRFSUITE_MARG_ALL)) != 0;
-  const char **byid = e->by_id = malloc(((size_t)L + 1) * sizeof *byid);
-  e->names = malloc(((size_t)L + 1) * sizeof *e->names);
-  e->ids = malloc(((size_t)L + 1) * sizeof *e->ids);
+  e->by_id = malloc(((size_t)L + 1) * sizeof *e->by_id);
+  e->sorted = malloc(((size_t)L + 1) * sizeof *e->sorted);
   e->correct = calloc((size_t)L + 1, sizeof *e->correct);
   e->model = calloc((size_t)L + 1, sizeof *e->model);
   e->ref = calloc((size_t)L + 1, sizeof *e->ref);
-  if (!byid || !e->names || !e->ids || !e->correct || !e->model || !e->ref) {
+  if (!e->by_id || !e->sorted || !e->correct || !e->model || !e->ref) {
     vt_cli_crfs_test_free(e);
     return VT_ENOMEM;
   }
   for (int32_t y = 0; y < L; y++) {
-    byid[y] = vt_model_label_name(m, y);
-    e->ids[y] = y;
+    e->by_id[y] = vt_model_label_name(m, y);
+    e->sorted[y] = (vt_cli_crfs_label){e->by_id[y], y};
   }
-  sort_names = byid; /* one sort at start-up, before any thread */
-  qsort(e->ids, (size_t)L, sizeof *e->ids, by_name);
-  sort_names = NULL;
-  for (int32_t i = 0; i < L; i++) e->names[i] = byid[e->ids[i]];
+  qsort(e->sorted, (size_t)L, sizeof *e->sorted, by_name);
   return VT_OK;
 }
 
@@ -48,10 +42,10 @@ static int32_t label_id(const vt_cli_crfs_test *e, const char *s, size_t n) {
   int32_t lo = 0, hi = e->L;
   while (lo < hi) {
     int32_t mid = lo + (hi - lo) / 2;
-    const char *nm = e->names[mid];
+    const char *nm = e->sorted[mid].name;
     int c = strncmp(nm, s, n);
     if (c == 0) c = nm[n] != '\0'; /* nm is longer: after s */
-    if (c == 0) return e->ids[mid];
+    if (c == 0) return e->sorted[mid].id;
     if (c < 0)
       lo = mid + 1;
     else
@@ -122,36 +116,31 @@ static int take_line(vt_cli_crfs_test *e, const char *line, size_t len) {
   return 0;
 }
 
+/* Appends [p, p + n) to the cut line. 0 or -1 (out of memory). */
+static int line_append(vt_cli_crfs_test *e, const char *p, size_t n) {
+  if (e->line_len + n > e->line_cap) {
+    size_t cap = 2 * (e->line_len + n) + 64;
+    char *q = realloc(e->line, cap);
+    if (!q) return -1;
+    e->line = q;
+    e->line_cap = cap;
+  }
+  memcpy(e->line + e->line_len, p, n);
+  e->line_len += n;
+  return 0;
+}
+
 vt_status vt_cli_crfs_test_sink(void *ctx, const char *data, size_t len) {
   vt_cli_crfs_test *e = ctx;
   const char *p = data, *end = data + len;
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
-    if (!nl) { /* keep the cut line for the next call */
-      size_t n = (size_t)(end - p);
-      if (e->line_len + n > e->line_cap) {
-        size_t cap = 2 * (e->line_len + n) + 64;
-        char *q = realloc(e->line, cap);
-        if (!q) return VT_ENOMEM;
-        e->line = q;
-        e->line_cap = cap;
-      }
-      memcpy(e->line + e->line_len, p, n);
-      e->line_len += n;
-      break;
-    }
+    if (!nl) /* keep the cut line for the next call */
+      return line_append(e, p, (size_t)(end - p)) ? VT_ENOMEM : VT_OK;
     int rc;
     if (e->line_len) { /* the rest of a cut line */
-      size_t n = (size_t)(nl - p);
-      if (e->line_len + n > e->line_cap) {
-        size_t cap = e->line_len + n + 64;
-        char *q = realloc(e->line, cap);
-        if (!q) return VT_ENOMEM;
-        e->line = q;
-        e->line_cap = cap;
-      }
-      memcpy(e->line + e->line_len, p, n);
-      rc = take_line(e, e->line, e->line_len + n);
+      if (line_append(e, p, (size_t)(nl - p))) return VT_ENOMEM;
+      rc = take_line(e, e->line, e->line_len);
       e->line_len = 0;
     } else {
       rc = take_line(e, p, (size_t)(nl - p));
@@ -204,8 +193,7 @@ vt_status vt_cli_crfs_test_print(vt_cli_crfs_test *e, double secs) {
 
 void vt_cli_crfs_test_free(vt_cli_crfs_test *e) {
   free(e->by_id);
-  free(e->names);
-  free(e->ids);
+  free(e->sorted);
   free(e->correct);
   free(e->model);
   free(e->ref);

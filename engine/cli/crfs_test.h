@@ -16,15 +16,20 @@
 
 #include "vitesse.h"
 
+/* A label name and its id. */
+typedef struct vt_cli_crfs_label {
+  const char *name;
+  int32_t id;
+} vt_cli_crfs_label;
+
 typedef struct vt_cli_crfs_test {
   FILE *out;     /* where the output goes (the engine's sink context) */
   int quiet;     /* -q: nothing but the evaluation */
   int keep_ref;  /* -r: the reference column stays in the output */
   int with_marg; /* -i or -l: predicted labels carry ":MARGINAL" */
   int32_t L;
-  const char **by_id; /* label names by id (the model's) */
-  const char **names; /* label names sorted (bsearch), ids[] their ids */
-  int32_t *ids;
+  const char **by_id;             /* label names by id (the model's) */
+  vt_cli_crfs_label *sorted;      /* the labels by name (a binary search finds an id) */
   int64_t *correct, *model, *ref; /* per label */
   int64_t items, instances, instances_ok, sequences;
   int64_t seq_items, seq_ok; /* the sequence being read */
