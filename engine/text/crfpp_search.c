@@ -35,8 +35,8 @@ static inline double crfpp_lse(double x, double y, int first) {
   return vmax + log(exp(vmin - vmax) + 1.0);
 }
 
-/* Adds the weights of every record in `recs` (n of them, NULL: unknown) to the float sums c,
- * record by record: unigram records key labels, bigram records label pairs. */
+/* Adds the weights of record `rec` to the float sums c: a unigram record's keys are labels, a
+ * bigram record's label pairs. */
 static void add_records(const vt_textmodel *m, const uint8_t *rec, float *c) {
   vt_feat f;
   vt_feat_read(rec, m->key_bytes, &f);

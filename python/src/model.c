@@ -162,6 +162,19 @@ static vt_status tag_one(vt_tagger *t, const sentences *s, tag_results *r, int64
   return st;
 }
 
+/* Tags the sentences of `s` on the calling thread with a cached tagger for the options (`use` 0:
+ * the model's default), the GIL released. Returns a status. */
+static vt_status tag_here(Model *self, const vt_decode_opts *o, int use, const sentences *s,
+                          tag_results *r) {
+  vt_status st = VT_OK;
+  Py_BEGIN_ALLOW_THREADS
+  cached_tagger *c = tagger_take(self, o, use, &st);
+  for (int64_t i = 0; c && i < s->n_sent && st == VT_OK; i++) st = tag_one(c->t, s, r, i);
+  tagger_give(self, c);
+  Py_END_ALLOW_THREADS
+  return st;
+}
+
 /* ---- tag_many's worker threads ---- */
 
 typedef struct {
@@ -365,14 +378,7 @@ static PyObject *model_tag(Model *self, PyObject *args, PyObject *kw) {
     return NULL;
   }
   if (read_input(self, tokens, 1, k, marginals, &s, &r) < 0) return NULL;
-  vt_status st = VT_OK;
-  Py_BEGIN_ALLOW_THREADS
-  cached_tagger *c = tagger_take(self, &o, use, &st);
-  if (c) {
-    st = tag_one(c->t, &s, &r, 0);
-    tagger_give(self, c);
-  }
-  Py_END_ALLOW_THREADS
+  vt_status st = tag_here(self, &o, use, &s, &r);
   if (st != VT_OK)
     vtpy_raise(st, "tag");
   else
@@ -423,14 +429,7 @@ static PyObject *model_path_score(Model *self, PyObject *args, PyObject *kw) {
     path[t] = (int32_t)id;
   }
   r.path = path;
-  vt_status st = VT_OK;
-  Py_BEGIN_ALLOW_THREADS
-  cached_tagger *c = tagger_take(self, NULL, 0, &st);
-  if (c) {
-    st = tag_one(c->t, &s, &r, 0);
-    tagger_give(self, c);
-  }
-  Py_END_ALLOW_THREADS
+  vt_status st = tag_here(self, NULL, 0, &s, &r);
   if (st != VT_OK)
     vtpy_raise(st, "path_score");
   else
@@ -463,11 +462,7 @@ static PyObject *model_tag_many(Model *self, PyObject *args, PyObject *kw) {
   vt_status st = VT_OK;
   char err[512] = "";
   if (n <= 1) {
-    Py_BEGIN_ALLOW_THREADS
-    cached_tagger *c = tagger_take(self, &o, use, &st);
-    for (int64_t i = 0; c && i < s.n_sent && st == VT_OK; i++) st = tag_one(c->t, &s, &r, i);
-    tagger_give(self, c);
-    Py_END_ALLOW_THREADS
+    st = tag_here(self, &o, use, &s, &r);
   } else {
     pool p;
     memset(&p, 0, sizeof p);
