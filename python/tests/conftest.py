@@ -34,6 +34,19 @@ def cli():
     return run
 
 
+def cli_sentences(cli, model, path, *args):
+    """`vitesse tag -m MODEL ARGS PATH`'s output: per sentence (blank-line separated), its
+    lines."""
+    out, cur = [], []
+    for line in cli("tag", "-m", model, *args, path).splitlines():
+        if not line:
+            out.append(cur)
+            cur = []
+        else:
+            cur.append(line)
+    return out
+
+
 TEMPLATE = """# unigrams: the word, its neighbours, a 2-byte suffix; B: the label bigram
 U00:%x[0,0]
 U01:%x[-1,0]

@@ -4,18 +4,12 @@ import threading
 import pytest
 
 import vitesse
+from conftest import cli_sentences
 
 
 def cli_tags(cli, model, path, *args):
     """Per sentence, the label column of `vitesse tag` (k = 1)."""
-    out, cur = [], []
-    for line in cli("tag", "-m", model, *args, path).splitlines():
-        if not line:
-            out.append(cur)
-            cur = []
-        else:
-            cur.append(line.split()[-1])
-    return out
+    return [[line.split()[-1] for line in sent] for sent in cli_sentences(cli, model, path, *args)]
 
 
 def cli_kbest(cli, model, path, k):

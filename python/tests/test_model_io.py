@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import vitesse
+from conftest import cli_sentences
 from test_train_crf import item_corpus, write_items
 
 
@@ -22,21 +23,9 @@ def crfs(tmp_path_factory):
     return d, m, test
 
 
-def cli_items(cli, model, path, *args):
-    """`vitesse tag` on an item file: per sequence, its lines."""
-    out, cur = [], []
-    for line in cli("tag", "-m", model, *args, path).splitlines():
-        if not line:
-            out.append(cur)
-            cur = []
-        else:
-            cur.append(line)
-    return out
-
-
 def test_crfsuite_model_tags_sequences_in_memory(cli, crfs):
     d, m, test = crfs
-    want = cli_items(cli, d / "m.crfsuite", d / "test.items")
+    want = cli_sentences(cli, d / "m.crfsuite", d / "test.items")
     assert [m.tag(x) for x, _ in test] == want
     assert m.tag_many([x for x, _ in test], threads=2) == want
     # the same attributes as lists of names (weight 1) and nested dicts
@@ -49,7 +38,7 @@ def test_crfsuite_model_tags_sequences_in_memory(cli, crfs):
 def test_marginals_and_log_z_are_crfsuite_tags(cli, crfs):
     d, m, test = crfs
     # -p: "@score\tSCORE\tLOGZ" and "@probability"; -l: every label's marginal
-    printed = cli_items(cli, d / "m.crfsuite", d / "test.items", "-p", "-l")
+    printed = cli_sentences(cli, d / "m.crfsuite", d / "test.items", "-p", "-l")
     assert len(printed) == len(test)
     checked = 0
     for (x, _), lines in zip(test, printed):

@@ -11,8 +11,7 @@ import pytest
 
 import vitesse
 import vitesse.pycrfsuite as pycrfsuite
-from conftest import REPO
-from test_model_io import cli_items
+from conftest import REPO, cli_sentences
 from test_train_crf import item_corpus, write_items
 
 
@@ -59,7 +58,7 @@ def test_tagger_is_crfsuite_tag(cli, data):
         tr.append(x, y)
     tr.set("max_iterations", 20)
     tr.train(str(d / "m.crfsuite"))
-    printed = cli_items(cli, d / "m.crfsuite", d / "test.items", "-p", "-i")
+    printed = cli_sentences(cli, d / "m.crfsuite", d / "test.items", "-p", "-i")
     tagger = pycrfsuite.Tagger()
     with tagger.open(str(d / "m.crfsuite")):
         assert sorted(tagger.labels()) == sorted({y for _, ys in train for y in ys})
@@ -76,7 +75,7 @@ def test_tagger_is_crfsuite_tag(cli, data):
         tagger.labels()
     again = pycrfsuite.Tagger()
     again.open_inmemory((d / "m.crfsuite").read_bytes())
-    assert again.tag(test[0][0]) == cli_items(cli, d / "m.crfsuite", d / "test.items")[0]
+    assert again.tag(test[0][0]) == cli_sentences(cli, d / "m.crfsuite", d / "test.items")[0]
 
 
 def test_probabilities_of_every_path_sum_to_one(data):

@@ -6,7 +6,7 @@ import pickle
 import pytest
 
 import vitesse
-from test_model_io import cli_items
+from conftest import cli_sentences
 from test_train_crf import item_corpus, write_items
 from vitesse.sklearn import CRF
 
@@ -28,7 +28,7 @@ def test_fit_is_the_trainer_and_predict_is_crfsuite_tag(cli, data, tmp_path):
     vitesse.train_items(train, dev=dev, c1=0.1, c2=0.01, max_iterations=25,
                         all_possible_transitions=True, path=tmp_path / "same.crfsuite")
     assert (tmp_path / "crf.crfsuite").read_bytes() == (tmp_path / "same.crfsuite").read_bytes()
-    want = cli_items(cli, tmp_path / "crf.crfsuite", d / "test.items", "-i")
+    want = cli_sentences(cli, tmp_path / "crf.crfsuite", d / "test.items", "-i")
     Xt, yt = [x for x, _ in test], [ys for _, ys in test]
     pred = crf.predict(Xt)
     assert pred == [[line.rsplit(":", 1)[0] for line in seq] for seq in want]
