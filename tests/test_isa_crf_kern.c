@@ -169,13 +169,14 @@ TEST(plan_loops_equal_the_plain_order) {
       vt_crf_plan p;
       int64_t *count = calloc((size_t)d.n_attr, sizeof *count);
       REQUIRE(vt_crf_batch_set(&b, &d, 0, d.n_sent) == VT_OK &&
-                  vt_crf_plan_make(&p, &b, &d, count, d.val == NULL) == VT_OK,
+                  vt_crf_plan_make(&p, &b, &d, &f, count, d.val == NULL) == VT_OK,
               "plan");
       const size_t cells = (size_t)b.rows * (size_t)f.L;
       double *E0 = calloc(cells, sizeof *E0), *E = calloc(cells, sizeof *E);
       double *P = malloc((cells + VT_CRF_ROW_PAD) * sizeof *P);
       double *scratch = malloc(((size_t)f.L + 32) * sizeof *scratch);
       double *g0 = calloc((size_t)f.n + 1, sizeof *g0), *g = calloc((size_t)f.n + 1, sizeof *g);
+      double *out = malloc(((size_t)p.cnt[p.n] + 1) * sizeof *out);
       for (size_t c = 0; c < cells + VT_CRF_ROW_PAD; c++) P[c] = test_unit(&r);
       for (int32_t j = 0; j < p.n; j++) /* the plain order: feature by feature */
         for (int64_t q = f.st_off[p.attr[j]]; q < f.st_off[p.attr[j] + 1]; q++) {
@@ -193,14 +194,17 @@ TEST(plan_loops_equal_the_plain_order) {
         memset(E, 0, cells * sizeof *E);
         memset(g, 0, ((size_t)f.n + 1) * sizeof *g);
         ops->plan_scores(&p, &f, w, f.L, E, scratch);
-        for (int32_t part = 0; part < 4; part++)
-          ops->plan_grad(&p, &f, P, f.L, part, 4, g, scratch);
+        memset(out, 0xff, ((size_t)p.cnt[p.n] + 1) * sizeof *out); /* NaN where none is written */
+        ops->plan_counts(&p, &f, P, f.L, out, scratch);
+        for (int32_t j = 0; j < p.n; j++) /* the counts back into feature order */
+          for (int64_t q = f.st_off[p.attr[j]]; q < f.st_off[p.attr[j] + 1]; q++)
+            g[q] += out[p.cnt[j] + q - f.st_off[p.attr[j]]];
         EXPECT(isa_same(E, E0, cells * 8), "L=%d rep %d %s: state scores differ", Ls[i], rep,
                vt_simd_name(lv));
         EXPECT(isa_same(g, g0, (size_t)f.n * 8), "L=%d rep %d %s: counts differ", Ls[i], rep,
                vt_simd_name(lv));
       }
-      free(E0), free(E), free(P), free(scratch), free(g0), free(g), free(count), free(w);
+      free(E0), free(E), free(P), free(scratch), free(g0), free(g), free(out), free(count), free(w);
       vt_crf_plan_free(&p);
       vt_crf_batch_free(&b);
       vt_crf_feats_free(&f);

@@ -1,12 +1,15 @@
 /* engine/train/crf_grad.h: the CRF objective's data term and its gradient over a whole corpus,
  * on several threads, with the same bits for any thread count.
  *
- * The corpus is cut once into batches of consecutive sequences (by a token budget that depends
- * on the label count only). Threads run the forward-backward of several batches at once
- * (crf_fb.h); the expected counts are then added batch after batch in corpus order, each batch's
- * work split into fixed parts (attributes by residue, transition rows by blocks), so every weight's
- * sum runs in one order whatever the number of threads. Memory: per thread one batch's tables
- * (about 32 MB at most), plus L x L and the observed counts. */
+ * The corpus is cut once into batches of consecutive sequences: equal shares of the tokens, as
+ * many as a token budget that depends on the label count needs, their number rounded up to a
+ * multiple of 16 while a share keeps 1,024 tokens (so rounds of 1, 2, 4, 8 or 16 threads are
+ * even); the cut never depends on the thread count. Threads take the batches in rounds: each
+ * runs its batch's forward-backward (crf_fb.h) and writes the batch's state counts to its own
+ * buffer; then all add the round's counts to the gradient batch after batch in corpus order, split
+ * into fixed parts (attribute ranges, transition blocks), so every weight's sum runs in one
+ * order whatever the number of threads. Memory: per thread one batch's tables (about 32 MB at
+ * most) and its counts, plus L x L and the observed counts. */
 #ifndef VT_TRAIN_CRF_GRAD_H
 #define VT_TRAIN_CRF_GRAD_H
 

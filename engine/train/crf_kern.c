@@ -26,7 +26,7 @@ void vt_crf_plan_scores(const vt_crf_plan *p, const vt_crf_feats *f, const doubl
   vt_crf_kern_get(vt_simd_active())->plan_scores(p, f, w, L, E, scratch);
 }
 
-void vt_crf_plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
-                      int32_t part, int32_t parts, double *g, double *scratch) {
-  vt_crf_kern_get(vt_simd_active())->plan_grad(p, f, P, L, part, parts, g, scratch);
+void vt_crf_plan_counts(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
+                        double *out, double *scratch) {
+  vt_crf_kern_get(vt_simd_active())->plan_counts(p, f, P, L, out, scratch);
 }

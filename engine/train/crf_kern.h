@@ -17,18 +17,17 @@ typedef int (*vt_crf_fb_batch_fn)(vt_crf_batch *b, const vt_crf_data *d, const v
                                   const double *w, double ws, const double *M,
                                   const vt_crf_sparse *sp, double mA, double *G);
 
-/* vt_crf_plan_scores's and vt_crf_plan_grad's contracts (below). */
+/* vt_crf_plan_scores's and vt_crf_plan_counts's contracts (below). */
 typedef void (*vt_crf_plan_scores_fn)(const vt_crf_plan *p, const vt_crf_feats *f, const double *w,
                                       int32_t L, double *E, double *scratch);
-typedef void (*vt_crf_plan_grad_fn)(const vt_crf_plan *p, const vt_crf_feats *f, const double *P,
-                                    int32_t L, int32_t part, int32_t parts, double *g,
-                                    double *scratch);
+typedef void (*vt_crf_plan_counts_fn)(const vt_crf_plan *p, const vt_crf_feats *f, const double *P,
+                                      int32_t L, double *out, double *scratch);
 
 typedef struct vt_crf_kern_ops {
   vt_simd level;
   vt_crf_fb_batch_fn fb_batch;
   vt_crf_plan_scores_fn plan_scores;
-  vt_crf_plan_grad_fn plan_grad;
+  vt_crf_plan_counts_fn plan_counts;
 } vt_crf_kern_ops;
 
 /* Forward-backward over batch `b`, whose P holds the state scores and gs the gold ones
@@ -48,12 +47,12 @@ int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f
 void vt_crf_plan_scores(const vt_crf_plan *p, const vt_crf_feats *f, const double *w, int32_t L,
                         double *E, double *scratch);
 
-/* Adds the expected state counts of the batch (marginals P, rows x L) to g, for the plan's
- * attributes with a % parts == part (parts a power of two): each feature's count summed over
- * its attribute's occurrences in row order, then added to g. `scratch`: max(L, 32) doubles;
- * P has VT_CRF_ROW_PAD doubles after its last row (crf_fb.h). */
-void vt_crf_plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
-                      int32_t part, int32_t parts, double *g, double *scratch);
+/* Writes the expected state counts of the batch (marginals P, rows x L) to out (p->cnt[p->n]
+ * doubles): the count of feature q of the plan's attribute j, summed over the attribute's
+ * occurrences in row order, goes to out[p->cnt[j] + q - f->st_off[attr]]. `scratch`:
+ * max(L, 32) doubles; P has VT_CRF_ROW_PAD doubles after its last row (crf_fb.h). */
+void vt_crf_plan_counts(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
+                        double *out, double *scratch);
 
 /* Returns the table of `level`, or NULL when this build or CPU cannot run it. */
 const vt_crf_kern_ops *vt_crf_kern_get(vt_simd level);

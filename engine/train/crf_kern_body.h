@@ -260,14 +260,14 @@ PLAN_GATHER(24)
 PLAN_GATHER(32)
 #undef PLAN_GATHER
 
-static void plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
-                      int32_t part, int32_t parts, double *g, double *acc) {
+static void plan_counts(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
+                        double *out, double *acc) {
   const size_t Ls = (size_t)L;
   for (int32_t j = 0; j < p->n; j++) {
     const int32_t a = p->attr[j];
-    if ((a & (parts - 1)) != part) continue;
     const int64_t o0 = p->off[j], o1 = p->off[j + 1];
     const int64_t q0 = f->st_off[a], q1 = f->st_off[a + 1];
+    double *c = out + p->cnt[j] - q0; /* c[q]: feature q's count */
     if (plan_dense(q0, q1, L) && L <= 32) {
       if (L <= 8)
         plan_gather_8(p, o0, o1, P, Ls, acc);
@@ -277,7 +277,7 @@ static void plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double 
         plan_gather_24(p, o0, o1, P, Ls, acc);
       else
         plan_gather_32(p, o0, o1, P, Ls, acc);
-      for (int64_t q = q0; q < q1; q++) g[q] += acc[f->st_label[q]];
+      for (int64_t q = q0; q < q1; q++) c[q] = acc[f->st_label[q]];
       continue;
     }
     if (plan_dense(q0, q1, L)) {
@@ -291,7 +291,7 @@ static void plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double 
           for (size_t y = 0; y < Ls; y++) acc[y] += row[y];
         }
       }
-      for (int64_t q = q0; q < q1; q++) g[q] += acc[f->st_label[q]];
+      for (int64_t q = q0; q < q1; q++) c[q] = acc[f->st_label[q]];
       continue;
     }
     for (int64_t q = q0; q < q1; q++) {
@@ -301,7 +301,7 @@ static void plan_grad(const vt_crf_plan *p, const vt_crf_feats *f, const double 
         for (int64_t o = o0; o < o1; o++) sum += p->val[o] * P[(size_t)p->row[o] * Ls + y];
       else
         for (int64_t o = o0; o < o1; o++) sum += P[(size_t)p->row[o] * Ls + y];
-      g[q] += sum;
+      c[q] = sum;
     }
   }
 }

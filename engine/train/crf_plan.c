@@ -9,6 +9,7 @@ void vt_crf_plan_free(vt_crf_plan *p) {
   free(p->off);
   free(p->row);
   free(p->val);
+  free(p->cnt);
   memset(p, 0, sizeof *p);
 }
 
@@ -18,7 +19,7 @@ static int cmp_i32(const void *a, const void *b) {
 }
 
 vt_status vt_crf_plan_make(vt_crf_plan *p, const vt_crf_batch *b, const vt_crf_data *d,
-                           int64_t *count, int unit) {
+                           const vt_crf_feats *f, int64_t *count, int unit) {
   memset(p, 0, sizeof *p);
   int64_t n_occ = 0;
   int32_t n = 0;
@@ -40,9 +41,13 @@ vt_status vt_crf_plan_make(vt_crf_plan *p, const vt_crf_batch *b, const vt_crf_d
     }
   qsort(p->attr, (size_t)n, sizeof *p->attr, cmp_i32);
   p->n = n;
-  if (!(p->off = malloc(((size_t)n + 1) * sizeof *p->off))) goto nomem;
+  p->off = malloc(((size_t)n + 1) * sizeof *p->off);
+  p->cnt = malloc(((size_t)n + 1) * sizeof *p->cnt);
+  if (!p->off || !p->cnt) goto nomem;
   p->off[0] = 0;
+  p->cnt[0] = 0;
   for (int32_t j = 0; j < n; j++) {
+    p->cnt[j + 1] = p->cnt[j] + f->st_off[p->attr[j] + 1] - f->st_off[p->attr[j]];
     p->off[j + 1] = p->off[j] + count[p->attr[j]];
     count[p->attr[j]] = p->off[j]; /* now the cursor */
   }

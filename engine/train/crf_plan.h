@@ -22,18 +22,21 @@ typedef struct vt_crf_plan {
   int64_t *off;  /* n + 1 offsets into row and val */
   int32_t *row;  /* the occurrence's row in the batch layout (position-major) */
   double *val;   /* its value; NULL when every value of the corpus is 1 */
+  int64_t *cnt;  /* n + 1 offsets: where each attribute's feature range lies in the batch's
+                  * counts (vt_crf_plan_counts); cnt[n] doubles in all */
 } vt_crf_plan;
 
-/* Makes the plan of batch `b` (set by vt_crf_batch_set) over `d`. `count` is scratch of
+/* Makes the plan of batch `b` (set by vt_crf_batch_set) over `d` and features `f`. `count` is
+ * scratch of
  * d->n_attr zeroed int64s, left zeroed; `unit`: every value is 1 or 0 (the plan then holds no
  * values). Returns VT_OK or VT_ENOMEM. */
 vt_status vt_crf_plan_make(vt_crf_plan *p, const vt_crf_batch *b, const vt_crf_data *d,
-                           int64_t *count, int unit);
+                           const vt_crf_feats *f, int64_t *count, int unit);
 
 /* Frees a plan; *p becomes zeroed. */
 void vt_crf_plan_free(vt_crf_plan *p);
 
 /* The loops over a plan (the state scores and the expected counts of its batch) are the
- * kernel family crf_kern's: vt_crf_plan_scores and vt_crf_plan_grad (crf_kern.h). */
+ * kernel family crf_kern's: vt_crf_plan_scores and vt_crf_plan_counts (crf_kern.h). */
 
 #endif
