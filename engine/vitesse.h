@@ -1036,7 +1036,10 @@ typedef struct vt_iter_report {
 typedef enum vt_train_algo {
   VT_TRAIN_PERCEPTRON = 0, /* averaged perceptron (default) */
   VT_TRAIN_LBFGS = 1,      /* CRF: L-BFGS, OWL-QN when c1 > 0 (CRFsuite's `-a lbfgs`) */
-  VT_TRAIN_L2SGD = 2       /* CRF: SGD with L2 (CRFsuite's `-a l2sgd`) */
+  VT_TRAIN_L2SGD = 2,      /* CRF: SGD with L2 (CRFsuite's `-a l2sgd`) */
+  VT_TRAIN_AP = 3,         /* item files: CRFsuite's averaged perceptron (`-a ap`) */
+  VT_TRAIN_PA = 4,         /* item files: CRFsuite's passive-aggressive (`-a pa`) */
+  VT_TRAIN_AROW = 5        /* item files: CRFsuite's AROW (`-a arow`) */
 } vt_train_algo;
 
 /* L-BFGS line searches (CRFsuite's linesearch names). */
@@ -1126,7 +1129,17 @@ typedef struct vt_train_opts {
   /* CRF: after every iteration (and once with iteration 0 before the first); returning nonzero
    * stops training (the model is still written). */
   int (*on_iteration)(void *ctx, const vt_iter_report *r);
-  int64_t reserved[6];
+  /* CRFsuite's online trainers over item files (VT_TRAIN_AP, VT_TRAIN_PA, VT_TRAIN_AROW): an epoch
+   * tags every sequence (in CRFsuite's shuffled order) and updates the weights where it is wrong;
+   * max_iterations is their epoch cap (0: 100); c1, c2 and the L-BFGS fields are not used. */
+  double online_epsilon; /* stop when an epoch's loss / sequences is below it (AROW: or equal; 0) */
+  double pa_c;           /* PA: the aggressiveness C (1) */
+  double arow_variance;  /* AROW: every weight's initial variance (1) */
+  double arow_gamma;     /* AROW: the trade-off gamma (1) */
+  int32_t pa_type;       /* PA: 0 without slack, 1 PA-I (default), 2 PA-II */
+  int32_t pa_error_sensitive; /* PA: the cost counts sqrt(wrong labels), not 1 (default 1) */
+  int32_t pa_averaging;       /* PA: average the weights as the perceptron does (default 1) */
+  int32_t reserved32;
 } vt_train_opts;
 
 /* Defaults as documented per field. */

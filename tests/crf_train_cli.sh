@@ -4,6 +4,9 @@
 #   crfsuite  the loss of every L-BFGS and OWL-QN iteration agrees with CRFsuite's (fixtures in
 #             tests/crf_train, how they were made in its README) to 1e-6, and tagging the items
 #             with the model prints what crfsuite tag -p -i printed with CRFsuite's own model;
+#   online    ap, pa (PA-II, c 0.3) and arow (variance 0.5, gamma 2) print CRFsuite's loss and
+#             feature norm at every epoch (%f, as crfsuite learn prints them), and the ap model
+#             tags as CRFsuite's ap model does (tag -qt); the same model for --threads 1 and 2;
 #   threads   the model file is the same bytes for --threads 1, 2 and 3 (lbfgs and l2sgd);
 #   log       --log has one JSON object per iteration with the documented keys, iteration 0's
 #             loss is sum T log L, and l2sgd lowers it;
@@ -57,7 +60,31 @@ expect_bad() { # expect_bad WHAT_IN_MESSAGE CMD...: exit 2, one line naming it, 
   [ -z "$(ls -A out)" ] || fail "model left behind: $(ls -A out)"
 }
 
+# The loss and feature norm of every iteration of a --log file, %f each.
+loss_norms() { sed -n 's/.*"loss": \([^,]*\), "feature_norm": \([^,]*\),.*/\1 \2/p' "$1" |
+  awk '{ printf "%f %f\n", $1, $2 }'; }
+
 case $CASE in
+online)
+  for a in ap pa arow; do
+    case $a in
+    ap) opts= ;;
+    pa) opts="--pa-type 2 --c 0.3" ;;
+    arow) opts="--variance 0.5 --gamma 2" ;;
+    esac
+    # shellcheck disable=SC2086
+    "$VITESSE" train --algo $a $opts --items train.items --max-iterations 10 --log $a.log \
+      -o out/$a 2>stderr || fail "$a training failed"
+    loss_norms $a.log >$a.loss
+    cmp -s $a.loss "$FX/crfsuite_$a.loss" ||
+      fail "$a: loss and norm differ from CRFsuite's: $(diff $a.loss "$FX/crfsuite_$a.loss")"
+  done
+  "$VITESSE" tag -qt -m out/ap train.items 2>stderr | grep -v '^Elapsed time' >qt.out
+  cmp -s qt.out "$FX/crfsuite_ap_tag_qt.out" || fail "the ap model tags otherwise than CRFsuite's"
+  "$VITESSE" train --algo ap --items train.items --max-iterations 10 --threads 2 -o out/ap2 \
+    2>stderr || fail "ap on 2 threads failed"
+  cmp -s out/ap out/ap2 || fail "ap: another model on 2 threads"
+  ;;
 crfsuite)
   "$VITESSE" train --algo lbfgs --items train.items --max-iterations 15 --log l2.log \
     -o out/m 2>stderr || fail "lbfgs training failed"
@@ -202,9 +229,16 @@ bad)
   expect_bad "other/perc" "$VITESSE" train --algo lbfgs --items train.items --init other/perc \
     -o out/m
   expect_bad "l2sgd needs c2 > 0" "$VITESSE" train --algo l2sgd --c2 0 --items train.items -o out/m
-  expect_bad "expected perceptron, lbfgs or l2sgd" "$VITESSE" train --algo newton \
+  expect_bad "expected perceptron, lbfgs, l2sgd, ap, pa or arow" "$VITESSE" train --algo newton \
     --items train.items -o out/m
-  expect_bad "add --algo lbfgs or l2sgd" "$VITESSE" train --items train.items -o out/m
+  expect_bad "add --algo lbfgs, l2sgd, ap, pa or arow" "$VITESSE" train --items train.items \
+    -o out/m
+  expect_bad "pa and arow train from --items" "$VITESSE" train --algo pa --template tmpl \
+    --train train.txt -o out/m
+  expect_bad "expected an integer in 0..2" "$VITESSE" train --algo pa --pa-type 3 \
+    --items train.items -o out/m
+  expect_bad "bad ap/pa/arow parameter" "$VITESSE" train --algo arow --gamma 0 \
+    --items train.items -o out/m
   expect_bad "need --algo lbfgs or l2sgd" "$VITESSE" train --c2 2 --template tmpl \
     --train train.txt -o out/m
   ;;

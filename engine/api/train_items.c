@@ -1,8 +1,9 @@
 /* engine/api/train_items.c: the public CRF training API over CRFsuite item files (vitesse.h,
  * vt_train_items): items compiled (train/crf_items.h), features generated as CRFsuite does
- * (train/crf_data.h), weights trained by L-BFGS / OWL-QN or SGD (train/crf_train.h), then the
- * CRFsuite model built (train/crf_export.h) and written atomically as CRFsuite's own crf1d file
- * (models/crfsuite_write.h), which crfsuite tag, python-crfsuite and vitesse read. */
+ * (train/crf_data.h), weights trained by L-BFGS / OWL-QN, SGD or CRFsuite's online trainers
+ * (train/crf_train.h), then the CRFsuite model built (train/crf_export.h) and written atomically
+ * as CRFsuite's own crf1d file (models/crfsuite_write.h), which crfsuite tag, python-crfsuite and
+ * vitesse read. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -58,8 +59,10 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
     st = vt_fail(VT_EINVAL, "train: options and the model path are required");
     goto done;
   }
-  if (o->algorithm != VT_TRAIN_LBFGS && o->algorithm != VT_TRAIN_L2SGD) {
-    st = vt_fail(VT_EINVAL, "train: item files train a CRF: algorithm lbfgs or l2sgd");
+  if (o->algorithm != VT_TRAIN_LBFGS && o->algorithm != VT_TRAIN_L2SGD &&
+      o->algorithm != VT_TRAIN_AP && o->algorithm != VT_TRAIN_PA && o->algorithm != VT_TRAIN_AROW) {
+    st =
+        vt_fail(VT_EINVAL, "train: item files train a CRF: algorithm lbfgs, l2sgd, ap, pa or arow");
     goto done;
   }
   if ((st = vt_crf_opts_check(o, err, sizeof err)) != VT_OK) {

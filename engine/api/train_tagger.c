@@ -44,6 +44,12 @@ void vt_train_opts_init(vt_train_opts *o) {
   o->calibration_samples = 1000;
   o->calibration_candidates = 10;
   o->calibration_max_trials = 20;
+  o->pa_c = 1;
+  o->arow_variance = 1;
+  o->arow_gamma = 1;
+  o->pa_type = 1;
+  o->pa_error_sensitive = 1;
+  o->pa_averaging = 1;
 }
 
 /* Compiles one batch into the corpus of a compile_ctx. */

@@ -14,51 +14,52 @@
 #include "vitesse.h"
 
 static void train_usage(FILE *f) {
-  fputs("usage: vitesse train --template T --train FILE [--dev FILE] [--epochs N]\n"
-        "       vitesse train --algo lbfgs|l2sgd --items FILE [--dev FILE] [CRF options]\n"
-        "                     -o MODEL\n"
-        "                     [--decoder ALGO] [--seed S] [--label-col C] [--min-count N]\n"
-        "                     [--shards S | --minibatch B] [--threads N] [corpus options]\n"
-        "                     -o MODEL\n"
-        "\n"
-        "Trains an averaged perceptron (Collins 2002) on a column corpus (one token per line,\n"
-        "a blank line between sentences; plain, .gz or - for stdin) with the feature templates\n"
-        "of T (CRF++ U/B lines with %x[row,col]; Wapiti's %t, %m, %X, %T, %M), shuffling the\n"
-        "sentences every epoch, and writes the binary model MODEL.\n"
-        "options:\n"
-        "  --template T    feature template file\n"
-        "  --train FILE    training corpus\n"
-        "  --dev FILE      development corpus: token accuracy printed after every epoch\n"
-        "  --epochs N      passes over the training corpus (default 10)\n"
-        "  --decoder ALGO  exact decoder used in training (default: the fastest exact one\n"
-        "                  for the label count L, as vitesse decode's default with -k 1:\n"
-        "                  viterbi when L < 128, else iter-viterbi-astar; viterbi for\n"
-        "                  observation-dependent bigram templates); see vitesse decode --help\n"
-        "  --seed S        seed of the per-epoch shuffles (default 1)\n"
-        "  --label-col C   label column: 0-based index, last (default) or a CoNLL-U name\n"
-        "  --min-count N   keep features seen at least N times in training (default 1)\n"
-        "  --shards S      train on S shards at once (iterative parameter mixing, McDonald\n"
-        "                  et al. 2010): every epoch deals the shuffled sentences to S shards\n"
-        "                  that train in parallel from the same weights, then averages their\n"
-        "                  weights; the model depends on S and --seed, never on --threads.\n"
-        "                  1 (default): the sequential perceptron. Memory grows with S:\n"
-        "                  each shard holds about 4 L^2 doubles (L labels), 4 bytes a\n"
-        "                  feature and copies of the features it updates in an epoch\n"
-        "                  (945 labels: about 105 MB a shard)\n"
-        "  --minibatch B   train on several cores by mini-batches instead: every epoch takes\n"
-        "                  the shuffled sentences B at a time, decodes a batch in parallel\n"
-        "                  with the weights as it began and makes the updates one sentence\n"
-        "                  after the other in order (overlapping the decoding); the model\n"
-        "                  depends on B and --seed, never on --threads; memory: B emission\n"
-        "                  tables of the longest sentence. 1 (default): sequential. Closer to\n"
-        "                  the sequential perceptron's accuracy than --shards (perf/README.md)\n"
-        "  --threads N     threads for the shards or batches (at most S or B; default: one\n"
-        "                  per core)\n"
-        "  --quiet         no per-epoch lines\n"
-        "  --joint-chunk   train a joint POS + chunk model instead (Shimizu & Haas 2006;\n"
-        "                  options: vitesse chunk-train --help)\n"
-        "  -o MODEL        the model file to write (atomically)\n",
-        f);
+  fputs(
+      "usage: vitesse train --template T --train FILE [--dev FILE] [--epochs N]\n"
+      "       vitesse train --algo lbfgs|l2sgd|ap|pa|arow --items FILE [--dev FILE] [CRF options]\n"
+      "                     -o MODEL\n"
+      "                     [--decoder ALGO] [--seed S] [--label-col C] [--min-count N]\n"
+      "                     [--shards S | --minibatch B] [--threads N] [corpus options]\n"
+      "                     -o MODEL\n"
+      "\n"
+      "Trains an averaged perceptron (Collins 2002) on a column corpus (one token per line,\n"
+      "a blank line between sentences; plain, .gz or - for stdin) with the feature templates\n"
+      "of T (CRF++ U/B lines with %x[row,col]; Wapiti's %t, %m, %X, %T, %M), shuffling the\n"
+      "sentences every epoch, and writes the binary model MODEL.\n"
+      "options:\n"
+      "  --template T    feature template file\n"
+      "  --train FILE    training corpus\n"
+      "  --dev FILE      development corpus: token accuracy printed after every epoch\n"
+      "  --epochs N      passes over the training corpus (default 10)\n"
+      "  --decoder ALGO  exact decoder used in training (default: the fastest exact one\n"
+      "                  for the label count L, as vitesse decode's default with -k 1:\n"
+      "                  viterbi when L < 128, else iter-viterbi-astar; viterbi for\n"
+      "                  observation-dependent bigram templates); see vitesse decode --help\n"
+      "  --seed S        seed of the per-epoch shuffles (default 1)\n"
+      "  --label-col C   label column: 0-based index, last (default) or a CoNLL-U name\n"
+      "  --min-count N   keep features seen at least N times in training (default 1)\n"
+      "  --shards S      train on S shards at once (iterative parameter mixing, McDonald\n"
+      "                  et al. 2010): every epoch deals the shuffled sentences to S shards\n"
+      "                  that train in parallel from the same weights, then averages their\n"
+      "                  weights; the model depends on S and --seed, never on --threads.\n"
+      "                  1 (default): the sequential perceptron. Memory grows with S:\n"
+      "                  each shard holds about 4 L^2 doubles (L labels), 4 bytes a\n"
+      "                  feature and copies of the features it updates in an epoch\n"
+      "                  (945 labels: about 105 MB a shard)\n"
+      "  --minibatch B   train on several cores by mini-batches instead: every epoch takes\n"
+      "                  the shuffled sentences B at a time, decodes a batch in parallel\n"
+      "                  with the weights as it began and makes the updates one sentence\n"
+      "                  after the other in order (overlapping the decoding); the model\n"
+      "                  depends on B and --seed, never on --threads; memory: B emission\n"
+      "                  tables of the longest sentence. 1 (default): sequential. Closer to\n"
+      "                  the sequential perceptron's accuracy than --shards (perf/README.md)\n"
+      "  --threads N     threads for the shards or batches (at most S or B; default: one\n"
+      "                  per core)\n"
+      "  --quiet         no per-epoch lines\n"
+      "  --joint-chunk   train a joint POS + chunk model instead (Shimizu & Haas 2006;\n"
+      "                  options: vitesse chunk-train --help)\n"
+      "  -o MODEL        the model file to write (atomically)\n",
+      f);
   fputs(vt_crf_help, f);
   fputs(VT_CORPUS_HELP, f);
 }
@@ -147,9 +148,10 @@ static int crf_run(vt_train_opts *to, vt_crf_cli *crf, vt_crf_print *cp, const c
                    const char *tmpl_path, const char *train_path, const char *dev_path,
                    const char *out_path, int quiet) {
   if (to->algorithm == VT_TRAIN_PERCEPTRON) {
-    vt_cli_error("train: --items trains a CRF: add --algo lbfgs or l2sgd");
+    vt_cli_error("train: --items trains a CRF: add --algo lbfgs, l2sgd, ap, pa or arow");
     return VT_EXIT_USAGE;
   }
+  to->online_epsilon = crf->epsilon_set ? to->epsilon : 0;
   if (tmpl_path || train_path) {
     vt_cli_error("train: --items FILE or --template T --train FILE, not both");
     return VT_EXIT_USAGE;
@@ -206,7 +208,7 @@ int vt_cmd_train(int argc, char **argv) {
   vt_train_opts_init(&to);
   char *tmpl_text = NULL;
   size_t tmpl_len = 0;
-  vt_crf_cli crf = {NULL, NULL, 0};
+  vt_crf_cli crf = {NULL, NULL, 0, 0};
   vt_crf_print cp = {NULL, 0, 0};
 
   optind = 1;
@@ -285,6 +287,12 @@ int vt_cmd_train(int argc, char **argv) {
     rc = crf_run(&to, &crf, &cp, crf.items, tmpl_path, train_path, dev_path, out_path, quiet);
     goto done;
   }
+  if (to.algorithm == VT_TRAIN_PA || to.algorithm == VT_TRAIN_AROW) {
+    vt_cli_error("train: --algo pa and arow train from --items");
+    goto done;
+  }
+  if (to.algorithm == VT_TRAIN_AP)
+    to.algorithm = VT_TRAIN_PERCEPTRON; /* over templates: the same */
   if (crf.crf_option && to.algorithm == VT_TRAIN_PERCEPTRON) {
     vt_cli_error("train: the CRF options need --algo lbfgs or l2sgd");
     goto done;

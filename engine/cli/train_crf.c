@@ -10,15 +10,19 @@
 #include "cli/cli.h"
 
 const char vt_crf_help[] =
-    "CRF training (--algo lbfgs or l2sgd; CRFsuite's objective, parameters and defaults):\n"
-    "  --algo A        perceptron (default), lbfgs (L-BFGS; OWL-QN with --c1) or l2sgd\n"
+    "CRF training (CRFsuite's algorithms, objective, parameters and defaults):\n"
+    "  --algo A        perceptron (default; ap is the same over templates), lbfgs (L-BFGS;\n"
+    "                  OWL-QN with --c1) or l2sgd; with --items also ap (averaged\n"
+    "                  perceptron), pa (passive-aggressive) or arow (AROW), as CRFsuite's\n"
     "  --items FILE    train on CRFsuite item files instead of --template/--train (label\n"
     "                  TAB attr[:value] ...; --dev then names item files too); the model is\n"
     "                  a CRFsuite model\n"
     "  --c1 C          L1 coefficient (lbfgs; default 0)\n"
     "  --c2 C          L2 coefficient (default 1)\n"
-    "  --max-iterations N  iteration cap (lbfgs: none by default; l2sgd: epochs, 1000)\n"
-    "  --epsilon E     lbfgs: stop when ||g|| / max(1, ||w||) < E (default 1e-5)\n"
+    "  --max-iterations N  iteration cap (lbfgs: none by default; l2sgd: epochs, 1000;\n"
+    "                  ap, pa, arow: epochs, 100)\n"
+    "  --epsilon E     lbfgs: stop when ||g|| / max(1, ||w||) < E (default 1e-5); ap, pa,\n"
+    "                  arow: when an epoch's loss / sequences < E (arow: <=; default 0)\n"
     "  --period P      stop when the loss improved less than --delta over P iterations (10)\n"
     "  --delta D       (default 1e-5)\n"
     "  --num-memories M  lbfgs: corrections kept (default 6)\n"
@@ -27,6 +31,11 @@ const char vt_crf_help[] =
     "  --calibration-eta E, --calibration-rate R, --calibration-samples N,\n"
     "  --calibration-candidates N, --calibration-max-trials N\n"
     "                  l2sgd's learning-rate calibration (0.1, 2, 1000, 10, 20)\n"
+    "  --pa-type N     pa: 0 (no slack), 1 (PA-I, default) or 2 (PA-II)\n"
+    "  --c C           pa: the aggressiveness (default 1)\n"
+    "  --error-sensitive 0|1  pa: the cost counts sqrt(wrong labels) (default 1)\n"
+    "  --averaging 0|1 pa: average the weights (default 1)\n"
+    "  --variance V, --gamma G  arow: initial variance, trade-off (default 1, 1)\n"
     "  --min-freq F    drop features of a lower frequency (default 0)\n"
     "  --possible-states       a state feature for every label of every attribute seen\n"
     "  --possible-transitions  a transition feature for every label pair\n"
@@ -52,14 +61,20 @@ int vt_crf_cli_opt(int c, const char *arg, vt_train_opts *o, vt_crf_cli *x) {
   if (c != VT_CRF_OPT_ALGO && c != VT_CRF_OPT_ITEMS) x->crf_option = 1;
   switch (c) {
   case VT_CRF_OPT_ALGO:
-    if (!strcmp(arg, "perceptron") || !strcmp(arg, "ap"))
+    if (!strcmp(arg, "perceptron"))
       o->algorithm = VT_TRAIN_PERCEPTRON;
+    else if (!strcmp(arg, "ap"))
+      o->algorithm = VT_TRAIN_AP;
+    else if (!strcmp(arg, "pa"))
+      o->algorithm = VT_TRAIN_PA;
+    else if (!strcmp(arg, "arow"))
+      o->algorithm = VT_TRAIN_AROW;
     else if (!strcmp(arg, "lbfgs"))
       o->algorithm = VT_TRAIN_LBFGS;
     else if (!strcmp(arg, "l2sgd"))
       o->algorithm = VT_TRAIN_L2SGD;
     else {
-      vt_cli_error("--algo: expected perceptron, lbfgs or l2sgd, got '%s'", arg);
+      vt_cli_error("--algo: expected perceptron, lbfgs, l2sgd, ap, pa or arow, got '%s'", arg);
       return -1;
     }
     return 1;
@@ -82,6 +97,20 @@ int vt_crf_cli_opt(int c, const char *arg, vt_train_opts *o, vt_crf_cli *x) {
       return -1;
     }
     return 1;
+  case VT_CRF_OPT_PA_TYPE:
+  case VT_CRF_OPT_PA_SENSITIVE:
+  case VT_CRF_OPT_PA_AVERAGING: {
+    const long long hi = c == VT_CRF_OPT_PA_TYPE ? 2 : 1;
+    if (vt_cli_parse_int(arg, 0, hi, &n)) {
+      vt_cli_error("expected an integer in 0..%lld, got '%s'", hi, arg);
+      return -1;
+    }
+    int32_t *dst = c == VT_CRF_OPT_PA_TYPE        ? &o->pa_type
+                   : c == VT_CRF_OPT_PA_SENSITIVE ? &o->pa_error_sensitive
+                                                  : &o->pa_averaging;
+    *dst = (int32_t)n;
+    return 1;
+  }
   case VT_CRF_OPT_MAXIT:
   case VT_CRF_OPT_PERIOD:
   case VT_CRF_OPT_MEMORIES:
@@ -109,14 +138,18 @@ int vt_crf_cli_opt(int c, const char *arg, vt_train_opts *o, vt_crf_cli *x) {
       vt_cli_error("expected a non-negative number, got '%s'", arg);
       return -1;
     }
-    double *dst = c == VT_CRF_OPT_C1        ? &o->c1
-                  : c == VT_CRF_OPT_C2      ? &o->c2
-                  : c == VT_CRF_OPT_EPSILON ? &o->epsilon
-                  : c == VT_CRF_OPT_DELTA   ? &o->delta
-                  : c == VT_CRF_OPT_ETA     ? &o->calibration_eta
-                  : c == VT_CRF_OPT_RATE    ? &o->calibration_rate
-                                            : &o->min_freq;
+    double *dst = c == VT_CRF_OPT_C1         ? &o->c1
+                  : c == VT_CRF_OPT_C2       ? &o->c2
+                  : c == VT_CRF_OPT_EPSILON  ? &o->epsilon
+                  : c == VT_CRF_OPT_DELTA    ? &o->delta
+                  : c == VT_CRF_OPT_ETA      ? &o->calibration_eta
+                  : c == VT_CRF_OPT_RATE     ? &o->calibration_rate
+                  : c == VT_CRF_OPT_PA_C     ? &o->pa_c
+                  : c == VT_CRF_OPT_VARIANCE ? &o->arow_variance
+                  : c == VT_CRF_OPT_GAMMA    ? &o->arow_gamma
+                                             : &o->min_freq;
     *dst = v;
+    if (c == VT_CRF_OPT_EPSILON) x->epsilon_set = 1;
     return 1;
   }
 }

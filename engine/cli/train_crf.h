@@ -1,5 +1,5 @@
-/* engine/cli/train_crf.h: the CRF options of `vitesse train` (--algo lbfgs|l2sgd and CRFsuite's
- * parameters), and what a CRF training prints: a line per iteration, a JSON log. */
+/* engine/cli/train_crf.h: the CRF options of `vitesse train` (--algo lbfgs|l2sgd|ap|pa|arow and
+ * CRFsuite's parameters), and what a CRF training prints: a line per iteration, a JSON log. */
 #ifndef VT_CLI_TRAIN_CRF_H
 #define VT_CLI_TRAIN_CRF_H
 
@@ -32,6 +32,12 @@ enum {
   VT_CRF_OPT_INIT,
   VT_CRF_OPT_LOG,
   VT_CRF_OPT_ITEMS,
+  VT_CRF_OPT_PA_TYPE,
+  VT_CRF_OPT_PA_C,
+  VT_CRF_OPT_PA_SENSITIVE,
+  VT_CRF_OPT_PA_AVERAGING,
+  VT_CRF_OPT_VARIANCE,
+  VT_CRF_OPT_GAMMA,
   VT_CRF_OPT_LAST
 };
 
@@ -54,8 +60,14 @@ enum {
       {"possible-states", no_argument, 0, VT_CRF_OPT_PSTATES},                                     \
       {"possible-transitions", no_argument, 0, VT_CRF_OPT_PTRANS},                                 \
       {"init", required_argument, 0, VT_CRF_OPT_INIT},                                             \
-      {"log", required_argument, 0, VT_CRF_OPT_LOG}, {                                             \
-    "items", required_argument, 0, VT_CRF_OPT_ITEMS                                                \
+      {"log", required_argument, 0, VT_CRF_OPT_LOG},                                               \
+      {"items", required_argument, 0, VT_CRF_OPT_ITEMS},                                           \
+      {"pa-type", required_argument, 0, VT_CRF_OPT_PA_TYPE},                                       \
+      {"c", required_argument, 0, VT_CRF_OPT_PA_C},                                                \
+      {"error-sensitive", required_argument, 0, VT_CRF_OPT_PA_SENSITIVE},                          \
+      {"averaging", required_argument, 0, VT_CRF_OPT_PA_AVERAGING},                                \
+      {"variance", required_argument, 0, VT_CRF_OPT_VARIANCE}, {                                   \
+    "gamma", required_argument, 0, VT_CRF_OPT_GAMMA                                                \
   }
 
 /* The help lines of these options. */
@@ -66,6 +78,7 @@ typedef struct vt_crf_cli {
   const char *items;    /* --items FILE */
   const char *log_path; /* --log FILE */
   int crf_option;       /* a CRF-only option was given (refused with the perceptron) */
+  int epsilon_set;      /* --epsilon was given (ap, pa and arow's default is 0, not 1e-5) */
 } vt_crf_cli;
 
 /* Handles option `c` (argument `arg`) when it is one of these: returns 1 (handled), 0 (not

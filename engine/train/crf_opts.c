@@ -18,6 +18,16 @@ vt_status vt_crf_opts_check(const vt_train_opts *o, char *err, size_t errlen) {
                           "samples, candidates and max trials >= 1");
     return VT_OK;
   }
+  if (o->algorithm == VT_TRAIN_AP || o->algorithm == VT_TRAIN_PA || o->algorithm == VT_TRAIN_AROW) {
+    if (o->max_iterations < 0 || !(o->online_epsilon >= 0) || !isfinite(o->online_epsilon) ||
+        !(o->pa_c > 0) || !isfinite(o->pa_c) || o->pa_type < 0 || o->pa_type > 2 ||
+        !(o->arow_variance > 0) || !isfinite(o->arow_variance) || !(o->arow_gamma > 0) ||
+        !isfinite(o->arow_gamma))
+      return vt_fail_into(err, errlen, VT_EINVAL,
+                          "train: bad ap/pa/arow parameter (max_iterations, epsilon >= 0; c, "
+                          "variance, gamma > 0; type 0, 1 or 2)");
+    return VT_OK;
+  }
   if (o->algorithm != VT_TRAIN_LBFGS)
     return vt_fail_into(err, errlen, VT_EINVAL, "train: not a CRF algorithm: %d",
                         (int)o->algorithm);

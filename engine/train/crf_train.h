@@ -1,5 +1,6 @@
 /* engine/train/crf_train.h: CRF training by L-BFGS / OWL-QN (liblbfgs, the optimiser CRFsuite
- * uses) or by SGD with L2 (CRFsuite's l2sgd), over a compiled problem (crf_data.h). */
+ * uses), by SGD with L2 (CRFsuite's l2sgd) or by CRFsuite's online trainers (ap, pa, arow), over
+ * a compiled problem (crf_data.h). */
 #ifndef VT_TRAIN_CRF_TRAIN_H
 #define VT_TRAIN_CRF_TRAIN_H
 
