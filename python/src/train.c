@@ -130,6 +130,13 @@ static const struct {
     {"min_freq", 1, offsetof(vt_train_opts, min_freq)},
     {"possible_states", 0, offsetof(vt_train_opts, possible_states)},
     {"possible_transitions", 0, offsetof(vt_train_opts, possible_transitions)},
+    {"online_epsilon", 1, offsetof(vt_train_opts, online_epsilon)},
+    {"pa_c", 1, offsetof(vt_train_opts, pa_c)},
+    {"arow_variance", 1, offsetof(vt_train_opts, arow_variance)},
+    {"arow_gamma", 1, offsetof(vt_train_opts, arow_gamma)},
+    {"pa_type", 0, offsetof(vt_train_opts, pa_type)},
+    {"pa_error_sensitive", 0, offsetof(vt_train_opts, pa_error_sensitive)},
+    {"pa_averaging", 0, offsetof(vt_train_opts, pa_averaging)},
 };
 
 /* Sets o's CRF parameters from the dict `crf` (None: the library's defaults stay). The values

@@ -51,6 +51,43 @@ def test_trainer_is_train_items_with_crfsuite_names(data):
     assert "learning rate" in tr.help("calibration.eta")
 
 
+def test_online_trainers_are_train_items_and_the_cli(cli, data):
+    """'ap', 'pa' and 'arow' with CRFsuite's names and defaults give train_items's model, and
+    the CLI's from the item file; the log has CRFsuite's lines for them (no line search)."""
+    d, train, _ = data
+    write_items(d / "train.items", train)
+    for algo, params, kw, opts in (
+            ("ap", {}, {}, []),
+            ("pa", {"type": 2, "c": 0.3, "averaging": False}, {"pa_type": 2, "c": 0.3,
+                                                               "averaging": False},
+             ["--pa-type", 2, "--c", 0.3, "--averaging", 0]),
+            ("arow", {"variance": 0.5, "gamma": 2}, {"variance": 0.5, "gamma": 2},
+             ["--variance", 0.5, "--gamma", 2])):
+        tr = pycrfsuite.Trainer(verbose=False)
+        for x, y in train:
+            tr.append(x, y)
+        tr.select(algo)
+        assert tr.get("max_iterations") == 100 and tr.get("epsilon") == 0.0
+        assert "c1" not in tr.params()
+        tr.set_params(dict(params, max_iterations=6))
+        tr.train(str(d / ("%s.crfsuite" % algo)))
+        got = (d / ("%s.crfsuite" % algo)).read_bytes()
+        vitesse.train_items(train, algorithm=algo, max_iterations=6, path=d / "ti", **kw)
+        assert got == (d / "ti").read_bytes(), algo
+        cli("train", "--algo", algo, *opts, "--items", d / "train.items", "--max-iterations", 6,
+            "-o", d / ("%s.cli" % algo))
+        assert got == (d / ("%s.cli" % algo)).read_bytes(), algo
+        log = tr.logparser
+        assert [i["num"] for i in log.iterations] == list(range(1, 7))
+        assert "error_norm" not in log.last_iteration and log.last_iteration["loss"] >= 0
+        assert log.log[0].startswith("***** Iteration #1 *****\nLoss: ")
+        assert "Line search" not in log.log[0]
+    tr.select("passive-aggressive")
+    assert "aggressiveness" in tr.help("c") and tr.get("type") == 1
+    with pytest.raises(ValueError, match="Parameter not found"):
+        tr.set("variance", 1)
+
+
 def test_tagger_is_crfsuite_tag(cli, data):
     d, train, test = data
     tr = pycrfsuite.Trainer(verbose=False)
@@ -108,9 +145,9 @@ def test_bad_calls(data, cli_model):
     tr = pycrfsuite.Trainer()
     with pytest.raises(ValueError, match="items and labels differ"):
         tr.append([["a"], ["b"]], ["X"])
-    for algo in ("ap", "pa", "arow", "nosuch"):
+    for algo, kind in (("nosuch", "crf1d"), ("ap", "crf2d")):
         with pytest.raises(ValueError, match="Bad arguments"):
-            tr.select(algo)
+            tr.select(algo, kind)
     with pytest.raises(ValueError, match="Parameter not found"):
         tr.set("nosuch", 1)
     with pytest.raises(ValueError, match="bad value"):

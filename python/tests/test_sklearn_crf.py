@@ -75,9 +75,13 @@ def test_params_pickle_and_bad_calls(data):
     crf.fit(X, y)
     again = pickle.loads(pickle.dumps(crf))
     assert again.predict(X) == crf.predict(X) and again.get_params() == crf.get_params()
-    for algo in ("ap", "pa", "arow"):
-        with pytest.raises(ValueError, match="Bad arguments"):
-            CRF(algorithm=algo).fit(X, y)
+    for algo, extra in (("ap", {}), ("pa", {"pa_type": 0}), ("arow", {"gamma": 2})):
+        online = CRF(algorithm=algo, max_iterations=4, **extra).fit(X, y)
+        model = vitesse.train_items(list(zip(X, y)), algorithm=algo, max_iterations=4, **extra)
+        assert online.predict(X) == [model.tag(x) for x in X], algo
+        assert len(online.training_log_.iterations) == 4
+    with pytest.raises(ValueError, match="Parameter not found"):
+        CRF(algorithm="ap", c1=0.1).fit(X, y)
     with pytest.raises(ValueError, match="Parameter not found"):
         CRF(algorithm="l2sgd", c1=0.1).fit(X, y)
     with pytest.raises(ValueError, match="sequences but y"):

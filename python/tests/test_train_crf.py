@@ -258,7 +258,8 @@ def test_bad_parameters(items, corpus, cli_model):
     for bad in ("newton", "ap", None):
         with pytest.raises(ValueError, match="algorithm must be"):
             vitesse.train(TEMPLATE, sents, algorithm=bad)
-    with pytest.raises(ValueError, match="algorithm must be 'lbfgs' or 'l2sgd'"):
+    with pytest.raises(ValueError, match="algorithm must be 'lbfgs', 'l2sgd', 'ap', 'pa' or "
+                                         "'arow'"):
         vitesse.train_items(d / "train.items", algorithm="perceptron")
     with pytest.raises(ValueError, match="linesearch must be"):
         vitesse.train_items(d / "train.items", linesearch="Newton")

@@ -7,7 +7,7 @@ import tempfile
 from . import _vitesse
 from ._items import is_path as _is_path, item_files
 
-ALGORITHMS = {"perceptron": 0, "lbfgs": 1, "l2sgd": 2}  # vt_train_algo
+ALGORITHMS = {"perceptron": 0, "lbfgs": 1, "l2sgd": 2, "ap": 3, "pa": 4, "arow": 5}  # vt_train_algo
 LINESEARCHES = {"MoreThuente": 0, "Backtracking": 1, "StrongBacktracking": 2}  # vt_linesearch
 
 # The CRF parameters (sklearn-crfsuite's names) and their defaults, CRFsuite's.
@@ -270,10 +270,11 @@ def train(template, train, *, dev=None, epochs=10, decoder=None, seed=1, min_cou
 
 
 def train_items(train, *, dev=None, algorithm="lbfgs", c1=0, c2=1, max_iterations=None,
-                epsilon=1e-5, period=10, delta=1e-5, num_memories=6, linesearch="MoreThuente",
+                epsilon=None, period=10, delta=1e-5, num_memories=6, linesearch="MoreThuente",
                 max_linesearch=20, calibration_eta=0.1, calibration_rate=2.0,
                 calibration_samples=1000, calibration_candidates=10, calibration_max_trials=20,
                 min_freq=0, all_possible_states=False, all_possible_transitions=False,
+                pa_type=1, c=1, error_sensitive=True, averaging=True, variance=1, gamma=1,
                 init_model=None, seed=1, path=None, on_iteration=None, verbose=False,
                 threads=None):
     """Train a linear-chain CRF on CRFsuite items, as ``crfsuite learn`` does, and return it
@@ -297,12 +298,24 @@ def train_items(train, *, dev=None, algorithm="lbfgs", c1=0, c2=1, max_iteration
         'name:'); yseq the labels (str).
     dev : same as `train`, optional
         Development items: their item accuracy is reported after every iteration.
-    algorithm : {'lbfgs', 'l2sgd'}, default 'lbfgs'
-    c1, c2, max_iterations, epsilon, period, delta, num_memories, linesearch,
+    algorithm : {'lbfgs', 'l2sgd', 'ap', 'pa', 'arow'}, default 'lbfgs'
+        'ap', 'pa' and 'arow': CRFsuite's averaged perceptron, passive-aggressive and AROW
+        (one thread; CRFsuite's shuffle, so the same items give CRFsuite's model);
+        max_iterations is then their epoch cap (None: 100) and c1, c2 and the L-BFGS and
+        SGD parameters are not used.
+    c1, c2, max_iterations, period, delta, num_memories, linesearch,
     max_linesearch, calibration_eta, calibration_rate, calibration_samples,
     calibration_candidates, calibration_max_trials, min_freq, all_possible_states,
     all_possible_transitions, on_iteration, verbose, threads
         As in ``vitesse.train`` with a CRF.
+    epsilon : float, optional
+        lbfgs: stop when ||g|| / max(1, ||w||) < epsilon (None: 1e-5); ap, pa, arow: when an
+        epoch's loss per sequence is below it (arow: or equal; None: 0).
+    pa_type, c, error_sensitive, averaging : default 1, 1, True, True
+        pa: no slack (0), PA-I (1) or PA-II (2); the aggressiveness; the cost counts
+        sqrt(wrong labels) rather than 1; the weights averaged.
+    variance, gamma : default 1, 1
+        arow: every weight's initial variance; the trade-off.
     init_model : str or os.PathLike, optional
         A CRFsuite model to continue from: its features keep their weights, new ones start
         at 0.
@@ -331,8 +344,14 @@ def train_items(train, *, dev=None, algorithm="lbfgs", c1=0, c2=1, max_iteration
     vitesse.FileError
         An unreadable file or an unwritable `path`.
     """
-    algo = _algorithm(algorithm, ("lbfgs", "l2sgd"))
+    algo = _algorithm(algorithm, ("lbfgs", "l2sgd", "ap", "pa", "arow"))
+    online = algorithm in ("ap", "pa", "arow")
+    if epsilon is None:
+        epsilon = 0 if online else 1e-5
     crf = _crf_params({k: v for k, v in locals().items() if k in CRF_DEFAULTS})
+    crf.update(online_epsilon=epsilon, pa_c=c, arow_variance=variance, arow_gamma=gamma,
+               pa_type=pa_type, pa_error_sensitive=int(bool(error_sensitive)),
+               pa_averaging=int(bool(averaging)))
     if train is None:
         raise TypeError("train is required")
     tmpdir = tempfile.TemporaryDirectory(prefix="vitesse-train-")

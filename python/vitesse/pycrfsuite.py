@@ -8,8 +8,7 @@ wrote it, through ``vitesse.Model``: the same labels, probabilities and marginal
 ``crfsuite tag``. ``ItemSequence`` keeps a sequence's items as python-crfsuite reads them.
 
 ``Tagger.info`` and ``Tagger.dump`` read the model's weights back from its crf1d file.
-Not offered (raises with the reason): the 'ap', 'pa' and 'arow' algorithms (vitesse trains CRFs
-from items with 'lbfgs' and 'l2sgd').
+Every algorithm of CRFsuite is offered: 'lbfgs', 'l2sgd', 'ap', 'pa' and 'arow'.
 """
 import contextlib
 import math
@@ -113,13 +112,35 @@ _PARAMS = {
          "for calibration."),
     ],
 }
+_ONLINE = [("max_iterations", 100, int, "The maximum number of iterations."),
+           ("epsilon", 0.0, float, "The stopping criterion (the mean loss).")]
+_PARAMS["averaged-perceptron"] = _FEATURE + [
+    ("max_iterations", 100, int, "The maximum number of iterations."),
+    ("epsilon", 0.0, float,
+     "The stopping criterion (the ratio of incorrect label predictions)."),
+]
+_PARAMS["passive-aggressive"] = _FEATURE + [
+    ("type", 1, int,
+     "The strategy for updating feature weights: {\n    0: PA without slack variables,\n"
+     "    1: PA type I,\n    2: PA type II\n}.\n"),
+    ("c", 1.0, float, "The aggressiveness parameter."),
+    ("error_sensitive", 1, int, "Consider the number of incorrect labels to the cost function."),
+    ("averaging", 1, int,
+     "Compute the average of feature weights (similarly to Averaged Perceptron)."),
+] + _ONLINE
+_PARAMS["arow"] = _FEATURE + [
+    ("variance", 1.0, float, "The initial variance of every feature weight."),
+    ("gamma", 1.0, float, "Tradeoff parameter."),
+] + _ONLINE
+# train_items's name of each algorithm named otherwise
+_TRAIN_NAME = {"averaged-perceptron": "ap", "passive-aggressive": "pa"}
 # train_items's keyword of each parameter
 _KEYWORD = {"feature.minfreq": "min_freq", "feature.possible_states": "all_possible_states",
             "feature.possible_transitions": "all_possible_transitions",
             "calibration.eta": "calibration_eta", "calibration.rate": "calibration_rate",
             "calibration.samples": "calibration_samples",
             "calibration.candidates": "calibration_candidates",
-            "calibration.max_trials": "calibration_max_trials"}
+            "calibration.max_trials": "calibration_max_trials", "type": "pa_type"}
 _ALIASES = {"ap": "averaged-perceptron", "pa": "passive-aggressive"}
 
 
@@ -166,12 +187,13 @@ class BaseTrainer:
         self._data.append((items, labels, int(group)))
 
     def select(self, algorithm, type="crf1d"):
-        """Chooses the training algorithm, 'lbfgs' or 'l2sgd' (the graphical model 'crf1d'),
-        its parameters back to their defaults."""
+        """Chooses the training algorithm, 'lbfgs', 'l2sgd', 'ap' ('averaged-perceptron'),
+        'pa' ('passive-aggressive') or 'arow' (the graphical model 'crf1d'), its parameters
+        back to their defaults."""
         name = _ALIASES.get(str(algorithm).lower(), str(algorithm).lower())
         if type != "crf1d" or name not in _PARAMS:
-            raise ValueError("Bad arguments: algorithm=%r, type=%r (vitesse trains 'lbfgs' and "
-                             "'l2sgd' CRFs from items)" % (name, type))
+            raise ValueError("Bad arguments: algorithm=%r, type=%r (vitesse trains 'lbfgs', "
+                             "'l2sgd', 'ap', 'pa' and 'arow' from items)" % (name, type))
         self._algorithm = name
         self._values = {}  # as CRFsuite: a new algorithm starts from its own defaults
 
@@ -244,7 +266,8 @@ class BaseTrainer:
         path = os.fspath(model) if model else None
         log = self.logparser
         try:
-            m = train_items(train, dev=dev, algorithm=self._algorithm, path=path,
+            m = train_items(train, dev=dev, algorithm=_TRAIN_NAME.get(self._algorithm,
+                                                                      self._algorithm), path=path,
                             on_iteration=self._on_iteration, **kw)
         except ItemTypeError:
             raise  # a wrong type in the sequences: a TypeError too
@@ -269,17 +292,20 @@ class Trainer(BaseTrainer):
         if r["iteration"] == 0:  # the loss at w = 0: no step taken yet
             return None
         info = {"num": r["iteration"], "scores": {}, "loss": r["loss"],
-                "feature_norm": r["feature_norm"], "error_norm": r["error_norm"],
-                "active_features": r["active_features"], "linesearch_step": r["step"],
-                "linesearch_trials": r["evaluations"], "time": r["seconds"]}
+                "feature_norm": r["feature_norm"], "time": r["seconds"]}
+        if self._algorithm in ("lbfgs", "l2sgd"):  # what CRFsuite prints of these only
+            info.update(error_norm=r["error_norm"], active_features=r["active_features"],
+                        linesearch_step=r["step"], linesearch_trials=r["evaluations"])
         if r.get("dev_accuracy", -1) >= 0:
             info["item_accuracy_float"] = r["dev_accuracy"]
-        text = ("***** Iteration #%d *****\nLoss: %f\nFeature norm: %f\nError norm: %f\n"
-                "Active features: %d\nLine search trials: %d\nLine search step: %f\n"
-                "Seconds required for this iteration: %.3f\n\n"
-                % (info["num"], info["loss"], info["feature_norm"], info["error_norm"],
-                   info["active_features"], info["linesearch_trials"],
-                   info["linesearch_step"], info["time"]))
+        text = "***** Iteration #%d *****\nLoss: %f\nFeature norm: %f\n" % (
+            info["num"], info["loss"], info["feature_norm"])
+        if "error_norm" in info:
+            text += ("Error norm: %f\nActive features: %d\nLine search trials: %d\n"
+                     "Line search step: %f\n" % (info["error_norm"], info["active_features"],
+                                                 info["linesearch_trials"],
+                                                 info["linesearch_step"]))
+        text += "Seconds required for this iteration: %.3f\n\n" % info["time"]
         self.logparser.iterations.append(info)
         self.logparser.last_iteration = info
         self.logparser.log.append(text)

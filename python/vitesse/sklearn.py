@@ -200,9 +200,10 @@ class CRF:
     CRFsuite's crf1d file: a model trained by the real sklearn-crfsuite (``model_filename``)
     tags identically here, and this one there.
 
-    Algorithms: 'lbfgs' (the default) and 'l2sgd'; 'ap', 'pa' and 'arow' raise ValueError (not
-    offered for items yet). ``num_attributes_``, ``attributes_``, ``state_features_`` and
-    ``transition_features_`` are read from the model's crf1d file (exact weights).
+    Algorithms: 'lbfgs' (the default), 'l2sgd', 'ap', 'pa' and 'arow', as CRFsuite's (the online
+    three with its shuffle: the same data give its model). ``num_attributes_``,
+    ``attributes_``, ``state_features_`` and ``transition_features_`` are read from the
+    model's crf1d file (exact weights).
     """
 
     def __init__(self, algorithm=None, min_freq=None, all_possible_states=None,
