@@ -64,6 +64,9 @@ static PyMethodDef methods[] = {
      vtpy_train_doc},
     {"train_items", (PyCFunction)(void (*)(void))vtpy_train_items, METH_VARARGS | METH_KEYWORDS,
      vtpy_train_items_doc},
+    {"write_items", vtpy_write_items, METH_VARARGS,
+     "write_items(pairs, path): (xseq, yseq) pairs of common items as an item file; the "
+     "sequences written, or None when the Python writer must do it"},
     {"simd", py_simd, METH_NOARGS,
      "simd()\n--\n\nThe kernel level the decoders use: 'scalar', 'avx2' or 'avx512' (the "
      "best the CPU supports unless the environment variable VITESSE_SIMD chose one)."},

@@ -81,6 +81,9 @@ int vtpy_check_scores(const void *x, int f64, size_t n, const char *name, int nd
 PyObject *vtpy_decode(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *vtpy_train(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *vtpy_train_items(PyObject *self, PyObject *args, PyObject *kw);
+/* write_items(pairs, path): a list of (xseq, yseq) pairs of common items written as a CRFsuite
+ * item file; the sequences written, or None for the Python writer to do it (items.c). */
+PyObject *vtpy_write_items(PyObject *self, PyObject *args);
 extern const char vtpy_decode_doc[];
 extern const char vtpy_train_doc[];
 extern const char vtpy_train_items_doc[];

@@ -5,7 +5,7 @@ naming the sequence, the item and what is wrong."""
 import math
 import os
 
-from ._vitesse import Error
+from ._vitesse import Error, write_items
 
 
 class ItemTypeError(Error, TypeError):
@@ -151,7 +151,15 @@ def item_lines(xseq, what="xseq"):
 def _write_items(pairs, path, what):
     """Writes (xseq, yseq) pairs as a CRFsuite item file (one item a line: the label, then the
     attributes, TAB-separated, 'name:weight' for weights other than 1; a blank line after each
-    sequence). Empty sequences are left out; ValueError when nothing is left."""
+    sequence). Empty sequences are left out; ValueError when nothing is left. A list of common
+    items (_fields_fast's) is written by the extension; anything else here, which says what is
+    wrong."""
+    if isinstance(pairs, list):
+        n = write_items(pairs, path)
+        if n is not None:
+            if n == 0:
+                raise Error("%s has no items" % what)
+            return
     n = 0
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         for s, pair in enumerate(pairs):
