@@ -91,7 +91,8 @@ cflags = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-missing-field-initializer
           "-fvisibility=hidden"]
 if os.environ.get("VITESSE_WERROR") == "1":
     cflags.append("-Werror")
-sources = ["module.c", "common.c", "trans.c", "decode.c", "model.c", "train.c", "items.c", "sentences.c", "interrupt.c", "mallctl.c"]
+sources = ["module.c", "common.c", "trans.c", "decode.c", "model.c", "train.c", "items.c",
+           "sentences.c", "interrupt.c", "mallctl.c"]
 
 setup(
     name="vitesse",
