@@ -1029,7 +1029,9 @@ typedef struct vt_iter_report {
   double seconds;          /* this iteration */
   double total_seconds;    /* since training began (callbacks excluded) */
   double dev_accuracy;     /* item accuracy on the development data, 0..1; -1 without */
-  int64_t reserved[4];
+  double eval_seconds;     /* L-BFGS: of `seconds`, those in the objective and its gradient (the
+                              rest is the optimiser's own work); -1 for the other trainers */
+  int64_t reserved[3];
 } vt_iter_report;
 
 /* How vt_train_opts.algorithm trains a tagger. */

@@ -283,6 +283,29 @@ print("| s/iteration, median of 2..N | " + " | ".join(cell(f[1], "%.3f") for f i
 cs = first[0][1] if names and names[0] == "crfsuite" else None
 print("| s/evaluation (iteration s / line-search trials), median of 2..N | " + " | ".join(
     cell(f[3], "%.3f") for f in first) + " |")
+
+
+def split(n):
+    """vitesse's median seconds an evaluation in the gradient and in the optimiser (L-BFGS's
+    own vector work), from its log's eval_seconds, iterations 2..N."""
+    d = data.get(n)
+    its = [o for o in (d["its"][1:] if d else []) if o.get("eval_seconds", -1) >= 0 and
+           o.get("evaluations")]
+    if n == "crfsuite" or not its:
+        return None, None
+    return (statistics.median(o["eval_seconds"] / o["evaluations"] for o in its),
+            statistics.median((o["seconds"] - o["eval_seconds"]) / o["evaluations"] for o in its))
+
+
+parts = [split(n) for n in names]
+print("| of which the objective and gradient (vitesse's eval_seconds) | " + " | ".join(
+    cell(p[0], "%.4f") for p in parts) + " |")
+print("| of which the optimiser (liblbfgs: the rest) | " + " | ".join(
+    cell(p[1], "%.4f") for p in parts) + " |")
+one = first[1][3] if len(names) > 1 else None
+print("| %s s/evaluation / this | " % (titles[1] if len(titles) > 1 else "") + " | ".join(
+    cell(one / f[3] if one and f[3] and n != "crfsuite" else None, "%.2fx")
+    for n, f in zip(names, first)) + " |")
 print("| objective evaluations in all (+1: the initial one) | " + " | ".join(
     cell(f[4], "%d + 1") for f in first) + " |")
 ce = first[0][3] if names and names[0] == "crfsuite" else None

@@ -9,7 +9,7 @@
 #             tags as CRFsuite's ap model does (tag -qt); the same model for --threads 1 and 2;
 #   threads   the model file is the same bytes for --threads 1, 2 and 3 (lbfgs and l2sgd);
 #   log       --log has one JSON object per iteration with the documented keys, iteration 0's
-#             loss is sum T log L, and l2sgd lowers it;
+#             loss is sum T log L, and l2sgd lowers it; lbfgs's eval_seconds within seconds;
 #   init      --init continues: its iteration 0 loss is the saved model's last loss;
 #   templates --algo lbfgs over templates and a column corpus writes a tagger model that tags,
 #             --init continues it, and refuses a model of another kind;
@@ -161,6 +161,14 @@ log)
   close_lines want got 1e-12 || fail "iteration 0 loss $got, want $want"
   losses sgd.log | awk 'NR == 1 { first = $1 } END { exit !($1 < 0.8 * first) }' ||
     fail "l2sgd did not lower the loss: $(losses sgd.log | tr '\n' ' ')"
+  # lbfgs says which of an iteration's seconds went to the objective and gradient
+  "$VITESSE" train --algo lbfgs --items train.items --max-iterations 4 --log lb.log --quiet \
+    -o out/lb 2>stderr || fail "lbfgs training failed"
+  awk '!/"eval_seconds": / { bad = 1 }
+    { s = $0; sub(/.*"seconds": /, "", s); e = $0; sub(/.*"eval_seconds": /, "", e)
+      if (e + 0 < 0 || e + 0 > s + 0) bad = 1 }
+    END { exit bad }' lb.log || fail "eval_seconds missing or beyond seconds: $(cat lb.log)"
+  grep -q '"eval_seconds"' sgd.log && fail "l2sgd logs eval_seconds"
   ;;
 init)
   "$VITESSE" train --algo lbfgs --items train.items --max-iterations 5 --log a.log --quiet \

@@ -43,7 +43,7 @@ const char vt_crf_help[] =
     "                  at 0\n"
     "  --log FILE      one JSON object per iteration: iteration, loss, feature_norm,\n"
     "                  error_norm, active_features, step, evaluations, seconds,\n"
-    "                  total_seconds, dev_accuracy\n"
+    "                  total_seconds, eval_seconds (lbfgs), dev_accuracy\n"
     "  --threads N     threads of the gradient (the model is the same for any N)\n";
 
 /* Parses a whole finite number from s into *out; 0 or -1. */
@@ -170,6 +170,7 @@ int vt_crf_cli_on_iteration(void *ctx, const vt_iter_report *r) {
             "\"seconds\": %.6f, \"total_seconds\": %.6f",
             r->iteration, r->loss, r->feature_norm, r->error_norm, (long long)r->active_features,
             r->step, r->evaluations, r->seconds, r->total_seconds);
+    if (r->eval_seconds >= 0) fprintf(p->log, ", \"eval_seconds\": %.6f", r->eval_seconds);
     if (r->dev_accuracy >= 0) fprintf(p->log, ", \"dev_accuracy\": %.17g", r->dev_accuracy);
     fputs("}\n", p->log);
     if (fflush(p->log)) p->log_fail = 1;

@@ -22,6 +22,7 @@ typedef struct run_ctx {
   double t_iter;  /* when the iteration began */
   double t_start; /* when training began */
   double cb_time; /* seconds spent in callbacks and dev evaluation */
+  double ev_time; /* seconds in evaluations since the last iteration */
   double x0_loss; /* the objective at the starting weights */
   int stopped;    /* the callback asked to stop */
   int32_t iters;  /* iterations reported */
@@ -39,6 +40,7 @@ static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloat
     c->g0 = NULL; /* counted in iteration 0 */
     return c->f0;
   }
+  const double t0 = vt_clock_seconds();
   double fx = vt_crf_grad_eval(c->G, x, g);
   if (isnan(fx)) c->nomem = 1;
   const double c2 = c->o->c2;
@@ -51,6 +53,7 @@ static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloat
     fx += c2 * s;
   }
   c->evals++;
+  c->ev_time += vt_clock_seconds() - t0;
   if (c->first) {
     c->first = 0;
     double l1 = 0;
@@ -74,10 +77,12 @@ static int report(run_ctx *c, const double *x, double fx, double gnorm, double s
   r.step = step;
   vt_crf_weights_stats(x, n, &r.feature_norm, &r.active_features);
   r.seconds = now - c->t_iter;
+  r.eval_seconds = c->ev_time;
   r.total_seconds = now - c->t_start - c->cb_time;
   r.dev_accuracy = c->dev ? vt_crf_accuracy(c->dev, c->f, x, vt_crf_grad_threads(c->G)) : -1;
   int stop = c->o->on_iteration ? c->o->on_iteration(c->o->ctx, &r) : 0;
   c->evals = 0;
+  c->ev_time = 0;
   c->t_iter = vt_clock_seconds();
   c->cb_time += c->t_iter - now;
   if (stop) c->stopped = 1;

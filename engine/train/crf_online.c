@@ -331,6 +331,7 @@ vt_status vt_crf_train_online(const vt_crf_data *d, const vt_crf_feats *f, const
       vt_crf_weights_stats(w, f->n, &ir.feature_norm, &unused);
     }
     ir.error_norm = -1;
+    ir.eval_seconds = -1;
     ir.seconds = now - t_iter;
     ir.total_seconds = now - t_start - cb_time;
     ir.dev_accuracy = dev ? vt_crf_accuracy(dev, f, out, o->threads) : -1;

@@ -89,11 +89,12 @@ static int cb_iteration(void *ctx, const vt_iter_report *r) {
   int stop = 0;
   PyGILState_STATE g = PyGILState_Ensure();
   if (!c->type && PyErr_CheckSignals() == 0 && c->on_iteration != Py_None) {
-    PyObject *d = Py_BuildValue(
-        "{s:i,s:i,s:d,s:d,s:d,s:L,s:d,s:d,s:d,s:d}", "iteration", r->iteration, "evaluations",
-        r->evaluations, "loss", r->loss, "feature_norm", r->feature_norm, "error_norm",
-        r->error_norm, "active_features", (long long)r->active_features, "step", r->step, "seconds",
-        r->seconds, "total_seconds", r->total_seconds, "dev_accuracy", r->dev_accuracy);
+    PyObject *d = Py_BuildValue("{s:i,s:i,s:d,s:d,s:d,s:L,s:d,s:d,s:d,s:d,s:d}", "iteration",
+                                r->iteration, "evaluations", r->evaluations, "loss", r->loss,
+                                "feature_norm", r->feature_norm, "error_norm", r->error_norm,
+                                "active_features", (long long)r->active_features, "step", r->step,
+                                "seconds", r->seconds, "total_seconds", r->total_seconds,
+                                "eval_seconds", r->eval_seconds, "dev_accuracy", r->dev_accuracy);
     PyObject *res = d ? PyObject_CallOneArg(c->on_iteration, d) : NULL;
     if (res) stop = PyObject_IsTrue(res) == 1;
     Py_XDECREF(res);

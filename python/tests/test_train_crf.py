@@ -69,7 +69,8 @@ def test_loss_at_the_start_and_lbfgs_lowers_it(items):
     assert seen[-1]["loss"] < 0.7 * seen[0]["loss"]
     assert set(seen[0]) == {"iteration", "evaluations", "loss", "feature_norm", "error_norm",
                             "active_features", "step", "seconds", "total_seconds",
-                            "dev_accuracy"}
+                            "eval_seconds", "dev_accuracy"}
+    assert all(0 <= r["eval_seconds"] <= r["seconds"] for r in seen[1:])
     rep = m.train_report
     assert m.kind == "crfsuite" and m.path is None
     assert rep["algorithm"] == "lbfgs" and rep["epochs"] == 20

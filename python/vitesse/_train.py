@@ -189,7 +189,8 @@ def train(template, train, *, dev=None, epochs=10, decoder=None, seed=1, min_cou
     on_iteration : callable, optional
         CRF: ``on_iteration(report)`` at the start (iteration 0) and after every iteration,
         with a dict (iteration, evaluations, loss, feature_norm, error_norm,
-        active_features, step, seconds, total_seconds, dev_accuracy (-1 without dev));
+        active_features, step, seconds, total_seconds, eval_seconds (lbfgs: the seconds in the
+        objective and its gradient; -1 for the others), dev_accuracy (-1 without dev));
         returning True stops training (the model keeps the weights reached).
     threads : int, optional
         CRF: threads of the gradient and of the dev evaluation (None or 0: one per core);
