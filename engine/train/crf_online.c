@@ -321,17 +321,11 @@ vt_status vt_crf_train_online(const vt_crf_data *d, const vt_crf_feats *f, const
     r->iterations = e;
     const double now = vt_clock_seconds();
     vt_iter_report ir;
-    memset(&ir, 0, sizeof ir);
-    ir.iteration = e;
-    ir.evaluations = 1;
-    ir.loss = loss;
-    vt_crf_weights_stats(out, f->n, &ir.feature_norm, &ir.active_features);
+    vt_crf_epoch_report(&ir, e, loss, out, f->n);
     if (o->algorithm == VT_TRAIN_PA) { /* CRFsuite's norm is of pa's last weights */
       int64_t unused;
       vt_crf_weights_stats(w, f->n, &ir.feature_norm, &unused);
     }
-    ir.error_norm = -1;
-    ir.eval_seconds = -1;
     ir.seconds = now - t_iter;
     ir.total_seconds = now - t_start - cb_time;
     ir.dev_accuracy = dev ? vt_crf_accuracy(dev, f, out, o->threads) : -1;

@@ -82,3 +82,13 @@ void vt_crf_weights_stats(const double *w, int64_t n, double *norm, int64_t *act
   *norm = sqrt(s);
   *active = a;
 }
+
+void vt_crf_epoch_report(vt_iter_report *r, int32_t e, double loss, const double *w, int64_t n) {
+  memset(r, 0, sizeof *r);
+  r->iteration = e;
+  r->evaluations = 1;
+  r->loss = loss;
+  vt_crf_weights_stats(w, n, &r->feature_norm, &r->active_features);
+  r->error_norm = -1;
+  r->eval_seconds = -1;
+}

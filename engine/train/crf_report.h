@@ -16,4 +16,8 @@ double vt_crf_accuracy(const vt_crf_data *dev, const vt_crf_feats *f, const doub
 /* The figures of an iteration report for weights w: norm, active count. */
 void vt_crf_weights_stats(const double *w, int64_t n, double *norm, int64_t *active);
 
+/* Starts the report of an epoch (SGD, the online trainers): *r zeroed, then iteration e, one
+ * evaluation, the loss, w's norm and active count, no error norm or evaluation split (-1). */
+void vt_crf_epoch_report(vt_iter_report *r, int32_t e, double loss, const double *w, int64_t n);
+
 #endif

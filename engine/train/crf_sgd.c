@@ -209,14 +209,8 @@ vt_status vt_crf_train_sgd(const vt_crf_data *d, const vt_crf_feats *f, const vt
     r->iterations = e;
     const double now = vt_clock_seconds();
     vt_iter_report ir;
-    memset(&ir, 0, sizeof ir);
-    ir.iteration = e;
-    ir.evaluations = 1;
-    ir.loss = loss;
     for (int64_t i = 0; i < f->n; i++) w0[i] = w[i] * g.scale; /* w0: the weights as they are */
-    vt_crf_weights_stats(w0, f->n, &ir.feature_norm, &ir.active_features);
-    ir.error_norm = -1;
-    ir.eval_seconds = -1;
+    vt_crf_epoch_report(&ir, e, loss, w0, f->n);
     ir.step = e ? 1.0 / (g.lambda * (t0 + (double)t)) : 0;
     ir.seconds = now - t_iter;
     ir.total_seconds = now - t_start - cb_time;
