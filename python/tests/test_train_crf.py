@@ -233,6 +233,39 @@ def test_bad_item_files(items, tmp_path):
         vitesse.train_items(tmp_path / "empty.items")
 
 
+def test_the_extensions_item_writer_is_the_python_one(tmp_path):
+    """Lists of common items are written by the extension; the bytes are those of the Python
+    writer (which takes the rest), on random items with escapes, weights and odd values."""
+    from vitesse._items import _write_items
+    rng = random.Random(5)
+    names = ["w", "a:b", "c\\d", "\\:", "é", "x" * 40, "p:q:r"]
+    values = ["v", "1:2", "\\", "", "ü:", True, False, 0, 1, 1.0, 2, -0.5, 1e-300, 3.25e21,
+              10 ** 30, 0.1]
+
+    def item():
+        if rng.random() < 0.3:
+            return [rng.choice(names) for _ in range(rng.randint(0, 4))]
+        return {rng.choice(names) + str(i): rng.choice(values) for i in range(rng.randint(0, 5))}
+
+    for rep in range(20):
+        pairs = []
+        for _ in range(rng.randint(1, 8)):
+            n = rng.randint(0, 6)
+            pairs.append(([item() for _ in range(n)],
+                          [rng.choice(["O", "B:X", "I\\Y"]) for _ in range(n)]))
+        if not any(x for x, _ in pairs):
+            continue
+        written = vitesse._vitesse.write_items(pairs, str(tmp_path / "c.items"))
+        assert written == sum(1 for x, _ in pairs if x), rep  # the extension wrote them all
+        _write_items(iter(pairs), tmp_path / "p.items", "train")  # not a list: Python
+        assert (tmp_path / "c.items").read_bytes() == (tmp_path / "p.items").read_bytes(), rep
+    # what the extension leaves to Python still comes out right (a tuple item, bytes label)
+    pairs = [([("a", "b"), {"n": {"x": 1}}], [b"L", "M"])]
+    assert vitesse._vitesse.write_items(pairs, str(tmp_path / "c.items")) is None
+    _write_items(pairs, tmp_path / "c.items", "train")
+    assert (tmp_path / "c.items").read_text() == "L\ta\tb\nM\tn\\:x\n\n"
+
+
 def test_bad_sequences_in_memory():
     good = ([["a", "b"], {"c": "d"}], ["X", "Y"])
     cases = [
