@@ -1,5 +1,6 @@
 /* engine/train/crf_online.c: CRFsuite's averaged perceptron, passive-aggressive and AROW over a
  * compiled item problem (crf_online.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "train/crf_online.h"
 
 #include <float.h>
