@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "test_util.h"
+#include "train/crf_kern.h"
 #include "train/crf_online.h"
 
 TEST(glibc_rand_sequence) {

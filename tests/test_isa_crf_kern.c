@@ -212,4 +212,31 @@ TEST(plan_loops_equal_the_plain_order) {
     }
 }
 
-TEST_MAIN(CASE(levels_equal_scalar), CASE(plan_loops_equal_the_plain_order))
+/* CRFsuite's Viterbi at every level against the scalar table's: the same path, score and
+ * tables, on real scores and on small integers (ties everywhere). */
+TEST(viterbi_first_levels_equal_scalar) {
+  test_rng r = {35};
+  const vt_crf_kern_ops *ref = vt_crf_kern_get(VT_SIMD_SCALAR);
+  for (int rep = 0; rep < 60; rep++) {
+    const int32_t L = 1 + test_int(&r, rep < 30 ? 40 : 330), T = 1 + test_int(&r, 12);
+    const size_t cells = (size_t)T * (size_t)L;
+    double *S = malloc(cells * sizeof *S), *A = malloc((size_t)L * (size_t)L * sizeof *A);
+    double *V0 = malloc(cells * sizeof *V0), *V = malloc(cells * sizeof *V);
+    int32_t *b0 = malloc(cells * sizeof *b0), *b = malloc(cells * sizeof *b);
+    int32_t *p0 = malloc((size_t)T * sizeof *p0), *p = malloc((size_t)T * sizeof *p);
+    for (size_t i = 0; i < cells; i++) S[i] = rep % 2 ? test_int(&r, 3) : 4 * test_unit(&r) - 2;
+    for (int32_t i = 0; i < L * L; i++) A[i] = rep % 2 ? test_int(&r, 3) : 4 * test_unit(&r) - 2;
+    const double s0 = ref->viterbi_first(S, A, T, L, V0, b0, p0);
+    for (vt_simd lv = VT_SIMD_AVX2; lv <= VT_SIMD_AVX512; lv++) {
+      if (!isa_level_runs(lv)) continue;
+      const double s1 = vt_crf_kern_get(lv)->viterbi_first(S, A, T, L, V, b, p);
+      EXPECT(isa_same(&s1, &s0, 8) && isa_same(V, V0, cells * 8) &&
+                 !memcmp(p, p0, (size_t)T * sizeof *p),
+             "rep %d (L=%d T=%d) %s: another path or score", rep, L, T, vt_simd_name(lv));
+    }
+    free(S), free(A), free(V0), free(V), free(b0), free(b), free(p0), free(p);
+  }
+}
+
+TEST_MAIN(CASE(levels_equal_scalar), CASE(plan_loops_equal_the_plain_order),
+          CASE(viterbi_first_levels_equal_scalar))

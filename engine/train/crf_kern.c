@@ -30,3 +30,8 @@ void vt_crf_plan_counts(const vt_crf_plan *p, const vt_crf_feats *f, const doubl
                         double *out, double *scratch) {
   vt_crf_kern_get(vt_simd_active())->plan_counts(p, f, P, L, out, scratch);
 }
+
+double vt_crf_viterbi_first(const double *S, const double *A, int32_t T, int32_t L, double *V,
+                            int32_t *back, int32_t *path) {
+  return vt_crf_kern_get(vt_simd_active())->viterbi_first(S, A, T, L, V, back, path);
+}

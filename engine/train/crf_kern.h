@@ -1,5 +1,5 @@
-/* engine/train/crf_kern.h: the batched forward-backward of CRF training and the state-feature
- * loops of its plans (crf_plan.h) as a kernel family
+/* engine/train/crf_kern.h: the batched forward-backward of CRF training, the state-feature
+ * loops of its plans (crf_plan.h) and the Viterbi of CRFsuite's online trainers as a kernel family
  * (cmake/VtIsa.cmake): one table per instruction set in crf_kern_<level>.c, all compiled from
  * crf_kern_body.h, their dispatcher in crf_kern.c. vt_crf_fb_batch runs the widest level
  * vt_simd_active() allows; every level gives the same bits. */
@@ -23,11 +23,16 @@ typedef void (*vt_crf_plan_scores_fn)(const vt_crf_plan *p, const vt_crf_feats *
 typedef void (*vt_crf_plan_counts_fn)(const vt_crf_plan *p, const vt_crf_feats *f, const double *P,
                                       int32_t L, double *out, double *scratch);
 
+/* vt_crf_viterbi_first's contract (below). */
+typedef double (*vt_crf_viterbi_first_fn)(const double *S, const double *A, int32_t T, int32_t L,
+                                          double *V, int32_t *back, int32_t *path);
+
 typedef struct vt_crf_kern_ops {
   vt_simd level;
   vt_crf_fb_batch_fn fb_batch;
   vt_crf_plan_scores_fn plan_scores;
   vt_crf_plan_counts_fn plan_counts;
+  vt_crf_viterbi_first_fn viterbi_first;
 } vt_crf_kern_ops;
 
 /* Forward-backward over batch `b`, whose P holds the state scores and gs the gold ones
@@ -53,6 +58,14 @@ void vt_crf_plan_scores(const vt_crf_plan *p, const vt_crf_feats *f, const doubl
  * max(L, 32) doubles; P has VT_CRF_ROW_PAD doubles after its last row (crf_fb.h). */
 void vt_crf_plan_counts(const vt_crf_plan *p, const vt_crf_feats *f, const double *P, int32_t L,
                         double *out, double *scratch);
+
+/* CRFsuite's Viterbi (its online trainers, crf_online.h): the best path of state scores S (T x L,
+ * T >= 1) and transition scores A (L x L, from * L + to) into path (T labels); returns its score,
+ * summed as the path's own score is ((S[0] + A) + S[1]) + ... Ties: the first best predecessor
+ * of each cell, then the first best last label. V (T x L) and back (T x L) are scratch. Every
+ * level gives the same path and bits. */
+double vt_crf_viterbi_first(const double *S, const double *A, int32_t T, int32_t L, double *V,
+                            int32_t *back, int32_t *path);
 
 /* Returns the table of `level`, or NULL when this build or CPU cannot run it. */
 const vt_crf_kern_ops *vt_crf_kern_get(vt_simd level);

@@ -7,6 +7,7 @@
 #define VT_TRAIN_CRF_KERN_BODY_H
 
 #include <cblas.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -304,6 +305,50 @@ static void plan_counts(const vt_crf_plan *p, const vt_crf_feats *f, const doubl
       c[q] = sum;
     }
   }
+}
+
+/* ---- CRFsuite's Viterbi, for its online trainers (crf_online.c) --------------------------------
+ */
+
+#include <float.h>
+
+static double viterbi_first(const double *S, const double *A, int32_t T, int32_t L, double *V,
+                            int32_t *back, int32_t *path) {
+  const size_t Ls = (size_t)L;
+  memcpy(V, S, Ls * sizeof *V);
+  for (int32_t t = 1; t < T; t++) {
+    const double *prev = V + (size_t)(t - 1) * Ls, *state = S + (size_t)t * Ls;
+    double *cur = V + (size_t)t * Ls;
+    int32_t *bt = back + (size_t)t * Ls;
+    /* For each cell the running best over predecessors i in order, a later one only when
+     * strictly better: CRFsuite's first best, taken a row of A at a time (the loop over j is
+     * the one the compiler widens). */
+    for (int32_t j = 0; j < L; j++) {
+      cur[j] = -DBL_MAX;
+      bt[j] = 0;
+    }
+    for (int32_t i = 0; i < L; i++) {
+      const double p = prev[i];
+      const double *Ai = A + (size_t)i * Ls;
+      for (int32_t j = 0; j < L; j++) {
+        const double sc = p + Ai[j];
+        const int up = cur[j] < sc;
+        cur[j] = up ? sc : cur[j];
+        bt[j] = up ? i : bt[j];
+      }
+    }
+    for (int32_t j = 0; j < L; j++) cur[j] += state[j];
+  }
+  double best = -DBL_MAX;
+  const double *last = V + (size_t)(T - 1) * Ls;
+  path[T - 1] = 0;
+  for (int32_t i = 0; i < L; i++)
+    if (best < last[i]) {
+      best = last[i];
+      path[T - 1] = i;
+    }
+  for (int32_t t = T - 1; t > 0; t--) path[t - 1] = back[(size_t)t * Ls + (size_t)path[t]];
+  return best;
 }
 
 #endif

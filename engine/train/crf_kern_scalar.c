@@ -3,4 +3,5 @@
 #include "train/crf_kern.h"
 #include "train/crf_kern_body.h"
 
-const vt_crf_kern_ops vt_crf_kern_scalar = {VT_SIMD_SCALAR, fb_batch, plan_scores, plan_counts};
+const vt_crf_kern_ops vt_crf_kern_scalar = {VT_SIMD_SCALAR, fb_batch, plan_scores, plan_counts,
+                                            viterbi_first};

@@ -10,6 +10,7 @@
 
 #include "core/clock.h"
 #include "core/errmsg.h"
+#include "train/crf_kern.h"
 #include "train/crf_report.h"
 
 void vt_glibc_rand_init(vt_glibc_rand *g) {
@@ -82,40 +83,6 @@ static void online_scores(online *g, int64_t s) {
 static void online_trans(online *g) {
   const size_t LL = (size_t)g->L * (size_t)g->L;
   for (size_t i = 0; i < LL; i++) g->A[i] = g->f->tr_id[i] >= 0 ? g->w[g->f->tr_id[i]] : 0;
-}
-
-double vt_crf_viterbi_first(const double *S, const double *A, int32_t T, int32_t L, double *V,
-                            int32_t *back, int32_t *path) {
-  const size_t Ls = (size_t)L;
-  memcpy(V, S, Ls * sizeof *V);
-  for (int32_t t = 1; t < T; t++) {
-    const double *prev = V + (size_t)(t - 1) * Ls, *state = S + (size_t)t * Ls;
-    double *cur = V + (size_t)t * Ls;
-    int32_t *bt = back + (size_t)t * Ls;
-    for (int32_t j = 0; j < L; j++) {
-      double best = -DBL_MAX;
-      int32_t arg = -1;
-      for (int32_t i = 0; i < L; i++) {
-        const double sc = prev[i] + A[(size_t)i * Ls + (size_t)j];
-        if (best < sc) {
-          best = sc;
-          arg = i;
-        }
-      }
-      bt[j] = arg >= 0 ? arg : 0;
-      cur[j] = best + state[j];
-    }
-  }
-  double best = -DBL_MAX;
-  const double *last = V + (size_t)(T - 1) * Ls;
-  path[T - 1] = 0;
-  for (int32_t i = 0; i < L; i++)
-    if (best < last[i]) {
-      best = last[i];
-      path[T - 1] = i;
-    }
-  for (int32_t t = T - 1; t > 0; t--) path[t - 1] = back[(size_t)t * Ls + (size_t)path[t]];
-  return best;
 }
 
 /* The score of labels y of sequence s (T positions), CRFsuite's order. */

@@ -6,7 +6,8 @@
  * with the current weights by CRFsuite's Viterbi (the first best predecessor and the first best
  * last label win ties), and where any label is wrong updates the features of the gold path and of
  * the Viterbi path in CRFsuite's order and arithmetic. The same items and parameters therefore
- * give CRFsuite's weights, losses and model. One thread: each update depends on the last. */
+ * give CRFsuite's weights, losses and model. One thread: each update depends on the last. The
+ * Viterbi is the crf_kern family's vt_crf_viterbi_first (crf_kern.h). */
 #ifndef VT_TRAIN_CRF_ONLINE_H
 #define VT_TRAIN_CRF_ONLINE_H
 
@@ -23,13 +24,6 @@
 vt_status vt_crf_train_online(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf_data *dev,
                               double *w, const vt_train_opts *o, vt_crf_result *r, char *err,
                               size_t errlen);
-
-/* CRFsuite's Viterbi: the best path of state scores S (T x L, T >= 1) and transition scores A
- * (L x L, from * L + to) into path (T labels); returns its score, summed as the path's own
- * score is ((S[0] + A) + S[1]) + ... Ties: the first best predecessor of each cell, then the
- * first best last label. V (T x L) and back (T x L) are scratch. */
-double vt_crf_viterbi_first(const double *S, const double *A, int32_t T, int32_t L, double *V,
-                            int32_t *back, int32_t *path);
 
 /* glibc's rand() as a fresh process draws it (the default seed 1): the state, and the next draw
  * in 0..2^31-1. */
