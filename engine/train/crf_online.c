@@ -3,7 +3,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "train/crf_online.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
