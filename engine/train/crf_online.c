@@ -162,7 +162,8 @@ static void online_delta(online *g, int64_t s, double gold_c, double viterbi_c) 
 }
 
 /* One sequence: tags it, updates where it is wrong; returns its loss (0 when right). `count`: ap
- * and pa's update counter (CRFsuite's c and u). */
+ * and pa's update counter (CRFsuite's c and u). Every sequence weighs 1 (CRFsuite's instance
+ * weight for item files), so its factors of the weight are left out: x * 1.0 is x. */
 static double online_step(online *g, const vt_train_opts *o, int64_t s, double count) {
   const vt_crf_data *d = g->d;
   const int32_t T = (int32_t)(d->sent_off[s + 1] - d->sent_off[s]);
@@ -174,11 +175,11 @@ static double online_step(online *g, const vt_train_opts *o, int64_t s, double c
   for (int32_t t = 0; t < T; t++) wrong += gold[t] != g->path[t];
   if (wrong == 0) return 0;
   if (o->algorithm == VT_TRAIN_AP) {
-    const double up[2] = {1.0, count * 1.0}, down[2] = {-1.0, -count * 1.0};
+    const double up[2] = {1.0, count}, down[2] = {-1.0, -count};
     online_path_features(g, s, gold, ap_update, up);
     online_path_features(g, s, g->path, ap_update, down);
     online_trans(g);
-    return wrong / (double)T * 1.0;
+    return wrong / (double)T;
   }
   const double sc = online_path_score(g, gold, T);
   double norm2 = 0;
@@ -187,12 +188,11 @@ static double online_step(online *g, const vt_train_opts *o, int64_t s, double c
     online_delta(g, s, 1, -1);
     for (int64_t i = 0; i < g->n_act; i++) norm2 += g->delta[g->act[i]] * g->delta[g->act[i]];
     /* No update when both paths have the same features (CRFsuite would divide by 0). */
-    if (norm2 == 0) return cost * 1.0;
+    if (norm2 == 0) return cost;
     const double C = o->pa_c;
     double tau = o->pa_type == 1   ? (C < cost / norm2 ? C : cost / norm2)
                  : o->pa_type == 2 ? cost / (norm2 + 0.5 / C)
                                    : cost / norm2;
-    tau *= 1.0;
     const double tauu = tau * count;
     for (int64_t i = 0; i < g->n_act; i++) {
       const int64_t k = g->act[i];
@@ -200,7 +200,7 @@ static double online_step(online *g, const vt_train_opts *o, int64_t s, double c
       g->ws[k] += tauu * g->delta[k];
     }
     online_trans(g);
-    return cost * 1.0;
+    return cost;
   }
   /* AROW */
   const double cost = sv - sc + (double)wrong;
@@ -218,7 +218,7 @@ static double online_step(online *g, const vt_train_opts *o, int64_t s, double c
     g->cov[k] = 1.0 / ((1.0 / g->cov[k]) + prod / o->arow_gamma);
   }
   online_trans(g);
-  return cost * 1.0;
+  return cost;
 }
 
 vt_status vt_crf_train_online(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf_data *dev,

@@ -12,7 +12,7 @@ import or use it; with it installed, ``clone``, ``GridSearchCV`` and ``cross_val
 import os
 import tempfile
 
-from . import _vitesse
+from . import _vitesse, pycrfsuite
 from ._train import train
 
 _PARAMS = ("template", "epochs", "decoder", "seed", "min_count", "algo", "threads")
@@ -178,13 +178,8 @@ _CRF_PARAMS = ("algorithm", "min_freq", "all_possible_states", "all_possible_tra
                "error_sensitive", "averaging", "variance", "gamma", "verbose", "model_filename",
                "keep_tempfiles", "trainer_cls")
 _CRF_TRAINING = _CRF_PARAMS[1:_CRF_PARAMS.index("verbose")]  # what the trainer is given
-# CRFsuite's name of each parameter sklearn-crfsuite names otherwise
-_CRFSUITE_NAME = {"min_freq": "feature.minfreq", "all_possible_states": "feature.possible_states",
-                  "all_possible_transitions": "feature.possible_transitions",
-                  "calibration_eta": "calibration.eta", "calibration_rate": "calibration.rate",
-                  "calibration_samples": "calibration.samples",
-                  "calibration_candidates": "calibration.candidates",
-                  "calibration_max_trials": "calibration.max_trials", "pa_type": "type"}
+# CRFsuite's name of each parameter sklearn-crfsuite names otherwise (train_items's keywords)
+_CRFSUITE_NAME = {kw: name for name, kw in pycrfsuite._KEYWORD.items()}
 
 
 class CRF:
@@ -239,7 +234,6 @@ class CRF:
 
     # -- training ------------------------------------------------------------------------------
     def _trainer(self):
-        from . import pycrfsuite
         cls = self.trainer_cls or pycrfsuite.Trainer
         trainer = cls(verbose=self.verbose)
         trainer.select(self.algorithm or "lbfgs")
@@ -279,7 +273,6 @@ class CRF:
         """The vitesse.pycrfsuite.Tagger of the model (None before fit, unless
         ``model_filename`` names a model)."""
         if self._tagger is None:
-            from . import pycrfsuite
             if self._bytes is None and self.model_filename:
                 with open(self.model_filename, "rb") as f:
                     self._bytes = f.read()
