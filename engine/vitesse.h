@@ -1177,6 +1177,72 @@ VT_API vt_status vt_train_items(const vt_train_opts *opts, const char *const *tr
                                 const char *const *dev, int n_dev, const char *out_path,
                                 vt_train_report *rep);
 
+/* Training across processes: the processes of one job (the ranks of `vitesse-mpi train`) as the
+ * trainer sees them, collective calls behind function pointers that the caller provides (over
+ * MPI, say), so that the library never links a message-passing library. Every process calls
+ * vt_train_tagger_part / vt_train_items_part with its own part of the corpus; the library calls
+ * the same collectives in the same order on every process. A callback returns 0, or -1 when the
+ * job cannot go on (it then returns -1 on every process for the same call). */
+
+/* A 128-bit two's complement integer (lo, hi words): the library's exact sums count units of
+ * 2^-64 in these, so that a sum does not depend on its order. */
+typedef struct vt_fix128 {
+  uint64_t lo, hi;
+} vt_fix128;
+
+typedef struct vt_train_comm {
+  int rank, size; /* this process, and how many there are */
+  void *ctx;      /* handed to every callback */
+  /* Replaces v[0..n) on every process by its sum over the processes (128-bit integer addition,
+   * wrapping). */
+  int (*sum_fix)(void *ctx, vt_fix128 *v, int64_t n);
+  /* The same for int64 values. */
+  int (*sum_i64)(void *ctx, int64_t *v, int64_t n);
+  /* Every process's `len` bytes at `mine`, one after the other in process order, into a buffer
+   * malloc'd for *all (the caller frees it; may be NULL when *all_len is 0). */
+  int (*gather_all)(void *ctx, const void *mine, size_t len, void **all, size_t *all_len);
+  /* Process 0's `len` bytes at buf copied into buf on every process (len is the same on all). */
+  int (*bcast)(void *ctx, void *buf, size_t len);
+  /* Sends `len` bytes to process `to`, which receives them with recv(from = this process) into
+   * a buffer malloc'd for *buf (the receiver frees it). */
+  int (*send)(void *ctx, int to, const void *buf, size_t len);
+  int (*recv)(void *ctx, int from, void **buf, size_t *len);
+  /* All to all: out_len[i] bytes to process i, taken one after the other from `out`; receives
+   * in_len[i] bytes from process i, one after the other in process order, into a buffer malloc'd
+   * for *in (the caller frees it). */
+  int (*exchange)(void *ctx, const void *out, const size_t *out_len, void **in, size_t *in_len);
+} vt_train_comm;
+
+/* One process's part of a training corpus: `len` bytes at `data` of the file `name` (messages
+ * say "NAME:LINE"), which start after its first `first_line` lines and at a sentence boundary
+ * (after a blank line, or for item files an empty one). Parts are handed to processes in file
+ * order: process 0 the first, and so on (a part may be empty). */
+typedef struct vt_train_part {
+  const char *name;
+  const char *data;
+  size_t len;
+  int64_t first_line;
+} vt_train_part;
+
+/* vt_train_tagger across the processes of `comm`: each process compiles its part, the feature
+ * dictionary is merged once (ids in order of first appearance in the whole file, counts summed),
+ * sentences move so that each process holds whole shards (the perceptron, opts->shards >= 2) or
+ * whole gradient batches (VT_TRAIN_LBFGS), and the sums over processes are exact, so process 0
+ * writes the very model vt_train_tagger writes from the whole file, for any number of processes
+ * and threads. `dev` (read by process 0 only; may be NULL), `out_path` and the callbacks of opts
+ * are process 0's (other processes' are ignored: give them NULL). Refuses (VT_EINVAL) the
+ * sequential and mini-batch perceptron, l2sgd, ap, pa, arow and init_model. Every process
+ * returns the same status; a process whose own input failed has its message in vt_last_error,
+ * the others "another process failed" (VT_ECANCELED). */
+VT_API vt_status vt_train_tagger_part(const vt_train_opts *opts, const vt_train_comm *comm,
+                                      const vt_train_part *part, const char *dev,
+                                      const char *out_path, vt_train_report *rep);
+
+/* As vt_train_tagger_part for vt_train_items: a part of a CRFsuite item file, VT_TRAIN_LBFGS. */
+VT_API vt_status vt_train_items_part(const vt_train_opts *opts, const vt_train_comm *comm,
+                                     const vt_train_part *part, const char *dev,
+                                     const char *out_path, vt_train_report *rep);
+
 /* Trains the joint POS + chunk model (Shimizu & Haas 2006) on a CoNLL-2000 corpus (columns
  * word, POS, chunk) and writes it to `out_path` atomically. `test` (may be NULL) is read before
  * training and evaluated after every epoch when opts->on_epoch is set (dev_pos, dev_chunk_tags,

@@ -12,10 +12,7 @@
 #include <math.h>
 #include <stdint.h>
 
-typedef struct vt_fix128 {
-  uint64_t lo; /* the fraction: units of 2^-64 */
-  uint64_t hi; /* the integer part, two's complement over both words */
-} vt_fix128;
+#include "vitesse.h" /* vt_fix128: lo the fraction (units of 2^-64), hi the integer part */
 
 /* a += b. */
 static inline void vt_fix_add(vt_fix128 *a, vt_fix128 b) {

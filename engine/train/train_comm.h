@@ -11,18 +11,8 @@
 #include <stdint.h>
 
 #include "core/fix128.h"
+#include "vitesse.h"
 
-typedef struct vt_train_comm {
-  int rank, size; /* this process, and how many there are */
-  void *ctx;
-  /* Replaces v[0..n) on every process by its sum over the processes: exact integer addition, so
-   * the sum does not depend on how the processes are grouped. */
-  int (*sum_fix)(void *ctx, vt_fix128 *v, int64_t n);
-  /* The same for int64 values. */
-  int (*sum_i64)(void *ctx, int64_t *v, int64_t n);
-  /* Every process's `len` bytes at `mine`, one after the other in process order, into a buffer
-   * malloc'd for *all (the caller frees it), of *all_len bytes. */
-  int (*gather_all)(void *ctx, const void *mine, size_t len, void **all, size_t *all_len);
-} vt_train_comm;
+/* vt_train_comm itself is public (vitesse.h): vitesse-mpi provides one over MPI. */
 
 #endif
