@@ -29,17 +29,22 @@ static inline vt_fix128 vt_fix_neg(vt_fix128 a) {
   return r;
 }
 
-/* The fixed-point value of x (NaN gives 0; see above for the range). */
+/* The fixed-point value of x (NaN gives 0; see above for the range): x * 2^64 truncated toward
+ * zero, in three truncated pieces of the same sign (the integer part, then two 32-bit halves of
+ * the fraction), without a branch on the data: the signs of the terms of a gradient are coin
+ * tosses to a branch predictor. */
 static inline vt_fix128 vt_fix_of(double x) {
-  vt_fix128 r = {0, 0};
-  double ax = fabs(x);
-  if (!(ax > 0)) return r; /* 0, -0 and NaN */
-  if (ax >= 0x1p62) ax = 0x1p62;
-  const uint64_t ip = (uint64_t)ax;
-  const double frac = ax - (double)ip; /* exact: ip <= ax < ip + 1 */
-  r.hi = ip;
-  r.lo = (uint64_t)(frac * 0x1p64);
-  return x < 0 ? vt_fix_neg(r) : r;
+  if (!(fabs(x) < 0x1p62)) x = x != x ? 0 : x < 0 ? -0x1p62 : 0x1p62;
+  const int64_t ip = (int64_t)x;
+  const double f32 = (x - (double)ip) * 0x1p32; /* exact: the fraction, times 2^32 */
+  const int64_t fa = (int64_t)f32;
+  const int64_t fb = (int64_t)((f32 - (double)fa) * 0x1p32);
+  /* The fraction fa 2^32 + fb lies in (-2^64, 2^64): its low word, and a borrow from the
+   * integer part when it is negative. */
+  vt_fix128 r;
+  r.lo = ((uint64_t)fa << 32) + (uint64_t)fb;
+  r.hi = (uint64_t)ip - ((uint64_t)(fa | fb) >> 63);
+  return r;
 }
 
 /* a += the fixed-point value of x. */
@@ -47,12 +52,17 @@ static inline void vt_fix_add_double(vt_fix128 *a, double x) {
   if (x != 0) vt_fix_add(a, vt_fix_of(x));
 }
 
-/* The double nearest a (rounded in two steps: integer part, then the fraction added). */
+/* The double nearest a (rounded in two steps: integer part, then the fraction added), without a
+ * branch on the data (the sign, the fraction's top bit). */
 static inline double vt_fix_to_double(vt_fix128 a) {
-  const int neg = (a.hi >> 63) != 0;
-  if (neg) a = vt_fix_neg(a);
-  const double m = (double)a.hi + (double)a.lo * 0x1p-64;
-  return neg ? -m : m;
+  const uint64_t m = (uint64_t)0 - (a.hi >> 63); /* all ones when negative */
+  const uint64_t lo = (a.lo ^ m) - m;            /* |a| */
+  const uint64_t hi = (a.hi ^ m) + (m & (uint64_t)(lo == 0));
+  /* (double)lo * 2^-64, rounded once: the two halves are exact, their sum rounds */
+  const double frac =
+      (double)(int64_t)(lo >> 32) * 0x1p-32 + (double)(int64_t)(lo & 0xffffffffu) * 0x1p-64;
+  const double mag = (double)hi + frac;
+  return m ? -mag : mag;
 }
 
 #endif
