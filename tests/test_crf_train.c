@@ -2,8 +2,11 @@
  * problems the tests make: the loss at w = 0 (sum of T log L), the loss against brute-force
  * enumeration of every labelling, against log-space forward-backward (vt_posteriors) at many
  * labels, extreme weights without overflow, the gradient against central finite differences,
- * the same bits for 1, 2 and 3 threads (dense transitions and their sparse form alike), CRFsuite's
- * feature generation, and L-BFGS / OWL-QN / SGD lowering the objective (L1 giving exact zeros). */
+ * the same bits for 1, 2 and 3 threads (dense transitions and their sparse form alike) and for the
+ * corpus cut in two at a batch boundary and summed through a vt_train_comm, the batch rule,
+ * CRFsuite's feature generation, L-BFGS / OWL-QN / SGD lowering the objective (L1 giving exact
+ * zeros), and L-BFGS on two "processes" (threads over a vt_train_comm) giving the weights of one.
+ */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -17,6 +20,7 @@
 #include "train/crf_grad.h"
 #include "train/crf_sparse.h"
 #include "train/crf_train.h"
+#include "train/train_comm.h"
 #include "vitesse.h"
 
 /* A random problem: n sequences of 1..maxT items over L labels and A attributes, each item with
@@ -111,7 +115,7 @@ static double brute_loss(const vt_crf_data *d, const vt_crf_feats *f, const doub
 static double eval(const vt_crf_data *d, const vt_crf_feats *f, const double *w, double *g,
                    int threads) {
   vt_crf_grad *G = NULL;
-  if (vt_crf_grad_create(&G, d, f, threads) != VT_OK) return NAN;
+  if (vt_crf_grad_create(&G, d, f, threads, NULL) != VT_OK) return NAN;
   double l = vt_crf_grad_eval(G, w, g);
   vt_crf_grad_destroy(G);
   return l;
@@ -419,6 +423,269 @@ TEST(sgd_sparse_transitions) {
   vt_crf_data_free(&d);
 }
 
+/* floor(a * b / n) checked without 128-bit integers: a * b in two 64-bit words. */
+static void mul_words(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo) {
+  const uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
+  const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  const uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+  *lo = (p00 & 0xffffffffu) | mid << 32;
+  *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+static int words_le(uint64_t ah, uint64_t al, uint64_t bh, uint64_t bl) {
+  return ah < bh || (ah == bh && al <= bl);
+}
+
+TEST(batch_rule) {
+  /* The count: the budget's shares, rounded up to 16 while a share keeps 1,024 tokens. */
+  EXPECT_EQ_INT(vt_crf_batch_count(0, 22), 1, "empty corpus");
+  EXPECT_EQ_INT(vt_crf_batch_count(211727, 22), 16, "CoNLL-2000 chunking: 7 shares, 16");
+  EXPECT_EQ_INT(vt_crf_batch_count(8200, 300), 4, "8,200 tokens at 300 labels: 4, no rounding");
+  EXPECT_EQ_INT(vt_crf_batch_count(100, 945), 1, "945 labels: shares of 739 tokens");
+  EXPECT_EQ_INT(vt_crf_batch_count(100, 20000), 2, "the budget's floor of 64 tokens");
+  EXPECT_EQ_INT(vt_crf_batch_count((int64_t)1 << 40, 1), ((int64_t)1 << 40) / 65536,
+                "the budget's cap of 65,536 tokens");
+  /* The id: floor(tok_before * want / n_tok), past the end the last. */
+  EXPECT_EQ_INT(vt_crf_batch_of(0, 1000, 16), 0, "first");
+  EXPECT_EQ_INT(vt_crf_batch_of(62, 1000, 16), 0, "62 * 16 / 1000");
+  EXPECT_EQ_INT(vt_crf_batch_of(63, 1000, 16), 1, "63 * 16 / 1000");
+  EXPECT_EQ_INT(vt_crf_batch_of(999, 1000, 16), 15, "last token");
+  EXPECT_EQ_INT(vt_crf_batch_of(1000, 1000, 16), 15, "empty sentences at the end");
+  EXPECT_EQ_INT(vt_crf_batch_of(500, 0, 16), 0, "no tokens");
+  test_rng r = {19};
+  for (int i = 0; i < 100000; i++) {
+    const int64_t n = 1 + (int64_t)(test_next(&r) % 3000000), want = 1 + test_int(&r, 70000);
+    const int64_t tb = (int64_t)(test_next(&r) % (uint64_t)n);
+    EXPECT(vt_crf_batch_of(tb, n, want) == (want > 1 ? tb * want / n : 0), "%lld %lld %lld",
+           (long long)tb, (long long)n, (long long)want);
+  }
+  /* Past int64 in the product: exact multiples, then random ones checked in two words. */
+  const int64_t big = (int64_t)1 << 60, wbig = (int64_t)1 << 40;
+  for (int64_t j = 1; j < 5000; j += 7) {
+    EXPECT_EQ_INT(vt_crf_batch_of(j << 20, big, wbig), j, "exact multiple");
+    EXPECT_EQ_INT(vt_crf_batch_of((j << 20) - 1, big, wbig), j - 1, "one below");
+  }
+  for (int i = 0; i < 100000; i++) {
+    const int64_t n = (int64_t)(test_next(&r) >> 2) | 1; /* below 2^62 */
+    const int64_t want = 1 + (int64_t)(test_next(&r) % (uint64_t)n);
+    const int64_t tb = (int64_t)(test_next(&r) % (uint64_t)n);
+    const int64_t q = vt_crf_batch_of(tb, n, want);
+    uint64_t ph, pl, lh, ll, uh, ul;
+    mul_words((uint64_t)tb, (uint64_t)want, &ph, &pl);
+    mul_words((uint64_t)q, (uint64_t)n, &lh, &ll);
+    mul_words((uint64_t)q + 1, (uint64_t)n, &uh, &ul);
+    EXPECT(q >= 0 && q < want && words_le(lh, ll, ph, pl) && !words_le(uh, ul, ph, pl),
+           "%lld * %lld / %lld: %lld", (long long)tb, (long long)want, (long long)n, (long long)q);
+  }
+}
+
+/* Sequences s0..s1-1 of d as a problem of their own (the same labels and attributes). */
+static void problem_slice(vt_crf_data *out, const vt_crf_data *d, int64_t s0, int64_t s1) {
+  memset(out, 0, sizeof *out);
+  out->L = d->L;
+  out->n_attr = d->n_attr;
+  out->n_sent = s1 - s0;
+  const int64_t t0 = d->sent_off[s0], t1 = d->sent_off[s1];
+  const int64_t o0 = d->tok_off[t0], o1 = d->tok_off[t1];
+  out->n_tok = t1 - t0;
+  out->sent_off = malloc(((size_t)(s1 - s0) + 1) * sizeof *out->sent_off);
+  out->gold = malloc((size_t)(t1 - t0 + 1) * sizeof *out->gold);
+  out->tok_off = malloc(((size_t)(t1 - t0) + 1) * sizeof *out->tok_off);
+  out->attr = malloc((size_t)(o1 - o0 + 1) * sizeof *out->attr);
+  out->val = malloc((size_t)(o1 - o0 + 1) * sizeof *out->val);
+  for (int64_t s = s0; s <= s1; s++) out->sent_off[s - s0] = d->sent_off[s] - t0;
+  for (int64_t s = s0; s < s1; s++)
+    if (d->sent_off[s + 1] - d->sent_off[s] > out->max_T)
+      out->max_T = (int32_t)(d->sent_off[s + 1] - d->sent_off[s]);
+  for (int64_t t = t0; t <= t1; t++) out->tok_off[t - t0] = d->tok_off[t] - o0;
+  memcpy(out->gold, d->gold + t0, (size_t)(t1 - t0) * sizeof *out->gold);
+  memcpy(out->attr, d->attr + o0, (size_t)(o1 - o0) * sizeof *out->attr);
+  memcpy(out->val, d->val + o0, (size_t)(o1 - o0) * sizeof *out->val);
+}
+
+/* The first sequence at or after the middle of d's tokens that starts a batch of the rule, and
+ * the number of batches. */
+static int64_t batch_cut(const vt_crf_data *d, int32_t L, int64_t *n_batches) {
+  const int64_t n_tok = d->sent_off[d->n_sent], want = vt_crf_batch_count(n_tok, L);
+  int64_t cut = -1, last = -1;
+  *n_batches = 0;
+  for (int64_t s = 0; s < d->n_sent; s++) {
+    const int64_t id = vt_crf_batch_of(d->sent_off[s], n_tok, want);
+    if (id != last) {
+      ++*n_batches;
+      if (cut < 0 && s > 0 && 2 * d->sent_off[s] >= n_tok) cut = s;
+    }
+    last = id;
+  }
+  return cut;
+}
+
+/* Two "processes" in one: the half evaluated first (B) keeps a copy of its sums and flags and
+ * returns them as they are; the other (A) then adds the copy to its own, as an all-reduce over
+ * the two would. */
+typedef struct capture_comm {
+  vt_fix128 *fix;
+  int64_t n_fix, i64[8];
+  int calls;
+} capture_comm;
+
+static int capture_sum_fix(void *ctx, vt_fix128 *v, int64_t n) {
+  capture_comm *c = ctx;
+  c->calls++;
+  free(c->fix);
+  c->fix = malloc((size_t)n * sizeof *v);
+  c->n_fix = n;
+  if (!c->fix) return -1;
+  memcpy(c->fix, v, (size_t)n * sizeof *v);
+  return 0;
+}
+
+static int capture_sum_i64(void *ctx, int64_t *v, int64_t n) {
+  capture_comm *c = ctx;
+  c->calls++;
+  memcpy(c->i64, v, (size_t)n * sizeof *v);
+  return 0;
+}
+
+static int add_sum_fix(void *ctx, vt_fix128 *v, int64_t n) {
+  capture_comm *c = ctx;
+  c->calls++;
+  if (n != c->n_fix) return -1;
+  for (int64_t i = 0; i < n; i++) vt_fix_add(&v[i], c->fix[i]);
+  return 0;
+}
+
+static int add_sum_i64(void *ctx, int64_t *v, int64_t n) {
+  capture_comm *c = ctx;
+  c->calls++;
+  for (int64_t i = 0; i < n; i++) v[i] += c->i64[i];
+  return 0;
+}
+
+/* The loss and (g not NULL) gradient of d cut at sequence `cut`, the halves on threads_a and
+ * threads_b threads; calls counts the collectives made. */
+static double eval_split(const vt_crf_data *d, const vt_crf_feats *f, const double *w, double *g,
+                         int64_t cut, int threads_a, int threads_b, int *calls) {
+  vt_crf_data a, b;
+  problem_slice(&a, d, 0, cut);
+  problem_slice(&b, d, cut, d->n_sent);
+  capture_comm cc;
+  memset(&cc, 0, sizeof cc);
+  vt_train_comm ca, cb;
+  memset(&ca, 0, sizeof ca);
+  memset(&cb, 0, sizeof cb);
+  ca.size = cb.size = 2;
+  cb.rank = 1;
+  ca.ctx = cb.ctx = &cc;
+  cb.sum_fix = capture_sum_fix;
+  cb.sum_i64 = capture_sum_i64;
+  ca.sum_fix = add_sum_fix;
+  ca.sum_i64 = add_sum_i64;
+  const int64_t n_tok = d->sent_off[d->n_sent];
+  vt_crf_span sa = {0, n_tok, &ca}, sb = {d->sent_off[cut], n_tok, &cb};
+  vt_crf_grad *Ga = NULL, *Gb = NULL;
+  double *gb = g ? malloc((size_t)f->n * sizeof *gb) : NULL;
+  double loss = NAN;
+  if (vt_crf_grad_create(&Ga, &a, f, threads_a, &sa) == VT_OK &&
+      vt_crf_grad_create(&Gb, &b, f, threads_b, &sb) == VT_OK) {
+    vt_crf_grad_eval(Gb, w, gb);
+    loss = vt_crf_grad_eval(Ga, w, g);
+  }
+  *calls = cc.calls;
+  vt_crf_grad_destroy(Ga);
+  vt_crf_grad_destroy(Gb);
+  free(gb);
+  free(cc.fix);
+  vt_crf_data_free(&a);
+  vt_crf_data_free(&b);
+  return loss;
+}
+
+TEST(same_bits_split_over_processes) {
+  test_rng r = {20};
+  for (int rep = 0; rep < 4; rep++) {
+    const int sparse = rep & 1;
+    vt_crf_data d;
+    problem_make(&d, &r, sparse ? 300 : 45, 500, sparse ? 400 : 3000, 40, rep >= 2);
+    vt_crf_feats f;
+    vt_crf_featgen gen = {0, 0, 0, NULL};
+    vt_crf_feats_build(&f, &d, &gen, NULL);
+    REQUIRE(vt_crf_sparse_fits(&f) == sparse, "sparse form %d", vt_crf_sparse_fits(&f));
+    int64_t n_batches = 0;
+    const int64_t cut = batch_cut(&d, f.L, &n_batches);
+    REQUIRE(cut > 0 && n_batches >= 4, "rep %d: %lld batches, cut at %lld", rep,
+            (long long)n_batches, (long long)cut);
+    double *w = malloc((size_t)f.n * sizeof *w), *g = malloc((size_t)f.n * sizeof *g),
+           *g2 = malloc((size_t)f.n * sizeof *g2);
+    weights_random(w, f.n, &r, 1.0);
+    const double whole = eval(&d, &f, w, g, 1);
+    int calls = 0;
+    for (int t = 1; t <= 3; t++) {
+      memset(g2, 0, (size_t)f.n * sizeof *g2);
+      const double split = eval_split(&d, &f, w, g2, cut, t, 4 - t, &calls);
+      EXPECT(!memcmp(&split, &whole, sizeof whole), "rep %d threads %d: loss %.17g != %.17g", rep,
+             t, split, whole);
+      EXPECT(!memcmp(g2, g, (size_t)f.n * sizeof *g), "rep %d threads %d: another gradient", rep,
+             t);
+      EXPECT_EQ_INT(calls, 4, "one sum_fix and one sum_i64 a half");
+    }
+    const double split = eval_split(&d, &f, w, NULL, cut, 2, 1, &calls);
+    EXPECT(!memcmp(&split, &whole, sizeof whole), "rep %d: loss alone %.17g != %.17g", rep, split,
+           whole);
+    /* the split is not a no-op: the halves alone give other sums */
+    vt_crf_data a;
+    problem_slice(&a, &d, 0, cut);
+    vt_crf_grad *G = NULL;
+    vt_crf_span sa = {0, d.sent_off[d.n_sent], NULL};
+    REQUIRE(vt_crf_grad_create(&G, &a, &f, 1, &sa) == VT_OK, "half alone");
+    EXPECT(vt_crf_grad_eval(G, w, g2) < whole, "rep %d: half A alone", rep);
+    vt_crf_grad_destroy(G);
+    /* a part that does not fit its span */
+    vt_crf_span bad = {d.sent_off[d.n_sent] - a.n_tok + 1, d.sent_off[d.n_sent], NULL};
+    EXPECT(vt_crf_grad_create(&G, &a, &f, 1, &bad) == VT_EINVAL && G == NULL, "past the end");
+    vt_crf_data_free(&a);
+    free(w);
+    free(g);
+    free(g2);
+    vt_crf_feats_free(&f);
+    vt_crf_data_free(&d);
+  }
+}
+
+TEST(split_agrees_on_infinite_loss) {
+  /* A sequence of the second half with no path of non-zero probability (its first item must be
+   * label 0, its second label 1, and 0 -> 1 scores -1000): both halves give +inf. */
+  test_rng r = {21};
+  vt_crf_data d;
+  problem_make(&d, &r, 5, 30, 3000, 12, 1);
+  const int32_t X = d.n_attr, Y = d.n_attr + 1;
+  d.n_attr += 2;
+  vt_crf_feats f;
+  feats_all(&f, &d);
+  int64_t n_batches = 0;
+  const int64_t cut = batch_cut(&d, f.L, &n_batches);
+  REQUIRE(cut > 0 && n_batches >= 2, "%lld batches", (long long)n_batches);
+  int64_t s = cut + 3;
+  while (d.sent_off[s + 1] - d.sent_off[s] < 2) s++;
+  d.attr[d.tok_off[d.sent_off[s]]] = X;
+  d.attr[d.tok_off[d.sent_off[s] + 1]] = Y;
+  vt_crf_feats_free(&f);
+  feats_all(&f, &d);
+  double *w = malloc((size_t)f.n * sizeof *w), *g = malloc((size_t)f.n * sizeof *g);
+  weights_random(w, f.n, &r, 0.5);
+  w[vt_crf_feats_state(&f, X, 0)] = 1000;
+  w[vt_crf_feats_state(&f, Y, 1)] = 1000;
+  w[f.tr_id[0 * 5 + 1]] = -1000;
+  int calls = 0;
+  const double whole = eval(&d, &f, w, g, 2), split = eval_split(&d, &f, w, g, cut, 1, 2, &calls);
+  EXPECT(isinf(whole) && whole > 0, "whole: %g", whole);
+  EXPECT(isinf(split) && split > 0, "the half without the sequence: %g", split);
+  free(w);
+  free(g);
+  vt_crf_feats_free(&f);
+  vt_crf_data_free(&d);
+}
+
 TEST(exp_against_libm) {
   /* The forward-backward's exp of x <= 0 within 2 ulp of libm's, and 0 where the result would
    * leave the normal range. */
@@ -444,5 +711,6 @@ TEST(exp_against_libm) {
 
 TEST_MAIN(CASE(loss_at_zero), CASE(loss_brute_force), CASE(loss_many_labels),
           CASE(gradient_finite_differences), CASE(same_bits_any_threads), CASE(feature_generation),
-          CASE(optimisers_lower_the_objective), CASE(sgd_sparse_transitions),
+          CASE(optimisers_lower_the_objective), CASE(sgd_sparse_transitions), CASE(batch_rule),
+          CASE(same_bits_split_over_processes), CASE(split_agrees_on_infinite_loss),
           CASE(exp_against_libm))

@@ -132,7 +132,7 @@ vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const 
   if (f->n > INT32_MAX)
     return vt_fail_into(err, errlen, VT_EINVAL, "train: %lld features, liblbfgs takes at most %d",
                         (long long)f->n, INT32_MAX);
-  if ((st = vt_crf_grad_create(&G, d, f, o->threads)) != VT_OK) goto nomem;
+  if ((st = vt_crf_grad_create(&G, d, f, o->threads, NULL)) != VT_OK) goto nomem;
   if (!(x = lbfgs_malloc((int)(f->n ? f->n : 1)))) goto nomem;
   for (int64_t i = 0; i < f->n; i++) x[i] = w[i];
   lbfgs_parameter_t p;

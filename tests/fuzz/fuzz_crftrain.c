@@ -30,7 +30,7 @@ static void fz_train(const vt_crf_names *names, const vt_crf_data *d, const vt_c
   if (d->L > 64 || f->n > 4096 || d->n_tok > 4096) return;
   double *w = calloc((size_t)f->n + 1, sizeof *w), *g = calloc((size_t)f->n + 1, sizeof *g);
   vt_crf_grad *G = NULL;
-  if (!w || !g || vt_crf_grad_create(&G, d, f, 1) != VT_OK) goto done;
+  if (!w || !g || vt_crf_grad_create(&G, d, f, 1, NULL) != VT_OK) goto done;
   double loss = vt_crf_grad_eval(G, w, g);
   double want = (double)d->n_tok * log((double)d->L);
   if (!(fabs(loss - want) <= 1e-9 * (1 + want))) abort();
