@@ -7,8 +7,10 @@
  * CRFsuite's feature generation, L-BFGS / OWL-QN / SGD lowering the objective (L1 giving exact
  * zeros), and L-BFGS on two "processes" (threads over a vt_train_comm) giving the weights of one.
  */
+#define _POSIX_C_SOURCE 200809L /* pthread_barrier_t */
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,7 +371,7 @@ TEST(optimisers_lower_the_objective) {
     double *w = calloc((size_t)f.n, sizeof *w);
     vt_crf_result res;
     char err[256] = "";
-    REQUIRE(vt_crf_train(&d, &f, NULL, w, &o, &res, err, sizeof err) == VT_OK, "%s", err);
+    REQUIRE(vt_crf_train(&d, &f, NULL, w, &o, &res, err, sizeof err, NULL) == VT_OK, "%s", err);
     EXPECT(close_rel(res.initial_loss, (double)d.n_tok * log(5.0), 1e-12), "algo %d start", a);
     EXPECT(res.loss < 0.85 * res.initial_loss, "algo %d: %g -> %g", a, res.initial_loss, res.loss);
     EXPECT(seen[0] == res.initial_loss && seen[2] >= 1, "algo %d: iterations reported", a);
@@ -383,7 +385,7 @@ TEST(optimisers_lower_the_objective) {
     /* Continuing from the result starts at its loss. */
     vt_crf_result res2;
     o.max_iterations = 1;
-    REQUIRE(vt_crf_train(&d, &f, NULL, w, &o, &res2, err, sizeof err) == VT_OK, "%s", err);
+    REQUIRE(vt_crf_train(&d, &f, NULL, w, &o, &res2, err, sizeof err, NULL) == VT_OK, "%s", err);
     if (a < 2) EXPECT(close_rel(res2.initial_loss, res.loss, 1e-12), "algo %d: continues", a);
     free(w);
   }
@@ -413,7 +415,7 @@ TEST(sgd_sparse_transitions) {
     double *w = calloc((size_t)f.n, sizeof *w);
     vt_crf_result res;
     char err[256] = "";
-    REQUIRE(vt_crf_train(&d, &f, NULL, w, &o, &res, err, sizeof err) == VT_OK, "%s", err);
+    REQUIRE(vt_crf_train(&d, &f, NULL, w, &o, &res, err, sizeof err, NULL) == VT_OK, "%s", err);
     EXPECT(res.loss < 0.8 * res.initial_loss, "algo %d: %g -> %g", a, res.initial_loss, res.loss);
     final[a] = res.loss;
     free(w);
@@ -686,6 +688,152 @@ TEST(split_agrees_on_infinite_loss) {
   vt_crf_data_free(&d);
 }
 
+/* Two "processes" as two threads: the sums of a vt_train_comm through a shared slot and a
+ * barrier. */
+typedef struct pair_comm {
+  pthread_barrier_t bar;
+  vt_fix128 *fix[2];
+  int64_t *i64[2];
+} pair_comm;
+
+typedef struct pair_end {
+  pair_comm *p;
+  int rank;
+} pair_end;
+
+static int pair_sum_fix(void *ctx, vt_fix128 *v, int64_t n) {
+  pair_end *e = ctx;
+  vt_fix128 *mine = malloc((size_t)n * sizeof *v);
+  if (!mine) return -1; /* never in these tests: a real comm agrees on failure */
+  memcpy(mine, v, (size_t)n * sizeof *v);
+  e->p->fix[e->rank] = mine;
+  pthread_barrier_wait(&e->p->bar);
+  const vt_fix128 *other = e->p->fix[1 - e->rank];
+  for (int64_t i = 0; i < n; i++) vt_fix_add(&v[i], other[i]);
+  pthread_barrier_wait(&e->p->bar);
+  free(mine);
+  return 0;
+}
+
+static int pair_sum_i64(void *ctx, int64_t *v, int64_t n) {
+  pair_end *e = ctx;
+  int64_t *mine = malloc((size_t)n * sizeof *v);
+  if (!mine) return -1;
+  memcpy(mine, v, (size_t)n * sizeof *v);
+  e->p->i64[e->rank] = mine;
+  pthread_barrier_wait(&e->p->bar);
+  const int64_t *other = e->p->i64[1 - e->rank];
+  for (int64_t i = 0; i < n; i++) v[i] += other[i];
+  pthread_barrier_wait(&e->p->bar);
+  free(mine);
+  return 0;
+}
+
+typedef struct rank_job {
+  pair_end end;
+  vt_train_comm comm;
+  vt_crf_data part;
+  vt_crf_span span;
+  const vt_crf_feats *f;
+  vt_train_opts o;
+  double *w;
+  vt_crf_result res;
+  vt_status st;
+  char err[256];
+} rank_job;
+
+static void *rank_run(void *arg) {
+  rank_job *j = arg;
+  j->st = vt_crf_train(&j->part, j->f, NULL, j->w, &j->o, &j->res, j->err, sizeof j->err, &j->span);
+  return NULL;
+}
+
+static int stop_at_3(void *ctx, const vt_iter_report *r) {
+  (void)ctx;
+  return r->iteration >= 3;
+}
+
+TEST(lbfgs_over_two_processes) {
+  /* 40 labels that follow the attribute, about 20,000 items: 16 batches of the rule. */
+  test_rng r = {22};
+  vt_crf_data d;
+  problem_make(&d, &r, 40, 80, 1000, 40, 1);
+  for (int64_t t = 0; t < d.n_tok; t++)
+    if (test_unit(&r) < 0.9) d.gold[t] = d.attr[d.tok_off[t]] % 40;
+  vt_crf_feats f;
+  vt_crf_featgen gen = {0, 0, 0, NULL};
+  vt_crf_feats_build(&f, &d, &gen, NULL);
+  int64_t n_batches = 0;
+  const int64_t cut = batch_cut(&d, f.L, &n_batches);
+  REQUIRE(cut > 0 && n_batches >= 4, "%lld batches", (long long)n_batches);
+  for (int mode = 0; mode < 3; mode++) { /* L-BFGS, OWL-QN, stopped by rank 0's callback */
+    vt_train_opts o;
+    vt_train_opts_init(&o);
+    o.algorithm = VT_TRAIN_LBFGS;
+    o.c1 = mode == 1 ? 1.0 : 0;
+    o.max_iterations = 15;
+    o.threads = 1;
+    double *w1 = calloc((size_t)f.n, sizeof *w1);
+    vt_crf_result res;
+    char err[256] = "";
+    if (mode == 2) o.on_iteration = stop_at_3;
+    REQUIRE(vt_crf_train(&d, &f, NULL, w1, &o, &res, err, sizeof err, NULL) == VT_OK, "%s", err);
+    pair_comm pc;
+    memset(&pc, 0, sizeof pc);
+    pthread_barrier_init(&pc.bar, NULL, 2);
+    rank_job job[2];
+    pthread_t th[2];
+    memset(job, 0, sizeof job);
+    for (int k = 0; k < 2; k++) {
+      rank_job *j = &job[k];
+      j->end.p = &pc;
+      j->end.rank = k;
+      j->comm.rank = k;
+      j->comm.size = 2;
+      j->comm.ctx = &j->end;
+      j->comm.sum_fix = pair_sum_fix;
+      j->comm.sum_i64 = pair_sum_i64;
+      problem_slice(&j->part, &d, k ? cut : 0, k ? d.n_sent : cut);
+      j->span.tok_before = k ? d.sent_off[cut] : 0;
+      j->span.n_tok = d.sent_off[d.n_sent];
+      j->span.comm = &j->comm;
+      j->f = &f;
+      j->o = o;
+      j->o.threads = 1 + k;
+      if (k) j->o.on_iteration = NULL; /* the callback is one process's */
+      j->w = calloc((size_t)f.n, sizeof *j->w);
+    }
+    for (int k = 0; k < 2; k++) pthread_create(&th[k], NULL, rank_run, &job[k]);
+    for (int k = 0; k < 2; k++) pthread_join(th[k], NULL);
+    for (int k = 0; k < 2; k++) {
+      EXPECT(job[k].st == VT_OK, "mode %d rank %d: %s", mode, k, job[k].err);
+      EXPECT(!memcmp(job[k].w, w1, (size_t)f.n * sizeof *w1), "mode %d rank %d: other weights",
+             mode, k);
+      EXPECT(job[k].res.iterations == res.iterations && job[k].res.loss == res.loss,
+             "mode %d rank %d: %d iterations, loss %.17g; alone %d, %.17g", mode, k,
+             job[k].res.iterations, job[k].res.loss, res.iterations, res.loss);
+      free(job[k].w);
+      vt_crf_data_free(&job[k].part);
+    }
+    if (mode == 2) EXPECT_EQ_INT(res.iterations, 3, "stopped at iteration 3");
+    pthread_barrier_destroy(&pc.bar);
+    free(w1);
+  }
+  /* Other algorithms train on one process only. */
+  vt_train_opts o;
+  vt_train_opts_init(&o);
+  o.algorithm = VT_TRAIN_L2SGD;
+  vt_crf_span span = {0, d.sent_off[d.n_sent], NULL};
+  double *w = calloc((size_t)f.n, sizeof *w);
+  vt_crf_result res;
+  char err[256] = "";
+  EXPECT(vt_crf_train(&d, &f, NULL, w, &o, &res, err, sizeof err, &span) == VT_EINVAL, "l2sgd");
+  EXPECT(strstr(err, "algorithm l2sgd trains on one process only") != NULL, "message: %s", err);
+  free(w);
+  vt_crf_feats_free(&f);
+  vt_crf_data_free(&d);
+}
+
 TEST(exp_against_libm) {
   /* The forward-backward's exp of x <= 0 within 2 ulp of libm's, and 0 where the result would
    * leave the normal range. */
@@ -713,4 +861,4 @@ TEST_MAIN(CASE(loss_at_zero), CASE(loss_brute_force), CASE(loss_many_labels),
           CASE(gradient_finite_differences), CASE(same_bits_any_threads), CASE(feature_generation),
           CASE(optimisers_lower_the_objective), CASE(sgd_sparse_transitions), CASE(batch_rule),
           CASE(same_bits_split_over_processes), CASE(split_agrees_on_infinite_loss),
-          CASE(exp_against_libm))
+          CASE(lbfgs_over_two_processes), CASE(exp_against_libm))

@@ -111,7 +111,7 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
   }
   if (o->on_start) o->on_start(o->ctx, rep);
   vt_crf_result res;
-  st = vt_crf_train(&td, &f, n_dev > 0 ? &dd : NULL, w, o, &res, err, sizeof err);
+  st = vt_crf_train(&td, &f, n_dev > 0 ? &dd : NULL, w, o, &res, err, sizeof err, NULL);
   if (st != VT_OK) {
     st = vt_fail(st, "%s", err);
     goto done;

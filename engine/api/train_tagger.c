@@ -100,7 +100,8 @@ static vt_status train_crf(const vt_train_opts *o, const vt_trainset *d, const v
   if (!(w = calloc((size_t)(f.n ? f.n : 1), sizeof *w))) goto nomem;
   if (init) vt_crf_weights_from_prior(w, &f, &prior);
   vt_crf_result res;
-  if ((st = vt_crf_train(&td, &f, dc ? &dd : NULL, w, o, &res, err, errlen)) != VT_OK) goto done;
+  if ((st = vt_crf_train(&td, &f, dc ? &dd : NULL, w, o, &res, err, errlen, NULL)) != VT_OK)
+    goto done;
   pr->epochs = res.iterations;
   pr->seconds = res.seconds;
   pr->dev_accuracy = dc ? vt_crf_accuracy(&dd, &f, w, o->threads) : -1;

@@ -17,18 +17,19 @@ typedef struct run_ctx {
   const vt_crf_feats *f;
   const vt_crf_data *dev;
   const vt_train_opts *o;
-  int32_t evals;  /* evaluations since the last iteration */
-  int first;      /* no evaluation yet */
-  double t_iter;  /* when the iteration began */
-  double t_start; /* when training began */
-  double cb_time; /* seconds spent in callbacks and dev evaluation */
-  double ev_time; /* seconds in evaluations since the last iteration */
-  double x0_loss; /* the objective at the starting weights */
-  int stopped;    /* the callback asked to stop */
-  int32_t iters;  /* iterations reported */
-  double *g0;     /* the gradient at the start, handed to liblbfgs's first evaluation */
-  double f0;      /* the smooth part of the objective there */
-  int nomem;      /* an evaluation ran out of memory */
+  const vt_train_comm *comm; /* the processes training together, or NULL */
+  int32_t evals;             /* evaluations since the last iteration */
+  int first;                 /* no evaluation yet */
+  double t_iter;             /* when the iteration began */
+  double t_start;            /* when training began */
+  double cb_time;            /* seconds spent in callbacks and dev evaluation */
+  double ev_time;            /* seconds in evaluations since the last iteration */
+  double x0_loss;            /* the objective at the starting weights */
+  int stopped;               /* the callback asked to stop */
+  int32_t iters;             /* iterations reported */
+  double *g0;                /* the gradient at the start, handed to liblbfgs's first evaluation */
+  double f0;                 /* the smooth part of the objective there */
+  vt_status fail;            /* an evaluation failed: VT_ENOMEM, or VT_ECANCELED (the processes) */
 } run_ctx;
 
 static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloatval_t *g,
@@ -40,9 +41,14 @@ static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloat
     c->g0 = NULL; /* counted in iteration 0 */
     return c->f0;
   }
+  if (c->fail != VT_OK) { /* no more collectives once one failed: liblbfgs is told to stop */
+    memset(g, 0, (size_t)n * sizeof *g);
+    return NAN;
+  }
   const double t0 = vt_clock_seconds();
   double fx = vt_crf_grad_eval(c->G, x, g);
-  if (isnan(fx)) c->nomem = 1;
+  if (isnan(fx) && c->fail == VT_OK)
+    c->fail = vt_crf_grad_status(c->G) != VT_OK ? vt_crf_grad_status(c->G) : VT_ENOMEM;
   const double c2 = c->o->c2;
   if (c2 != 0) {
     double s = 0;
@@ -81,10 +87,20 @@ static int report(run_ctx *c, const double *x, double fx, double gnorm, double s
   r.total_seconds = now - c->t_start - c->cb_time;
   r.dev_accuracy = c->dev ? vt_crf_accuracy(c->dev, c->f, x, vt_crf_grad_threads(c->G)) : -1;
   int stop = c->o->on_iteration ? c->o->on_iteration(c->o->ctx, &r) : 0;
+  /* The callback may be one process's only: all stop when it asks. */
+  if (c->comm && c->fail == VT_OK) {
+    int64_t v = stop != 0;
+    if (c->comm->sum_i64(c->comm->ctx, &v, 1) != 0) {
+      c->fail = VT_ECANCELED;
+      v = 1;
+    }
+    stop = v != 0;
+  }
   c->evals = 0;
   c->ev_time = 0;
   c->t_iter = vt_clock_seconds();
   c->cb_time += c->t_iter - now;
+  if (c->fail != VT_OK) return 1;
   if (stop) c->stopped = 1;
   return stop;
 }
@@ -123,8 +139,9 @@ static const char *stop_reason(int ret) {
 
 vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf_data *dev,
                              double *w, const vt_train_opts *o, vt_crf_result *r, char *err,
-                             size_t errlen) {
+                             size_t errlen, const vt_crf_span *span) {
   vt_status st = VT_OK;
+  const vt_train_comm *comm = span ? span->comm : NULL;
   vt_crf_grad *G = NULL;
   lbfgsfloatval_t *x = NULL, *g0 = NULL;
   memset(r, 0, sizeof *r);
@@ -132,8 +149,22 @@ vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const 
   if (f->n > INT32_MAX)
     return vt_fail_into(err, errlen, VT_EINVAL, "train: %lld features, liblbfgs takes at most %d",
                         (long long)f->n, INT32_MAX);
-  if ((st = vt_crf_grad_create(&G, d, f, o->threads, NULL)) != VT_OK) goto nomem;
-  if (!(x = lbfgs_malloc((int)(f->n ? f->n : 1)))) goto nomem;
+  st = vt_crf_grad_create(&G, d, f, o->threads, span);
+  if (st == VT_OK &&
+      (!(x = lbfgs_malloc((int)(f->n ? f->n : 1))) || !(g0 = lbfgs_malloc((int)(f->n ? f->n : 1)))))
+    st = VT_ENOMEM;
+  if (comm) { /* every process ready, or all stop here */
+    int64_t failed = st != VT_OK;
+    if (comm->sum_i64(comm->ctx, &failed, 1) != 0 || (st == VT_OK && failed)) {
+      st = VT_ECANCELED;
+      goto fail;
+    }
+  }
+  if (st == VT_EINVAL) {
+    vt_fail_into(err, errlen, st, "train: the corpus part does not fit in its span");
+    goto done;
+  }
+  if (st != VT_OK) goto fail;
   for (int64_t i = 0; i < f->n; i++) x[i] = w[i];
   lbfgs_parameter_t p;
   lbfgs_parameter_init(&p);
@@ -159,18 +190,19 @@ vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const 
   c.f = f;
   c.dev = dev;
   c.o = o;
+  c.comm = comm;
   c.first = 1;
   c.t_start = c.t_iter = vt_clock_seconds();
   /* Iteration 0: the starting point's objective, reported before the first step. */
   {
     double gnorm = 0;
-    if (!(g0 = lbfgs_malloc((int)(f->n ? f->n : 1)))) goto nomem;
     c.f0 = evaluate(&c, x, g0, (int)f->n, 0);
     for (int64_t i = 0; i < f->n; i++) gnorm += g0[i] * g0[i];
-    if (c.nomem) goto nomem;
+    if ((st = c.fail) != VT_OK) goto fail;
     c.g0 = g0;
     r->initial_loss = c.x0_loss;
     if (report(&c, x, c.x0_loss, sqrt(gnorm), 0, 0, f->n)) {
+      if ((st = c.fail) != VT_OK) goto fail;
       r->loss = c.x0_loss;
       r->stop = "stopped by the callback";
       goto copy;
@@ -178,7 +210,8 @@ vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const 
   }
   lbfgsfloatval_t fx = 0;
   int ret = f->n > 0 ? lbfgs((int)f->n, x, &fx, evaluate, progress, &c, &p) : LBFGS_SUCCESS;
-  if (c.nomem || ret == LBFGSERR_OUTOFMEMORY) goto nomem;
+  if (c.fail == VT_OK && ret == LBFGSERR_OUTOFMEMORY) c.fail = VT_ENOMEM;
+  if ((st = c.fail) != VT_OK) goto fail;
   r->stop = c.stopped ? "stopped by the callback" : stop_reason(ret);
   if (!r->stop) {
     st = vt_fail_into(err, errlen, VT_EINVAL, "train: liblbfgs refused the parameters (%d)", ret);
@@ -190,8 +223,10 @@ copy:
   for (int64_t i = 0; i < f->n; i++) w[i] = x[i];
   r->seconds = vt_clock_seconds() - c.t_start - c.cb_time;
   goto done;
-nomem:
-  st = vt_fail_into(err, errlen, VT_ENOMEM, "train: out of memory");
+fail:
+  st = vt_fail_into(err, errlen, st,
+                    st == VT_ECANCELED ? "train: a collective call or another process failed"
+                                       : "train: out of memory");
 done:
   lbfgs_free(x);
   lbfgs_free(g0);
