@@ -16,3 +16,11 @@ foreach(case tagger joint bad_options conll2000)
   endif()
   set_tests_properties(train_parallel.${case} PROPERTIES SKIP_RETURN_CODE 77 LABELS "${label}")
 endforeach()
+
+# Parameter mixing across processes played by threads (tests/comm_threads.c, a vt_train_comm
+# over a pthread barrier that other tests may reuse): their weights are one process's.
+find_package(Threads REQUIRED)
+vt_add_test(test_ipm_span unit)
+target_sources(test_ipm_span PRIVATE comm_threads.c)
+target_link_libraries(test_ipm_span PRIVATE Threads::Threads)
+set_tests_properties(test_ipm_span PROPERTIES LABELS "unit;threads")

@@ -238,7 +238,7 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
     st = train_crf(o, &d, &tc, dev ? &dc : NULL, ts.plain_bigram, init, &W, &pr, err, sizeof err);
   } else {
     vt_perc_opts to = {o->epochs, o->seed,   algo,       o->on_progress, o->on_epoch,
-                       o->ctx,    o->shards, o->threads, o->minibatch};
+                       o->ctx,    o->shards, o->threads, o->minibatch,   NULL};
     st = vt_train_run(&W, &tc, dev ? &dc : NULL, rank, ts.n_b > 0, &to, &pr, err, sizeof err);
   }
   rep->epochs = pr.epochs;

@@ -5,7 +5,22 @@
 
 #include <stdint.h>
 
+#include "train/train_comm.h"
 #include "vitesse.h"
+
+/* One process's part of a training job by iterative parameter mixing that runs on several
+ * processes (the ranks of `vitesse-mpi train`), each holding a contiguous range of whole shards:
+ * this process trains shards [s0, s1) of the job's o->shards (s0 == s1: none; it still takes
+ * part in every collective call), and the corpus it is given is exactly their sentences, which
+ * are the job's sentences [sent0, sent0 + their count) (vt_ipm_shard_start gives each shard's
+ * first); n_sent and n_tok count the whole job's sentences and tokens. The processes talk
+ * through `comm` (every process of the job calls the trainer with the same options, templates,
+ * feature ids and starting weights). */
+typedef struct vt_ipm_span {
+  int32_t s0, s1;
+  int64_t sent0, n_sent, n_tok;
+  const vt_train_comm *comm;
+} vt_ipm_span;
 
 typedef struct vt_perc_opts {
   int32_t epochs;
@@ -16,15 +31,19 @@ typedef struct vt_perc_opts {
   /* Optional: after every epoch (dev evaluated); nonzero stops training. */
   int (*on_epoch)(void *ctx, const vt_epoch_report *r);
   void *ctx;
-  /* Iterative parameter mixing (train_ipm.c) when shards > 1: each epoch, the shuffled corpus is
-   * dealt to `shards` shards that train in parallel from the mixed weights, on at most `threads`
-   * threads (0: OpenMP's default); the result does not depend on `threads`. shards <= 1: the
-   * sequential perceptron. */
+  /* Iterative parameter mixing (train_ipm.c) when shards > 1 (or span is set): shard s holds the
+   * corpus's contiguous sentences [vt_ipm_shard_start(N, shards, s), .. of s + 1), which it
+   * trains on every epoch in its own shuffled order, in parallel with the other shards from the
+   * mixed weights, on at most `threads` threads (0: OpenMP's default); the result does not
+   * depend on `threads`. shards <= 1: the sequential perceptron. */
   int32_t shards, threads;
   /* Mini-batches (train_batch.c) when > 1 (and shards <= 1): the sentences of a batch are decoded
    * in parallel with the same weights, then updated in order; the result does not depend on
    * `threads`. */
   int32_t minibatch;
+  /* Iterative parameter mixing across processes (see vt_ipm_span): this process's shards, or
+   * NULL for a process training alone (then shards > 1 mixes all o->shards shards here). */
+  const vt_ipm_span *span;
 } vt_perc_opts;
 
 typedef struct vt_perc_report {

@@ -39,7 +39,8 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
               vt_algo_name(o->algo));
     return VT_EUNSUPPORTED;
   }
-  if (o->shards > 1) return vt_train_run_ipm(W, train, dev, rank, obs_bigram, o, rep, err, errlen);
+  if (o->shards > 1 || o->span)
+    return vt_train_run_ipm(W, train, dev, rank, obs_bigram, o, rep, err, errlen);
   if (o->minibatch > 1)
     return vt_train_run_batch(W, train, dev, rank, obs_bigram, o, rep, err, errlen);
   const size_t maxT = (size_t)(train->max_T > 0 ? train->max_T : 1);
@@ -73,7 +74,7 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
     }
     int stop = 0;
     st = vt_train_epoch_end(W, train, dev, rank, obs_bigram, o, epoch, tok_err, sent_err,
-                            vt_clock_seconds() - t_start, rep, &stop);
+                            vt_clock_seconds() - t_start, rep, &stop, err, errlen);
     if (st != VT_OK) goto fail;
     if (stop) break;
   }

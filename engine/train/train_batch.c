@@ -256,7 +256,7 @@ vt_status vt_train_run_batch(vt_weights *W, const vt_tcorpus *train, const vt_tc
     }
     int stop = 0;
     st = vt_train_epoch_end(W, train, dev, rank, obs_bigram, o, epoch, x.tok_err, x.sent_err,
-                            vt_clock_seconds() - t_start, rep, &stop);
+                            vt_clock_seconds() - t_start, rep, &stop, err, errlen);
     if (st != VT_OK) goto fail;
     if (stop) break;
   }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errmsg.h"
 #include "core/omp_tsan.h"
 #include "train/perc_step.h"
 
@@ -103,22 +104,32 @@ done:
 vt_status vt_train_epoch_end(const vt_weights *W, const vt_tcorpus *train, const vt_tcorpus *dev,
                              const int32_t *rank, int obs_bigram, const vt_perc_opts *o,
                              int32_t epoch, int64_t tok_err, int64_t sent_err, double secs,
-                             vt_perc_report *rep, int *stop) {
+                             vt_perc_report *rep, int *stop, char *err, size_t errlen) {
+  const vt_train_comm *comm = o->span ? o->span->comm : NULL;
+  const int64_t n_sent = o->span ? o->span->n_sent : train->n_sent;
+  const int64_t n_tok = o->span ? o->span->n_tok : train->n_tok;
+  vt_status st = VT_OK;
   *stop = 0;
-  rep->seconds += secs;
-  rep->train_accuracy = train->n_tok ? 1.0 - (double)tok_err / (double)train->n_tok : 0;
-  if (dev) {
-    vt_status st =
-        vt_train_evaluate(W, dev, rank, obs_bigram, o->algo, o->threads, &rep->dev_accuracy);
-    if (st != VT_OK) return st;
+  if (comm) {
+    int64_t v[2] = {tok_err, sent_err};
+    if (comm->sum_i64(comm->ctx, v, 2) != 0)
+      return vt_fail_into(err, errlen, VT_EIO,
+                          "training: a collective call between the processes failed");
+    tok_err = v[0];
+    sent_err = v[1];
   }
+  rep->seconds += secs;
+  rep->train_accuracy = n_tok ? 1.0 - (double)tok_err / (double)n_tok : 0;
+  if (dev && (st = vt_train_evaluate(W, dev, rank, obs_bigram, o->algo, o->threads,
+                                     &rep->dev_accuracy)) != VT_OK)
+    vt_errorf(err, errlen, NULL, "training: evaluating on dev failed: %s", vt_strerror(st));
   rep->epochs = epoch;
-  if (o->on_epoch) {
+  if (o->on_epoch && st == VT_OK) {
     vt_epoch_report er;
     memset(&er, 0, sizeof er);
     er.epoch = epoch;
     er.epochs = o->epochs;
-    er.sentences = train->n_sent;
+    er.sentences = n_sent;
     er.mistakes = er.updates = sent_err;
     er.train_accuracy = rep->train_accuracy;
     er.dev_accuracy = dev ? rep->dev_accuracy : -1;
@@ -128,5 +139,14 @@ vt_status vt_train_epoch_end(const vt_weights *W, const vt_tcorpus *train, const
     er.total_seconds = rep->seconds;
     *stop = o->on_epoch(o->ctx, &er) != 0;
   }
-  return VT_OK;
+  if (comm) { /* stop together, fail together */
+    int64_t v[2] = {*stop, st != VT_OK};
+    if (comm->sum_i64(comm->ctx, v, 2) != 0)
+      return vt_fail_into(err, errlen, VT_EIO,
+                          "training: a collective call between the processes failed");
+    *stop = v[0] > 0;
+    if (v[1] && st == VT_OK)
+      st = vt_fail_into(err, errlen, VT_ECANCELED, "training: another process failed");
+  }
+  return st;
 }
