@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fix128.h"
+
 void vt_crf_data_free(vt_crf_data *d) {
   free(d->sent_off);
   free(d->gold);
@@ -53,7 +55,7 @@ vt_status vt_crf_feats_build(vt_crf_feats *f, const vt_crf_data *d, const vt_crf
   int64_t *bucket = calloc((size_t)A + 1, sizeof *bucket);
   int32_t *occ_label = malloc((size_t)(n_occ ? n_occ : 1) * sizeof *occ_label);
   double *occ_val = malloc((size_t)(n_occ ? n_occ : 1) * sizeof *occ_val);
-  double *lab_freq = calloc((size_t)L, sizeof *lab_freq);
+  vt_fix128 *lab_freq = calloc((size_t)L, sizeof *lab_freq); /* exact: order-free */
   double *tr_freq = calloc((size_t)L * (size_t)L, sizeof *tr_freq);
   int32_t *seen = malloc((size_t)L * sizeof *seen);
   int32_t *list = malloc((size_t)L * sizeof *list);
@@ -90,10 +92,10 @@ vt_status vt_crf_feats_build(vt_crf_feats *f, const vt_crf_data *d, const vt_crf
       int32_t y = occ_label[k];
       if (seen[y] != a) {
         seen[y] = a;
-        lab_freq[y] = 0;
+        lab_freq[y] = vt_fix_of(0);
         list[n++] = y;
       }
-      lab_freq[y] += occ_val[k];
+      vt_fix_add_double(&lab_freq[y], occ_val[k]);
     }
     const int32_t n_data = n; /* labels seen with a in the data; then the forced ones */
     if (g->prior && a < g->prior->n_attr)
@@ -101,7 +103,7 @@ vt_status vt_crf_feats_build(vt_crf_feats *f, const vt_crf_data *d, const vt_crf
         int32_t y = g->prior->st_label[q];
         if (seen[y] != a) {
           seen[y] = a;
-          lab_freq[y] = 0;
+          lab_freq[y] = vt_fix_of(0);
           list[n++] = y;
         }
         forced[y] = a;
@@ -110,14 +112,15 @@ vt_status vt_crf_feats_build(vt_crf_feats *f, const vt_crf_data *d, const vt_crf
       for (int32_t y = 0; y < L; y++)
         if (seen[y] != a) {
           seen[y] = a;
-          lab_freq[y] = 0;
+          lab_freq[y] = vt_fix_of(0);
           list[n++] = y;
         }
     }
     qsort(list, (size_t)n, sizeof *list, cmp_i32);
     for (int32_t i = 0; i < n; i++) {
       int32_t y = list[i];
-      if (lab_freq[y] < g->min_freq && forced[y] != a) continue;
+      const double fy = vt_fix_to_double(lab_freq[y]);
+      if (fy < g->min_freq && forced[y] != a) continue;
       if (n_state == cap) {
         int64_t nc = cap ? 2 * cap : 1024;
         int32_t *nl = realloc(f->st_label, (size_t)nc * sizeof *nl);
@@ -129,7 +132,7 @@ vt_status vt_crf_feats_build(vt_crf_feats *f, const vt_crf_data *d, const vt_crf
         cap = nc;
       }
       f->st_label[n_state] = y;
-      sfreq[n_state++] = lab_freq[y];
+      sfreq[n_state++] = fy;
     }
     f->st_off[a + 1] = n_state;
   }

@@ -83,7 +83,8 @@ typedef struct vt_crf_featgen {
 } vt_crf_featgen;
 
 /* Generates the features of `d` as CRFsuite does: a state feature for each (attribute, label)
- * of the training items, frequency the attribute's values summed, and a transition feature for
+ * of the training items, frequency the attribute's values summed (exactly: in any order the same),
+ * and a transition feature for
  * each adjacent label pair, frequency its count; then those below g->min_freq dropped. *freq
  * (may be NULL) receives the n frequencies (malloc'd). Returns VT_OK or VT_ENOMEM. */
 vt_status vt_crf_feats_build(vt_crf_feats *f, const vt_crf_data *d, const vt_crf_featgen *g,
