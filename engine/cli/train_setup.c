@@ -1,0 +1,369 @@
+/* engine/cli/train_setup.c: the options of `vitesse train` and its progress lines (train_setup.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/train_setup.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/text_cli.h"
+
+void vt_cli_train_usage(FILE *f) {
+  fputs(
+      "usage: vitesse train --template T --train FILE [--dev FILE] [--epochs N]\n"
+      "       vitesse train --algo lbfgs|l2sgd|ap|pa|arow --items FILE [--dev FILE] [CRF options]\n"
+      "                     -o MODEL\n"
+      "                     [--decoder ALGO] [--seed S] [--label-col C] [--min-count N]\n"
+      "                     [--shards S | --minibatch B] [--threads N] [corpus options]\n"
+      "                     -o MODEL\n"
+      "\n"
+      "Trains an averaged perceptron (Collins 2002) on a column corpus (one token per line,\n"
+      "a blank line between sentences; plain, .gz or - for stdin) with the feature templates\n"
+      "of T (CRF++ U/B lines with %x[row,col]; Wapiti's %t, %m, %X, %T, %M), shuffling the\n"
+      "sentences every epoch, and writes the binary model MODEL.\n"
+      "options:\n"
+      "  --template T    feature template file\n"
+      "  --train FILE    training corpus\n"
+      "  --dev FILE      development corpus: token accuracy printed after every epoch\n"
+      "  --epochs N      passes over the training corpus (default 10)\n"
+      "  --decoder ALGO  exact decoder used in training (default: the fastest exact one\n"
+      "                  for the label count L, as vitesse decode's default with -k 1:\n"
+      "                  viterbi when L < 128, else iter-viterbi-astar; viterbi for\n"
+      "                  observation-dependent bigram templates); see vitesse decode --help\n"
+      "  --seed S        seed of the per-epoch shuffles (default 1)\n"
+      "  --label-col C   label column: 0-based index, last (default) or a CoNLL-U name\n"
+      "  --min-count N   keep features seen at least N times in training (default 1)\n"
+      "  --shards S      train on S shards at once (iterative parameter mixing, McDonald\n"
+      "                  et al. 2010): every epoch deals the shuffled sentences to S shards\n"
+      "                  that train in parallel from the same weights, then averages their\n"
+      "                  weights; the model depends on S and --seed, never on --threads.\n"
+      "                  1 (default): the sequential perceptron. Memory grows with S:\n"
+      "                  each shard holds about 4 L^2 doubles (L labels), 4 bytes a\n"
+      "                  feature and copies of the features it updates in an epoch\n"
+      "                  (945 labels: about 105 MB a shard)\n"
+      "  --minibatch B   train on several cores by mini-batches instead: every epoch takes\n"
+      "                  the shuffled sentences B at a time, decodes a batch in parallel\n"
+      "                  with the weights as it began and makes the updates one sentence\n"
+      "                  after the other in order (overlapping the decoding); the model\n"
+      "                  depends on B and --seed, never on --threads; memory: B emission\n"
+      "                  tables of the longest sentence. 1 (default): sequential. Closer to\n"
+      "                  the sequential perceptron's accuracy than --shards (perf/README.md)\n"
+      "  --threads N     threads for the shards or batches (at most S or B; default: one\n"
+      "                  per core)\n"
+      "  --quiet         no per-epoch lines\n"
+      "  --joint-chunk   train a joint POS + chunk model instead (Shimizu & Haas 2006;\n"
+      "                  options: vitesse chunk-train --help)\n"
+      "  -o MODEL        the model file to write (atomically)\n",
+      f);
+  fputs(vt_crf_help, f);
+  fputs(VT_CORPUS_HELP, f);
+}
+
+/* A template file larger than this is refused. */
+#define MAX_TEMPLATE_BYTES ((size_t)64 << 20)
+
+enum {
+  OPT_TEMPLATE = 256,
+  OPT_TRAIN,
+  OPT_DEV,
+  OPT_EPOCHS,
+  OPT_DECODER,
+  OPT_SEED,
+  OPT_LABEL,
+  OPT_MINCOUNT,
+  OPT_QUIET,
+  OPT_SHARDS,
+  OPT_THREADS,
+  OPT_MINIBATCH
+};
+
+/* The corpus line, before the first epoch. */
+static void on_start(void *vctx, const vt_train_report *r) {
+  (void)vctx;
+  fprintf(stderr,
+          "vitesse train: %lld sentences, %lld tokens, %d labels, %d features "
+          "(%d templates), decoder %s; read in %.2f s\n",
+          (long long)r->sentences, (long long)r->tokens, r->labels, (int)r->features, r->templates,
+          vt_algo_name(r->decoder), r->read_seconds);
+}
+
+/* The progress bar of a terminal. */
+static void on_progress(void *vctx, int32_t epoch, int32_t epochs, int64_t done, int64_t n) {
+  (void)vctx;
+  const int width = 40;
+  int fill = n ? (int)(done * width / n) : width;
+  char bar[64];
+  for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
+  bar[width] = 0;
+  fprintf(stderr, "\repoch %d/%d [%s] %3d%%", epoch, epochs, bar, n ? (int)(done * 100 / n) : 100);
+  fflush(stderr);
+}
+
+/* One line per epoch. */
+static int on_epoch(void *vctx, const vt_epoch_report *r) {
+  const vt_cli_train *x = vctx;
+  if (x->progress) fputs("\r\033[K", stderr);
+  fprintf(stderr,
+          "epoch %d/%d: %.2f s, train: %lld of %lld sentences wrong, token "
+          "accuracy %.2f%%",
+          r->epoch, r->epochs, r->seconds, (long long)r->mistakes, (long long)r->sentences,
+          100.0 * r->train_accuracy);
+  if (r->dev_accuracy >= 0) fprintf(stderr, "; dev token accuracy %.2f%%", 100.0 * r->dev_accuracy);
+  fputc('\n', stderr);
+  fflush(stderr);
+  return 0;
+}
+
+/* The CRF line before the first iteration. */
+static void crf_on_start(void *vctx, const vt_train_report *r) {
+  (void)vctx;
+  fprintf(stderr,
+          "vitesse train: %lld sequences, %lld items, %d labels, %lld features; read in %.2f s\n",
+          (long long)r->sentences, (long long)r->tokens, r->labels, (long long)r->features,
+          r->read_seconds);
+}
+
+/* Opens the --log file and sets whether iteration lines are printed; 0, or -1 (printed). */
+static int crf_log_open(const vt_crf_cli *crf, vt_crf_print *cp, int quiet) {
+  cp->lines = !quiet;
+  if (crf->log_path && !(cp->log = fopen(crf->log_path, "w"))) {
+    vt_cli_error("%s: cannot create the log: %s", crf->log_path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* The checks of a CRF trained from item files. Returns -1 or the exit status (printed). */
+static int items_check(vt_cli_train *t) {
+  if (t->to.algorithm == VT_TRAIN_PERCEPTRON) {
+    vt_cli_error("train: --items trains a CRF: add --algo lbfgs, l2sgd, ap, pa or arow");
+    return VT_EXIT_USAGE;
+  }
+  t->to.online_epsilon = t->crf.epsilon_set ? t->to.epsilon : 0;
+  if (t->tmpl_path || t->train_path) {
+    vt_cli_error("train: --items FILE or --template T --train FILE, not both");
+    return VT_EXIT_USAGE;
+  }
+  if (!t->out_path) {
+    vt_cli_error("train: -o MODEL is required (see vitesse train --help)");
+    return VT_EXIT_USAGE;
+  }
+  return -1;
+}
+
+/* The checks of training over templates, and the template file read. Returns -1 or the exit
+ * status (printed). */
+static int templates_check(vt_cli_train *t, const char *decoder, long long shards,
+                           long long minibatch) {
+  vt_train_opts *to = &t->to;
+  if (to->algorithm == VT_TRAIN_PA || to->algorithm == VT_TRAIN_AROW) {
+    vt_cli_error("train: --algo pa and arow train from --items");
+    return VT_EXIT_USAGE;
+  }
+  if (to->algorithm == VT_TRAIN_AP)
+    to->algorithm = VT_TRAIN_PERCEPTRON; /* over templates: the same */
+  if (t->crf.crf_option && to->algorithm == VT_TRAIN_PERCEPTRON) {
+    vt_cli_error("train: the CRF options need --algo lbfgs or l2sgd");
+    return VT_EXIT_USAGE;
+  }
+  if (!t->tmpl_path || !t->train_path || !t->out_path) {
+    vt_cli_error("train: --template, --train and -o are required (see vitesse train --help)");
+    return VT_EXIT_USAGE;
+  }
+  if (shards > 1 && minibatch > 1) {
+    vt_cli_error("train: --shards and --minibatch are two ways to train on several cores: "
+                 "choose one");
+    return VT_EXIT_USAGE;
+  }
+  if (decoder) {
+    vt_status pst = vt_algo_parse(decoder, &to->decoder);
+    if (pst != VT_OK) {
+      vt_cli_error("--decoder: %s '%s'",
+                   pst == VT_EUNSUPPORTED ? "not implemented in this version:"
+                                          : "unknown algorithm",
+                   decoder);
+      return VT_EXIT_USAGE;
+    }
+    if (!vt_algo_exact(to->decoder)) {
+      vt_cli_error("--decoder: '%s' is approximate; training needs an exact decoder", decoder);
+      return VT_EXIT_USAGE;
+    }
+    to->decoder_set = 1;
+  }
+  size_t tmpl_len = 0;
+  if (!(t->tmpl_text =
+            vt_cli_read_file(t->tmpl_path, MAX_TEMPLATE_BYTES, "a template file", &tmpl_len)))
+    return VT_EXIT_USAGE;
+  to->templates = t->tmpl_text;
+  to->templates_len = tmpl_len;
+  to->templates_name = t->tmpl_path;
+  return -1;
+}
+
+int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
+  static const struct option longopts[] = {{"template", required_argument, 0, OPT_TEMPLATE},
+                                           {"train", required_argument, 0, OPT_TRAIN},
+                                           {"dev", required_argument, 0, OPT_DEV},
+                                           {"epochs", required_argument, 0, OPT_EPOCHS},
+                                           {"decoder", required_argument, 0, OPT_DECODER},
+                                           {"seed", required_argument, 0, OPT_SEED},
+                                           {"label-col", required_argument, 0, OPT_LABEL},
+                                           {"min-count", required_argument, 0, OPT_MINCOUNT},
+                                           {"quiet", no_argument, 0, OPT_QUIET},
+                                           {"shards", required_argument, 0, OPT_SHARDS},
+                                           {"threads", required_argument, 0, OPT_THREADS},
+                                           {"minibatch", required_argument, 0, OPT_MINIBATCH},
+                                           {"output", required_argument, 0, 'o'},
+                                           {"help", no_argument, 0, 'h'},
+                                           VT_CORPUS_LONGOPTS,
+                                           VT_CRF_LONGOPTS,
+                                           {0, 0, 0, 0}};
+  const char *decoder = NULL;
+  long long epochs = 10, seed = 1, min_count = 1, shards = 1, threads = 0, minibatch = 1;
+  int32_t label_col = -1;
+  vt_train_opts *to = &t->to;
+  memset(t, 0, sizeof *t);
+  vt_train_opts_init(to);
+
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+    int h = vt_cli_corpus_opt(c, optarg, &to->reader);
+    if (h == 0) h = vt_crf_cli_opt(c, optarg, to, &t->crf);
+    if (h < 0) return VT_EXIT_USAGE;
+    if (h > 0) continue;
+    switch (c) {
+    case OPT_TEMPLATE: t->tmpl_path = optarg; break;
+    case OPT_TRAIN: t->train_path = optarg; break;
+    case OPT_DEV: t->dev_path = optarg; break;
+    case OPT_DECODER: decoder = optarg; break;
+    case OPT_QUIET: t->quiet = 1; break;
+    case 'o': t->out_path = optarg; break;
+    case OPT_EPOCHS:
+      if (vt_cli_parse_int(optarg, 1, 100000, &epochs)) {
+        vt_cli_error("--epochs: expected an integer in 1..100000, got '%s'", optarg);
+        return VT_EXIT_USAGE;
+      }
+      break;
+    case OPT_SEED:
+      if (vt_cli_parse_int(optarg, 0, INT64_MAX, &seed)) {
+        vt_cli_error("--seed: expected a non-negative integer, got '%s'", optarg);
+        return VT_EXIT_USAGE;
+      }
+      break;
+    case OPT_SHARDS:
+      if (vt_cli_parse_int(optarg, 1, VT_TRAIN_SHARDS_MAX, &shards)) {
+        vt_cli_error("--shards: expected an integer in 1..%d, got '%s'", VT_TRAIN_SHARDS_MAX,
+                     optarg);
+        return VT_EXIT_USAGE;
+      }
+      break;
+    case OPT_MINIBATCH:
+      if (vt_cli_parse_int(optarg, 1, VT_TRAIN_MINIBATCH_MAX, &minibatch)) {
+        vt_cli_error("--minibatch: expected an integer in 1..%d, got '%s'", VT_TRAIN_MINIBATCH_MAX,
+                     optarg);
+        return VT_EXIT_USAGE;
+      }
+      break;
+    case OPT_THREADS:
+      if (vt_cli_parse_int(optarg, 1, 4096, &threads)) {
+        vt_cli_error("--threads: expected an integer in 1..4096, got '%s'", optarg);
+        return VT_EXIT_USAGE;
+      }
+      break;
+    case OPT_MINCOUNT:
+      if (vt_cli_parse_int(optarg, 1, UINT32_MAX, &min_count)) {
+        vt_cli_error("--min-count: expected a positive integer, got '%s'", optarg);
+        return VT_EXIT_USAGE;
+      }
+      break;
+    case OPT_LABEL:
+      if (vt_cli_parse_col(optarg, &label_col)) {
+        vt_cli_error("--label-col: expected a column index, last or a CoNLL-U name, got '%s'",
+                     optarg);
+        return VT_EXIT_USAGE;
+      }
+      break;
+    case 'h': vt_cli_train_usage(stdout); return VT_EXIT_OK;
+    default: vt_cli_bad_option("train", "o:h", argv); return VT_EXIT_USAGE;
+    }
+  }
+  if (optind < argc) {
+    vt_cli_error("train: unexpected argument '%s'", argv[optind]);
+    return VT_EXIT_USAGE;
+  }
+  to->threads = (int32_t)threads;
+  to->seed = (uint64_t)seed;
+  if (t->crf.items) return items_check(t);
+  int rc = templates_check(t, decoder, shards, minibatch);
+  if (rc >= 0) return rc;
+  to->epochs = (int32_t)epochs;
+  to->label_col = label_col;
+  to->min_count = (uint32_t)min_count;
+  to->shards = (int32_t)shards;
+  to->minibatch = (int32_t)minibatch;
+  return -1;
+}
+
+int vt_cli_train_callbacks(vt_cli_train *t) {
+  vt_train_opts *to = &t->to;
+  if (t->crf.items || to->algorithm != VT_TRAIN_PERCEPTRON) { /* iterations, not epochs */
+    if (crf_log_open(&t->crf, &t->cp, t->quiet)) return VT_EXIT_FAIL;
+    to->on_iteration = vt_crf_cli_on_iteration;
+    to->ctx = &t->cp;
+    if (!t->quiet) to->on_start = t->crf.items ? crf_on_start : on_start;
+    return -1;
+  }
+  t->progress = !t->quiet && isatty(2);
+  if (!t->quiet) {
+    to->on_start = on_start;
+    to->on_epoch = on_epoch;
+    to->ctx = t;
+  }
+  if (t->progress) to->on_progress = on_progress;
+  return -1;
+}
+
+int vt_cli_train_finish(vt_cli_train *t, vt_status st, const vt_train_report *rep) {
+  int rc = VT_EXIT_OK;
+  if (st != VT_OK) {
+    vt_cli_error("%s", vt_last_error());
+    rc =
+        st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EINVAL ? VT_EXIT_USAGE : VT_EXIT_FAIL;
+  } else if (t->quiet) {
+  } else if (t->crf.items) {
+    fprintf(stderr,
+            "vitesse train: %d iterations in %.2f s; model %s: %lld features with non-zero "
+            "weights\n",
+            rep->epochs, rep->train_seconds, t->out_path, (long long)rep->model_features);
+  } else if (t->to.algorithm != VT_TRAIN_PERCEPTRON) {
+    fprintf(stderr,
+            "vitesse train: %d iterations in %.2f s; train token accuracy %.2f%%; model %s: "
+            "%lld features with non-zero weights, about %.1f MB\n",
+            rep->epochs, rep->train_seconds, 100 * rep->train_accuracy, t->out_path,
+            (long long)rep->model_features, (double)rep->model_bytes / 1e6);
+  } else {
+    fprintf(stderr,
+            "vitesse train: %d epochs in %.2f s (decoding %.2f s); model %s: %lld "
+            "features with non-zero weights, about %.1f MB\n",
+            rep->epochs, rep->train_seconds, rep->decode_seconds, t->out_path,
+            (long long)rep->model_features, (double)rep->model_bytes / 1e6);
+  }
+  if (t->cp.log) {
+    if (fclose(t->cp.log) && rc == VT_EXIT_OK) {
+      vt_cli_error("%s: cannot write the log", t->crf.log_path);
+      rc = VT_EXIT_FAIL;
+    }
+    t->cp.log = NULL;
+  }
+  return rc;
+}
+
+void vt_cli_train_free(vt_cli_train *t) {
+  if (t->cp.log) fclose(t->cp.log);
+  free(t->tmpl_text);
+  memset(t, 0, sizeof *t);
+}
