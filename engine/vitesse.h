@@ -1222,6 +1222,9 @@ typedef struct vt_train_part {
   const char *data;
   size_t len;
   int64_t first_line;
+  /* A column corpus's separator as opts->reader's auto rule decides it for the whole file (by
+   * its first token line), or VT_SEP_AUTO to take opts->reader's (the model records that). */
+  vt_sep sep;
 } vt_train_part;
 
 /* vt_train_tagger across the processes of `comm`: each process compiles its part, the feature

@@ -119,8 +119,14 @@ vt_status vt_corpus_src_each(const vt_corpus_src *src, const vt_reader_opts *ro,
     }
     if (st == VT_OK && b.n_sents > 0) st = fn(ctx, &b, err, sizeof err);
   } else {
-    for (int f = 0; f < src->n_files && st == VT_OK; f++) {
-      st = vt_conll_open(&r, src->files[f], ro, err, sizeof err);
+    const int n_inputs = src->part ? 1 : src->n_files;
+    for (int f = 0; f < n_inputs && st == VT_OK; f++) {
+      const vt_train_part *pt = src->part;
+      vt_reader_opts pro = *ro;
+      if (pt && pt->sep != VT_SEP_AUTO) pro.sep = pt->sep; /* the whole file's */
+      st = pt ? vt_conll_open_mem(&r, pt->name, pt->data, pt->len, (uint64_t)pt->first_line, &pro,
+                                  err, sizeof err)
+              : vt_conll_open(&r, src->files[f], ro, err, sizeof err);
       while (st == VT_OK) {
         int32_t n;
         vt_sentbatch_clear(&b);

@@ -13,7 +13,8 @@ typedef struct vt_corpus_src {
   int n_files;
   const vt_sentence_in *sents; /* ... or n_sents sentences in memory (when not NULL) */
   int64_t n_sents;
-  const char *name; /* names in-memory sentences in messages ("NAME:LINE: problem") */
+  const char *name;          /* names in-memory sentences in messages ("NAME:LINE: problem") */
+  const vt_train_part *part; /* ... or this part of a corpus file (when not NULL) */
 } vt_corpus_src;
 
 /* Hands every batch of `src`, read with `ro`, to `fn` in order; `fn` may return VT_ECANCELED to

@@ -214,7 +214,8 @@ vt_status vt_train_joint(const vt_train_opts *opts, const char *train, const cha
   if (!train)
     return vt_fail(VT_EINVAL, "chunk-train: a training corpus and a model path are required");
   const char *const tr[1] = {train}, *const te[1] = {test};
-  vt_corpus_src ts = {tr, 1, NULL, 0, "train"}, ds = {te, test ? 1 : 0, NULL, 0, "test"};
+  vt_corpus_src ts = {tr, 1, NULL, 0, "train", NULL},
+                ds = {te, test ? 1 : 0, NULL, 0, "test", NULL};
   return train_joint(opts, &ts, &ds, out_path, rep);
 }
 
@@ -228,7 +229,7 @@ vt_status vt_train_joint_mem(const vt_train_opts *opts, const vt_sentence_in *tr
   rep->dev_accuracy = -1;
   if (n_train < 0 || n_test < 0 || (n_train > 0 && !train) || (n_test > 0 && !test))
     return vt_fail(VT_EINVAL, "chunk-train: sentence counts >= 0 and their sentences expected");
-  vt_corpus_src ts = {NULL, 0, n_train > 0 ? train : &none, n_train, "train"};
-  vt_corpus_src ds = {NULL, 0, n_test > 0 ? test : NULL, n_test, "test"};
+  vt_corpus_src ts = {NULL, 0, n_train > 0 ? train : &none, n_train, "train", NULL};
+  vt_corpus_src ds = {NULL, 0, n_test > 0 ? test : NULL, n_test, "test", NULL};
   return train_joint(opts, &ts, &ds, out_path, rep);
 }

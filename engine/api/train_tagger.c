@@ -5,6 +5,7 @@
  * atomically (engine/models/model_file.h); progress goes to the caller's callbacks, never to a
  * stream. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,9 +15,11 @@
 #include "io/outfile.h"
 #include "io/sentbatch.h"
 #include "models/model_file.h"
+#include "train/crf_grad.h"
 #include "train/crf_report.h"
 #include "train/crf_tmpl.h"
 #include "train/crf_train.h"
+#include "train/dist.h"
 #include "train/train.h"
 #include "train/train_export.h"
 #include "vitesse.h"
@@ -76,7 +79,8 @@ static vt_status compile_src(vt_trainset *d, vt_tcorpus *c, const vt_corpus_src 
  * corpus, transitions for the label pairs seen when the templates have a plain `B`. */
 static vt_status train_crf(const vt_train_opts *o, const vt_trainset *d, const vt_tcorpus *tc,
                            const vt_tcorpus *dc, int transitions, const vt_textmodel *init,
-                           vt_weights *W, vt_perc_report *pr, char *err, size_t errlen) {
+                           const vt_crf_span *span, vt_weights *W, vt_perc_report *pr, char *err,
+                           size_t errlen) {
   vt_status st = VT_ENOMEM;
   vt_crf_data td, dd;
   vt_crf_feats f;
@@ -95,17 +99,29 @@ static vt_status train_crf(const vt_train_opts *o, const vt_trainset *d, const v
   if (init && vt_crf_prior_from_textmodel(&prior, init, d) != VT_OK) goto nomem;
   vt_crf_featgen gen = {(double)o->min_freq, o->possible_states, o->possible_transitions,
                         init ? &prior : NULL};
-  if (vt_crf_feats_build(&f, &td, &gen, NULL) != VT_OK) goto nomem;
+  if (span && span->comm) {
+    if ((st = vt_dist_feats_build(span->comm, &f, &td, &gen, err, errlen)) != VT_OK) goto done;
+  } else if (vt_crf_feats_build(&f, &td, &gen, NULL) != VT_OK) {
+    goto nomem;
+  }
   if (!transitions) vt_crf_feats_drop_transitions(&f);
   if (!(w = calloc((size_t)(f.n ? f.n : 1), sizeof *w))) goto nomem;
   if (init) vt_crf_weights_from_prior(w, &f, &prior);
   vt_crf_result res;
-  if ((st = vt_crf_train(&td, &f, dc ? &dd : NULL, w, o, &res, err, errlen, NULL)) != VT_OK)
+  if ((st = vt_crf_train(&td, &f, dc ? &dd : NULL, w, o, &res, err, errlen, span)) != VT_OK)
     goto done;
   pr->epochs = res.iterations;
   pr->seconds = res.seconds;
   pr->dev_accuracy = dc ? vt_crf_accuracy(&dd, &f, w, o->threads) : -1;
   pr->train_accuracy = vt_crf_accuracy(&td, &f, w, o->threads);
+  if (span && span->comm) { /* the tokens tagged right, over every process */
+    int64_t right[2] = {(int64_t)llround(pr->train_accuracy * (double)td.n_tok), td.n_tok};
+    if (span->comm->sum_i64(span->comm->ctx, right, 2)) {
+      st = vt_fail_into(err, errlen, VT_EIO, "training: the processes lost touch");
+      goto done;
+    }
+    pr->train_accuracy = right[1] ? (double)right[0] / (double)right[1] : 0;
+  }
   if ((st = vt_crf_to_weights(W, &f, w)) != VT_OK) goto nomem;
   goto done;
 nomem:
@@ -119,10 +135,47 @@ done:
   return st;
 }
 
+/* Builds the model of W (vt_export_build) into x and writes it to out_path. */
+static vt_status write_model(vt_export *x, const vt_trainset *d, const vt_weights *W,
+                             const char *tmpl, size_t tmpl_len, const vt_textmodel_meta *meta,
+                             const char *out_path, vt_train_report *rep) {
+  char err[VT_ERR_LINE];
+  vt_status st = vt_export_build(x, d, W, tmpl, tmpl_len, meta);
+  if (st != VT_OK)
+    return st == VT_EINVAL ? vt_fail(VT_EIO, "%s: model too large", out_path)
+                           : vt_fail(VT_ENOMEM, "%s: out of memory", out_path);
+  if ((st = vt_textmodel_write(out_path, &x->img, err, sizeof err)) != VT_OK)
+    return vt_fail(st == VT_ENOMEM ? VT_ENOMEM : VT_EIO, "%s", err);
+  rep->model_features = x->img.n_feat;
+  rep->model_bytes = x->img.recs_len + (uint64_t)W->L * (uint64_t)W->L * 4;
+  return VT_OK;
+}
+
+/* Agrees with the other processes on `st` (dist.h): a failure keeps its message; another
+ * process's failure is VT_ECANCELED here. */
+static vt_status agree(const vt_train_comm *c, vt_status st) {
+  char err[VT_ERR_LINE];
+  const vt_status a = vt_dist_agree(c, st, err, sizeof err);
+  return a == st ? st : vt_fail(a, "%s", err);
+}
+
+/* Training across processes takes the perceptron by shards and L-BFGS only. */
+static vt_status dist_check(const vt_train_opts *o) {
+  if (o->init_model)
+    return vt_fail(VT_EINVAL, "training across processes: --init is not supported yet");
+  if (o->algorithm == VT_TRAIN_PERCEPTRON && (o->shards < 2 || o->minibatch > 1))
+    return vt_fail(VT_EINVAL, "training across processes: the perceptron trains by --shards S "
+                              "(S >= 2; S >= the number of processes keeps every one busy)");
+  if (o->algorithm != VT_TRAIN_PERCEPTRON && o->algorithm != VT_TRAIN_LBFGS)
+    return vt_fail(VT_EINVAL, "training across processes: --algo lbfgs or the perceptron; the "
+                              "others train on one process");
+  return VT_OK;
+}
+
 /* The whole pipeline, for either kind of source. */
 static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train,
-                              const vt_corpus_src *dev, const char *out_path,
-                              vt_train_report *rep) {
+                              const vt_corpus_src *dev, const char *out_path, vt_train_report *rep,
+                              const vt_train_comm *comm) {
   vt_status st = VT_OK;
   char err[VT_ERR_LINE];
   vt_tmplset ts;
@@ -137,9 +190,15 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
   vt_export x;
   memset(&x, 0, sizeof x);
   int32_t *rank = NULL;
-  vt_textmodel *init = NULL; /* CRF: the model training continues from */
+  vt_textmodel *init = NULL;                   /* CRF: the model training continues from */
+  int32_t *dest = NULL;                        /* across processes: where each sentence goes */
+  const int writer = !comm || comm->rank == 0; /* reads dev, calls back, writes the model */
+  if (!writer) {
+    dev = NULL;
+    out_path = NULL;
+  }
 
-  if (!o || !o->templates || !out_path) {
+  if (!o || !o->templates || (writer && !out_path)) {
     st = vt_fail(VT_EINVAL, "train: the templates and the model path are required");
     goto done;
   }
@@ -156,6 +215,7 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
                  VT_TRAIN_SHARDS_MAX, VT_TRAIN_MINIBATCH_MAX);
     goto done;
   }
+  if (comm && (st = dist_check(o)) != VT_OK) goto done;
   vt_algo algo = VT_ALGO_VITERBI; /* without --decoder: set once the label count is known */
   if (o->decoder_set) {
     algo = o->decoder;
@@ -201,13 +261,33 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
   if (vt_trainset_init(&d, &ts, o->label_col) != VT_OK) goto nomem;
   if (init && vt_crf_tmpl_seed(&d, init, o->min_count) != VT_OK) goto nomem;
   double t0 = vt_clock_seconds();
-  if ((st = compile_src(&d, &tc, train, &o->reader)) != VT_OK) goto done;
-  if (tc.n_sent == 0) {
-    st = vt_fail(VT_EFORMAT, "%s: no sentence to train on",
-                 train->sents || train->n_files != 1 ? train->name : train->files[0]);
+  st = compile_src(&d, &tc, train, &o->reader);
+  if (comm) st = agree(comm, st);
+  if (st != VT_OK) goto done;
+  /* The corpus as a whole: here, or summed over the processes. */
+  int64_t sent_before = 0, n_sent = tc.n_sent, tok_before = 0, n_tok = tc.n_tok;
+  if (comm && ((st = vt_dist_prefix(comm, tc.n_sent, &sent_before, &n_sent, err, sizeof err)) ||
+               (st = vt_dist_prefix(comm, tc.n_tok, &tok_before, &n_tok, err, sizeof err)))) {
+    st = vt_fail(st, "%s", err);
     goto done;
   }
-  if (vt_trainset_freeze(&d, &tc, o->min_count) != VT_OK) goto nomem;
+  if (n_sent == 0) {
+    st = vt_fail(VT_EFORMAT, "%s: no sentence to train on",
+                 train->part                           ? train->part->name
+                 : train->sents || train->n_files != 1 ? train->name
+                                                       : train->files[0]);
+    goto done;
+  }
+  if (comm) {
+    tc.n_u = ts.n_u; /* a process may have compiled nothing */
+    tc.n_b = ts.n_b;
+    if ((st = vt_dist_trainset_freeze(comm, &d, &tc, o->min_count, err, sizeof err)) != VT_OK) {
+      st = vt_fail(st, "%s", err);
+      goto done;
+    }
+  } else if (vt_trainset_freeze(&d, &tc, o->min_count) != VT_OK) {
+    goto nomem;
+  }
   if (dev && (st = compile_src(&d, &dc, dev, &o->reader)) != VT_OK) goto done;
   const int32_t L = d.labels.n;
   if (!o->decoder_set && ts.n_b == 0) { /* bigram templates keep viterbi */
@@ -218,8 +298,8 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
   rank = malloc((size_t)L * sizeof *rank);
   if (!rank || vt_weights_init(&W, L, d.n_weights, d.bigram) != VT_OK) goto nomem;
   vt_export_rank(&d, rank);
-  rep->sentences = tc.n_sent;
-  rep->tokens = tc.n_tok;
+  rep->sentences = n_sent;
+  rep->tokens = n_tok;
   rep->labels = L;
   rep->features = d.n_weights;
   rep->templates = ts.n;
@@ -227,18 +307,50 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
   rep->read_seconds = vt_clock_seconds() - t0;
   rep->input_ok = 1;
   /* The model goes to out_path once trained: see now, not after the epochs, that it cannot. */
-  if ((st = vt_outfile_probe(out_path, err, sizeof err)) != VT_OK) {
+  if (writer && (st = vt_outfile_probe(out_path, err, sizeof err)) != VT_OK)
     st = vt_fail(st, "%s", err);
-    goto done;
+  if (comm) st = agree(comm, st);
+  if (st != VT_OK) goto done;
+  if (writer && o->on_start) o->on_start(o->ctx, rep);
+  /* Across processes: each takes whole shards (the perceptron) or whole gradient batches. */
+  const int crf = o->algorithm != VT_TRAIN_PERCEPTRON;
+  const int64_t want = crf ? vt_crf_batch_count(n_tok, L) : 0;
+  if (comm) {
+    dest = crf ? vt_dist_dest_batches(comm, tc.sent_off, tc.n_sent, tok_before, n_tok, want)
+               : vt_dist_dest_shards(comm, tc.n_sent, sent_before, n_sent, o->shards);
+    st = dest ? VT_OK : vt_fail(VT_ENOMEM, "train: out of memory");
+    if ((st = agree(comm, st)) != VT_OK) goto done;
+    if ((st = vt_dist_move_tcorpus(comm, &tc, dest, err, sizeof err)) ||
+        (st = vt_dist_prefix(comm, tc.n_sent, &sent_before, &n_sent, err, sizeof err)) ||
+        (st = vt_dist_prefix(comm, tc.n_tok, &tok_before, &n_tok, err, sizeof err))) {
+      st = vt_fail(st, "%s", err);
+      goto done;
+    }
   }
-  if (o->on_start) o->on_start(o->ctx, rep);
+  const vt_crf_span span = {tok_before, n_tok, comm};
+  const int32_t P = comm ? comm->size : 1, me = comm ? comm->rank : 0;
+  const vt_ipm_span ispan = {(int32_t)(((int64_t)me * o->shards + P - 1) / P),
+                             (int32_t)(((int64_t)(me + 1) * o->shards + P - 1) / P),
+                             sent_before,
+                             n_sent,
+                             n_tok,
+                             comm};
 
   vt_perc_report pr;
   if (o->algorithm != VT_TRAIN_PERCEPTRON) {
-    st = train_crf(o, &d, &tc, dev ? &dc : NULL, ts.plain_bigram, init, &W, &pr, err, sizeof err);
+    st = train_crf(o, &d, &tc, dev ? &dc : NULL, ts.plain_bigram, init, comm ? &span : NULL, &W,
+                   &pr, err, sizeof err);
   } else {
-    vt_perc_opts to = {o->epochs, o->seed,   algo,       o->on_progress, o->on_epoch,
-                       o->ctx,    o->shards, o->threads, o->minibatch,   NULL};
+    vt_perc_opts to = {o->epochs,
+                       o->seed,
+                       algo,
+                       writer ? o->on_progress : NULL,
+                       writer ? o->on_epoch : NULL,
+                       o->ctx,
+                       o->shards,
+                       o->threads,
+                       o->minibatch,
+                       comm ? &ispan : NULL};
     st = vt_train_run(&W, &tc, dev ? &dc : NULL, rank, ts.n_b > 0, &to, &pr, err, sizeof err);
   }
   rep->epochs = pr.epochs;
@@ -250,33 +362,25 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
     st = vt_fail(st, "%s", err);
     goto done;
   }
-  vt_textmodel_meta meta;
-  memset(&meta, 0, sizeof meta);
-  meta.label_col = o->label_col;
-  meta.ncols = d.ncols;
-  meta.epochs = pr.epochs;
-  meta.reader = vt_textmodel_reader_pack(&o->reader);
-  meta.seed = o->seed;
-  meta.train_sentences = (uint64_t)tc.n_sent;
-  meta.train_tokens = (uint64_t)tc.n_tok;
-  snprintf(meta.decoder, sizeof meta.decoder, "%s", vt_algo_name(algo));
-  st = vt_export_build(&x, &d, &W, o->templates, tmpl_len, &meta);
-  if (st != VT_OK) {
-    st = st == VT_EINVAL ? vt_fail(VT_EIO, "%s: model too large", out_path)
-                         : vt_fail(VT_ENOMEM, "%s: out of memory", out_path);
-    goto done;
+  if (writer) {
+    vt_textmodel_meta meta;
+    memset(&meta, 0, sizeof meta);
+    meta.label_col = o->label_col;
+    meta.ncols = d.ncols;
+    meta.epochs = pr.epochs;
+    meta.reader = vt_textmodel_reader_pack(&o->reader);
+    meta.seed = o->seed;
+    meta.train_sentences = (uint64_t)n_sent;
+    meta.train_tokens = (uint64_t)n_tok;
+    snprintf(meta.decoder, sizeof meta.decoder, "%s", vt_algo_name(algo));
+    st = write_model(&x, &d, &W, o->templates, tmpl_len, &meta, out_path, rep);
   }
-  st = vt_textmodel_write(out_path, &x.img, err, sizeof err);
-  if (st != VT_OK) {
-    st = vt_fail(st == VT_ENOMEM ? VT_ENOMEM : VT_EIO, "%s", err);
-    goto done;
-  }
-  rep->model_features = x.img.n_feat;
-  rep->model_bytes = x.img.recs_len + (uint64_t)L * (uint64_t)L * 4;
+  if (comm) st = agree(comm, st);
   goto done;
 nomem:
   st = vt_fail(VT_ENOMEM, "train: out of memory");
 done:
+  free(dest);
   vt_export_free(&x);
   vt_weights_free(&W);
   vt_tcorpus_free(&tc);
@@ -297,11 +401,11 @@ static void report_reset(vt_train_report *rep) {
 
 /* Runs train_tagger with *rep reset, or with a scratch report when rep is NULL. */
 static vt_status run(const vt_train_opts *o, const vt_corpus_src *train, const vt_corpus_src *dev,
-                     const char *out_path, vt_train_report *rep) {
+                     const char *out_path, vt_train_report *rep, const vt_train_comm *comm) {
   vt_train_report scratch;
   if (!rep) rep = &scratch;
   report_reset(rep);
-  return train_tagger(o, train, dev, out_path, rep);
+  return train_tagger(o, train, dev, out_path, rep, comm);
 }
 
 vt_status vt_train_tagger(const vt_train_opts *opts, const char *const *train, int n_train,
@@ -314,9 +418,9 @@ vt_status vt_train_tagger(const vt_train_opts *opts, const char *const *train, i
     if (!train[i]) return vt_fail(VT_EINVAL, "train: corpus path %d is NULL", i);
   for (int i = 0; i < n_dev; i++)
     if (!dev[i]) return vt_fail(VT_EINVAL, "train: dev corpus path %d is NULL", i);
-  vt_corpus_src ts = {train, n_train, NULL, 0, "train"};
-  vt_corpus_src ds = {dev, n_dev, NULL, 0, "dev"};
-  return run(opts, &ts, n_dev > 0 ? &ds : NULL, out_path, rep);
+  vt_corpus_src ts = {train, n_train, NULL, 0, "train", NULL};
+  vt_corpus_src ds = {dev, n_dev, NULL, 0, "dev", NULL};
+  return run(opts, &ts, n_dev > 0 ? &ds : NULL, out_path, rep, NULL);
 }
 
 vt_status vt_train_tagger_mem(const vt_train_opts *opts, const vt_sentence_in *train,
@@ -326,7 +430,20 @@ vt_status vt_train_tagger_mem(const vt_train_opts *opts, const vt_sentence_in *t
   report_reset(rep);
   if (n_train < 0 || (n_train > 0 && !train) || n_dev < 0 || (n_dev > 0 && !dev))
     return vt_fail(VT_EINVAL, "train: bad sentence array");
-  vt_corpus_src ts = {NULL, 0, n_train > 0 ? train : &none, n_train, "train"};
-  vt_corpus_src ds = {NULL, 0, n_dev > 0 ? dev : &none, n_dev, "dev"};
-  return run(opts, &ts, n_dev > 0 ? &ds : NULL, out_path, rep);
+  vt_corpus_src ts = {NULL, 0, n_train > 0 ? train : &none, n_train, "train", NULL};
+  vt_corpus_src ds = {NULL, 0, n_dev > 0 ? dev : &none, n_dev, "dev", NULL};
+  return run(opts, &ts, n_dev > 0 ? &ds : NULL, out_path, rep, NULL);
+}
+
+vt_status vt_train_tagger_part(const vt_train_opts *opts, const vt_train_comm *comm,
+                               const vt_train_part *part, const char *dev, const char *out_path,
+                               vt_train_report *rep) {
+  report_reset(rep);
+  if (!comm || !part || comm->size < 1 || comm->rank < 0 || comm->rank >= comm->size ||
+      (part->len && !part->data) || !part->name)
+    return vt_fail(VT_EINVAL, "train: a process needs its comm and its part");
+  const char *const devs[1] = {dev};
+  vt_corpus_src ts = {NULL, 0, NULL, 0, part->name, part};
+  vt_corpus_src ds = {devs, 1, NULL, 0, "dev", NULL};
+  return run(opts, &ts, dev ? &ds : NULL, out_path, rep, comm);
 }
