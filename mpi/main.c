@@ -11,10 +11,11 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "vitesse-mpi %s: vitesse tag and decode across the ranks of an MPI job\n"
+          "vitesse-mpi %s: vitesse tag, decode and train across the ranks of an MPI job\n"
           "\n"
           "usage: mpirun -n P vitesse-mpi tag -m MODEL [vitesse tag options] FILE... -o OUT\n"
           "       mpirun -n P vitesse-mpi decode [vitesse decode options] -o OUT\n"
+          "       mpirun -n P vitesse-mpi train [vitesse train options] -o MODEL\n"
           "\n"
           "The options are those of vitesse tag / vitesse decode (see their --help), and OUT\n"
           "holds the bytes they write, for any number of ranks and threads. -o OUT is required\n"
@@ -26,7 +27,14 @@ static void usage(FILE *f) {
           "standard input and .gz files are read (inflated) by rank 0 and scattered.\n"
           "Every model vitesse tag takes works here: tagger models, joint POS + chunk models\n"
           "(chunk-tag's options, --eval summed over the ranks) and CRFsuite models (item files,\n"
-          "cut at empty lines; -p, -i, -l).\n",
+          "cut at empty lines; -p, -i, -l).\n"
+          "\n"
+          "train takes vitesse train's options and writes the very model vitesse train writes,\n"
+          "for any number of ranks and --threads: the perceptron by --shards S (every rank\n"
+          "trains whole shards; S >= P keeps every rank busy) and --algo lbfgs (every rank\n"
+          "evaluates whole gradient batches; the sums over ranks are exact), over templates\n"
+          "or --items. The training file must be a plain file: every rank reads its own byte\n"
+          "range. Rank 0 prints the progress and --log, reads --dev and writes the model.\n",
           vt_version());
 }
 
@@ -52,6 +60,8 @@ int main(int argc, char **argv) {
     rc = vt_mpi_tag(&w, argc - 1, argv + 1);
   else if (!strcmp(cmd, "decode"))
     rc = vt_mpi_decode(&w, argc - 1, argv + 1);
+  else if (!strcmp(cmd, "train"))
+    rc = vt_mpi_train(&w, argc - 1, argv + 1);
   else if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     if (w.rank == 0) usage(stdout);
     rc = VT_EXIT_OK;

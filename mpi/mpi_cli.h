@@ -95,11 +95,15 @@ void vt_mpi_out_abort(const vt_mpi *w, vt_mpi_out *o);
 /* Reads a positive integer from environment variable `name`, or returns `def`. */
 int64_t vt_mpi_env_size(const char *name, int64_t def);
 
+/* The number of '\n' in p[0, n). */
+int64_t vt_mpi_count_lines(const char *p, size_t n);
+
 /* Seconds on the monotonic clock. */
 double vt_mpi_now(void);
 
 /* The subcommands. */
 int vt_mpi_tag(const vt_mpi *w, int argc, char **argv);
 int vt_mpi_decode(const vt_mpi *w, int argc, char **argv);
+int vt_mpi_train(const vt_mpi *w, int argc, char **argv);
 
 #endif

@@ -34,9 +34,6 @@ typedef struct vt_mpi_tag_run {
   double t0;
 } vt_mpi_tag_run;
 
-/* The number of '\n' in p[0, n). */
-int64_t vt_mpi_count_lines(const char *p, size_t n);
-
 /* Tags this rank's part (r->in), whose first line follows `first_line` lines of file `name`, and
  * writes every rank's output; `bytes_upto`: how far into the input the round got (progress).
  * Returns an agreed code (VT_MPI_*). */

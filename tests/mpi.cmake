@@ -9,3 +9,14 @@ if(VT_HAVE_MPI)
     set_tests_properties(mpi_cli.${case} PROPERTIES LABELS mpi PROCESSORS 2)
   endforeach()
 endif()
+
+# vitesse-mpi train: the model vitesse train writes, for 1..4 ranks and 1..2 threads
+# (tests/mpi_train.sh).
+if(VT_HAVE_MPI)
+  foreach(case perceptron crf_templates crf_items errors)
+    add_test(NAME mpi_train.${case}
+      COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/mpi_train.sh $<TARGET_FILE:vitesse>
+        $<TARGET_FILE:vitesse-mpi> ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${case})
+    set_tests_properties(mpi_train.${case} PROPERTIES LABELS mpi PROCESSORS 2)
+  endforeach()
+endif()
