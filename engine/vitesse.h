@@ -1093,12 +1093,14 @@ typedef struct vt_train_opts {
   int (*on_epoch)(void *ctx, const vt_epoch_report *r);
   void *ctx;
   /* Training on several cores (both trainers), by iterative parameter mixing (McDonald, Hall &
-   * Mann 2010): each epoch deals the shuffled sentences round-robin to `shards` shards, which
-   * train in parallel from the same weights, and the weights become the mean of the shards'.
-   * The model depends on `shards` (and seed), never on `threads`: the same bytes for any thread
-   * count. 0 or 1: the sequential perceptron. Each shard holds its own copy of what it changes
-   * (tagger: 3 L^2 doubles, a bound transition model, 4 bytes a feature and copies of the
-   * feature vectors it updated; joint: 3 doubles a weight). */
+   * Mann 2010): `shards` shards train in parallel from the same weights each epoch, and the
+   * weights then add the mean of the shards' changes. Tagger: shard s holds the contiguous
+   * sentences [N s / shards, N (s + 1) / shards) of the N, in an order of its own each epoch
+   * (shuffle a corpus sorted by source first); joint: each epoch deals the shuffled sentences
+   * round-robin to the shards. The model depends on `shards` (and seed), never on `threads`:
+   * the same bytes for any thread count. 0 or 1: the sequential perceptron. Each shard holds its
+   * own copy of what it changes (tagger: 3 L^2 doubles, a bound transition model, 4 bytes a feature
+   * and copies of the feature vectors it updated; joint: 3 doubles a weight). */
   int32_t shards;  /* default 1 */
   int32_t threads; /* at most min(threads, shards or minibatch) OpenMP threads; 0 (default):
                       OpenMP's default (OMP_NUM_THREADS, else one per core) */

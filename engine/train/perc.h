@@ -15,7 +15,7 @@
  * are the job's sentences [sent0, sent0 + their count) (vt_ipm_shard_start gives each shard's
  * first); n_sent and n_tok count the whole job's sentences and tokens. The processes talk
  * through `comm` (every process of the job calls the trainer with the same options, templates,
- * feature ids and starting weights). */
+ * feature ids and starting weights); o->progress, where set, counts this process's sentences. */
 typedef struct vt_ipm_span {
   int32_t s0, s1;
   int64_t sent0, n_sent, n_tok;

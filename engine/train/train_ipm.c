@@ -4,21 +4,22 @@
  *
  * Threads share nothing they write: during an epoch a shard reads the mixed weights W (never
  * written then) and writes only its own deltas, transitions, decoder, order and buffers. The mix
- * that follows runs in parallel over chunks of features: first every chunk's deltas, summed
- * over this process's shards, are written as records of this process's part; then the parts of
- * all processes (this one's alone without a communicator) are added, feature by feature, into
- * W, each thread writing whole feature vectors of its own. The sums are of integers, so exact
- * whatever the order, and each feature's keys reach W in ascending order: the weights, and the
- * model, are the same bits for any thread count and any split of the shards over processes.
+ * that follows (train_mix.c) sums the deltas of this process's shards into its part, gathers
+ * every process's part (this one's alone without a communicator) and adds them to W, in
+ * parallel over features. Its sums are of integers, so exact whatever the order, and each
+ * feature's keys reach W in ascending order: the weights, and the model, are the same bits for
+ * any thread count and any split of the shards over processes.
  *
  * Why the deltas are integers: shard_update adds +-1 to a weight (dw) and +-c to its
  * accumulator (du), where c = the mixed clock W->c (1, then advanced by the integer per_epoch
  * every epoch) plus the sentence's index in its shard. A sum of integers stays exact in doubles
- * while every partial sum is below 2^53 in magnitude; a weight changes at most once a token per
- * template slot and c never passes the last example number, so vt_train_run_ipm refuses a job
- * where n_tok x that number reaches 2^53 (a template set that repeats a template word for word
- * doubles a slot's updates: such a job, past 2^52, is not caught). The parts are checked again
- * as they are added: a value that is not an integer fails the job.
+ * while every partial sum is below 2^53 in magnitude. In an epoch a weight changes at most once
+ * a token (each template gives a token one feature; a transition cell is the gold or the
+ * predicted pair of a position, not both) by at most the last example number, so
+ * vt_train_run_ipm refuses a job where n_tok x that number reaches 2^53. (A template written
+ * twice with the same name would give a token the same feature twice and double the bound
+ * unnoticed.) The mix checks every value it adds again: one that is not an integer fails the
+ * job.
  *
  * A shard decodes with its current weights without a second pass over its deltas: the first
  * update of a feature copies the feature's mixed vector into the shard (vt_wover), and emissions
@@ -28,7 +29,6 @@
  * (its slot); per process, its part (20 bytes a changed weight, 2 L^2 + 4 L doubles) and the
  * gathered parts. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,13 +40,7 @@
 #include "train/perc_step.h"
 #include "train/train_eval.h"
 #include "train/train_ipm.h"
-
-enum {
-  HDR_BYTES = 48,  /* a part's header: 6 words (train_ipm.h) */
-  REC_HEAD = 8,    /* a record's {f, n} */
-  ENT_BYTES = 20,  /* an entry's {key, dw, du} */
-  MIX_CHUNK = 1024 /* features a task of the mix */
-};
+#include "train/train_mix.h"
 
 int64_t vt_ipm_shard_start(int64_t n_sent, int32_t shards, int32_t s) {
   const int64_t q = n_sent / shards, r = n_sent % shards;
@@ -253,384 +247,6 @@ static vt_status shard_epoch(shard *h, epoch_ctx *x) {
   return VT_OK;
 }
 
-/* A growable byte buffer. */
-typedef struct bytes {
-  uint8_t *p;
-  size_t n, cap;
-} bytes;
-
-/* Room for `more` bytes after b->n. VT_OK or VT_ENOMEM. */
-static vt_status bytes_reserve(bytes *b, size_t more) {
-  if (b->cap - b->n >= more) return VT_OK;
-  size_t cap = b->cap ? b->cap : 4096;
-  while (cap - b->n < more) cap *= 2;
-  uint8_t *p = realloc(b->p, cap);
-  if (!p) return VT_ENOMEM;
-  b->p = p;
-  b->cap = cap;
-  return VT_OK;
-}
-
-/* Appends len bytes at src (room reserved). */
-static void bytes_put(bytes *b, const void *src, size_t len) {
-  memcpy(b->p + b->n, src, len);
-  b->n += len;
-}
-
-static int32_t get_i32(const uint8_t *p) {
-  int32_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
-static double get_f64(const uint8_t *p) {
-  double v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
-/* v is an integer of magnitude below 2^53 (false for NaN and infinities). */
-static int exact_int(double v) { return fabs(v) < 0x1p53 && v == (double)(int64_t)v; }
-
-/* A feature's summed delta for one key. */
-typedef struct ent {
-  int32_t key;
-  double w, u;
-} ent;
-
-static int ent_by_key(const void *a, const void *b) {
-  const int32_t x = ((const ent *)a)->key, y = ((const ent *)b)->key;
-  return x < y ? -1 : x > y;
-}
-
-/* The deltas of feature f over the shards sh[0..ns), summed per key (exact: integers), into
- * (*e)[0..count) by ascending key, without the keys whose dw and du both sum to 0 (*e grows;
- * *cap its room). Returns the count, or -1 without memory. */
-static int64_t feature_sum(const shard *sh, int32_t ns, int32_t f, ent **e, int64_t *cap) {
-  int64_t m = 0;
-  for (int32_t s = 0; s < ns; s++) {
-    const int32_t slot = sh[s].own.slot[f];
-    if (slot < 0) continue;
-    const vt_wvec *v = &sh[s].own.d[slot];
-    if (m + v->n > *cap) {
-      int64_t c = *cap ? *cap : 64;
-      while (c < m + v->n) c *= 2;
-      ent *g = realloc(*e, (size_t)c * sizeof *g);
-      if (!g) return -1;
-      *e = g;
-      *cap = c;
-    }
-    for (int32_t i = 0; i < v->n; i++) {
-      const double w = vt_wvec_w(v, i), u = v->u[i];
-      if (w == 0 && u == 0) continue; /* a dense delta's untouched labels */
-      (*e)[m++] = (ent){vt_wvec_key(v, i), w, u};
-    }
-  }
-  ent *a = *e;
-  if (m > 1) qsort(a, (size_t)m, sizeof *a, ent_by_key);
-  int64_t k = 0;
-  for (int64_t i = 0; i < m;) {
-    ent sum = a[i++];
-    while (i < m && a[i].key == sum.key) sum.w += a[i].w, sum.u += a[i++].u;
-    if (sum.w != 0 || sum.u != 0) a[k++] = sum;
-  }
-  return k;
-}
-
-/* What the mix keeps from epoch to epoch. */
-typedef struct mixer {
-  int64_t n_chunk;
-  bytes *chunk;       /* per MIX_CHUNK features: their records in this process's part */
-  int64_t *chunk_rec; /* and their count */
-  double *tsum;       /* the shards' transition deltas summed: dA, dAu, dS, dSu, dF, dFu */
-  bytes part;         /* this process's part */
-} mixer;
-
-static void mixer_free(mixer *m) {
-  for (int64_t c = 0; m->chunk && c < m->n_chunk; c++) free(m->chunk[c].p);
-  free(m->chunk);
-  free(m->chunk_rec);
-  free(m->tsum);
-  free(m->part.p);
-  memset(m, 0, sizeof *m);
-}
-
-static vt_status mixer_alloc(mixer *m, const vt_weights *W) {
-  const size_t L = (size_t)W->L;
-  memset(m, 0, sizeof *m);
-  m->n_chunk = ((int64_t)W->n_feat + MIX_CHUNK - 1) / MIX_CHUNK;
-  m->chunk = calloc((size_t)m->n_chunk + 1, sizeof *m->chunk);
-  m->chunk_rec = calloc((size_t)m->n_chunk + 1, sizeof *m->chunk_rec);
-  m->tsum = malloc((2 * L * L + 4 * L) * sizeof *m->tsum);
-  return m->chunk && m->chunk_rec && m->tsum ? VT_OK : VT_ENOMEM;
-}
-
-/* Writes this process's part into m->part (train_ipm.h): the deltas of its ns shards summed,
- * on `nthreads` threads (each chunk of features by one). VT_OK or VT_ENOMEM. */
-static vt_status build_part(mixer *m, const vt_weights *W, const shard *sh, int32_t ns,
-                            int nthreads) {
-  const int64_t nf = W->n_feat, LL = (int64_t)W->L * W->L;
-  const int32_t L = W->L;
-  int bad = 0;
-#pragma omp parallel num_threads(nthreads)
-  {
-    VT_OMP_BEGIN();
-    ent *e = NULL;
-    int64_t cap = 0;
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t c = 0; c < m->n_chunk; c++) {
-      bytes *b = &m->chunk[c];
-      b->n = 0;
-      m->chunk_rec[c] = 0;
-      const int64_t f1 = (c + 1) * MIX_CHUNK < nf ? (c + 1) * MIX_CHUNK : nf;
-      for (int64_t f = c * MIX_CHUNK; f < f1 && ns > 0; f++) {
-        const int64_t k = feature_sum(sh, ns, (int32_t)f, &e, &cap);
-        if (k == 0) continue;
-        if (k < 0 || bytes_reserve(b, REC_HEAD + (size_t)k * ENT_BYTES) != VT_OK) {
-#pragma omp atomic write
-          bad = 1;
-          break;
-        }
-        const int32_t head[2] = {(int32_t)f, (int32_t)k};
-        bytes_put(b, head, sizeof head);
-        for (int64_t i = 0; i < k; i++) {
-          bytes_put(b, &e[i].key, 4);
-          bytes_put(b, &e[i].w, 8);
-          bytes_put(b, &e[i].u, 8);
-        }
-        m->chunk_rec[c]++;
-      }
-    }
-    free(e);
-#pragma omp for schedule(static)
-    for (int64_t i = 0; i < LL; i++) {
-      double a = 0, au = 0;
-      for (int32_t s = 0; s < ns; s++) a += sh[s].dA[i], au += sh[s].dAu[i];
-      m->tsum[i] = a;
-      m->tsum[LL + i] = au;
-    }
-    VT_OMP_END();
-  }
-  VT_OMP_JOINED();
-  if (bad) return VT_ENOMEM;
-  double *t = m->tsum + 2 * LL;
-  for (int32_t y = 0; y < L; y++) {
-    t[y] = t[L + y] = t[2 * L + y] = t[3 * L + y] = 0;
-    for (int32_t s = 0; s < ns; s++) {
-      t[y] += sh[s].dS[y];
-      t[L + y] += sh[s].dSu[y];
-      t[2 * L + y] += sh[s].dF[y];
-      t[3 * L + y] += sh[s].dFu[y];
-    }
-  }
-  int64_t n_rec = 0, rec_bytes = 0;
-  for (int64_t c = 0; c < m->n_chunk; c++) n_rec += m->chunk_rec[c], rec_bytes += m->chunk[c].n;
-  const size_t tbytes = ns > 0 ? (size_t)(2 * LL + 4 * L) * sizeof(double) : 0;
-  m->part.n = 0;
-  if (bytes_reserve(&m->part, HDR_BYTES + (size_t)rec_bytes + tbytes) != VT_OK) return VT_ENOMEM;
-  const int64_t head[6] = {HDR_BYTES + rec_bytes + (int64_t)tbytes, 0, L, n_rec, rec_bytes, ns > 0};
-  bytes_put(&m->part, head, sizeof head);
-  for (int64_t c = 0; c < m->n_chunk; c++) bytes_put(&m->part, m->chunk[c].p, m->chunk[c].n);
-  bytes_put(&m->part, m->tsum, tbytes);
-  return VT_OK;
-}
-
-/* One process's part as received. */
-typedef struct part {
-  const uint8_t *rec; /* its records */
-  int64_t n_rec;
-  int64_t *at;          /* offset of each record in rec (ascending features) */
-  const uint8_t *trans; /* its transition deltas, or NULL */
-} part;
-
-/* Splits the gathered parts all[0..len) into *parts (malloc'd, *np of them, each with its
- * record index malloc'd) and checks their layout; *failed: some process sent a failure.
- * VT_OK, VT_ENOMEM or VT_EFORMAT (free *parts either way with parts_free). */
-static vt_status parts_read(const uint8_t *all, size_t len, const vt_weights *W, part **parts,
-                            int64_t *np, int *failed) {
-  const int64_t L = W->L, tbytes = (2 * L * L + 4 * L) * (int64_t)sizeof(double);
-  *parts = NULL;
-  *np = 0;
-  *failed = 0;
-  int64_t cap = 0;
-  for (size_t off = 0; off < len;) {
-    int64_t h[6];
-    if (len - off < HDR_BYTES) return VT_EFORMAT;
-    memcpy(h, all + off, sizeof h);
-    if (h[0] < HDR_BYTES || (uint64_t)h[0] > len - off) return VT_EFORMAT;
-    const uint8_t *p = all + off;
-    off += (size_t)h[0];
-    if (h[1]) {
-      *failed = 1;
-      continue;
-    }
-    /* each record takes at least one entry */
-    if (h[2] != L || h[3] < 0 || h[4] < 0 || h[3] > h[4] / (REC_HEAD + ENT_BYTES) ||
-        h[0] != HDR_BYTES + h[4] + (h[5] ? tbytes : 0))
-      return VT_EFORMAT;
-    if (*np == cap) {
-      cap = cap ? 2 * cap : 8;
-      part *g = realloc(*parts, (size_t)cap * sizeof *g);
-      if (!g) return VT_ENOMEM;
-      *parts = g;
-    }
-    part *q = &(*parts)[(*np)++];
-    q->rec = p + HDR_BYTES;
-    q->n_rec = h[3];
-    q->trans = h[5] ? p + HDR_BYTES + h[4] : NULL;
-    q->at = malloc(((size_t)h[3] + 1) * sizeof *q->at);
-    if (!q->at) return VT_ENOMEM;
-    int64_t pos = 0;
-    int32_t prev = -1;
-    for (int64_t r = 0; r < h[3]; r++) {
-      if (h[4] - pos < REC_HEAD) return VT_EFORMAT;
-      const int32_t f = get_i32(q->rec + pos), n = get_i32(q->rec + pos + 4);
-      if (f <= prev || f >= W->n_feat || n < 1 || (h[4] - pos - REC_HEAD) / ENT_BYTES < n)
-        return VT_EFORMAT;
-      q->at[r] = pos;
-      pos += REC_HEAD + (int64_t)n * ENT_BYTES;
-      prev = f;
-    }
-    if (pos != h[4]) return VT_EFORMAT;
-  }
-  return VT_OK;
-}
-
-static void parts_free(part *parts, int64_t np) {
-  for (int64_t p = 0; parts && p < np; p++) free(parts[p].at);
-  free(parts);
-}
-
-/* The first record of q for a feature >= f. */
-static int64_t first_record(const part *q, int64_t f) {
-  int64_t lo = 0, hi = q->n_rec;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (get_i32(q->rec + q->at[mid]) < f)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
-/* A mixing thread's place in the parts: per part, its next record, the entries left of the
- * feature being mixed, where the next is and the last key taken. */
-typedef struct merge_pos {
-  int64_t *cur, *left, *last;
-  const uint8_t **ep;
-} merge_pos;
-
-/* W += (the sum of the parts' deltas) / k for the features of chunk c, each feature's keys in
- * ascending order, its parts merged by key; sets *bad_mem on a failed allocation, *bad_form on
- * a key out of range or out of order or a value that is not an integer. */
-static void mix_chunk(vt_weights *W, const part *parts, int64_t np, int64_t c, double k,
-                      merge_pos *m, int *bad_mem, int *bad_form) {
-  const int64_t nf = W->n_feat, f1 = (c + 1) * MIX_CHUNK < nf ? (c + 1) * MIX_CHUNK : nf;
-  for (int64_t p = 0; p < np; p++) m->cur[p] = first_record(&parts[p], c * MIX_CHUNK);
-  for (;;) {
-    int64_t f = f1;
-    for (int64_t p = 0; p < np; p++)
-      if (m->cur[p] < parts[p].n_rec && get_i32(parts[p].rec + parts[p].at[m->cur[p]]) < f)
-        f = get_i32(parts[p].rec + parts[p].at[m->cur[p]]);
-    if (f == f1) return;
-    for (int64_t p = 0; p < np; p++) {
-      m->left[p] = 0;
-      m->last[p] = -1;
-      if (m->cur[p] >= parts[p].n_rec) continue;
-      const uint8_t *r = parts[p].rec + parts[p].at[m->cur[p]];
-      if (get_i32(r) != f) continue;
-      m->left[p] = get_i32(r + 4);
-      m->ep[p] = r + REC_HEAD;
-      m->cur[p]++;
-    }
-    const int64_t nkeys = W->bigram[f] ? (int64_t)W->L * W->L : W->L;
-    for (;;) { /* the smallest key left in any part, summed over the parts */
-      int64_t key = nkeys;
-      for (int64_t p = 0; p < np; p++)
-        if (m->left[p] && get_i32(m->ep[p]) < key) key = get_i32(m->ep[p]);
-      if (key == nkeys) break;
-      double w = 0, u = 0;
-      for (int64_t p = 0; p < np; p++) {
-        if (!m->left[p] || get_i32(m->ep[p]) != key) continue;
-        const double dw = get_f64(m->ep[p] + 4), du = get_f64(m->ep[p] + 12);
-        if (key < 0 || key <= m->last[p] || !exact_int(dw) || !exact_int(du)) *bad_form = 1;
-        w += dw;
-        u += du;
-        m->last[p] = key;
-        m->ep[p] += ENT_BYTES;
-        m->left[p]--;
-      }
-      if (key < 0) return; /* reported above */
-      if ((w != 0 || u != 0) &&
-          vt_weights_add_wu(W, (int32_t)f, (int32_t)key, w / k, u / k) != VT_OK)
-        *bad_mem = 1;
-    }
-    for (int64_t p = 0; p < np; p++)
-      if (m->left[p]) *bad_form = 1; /* a key past the feature's range */
-  }
-}
-
-/* W += (the sum of the parts' deltas) / k for every weight, on `nthreads` threads, each chunk
- * of features by one (mix_chunk), each transition cell by one. VT_OK, VT_ENOMEM, or VT_EFORMAT
- * for a part out of order or with a value that is not an integer (W is then undefined). */
-static vt_status mix_parts(vt_weights *W, const part *parts, int64_t np, double k, int nthreads) {
-  const int64_t nf = W->n_feat, LL = (int64_t)W->L * W->L;
-  const int64_t n_chunk = (nf + MIX_CHUNK - 1) / MIX_CHUNK;
-  const int32_t L = W->L;
-  int bad_mem = 0, bad_form = 0;
-#pragma omp parallel num_threads(nthreads)
-  {
-    VT_OMP_BEGIN();
-    int tbad_mem = 0, tbad_form = 0;
-    merge_pos m = {
-        malloc(((size_t)np + 1) * sizeof *m.cur), malloc(((size_t)np + 1) * sizeof *m.left),
-        malloc(((size_t)np + 1) * sizeof *m.last), malloc(((size_t)np + 1) * sizeof *m.ep)};
-    if (!m.cur || !m.left || !m.last || !m.ep) tbad_mem = 1;
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t c = 0; c < n_chunk; c++)
-      if (!tbad_mem) mix_chunk(W, parts, np, c, k, &m, &tbad_mem, &tbad_form);
-    free(m.cur);
-    free(m.left);
-    free(m.last);
-    free(m.ep);
-#pragma omp for schedule(static)
-    for (int64_t i = 0; i < LL; i++) {
-      double a = 0, au = 0;
-      for (int64_t p = 0; p < np; p++) {
-        if (!parts[p].trans) continue;
-        const double da = get_f64(parts[p].trans + 8 * i);
-        const double dau = get_f64(parts[p].trans + 8 * (LL + i));
-        if (!exact_int(da) || !exact_int(dau)) tbad_form = 1;
-        a += da;
-        au += dau;
-      }
-      W->A[i] += a / k;
-      W->Au[i] += au / k;
-    }
-    if (tbad_mem || tbad_form) {
-#pragma omp critical
-      bad_mem |= tbad_mem, bad_form |= tbad_form;
-    }
-    VT_OMP_END();
-  }
-  VT_OMP_JOINED();
-  for (int32_t y = 0; y < L; y++) {
-    double t[4] = {0, 0, 0, 0};
-    for (int64_t p = 0; p < np; p++)
-      for (int j = 0; j < 4 && parts[p].trans; j++) {
-        const double d = get_f64(parts[p].trans + 8 * (2 * LL + (int64_t)j * L + y));
-        if (!exact_int(d)) bad_form = 1;
-        t[j] += d;
-      }
-    W->S[y] += t[0] / k;
-    W->Su[y] += t[1] / k;
-    W->F[y] += t[2] / k;
-    W->Fu[y] += t[3] / k;
-  }
-  return bad_mem ? VT_ENOMEM : bad_form ? VT_EFORMAT : VT_OK;
-}
-
 /* With a communicator: whether every process's `st` is VT_OK. A process whose own st is VT_OK
  * gets VT_ECANCELED (message in err) when another's is not, and VT_EIO when the call fails;
  * else st is returned as it was. Without one, st. */
@@ -639,33 +255,32 @@ static vt_status agree(const vt_train_comm *comm, vt_status st, char *err, size_
   int64_t failed = st != VT_OK;
   if (comm->sum_i64(comm->ctx, &failed, 1) != 0)
     return vt_fail_into(err, errlen, VT_EIO,
-                        "training: a collective call between the processes "
-                        "failed");
+                        "training: a collective call between the processes failed");
   if (failed && st == VT_OK)
     return vt_fail_into(err, errlen, VT_ECANCELED, "training: another process failed");
   return st;
 }
 
-/* The epoch's mix: this process's part of its ns shards (a failure part when `st` is not
- * VT_OK), every process's part by comm (this one's alone without), then W += their sum / k
- * and the clock W->c += per_epoch. Returns VT_OK or as vt_train_run_ipm says; with comm, the
+/* The epoch's mix: this process's part of its ns shards' deltas d (a failure part when `st`
+ * is not VT_OK), every process's part by comm (this one's alone without), then W += their sum /
+ * k and the clock W->c += per_epoch. Returns VT_OK or as vt_train_run_ipm says; with comm, the
  * processes fail together. */
-static vt_status mix(vt_weights *W, mixer *m, const shard *sh, int32_t ns, vt_status st,
+static vt_status mix(vt_weights *W, vt_mixer *m, const vt_mix_deltas *d, int32_t ns, vt_status st,
                      const vt_train_comm *comm, double k, double per_epoch, int nthreads, char *err,
                      size_t errlen) {
   void *gathered = NULL;
-  part *parts = NULL;
-  int64_t np = 0;
+  const void *all = NULL;
+  size_t len = 0;
   int failed = 0;
-  if (st == VT_OK && (st = build_part(m, W, sh, ns, nthreads)) != VT_OK)
+  if (st == VT_OK && (st = vt_mixer_part(m, W, d, ns, nthreads, &all, &len)) != VT_OK)
     vt_errorf(err, errlen, NULL, "training: out of memory");
-  const uint8_t *all = m->part.p;
-  size_t len = m->part.n;
   if (comm) {
-    const int64_t fail_head[6] = {HDR_BYTES, 1, W->L, 0, 0, 0};
-    const void *mine = st == VT_OK ? (const void *)m->part.p : (const void *)fail_head;
-    if (comm->gather_all(comm->ctx, mine, st == VT_OK ? m->part.n : HDR_BYTES, &gathered, &len) !=
-        0) {
+    uint8_t fail_part[VT_MIX_HEAD];
+    if (st != VT_OK) {
+      len = vt_mix_fail_part(fail_part, W->L);
+      all = fail_part;
+    }
+    if (comm->gather_all(comm->ctx, all, len, &gathered, &len) != 0) {
       /* every process gets the failure from the same call */
       st = vt_fail_into(err, errlen, VT_EIO,
                         "training: a collective call between the processes failed");
@@ -674,10 +289,9 @@ static vt_status mix(vt_weights *W, mixer *m, const shard *sh, int32_t ns, vt_st
     all = gathered;
   }
   if (st == VT_OK) {
-    st = parts_read(all, len, W, &parts, &np, &failed);
+    st = vt_mix_add(W, all, len, k, nthreads, &failed);
     if (st == VT_OK && failed)
       st = vt_fail_into(err, errlen, VT_ECANCELED, "training: another process failed");
-    if (st == VT_OK) st = mix_parts(W, parts, np, k, nthreads);
     if (st == VT_ENOMEM) vt_errorf(err, errlen, NULL, "training: out of memory");
     if (st == VT_EFORMAT)
       vt_errorf(err, errlen, NULL,
@@ -686,7 +300,6 @@ static vt_status mix(vt_weights *W, mixer *m, const shard *sh, int32_t ns, vt_st
   }
   if ((st = agree(comm, st, err, errlen)) == VT_OK) W->c += per_epoch;
 done:
-  parts_free(parts, np);
   free(gathered);
   return st;
 }
@@ -725,8 +338,7 @@ vt_status vt_train_run_ipm(vt_weights *W, const vt_tcorpus *train, const vt_tcor
                            const int32_t *rank, int obs_bigram, const vt_perc_opts *o,
                            vt_perc_report *rep, char *err, size_t errlen) {
   vt_ipm_span sp;
-  mixer m;
-  memset(&m, 0, sizeof m);
+  vt_mixer *m = NULL;
   memset(rep, 0, sizeof *rep);
   rep->dev_accuracy = -1;
   /* A failure here still meets the other processes at `agree`: they fail with this one. */
@@ -738,15 +350,20 @@ vt_status vt_train_run_ipm(vt_weights *W, const vt_tcorpus *train, const vt_tcor
   /* the averaging clock: examples of the largest shard */
   const double per_epoch = st == VT_OK ? (double)((sp.n_sent + o->shards - 1) / o->shards) : 0;
   shard *sh = NULL;
+  vt_mix_deltas *d = NULL;
   int64_t *order = NULL;
   if (st != VT_OK) goto setup;
   sh = calloc((size_t)ns + 1, sizeof *sh);
+  d = calloc((size_t)ns + 1, sizeof *d);
   order = malloc(((size_t)train->n_sent + 1) * sizeof *order);
+  m = vt_mixer_create(W);
   st = VT_ENOMEM;
-  if (!sh || !order || mixer_alloc(&m, W) != VT_OK) goto setup;
+  if (!sh || !d || !order || !m) goto setup;
   const size_t maxT = (size_t)(train->max_T > 0 ? train->max_T : 1);
   for (int32_t k = 0; k < ns; k++) {
     if (shard_alloc(&sh[k], W, maxT) != VT_OK) goto setup;
+    d[k] =
+        (vt_mix_deltas){&sh[k].own, sh[k].dA, sh[k].dAu, sh[k].dS, sh[k].dSu, sh[k].dF, sh[k].dFu};
     const int32_t s = sp.s0 + k;
     sh[k].first = vt_ipm_shard_start(sp.n_sent, o->shards, s) - sp.sent0;
     sh[k].n = vt_ipm_shard_start(sp.n_sent, o->shards, s + 1) - sp.sent0 - sh[k].first;
@@ -795,7 +412,7 @@ setup:
       sent_err += sh[k].sent_err;
       sh[k].tok_err = sh[k].sent_err = 0;
     }
-    st = mix(W, &m, sh, ns, local, comm, (double)o->shards, per_epoch, nthreads, err, errlen);
+    st = mix(W, m, d, ns, local, comm, (double)o->shards, per_epoch, nthreads, err, errlen);
     if (st != VT_OK) goto done;
     int stop = 0;
     st = vt_train_epoch_end(W, train, dev, rank, obs_bigram, o, epoch, tok_err, sent_err,
@@ -812,6 +429,7 @@ done:
   }
   free(sh);
   free(order);
-  mixer_free(&m);
+  free(d);
+  vt_mixer_destroy(m);
   return st;
 }

@@ -1,0 +1,426 @@
+/* engine/train/train_mix.c: the exact mix of iterative parameter mixing (see train_mix.h; the
+ * layout of a part in train_ipm.h).
+ *
+ * A process's part: the features in chunks of MIX_CHUNK, each chunk's records written by one
+ * thread into a buffer of its own (a feature's deltas gathered over the shards, sorted by key and
+ * summed), then the chunks and the summed transition deltas copied after the header. Adding the
+ * parts: each chunk of features by one thread, which finds in every part the chunk's first
+ * record (binary search over an index of the records) and merges the parts feature by feature,
+ * key by key, adding each key's sum / k once. The sums are of integers below 2^53, exact in any
+ * order, so W gets the same bits however the deltas were grouped into shards, processes and
+ * threads. */
+#define _POSIX_C_SOURCE 200809L
+#include "train/train_mix.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/omp_tsan.h"
+
+enum {
+  HDR_BYTES = VT_MIX_HEAD, /* a part's header: 6 words (train_ipm.h) */
+  REC_HEAD = 8,            /* a record's {f, n} */
+  ENT_BYTES = 20,          /* an entry's {key, dw, du} */
+  MIX_CHUNK = 1024         /* features a task of the mix */
+};
+
+/* A growable byte buffer. */
+typedef struct bytes {
+  uint8_t *p;
+  size_t n, cap;
+} bytes;
+
+/* Room for `more` bytes after b->n. VT_OK or VT_ENOMEM. */
+static vt_status bytes_reserve(bytes *b, size_t more) {
+  if (b->cap - b->n >= more) return VT_OK;
+  size_t cap = b->cap ? b->cap : 4096;
+  while (cap - b->n < more) cap *= 2;
+  uint8_t *p = realloc(b->p, cap);
+  if (!p) return VT_ENOMEM;
+  b->p = p;
+  b->cap = cap;
+  return VT_OK;
+}
+
+/* Appends len bytes at src (room reserved; src may be NULL when len is 0). */
+static void bytes_put(bytes *b, const void *src, size_t len) {
+  if (!len) return;
+  memcpy(b->p + b->n, src, len);
+  b->n += len;
+}
+
+static int32_t get_i32(const uint8_t *p) {
+  int32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static double get_f64(const uint8_t *p) {
+  double v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* v is an integer of magnitude below 2^53 (false for NaN and infinities). */
+static int exact_int(double v) { return fabs(v) < 0x1p53 && v == (double)(int64_t)v; }
+
+/* A feature's summed delta for one key. */
+typedef struct ent {
+  int32_t key;
+  double w, u;
+} ent;
+
+static int ent_by_key(const void *a, const void *b) {
+  const int32_t x = ((const ent *)a)->key, y = ((const ent *)b)->key;
+  return x < y ? -1 : x > y;
+}
+
+/* The deltas of feature f over d[0..ns), summed per key (exact: integers), into (*e)[0..count)
+ * by ascending key, without the keys whose dw and du both sum to 0 (*e grows; *cap its room).
+ * Returns the count, or -1 without memory. */
+static int64_t feature_sum(const vt_mix_deltas *d, int32_t ns, int32_t f, ent **e, int64_t *cap) {
+  int64_t m = 0;
+  for (int32_t s = 0; s < ns; s++) {
+    const int32_t slot = d[s].own->slot[f];
+    if (slot < 0) continue;
+    const vt_wvec *v = &d[s].own->d[slot];
+    if (m + v->n > *cap) {
+      int64_t c = *cap ? *cap : 64;
+      while (c < m + v->n) c *= 2;
+      ent *g = realloc(*e, (size_t)c * sizeof *g);
+      if (!g) return -1;
+      *e = g;
+      *cap = c;
+    }
+    for (int32_t i = 0; i < v->n; i++) {
+      const double w = vt_wvec_w(v, i), u = v->u[i];
+      if (w == 0 && u == 0) continue; /* a dense delta's untouched labels */
+      (*e)[m++] = (ent){vt_wvec_key(v, i), w, u};
+    }
+  }
+  ent *a = *e;
+  if (m > 1) qsort(a, (size_t)m, sizeof *a, ent_by_key);
+  int64_t k = 0;
+  for (int64_t i = 0; i < m;) {
+    ent sum = a[i++];
+    while (i < m && a[i].key == sum.key) sum.w += a[i].w, sum.u += a[i++].u;
+    if (sum.w != 0 || sum.u != 0) a[k++] = sum;
+  }
+  return k;
+}
+
+struct vt_mixer {
+  int64_t n_chunk;
+  bytes *chunk;       /* per MIX_CHUNK features: their records in this process's part */
+  int64_t *chunk_rec; /* and their count */
+  double *tsum;       /* the shards' transition deltas summed: dA, dAu, dS, dSu, dF, dFu */
+  bytes part;         /* this process's part */
+};
+
+void vt_mixer_destroy(vt_mixer *m) {
+  if (!m) return;
+  for (int64_t c = 0; m->chunk && c < m->n_chunk; c++) free(m->chunk[c].p);
+  free(m->chunk);
+  free(m->chunk_rec);
+  free(m->tsum);
+  free(m->part.p);
+  free(m);
+}
+
+vt_mixer *vt_mixer_create(const vt_weights *W) {
+  const size_t L = (size_t)W->L;
+  vt_mixer *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  m->n_chunk = ((int64_t)W->n_feat + MIX_CHUNK - 1) / MIX_CHUNK;
+  m->chunk = calloc((size_t)m->n_chunk + 1, sizeof *m->chunk);
+  m->chunk_rec = calloc((size_t)m->n_chunk + 1, sizeof *m->chunk_rec);
+  m->tsum = malloc((2 * L * L + 4 * L) * sizeof *m->tsum);
+  if (!m->chunk || !m->chunk_rec || !m->tsum) {
+    vt_mixer_destroy(m);
+    return NULL;
+  }
+  return m;
+}
+
+vt_status vt_mixer_part(vt_mixer *m, const vt_weights *W, const vt_mix_deltas *d, int32_t ns,
+                        int nthreads, const void **part, size_t *len) {
+  const int64_t nf = W->n_feat, LL = (int64_t)W->L * W->L;
+  const int32_t L = W->L;
+  int bad = 0;
+#pragma omp parallel num_threads(nthreads)
+  {
+    VT_OMP_BEGIN();
+    ent *e = NULL;
+    int64_t cap = 0;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t c = 0; c < m->n_chunk; c++) {
+      bytes *b = &m->chunk[c];
+      b->n = 0;
+      m->chunk_rec[c] = 0;
+      const int64_t f1 = (c + 1) * MIX_CHUNK < nf ? (c + 1) * MIX_CHUNK : nf;
+      for (int64_t f = c * MIX_CHUNK; f < f1 && ns > 0; f++) {
+        const int64_t k = feature_sum(d, ns, (int32_t)f, &e, &cap);
+        if (k == 0) continue;
+        if (k < 0 || bytes_reserve(b, REC_HEAD + (size_t)k * ENT_BYTES) != VT_OK) {
+#pragma omp atomic write
+          bad = 1;
+          break;
+        }
+        const int32_t head[2] = {(int32_t)f, (int32_t)k};
+        bytes_put(b, head, sizeof head);
+        for (int64_t i = 0; i < k; i++) {
+          bytes_put(b, &e[i].key, 4);
+          bytes_put(b, &e[i].w, 8);
+          bytes_put(b, &e[i].u, 8);
+        }
+        m->chunk_rec[c]++;
+      }
+    }
+    free(e);
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < LL; i++) {
+      double a = 0, au = 0;
+      for (int32_t s = 0; s < ns; s++) a += d[s].dA[i], au += d[s].dAu[i];
+      m->tsum[i] = a;
+      m->tsum[LL + i] = au;
+    }
+    VT_OMP_END();
+  }
+  VT_OMP_JOINED();
+  if (bad) return VT_ENOMEM;
+  double *t = m->tsum + 2 * LL;
+  for (int32_t y = 0; y < L; y++) {
+    t[y] = t[L + y] = t[2 * L + y] = t[3 * L + y] = 0;
+    for (int32_t s = 0; s < ns; s++) {
+      t[y] += d[s].dS[y];
+      t[L + y] += d[s].dSu[y];
+      t[2 * L + y] += d[s].dF[y];
+      t[3 * L + y] += d[s].dFu[y];
+    }
+  }
+  int64_t n_rec = 0, rec_bytes = 0;
+  for (int64_t c = 0; c < m->n_chunk; c++) n_rec += m->chunk_rec[c], rec_bytes += m->chunk[c].n;
+  const size_t tbytes = ns > 0 ? (size_t)(2 * LL + 4 * L) * sizeof(double) : 0;
+  m->part.n = 0;
+  if (bytes_reserve(&m->part, HDR_BYTES + (size_t)rec_bytes + tbytes) != VT_OK) return VT_ENOMEM;
+  const int64_t head[6] = {HDR_BYTES + rec_bytes + (int64_t)tbytes, 0, L, n_rec, rec_bytes, ns > 0};
+  bytes_put(&m->part, head, sizeof head);
+  for (int64_t c = 0; c < m->n_chunk; c++) bytes_put(&m->part, m->chunk[c].p, m->chunk[c].n);
+  bytes_put(&m->part, m->tsum, tbytes);
+  *part = m->part.p;
+  *len = m->part.n;
+  return VT_OK;
+}
+
+size_t vt_mix_fail_part(void *buf, int32_t L) {
+  const int64_t head[6] = {HDR_BYTES, 1, L, 0, 0, 0};
+  memcpy(buf, head, sizeof head);
+  return sizeof head;
+}
+
+/* One process's part as received. */
+typedef struct part {
+  const uint8_t *rec; /* its records */
+  int64_t n_rec;
+  int64_t *at;          /* offset of each record in rec (ascending features) */
+  const uint8_t *trans; /* its transition deltas, or NULL */
+} part;
+
+/* Splits the gathered parts all[0..len) into *parts (malloc'd, *np of them, each with its
+ * record index malloc'd) and checks their layout; *failed: some process sent a failure.
+ * VT_OK, VT_ENOMEM or VT_EFORMAT (free *parts either way with parts_free). */
+static vt_status parts_read(const uint8_t *all, size_t len, const vt_weights *W, part **parts,
+                            int64_t *np, int *failed) {
+  const int64_t L = W->L, tbytes = (2 * L * L + 4 * L) * (int64_t)sizeof(double);
+  *parts = NULL;
+  *np = 0;
+  *failed = 0;
+  int64_t cap = 0;
+  for (size_t off = 0; off < len;) {
+    int64_t h[6];
+    if (len - off < HDR_BYTES) return VT_EFORMAT;
+    memcpy(h, all + off, sizeof h);
+    if (h[0] < HDR_BYTES || (uint64_t)h[0] > len - off) return VT_EFORMAT;
+    const uint8_t *p = all + off;
+    off += (size_t)h[0];
+    if (h[1]) {
+      *failed = 1;
+      continue;
+    }
+    /* each record takes at least one entry */
+    if (h[2] != L || h[3] < 0 || h[4] < 0 || h[3] > h[4] / (REC_HEAD + ENT_BYTES) ||
+        h[0] != HDR_BYTES + h[4] + (h[5] ? tbytes : 0))
+      return VT_EFORMAT;
+    if (*np == cap) {
+      cap = cap ? 2 * cap : 8;
+      part *g = realloc(*parts, (size_t)cap * sizeof *g);
+      if (!g) return VT_ENOMEM;
+      *parts = g;
+    }
+    part *q = &(*parts)[(*np)++];
+    q->rec = p + HDR_BYTES;
+    q->n_rec = h[3];
+    q->trans = h[5] ? p + HDR_BYTES + h[4] : NULL;
+    q->at = malloc(((size_t)h[3] + 1) * sizeof *q->at);
+    if (!q->at) return VT_ENOMEM;
+    int64_t pos = 0;
+    int32_t prev = -1;
+    for (int64_t r = 0; r < h[3]; r++) {
+      if (h[4] - pos < REC_HEAD) return VT_EFORMAT;
+      const int32_t f = get_i32(q->rec + pos), n = get_i32(q->rec + pos + 4);
+      if (f <= prev || f >= W->n_feat || n < 1 || (h[4] - pos - REC_HEAD) / ENT_BYTES < n)
+        return VT_EFORMAT;
+      q->at[r] = pos;
+      pos += REC_HEAD + (int64_t)n * ENT_BYTES;
+      prev = f;
+    }
+    if (pos != h[4]) return VT_EFORMAT;
+  }
+  return VT_OK;
+}
+
+static void parts_free(part *parts, int64_t np) {
+  for (int64_t p = 0; parts && p < np; p++) free(parts[p].at);
+  free(parts);
+}
+
+/* The first record of q for a feature >= f. */
+static int64_t first_record(const part *q, int64_t f) {
+  int64_t lo = 0, hi = q->n_rec;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (get_i32(q->rec + q->at[mid]) < f)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* A mixing thread's place in the parts: per part, its next record, the entries left of the
+ * feature being mixed, where the next is and the last key taken. */
+typedef struct merge_pos {
+  int64_t *cur, *left, *last;
+  const uint8_t **ep;
+} merge_pos;
+
+/* W += (the sum of the parts' deltas) / k for the features of chunk c, each feature's keys in
+ * ascending order, its parts merged by key; sets *bad_mem on a failed allocation, *bad_form on
+ * a key out of range or out of order or a value that is not an integer. */
+static void mix_chunk(vt_weights *W, const part *parts, int64_t np, int64_t c, double k,
+                      merge_pos *m, int *bad_mem, int *bad_form) {
+  const int64_t nf = W->n_feat, f1 = (c + 1) * MIX_CHUNK < nf ? (c + 1) * MIX_CHUNK : nf;
+  for (int64_t p = 0; p < np; p++) m->cur[p] = first_record(&parts[p], c * MIX_CHUNK);
+  for (;;) {
+    int64_t f = f1;
+    for (int64_t p = 0; p < np; p++)
+      if (m->cur[p] < parts[p].n_rec && get_i32(parts[p].rec + parts[p].at[m->cur[p]]) < f)
+        f = get_i32(parts[p].rec + parts[p].at[m->cur[p]]);
+    if (f == f1) return;
+    for (int64_t p = 0; p < np; p++) {
+      m->left[p] = 0;
+      m->last[p] = -1;
+      if (m->cur[p] >= parts[p].n_rec) continue;
+      const uint8_t *r = parts[p].rec + parts[p].at[m->cur[p]];
+      if (get_i32(r) != f) continue;
+      m->left[p] = get_i32(r + 4);
+      m->ep[p] = r + REC_HEAD;
+      m->cur[p]++;
+    }
+    const int64_t nkeys = W->bigram[f] ? (int64_t)W->L * W->L : W->L;
+    for (;;) { /* the smallest key left in any part, summed over the parts */
+      int64_t key = nkeys;
+      for (int64_t p = 0; p < np; p++)
+        if (m->left[p] && get_i32(m->ep[p]) < key) key = get_i32(m->ep[p]);
+      if (key == nkeys) break;
+      double w = 0, u = 0;
+      for (int64_t p = 0; p < np; p++) {
+        if (!m->left[p] || get_i32(m->ep[p]) != key) continue;
+        const double dw = get_f64(m->ep[p] + 4), du = get_f64(m->ep[p] + 12);
+        if (key < 0 || key <= m->last[p] || !exact_int(dw) || !exact_int(du)) *bad_form = 1;
+        w += dw;
+        u += du;
+        m->last[p] = key;
+        m->ep[p] += ENT_BYTES;
+        m->left[p]--;
+      }
+      if (key < 0) return; /* reported above */
+      if ((w != 0 || u != 0) &&
+          vt_weights_add_wu(W, (int32_t)f, (int32_t)key, w / k, u / k) != VT_OK)
+        *bad_mem = 1;
+    }
+    for (int64_t p = 0; p < np; p++)
+      if (m->left[p]) *bad_form = 1; /* a key past the feature's range */
+  }
+}
+
+/* W += (the sum of the parts' deltas) / k for every weight, on `nthreads` threads, each chunk
+ * of features by one (mix_chunk), each transition cell by one. VT_OK, VT_ENOMEM, or VT_EFORMAT
+ * for a part out of order or with a value that is not an integer (W is then undefined). */
+static vt_status mix_parts(vt_weights *W, const part *parts, int64_t np, double k, int nthreads) {
+  const int64_t nf = W->n_feat, LL = (int64_t)W->L * W->L;
+  const int64_t n_chunk = (nf + MIX_CHUNK - 1) / MIX_CHUNK;
+  const int32_t L = W->L;
+  int bad_mem = 0, bad_form = 0;
+#pragma omp parallel num_threads(nthreads)
+  {
+    VT_OMP_BEGIN();
+    int tbad_mem = 0, tbad_form = 0;
+    merge_pos m = {
+        malloc(((size_t)np + 1) * sizeof *m.cur), malloc(((size_t)np + 1) * sizeof *m.left),
+        malloc(((size_t)np + 1) * sizeof *m.last), malloc(((size_t)np + 1) * sizeof *m.ep)};
+    if (!m.cur || !m.left || !m.last || !m.ep) tbad_mem = 1;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t c = 0; c < n_chunk; c++)
+      if (!tbad_mem) mix_chunk(W, parts, np, c, k, &m, &tbad_mem, &tbad_form);
+    free(m.cur);
+    free(m.left);
+    free(m.last);
+    free(m.ep);
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < LL; i++) {
+      double a = 0, au = 0;
+      for (int64_t p = 0; p < np; p++) {
+        if (!parts[p].trans) continue;
+        const double da = get_f64(parts[p].trans + 8 * i);
+        const double dau = get_f64(parts[p].trans + 8 * (LL + i));
+        if (!exact_int(da) || !exact_int(dau)) tbad_form = 1;
+        a += da;
+        au += dau;
+      }
+      W->A[i] += a / k;
+      W->Au[i] += au / k;
+    }
+    if (tbad_mem || tbad_form) {
+#pragma omp critical
+      bad_mem |= tbad_mem, bad_form |= tbad_form;
+    }
+    VT_OMP_END();
+  }
+  VT_OMP_JOINED();
+  for (int32_t y = 0; y < L; y++) {
+    double t[4] = {0, 0, 0, 0};
+    for (int64_t p = 0; p < np; p++)
+      for (int j = 0; j < 4 && parts[p].trans; j++) {
+        const double d = get_f64(parts[p].trans + 8 * (2 * LL + (int64_t)j * L + y));
+        if (!exact_int(d)) bad_form = 1;
+        t[j] += d;
+      }
+    W->S[y] += t[0] / k;
+    W->Su[y] += t[1] / k;
+    W->F[y] += t[2] / k;
+    W->Fu[y] += t[3] / k;
+  }
+  return bad_mem ? VT_ENOMEM : bad_form ? VT_EFORMAT : VT_OK;
+}
+
+vt_status vt_mix_add(vt_weights *W, const void *all, size_t len, double k, int nthreads,
+                     int *failed) {
+  part *parts = NULL;
+  int64_t np = 0;
+  vt_status st = parts_read(all, len, W, &parts, &np, failed);
+  if (st == VT_OK && !*failed) st = mix_parts(W, parts, np, k, nthreads);
+  parts_free(parts, np);
+  return st;
+}
