@@ -4,20 +4,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const vt_trainset *rank_set; /* qsort context, only during vt_export_rank */
+/* A label and its training frequency, sorted by decreasing frequency, ties by label (no
+ * context in a global: trainings may run on several threads at once). */
+typedef struct label_freq {
+  uint32_t freq;
+  int32_t y;
+} label_freq;
 
 static int by_freq(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  uint32_t fx = rank_set->labels.count[x], fy = rank_set->labels.count[y];
-  if (fx != fy) return fx > fy ? -1 : 1;
-  return x < y ? -1 : x > y;
+  const label_freq *x = a, *y = b;
+  if (x->freq != y->freq) return x->freq > y->freq ? -1 : 1;
+  return x->y < y->y ? -1 : x->y > y->y;
 }
 
 void vt_export_rank(const vt_trainset *d, int32_t *rank) {
-  for (int32_t y = 0; y < d->labels.n; y++) rank[y] = y;
-  rank_set = d;
-  qsort(rank, (size_t)d->labels.n, sizeof *rank, by_freq);
-  rank_set = NULL;
+  const int32_t L = d->labels.n;
+  label_freq *lf = malloc((size_t)(L ? L : 1) * sizeof *lf);
+  if (!lf) { /* out of memory: first appearance, which is only slower for the decoders */
+    for (int32_t y = 0; y < L; y++) rank[y] = y;
+    return;
+  }
+  for (int32_t y = 0; y < L; y++) lf[y] = (label_freq){d->labels.count[y], y};
+  qsort(lf, (size_t)L, sizeof *lf, by_freq);
+  for (int32_t y = 0; y < L; y++) rank[y] = lf[y].y;
+  free(lf);
 }
 
 /* Non-zero averaged weights of feature f. */
