@@ -62,16 +62,18 @@ static size_t flist_bytes(const flist *l, int64_t A, size_t LL) {
   return 8 + 8 * ((size_t)A + 1) + 20 * (size_t)l->n + 8 * LL;
 }
 
+/* The packed layout, every array aligned to 8 bytes: n, offsets, sums, label-pair counts,
+ * labels. */
 static void flist_pack(const flist *l, int64_t A, size_t LL, char *q) {
   memcpy(q, &l->n, 8);
   q += 8;
   memcpy(q, l->off, 8 * ((size_t)A + 1));
   q += 8 * ((size_t)A + 1);
-  memcpy(q, l->label, 4 * (size_t)l->n);
-  q += 4 * (size_t)l->n;
   memcpy(q, l->sum, 16 * (size_t)l->n);
   q += 16 * (size_t)l->n;
   memcpy(q, l->tr, 8 * LL);
+  q += 8 * LL;
+  memcpy(q, l->label, 4 * (size_t)l->n);
 }
 
 /* The list packed at b (views into b, except for what merging allocates). */
@@ -79,10 +81,14 @@ static int flist_view(flist *v, const char *b, size_t len, int64_t A, size_t LL)
   if (len < 8) return -1;
   memcpy(&v->n, b, 8);
   if (v->n < 0 || len != flist_bytes(v, A, LL)) return -1;
-  v->off = (int64_t *)(void *)(b + 8);
-  v->label = (int32_t *)(void *)(b + 8 + 8 * ((size_t)A + 1));
-  v->sum = (vt_fix128 *)(void *)(b + 8 + 8 * ((size_t)A + 1) + 4 * (size_t)v->n);
-  v->tr = (int64_t *)(void *)(b + 8 + 8 * ((size_t)A + 1) + 20 * (size_t)v->n);
+  const char *q = b + 8;
+  v->off = (int64_t *)(void *)q;
+  q += 8 * ((size_t)A + 1);
+  v->sum = (vt_fix128 *)(void *)q;
+  q += 16 * (size_t)v->n;
+  v->tr = (int64_t *)(void *)q;
+  q += 8 * LL;
+  v->label = (int32_t *)(void *)q;
   return 0;
 }
 
