@@ -62,7 +62,7 @@ archer=$(find /usr/lib/llvm-*/lib -name libarcher.so 2>/dev/null | sort | tail -
 CC=clang OMP_TOOL_LIBRARIES=$archer \
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1 \
   run_suite build-check-tsan "-L sched|threads" \
-  "vitesse test_topo test_sched test_library test_crf_train test_ipm_span" \
+  "vitesse test_topo test_sched test_library test_crf_train test_ipm_span test_train_part" \
   -DVT_TSAN=ON
 # Fuzzing smoke run (tests/fuzz/README.md): each libFuzzer target for $VT_FUZZ_SECONDS seconds
 # (default 20) from a copy of its seed corpus (nothing is written into the repository); any

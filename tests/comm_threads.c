@@ -18,9 +18,19 @@ typedef struct member {
   int rank;
 } member;
 
+/* A message sent point to point, waiting in its (from, to) mailbox. */
+typedef struct letter {
+  struct letter *next;
+  size_t len;
+  char *data;
+} letter;
+
 struct vt_comm_threads {
   int size;
   pthread_barrier_t bar;
+  pthread_mutex_t mu; /* the mailboxes */
+  pthread_cond_t cv;
+  letter **box; /* size x size: box[from * size + to], oldest first */
   member *members;
   const void **in; /* per member: its input */
   size_t *len;     /* its length in bytes */
@@ -36,8 +46,10 @@ vt_comm_threads *vt_comm_threads_create(int size) {
   g->in = calloc((size_t)size, sizeof *g->in);
   g->len = calloc((size_t)size, sizeof *g->len);
   g->ok = calloc((size_t)size, sizeof *g->ok);
-  if (size < 1 || !g->members || !g->in || !g->len || !g->ok ||
+  g->box = calloc((size_t)size * (size_t)size, sizeof *g->box);
+  if (size < 1 || !g->members || !g->in || !g->len || !g->ok || !g->box ||
       pthread_barrier_init(&g->bar, NULL, (unsigned)size) != 0) {
+    free(g->box);
     free(g->members);
     free(g->in);
     free(g->len);
@@ -46,12 +58,24 @@ vt_comm_threads *vt_comm_threads_create(int size) {
     return NULL;
   }
   for (int r = 0; r < size; r++) g->members[r] = (member){g, r};
+  pthread_mutex_init(&g->mu, NULL);
+  pthread_cond_init(&g->cv, NULL);
   return g;
 }
 
 void vt_comm_threads_destroy(vt_comm_threads *g) {
   if (!g) return;
   pthread_barrier_destroy(&g->bar);
+  pthread_mutex_destroy(&g->mu);
+  pthread_cond_destroy(&g->cv);
+  for (int i = 0; i < g->size * g->size; i++)
+    while (g->box[i]) {
+      letter *l = g->box[i];
+      g->box[i] = l->next;
+      free(l->data);
+      free(l);
+    }
+  free(g->box);
   free(g->members);
   free(g->in);
   free(g->len);
@@ -127,6 +151,78 @@ static int gather_all(void *ctx, const void *mine, size_t len, void **all, size_
   return 0;
 }
 
+static int bcast(void *ctx, void *buf, size_t len) {
+  member *m = ctx;
+  post(m, buf, len);
+  if (m->rank != 0 && len) memcpy(buf, m->g->in[0], len);
+  return settle(m, 1);
+}
+
+/* What a member posts for an exchange. */
+typedef struct parcel {
+  const char *out;
+  const size_t *out_len;
+} parcel;
+
+static int exchange(void *ctx, const void *out, const size_t *out_len, void **in,
+                    size_t *in_len) {
+  member *m = ctx;
+  vt_comm_threads *g = m->g;
+  const parcel mine = {out, out_len};
+  post(m, &mine, sizeof mine);
+  size_t total = 0;
+  for (int r = 0; r < g->size; r++) total += ((const parcel *)g->in[r])->out_len[m->rank];
+  char *buf = malloc(total + 1);
+  for (int r = 0, at = 0; buf && r < g->size; r++) {
+    const parcel *p = g->in[r];
+    size_t off = 0;
+    for (int j = 0; j < m->rank; j++) off += p->out_len[j];
+    in_len[r] = p->out_len[m->rank];
+    if (in_len[r]) memcpy(buf + at, p->out + off, in_len[r]);
+    at += (int)in_len[r];
+  }
+  if (settle(m, buf != NULL) != 0) {
+    free(buf);
+    return -1;
+  }
+  *in = buf;
+  return 0;
+}
+
+static int send_to(void *ctx, int to, const void *buf, size_t len) {
+  member *m = ctx;
+  vt_comm_threads *g = m->g;
+  letter *l = calloc(1, sizeof *l);
+  if (!l || !(l->data = malloc(len + 1))) {
+    free(l);
+    return -1;
+  }
+  if (len) memcpy(l->data, buf, len);
+  l->len = len;
+  pthread_mutex_lock(&g->mu);
+  letter **at = &g->box[m->rank * g->size + to];
+  while (*at) at = &(*at)->next;
+  *at = l;
+  pthread_cond_broadcast(&g->cv);
+  pthread_mutex_unlock(&g->mu);
+  return 0;
+}
+
+static int recv_from(void *ctx, int from, void **buf, size_t *len) {
+  member *m = ctx;
+  vt_comm_threads *g = m->g;
+  pthread_mutex_lock(&g->mu);
+  letter **box = &g->box[from * g->size + m->rank];
+  while (!*box) pthread_cond_wait(&g->cv, &g->mu);
+  letter *l = *box;
+  *box = l->next;
+  pthread_mutex_unlock(&g->mu);
+  *buf = l->data;
+  *len = l->len;
+  free(l);
+  return 0;
+}
+
 void vt_comm_threads_member(vt_comm_threads *g, int rank, vt_train_comm *c) {
   memset(c, 0, sizeof *c);
   c->rank = rank;
@@ -135,4 +231,8 @@ void vt_comm_threads_member(vt_comm_threads *g, int rank, vt_train_comm *c) {
   c->sum_fix = sum_fix;
   c->sum_i64 = sum_i64;
   c->gather_all = gather_all;
+  c->bcast = bcast;
+  c->send = send_to;
+  c->recv = recv_from;
+  c->exchange = exchange;
 }

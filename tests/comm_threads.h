@@ -22,7 +22,8 @@ vt_comm_threads *vt_comm_threads_create(int size);
 /* Frees g (no member may be inside a call). NULL is fine. */
 void vt_comm_threads_destroy(vt_comm_threads *g);
 
-/* Fills *c as member `rank` (0 <= rank < size) of g: rank, size, ctx and the three calls. */
+/* Fills *c as member `rank` (0 <= rank < size) of g: rank, size, ctx and every call (send and
+ * recv through mailboxes, the rest collective). */
 void vt_comm_threads_member(vt_comm_threads *g, int rank, vt_train_comm *c);
 
 /* Calls made so far through g's gather_all by member 0: a test can see that the collectives it

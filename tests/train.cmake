@@ -24,3 +24,10 @@ vt_add_test(test_ipm_span unit)
 target_sources(test_ipm_span PRIVATE comm_threads.c)
 target_link_libraries(test_ipm_span PRIVATE Threads::Threads)
 set_tests_properties(test_ipm_span PROPERTIES LABELS "unit;threads")
+
+# Training across processes through the public part API (vt_train_tagger_part,
+# vt_train_items_part), the processes played by threads: the model of one process.
+vt_add_test(test_train_part unit)
+target_sources(test_train_part PRIVATE comm_threads.c)
+target_link_libraries(test_train_part PRIVATE Threads::Threads)
+set_tests_properties(test_train_part PROPERTIES LABELS "unit;threads")
