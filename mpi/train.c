@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,42 @@
 #include "train_run.h"
 
 #define MSG 1024
+
+/* SIGINT / SIGTERM during training: rank 0 says so in one line, and every rank dies of the
+ * signal (exit status 128 + it); the model is written only at the end, so none is left. The
+ * message is made before the handlers are installed (a handler may only write it). */
+static char stop_msg[2][MSG];
+static size_t stop_len[2];
+static volatile sig_atomic_t stop_speaks; /* this rank prints the message */
+
+static void on_stop(int sig) {
+  const int i = sig == SIGTERM;
+  if (stop_speaks && write(2, stop_msg[i], stop_len[i]) < 0) {
+    /* nothing more a handler can do */
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void stop_install(int rank, const char *model) {
+  static const char *const names[2] = {"SIGINT", "SIGTERM"};
+  for (int i = 0; i < 2; i++) {
+    int n = snprintf(stop_msg[i], sizeof stop_msg[i],
+                     "vitesse: interrupted by %s: training stopped; %s was not written\n", names[i],
+                     model ? model : "the model");
+    stop_len[i] = n < 0 ? 0 : (size_t)n < sizeof stop_msg[i] ? (size_t)n : sizeof stop_msg[i] - 1;
+  }
+  stop_speaks = rank == 0;
+  const int sigs[2] = {SIGINT, SIGTERM};
+  for (int i = 0; i < 2; i++) {
+    struct sigaction old, sa;
+    if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN) continue;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sigs[i], &sa, NULL);
+  }
+}
 
 /* One `vitesse-mpi train` run as this rank sees it. */
 typedef struct train_run {
@@ -162,6 +199,7 @@ int vt_mpi_train(const vt_mpi *w, int argc, char **argv) {
   const int share = vt_mpi_node_share(w);
   if (!t->to.threads && share > 0) t->to.threads = share;
   const vt_train_part part = {path, buf.p, buf.len, first_line, sep};
+  stop_install(w->rank, t->out_path);
   vt_status st = items ? vt_train_items_part(&t->to, &comm, &part, t->dev_path, t->out_path, &rep)
                        : vt_train_tagger_part(&t->to, &comm, &part, t->dev_path, t->out_path, &rep);
   code = vt_mpi_agree(w, vt_mpi_code_of(st), st == VT_OK ? "" : vt_last_error());

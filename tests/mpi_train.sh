@@ -183,6 +183,37 @@ errors)
   one_error "bad option"
   run_mpi 2 train --template tmpl --train good.txt --shards 2 -o out/missing/m.bin
   one_error "unwritable model"
+  # SIGTERM to every rank (what srun and Slurm's time limit send) while L-BFGS runs: rank 0 says
+  # so in one line, every rank dies of the signal (143), no model. Training has begun once the
+  # first iteration's line is there.
+  corpus 20000 34 >long.txt
+  OMPI_MCA_odls_base_sigkill_timeout=10 "$MPIEXEC" "$NP" 2 "$VMPI" train --algo lbfgs \
+    --template tmpl --train long.txt --max-iterations 100000 --epsilon 0 --delta 0 \
+    -o out/sig.bin 2>stderr.all </dev/null &
+  job=$!
+  i=0
+  while ! grep -q '^iteration 1:' stderr.all 2>/dev/null && kill -0 $job 2>/dev/null &&
+    [ $i -lt 6000 ]; do
+    sleep 0.05
+    i=$((i + 1))
+  done
+  ranks=$(pgrep -P $job -x vitesse-mpi | tr '\n' ' ')
+  [ "$(echo $ranks | wc -w)" -eq 2 ] || { kill -KILL $job; fail "SIGTERM: ranks '$ranks'"; }
+  # shellcheck disable=SC2086
+  kill -TERM $ranks
+  i=0
+  while kill -0 $job 2>/dev/null && [ $i -lt 3000 ]; do
+    sleep 0.1
+    i=$((i + 1))
+  done
+  kill -0 $job 2>/dev/null && { pkill -KILL -P $job; kill -KILL $job; fail "SIGTERM: hung"; }
+  wait $job
+  rc=$?
+  grep -v '^vitesse-mpi: [0-9]* ranks$' stderr.all | grep -v '^iteration \|^vitesse train:' >stderr
+  [ "$rc" -ne 0 ] || fail "SIGTERM: the job exited 0"
+  [ "$(grep -c '^vitesse: interrupted by SIGTERM: training stopped; out/sig.bin was not written$' \
+    stderr)" -eq 1 ] || fail "SIGTERM: exit status $rc, expected one 'interrupted' line"
+  [ -z "$(ls -A out 2>/dev/null)" ] || fail "SIGTERM: files left in out/: $(ls -A out)"
   ;;
 *)
   fail "unknown case"
