@@ -43,7 +43,8 @@ vt_status vt_dist_bcast_blob(const vt_train_comm *c, void **p, int64_t *n, char 
   return len && c->bcast(c->ctx, *p, (size_t)len) ? VT_EIO : VT_OK;
 }
 
-/* A dictionary as bytes: n, then per entry its length, its count and its bytes. */
+/* A dictionary as bytes: n, then per entry its length, its count and its bytes (malloc'd; NULL
+ * when out of memory). */
 static void *dict_pack(const vt_featdict *d, size_t *len) {
   size_t n = 8 + (size_t)d->n * 8 + d->pool_len;
   char *b = malloc(n), *q = b;
@@ -141,5 +142,27 @@ vt_status vt_dist_dict_merge(const vt_train_comm *c, vt_featdict *d, int32_t **m
     vt_fail_into(err, errlen, st == VT_EIO ? VT_EIO : VT_ENOMEM,
                  "training: out of memory merging the dictionaries");
   }
+  return vt_dist_agree(c, st, err, errlen);
+}
+
+vt_status vt_dist_dict_bcast(const vt_train_comm *c, vt_featdict *d, char *err, size_t errlen) {
+  vt_status st = VT_OK;
+  void *b = NULL;
+  int64_t n = 0;
+  if (c->rank == 0) {
+    size_t len = 0;
+    if ((b = dict_pack(d, &len))) n = (int64_t)len;
+  }
+  if (vt_dist_bcast_blob(c, &b, &n, err, errlen) != VT_OK) st = VT_EIO;
+  if (st == VT_OK && n < 8) st = VT_ENOMEM; /* process 0 could not pack it */
+  if (st == VT_OK && c->rank != 0) {        /* the same entries, ids and counts as process 0's */
+    int32_t *map = NULL;
+    int64_t k = 0;
+    vt_featdict_free(d);
+    if ((st = vt_featdict_init(d)) == VT_OK) st = dict_add_packed(d, b, (size_t)n, &map, &k);
+    free(map);
+  }
+  free(b);
+  if (st == VT_ENOMEM) vt_fail_into(err, errlen, st, "training: out of memory sharing the labels");
   return vt_dist_agree(c, st, err, errlen);
 }

@@ -6,50 +6,6 @@
 #include "core/errmsg.h"
 #include "train/dist.h"
 
-vt_status vt_dist_dict_bcast(const vt_train_comm *c, vt_featdict *d, char *err, size_t errlen) {
-  vt_status st = VT_OK;
-  void *b = NULL;
-  int64_t n = 0;
-  if (c->rank == 0) { /* n, then per entry: length, count, bytes */
-    n = 8 + 8 * (int64_t)d->n + (int64_t)d->pool_len;
-    char *q = b = malloc((size_t)n);
-    if (!q) n = 0;
-    for (int32_t i = 0; q && i <= d->n; i++) {
-      if (i == 0) {
-        int64_t k = d->n;
-        memcpy(q, &k, 8);
-        q += 8;
-      }
-      if (i == d->n) break;
-      size_t sl;
-      const char *s = vt_featdict_str(d, i, &sl);
-      uint32_t h[2] = {(uint32_t)sl, d->count[i]};
-      memcpy(q, h, 8);
-      memcpy(q + 8, s, sl);
-      q += 8 + sl;
-    }
-  }
-  if (vt_dist_bcast_blob(c, &b, &n, err, errlen) != VT_OK) st = VT_EIO;
-  if (st == VT_OK && n < 8) st = VT_ENOMEM; /* process 0 could not pack it */
-  if (st == VT_OK && c->rank != 0) {
-    vt_featdict_free(d);
-    int64_t k;
-    const char *p = b;
-    memcpy(&k, p, 8);
-    p += 8;
-    st = vt_featdict_init(d);
-    for (int64_t i = 0; st == VT_OK && i < k; i++) {
-      uint32_t h[2];
-      int32_t id;
-      memcpy(h, p, 8);
-      if ((st = vt_featdict_add(d, p + 8, h[0], &id)) == VT_OK) d->count[id] = h[1];
-      p += 8 + h[0];
-    }
-  }
-  free(b);
-  return vt_dist_agree(c, st, err, errlen);
-}
-
 /* ids[i] = map[ids[i]] for the n ids >= 0. */
 static void remap_ids(int32_t *ids, int64_t n, const int32_t *map) {
   for (int64_t i = 0; i < n; i++)
