@@ -19,40 +19,14 @@ VMPI=$2
 MPIEXEC=$3
 NP=$4
 CASE=$5
+HERE=$(cd "$(dirname "$0")" && pwd)
 base=$(mktemp -d "${TMPDIR:-/tmp}/vt_mpi_train.XXXXXX") || exit 1
 trap 'rm -rf "$base"' EXIT
 trap 'exit 130' INT TERM
 cd "$base" || exit 1
 
-# Open MPI as root, more ranks than cores, no ssh, no binding (threads per rank), no banner.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_plm_rsh_agent= OMPI_MCA_hwloc_base_binding_policy=none
-export OMPI_MCA_orte_execute_quiet=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-export VITESSE_MPI_SHOW_SIZE=1
-
-fail() {
-  printf 'mpi_train.%s: FAIL: %s\n' "$CASE" "$*" >&2
-  if [ -s stderr ]; then
-    printf -- '--- stderr:\n' >&2
-    head -n 30 stderr >&2
-  fi
-  exit 1
-}
-
-# run_mpi P ARGS...: vitesse-mpi with P ranks, stderr in ./stderr (without the size line, which
-# must say P ranks). Returns vitesse-mpi's exit status in rc.
-run_mpi() {
-  p=$1
-  shift
-  "$MPIEXEC" "$NP" "$p" "$VMPI" "$@" 2>stderr.all </dev/null
-  rc=$?
-  grep -qx "vitesse-mpi: $p ranks" stderr.all || {
-    cp stderr.all stderr
-    fail "the job did not have $p ranks (rc $rc)"
-  }
-  grep -v '^vitesse-mpi: [0-9]* ranks$' stderr.all >stderr
-  return $rc
-}
+SUITE=mpi_train
+. "$HERE/mpi_env.sh"
 
 # corpus N SEED: N sentences "word feature label" of 1..9 tokens, 7 labels.
 corpus() {
