@@ -291,7 +291,7 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
         for (int32_t i = 0; i < bt->nb; i++) {
           if (isnan(bt->loss[i]))
             n_nan++;
-          else if (isinf(bt->loss[i]))
+          else if (!(fabs(bt->loss[i]) < 0x1p60)) /* infinite, or past the exact sum's range */
             n_inf++;
           else
             vt_fix_add_double(&loss, bt->loss[i]);
