@@ -160,7 +160,7 @@ errors)
   # SIGTERM to every rank (what srun and Slurm's time limit send) while L-BFGS runs: rank 0 says
   # so in one line, every rank dies of the signal (143), no model. Training has begun once the
   # first iteration's line is there.
-  corpus 20000 34 >long.txt
+  corpus 80000 34 >long.txt
   OMPI_MCA_odls_base_sigkill_timeout=10 "$MPIEXEC" "$NP" 2 "$VMPI" train --algo lbfgs \
     --template tmpl --train long.txt --max-iterations 100000 --epsilon 0 --delta 0 \
     -o out/sig.bin 2>stderr.all </dev/null &
