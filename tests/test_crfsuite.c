@@ -15,11 +15,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc/arena.h"
 #include "crf1d_write.h"
 #include "harness.h"
 #include "hash_flood.h"
 #include "models/crfsuite_file.h"
 #include "test_util.h"
+#include "text/crfs.h"
 #include "text/strhash.h"
 #include "vitesse.h"
 
@@ -812,8 +814,16 @@ TEST(flooded_attributes) {
   vt_crfs *c = NULL;
   REQUIRE(vt_crfs_load_mem(&c, b.p, b.len, "flood", err, sizeof err) == VT_OK, "%s", err);
   EXPECT(c->key != 0 && c->key == vt_hash_key(), "the table built at load takes the key");
-  const uint64_t run = vt_slots_longest_run(c->slots, (uint64_t)c->mask + 1);
-  EXPECT(run < 64, "the longest run of the built table is %llu slots", (unsigned long long)run);
+  uint64_t run = 0, longest = 0; /* the index's slots (from slot 0: a lower bound past the end) */
+  for (uint64_t i = 0; i <= c->idx.mask; i++) {
+    run = c->idx.slots[i] ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  EXPECT(c->slots == NULL, "a crf1d model's lookups go through its index alone");
+  /* A table three quarters full has runs of a hundred slots at worst (fingerprints only); the
+   * flood would make one run of all 3,000. */
+  EXPECT(longest < 512, "the longest run of the built index is %llu slots",
+         (unsigned long long)longest);
   int found = 0;
   for (int i = 0; i < N; i++) found += vt_crfs_attr_find(c, names[i], 16) == i;
   EXPECT_EQ_INT(found, N, "every name found");
@@ -920,6 +930,113 @@ TEST(shared_reference_lists) {
   free(b.p);
 }
 
-TEST_MAIN(CASE(brute_force), CASE(convert_roundtrip), CASE(overflow), CASE(control_labels),
-          CASE(damaged_models), CASE(bad_items), CASE(parts), CASE(cli), CASE(peer),
-          CASE(flooded_attributes), CASE(label_count_bound), CASE(shared_reference_lists))
+/* The tagger's emission rows (vt_crfs_rows: fields found 64 bytes at a time, lookups in groups
+ * through the fingerprinted index, dense and sparse records) against the reference reader
+ * vt_crfs_item_row, line by line: the same bits in every row and the same error at the same
+ * item, on models of 1 to 40 labels whose attributes are dense, sparse, with a label twice or a
+ * -0.0 weight, and on lines of every shape: runs of tabs, escapes, colons, empty names, values
+ * (negative, -0, huge, not numbers), NUL bytes, names of 0 to 40 bytes, lines past 64 bytes. */
+TEST(rows_match_reference) {
+  enum { NA = 300, NF = 6000, TMAX = 40, LINE = 4096 };
+  static char names[NA][48];
+  static const char *name_ptr[NA];
+  static crf1d_feat f[NF];
+  static const char *label_names[40];
+  static char label_buf[40][8];
+  static char lines[TMAX][LINE];
+  static double E1[TMAX * 40], E2[TMAX * 40];
+  static const char *VALUES[] = {"",   ":",      ":0.5", ":-2",  ":-0",
+                                 ":0", ":1e300", ":abc", ":1e0", ":3"};
+  static const char PIECES[] = "ab:\\\t=x|";
+  test_rng r = {20261127};
+  int mismatched = 0, errors = 0, cases = 0;
+  for (int round = 0; round < 40; round++) {
+    const uint32_t L = 1 + (uint32_t)test_int(&r, 40);
+    for (uint32_t y = 0; y < L; y++) {
+      snprintf(label_buf[y], sizeof label_buf[y], "L%u", y);
+      label_names[y] = label_buf[y];
+    }
+    for (int a = 0; a < NA; a++) { /* distinct names: a prefix that numbers them */
+      int n = snprintf(names[a], sizeof names[a], "%d", a), len = test_int(&r, 36);
+      for (int k = 0; k < len; k++) names[a][n++] = PIECES[test_int(&r, (int)sizeof PIECES - 1)];
+      names[a][n] = '\0';
+      if (a == 0) names[a][0] = '\0'; /* the empty name */
+      name_ptr[a] = names[a];
+    }
+    uint32_t nf = 0;
+    for (int a = 0; a < NA; a++) {
+      const int shape = test_int(&r, 4); /* 0 sparse, 1 dense, 2 a label twice, 3 a -0.0 */
+      for (uint32_t y = 0; y < L && nf < NF - 2; y++)
+        if (shape == 1 ? test_int(&r, 10) < 9 : test_int(&r, 10) < 2)
+          f[nf++] = (crf1d_feat){0, (uint32_t)a, y, 4 * test_unit(&r) - 2};
+      if (shape == 2) f[nf++] = (crf1d_feat){0, (uint32_t)a, 0, 0.75};
+      if (shape == 3) f[nf++] = (crf1d_feat){0, (uint32_t)a, L - 1, -0.0};
+    }
+    f[nf++] = (crf1d_feat){1, 0, 0, 0.5};
+    crf1d_buf b;
+    crf1d_build(&b, label_names, L, name_ptr, NA, f, nf);
+    char err[512];
+    vt_crfs *c = NULL;
+    REQUIRE(vt_crfs_load_mem(&c, b.p, b.len, "rows", err, sizeof err) == VT_OK, "%s", err);
+    free(b.p);
+    vt_arena *arena = NULL;
+    REQUIRE(vt_arena_create(&arena, 1 << 16) == VT_OK, "arena");
+    for (int seq = 0; seq < 60; seq++) {
+      const int32_t T = 1 + test_int(&r, TMAX);
+      const char *lp[TMAX];
+      size_t lens[TMAX];
+      for (int32_t t = 0; t < T; t++) {
+        char *line = lines[t];
+        sprintf(line, "%s", test_int(&r, 3) ? "L0" : "");
+        int n = test_int(&r, 30);
+        for (int i = 0; i < n && strlen(line) < LINE - 200; i++) {
+          strcat(line, test_int(&r, 5) ? "\t" : "\t\t");
+          const int a = test_int(&r, NA + 20);
+          if (a >= NA)
+            strcat(line, "not-in-the-model");
+          else
+            escape_put(line, names[a], test_int(&r, 2));
+          const int v = test_int(&r, 60);
+          strcat(line, v < (int)(sizeof VALUES / sizeof *VALUES) ? VALUES[v] : "");
+        }
+        if (test_int(&r, 8) == 0) strcat(line, "\t");
+        lens[t] = strlen(line);
+        if (test_int(&r, 400) == 0 && lens[t] > 2) line[1 + test_int(&r, (int)lens[t] - 1)] = '\0';
+        lp[t] = line;
+      }
+      memset(E1, 0, sizeof E1);
+      memset(E2, 0, sizeof E2);
+      int32_t bad1 = -1, bad2 = -1;
+      char err1[200] = "", err2[200] = "";
+      for (int32_t t = 0; t < T && bad1 < 0; t++) {
+        char scratch[LINE + 2];
+        if (vt_crfs_item_row(c, lp[t], lens[t], scratch, E1 + (size_t)t * L, NULL, err1,
+                             sizeof err1))
+          bad1 = t;
+      }
+      vt_arena_reset(arena);
+      const int rc = vt_crfs_rows(c, arena, lp, lens, T, E2, &bad2, err2, sizeof err2);
+      cases++;
+      errors += bad1 >= 0;
+      const int32_t rows = bad1 >= 0 ? bad1 : T; /* rows before the bad item must agree */
+      if ((rc != 0) != (bad1 >= 0) || bad1 != bad2 || strcmp(err1, err2) ||
+          memcmp(E1, E2, (size_t)rows * L * sizeof *E1)) {
+        if (mismatched++ < 3)
+          fprintf(stderr, "round %d seq %d: reference item %d '%s', rows item %d '%s'\n", round,
+                  seq, bad1, err1, bad2, err2);
+      }
+    }
+    vt_arena_destroy(arena);
+    for (int a = 0; a < NA; a++)
+      if (vt_crfs_attr_find(c, names[a], strlen(names[a])) != a) mismatched++;
+    vt_crfs_free(c);
+  }
+  EXPECT_EQ_INT(mismatched, 0, "sequences whose rows or errors differ from the reference");
+  EXPECT(errors > cases / 20 && errors < cases - cases / 20, "%d of %d sequences refused", errors,
+         cases);
+}
+
+TEST_MAIN(CASE(rows_match_reference), CASE(brute_force), CASE(convert_roundtrip), CASE(overflow),
+          CASE(control_labels), CASE(damaged_models), CASE(bad_items), CASE(parts), CASE(cli),
+          CASE(peer), CASE(flooded_attributes), CASE(label_count_bound),
+          CASE(shared_reference_lists))

@@ -205,8 +205,7 @@ static int load_crf1d(vt_crfs **out, const unsigned char *d, uint64_t size, cons
   for (uint64_t a = 0; a < A; a++) so[a + 1] += so[a];
   uint32_t *sl = own(m, (size_t)ns * 4);
   double *sw = own(m, (size_t)ns * sizeof(double));
-  uint32_t *slots = own(m, (size_t)vt_crfs_slot_count(A) * 4);
-  if (!sl || !sw || !slots) goto nomem;
+  if (!sl || !sw) goto nomem;
   {
     uint32_t *fill = calloc((size_t)A + 1, 4);
     if (!fill) goto nomem;
@@ -224,15 +223,14 @@ static int load_crf1d(vt_crfs **out, const unsigned char *d, uint64_t size, cons
   m->st_label = sl;
   m->st_w = sw;
   m->tw = tw;
-  uint64_t n_slots = vt_crfs_slot_count(A);
-  memset(slots, 0, (size_t)n_slots * 4);
-  m->key = vt_hash_key(); /* the names are the file's: a table they cannot flood */
-  uint32_t dup = vt_crfs_hash_fill(slots, n_slots, m->attr_off, m->attr_pool, (uint32_t)A, m->key);
-  if (dup < A) BAD("corrupt CRFsuite model: attribute %u listed twice", dup);
-  m->slots = slots;
-  m->mask = (uint32_t)(n_slots - 1);
-  if ((st = vt_crfs_bind(m)) != VT_OK) {
+  /* The names are the file's: the index built from them (vt_crfs_bind) takes the process's hash
+   * key, so they cannot flood it; a native copy gets its unkeyed table when written. */
+  m->key = vt_hash_key();
+  m->mask = (uint32_t)(vt_crfs_slot_count(A) - 1);
+  uint32_t dup;
+  if ((st = vt_crfs_bind(m, &dup)) != VT_OK) {
     if (st == VT_ENOMEM) goto nomem;
+    if (dup < A) BAD("corrupt CRFsuite model: attribute %u listed twice", dup);
     BAD("corrupt CRFsuite model: cannot bind the transitions: %s", vt_strerror(st));
   }
   *out = m;
@@ -299,8 +297,10 @@ static int load_native(vt_crfs **out, vt_binfile *bf, const char *name, char *er
   if (longest > VT_HASH_MAX_RUN)
     BAD("hash table has a run of %llu occupied slots (at most %d): names made to share a hash?",
         (unsigned long long)longest, VT_HASH_MAX_RUN);
-  if ((st = vt_crfs_bind(m)) != VT_OK) {
+  uint32_t dup;
+  if ((st = vt_crfs_bind(m, &dup)) != VT_OK) {
     if (st == VT_ENOMEM) goto nomem;
+    if (dup < A) BAD("corrupt model file: attribute %u listed twice", dup);
     BAD("corrupt model file: cannot bind the transitions: %s", vt_strerror(st));
   }
   vt_binfile_release(bf, &m->map, &m->map_len, &m->map_heap);

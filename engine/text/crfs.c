@@ -14,14 +14,16 @@
 #include "core/errmsg.h"
 #include "text/strhash.h"
 
-vt_status vt_crfs_bind(vt_crfs *m) {
+vt_status vt_crfs_bind(vt_crfs *m, uint32_t *dup) {
   vt_status st = VT_ENOMEM;
   int64_t *count = calloc((size_t)m->L, sizeof *count);
   int32_t *rank = malloc((size_t)m->L * sizeof *rank);
   if (!count || !rank) goto done;
   for (uint32_t f = 0; f < m->n_state; f++) count[m->st_label[f]]++;
   if ((st = vt_rank_from_counts(count, m->L, rank)) != VT_OK) goto done;
-  st = vt_trans_create(&m->trans, m->L, m->tw, NULL, NULL, rank);
+  if ((st = vt_trans_create(&m->trans, m->L, m->tw, NULL, NULL, rank)) != VT_OK) goto done;
+  *dup = m->A;
+  st = vt_crfs_index_build(&m->idx, m, dup);
 done:
   free(count);
   free(rank);
@@ -31,6 +33,7 @@ done:
 void vt_crfs_free(vt_crfs *m) {
   if (!m) return;
   vt_trans_destroy(m->trans);
+  vt_crfs_index_free(&m->idx);
   for (int i = 0; i < m->n_own; i++) free(m->own[i]);
   if (m->map && m->map_heap) free(m->map);
   if (m->map && !m->map_heap) munmap(m->map, m->map_len);
@@ -70,6 +73,7 @@ uint32_t vt_crfs_hash_fill(uint32_t *slots, uint64_t n_slots, const uint32_t *of
 }
 
 int64_t vt_crfs_attr_find(const vt_crfs *m, const char *s, size_t len) {
+  if (m->idx.slots) return vt_crfs_index_find(&m->idx, s, len);
   return find_in(m->slots, m->mask, m->key, m->attr_off, m->attr_pool, s, len);
 }
 
@@ -154,13 +158,18 @@ vt_status vt_crfs_tag(const vt_crfs *m, const vt_decode_opts *opts, vt_arena *ar
   char *scratch = vt_arena_alloc(arena, longest + 2);
   if ((T && !E) || !scratch) return VT_ENOMEM;
   if (T) memset(E, 0, (size_t)T * (size_t)L * sizeof *E); /* arena memory is not zeroed */
-  for (int32_t t = 0; t < T; t++)
+  if (m->idx.slots) {
+    const int rc = vt_crfs_rows(m, arena, lines, lens, T, E, bad, err, errlen);
+    if (rc == -2) return VT_ENOMEM;
+    if (rc) return VT_EFORMAT;
+  }
+  for (int32_t t = 0; !m->idx.slots && t < T; t++)
     if (vt_crfs_item_row(m, lines[t], lens[t], scratch, E + (size_t)t * (size_t)L, NULL, err,
                          errlen)) {
       *bad = t;
       return VT_EFORMAT;
     }
-  for (size_t c = 0; c < (size_t)T * (size_t)L; c++)
+  for (size_t c = 0; !m->idx.slots && c < (size_t)T * (size_t)L; c++)
     if (!(fabs(E[c]) < INFINITY)) { /* weights times values past the range of a double */
       *bad = (int32_t)(c / (size_t)L);
       vt_errorf(err, errlen, NULL, "a label's score overflows (weights or values too large)");

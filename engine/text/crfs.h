@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "text/crfs_index.h"
 #include "vitesse.h"
 
 typedef struct vt_crfs {
@@ -25,13 +26,15 @@ typedef struct vt_crfs {
   const char *label_pool;
   const uint32_t *attr_off; /* A + 1 offsets into attr_pool */
   const char *attr_pool;
-  const uint32_t *slots;    /* mask + 1 slots: attribute id + 1 at its hash, 0 = empty */
+  const uint32_t *slots;    /* mask + 1 slots: attribute id + 1 at its hash, 0 = empty (a native
+                             * file's; NULL for a crf1d file, whose lookups go through idx) */
   uint64_t key;             /* the slots' hash key: 0 in a file, the process's when built */
   const uint32_t *st_off;   /* A + 1 offsets into st_label / st_w */
   const uint32_t *st_label; /* n_state labels */
   const double *st_w;       /* n_state weights */
   const double *tw;         /* L * L transition weights, tw[prev * L + cur] */
   vt_trans *trans;          /* bound from tw (vt_crfs_bind) */
+  vt_crfs_index idx;        /* the attributes laid out for tagging (vt_crfs_bind) */
   void *own[12];            /* heap blocks the arrays live in (freed by vt_crfs_free) */
   int n_own;
   void *map; /* or a mapped file they live in */
@@ -39,9 +42,10 @@ typedef struct vt_crfs {
   int map_heap; /* map is heap memory (a pipe read whole) */
 } vt_crfs;
 
-/* Binds m->trans from m->tw (rank: labels by their number of state features). Returns VT_OK,
- * VT_EFORMAT (a NaN or infinite weight) or VT_ENOMEM. */
-vt_status vt_crfs_bind(vt_crfs *m);
+/* Binds m->trans from m->tw (rank: labels by their number of state features) and builds m->idx
+ * from the attribute arrays. Returns VT_OK, VT_EFORMAT (a NaN or infinite weight, or an
+ * attribute named twice: *dup gets the later one's id, else m->A) or VT_ENOMEM. */
+vt_status vt_crfs_bind(vt_crfs *m, uint32_t *dup);
 
 /* Frees everything the model owns and the struct itself. NULL is a no-op. */
 void vt_crfs_free(vt_crfs *m);
@@ -98,6 +102,14 @@ int vt_crfs_value_parse(char *s, size_t n, double *v);
  * the problem in err: a NUL byte, a VALUE that is not a finite number, a score that overflows. */
 int vt_crfs_item_row(const vt_crfs *m, const char *line, size_t len, char *scratch, double *row,
                      int32_t *known, char *err, size_t errlen);
+
+/* Adds the emission rows of T item lines (lines[t], lens[t] bytes) to E (T x L, zeroed by the
+ * caller) through m->idx (built): the same bits as vt_crfs_item_row on each line in turn, and
+ * the same error for the same item (the first item whose row cannot be made: *bad, message in
+ * err). Escaped fields and values are copied into `arena`. Returns 0, -1 (an error) or -2 (out
+ * of memory). */
+int vt_crfs_rows(const vt_crfs *m, vt_arena *arena, const char *const *lines, const size_t *lens,
+                 int32_t T, double *E, int32_t *bad, char *err, size_t errlen);
 
 /* What vt_crfs_format prints besides the labels (CRFsuite's `tag` options). */
 enum { VT_CRFS_PROB = 1, VT_CRFS_MARG = 2, VT_CRFS_MARG_ALL = 4, VT_CRFS_REF = 8 };

@@ -1,0 +1,109 @@
+/* engine/text/crfs_index.c: building the tagger's attribute index (crfs_index.h). */
+#include "text/crfs_index.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "text/crfs.h"
+#include "text/strhash.h"
+
+/* Bytes of a record's name, padded. */
+static uint64_t pad8(uint64_t n) { return (n + 7) & ~7ull; }
+
+/* Whether attribute a's features go in a dense row: it takes no more memory than the sparse
+ * list and its labels are distinct. */
+static int dense_fits(const vt_crfs *m, uint32_t a, unsigned char *seen) {
+  const uint32_t b = m->st_off[a], n = m->st_off[a + 1] - b;
+  if (n == 0 || (uint64_t)n * 12 < (uint64_t)m->L * 8) return 0;
+  int ok = 1;
+  for (uint32_t f = b; f < b + n && ok; f++) {
+    const uint32_t y = m->st_label[f];
+    ok = !seen[y];
+    seen[y] = 1;
+  }
+  for (uint32_t f = b; f < b + n; f++) seen[m->st_label[f]] = 0;
+  return ok;
+}
+
+vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs *m, uint32_t *dup) {
+  vt_status st = VT_ENOMEM;
+  const uint32_t A = m->A, L = (uint32_t)m->L;
+  unsigned char *seen = calloc(L, 1), *dense = calloc((size_t)A + 1, 1);
+  memset(x, 0, sizeof *x);
+  if (!seen || !dense) goto done;
+  const uint64_t key = vt_hash_key();
+  x->k0 = vt_mix64(key ^ 0xA0761D6478BD642Full);
+  x->k1 = vt_mix64(key ^ 0xE7037ED1A0B428DBull) | 1;
+  uint64_t bytes = 16; /* unit 0 and 1 unused: a slot's unit is never 0 */
+  for (uint32_t a = 0; a < A; a++) {
+    const uint64_t n = m->st_off[a + 1] - m->st_off[a];
+    dense[a] = (unsigned char)dense_fits(m, a, seen);
+    x->dense += dense[a];
+    bytes += sizeof(vt_crfs_rec) + pad8(m->attr_off[a + 1] - m->attr_off[a]) +
+             (dense[a] ? 8ull * L : 8 * n + pad8(4 * n));
+  }
+  if (bytes / 8 > UINT32_MAX) goto done;
+  uint64_t n_slots = 16;
+  while (n_slots < (uint64_t)A + A / 3 + 1) n_slots *= 2;
+  if (n_slots - 1 > UINT32_MAX) goto done;
+  x->slots = calloc((size_t)n_slots, sizeof *x->slots);
+  x->recs = aligned_alloc(64, (size_t)((bytes + 63) & ~63ull));
+  if (!x->slots || !x->recs) goto done;
+  x->mask = (uint32_t)(n_slots - 1);
+  x->rec_bytes = bytes;
+  memset(x->recs, 0, 16);
+  uint64_t at = 16;
+  for (uint32_t a = 0; a < A; a++) {
+    const char *s = m->attr_pool + m->attr_off[a];
+    const uint32_t len = m->attr_off[a + 1] - m->attr_off[a];
+    const uint32_t b = m->st_off[a], n = m->st_off[a + 1] - b;
+    const uint64_t h = vt_crfs_index_hash(x, s, len);
+    uint32_t i = (uint32_t)h & x->mask;
+    if (vt_crfs_index_probe(x, h, s, len, &i)) {
+      *dup = a;
+      st = VT_EFORMAT;
+      goto done;
+    }
+    while (x->slots[i]) i = (i + 1) & x->mask;
+    x->slots[i] = (h >> 32) << 32 | (at / 8);
+    vt_crfs_rec *r = (vt_crfs_rec *)(void *)(x->recs + at);
+    r->len = len;
+    r->id = a;
+    r->dense = dense[a];
+    r->n = dense[a] ? L : n;
+    char *name = (char *)(r + 1);
+    memset(name, 0, (size_t)pad8(len));
+    memcpy(name, s, len);
+    double *w = (double *)(void *)(name + pad8(len));
+    if (dense[a]) {
+      for (uint32_t y = 0; y < L; y++) w[y] = 0.0;
+      for (uint32_t f = b; f < b + n; f++) w[m->st_label[f]] = m->st_w[f];
+    } else {
+      uint32_t *lab = (uint32_t *)(void *)(w + n);
+      memcpy(w, m->st_w + b, (size_t)n * 8);
+      memcpy(lab, m->st_label + b, (size_t)n * 4);
+      if (n & 1) lab[n] = 0;
+    }
+    at += sizeof(vt_crfs_rec) + pad8(len) + (dense[a] ? 8ull * L : 8ull * n + pad8(4ull * n));
+  }
+  st = VT_OK;
+done:
+  free(seen);
+  free(dense);
+  if (st != VT_OK) vt_crfs_index_free(x);
+  return st;
+}
+
+void vt_crfs_index_free(vt_crfs_index *x) {
+  free(x->slots);
+  free(x->recs);
+  memset(x, 0, sizeof *x);
+}
+
+int64_t vt_crfs_index_find(const vt_crfs_index *x, const char *s, size_t n) {
+  if (!x->slots) return -1;
+  const uint64_t h = vt_crfs_index_hash(x, s, n);
+  uint32_t i = (uint32_t)h & x->mask;
+  const vt_crfs_rec *r = vt_crfs_index_probe(x, h, s, n, &i);
+  return r ? (int64_t)r->id : -1;
+}

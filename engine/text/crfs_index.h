@@ -1,0 +1,150 @@
+/* engine/text/crfs_index.h: a CRFsuite model's attributes laid out for the tagger's lookups,
+ * built at load time from the model's arrays (crfs.h).
+ *
+ * Each attribute is one record: its name, then its state features, either as a sparse list of
+ * (weight, label) pairs or, when that would take no less memory, as a dense row of L weights.
+ * A table of 64-bit slots (a 32-bit fingerprint of the name's hash beside the record's place)
+ * leads to the records: a probe that misses compares fingerprints only, never a name, so a
+ * lookup costs one cache miss in the table and one in the record, whose name and weights lie
+ * together. The hash is keyed with the process's key (strhash.h): names made to share a hash
+ * cannot flood the table. */
+#ifndef VT_ENGINE_CRFS_INDEX_H
+#define VT_ENGINE_CRFS_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "vitesse.h"
+
+/* A record's head; the name follows, zero-padded to 8 bytes, then the weights. */
+typedef struct vt_crfs_rec {
+  uint32_t len;   /* name bytes */
+  uint32_t id;    /* attribute id */
+  uint32_t n;     /* sparse: state features; dense: L */
+  uint32_t dense; /* 1: n = L weights by label (0.0 where the attribute has no feature: a row
+                   * starts at +0.0 and so is never -0.0, and x + 0.0 = x for every other x, so
+                   * adding it changes no bit); 0: n weights, then their n labels */
+} vt_crfs_rec;
+
+typedef struct vt_crfs_index {
+  uint64_t *slots; /* mask + 1 slots: (fingerprint << 32) | record unit; 0 = empty */
+  uint32_t mask;
+  uint64_t k0, k1;     /* the hash's key */
+  unsigned char *recs; /* records, 8-byte units, unit 0 unused */
+  uint64_t rec_bytes;
+  uint32_t dense; /* attributes stored dense */
+} vt_crfs_index;
+
+/* The keyed hash of the index: `n` bytes at s (reads only those bytes). */
+static inline uint64_t vt_crfs_index_hash(const vt_crfs_index *x, const char *s, size_t n) {
+  const unsigned char *p = (const unsigned char *)s;
+  uint64_t a, b, seed = x->k0;
+  __extension__ typedef unsigned __int128 u128;
+#define VT_MUM(A, B) ((uint64_t)((u128)(A) * (B)) ^ (uint64_t)(((u128)(A) * (B)) >> 64))
+  if (n <= 16) {
+    if (n >= 4) {
+      uint32_t w0, w1, w2, w3;
+      const size_t q = (n >> 3) << 2;
+      memcpy(&w0, p, 4);
+      memcpy(&w1, p + q, 4);
+      memcpy(&w2, p + n - 4, 4);
+      memcpy(&w3, p + n - 4 - q, 4);
+      a = (uint64_t)w0 << 32 | w1;
+      b = (uint64_t)w2 << 32 | w3;
+    } else if (n > 0) {
+      a = (uint64_t)p[0] << 16 | (uint64_t)p[n >> 1] << 8 | p[n - 1];
+      b = 0;
+    } else {
+      a = b = 0;
+    }
+  } else {
+    size_t i = n;
+    while (i > 16) {
+      uint64_t w0, w1;
+      memcpy(&w0, p, 8);
+      memcpy(&w1, p + 8, 8);
+      seed = VT_MUM(w0 ^ x->k1, w1 ^ seed);
+      p += 16;
+      i -= 16;
+    }
+    memcpy(&a, p + i - 16, 8);
+    memcpy(&b, p + i - 8, 8);
+  }
+  uint64_t h = VT_MUM(a ^ x->k1, b ^ seed);
+  return VT_MUM(h ^ x->k0, (uint64_t)n ^ x->k1);
+#undef VT_MUM
+}
+
+/* The record at slot value v. */
+static inline const vt_crfs_rec *vt_crfs_index_rec(const vt_crfs_index *x, uint64_t v) {
+  return (const vt_crfs_rec *)(const void *)(x->recs + 8 * (v & 0xFFFFFFFFu));
+}
+
+/* The name of record r (zero-padded to 8 bytes). */
+static inline const char *vt_crfs_rec_name(const vt_crfs_rec *r) { return (const char *)(r + 1); }
+
+/* The weights of record r (dense: by label; sparse: r->n, their labels after them). */
+static inline const double *vt_crfs_rec_w(const vt_crfs_rec *r) {
+  return (const double *)(const void *)((const char *)(r + 1) + ((r->len + 7u) & ~7u));
+}
+
+/* Whether the `n` bytes at a and at b are the same (reads only those bytes; short names, the
+ * common case, in two overlapping loads from each side instead of a call to memcmp). */
+static inline int vt_crfs_bytes_eq(const char *a, const char *b, size_t n) {
+  uint64_t a0, a1, b0, b1;
+  if (n >= 8 && n <= 16) {
+    memcpy(&a0, a, 8);
+    memcpy(&b0, b, 8);
+    memcpy(&a1, a + n - 8, 8);
+    memcpy(&b1, b + n - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  if (n >= 4 && n < 8) {
+    uint32_t c0, c1, d0, d1;
+    memcpy(&c0, a, 4);
+    memcpy(&d0, b, 4);
+    memcpy(&c1, a + n - 4, 4);
+    memcpy(&d1, b + n - 4, 4);
+    return ((c0 ^ d0) | (c1 ^ d1)) == 0;
+  }
+  return memcmp(a, b, n) == 0;
+}
+
+/* Whether record r is named by the `n` bytes at s. */
+static inline int vt_crfs_rec_is(const vt_crfs_rec *r, const char *s, size_t n) {
+  return r->len == n && vt_crfs_bytes_eq(vt_crfs_rec_name(r), s, n);
+}
+
+/* The record of the `n` bytes at s whose hash is h, probing from slot *at (at first h & mask; to
+ * go on past a record found, the slot after it); *at gets the slot where it was found. NULL when
+ * absent. */
+static inline const vt_crfs_rec *vt_crfs_index_probe(const vt_crfs_index *x, uint64_t h,
+                                                     const char *s, size_t n, uint32_t *at) {
+  const uint32_t fp = (uint32_t)(h >> 32);
+  for (uint32_t i = *at;; i = (i + 1) & x->mask) {
+    const uint64_t v = x->slots[i];
+    if (!v) return NULL;
+    if ((uint32_t)(v >> 32) == fp) {
+      const vt_crfs_rec *r = vt_crfs_index_rec(x, v);
+      if (vt_crfs_rec_is(r, s, n)) {
+        *at = i;
+        return r;
+      }
+    }
+  }
+}
+
+struct vt_crfs;
+
+/* Builds m's index from its arrays (names, st_off, st_label, st_w) into *x. Returns VT_OK,
+ * VT_EFORMAT (two attributes with one name: *dup gets the later id) or VT_ENOMEM. */
+vt_status vt_crfs_index_build(vt_crfs_index *x, const struct vt_crfs *m, uint32_t *dup);
+
+/* Frees what the index holds (zeroing it). */
+void vt_crfs_index_free(vt_crfs_index *x);
+
+/* The id of the `n` bytes at s, or -1. */
+int64_t vt_crfs_index_find(const vt_crfs_index *x, const char *s, size_t n);
+
+#endif
