@@ -40,6 +40,7 @@ static void usage(FILE *f) {
 
 int main(int argc, char **argv) {
   int provided = 0, rc = VT_EXIT_USAGE;
+  vt_cli_blas_pool_stop();
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     fprintf(stderr, "vitesse: MPI_Init_thread failed\n");
     return VT_EXIT_FAIL;

@@ -9,6 +9,10 @@
 /* Exit statuses of the CLI. */
 enum { VT_EXIT_OK = 0, VT_EXIT_FAIL = 1, VT_EXIT_USAGE = 2 };
 
+/* Stops OpenBLAS's idle thread pool (blas_pool.c): the tools never use it, and it spins. Call
+ * first thing in main. */
+void vt_cli_blas_pool_stop(void);
+
 /* Prints "vitesse: MESSAGE\n" on stderr (printf-style). */
 void vt_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

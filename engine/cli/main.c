@@ -30,6 +30,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+  vt_cli_blas_pool_stop();
   if (argc < 2) {
     usage(stderr);
     return VT_EXIT_USAGE;
