@@ -1,9 +1,12 @@
 /* io/readall.c: a whole file, or the rest of a stream, read into memory (readall.h). */
+#define _POSIX_C_SOURCE 200809L /* fileno, ftello */
 #include "io/readall.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/errmsg.h"
 #include "io/outfile.h"
@@ -20,6 +23,13 @@ vt_status vt_read_stream(FILE *f, const char *name, char **buf_out, size_t *len_
   char *buf = NULL;
   *buf_out = NULL;
   *len_out = 0;
+  struct stat sb; /* a regular file: room for the rest of it at once, so nothing is copied again */
+  const off_t at = ftello(f);
+  if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && at >= 0 && sb.st_size >= at &&
+      (uint64_t)(sb.st_size - at) < READ_MAX) {
+    cap = (size_t)(sb.st_size - at) + READ_BLOCK + 1;
+    if (!(buf = malloc(cap))) cap = 0;
+  }
   for (;;) {
     if (cap - len < READ_BLOCK) {
       char *nb = cap < READ_MAX ? realloc(buf, cap = cap ? 2 * cap : READ_FIRST) : NULL;

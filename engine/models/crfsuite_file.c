@@ -110,8 +110,12 @@ static const char *refs_check(const unsigned char *d, uint64_t size, uint64_t of
   const char *why = NULL;
   uint64_t *at = malloc((size_t)(used ? used : 1) * sizeof *at);
   if (!at) return refs_nomem;
-  for (uint64_t i = 0; i < used; i++) at[i] = vt_bin_get32(d + off + 12 + 4 * i);
-  qsort(at, (size_t)used, sizeof *at, cmp_u64);
+  int sorted = 1; /* CRFsuite writes the lists in order: sort only a file that does not */
+  for (uint64_t i = 0; i < used; i++) {
+    at[i] = vt_bin_get32(d + off + 12 + 4 * i);
+    sorted &= i == 0 || at[i] >= at[i - 1];
+  }
+  if (!sorted) qsort(at, (size_t)used, sizeof *at, cmp_u64);
   for (uint64_t i = 0; i < used && !why; i++) {
     const uint64_t r = at[i];
     if (i > 0 && r == at[i - 1]) continue; /* checked already */
