@@ -13,6 +13,11 @@ enum { VT_EXIT_OK = 0, VT_EXIT_FAIL = 1, VT_EXIT_USAGE = 2 };
  * first thing in main. */
 void vt_cli_blas_pool_stop(void);
 
+/* Runs the process again (argv: main's, whole) with OMP_WAIT_POLICY=PASSIVE unless the user set
+ * it or GOMP_SPINCOUNT (omp_wait.c): for commands whose OpenMP teams meet at barriers. Returns
+ * only when nothing was done or the exec failed. */
+void vt_cli_omp_passive(char **argv);
+
 /* Prints "vitesse: MESSAGE\n" on stderr (printf-style). */
 void vt_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -40,6 +40,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "decode")) return vt_cmd_decode(argc - 1, argv + 1);
   if (!strcmp(cmd, "demo")) return vt_cmd_demo(argc - 1, argv + 1);
   if (!strcmp(cmd, "synth")) return vt_cmd_synth(argc - 1, argv + 1);
+  if (!strcmp(cmd, "train") || !strcmp(cmd, "chunk-train")) vt_cli_omp_passive(argv);
   if (!strcmp(cmd, "train")) return vt_cmd_train(argc - 1, argv + 1);
   if (!strcmp(cmd, "tag")) return vt_cmd_tag(argc - 1, argv + 1);
   if (!strcmp(cmd, "tag-dict")) return vt_cmd_tagdict(argc - 1, argv + 1);

@@ -12,6 +12,15 @@ A thin binding over libvitesse (the C library and its one header, vitesse.h):
 * ``Error`` (a ValueError) and ``FileError`` (also an OSError): the library's failures, with
   its one-line message.
 """
+import os as _os
+
+# The trainers' OpenMP teams meet at barriers many times an iteration; libgomp's threads spin
+# there before they sleep, and on a machine whose cores are busy a spinning thread burns the CPU
+# its descheduled partner needs. libgomp reads its environment once, when it is loaded (here,
+# unless the process loaded it already): wait passively unless the user chose otherwise.
+if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
+    _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+
 from ._vitesse import (DEFAULT_L_ITER, Error, FileError, Model, Transitions, algorithms,
                        decode, default_algo, library_version, max_model_memory, simd)
 
