@@ -32,25 +32,33 @@ typedef struct pending {
   const vt_crfs_rec *r; /* the first record whose fingerprint matches */
 } pending;
 
-/* Bits of the tab, ':' and '\' bytes among the `avail` (at most 64) bytes at p. */
-static uint64_t specials64(const char *p, size_t avail) {
-  unsigned char tmp[64];
-  if (avail < 64) { /* the line's end: no read past it */
-    memset(tmp, 0, sizeof tmp);
-    memcpy(tmp, p, avail);
-    p = (const char *)tmp;
-  }
+/* Bits of the tab, ':' and '\' bytes among the `avail` (at most 64) bytes at p, of a line that
+ * starts `back` bytes before p. */
+static uint64_t specials64(const char *p, size_t avail, size_t back) {
   uint64_t bits = 0;
 #if defined(__SSE2__)
   const __m128i tab = _mm_set1_epi8('\t'), colon = _mm_set1_epi8(':'), bs = _mm_set1_epi8('\\');
-  for (int k = 0; k < 4; k++) {
-    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+  size_t k = 0;
+  for (; k + 16 <= avail; k += 16) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + k));
     const __m128i e = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, colon)),
                                    _mm_cmpeq_epi8(v, bs));
-    bits |= (uint64_t)(uint32_t)_mm_movemask_epi8(e) << (16 * k);
+    bits |= (uint64_t)(uint32_t)_mm_movemask_epi8(e) << k;
   }
+  if (k < avail && back + avail >= 16) { /* the line's last 16 bytes, shifted into place */
+    const size_t rest = avail - k;
+    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + avail - 16));
+    const __m128i e = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, colon)),
+                                   _mm_cmpeq_epi8(v, bs));
+    bits |= ((uint64_t)(uint32_t)_mm_movemask_epi8(e) >> (16 - rest)) << k;
+    k = avail;
+  }
+  for (; k < avail; k++) /* a line shorter than 16 bytes */
+    bits |= (uint64_t)(p[k] == '\t' || p[k] == ':' || p[k] == '\\') << k;
 #else
-  for (int k = 0; k < 64; k++) bits |= (uint64_t)(p[k] == '\t' || p[k] == ':' || p[k] == '\\') << k;
+  for (size_t k = 0; k < avail; k++)
+    bits |= (uint64_t)(p[k] == '\t' || p[k] == ':' || p[k] == '\\') << k;
+  (void)back;
 #endif
   return bits;
 }
@@ -68,7 +76,7 @@ static inline size_t next_special(scan *sc, size_t pos) {
     const size_t blk = pos & ~(size_t)63;
     if (blk != sc->blk) {
       sc->blk = blk;
-      sc->bits = specials64(sc->line + blk, sc->len - blk < 64 ? sc->len - blk : 64);
+      sc->bits = specials64(sc->line + blk, sc->len - blk < 64 ? sc->len - blk : 64, blk);
     }
     const uint64_t m = sc->bits >> (pos - blk);
     if (m) return pos + (size_t)__builtin_ctzll(m);
@@ -121,11 +129,18 @@ static void group_flush(const vt_crfs_index *x, pending *g, int n, double *E, in
   }
 }
 
-/* The first of items [0, T) whose row holds a score that is not finite, or -1. */
+/* The first of items [0, T) whose row holds a score that is not finite (every exponent bit set:
+ * an infinity or a NaN), or -1. */
 static int32_t first_overflow(const double *E, int32_t T, int32_t L) {
+  const uint64_t EXP = 0x7FF0000000000000ull;
   for (int32_t t = 0; t < T; t++) {
-    int bad = 0;
-    for (int32_t y = 0; y < L; y++) bad |= !isfinite(E[(size_t)t * (size_t)L + (size_t)y]);
+    const double *row = E + (size_t)t * (size_t)L;
+    uint64_t bad = 0;
+    for (int32_t y = 0; y < L; y++) {
+      uint64_t b;
+      memcpy(&b, row + y, 8);
+      bad |= (uint64_t)((b & EXP) == EXP);
+    }
     if (bad) return t;
   }
   return -1;
