@@ -82,7 +82,7 @@ vt_status vt_conll_open(vt_conll **out, const char *path, const vt_conll_opts *o
   r->gz = gzdopen(fd, "rb");
   if (!r->gz) goto nomem;
   fd = -1;
-  gzbuffer(r->gz, READ_CHUNK);
+  gzbuffer(r->gz, READ_CHUNK / 8); /* reads of READ_CHUNK / 4 or more skip its buffer */
   reader_setup(r, name, opts);
   r->cap = READ_CHUNK;
   *out = r;

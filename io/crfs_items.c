@@ -54,7 +54,7 @@ vt_status vt_items_open(vt_items **out, const char *path, int32_t max_line, int3
     vt_errorf(err, errlen, name, "out of memory");
     return VT_ENOMEM;
   }
-  gzbuffer(r->gz, READ_CHUNK);
+  gzbuffer(r->gz, READ_CHUNK / 4); /* reads of READ_CHUNK or more skip its buffer */
   r->cap = READ_CHUNK;
   r->name = name;
   r->size = S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1;
