@@ -113,7 +113,8 @@ static void group_flush(const vt_crfs_index *x, pending *g, int n, double *E, in
     for (uint64_t v; (v = x->slots[j]) != 0; j = (j + 1) & x->mask)
       if ((uint32_t)(v >> 32) == fp) {
         r = vt_crfs_index_rec(x, v);
-        __builtin_prefetch(r);
+        __builtin_prefetch(r); /* and its next line: a name of 20-40 bytes pushes the weights */
+        __builtin_prefetch((const char *)r + 64);
         break;
       }
     g[i].r = r;
