@@ -227,14 +227,12 @@ static int load_crf1d(vt_crfs **out, const unsigned char *d, uint64_t size, cons
   m->st_label = sl;
   m->st_w = sw;
   m->tw = tw;
-  /* The names are the file's: the index built from them (vt_crfs_bind) takes the process's hash
+  /* The names are the file's: the index built from them (index_finish) takes the process's hash
    * key, so they cannot flood it; a native copy gets its unkeyed table when written. */
   m->key = vt_hash_key();
   m->mask = (uint32_t)(vt_crfs_slot_count(A) - 1);
-  uint32_t dup;
-  if ((st = vt_crfs_bind(m, &dup)) != VT_OK) {
+  if ((st = vt_crfs_bind(m)) != VT_OK) {
     if (st == VT_ENOMEM) goto nomem;
-    if (dup < A) BAD("corrupt CRFsuite model: attribute %u listed twice", dup);
     BAD("corrupt CRFsuite model: cannot bind the transitions: %s", vt_strerror(st));
   }
   *out = m;
@@ -301,10 +299,8 @@ static int load_native(vt_crfs **out, vt_binfile *bf, const char *name, char *er
   if (longest > VT_HASH_MAX_RUN)
     BAD("hash table has a run of %llu occupied slots (at most %d): names made to share a hash?",
         (unsigned long long)longest, VT_HASH_MAX_RUN);
-  uint32_t dup;
-  if ((st = vt_crfs_bind(m, &dup)) != VT_OK) {
+  if ((st = vt_crfs_bind(m)) != VT_OK) {
     if (st == VT_ENOMEM) goto nomem;
-    if (dup < A) BAD("corrupt model file: attribute %u listed twice", dup);
     BAD("corrupt model file: cannot bind the transitions: %s", vt_strerror(st));
   }
   vt_binfile_release(bf, &m->map, &m->map_len, &m->map_heap);
@@ -354,6 +350,26 @@ int vt_crfs_write_native(const char *path, const vt_crfs *m, char *err, size_t e
 
 /* ---- entry points ---------------------------------------------------------------------------- */
 
+/* Builds the tagger's index of *out, a `kind` of model ("model file" or "CRFsuite model") loaded
+ * as `name` (status st), after the file's bytes were freed (so that they and the index never take
+ * memory at once); on failure frees the model. Returns st, or the index's failure (two
+ * attributes with one name: the model is corrupt). */
+static int index_finish(vt_crfs **out, int st, const char *kind, const char *name, char *err,
+                        size_t errlen) {
+  if (st != VT_OK) return st;
+  uint32_t dup = (*out)->A;
+  st = vt_crfs_index_build(&(*out)->idx, *out, &dup);
+  if (st == VT_EFORMAT)
+    vt_errorf(err, errlen, name, "corrupt %s: attribute %u listed twice", kind, dup);
+  else if (st != VT_OK)
+    vt_errorf(err, errlen, name, "out of memory");
+  if (st != VT_OK) {
+    vt_crfs_free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
 int vt_crfs_load_mem(vt_crfs **out, const void *data, size_t size, const char *name, char *err,
                      size_t errlen) {
   *out = NULL;
@@ -361,9 +377,11 @@ int vt_crfs_load_mem(vt_crfs **out, const void *data, size_t size, const char *n
   if (vt_crfs_sniff(data, size) == 2) {
     vt_binfile bf;
     int st = vt_binfile_open_mem(&bf, data, size, name, &FORMAT, err, errlen);
-    return st != VT_OK ? st : load_native(out, &bf, name, err, errlen);
+    st = st != VT_OK ? st : load_native(out, &bf, name, err, errlen);
+    return index_finish(out, st, "model file", name, err, errlen);
   }
-  return load_crf1d(out, data, size, name, err, errlen);
+  return index_finish(out, load_crf1d(out, data, size, name, err, errlen), "CRFsuite model", name,
+                      err, errlen);
 }
 
 int vt_crfs_load(vt_crfs **out, const char *path, char *err, size_t errlen) {
@@ -382,7 +400,8 @@ int vt_crfs_load(vt_crfs **out, const char *path, char *err, size_t errlen) {
     fclose(f);
     vt_binfile bf;
     st = vt_binfile_open(&bf, path, &FORMAT, err, errlen);
-    return st != VT_OK ? st : load_native(out, &bf, path, err, errlen);
+    st = st != VT_OK ? st : load_native(out, &bf, path, err, errlen);
+    return index_finish(out, st, "model file", path, err, errlen);
   }
   rewind(f);
   if ((st = vt_read_stream(f, path, (char **)&buf, &len, err, errlen)) != VT_OK) goto done;
@@ -390,5 +409,5 @@ int vt_crfs_load(vt_crfs **out, const char *path, char *err, size_t errlen) {
 done:
   fclose(f);
   free(buf);
-  return st;
+  return index_finish(out, st, "CRFsuite model", path, err, errlen);
 }

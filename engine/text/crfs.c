@@ -14,16 +14,14 @@
 #include "core/errmsg.h"
 #include "text/strhash.h"
 
-vt_status vt_crfs_bind(vt_crfs *m, uint32_t *dup) {
+vt_status vt_crfs_bind(vt_crfs *m) {
   vt_status st = VT_ENOMEM;
   int64_t *count = calloc((size_t)m->L, sizeof *count);
   int32_t *rank = malloc((size_t)m->L * sizeof *rank);
   if (!count || !rank) goto done;
   for (uint32_t f = 0; f < m->n_state; f++) count[m->st_label[f]]++;
   if ((st = vt_rank_from_counts(count, m->L, rank)) != VT_OK) goto done;
-  if ((st = vt_trans_create(&m->trans, m->L, m->tw, NULL, NULL, rank)) != VT_OK) goto done;
-  *dup = m->A;
-  st = vt_crfs_index_build(&m->idx, m, dup);
+  st = vt_trans_create(&m->trans, m->L, m->tw, NULL, NULL, rank);
 done:
   free(count);
   free(rank);

@@ -34,7 +34,7 @@ typedef struct vt_crfs {
   const double *st_w;       /* n_state weights */
   const double *tw;         /* L * L transition weights, tw[prev * L + cur] */
   vt_trans *trans;          /* bound from tw (vt_crfs_bind) */
-  vt_crfs_index idx;        /* the attributes laid out for tagging (vt_crfs_bind) */
+  vt_crfs_index idx;        /* the attributes laid out for tagging (vt_crfs_index_build) */
   void *own[12];            /* heap blocks the arrays live in (freed by vt_crfs_free) */
   int n_own;
   void *map; /* or a mapped file they live in */
@@ -42,10 +42,10 @@ typedef struct vt_crfs {
   int map_heap; /* map is heap memory (a pipe read whole) */
 } vt_crfs;
 
-/* Binds m->trans from m->tw (rank: labels by their number of state features) and builds m->idx
- * from the attribute arrays. Returns VT_OK, VT_EFORMAT (a NaN or infinite weight, or an
- * attribute named twice: *dup gets the later one's id, else m->A) or VT_ENOMEM. */
-vt_status vt_crfs_bind(vt_crfs *m, uint32_t *dup);
+/* Binds m->trans from m->tw (rank: labels by their number of state features). Returns VT_OK,
+ * VT_EFORMAT (a NaN or infinite weight) or VT_ENOMEM. The loaders then build m->idx
+ * (vt_crfs_index_build), once the file's bytes are freed. */
+vt_status vt_crfs_bind(vt_crfs *m);
 
 /* Frees everything the model owns and the struct itself. NULL is a no-op. */
 void vt_crfs_free(vt_crfs *m);
