@@ -992,7 +992,11 @@ typedef struct vt_train_report {
   double dev_accuracy;       /* tagger: the last epoch's dev token accuracy, 0..1 (-1: none) */
   int64_t model_features;    /* tagger: features with a non-zero weight in the model file */
   uint64_t model_bytes;      /* tagger: about how many bytes the model's weights take */
-  int64_t reserved[8];
+  const char *stop_reason;   /* why training stopped, a static string: "converged (epsilon)",
+                                "converged (delta over period)", "iteration cap reached",
+                                "epoch cap reached", a line search's failure, "stopped by the
+                                callback"...; NULL when unknown */
+  int64_t reserved[7];
 } vt_train_report;
 
 /* What a training epoch reports to the callback. */
