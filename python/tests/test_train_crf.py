@@ -324,3 +324,11 @@ def test_bad_parameters(items, corpus, cli_model):
         vitesse.train_items(d / "train.items", max_iterations=1.5)
     with pytest.raises(ValueError, match="threads must be in"):
         vitesse.train_items(d / "train.items", threads=-1)
+
+
+def test_train_report_says_why_training_stopped():
+    seqs = item_corpus(30, 5)
+    capped = vitesse.train_items(seqs, algorithm="lbfgs", max_iterations=2)
+    assert capped.train_report["stop_reason"] == "iteration cap reached"
+    sgd = vitesse.train_items(seqs, algorithm="l2sgd", max_iterations=2)
+    assert sgd.train_report["stop_reason"] == "epoch cap reached"

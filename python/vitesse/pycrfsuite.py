@@ -154,6 +154,7 @@ class TrainLog:
         self.iterations, self.last_iteration, self.log = [], None, []
         self.featgen_num_features = None
         self.training_seconds = None
+        self.stop_reason = None  # why training stopped (vitesse's train_report["stop_reason"])
 
 
 class BaseTrainer:
@@ -275,6 +276,7 @@ class BaseTrainer:
             raise CRFSuiteError(str(e)) from None
         if log is not None:
             log.training_seconds = sum(i["time"] for i in log.iterations)
+            log.stop_reason = getattr(m, "train_report", {}).get("stop_reason")
         return m
 
 
