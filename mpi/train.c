@@ -227,8 +227,10 @@ int vt_mpi_train(const vt_mpi *w, int argc, char **argv) {
   if (!t->to.threads && share > 0) t->to.threads = share;
   const vt_train_part part = {path, buf.p, buf.len, first_line, sep};
   stop_install(w->rank, t->out_path);
-  vt_status st = items ? vt_train_items_part(&t->to, &comm, &part, t->dev_path, vt_cli_train_model_path(t), &rep)
-                       : vt_train_tagger_part(&t->to, &comm, &part, t->dev_path, vt_cli_train_model_path(t), &rep);
+  vt_status st = items ? vt_train_items_part(&t->to, &comm, &part, t->dev_path,
+                                             vt_cli_train_model_path(t), &rep)
+                       : vt_train_tagger_part(&t->to, &comm, &part, t->dev_path,
+                                              vt_cli_train_model_path(t), &rep);
   stop_speaks = 0; /* training is over: a signal now (mpirun ending a failed job) says nothing */
   code = vt_mpi_agree(w, vt_mpi_code_of(st), st == VT_OK ? "" : vt_last_error());
   if (code != VT_MPI_OK) {

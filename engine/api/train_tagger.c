@@ -356,7 +356,7 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
     st = vt_train_run(&W, &tc, dev ? &dc : NULL, rank, ts.n_b > 0, &to, &pr, err, sizeof err);
   }
   rep->epochs = pr.epochs;
-  rep->stop_reason = pr.stop ? pr.stop
+  rep->stop_reason = pr.stop                 ? pr.stop
                      : pr.epochs < o->epochs ? "stopped by the callback"
                                              : "epoch cap reached";
   rep->train_seconds = pr.seconds;

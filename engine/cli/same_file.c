@@ -31,8 +31,8 @@ int vt_cli_outputs_apart(const char *cmd, const vt_cli_file *outs, int n_out,
       /* Two outputs of one name ("-": both standard output), or any file that is one. */
       const int by_name = j >= n_in && !strcmp(o->path, x->path);
       if (by_name || (exists && same_inode(&so, x->path))) {
-        vt_cli_error("%s: %s %s is the same file as %s %s: refused (it would be overwritten)",
-                     cmd, o->what, o->path, x->what, x->path);
+        vt_cli_error("%s: %s %s is the same file as %s %s: refused (it would be overwritten)", cmd,
+                     o->what, o->path, x->what, x->path);
         return -1;
       }
     }

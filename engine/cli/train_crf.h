@@ -87,8 +87,8 @@ int vt_crf_cli_opt(int c, const char *arg, vt_train_opts *o, vt_crf_cli *x);
 
 /* What the iteration callback writes to. */
 typedef struct vt_crf_print {
-  FILE *log;    /* JSON lines, or NULL */
-  int lines;    /* a line per iteration on stderr */
+  FILE *log;     /* JSON lines, or NULL */
+  int lines;     /* a line per iteration on stderr */
   int log_fail;  /* writing the log failed (training is then stopped) */
   int log_errno; /* errno of that failure */
 } vt_crf_print;

@@ -72,7 +72,6 @@ void vt_cli_train_usage(FILE *f) {
 /* A template file larger than this is refused. */
 #define MAX_TEMPLATE_BYTES ((size_t)64 << 20)
 
-
 /* The corpus line, before the first epoch. */
 static void on_start(void *vctx, const vt_train_report *r) {
   (void)vctx;
@@ -239,23 +238,24 @@ static int stage_model(vt_cli_train *t) {
 }
 
 int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
-  static const struct option longopts[] = {{"template", required_argument, 0, VT_TRAIN_OPT_TEMPLATE},
-                                           {"train", required_argument, 0, VT_TRAIN_OPT_TRAIN},
-                                           {"dev", required_argument, 0, VT_TRAIN_OPT_DEV},
-                                           {"epochs", required_argument, 0, VT_TRAIN_OPT_EPOCHS},
-                                           {"decoder", required_argument, 0, VT_TRAIN_OPT_DECODER},
-                                           {"seed", required_argument, 0, VT_TRAIN_OPT_SEED},
-                                           {"label-col", required_argument, 0, VT_TRAIN_OPT_LABEL},
-                                           {"min-count", required_argument, 0, VT_TRAIN_OPT_MINCOUNT},
-                                           {"quiet", no_argument, 0, VT_TRAIN_OPT_QUIET},
-                                           {"shards", required_argument, 0, VT_TRAIN_OPT_SHARDS},
-                                           {"threads", required_argument, 0, VT_TRAIN_OPT_THREADS},
-                                           {"minibatch", required_argument, 0, VT_TRAIN_OPT_MINIBATCH},
-                                           {"output", required_argument, 0, 'o'},
-                                           {"help", no_argument, 0, 'h'},
-                                           VT_CORPUS_LONGOPTS,
-                                           VT_CRF_LONGOPTS,
-                                           {0, 0, 0, 0}};
+  static const struct option longopts[] = {
+      {"template", required_argument, 0, VT_TRAIN_OPT_TEMPLATE},
+      {"train", required_argument, 0, VT_TRAIN_OPT_TRAIN},
+      {"dev", required_argument, 0, VT_TRAIN_OPT_DEV},
+      {"epochs", required_argument, 0, VT_TRAIN_OPT_EPOCHS},
+      {"decoder", required_argument, 0, VT_TRAIN_OPT_DECODER},
+      {"seed", required_argument, 0, VT_TRAIN_OPT_SEED},
+      {"label-col", required_argument, 0, VT_TRAIN_OPT_LABEL},
+      {"min-count", required_argument, 0, VT_TRAIN_OPT_MINCOUNT},
+      {"quiet", no_argument, 0, VT_TRAIN_OPT_QUIET},
+      {"shards", required_argument, 0, VT_TRAIN_OPT_SHARDS},
+      {"threads", required_argument, 0, VT_TRAIN_OPT_THREADS},
+      {"minibatch", required_argument, 0, VT_TRAIN_OPT_MINIBATCH},
+      {"output", required_argument, 0, 'o'},
+      {"help", no_argument, 0, 'h'},
+      VT_CORPUS_LONGOPTS,
+      VT_CRF_LONGOPTS,
+      {0, 0, 0, 0}};
   const char *decoder = NULL;
   long long epochs = 10, seed = 1, min_count = 1, shards = 1, threads = 0, minibatch = 1;
   int32_t label_col = -1;
@@ -337,8 +337,7 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
   to->seed = (uint64_t)seed;
   int rc = t->crf.items ? items_check(t) : templates_check(t, decoder, shards, minibatch);
   if (rc >= 0) return rc;
-  if (vt_cli_train_unused(&seen, t->crf.items != NULL, to->algorithm, longopts) ||
-      files_apart(t))
+  if (vt_cli_train_unused(&seen, t->crf.items != NULL, to->algorithm, longopts) || files_apart(t))
     return VT_EXIT_USAGE;
   if (stage_model(t)) return VT_EXIT_FAIL;
   if (t->crf.items) return -1;

@@ -7,23 +7,8 @@
 #include <stdio.h>
 
 #include "cli/train_crf.h"
+#include "cli/train_optcodes.h"
 #include "vitesse.h"
-
-/* The getopt_long codes of `vitesse train`'s own options (below the CRF and corpus options'). */
-enum {
-  VT_TRAIN_OPT_TEMPLATE = 256,
-  VT_TRAIN_OPT_TRAIN,
-  VT_TRAIN_OPT_DEV,
-  VT_TRAIN_OPT_EPOCHS,
-  VT_TRAIN_OPT_DECODER,
-  VT_TRAIN_OPT_SEED,
-  VT_TRAIN_OPT_LABEL,
-  VT_TRAIN_OPT_MINCOUNT,
-  VT_TRAIN_OPT_QUIET,
-  VT_TRAIN_OPT_SHARDS,
-  VT_TRAIN_OPT_THREADS,
-  VT_TRAIN_OPT_MINIBATCH
-};
 
 /* A parsed `vitesse train` command line. */
 typedef struct vt_cli_train {

@@ -6,7 +6,7 @@
 #include "cli/cli.h"
 #include "cli/text_cli.h"
 #include "cli/train_crf.h"
-#include "cli/train_setup.h"
+#include "cli/train_optcodes.h"
 
 /* Algorithm bits of the CRF options' table. */
 enum {
@@ -75,7 +75,7 @@ int vt_cli_train_unused(const vt_cli_seen *s, int items, vt_train_algo algo,
   static const int files[] = {VT_TRAIN_OPT_TEMPLATE, VT_TRAIN_OPT_TRAIN, VT_TRAIN_OPT_DEV, 'o',
                               VT_CRF_OPT_ITEMS,      VT_CRF_OPT_LOG,     VT_CRF_OPT_INIT};
   /* What training over templates alone reads (item files have no columns, no decoder). */
-  static const int columns[] = {VT_TRAIN_OPT_EPOCHS, VT_TRAIN_OPT_SHARDS,  VT_TRAIN_OPT_MINIBATCH,
+  static const int columns[] = {VT_TRAIN_OPT_EPOCHS,  VT_TRAIN_OPT_SHARDS,   VT_TRAIN_OPT_MINIBATCH,
                                 VT_TRAIN_OPT_DECODER, VT_TRAIN_OPT_MINCOUNT, VT_TRAIN_OPT_LABEL,
                                 VT_OPT_SEP,           VT_OPT_COMMENTS,       VT_OPT_CONLLU};
   char name[64];
@@ -86,7 +86,9 @@ int vt_cli_train_unused(const vt_cli_seen *s, int items, vt_train_algo algo,
       return -1;
     }
   /* items: every column option; a CRF over templates: the perceptron's epochs and decoder. */
-  const size_t n_cols = items ? sizeof columns / sizeof *columns : algo != VT_TRAIN_PERCEPTRON ? 4 : 0;
+  const size_t n_cols = items                         ? sizeof columns / sizeof *columns
+                        : algo != VT_TRAIN_PERCEPTRON ? 4
+                                                      : 0;
   for (size_t i = 0; i < n_cols; i++)
     if (s->n[columns[i]]) {
       vt_cli_error("train: %s does nothing with %s%s: refused",
