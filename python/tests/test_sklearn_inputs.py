@@ -1,0 +1,98 @@
+"""The sklearn-crfsuite and python-crfsuite drop-ins on what their users pass: X and y that
+differ in length (refused, never compared in part), and generators for X and y."""
+import random
+
+import pytest
+
+import vitesse
+from vitesse.sklearn import CRF, Tagger
+
+WORDS = ["a", "b", "c", "d"]
+
+
+def crf_data(n=40):
+    """n sequences of 1 to 6 items {'w': word} (random words: every word pair occurs), each
+    labelled with its word in upper case."""
+    rng = random.Random(5)
+    X, y = [], []
+    for i in range(n):
+        words = [rng.choice(WORDS) for t in range(1 + i % 6)]
+        X.append([{"w": w} for w in words])
+        y.append([w.upper() for w in words])
+    return X, y
+
+
+def rows_of(X):
+    """The perceptron Tagger's sentences of the same words (a row a str)."""
+    return [[item["w"] for item in x] for x in X]
+
+
+def gen(seqs):
+    """seqs as a generator of iterators: what a caller streaming its data passes."""
+    return (iter(s) for s in seqs)
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, y = crf_data()
+    crf = CRF(max_iterations=30).fit(X, y)
+    assert crf.predict(X) == y  # the words decide the labels: every prediction is right
+    return crf, X, y
+
+
+def test_score_refuses_x_and_y_of_different_lengths(fitted):
+    crf, X, y = fitted
+    n_items = sum(map(len, y))
+    first_wrong = [["B" if ys[0] == "A" else "A"] + ys[1:] for ys in y]
+    assert crf.score(X, y) == 1.0
+    assert crf.score(X, first_wrong) == (n_items - len(y)) / n_items
+    with pytest.raises(ValueError, match=r"^y has 1 sequences but X 40$"):
+        crf.score(X, y[:1])
+    with pytest.raises(ValueError, match=r"^y has 40 sequences but X 39$"):
+        crf.score(X[:-1], y)
+    short = [list(ys) for ys in y]
+    short[5] = short[5][:-1]
+    with pytest.raises(ValueError, match=r"^y\[5\] has 5 labels but X\[5\] 6 items$"):
+        crf.score(X, short)
+    # the perceptron Tagger's score: the same checks
+    rows = rows_of(X)
+    tagger = Tagger(epochs=5).fit(rows, y)
+    assert 0 < tagger.score(rows, y) <= 1
+    with pytest.raises(ValueError, match=r"^y has 1 sentences but X 40$"):
+        tagger.score(rows, y[:1])
+    with pytest.raises(ValueError, match=r"^y has 40 sentences but X 1$"):
+        tagger.score(rows[:1], y)
+    with pytest.raises(ValueError, match=r"^y\[5\] has 5 labels but X\[5\] 6 tokens$"):
+        tagger.score(rows, short)
+    # a dev set is checked as the training set: no sequence left out, none without labels
+    with pytest.raises(vitesse.Error, match=r"^X_dev has 3 sequences but y_dev 2$"):
+        CRF(max_iterations=2).fit(X, y, X_dev=X[:3], y_dev=y[:2])
+    with pytest.raises(vitesse.Error, match=r"^X_dev\[5\]: 6 items but y_dev\[5\] has 5 labels$"):
+        CRF(max_iterations=2).fit(X, y, X_dev=X, y_dev=short)
+    with pytest.raises(vitesse.Error, match=r"^X_dev and y_dev go together: y_dev is None$"):
+        CRF(max_iterations=2).fit(X, y, X_dev=X)
+    with pytest.raises(vitesse.Error, match=r"^X_dev has 3 sentences but y_dev 2$"):
+        Tagger(epochs=1).fit(rows, y, X_dev=rows[:3], y_dev=y[:2])
+
+
+def test_generators_for_x_and_y(fitted):
+    """sklearn-crfsuite iterates X and y once: generators of generators fit, predict and
+    score as the lists they yield."""
+    crf, X, y = fitted
+    streamed = CRF(max_iterations=30).fit(gen(X), gen(y), X_dev=gen(X[:5]), y_dev=gen(y[:5]))
+    assert streamed.training_log_.last_iteration["item_accuracy_float"] == 1.0
+    assert streamed.predict(gen(X)) == y
+    assert [streamed.predict_single(iter(x)) for x in X] == y
+    assert streamed.predict_marginals(gen(X)) == streamed.predict_marginals(X)
+    assert streamed.score(gen(X), gen(y)) == 1.0
+    # the perceptron Tagger, rows and feature dicts
+    rows = rows_of(X)
+    want = Tagger(epochs=5).fit(rows, y).predict(rows)
+    tagger = Tagger(epochs=5).fit(gen(rows), gen(y), X_dev=gen(rows[:5]), y_dev=gen(y[:5]))
+    assert tagger.predict(gen(rows)) == tagger.predict(rows) == want
+    assert tagger.score(gen(rows), gen(y)) == tagger.score(rows, y)
+    dicts = [[{"w": w, "n": str(len(r))} for w in r] for r in rows]
+    want = Tagger(epochs=5).fit(dicts, y).predict(dicts)
+    tagger = Tagger(epochs=5).fit(gen(dicts), gen(y))
+    assert tagger.columns_ == ["n", "w"]
+    assert tagger.predict(gen(dicts)) == want
