@@ -1,6 +1,10 @@
 """The sklearn-crfsuite and python-crfsuite drop-ins on what their users pass: X and y that
-differ in length (refused, never compared in part), and generators for X and y."""
+differ in length (refused, never compared in part), generators for X and y, and threads sharing
+one fitted CRF."""
 import random
+import sys
+import threading
+import time
 
 import pytest
 
@@ -96,3 +100,44 @@ def test_generators_for_x_and_y(fitted):
     tagger = Tagger(epochs=5).fit(gen(dicts), gen(y))
     assert tagger.columns_ == ["n", "w"]
     assert tagger.predict(gen(dicts)) == want
+
+
+def test_threads_sharing_a_crf_get_their_own_labels(fitted):
+    """predict_single from several threads, switching between them as often as Python can:
+    each gets its own sequence's labels (no other thread's set in between)."""
+    crf, X, y = fitted
+    # 16 threads, thread i tagging a sequence of i + 1 items: 16 label sequences
+    seqs = [[{"w": WORDS[(i * 3 + t) % 4]} for t in range(i + 1)] for i in range(16)]
+    want = [[item["w"].upper() for item in x] for x in seqs]
+    assert [crf.predict_single(x) for x in seqs] == want
+    wrong, stop = [], threading.Event()
+
+    def work(i):
+        deadline = time.monotonic() + 2.5
+        while not stop.is_set() and time.monotonic() < deadline:
+            got = crf.predict_single(seqs[i])
+            if got != want[i]:
+                wrong.append((i, got))
+                stop.set()
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(len(seqs))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert wrong == []
+    # one thread: set, then tag(), probability and marginal read the sequence set
+    tagger = crf.tagger_
+    other = "B" if y[3][0] == "A" else "A"  # the first label changed
+    tagger.set(X[3])
+    assert tagger.tag() == y[3]
+    assert 1 >= tagger.probability(y[3]) > tagger.probability([other] + y[3][1:]) > 0
+    assert 1 > tagger.marginal(y[3][0], 0) > tagger.marginal(other, 0) > 0
+    assert tagger.tag(X[4]) == y[4] and tagger.tag() == y[4]
+    assert len(X[4]) != len(X[3]) and tagger.marginal(y[4][-1], len(X[4]) - 1) > 0
+    assert tagger.tag([]) == []
