@@ -1,6 +1,7 @@
 """The sklearn-crfsuite and python-crfsuite drop-ins on what their users pass: X and y that
-differ in length (refused, never compared in part), generators for X and y, and threads sharing
-one fitted CRF."""
+differ in length (refused, never compared in part), generators for X and y, threads sharing one
+fitted CRF, and values an item cannot hold (a ValueError naming the sequence, the item and what
+is wrong, never the OverflowError or UnicodeError of a conversion)."""
 import random
 import sys
 import threading
@@ -141,3 +142,41 @@ def test_threads_sharing_a_crf_get_their_own_labels(fitted):
     assert tagger.tag(X[4]) == y[4] and tagger.tag() == y[4]
     assert len(X[4]) != len(X[3]) and tagger.marginal(y[4][-1], len(X[4]) - 1) > 0
     assert tagger.tag([]) == []
+
+
+def bad_value(exc_type, pattern, fn, *args, **kw):
+    """fn(*args, **kw) raises exc_type matching pattern, and not as a conversion error."""
+    with pytest.raises(exc_type, match=pattern) as e:
+        fn(*args, **kw)
+    assert not isinstance(e.value, (OverflowError, UnicodeError)), repr(e.value)
+
+
+def test_values_an_item_cannot_hold_raise_value_errors_naming_them(fitted):
+    crf, X, y = fitted
+    huge = 10 ** 400  # no float holds it
+    bad_value(vitesse.Error, r"^xseq item 1: attribute 'n' has a weight too large for a float",
+              crf.predict_single, [{"w": "a"}, {"w": "b", "n": huge}])
+    bad_value(vitesse.Error, r"^train\[2\] item 0: attribute 'n' has a weight too large",
+              CRF(max_iterations=2).fit, X[:2] + [[{"w": "a", "n": -huge}]], y[:2] + [["A"]])
+    # a lone surrogate: no UTF-8 for it, in a value, a name or a label
+    bad_value(vitesse.Error, r"^xseq item 0: the value of 'w' holds .* at 1, which UTF-8 cannot "
+              r"encode", crf.predict_single, [{"w": "a\ud800"}])
+    bad_value(vitesse.Error, r"^xseq item 1: attribute .* UTF-8 cannot encode",
+              crf.predict_single, [["a"], ["x\udcff"]])
+    bad_value(vitesse.Error, r"^train\[2\] item 0: attribute .* UTF-8 cannot encode",
+              CRF(max_iterations=2).fit, X[:2] + [[{"\ud800": "a"}]], y[:2] + [["A"]])
+    bad_value(vitesse.Error, r"^sequence 2 label 0 holds .* UTF-8 cannot encode",
+              CRF(max_iterations=2).fit, X[:2] + [[{"w": "a"}]], y[:2] + [["\ud800"]])
+    bad_value(vitesse.Error, r"^xseq item 0: attribute b'\\xff': bytes that are no UTF-8",
+              crf.predict_single, [[b"\xff"]])
+    # the perceptron Tagger and vitesse.train: the sentence and the token
+    rows = rows_of(X)
+    rows[2] = ["c", "a\ud800"] + rows[2][2:]
+    bad_value(ValueError, r"^sentence 2, token 1: a str UTF-8 cannot encode \(a lone surrogate "
+              r"at 1\)", Tagger(epochs=1).fit, rows, y)
+    tagger = Tagger(epochs=1).fit(rows_of(X), y)
+    bad_value(ValueError, r"^sentence 2, token 1: a str UTF-8 cannot encode", tagger.predict,
+              rows)
+    train = [[[w, lab] for w, lab in zip(r, ys)] for r, ys in zip(rows, y)]
+    bad_value(ValueError, r"^sentence 2, token 1: a str UTF-8 cannot encode", vitesse.train,
+              "U0:%x[0,0]\n", train, epochs=1)

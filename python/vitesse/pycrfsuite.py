@@ -181,7 +181,8 @@ class BaseTrainer:
         """Adds a sequence: ``xseq`` its items (a list, or an ItemSequence), ``yseq`` as many
         labels; ``group`` selects it for holdout evaluation (``train(holdout=group)``)."""
         items = list(_xseq(xseq))
-        labels = [_item_text(y, "label %d" % t) for t, y in enumerate(yseq)]
+        labels = [_item_text(y, "sequence %d label %d" % (len(self._data), t))
+                  for t, y in enumerate(yseq)]
         if len(items) != len(labels):
             raise _vitesse.Error("The numbers of items and labels differ: |x| = %d, |y| = %d"
                                  % (len(items), len(labels)))
