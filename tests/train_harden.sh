@@ -11,6 +11,9 @@
 #   nonfinite  values past the bound (their absolute sum 2^62), --c2 1e308, a diverging l2sgd
 #              calibration: exit 2 with the reason, no model, and the log holds no NaN or inf;
 #   stop       the closing line and the log say why each optimiser stopped.
+#   labels     every label a model cannot hold (a control byte, NUL, CR in the middle; a CRLF item
+#              file) is refused at read time with FILE:LINE, in item files and column corpora,
+#              by every trainer; a CRLF column corpus trains as LF; what trains, tag reloads.
 set -u
 if [ $# -lt 2 ]; then
   echo "usage: $0 VITESSE CASE" >&2
@@ -150,6 +153,53 @@ stop)
     grep -q "stopped: " stderr || fail "$a: no reason"
     tail -n 1 $a.log | grep -q '^{"stop": "' || fail "$a: the log does not end with the reason"
   done
+  ;;
+labels)
+  printf 'U00:%%x[0,0]\nB\n' >t.tmpl
+  b=0
+  while [ $b -lt 128 ]; do
+    case $b in 9 | 10 | 32) b=$((b + 1)) && continue ;; 33) b=127 ;; esac # tab, newline: fields
+    oct=$(printf '%03o' $b)
+    hex=$(printf '%02x' $b)
+    # shellcheck disable=SC2059 # the format holds the byte, as an octal escape
+    printf "A\tw=1\nB\\${oct}X\tw=2\n\n" >c.items
+    # shellcheck disable=SC2059
+    printf "w1\tA\nw2\tB\\${oct}X\n\n" >c.txt
+    if [ $b -eq 0 ]; then
+      expect_bad "c.items:2: a NUL byte in the item" "$VITESSE" train --algo ap --items c.items \
+        -o out/m
+    else
+      for a in ap lbfgs; do
+        expect_bad "c.items:2: the label holds the control byte 0x$hex" "$VITESSE" train \
+          --algo $a --items c.items --max-iterations 1 -o out/m
+      done
+    fi
+    expect_bad "c.txt:2: the label holds the control byte 0x$hex" "$VITESSE" train \
+      --template t.tmpl --train c.txt -o out/m
+    expect_bad "c.txt:2: the label holds the control byte 0x$hex" "$VITESSE" train \
+      --algo lbfgs --template t.tmpl --train c.txt --max-iterations 1 -o out/m
+    b=$((b + 1))
+  done
+  printf 'A\tw=1\r\nB\tw=2\r\n\r\nA\tw=1\r\n' >crlf.items
+  expect_bad "crlf.items:1: the line ends in CR (CRLF line ends)" "$VITESSE" train --algo lbfgs \
+    --items crlf.items -o out/m
+  printf 'A\r\n' >crlf.items # the label itself ends in CR
+  expect_bad "crlf.items:1: the line ends in CR" "$VITESSE" train --algo ap --items crlf.items \
+    -o out/m
+  cp s.items dev.items
+  printf 'A\tw=1\r\n' >>dev.items
+  expect_bad "dev.items:$(wc -l <dev.items | tr -d ' '): the line ends in CR" "$VITESSE" train --algo lbfgs \
+    --items s.items --dev dev.items --max-iterations 1 -o out/m
+  # what is accepted loads again: a CRLF column corpus reads as LF, a UTF-8 label, a space
+  printf 'w1\tA\r\nw2\tB x\r\n\r\nw3\t\303\251\r\n' >crlf.txt
+  "$VITESSE" train --algo lbfgs --template t.tmpl --train crlf.txt --max-iterations 2 --quiet \
+    -o ok.model 2>stderr || fail "a CRLF column corpus did not train"
+  printf 'w1\nw3\n' | "$VITESSE" tag -m ok.model - >stdout 2>stderr || fail "tag refused it"
+  [ "$(wc -l <stdout)" -eq 3 ] || fail "tag printed $(wc -l <stdout) lines, want 3"
+  printf 'A\tw=1\nB x\tw=2\n\n\303\251\tw=3\n\n' >ok.items
+  "$VITESSE" train --algo lbfgs --items ok.items --max-iterations 2 --quiet -o ok.crfsuite \
+    2>stderr || fail "UTF-8 and space labels did not train"
+  "$VITESSE" tag -m ok.crfsuite ok.items >stdout 2>stderr || fail "tag refused the model"
   ;;
 *)
   echo "train_harden: unknown case $CASE" >&2
