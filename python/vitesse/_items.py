@@ -36,6 +36,15 @@ def _item_text(s, what):
     return s
 
 
+def _check_label(label, where):
+    """vitesse.Error naming `where` when `label` holds a control character (below U+0020, or
+    U+007F), which a model cannot hold (its loader refuses it): refused before training."""
+    for ch in label:
+        if ch < " " or ch == "\x7f":
+            raise Error("%s: the label holds the control byte 0x%02x, which a model cannot "
+                        "hold: %r" % (where, ord(ch), label))
+
+
 def _check_utf8(s, what):
     """vitesse.Error naming `what` when str `s` holds a character UTF-8 cannot encode."""
     try:
@@ -221,6 +230,7 @@ def _write_items(pairs, path, what):
                 label = _item_text(label, "%s: the label" % where)
                 if not label:
                     raise Error("%s: the label is empty" % where)
+                _check_label(label, where)
                 text = _fields_text(item, where)
                 f.write(_escaped(label) + ("\t" + text if text else "") + "\n")
             f.write("\n")

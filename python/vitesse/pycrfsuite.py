@@ -16,7 +16,7 @@ import os
 import threading
 
 from . import _crf1d, _vitesse
-from ._items import ItemTypeError, _attributes, _item_text
+from ._items import ItemTypeError, _attributes, _check_label, _item_text
 from ._train import train_items
 
 __all__ = ["Trainer", "BaseTrainer", "Tagger", "ItemSequence", "CRFSuiteError"]
@@ -184,6 +184,8 @@ class BaseTrainer:
         items = list(_xseq(xseq))
         labels = [_item_text(y, "sequence %d label %d" % (len(self._data), t))
                   for t, y in enumerate(yseq)]
+        for t, y in enumerate(labels):  # what a model cannot hold: refused now, not after training
+            _check_label(y, "sequence %d label %d" % (len(self._data), t))
         if len(items) != len(labels):
             raise _vitesse.Error("The numbers of items and labels differ: |x| = %d, |y| = %d"
                                  % (len(items), len(labels)))
