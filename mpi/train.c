@@ -117,12 +117,6 @@ static int check_file(const vt_mpi *w, const char *path, int64_t *size) {
   return vt_mpi_agree(w, (int)info[0], msg);
 }
 
-/* Why a read failed: errno's words, or a short read's (errno 0: the file ended early). */
-static const char *read_why(void) {
-  return errno ? strerror(errno)
-               : "the file ended before its measured size (it changed while being read)";
-}
-
 /* Every rank was given the same options: an FNV-1a hash of the arguments compared over the ranks
  * (training with different options would fail midway, in a collective). Returns an agreed code. */
 static int same_options(const vt_mpi *w, int argc, char **argv) {
@@ -161,17 +155,16 @@ static int read_part(const vt_mpi *w, const char *path, int64_t size, int items,
     src->items = items;
     const int64_t P = w->size, q0 = size / P * w->rank + size % P * w->rank / P;
     const int64_t q1 = size / P * (w->rank + 1) + size % P * (w->rank + 1) / P;
-    errno = 0; /* a short read leaves it 0: read_why says so */
     int64_t from = vt_mpi_split(src, q0), to = from < 0 ? from : vt_mpi_split(src, q1);
     int s = !items && *sep == VT_SEP_AUTO && w->rank == 0 ? vt_mpi_first_sep(src, comments) : 0;
     if (from < 0 || to < 0 || s == -2) {
-      snprintf(msg, sizeof msg, "%s: read error: %s", path, read_why());
+      snprintf(msg, sizeof msg, "%s: read error: %s", path, vt_mpi_read_why(errno));
       code = VT_MPI_BAD;
     } else if (vt_mpi_buf_reserve(buf, (size_t)(to - from))) {
       snprintf(msg, sizeof msg, "out of memory (%lld bytes of %s)", (long long)(to - from), path);
       code = VT_MPI_FAIL;
     } else if (vt_mpi_read_range(src, from, to, buf->p)) {
-      snprintf(msg, sizeof msg, "%s: read error: %s", path, read_why());
+      snprintf(msg, sizeof msg, "%s: read error: %s", path, vt_mpi_read_why(errno));
       code = VT_MPI_BAD;
     } else {
       buf->len = (size_t)(to - from);
