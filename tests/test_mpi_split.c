@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "split.h"
+#include "split.h" /* mpi/split.h: the test target and the clang check add mpi/ */
 
 TEST(short_read_says_the_file_ended) {
   char path[] = "/tmp/vt_mpi_split_XXXXXX";
