@@ -12,8 +12,8 @@
 #              calibration: exit 2 with the reason, no model, and the log holds no NaN or inf;
 #   stop       the closing line and the log say why each optimiser stopped.
 #   labels     every label a model cannot hold (a control byte, NUL, CR in the middle; a CRLF item
-#              file) is refused at read time with FILE:LINE, in item files and column corpora,
-#              by every trainer; a CRLF column corpus trains as LF; what trains, tag reloads.
+#              file) is refused at read time with FILE:LINE, in item files, column corpora and
+#              joint corpora (POS tags, chunk labels), by every trainer; a CRLF column corpus trains as LF; what trains, tag reloads.
 set -u
 if [ $# -lt 2 ]; then
   echo "usage: $0 VITESSE CASE" >&2
@@ -180,6 +180,16 @@ labels)
       --algo lbfgs --template t.tmpl --train c.txt --max-iterations 1 -o out/m
     b=$((b + 1))
   done
+  # joint training (--joint-chunk): a POS tag or a chunk label the model cannot hold
+  printf 'the DT B-NP\ncat N\001N I-NP\n\n' >j.txt
+  expect_bad "j.txt:2: the POS tag holds the control byte 0x01" "$VITESSE" train --joint-chunk \
+    --train j.txt --epochs 1 -o out/m
+  printf 'the DT B-NP\ncat N\000N I-NP\n\n' >j.txt
+  expect_bad "j.txt:2: the POS tag holds the control byte 0x00" "$VITESSE" train --joint-chunk \
+    --train j.txt --epochs 1 -o out/m
+  printf 'the DT B-NP\ncat NN I-N\rP\n\n' >j.txt
+  expect_bad "j.txt:2: the chunk label holds the control byte 0x0d" "$VITESSE" train \
+    --joint-chunk --train j.txt --epochs 1 -o out/m
   printf 'A\tw=1\r\nB\tw=2\r\n\r\nA\tw=1\r\n' >crlf.items
   expect_bad "crlf.items:1: the line ends in CR (CRLF line ends)" "$VITESSE" train --algo lbfgs \
     --items crlf.items -o out/m

@@ -13,7 +13,7 @@
 #include "core/errmsg.h"
 #include "io/readall.h"
 #include "models/peer_model.h"
-#include "train/crf_items.h"
+#include "text/featdict.h"
 
 vt_status vt_model_finish(vt_model *m) {
   vt_model_info *in = &m->info;
@@ -62,7 +62,7 @@ static vt_status names_check(const vt_model *m, const char *name, char *err, siz
     const int32_t n = pass ? m->info.chunk_labels : m->info.labels;
     for (int32_t y = 0; names && y < n; y++) {
       const unsigned char *c =
-          vt_crf_label_control((const unsigned char *)names[y], strlen(names[y]));
+          vt_label_control((const unsigned char *)names[y], strlen(names[y]));
       if (c) {
         snprintf(err, errlen, "%s: %slabel %d holds the control byte 0x%02x", name,
                  pass ? "chunk " : "", (int)y, *c);

@@ -21,12 +21,6 @@ void vt_crf_names_free(vt_crf_names *n) {
   vt_featdict_free(&n->attrs);
 }
 
-const unsigned char *vt_crf_label_control(const unsigned char *s, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (s[i] < 0x20 || s[i] == 0x7f) return s + i;
-  return NULL;
-}
-
 /* Room for `need` elements in the arrays *p (elements of `size` bytes) and, when q is not NULL,
  * *q (elements of `qsize` bytes), both of capacity *cap; 0 or -1. */
 static int reserve2(void **p, size_t size, void **q, size_t qsize, int64_t *cap, int64_t need) {
@@ -66,7 +60,7 @@ static vt_status item_add(vt_crf_names *n, int frozen, vt_crf_data *d, const cha
   vt_crfs_attr_next(line, len, &pos, scratch, &an, &vn, &has_value); /* the label */
   if (an == 0)
     return vt_fail_into(err, errlen, VT_EFORMAT, "%s:%llu: the item has no label", file, lineno);
-  const unsigned char *bad = vt_crf_label_control((const unsigned char *)scratch, an);
+  const unsigned char *bad = vt_label_control((const unsigned char *)scratch, an);
   if (bad)
     return vt_fail_into(err, errlen, VT_EFORMAT,
                         "%s:%llu: the label holds the control byte 0x%02x, which a model "

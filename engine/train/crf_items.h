@@ -17,11 +17,6 @@ typedef struct vt_crf_names {
   vt_featdict labels, attrs;
 } vt_crf_names;
 
-/* The first byte of the label s[0, n) that a model cannot hold (a control byte: below 0x20,
- * or 0x7f; a newline would forge a sentence break in tagging's output, a tab a column), or NULL.
- * The readers of training data refuse these labels, and the model loader the same. */
-const unsigned char *vt_crf_label_control(const unsigned char *s, size_t n);
-
 /* Empty dictionaries. Returns VT_OK or VT_ENOMEM. */
 vt_status vt_crf_names_init(vt_crf_names *n);
 void vt_crf_names_free(vt_crf_names *n);
@@ -30,7 +25,7 @@ void vt_crf_names_free(vt_crf_names *n);
  * d->n_attr follow the dictionaries). With `frozen`, names are only looked up: an unknown
  * attribute is dropped and an unknown label gets id -1 (development data); else they are added.
  * Refuses a NUL byte, a line ending in CR (a CRLF file), an empty label, a label holding a
- * control byte (vt_crf_label_control), a value that is not a finite number (an empty one after
+ * control byte (vt_label_control), a value that is not a finite number (an empty one after
  * ':' included), and more than INT32_MAX names or items. Returns VT_OK, VT_EFORMAT or VT_EIO
  * ("FILE:LINE: problem" in err), or VT_ENOMEM. */
 vt_status vt_crf_items_compile(vt_crf_names *n, int frozen, vt_crf_data *d, vt_items *r, char *err,

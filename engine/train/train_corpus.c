@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "core/errmsg.h"
-#include "train/crf_items.h"
 
 vt_status vt_trainset_init(vt_trainset *d, const vt_tmplset *ts, int32_t label_col) {
   memset(d, 0, sizeof *d);
@@ -136,7 +135,7 @@ vt_status vt_trainset_compile(vt_trainset *d, vt_tcorpus *c, const vt_sentbatch 
       const int64_t tok = c->n_tok + t;
       size_t ll;
       const char *lab = vt_sentbatch_field(b, s, t, lc, &ll);
-      const unsigned char *bad = vt_crf_label_control((const unsigned char *)lab, ll);
+      const unsigned char *bad = vt_label_control((const unsigned char *)lab, ll);
       if (bad) { /* a NUL would cut the name short in the model, a control byte be refused */
         vt_errorf(err, errlen, NULL,
                   "%s:%llu: the label holds the control byte 0x%02x, which a model cannot hold",
