@@ -469,8 +469,12 @@ typedef struct vt_model_info {
   uint64_t train_sentences, train_tokens;
   const char *decoder; /* tagger: decoder used in training ("" when unknown) */
   int obs_bigram;      /* tagger: has observation-dependent bigram templates */
-  int32_t reserved[15];
+  int32_t origin;      /* tagger: who trained it, VT_MODEL_FROM_* (a converted model keeps it) */
+  int32_t reserved[14];
 } vt_model_info;
+
+/* vt_model_info.origin: trained by vitesse, imported from a CRF++ or from a Wapiti model. */
+enum { VT_MODEL_FROM_VITESSE = 0, VT_MODEL_FROM_CRFPP = 1, VT_MODEL_FROM_WAPITI = 2 };
 
 /* Fills `info` for model `m`. */
 VT_API void vt_model_describe(const vt_model *m, vt_model_info *info);
@@ -992,7 +996,11 @@ typedef struct vt_train_report {
   double dev_accuracy;       /* tagger: the last epoch's dev token accuracy, 0..1 (-1: none) */
   int64_t model_features;    /* tagger: features with a non-zero weight in the model file */
   uint64_t model_bytes;      /* tagger: about how many bytes the model's weights take */
-  int64_t reserved[8];
+  const char *stop_reason;   /* why training stopped, a static string: "converged (epsilon)",
+                                "converged (delta over period)", "iteration cap reached",
+                                "epoch cap reached", a line search's failure, "stopped by the
+                                callback"...; NULL when unknown */
+  int64_t reserved[7];
 } vt_train_report;
 
 /* What a training epoch reports to the callback. */

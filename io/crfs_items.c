@@ -147,11 +147,18 @@ static int next_line(vt_items *r, const char **line, size_t *len, char *err, siz
       r->cap *= 2;
     }
     int got = gzread(r->gz, r->buf + r->end, (unsigned)(r->cap - r->end));
-    if (got < 0) {
-      int zerr;
-      const char *msg = gzerror(r->gz, &zerr);
-      vt_errorf(err, errlen, r->name, "read error: %s", zerr == Z_ERRNO ? strerror(errno) : msg);
-      return VT_EIO;
+    int zerr = Z_OK;
+    const char *msg = got <= 0 ? gzerror(r->gz, &zerr) : "";
+    /* A cut or damaged .gz ends with an error, not a short clean end: never items read so far. */
+    if (got < 0 || (got == 0 && zerr != Z_OK && zerr != Z_STREAM_END)) {
+      if (zerr == Z_ERRNO) {
+        vt_errorf(err, errlen, r->name, "read error: %s", strerror(errno));
+        return VT_EIO;
+      }
+      const char *fd_name = strstr(msg, ">: "); /* gzdopen names the file "<fd:N>" */
+      vt_errorf(err, errlen, r->name, "corrupt or truncated gzip data: %s",
+                !strncmp(msg, "<fd:", 4) && fd_name ? fd_name + 3 : msg);
+      return VT_EFORMAT;
     }
     if (got == 0) r->eof = 1;
     r->end += (size_t)got;

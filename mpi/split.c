@@ -3,6 +3,7 @@
 #include "split.h"
 
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 /* The byte at `pos` (< s->size), or -2 on a read error. */
@@ -12,7 +13,7 @@ static int byte_at(vt_mpi_src *s, int64_t pos) {
     int64_t at = pos >= (int64_t)sizeof s->win / 2 ? pos - (int64_t)sizeof s->win / 2 : 0;
     ssize_t n = pread(s->fd, s->win, sizeof s->win, (off_t)at);
     if (n <= 0 || pos >= at + n) {
-      if (n == 0) errno = EIO; /* the file shrank */
+      if (n >= 0) errno = 0; /* the file shrank: vt_mpi_read_why says so */
       return -2;
     }
     s->win_at = at;
@@ -82,11 +83,16 @@ int vt_mpi_read_range(const vt_mpi_src *s, int64_t from, int64_t to, char *dst) 
     ssize_t n = pread(s->fd, dst, want, (off_t)from);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      if (n == 0) errno = EIO;
+      if (n == 0) errno = 0; /* the file ended early: vt_mpi_read_why says so */
       return -1;
     }
     from += n;
     dst += n;
   }
   return 0;
+}
+
+const char *vt_mpi_read_why(int err) {
+  return err ? strerror(err)
+             : "the file ended before its measured size (it changed while being read)";
 }

@@ -26,7 +26,7 @@ typedef struct vt_mpi_src {
 } vt_mpi_src;
 
 /* The first split point >= q; -1 when mem ends (not at eof) before one is seen, -2 on a read
- * error (errno set). */
+ * error (errno set; 0 when the file ended before s->size). */
 int64_t vt_mpi_split(vt_mpi_src *s, int64_t q);
 
 /* The separator vt_reader_opts' auto rule gives the input: VT_SEP_TAB when its first token line
@@ -34,7 +34,12 @@ int64_t vt_mpi_split(vt_mpi_src *s, int64_t q);
  * VT_SEP_AUTO when no token line starts before s->size; -2 cast on a read error. */
 int vt_mpi_first_sep(vt_mpi_src *s, int comments);
 
-/* Reads bytes [from, to) of the file of `s` into `dst`; 0, or -1 on a read error (errno set). */
+/* Reads bytes [from, to) of the file of `s` into `dst`; 0, or -1 on a read error (errno set;
+ * 0 when the file ended before `to`: it shrank since it was measured). */
 int vt_mpi_read_range(const vt_mpi_src *s, int64_t from, int64_t to, char *dst);
+
+/* Why a read of the functions above failed, given their errno `err`: strerror's words, or for
+ * 0 (a short read) that the file ended before its measured size. */
+const char *vt_mpi_read_why(int err);
 
 #endif

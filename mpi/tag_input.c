@@ -65,13 +65,13 @@ int vt_mpi_tag_ranges(vt_mpi_tag_run *r, const char *path, int64_t size, int sep
     code = VT_MPI_OK;
     r->in.len = 0;
     if (from < 0 || to < 0) {
-      snprintf(msg, sizeof msg, "%s: read error: %s", path, strerror(errno));
+      snprintf(msg, sizeof msg, "%s: read error: %s", path, vt_mpi_read_why(errno));
       code = VT_MPI_BAD;
     } else if (vt_mpi_buf_reserve(&r->in, (size_t)(to - from))) {
       snprintf(msg, sizeof msg, "out of memory (%lld bytes of %s)", (long long)(to - from), path);
       code = VT_MPI_FAIL;
     } else if (vt_mpi_read_range(src, from, to, r->in.p)) {
-      snprintf(msg, sizeof msg, "%s: read error: %s", path, strerror(errno));
+      snprintf(msg, sizeof msg, "%s: read error: %s", path, vt_mpi_read_why(errno));
       code = VT_MPI_BAD;
     } else {
       r->in.len = (size_t)(to - from);

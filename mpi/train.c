@@ -117,6 +117,22 @@ static int check_file(const vt_mpi *w, const char *path, int64_t *size) {
   return vt_mpi_agree(w, (int)info[0], msg);
 }
 
+/* Every rank was given the same options: an FNV-1a hash of the arguments compared over the ranks
+ * (training with different options would fail midway, in a collective). Returns an agreed code. */
+static int same_options(const vt_mpi *w, int argc, char **argv) {
+  uint64_t h = 1469598103934665603u;
+  for (int i = 0; i < argc; i++)
+    for (const unsigned char *c = (const unsigned char *)argv[i];; c++) {
+      h = (h ^ *c) * 1099511628211u;
+      if (!*c) break;
+    }
+  unsigned long long lo = h, hi = h;
+  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, w->comm);
+  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, w->comm);
+  return vt_mpi_agree(w, lo == hi ? VT_MPI_OK : VT_MPI_BAD,
+                      lo == hi ? "" : "train: the ranks were given different options");
+}
+
 /* Reads this rank's part of `path` (size bytes) into *buf: the nominal range
  * [rank size / P, (rank + 1) size / P) moved forward to split points; *first_line: the lines
  * before it. With `sep` (templates, separator auto), rank 0 decides the file's separator by its
@@ -142,13 +158,13 @@ static int read_part(const vt_mpi *w, const char *path, int64_t size, int items,
     int64_t from = vt_mpi_split(src, q0), to = from < 0 ? from : vt_mpi_split(src, q1);
     int s = !items && *sep == VT_SEP_AUTO && w->rank == 0 ? vt_mpi_first_sep(src, comments) : 0;
     if (from < 0 || to < 0 || s == -2) {
-      snprintf(msg, sizeof msg, "%s: read error: %s", path, strerror(errno));
+      snprintf(msg, sizeof msg, "%s: read error: %s", path, vt_mpi_read_why(errno));
       code = VT_MPI_BAD;
     } else if (vt_mpi_buf_reserve(buf, (size_t)(to - from))) {
       snprintf(msg, sizeof msg, "out of memory (%lld bytes of %s)", (long long)(to - from), path);
       code = VT_MPI_FAIL;
     } else if (vt_mpi_read_range(src, from, to, buf->p)) {
-      snprintf(msg, sizeof msg, "%s: read error: %s", path, strerror(errno));
+      snprintf(msg, sizeof msg, "%s: read error: %s", path, vt_mpi_read_why(errno));
       code = VT_MPI_BAD;
     } else {
       buf->len = (size_t)(to - from);
@@ -176,8 +192,12 @@ int vt_mpi_train(const vt_mpi *w, int argc, char **argv) {
   vt_train_comm comm;
   vt_train_report rep;
   int64_t size = 0, first_line = 0;
-  int rc = vt_mpi_setup(w, setup_parse, &r), code;
-  if (rc >= 0) goto done;
+  int code = same_options(w, argc, argv), rc = -1;
+  if (code != VT_MPI_OK) {
+    rc = vt_mpi_exit_status(w, code);
+    goto done;
+  }
+  if ((rc = vt_mpi_setup(w, setup_parse, &r)) >= 0) goto done;
   vt_cli_train *t = &r.t;
   const int items = t->crf.items != NULL;
   const char *path = items ? t->crf.items : t->train_path;
@@ -200,8 +220,10 @@ int vt_mpi_train(const vt_mpi *w, int argc, char **argv) {
   if (!t->to.threads && share > 0) t->to.threads = share;
   const vt_train_part part = {path, buf.p, buf.len, first_line, sep};
   stop_install(w->rank, t->out_path);
-  vt_status st = items ? vt_train_items_part(&t->to, &comm, &part, t->dev_path, t->out_path, &rep)
-                       : vt_train_tagger_part(&t->to, &comm, &part, t->dev_path, t->out_path, &rep);
+  vt_status st = items ? vt_train_items_part(&t->to, &comm, &part, t->dev_path,
+                                             vt_cli_train_model_path(t), &rep)
+                       : vt_train_tagger_part(&t->to, &comm, &part, t->dev_path,
+                                              vt_cli_train_model_path(t), &rep);
   stop_speaks = 0; /* training is over: a signal now (mpirun ending a failed job) says nothing */
   code = vt_mpi_agree(w, vt_mpi_code_of(st), st == VT_OK ? "" : vt_last_error());
   if (code != VT_MPI_OK) {

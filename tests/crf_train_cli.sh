@@ -148,7 +148,10 @@ threads)
 log)
   "$VITESSE" train --algo l2sgd --items train.items --max-iterations 6 --log sgd.log --quiet \
     -o out/m 2>stderr || fail "l2sgd training failed"
-  [ "$(wc -l <sgd.log)" -eq 7 ] || fail "want 7 log lines (iterations 0..6), got $(wc -l <sgd.log)"
+  [ "$(grep -c '^{"iteration": ' sgd.log)" -eq 7 ] ||
+    fail "want 7 iteration lines (0..6), got $(grep -c '^{"iteration": ' sgd.log)"
+  [ "$(tail -n 1 sgd.log)" = '{"stop": "epoch cap reached", "iterations": 6}' ] ||
+    fail "the log's last line does not say why training stopped: $(tail -n 1 sgd.log)"
   for key in iteration loss feature_norm error_norm active_features step evaluations seconds \
     total_seconds; do
     [ "$(grep -c "\"$key\": " sgd.log)" -eq 7 ] || fail "key $key missing from some log lines"
@@ -164,10 +167,10 @@ log)
   # lbfgs says which of an iteration's seconds went to the objective and gradient
   "$VITESSE" train --algo lbfgs --items train.items --max-iterations 4 --log lb.log --quiet \
     -o out/lb 2>stderr || fail "lbfgs training failed"
-  awk '!/"eval_seconds": / { bad = 1 }
+  grep '^{"iteration": ' lb.log | awk '!/"eval_seconds": / { bad = 1 }
     { s = $0; sub(/.*"seconds": /, "", s); e = $0; sub(/.*"eval_seconds": /, "", e)
       if (e + 0 < 0 || e + 0 > s + 0) bad = 1 }
-    END { exit bad }' lb.log || fail "eval_seconds missing or beyond seconds: $(cat lb.log)"
+    END { exit bad }' || fail "eval_seconds missing or beyond seconds: $(cat lb.log)"
   grep -q '"eval_seconds"' sgd.log && fail "l2sgd logs eval_seconds"
   ;;
 init)

@@ -157,6 +157,21 @@ errors)
   one_error "bad option"
   run_mpi 2 train --template tmpl --train good.txt --shards 2 -o out/missing/m.bin
   one_error "unwritable model"
+  # An output that is an input: refused before anything is written, the items untouched.
+  items good.txt >ok.items
+  cp ok.items ok.keep
+  run_mpi 2 train --algo lbfgs --items ok.items --log ok.items -o out/m.crf
+  one_error "log is the items"
+  grep -q 'is the same file as --items ok.items' stderr || fail "log is the items: $(cat stderr)"
+  cmp -s ok.items ok.keep || fail "log is the items: the items file was touched"
+  # Ranks given different options (MPMD): refused before training, one line, no model.
+  "$MPIEXEC" "$NP" 1 "$VMPI" train --algo lbfgs --items ok.items --max-iterations 3 -o out/m.crf \
+    : "$NP" 1 "$VMPI" train --algo lbfgs --items ok.items --max-iterations 4 -o out/m.crf \
+    2>stderr.all </dev/null
+  rc=$?
+  grep -v '^vitesse-mpi: [0-9]* ranks$' stderr.all >stderr
+  one_error "different options"
+  grep -q 'the ranks were given different options' stderr || fail "different options: $(cat stderr)"
   # SIGTERM to every rank (what srun and Slurm's time limit send) while L-BFGS runs: rank 0 says
   # so in one line, every rank dies of the signal (143), no model. Training has begun once the
   # first iteration's line is there.

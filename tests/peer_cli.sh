@@ -71,12 +71,20 @@ convert)
     [ "$(grep -c . a.txt)" -eq 9 ] || fail "$m: 9 token lines expected"
     # --label-sep tab: the line as read, a tab, the label (as wapiti label writes); a CRF++
     # model's columns joined by tabs too (as crf_test writes them)
+    # (a CRF++ model's default, crf_test's bytes); --label-sep input: the input's separator
     "$VITESSE" tag -m conv.vt --label-sep tab test.txt -o t.txt 2>stderr || fail "--label-sep"
+    "$VITESSE" tag -m conv.vt --label-sep input test.txt -o i.txt 2>stderr || fail "input"
     case $m in
-    crfpp*) join='NF { print $1 " " $2 " " $3 } !NF { print }' ;;
-    *) join='NF { print $1 " " $2 } !NF { print }' ;;
+    crfpp*)
+      join='NF { print $1 " " $2 " " $3 } !NF { print }'
+      cmp -s t.txt a.txt || fail "$m: the default output is not crf_test's (--label-sep tab)"
+      ;;
+    *)
+      join='NF { print $1 " " $2 } !NF { print }'
+      cmp -s i.txt a.txt || fail "$m: the default output is not --label-sep input's"
+      ;;
     esac
-    awk -F '\t' "$join" t.txt | cmp -s - a.txt ||
+    awk -F '\t' "$join" t.txt | cmp -s - i.txt ||
       fail "$m: --label-sep tab is not the line, a tab and the label"
   done
   # the binary and the text CRF++ model are one model: the same conversion
@@ -150,6 +158,7 @@ crf_test)
     cmp -s got.txt "$F/$want" || { diff got.txt "$F/$want" | head -5 >&2; fail "tag $*: not $want"; }
   }
   check ties.out -m models/ties.model --label-sep tab corpus.txt
+  check ties.out -m models/ties.model corpus.txt # a CRF++ model's default: crf_test's bytes
   check ties_v1_n4.out -m models/ties.model --label-sep tab -v 1 -k 4 corpus.txt
   check fine_v1_n4.out -m models/fine.model --label-sep tab -v 1 -k 4 corpus.txt
   check fine_v1_n4.out --model=models/fine.model --label-sep tab --verbose=1 --nbest=4 corpus.txt
@@ -162,6 +171,8 @@ crf_test)
   # only, so a mixed one wants --sep space to be split as crf_test splits it
   awk 'NF { $1 = $1 } { print }' OFS='\t' corpus.txt >tabs.txt
   check ties_v1_n4.out -m models/ties.model --label-sep tab -v 1 -k 4 tabs.txt
+  check ties_v1_n4.out -m models/ties.model -v 1 -k 4 tabs.txt
+  check ties_v1_n4.out -m ties.vt -v 1 -k 4 corpus.txt
   { printf 'b\tX\n'; tail -n +2 corpus.txt; } >mixed.txt
   check ties.out -m models/ties.model --label-sep tab --sep space mixed.txt
   # the exact ties of the 4-best are really there: the engine's own k-best orders them otherwise

@@ -245,7 +245,7 @@ clang_warnings)
   ln -sfn "$SRC/alloc" root/alloc
   ln -sfn "$SRC/io" root/io
   for d in "$SRC"/engine/*/; do ln -sfn "$d" "root/$(basename "$d")"; done
-  incs="-I$PWD/root -I$SRC/tests"
+  incs="-I$PWD/root -I$SRC/tests -I$SRC/mpi" # mpi/: test_mpi_split reads split.h
   for f in "$SRC"/engine/cli/*.c "$SRC"/perf/vt_bench.c "$SRC"/tests/*.c; do
     # shellcheck disable=SC2086
     clang -std=c11 -fsyntax-only -Werror -Wall -Wextra -Wshadow -Wstrict-prototypes \

@@ -31,3 +31,13 @@ vt_add_test(test_train_part unit)
 target_sources(test_train_part PRIVATE comm_threads.c)
 target_link_libraries(test_train_part PRIVATE Threads::Threads)
 set_tests_properties(test_train_part PROPERTIES LABELS "unit;threads")
+
+# train_harden.CASE: vitesse train on damaged or hostile inputs and options (tests/train_harden.sh):
+# an output that is an input, a truncated .gz, --log - and a failing log, options that do
+# nothing, values past the bound and non-finite training, why each optimiser stopped, labels a
+# model cannot hold.
+foreach(case same_file gz log unused nonfinite stop labels)
+  add_test(NAME train_harden.${case}
+    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/train_harden.sh $<TARGET_FILE:vitesse> ${case})
+  set_tests_properties(train_harden.${case} PROPERTIES LABELS badinput)
+endforeach()

@@ -13,6 +13,7 @@
 #include "core/errmsg.h"
 #include "io/readall.h"
 #include "models/peer_model.h"
+#include "text/featdict.h"
 
 vt_status vt_model_finish(vt_model *m) {
   vt_model_info *in = &m->info;
@@ -59,13 +60,15 @@ static vt_status names_check(const vt_model *m, const char *name, char *err, siz
   for (int pass = 0; pass < 2; pass++) {
     char **names = pass ? m->chunk_names : m->names;
     const int32_t n = pass ? m->info.chunk_labels : m->info.labels;
-    for (int32_t y = 0; names && y < n; y++)
-      for (const unsigned char *c = (const unsigned char *)names[y]; *c; c++)
-        if (*c < 0x20 || *c == 0x7f) {
-          snprintf(err, errlen, "%s: %slabel %d holds the control byte 0x%02x", name,
-                   pass ? "chunk " : "", (int)y, *c);
-          return VT_EFORMAT;
-        }
+    for (int32_t y = 0; names && y < n; y++) {
+      const unsigned char *c =
+          vt_label_control((const unsigned char *)names[y], strlen(names[y]));
+      if (c) {
+        snprintf(err, errlen, "%s: %slabel %d holds the control byte 0x%02x", name,
+                 pass ? "chunk " : "", (int)y, *c);
+        return VT_EFORMAT;
+      }
+    }
   }
   return VT_OK;
 }

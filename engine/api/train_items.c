@@ -228,6 +228,7 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
     goto done;
   }
   rep->epochs = res.iterations;
+  rep->stop_reason = res.stop;
   rep->train_seconds = res.seconds;
   rep->dev_accuracy = n_dev > 0 ? vt_crf_accuracy(&dd, &f, w, o->threads) : -1;
   rep->reserved[0] = 0;

@@ -111,6 +111,7 @@ static vt_status train_crf(const vt_train_opts *o, const vt_trainset *d, const v
   if ((st = vt_crf_train(&td, &f, dc ? &dd : NULL, w, o, &res, err, errlen, span)) != VT_OK)
     goto done;
   pr->epochs = res.iterations;
+  pr->stop = res.stop;
   pr->seconds = res.seconds;
   pr->dev_accuracy = dc ? vt_crf_accuracy(&dd, &f, w, o->threads) : -1;
   pr->train_accuracy = vt_crf_accuracy(&td, &f, w, o->threads);
@@ -337,6 +338,7 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
                              comm};
 
   vt_perc_report pr;
+  memset(&pr, 0, sizeof pr);
   if (o->algorithm != VT_TRAIN_PERCEPTRON) {
     st = train_crf(o, &d, &tc, dev ? &dc : NULL, ts.plain_bigram, init, comm ? &span : NULL, &W,
                    &pr, err, sizeof err);
@@ -354,6 +356,9 @@ static vt_status train_tagger(const vt_train_opts *o, const vt_corpus_src *train
     st = vt_train_run(&W, &tc, dev ? &dc : NULL, rank, ts.n_b > 0, &to, &pr, err, sizeof err);
   }
   rep->epochs = pr.epochs;
+  rep->stop_reason = pr.stop                 ? pr.stop
+                     : pr.epochs < o->epochs ? "stopped by the callback"
+                                             : "epoch cap reached";
   rep->train_seconds = pr.seconds;
   rep->decode_seconds = pr.decode_seconds;
   rep->train_accuracy = pr.train_accuracy;

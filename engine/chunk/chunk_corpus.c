@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/errmsg.h"
+#include "text/featdict.h"
 
 void vt_chunk_read_opts_init(vt_chunk_read_opts *o) {
   memset(o, 0, sizeof *o);
@@ -89,6 +90,19 @@ static vt_status chunk_type_id(vt_chunk_model *m, const vt_chunk_read_opts *o, c
   return VT_OK;
 }
 
+/* Training refuses a POS tag or chunk label the model cannot hold (vt_label_control): VT_OK,
+ * or VT_EFORMAT with "FILE:LINE: the WHAT holds the control byte 0xNN ..." in err. */
+static vt_status label_check(const vt_sentbatch *b, int32_t s, int32_t t, const char *what,
+                             const char *f, size_t len, char *err, size_t errlen) {
+  const unsigned char *bad = vt_label_control((const unsigned char *)f, len);
+  if (!bad) return VT_OK;
+  vt_errorf(err, errlen, NULL,
+            "%s:%llu: the %s holds the control byte 0x%02x, which a model "
+            "cannot hold",
+            b->sents[s].file, (unsigned long long)vt_sentbatch_lineno(b, s, t), what, *bad);
+  return VT_EFORMAT;
+}
+
 /* Appends sentence s of b to cp. */
 static vt_status add_sentence(vt_chunk_corpus *cp, vt_chunk_model *m, const vt_sentbatch *b,
                               int32_t s, const vt_chunk_read_opts *o, char *err, size_t errlen) {
@@ -122,6 +136,8 @@ static vt_status add_sentence(vt_chunk_corpus *cp, vt_chunk_model *m, const vt_s
     if (o->pos_col >= 0) {
       size_t cl;
       f = vt_sentbatch_field(b, s, t, o->pos_col, &len);
+      if (o->grow && (st = label_check(b, s, t, "POS tag", f, len, err, errlen)) != VT_OK)
+        return st;
       f = vt_chunk_pos_collapse(m->collapse, f, len, &cl);
       id = vt_featdict_find(&m->pos_names, f, cl);
       if (id < 0 && o->grow) {
@@ -136,6 +152,8 @@ static vt_status add_sentence(vt_chunk_corpus *cp, vt_chunk_model *m, const vt_s
       const char *ty;
       size_t tl;
       f = vt_sentbatch_field(b, s, t, ccol, &len);
+      if (o->grow && (st = label_check(b, s, t, "chunk label", f, len, err, errlen)) != VT_OK)
+        return st;
       bi = vt_chunk_label_parse(f, len, &ty, &tl);
       if (bi != 'O' && (st = chunk_type_id(m, o, ty, tl, &tag)) != VT_OK) return st;
     }

@@ -17,9 +17,10 @@ int vt_cmd_train(int argc, char **argv) {
     const char *const train_files[1] = {t.crf.items ? t.crf.items : t.train_path};
     const char *const dev_files[1] = {t.dev_path};
     const int n_dev = t.dev_path ? 1 : 0;
-    vt_status st = t.crf.items
-                       ? vt_train_items(&t.to, train_files, 1, dev_files, n_dev, t.out_path, &rep)
-                       : vt_train_tagger(&t.to, train_files, 1, dev_files, n_dev, t.out_path, &rep);
+    vt_status st = t.crf.items ? vt_train_items(&t.to, train_files, 1, dev_files, n_dev,
+                                                vt_cli_train_model_path(&t), &rep)
+                               : vt_train_tagger(&t.to, train_files, 1, dev_files, n_dev,
+                                                 vt_cli_train_model_path(&t), &rep);
     rc = vt_cli_train_finish(&t, st, &rep);
   }
   vt_cli_train_free(&t);

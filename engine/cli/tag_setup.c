@@ -24,7 +24,8 @@ void vt_cli_tag_usage(FILE *f) {
       "  --cost-factor C CRF++ models: weights times C > 0, as crf_test -c C\n"
       "  --label-sep S   the byte before each label: tab (as crf_test and wapiti label;\n"
       "                  with a CRF++ model the columns are joined by tabs too, as crf_test\n"
-      "                  prints them), space, or input (default: the line's own separator)\n"
+      "                  prints them), space, or input (the line's own separator); default:\n"
+      "                  tab with a CRF++ model (crf_test's bytes), else input\n"
       "  -n, --nbest K   as -k K (the name crf_test and wapiti label give it)\n"
       "  --algo A        any decoder of vitesse decode (see vitesse decode --help); default:\n"
       "                  the fastest exact one for the model's label count L and -k, as in\n"
@@ -121,7 +122,7 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
   int32_t verbose = 0, dict_col = 0;
   int bio = 0, crfsuite_out = 0;
   double cost_factor = 0.0;
-  int label_sep = 0;
+  int label_sep = -1; /* not given: crf_test's tab for a CRF++ model, else the input's */
   int rc = VT_EXIT_USAGE;
   vt_cli_reader reader;
   vt_cli_reader_init(&reader);
@@ -209,6 +210,11 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
   t->to.reader = reader.given;
   t->to.reader_set = reader.set;
   t->to.verbose = verbose;
+  if (label_sep < 0) {
+    vt_model_info info;
+    vt_model_describe(t->m, &info);
+    label_sep = info.kind == VT_MODEL_TAGGER && info.origin == VT_MODEL_FROM_CRFPP ? '\t' : 0;
+  }
   t->to.label_sep = label_sep;
   t->to.crfsuite_out = crfsuite_out;
   t->to.peer_search = !t->dec.algo; /* CRF++ models: crf_test's own n-best and digits */

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/train_crf.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,10 @@ const char vt_crf_help[] =
     "                  at 0\n"
     "  --log FILE      one JSON object per iteration: iteration, loss, feature_norm,\n"
     "                  error_norm, active_features, step, evaluations, seconds,\n"
-    "                  total_seconds, eval_seconds (lbfgs), dev_accuracy\n"
+    "                  total_seconds, eval_seconds (lbfgs), dev_accuracy (strict JSON: a\n"
+    "                  value that is not finite is null), then a last object {\"stop\": why,\n"
+    "                  \"iterations\": N}; - is standard output; a failed write stops the run\n"
+    "                  (exit 2, no model)\n"
     "  --threads N     threads of the gradient (the model is the same for any N)\n";
 
 /* Parses a whole finite number from s into *out; 0 or -1. */
@@ -154,6 +158,15 @@ int vt_crf_cli_opt(int c, const char *arg, vt_train_opts *o, vt_crf_cli *x) {
   }
 }
 
+/* A JSON number: a finite double in full, anything else null (JSON has no NaN or Infinity). */
+static void json_num(FILE *f, const char *key, double v, const char *fmt) {
+  fprintf(f, ", \"%s\": ", key);
+  if (isfinite(v))
+    fprintf(f, fmt, v);
+  else
+    fputs("null", f);
+}
+
 int vt_crf_cli_on_iteration(void *ctx, const vt_iter_report *r) {
   vt_crf_print *p = ctx;
   if (p->lines) {
@@ -164,16 +177,37 @@ int vt_crf_cli_on_iteration(void *ctx, const vt_iter_report *r) {
     fputc('\n', stderr);
   }
   if (p->log && !p->log_fail) {
-    fprintf(p->log,
-            "{\"iteration\": %d, \"loss\": %.17g, \"feature_norm\": %.17g, \"error_norm\": "
-            "%.17g, \"active_features\": %lld, \"step\": %.17g, \"evaluations\": %d, "
-            "\"seconds\": %.6f, \"total_seconds\": %.6f",
-            r->iteration, r->loss, r->feature_norm, r->error_norm, (long long)r->active_features,
-            r->step, r->evaluations, r->seconds, r->total_seconds);
-    if (r->eval_seconds >= 0) fprintf(p->log, ", \"eval_seconds\": %.6f", r->eval_seconds);
-    if (r->dev_accuracy >= 0) fprintf(p->log, ", \"dev_accuracy\": %.17g", r->dev_accuracy);
+    fprintf(p->log, "{\"iteration\": %d", r->iteration);
+    json_num(p->log, "loss", r->loss, "%.17g");
+    json_num(p->log, "feature_norm", r->feature_norm, "%.17g");
+    json_num(p->log, "error_norm", r->error_norm, "%.17g");
+    fprintf(p->log, ", \"active_features\": %lld", (long long)r->active_features);
+    json_num(p->log, "step", r->step, "%.17g");
+    fprintf(p->log, ", \"evaluations\": %d", r->evaluations);
+    json_num(p->log, "seconds", r->seconds, "%.6f");
+    json_num(p->log, "total_seconds", r->total_seconds, "%.6f");
+    if (r->eval_seconds >= 0) json_num(p->log, "eval_seconds", r->eval_seconds, "%.6f");
+    if (r->dev_accuracy >= 0) json_num(p->log, "dev_accuracy", r->dev_accuracy, "%.17g");
     fputs("}\n", p->log);
-    if (fflush(p->log)) p->log_fail = 1;
+    if (fflush(p->log) || ferror(p->log)) {
+      p->log_errno = errno;
+      p->log_fail = 1;
+    }
   }
-  return 0;
+  return p->log_fail; /* a log that cannot be written stops the run (no model is kept) */
+}
+
+void vt_crf_cli_log_stop(vt_crf_print *p, const char *reason, int32_t iterations) {
+  if (!p->log || p->log_fail || !reason) return;
+  fputs("{\"stop\": \"", p->log);
+  for (const char *c = reason; *c; c++) /* the reasons are plain words; escape anyway */
+    if (*c == '"' || *c == '\\')
+      fprintf(p->log, "\\%c", *c);
+    else if ((unsigned char)*c >= 0x20)
+      fputc(*c, p->log);
+  fprintf(p->log, "\", \"iterations\": %d}\n", iterations);
+  if (fflush(p->log) || ferror(p->log)) {
+    p->log_errno = errno;
+    p->log_fail = 1;
+  }
 }

@@ -87,12 +87,18 @@ int vt_crf_cli_opt(int c, const char *arg, vt_train_opts *o, vt_crf_cli *x);
 
 /* What the iteration callback writes to. */
 typedef struct vt_crf_print {
-  FILE *log;    /* JSON lines, or NULL */
-  int lines;    /* a line per iteration on stderr */
-  int log_fail; /* writing the log failed */
+  FILE *log;     /* JSON lines, or NULL */
+  int lines;     /* a line per iteration on stderr */
+  int log_fail;  /* writing the log failed (training is then stopped) */
+  int log_errno; /* errno of that failure */
 } vt_crf_print;
 
-/* The vt_train_opts.on_iteration of the CLI (ctx: a vt_crf_print). */
+/* The vt_train_opts.on_iteration of the CLI (ctx: a vt_crf_print): a line on stderr, a JSON
+ * object on the log (non-finite numbers as null). Returns nonzero (stop) once the log failed. */
 int vt_crf_cli_on_iteration(void *ctx, const vt_iter_report *r);
+
+/* Writes the log's last line, {"stop": reason, "iterations": n} (nothing without a log or a
+ * reason). */
+void vt_crf_cli_log_stop(vt_crf_print *p, const char *reason, int32_t iterations);
 
 #endif

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/same_file.h"
 #include "cli/text_cli.h"
+#include "cli/train_unused.h"
 
 void vt_cli_train_usage(FILE *f) {
   fputs(
@@ -70,21 +72,6 @@ void vt_cli_train_usage(FILE *f) {
 /* A template file larger than this is refused. */
 #define MAX_TEMPLATE_BYTES ((size_t)64 << 20)
 
-enum {
-  OPT_TEMPLATE = 256,
-  OPT_TRAIN,
-  OPT_DEV,
-  OPT_EPOCHS,
-  OPT_DECODER,
-  OPT_SEED,
-  OPT_LABEL,
-  OPT_MINCOUNT,
-  OPT_QUIET,
-  OPT_SHARDS,
-  OPT_THREADS,
-  OPT_MINIBATCH
-};
-
 /* The corpus line, before the first epoch. */
 static void on_start(void *vctx, const vt_train_report *r) {
   (void)vctx;
@@ -131,14 +118,32 @@ static void crf_on_start(void *vctx, const vt_train_report *r) {
           r->read_seconds);
 }
 
-/* Opens the --log file and sets whether iteration lines are printed; 0, or -1 (printed). */
+/* Opens the --log file ("-": standard output) and sets whether iteration lines are printed; 0,
+ * or -1 (printed). */
 static int crf_log_open(const vt_crf_cli *crf, vt_crf_print *cp, int quiet) {
   cp->lines = !quiet;
-  if (crf->log_path && !(cp->log = fopen(crf->log_path, "w"))) {
+  if (!crf->log_path) return 0;
+  if (!strcmp(crf->log_path, "-")) {
+    cp->log = stdout;
+    return 0;
+  }
+  if (!(cp->log = fopen(crf->log_path, "w"))) {
     vt_cli_error("%s: cannot create the log: %s", crf->log_path, strerror(errno));
     return -1;
   }
   return 0;
+}
+
+/* Closes the log (standard output is flushed, not closed); 0, or -1 when a write failed. */
+static int crf_log_close(vt_crf_print *cp) {
+  if (!cp->log) return 0;
+  int bad = cp->log_fail || ferror(cp->log);
+  if (cp->log == stdout)
+    bad |= fflush(stdout) != 0;
+  else
+    bad |= fclose(cp->log) != 0;
+  cp->log = NULL;
+  return bad ? -1 : 0;
 }
 
 /* The checks of a CRF trained from item files. Returns -1 or the exit status (printed). */
@@ -208,84 +213,112 @@ static int templates_check(vt_cli_train *t, const char *decoder, long long shard
   return -1;
 }
 
+/* No output of the run (-o, --log) is one of its inputs or the other output; 0 or -1 (printed). */
+static int files_apart(const vt_cli_train *t) {
+  const vt_cli_file outs[2] = {{t->out_path, "-o"}, {t->crf.log_path, "--log"}};
+  const vt_cli_file ins[5] = {{t->crf.items, "--items"},
+                              {t->train_path, "--train"},
+                              {t->tmpl_path, "--template"},
+                              {t->dev_path, "--dev"},
+                              {t->to.init_model, "--init"}};
+  return vt_cli_outputs_apart("train", outs, 2, ins, 5);
+}
+
+/* The model is written beside -o under a name of this process's and renamed into place by
+ * vt_cli_train_finish once everything else (the log) succeeded; 0 or -1 (printed). */
+static int stage_model(vt_cli_train *t) {
+  if (!t->out_path || !strcmp(t->out_path, "-")) return 0;
+  const size_t n = strlen(t->out_path) + 48;
+  if (!(t->stage_path = malloc(n))) {
+    vt_cli_error("out of memory");
+    return -1;
+  }
+  snprintf(t->stage_path, n, "%s.vt-stage-%ld", t->out_path, (long)getpid());
+  return 0;
+}
+
 int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
-  static const struct option longopts[] = {{"template", required_argument, 0, OPT_TEMPLATE},
-                                           {"train", required_argument, 0, OPT_TRAIN},
-                                           {"dev", required_argument, 0, OPT_DEV},
-                                           {"epochs", required_argument, 0, OPT_EPOCHS},
-                                           {"decoder", required_argument, 0, OPT_DECODER},
-                                           {"seed", required_argument, 0, OPT_SEED},
-                                           {"label-col", required_argument, 0, OPT_LABEL},
-                                           {"min-count", required_argument, 0, OPT_MINCOUNT},
-                                           {"quiet", no_argument, 0, OPT_QUIET},
-                                           {"shards", required_argument, 0, OPT_SHARDS},
-                                           {"threads", required_argument, 0, OPT_THREADS},
-                                           {"minibatch", required_argument, 0, OPT_MINIBATCH},
-                                           {"output", required_argument, 0, 'o'},
-                                           {"help", no_argument, 0, 'h'},
-                                           VT_CORPUS_LONGOPTS,
-                                           VT_CRF_LONGOPTS,
-                                           {0, 0, 0, 0}};
+  static const struct option longopts[] = {
+      {"template", required_argument, 0, VT_TRAIN_OPT_TEMPLATE},
+      {"train", required_argument, 0, VT_TRAIN_OPT_TRAIN},
+      {"dev", required_argument, 0, VT_TRAIN_OPT_DEV},
+      {"epochs", required_argument, 0, VT_TRAIN_OPT_EPOCHS},
+      {"decoder", required_argument, 0, VT_TRAIN_OPT_DECODER},
+      {"seed", required_argument, 0, VT_TRAIN_OPT_SEED},
+      {"label-col", required_argument, 0, VT_TRAIN_OPT_LABEL},
+      {"min-count", required_argument, 0, VT_TRAIN_OPT_MINCOUNT},
+      {"quiet", no_argument, 0, VT_TRAIN_OPT_QUIET},
+      {"shards", required_argument, 0, VT_TRAIN_OPT_SHARDS},
+      {"threads", required_argument, 0, VT_TRAIN_OPT_THREADS},
+      {"minibatch", required_argument, 0, VT_TRAIN_OPT_MINIBATCH},
+      {"output", required_argument, 0, 'o'},
+      {"help", no_argument, 0, 'h'},
+      VT_CORPUS_LONGOPTS,
+      VT_CRF_LONGOPTS,
+      {0, 0, 0, 0}};
   const char *decoder = NULL;
   long long epochs = 10, seed = 1, min_count = 1, shards = 1, threads = 0, minibatch = 1;
   int32_t label_col = -1;
   vt_train_opts *to = &t->to;
+  vt_cli_seen seen;
+  memset(&seen, 0, sizeof seen);
   memset(t, 0, sizeof *t);
   vt_train_opts_init(to);
 
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+    vt_cli_seen_add(&seen, c);
     int h = vt_cli_corpus_opt(c, optarg, &to->reader);
     if (h == 0) h = vt_crf_cli_opt(c, optarg, to, &t->crf);
     if (h < 0) return VT_EXIT_USAGE;
     if (h > 0) continue;
     switch (c) {
-    case OPT_TEMPLATE: t->tmpl_path = optarg; break;
-    case OPT_TRAIN: t->train_path = optarg; break;
-    case OPT_DEV: t->dev_path = optarg; break;
-    case OPT_DECODER: decoder = optarg; break;
-    case OPT_QUIET: t->quiet = 1; break;
+    case VT_TRAIN_OPT_TEMPLATE: t->tmpl_path = optarg; break;
+    case VT_TRAIN_OPT_TRAIN: t->train_path = optarg; break;
+    case VT_TRAIN_OPT_DEV: t->dev_path = optarg; break;
+    case VT_TRAIN_OPT_DECODER: decoder = optarg; break;
+    case VT_TRAIN_OPT_QUIET: t->quiet = 1; break;
     case 'o': t->out_path = optarg; break;
-    case OPT_EPOCHS:
+    case VT_TRAIN_OPT_EPOCHS:
       if (vt_cli_parse_int(optarg, 1, 100000, &epochs)) {
         vt_cli_error("--epochs: expected an integer in 1..100000, got '%s'", optarg);
         return VT_EXIT_USAGE;
       }
       break;
-    case OPT_SEED:
+    case VT_TRAIN_OPT_SEED:
       if (vt_cli_parse_int(optarg, 0, INT64_MAX, &seed)) {
         vt_cli_error("--seed: expected a non-negative integer, got '%s'", optarg);
         return VT_EXIT_USAGE;
       }
       break;
-    case OPT_SHARDS:
+    case VT_TRAIN_OPT_SHARDS:
       if (vt_cli_parse_int(optarg, 1, VT_TRAIN_SHARDS_MAX, &shards)) {
         vt_cli_error("--shards: expected an integer in 1..%d, got '%s'", VT_TRAIN_SHARDS_MAX,
                      optarg);
         return VT_EXIT_USAGE;
       }
       break;
-    case OPT_MINIBATCH:
+    case VT_TRAIN_OPT_MINIBATCH:
       if (vt_cli_parse_int(optarg, 1, VT_TRAIN_MINIBATCH_MAX, &minibatch)) {
         vt_cli_error("--minibatch: expected an integer in 1..%d, got '%s'", VT_TRAIN_MINIBATCH_MAX,
                      optarg);
         return VT_EXIT_USAGE;
       }
       break;
-    case OPT_THREADS:
+    case VT_TRAIN_OPT_THREADS:
       if (vt_cli_parse_int(optarg, 1, 4096, &threads)) {
         vt_cli_error("--threads: expected an integer in 1..4096, got '%s'", optarg);
         return VT_EXIT_USAGE;
       }
       break;
-    case OPT_MINCOUNT:
+    case VT_TRAIN_OPT_MINCOUNT:
       if (vt_cli_parse_int(optarg, 1, UINT32_MAX, &min_count)) {
         vt_cli_error("--min-count: expected a positive integer, got '%s'", optarg);
         return VT_EXIT_USAGE;
       }
       break;
-    case OPT_LABEL:
+    case VT_TRAIN_OPT_LABEL:
       if (vt_cli_parse_col(optarg, &label_col)) {
         vt_cli_error("--label-col: expected a column index, last or a CoNLL-U name, got '%s'",
                      optarg);
@@ -302,9 +335,12 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
   }
   to->threads = (int32_t)threads;
   to->seed = (uint64_t)seed;
-  if (t->crf.items) return items_check(t);
-  int rc = templates_check(t, decoder, shards, minibatch);
+  int rc = t->crf.items ? items_check(t) : templates_check(t, decoder, shards, minibatch);
   if (rc >= 0) return rc;
+  if (vt_cli_train_unused(&seen, t->crf.items != NULL, to->algorithm, longopts) || files_apart(t))
+    return VT_EXIT_USAGE;
+  if (stage_model(t)) return VT_EXIT_FAIL;
+  if (t->crf.items) return -1;
   to->epochs = (int32_t)epochs;
   to->label_col = label_col;
   to->min_count = (uint32_t)min_count;
@@ -334,21 +370,27 @@ int vt_cli_train_callbacks(vt_cli_train *t) {
 
 int vt_cli_train_finish(vt_cli_train *t, vt_status st, const vt_train_report *rep) {
   int rc = VT_EXIT_OK;
-  if (st != VT_OK) {
+  const char *stop = st == VT_OK && rep->stop_reason ? rep->stop_reason : "done";
+  if (st == VT_OK) vt_crf_cli_log_stop(&t->cp, stop, rep->epochs);
+  if (crf_log_close(&t->cp) && st == VT_OK) {
+    vt_cli_error("%s: cannot write the log: %s; no model written", t->crf.log_path,
+                 t->cp.log_errno ? strerror(t->cp.log_errno) : "write error");
+    rc = VT_EXIT_USAGE;
+  } else if (st != VT_OK) {
     vt_cli_error("%s", vt_last_error());
     rc =
         st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EINVAL ? VT_EXIT_USAGE : VT_EXIT_FAIL;
   } else if (t->quiet) {
   } else if (t->crf.items) {
     fprintf(stderr,
-            "vitesse train: %d iterations in %.2f s; model %s: %lld features with non-zero "
-            "weights\n",
-            rep->epochs, rep->train_seconds, t->out_path, (long long)rep->model_features);
+            "vitesse train: %d iterations in %.2f s, stopped: %s; model %s: %lld features with "
+            "non-zero weights\n",
+            rep->epochs, rep->train_seconds, stop, t->out_path, (long long)rep->model_features);
   } else if (t->to.algorithm != VT_TRAIN_PERCEPTRON) {
     fprintf(stderr,
-            "vitesse train: %d iterations in %.2f s; train token accuracy %.2f%%; model %s: "
-            "%lld features with non-zero weights, about %.1f MB\n",
-            rep->epochs, rep->train_seconds, 100 * rep->train_accuracy, t->out_path,
+            "vitesse train: %d iterations in %.2f s, stopped: %s; train token accuracy %.2f%%; "
+            "model %s: %lld features with non-zero weights, about %.1f MB\n",
+            rep->epochs, rep->train_seconds, stop, 100 * rep->train_accuracy, t->out_path,
             (long long)rep->model_features, (double)rep->model_bytes / 1e6);
   } else {
     fprintf(stderr,
@@ -357,18 +399,21 @@ int vt_cli_train_finish(vt_cli_train *t, vt_status st, const vt_train_report *re
             rep->epochs, rep->train_seconds, rep->decode_seconds, t->out_path,
             (long long)rep->model_features, (double)rep->model_bytes / 1e6);
   }
-  if (t->cp.log) {
-    if (fclose(t->cp.log) && rc == VT_EXIT_OK) {
-      vt_cli_error("%s: cannot write the log", t->crf.log_path);
-      rc = VT_EXIT_FAIL;
-    }
-    t->cp.log = NULL;
+  if (rc == VT_EXIT_OK && t->stage_path && rename(t->stage_path, t->out_path) != 0) {
+    vt_cli_error("%s: cannot write the model: %s", t->out_path, strerror(errno));
+    rc = VT_EXIT_USAGE;
   }
   return rc;
 }
 
+const char *vt_cli_train_model_path(const vt_cli_train *t) {
+  return t->stage_path ? t->stage_path : t->out_path;
+}
+
 void vt_cli_train_free(vt_cli_train *t) {
-  if (t->cp.log) fclose(t->cp.log);
+  crf_log_close(&t->cp);
+  if (t->stage_path) unlink(t->stage_path); /* gone once renamed into place */
+  free(t->stage_path);
   free(t->tmpl_text);
   memset(t, 0, sizeof *t);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cli/train_crf.h"
+#include "cli/train_optcodes.h"
 #include "vitesse.h"
 
 /* A parsed `vitesse train` command line. */
@@ -17,7 +18,9 @@ typedef struct vt_cli_train {
   int progress;     /* the perceptron's progress bar is drawn (a terminal) */
   int quiet;        /* --quiet */
   const char *tmpl_path, *train_path, *dev_path, *out_path;
-  char *tmpl_text; /* the template file's bytes (owned) */
+  char *tmpl_text;  /* the template file's bytes (owned) */
+  char *stage_path; /* where the model is written before vt_cli_train_finish renames it to
+                       out_path (owned; NULL: out_path itself, standard output) */
 } vt_cli_train;
 
 /* Prints the --help of `vitesse train`. */
@@ -33,10 +36,16 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv);
 int vt_cli_train_callbacks(vt_cli_train *t);
 
 /* Ends a run: prints the failure (st != VT_OK, message from vt_last_error) or the closing line
- * (unless --quiet), closes the log. Returns the exit status. */
+ * (unless --quiet), closes the log (a failed write of it is a failure: exit 2) and, when all
+ * succeeded, renames the staged model into place. Returns the exit status. */
 int vt_cli_train_finish(vt_cli_train *t, vt_status st, const vt_train_report *rep);
 
-/* Frees what setup and callbacks hold (the log is closed without a check). */
+/* The path to hand the library as the model's: a staging name beside -o that
+ * vt_cli_train_finish renames into place once the run and its log succeeded. */
+const char *vt_cli_train_model_path(const vt_cli_train *t);
+
+/* Frees what setup and callbacks hold (the log is closed without a check; a staged model that
+ * was not renamed into place is removed). */
 void vt_cli_train_free(vt_cli_train *t);
 
 #endif

@@ -49,6 +49,9 @@ static vt_status describe(vt_model *m) {
   in->train_tokens = t->meta.train_tokens;
   in->decoder = t->meta.decoder;
   in->obs_bigram = t->obs_bigram;
+  in->origin = t->meta.origin == VT_ORIGIN_CRFPP    ? VT_MODEL_FROM_CRFPP
+               : t->meta.origin == VT_ORIGIN_WAPITI ? VT_MODEL_FROM_WAPITI
+                                                    : VT_MODEL_FROM_VITESSE;
   return VT_OK;
 }
 

@@ -113,3 +113,9 @@ vt_status vt_featdict_add(vt_featdict *d, const char *s, size_t len, int32_t *id
   if ((uint64_t)d->n * 2 > d->mask + 1) return grow_slots(d);
   return VT_OK;
 }
+
+const unsigned char *vt_label_control(const unsigned char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (s[i] < 0x20 || s[i] == 0x7f) return s + i;
+  return NULL;
+}

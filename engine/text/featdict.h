@@ -36,6 +36,12 @@ int32_t vt_featdict_find(const vt_featdict *d, const char *s, size_t len);
  * Returns VT_OK, VT_ENOMEM, or VT_EINVAL past INT32_MAX - 1 entries. */
 vt_status vt_featdict_add(vt_featdict *d, const char *s, size_t len, int32_t *id);
 
+/* The first byte of the label s[0, n) that a model cannot hold (a control byte: below 0x20,
+ * or 0x7f; a newline would forge a sentence break in tagging's output, a tab a column, a NUL
+ * cut the name short), or NULL. The readers of training data refuse these labels (item files,
+ * column corpora, joint corpora), and the model loader the same. */
+const unsigned char *vt_label_control(const unsigned char *s, size_t n);
+
 /* The bytes of entry `id` (0 <= id < n) and their length. */
 static inline const char *vt_featdict_str(const vt_featdict *d, int32_t id, size_t *len) {
   *len = (size_t)(d->off[id + 1] - d->off[id]);

@@ -46,6 +46,11 @@ static vt_status item_add(vt_crf_names *n, int frozen, vt_crf_data *d, const cha
                           size_t errlen) {
   if (memchr(line, '\0', len))
     return vt_fail_into(err, errlen, VT_EFORMAT, "%s:%llu: a NUL byte in the item", file, lineno);
+  if (len && line[len - 1] == '\r') /* CRFsuite would train on a label "\r" per CRLF blank line */
+    return vt_fail_into(err, errlen, VT_EFORMAT,
+                        "%s:%llu: the line ends in CR (CRLF line ends): item files for training "
+                        "take LF line ends",
+                        file, lineno);
   if (d->n_tok >= INT32_MAX - 1 ||
       reserve2((void **)&d->tok_off, sizeof *d->tok_off, (void **)&d->gold, sizeof *d->gold,
                &d->cap_tok, d->n_tok + 2))
@@ -55,6 +60,12 @@ static vt_status item_add(vt_crf_names *n, int frozen, vt_crf_data *d, const cha
   vt_crfs_attr_next(line, len, &pos, scratch, &an, &vn, &has_value); /* the label */
   if (an == 0)
     return vt_fail_into(err, errlen, VT_EFORMAT, "%s:%llu: the item has no label", file, lineno);
+  const unsigned char *bad = vt_label_control((const unsigned char *)scratch, an);
+  if (bad)
+    return vt_fail_into(err, errlen, VT_EFORMAT,
+                        "%s:%llu: the label holds the control byte 0x%02x, which a model "
+                        "cannot hold",
+                        file, lineno, *bad);
   int32_t y;
   if (frozen)
     y = vt_featdict_find(&n->labels, scratch, an);

@@ -30,6 +30,8 @@ typedef struct run_ctx {
   double *g0;                /* the gradient at the start, handed to liblbfgs's first evaluation */
   double f0;                 /* the smooth part of the objective there */
   vt_status fail;            /* an evaluation failed: VT_ENOMEM, or VT_ECANCELED (the processes) */
+  const char *nonfinite;     /* what became infinite or NaN (the same on every process), or NULL */
+  int32_t nonfinite_at;      /* at which iteration */
 } run_ctx;
 
 static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloatval_t *g,
@@ -41,14 +43,19 @@ static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloat
     c->g0 = NULL; /* counted in iteration 0 */
     return c->f0;
   }
-  if (c->fail != VT_OK) { /* no more collectives once one failed: liblbfgs is told to stop */
+  if (c->fail != VT_OK || c->nonfinite) { /* no more collectives once one failed: liblbfgs is
+                                             told to stop */
     memset(g, 0, (size_t)n * sizeof *g);
     return NAN;
   }
   const double t0 = vt_clock_seconds();
   double fx = vt_crf_grad_eval(c->G, x, g);
-  if (isnan(fx) && c->fail == VT_OK)
-    c->fail = vt_crf_grad_status(c->G) != VT_OK ? vt_crf_grad_status(c->G) : VT_ENOMEM;
+  if (isnan(fx) && vt_crf_grad_status(c->G) != VT_OK)
+    c->fail = vt_crf_grad_status(c->G);
+  else if (isnan(fx)) { /* a sequence's loss is NaN: the weights are no longer finite */
+    c->nonfinite = "the loss";
+    c->nonfinite_at = c->iters + 1;
+  }
   const double c2 = c->o->c2;
   if (c2 != 0) {
     double s = 0;
@@ -85,6 +92,16 @@ static int report(run_ctx *c, const double *x, double fx, double gnorm, double s
   r.seconds = now - c->t_iter;
   r.eval_seconds = c->ev_time;
   r.total_seconds = now - c->t_start - c->cb_time;
+  /* Every process sees the same values: all stop here alike, before the collective below. */
+  if (!c->nonfinite)
+    c->nonfinite = !isfinite(fx)               ? "the loss"
+                   : !isfinite(gnorm)          ? "the gradient norm"
+                   : !isfinite(r.feature_norm) ? "the weights"
+                                               : NULL;
+  if (c->nonfinite) {
+    c->nonfinite_at = k;
+    return 1;
+  }
   r.dev_accuracy = c->dev ? vt_crf_accuracy(c->dev, c->f, x, vt_crf_grad_threads(c->G)) : -1;
   int stop = c->o->on_iteration ? c->o->on_iteration(c->o->ctx, &r) : 0;
   /* The callback may be one process's only: all stop when it asks. */
@@ -203,6 +220,7 @@ vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const 
     r->initial_loss = c.x0_loss;
     if (report(&c, x, c.x0_loss, sqrt(gnorm), 0, 0, f->n)) {
       if ((st = c.fail) != VT_OK) goto fail;
+      if (c.nonfinite) goto nonfinite;
       r->loss = c.x0_loss;
       r->stop = "stopped by the callback";
       goto copy;
@@ -212,6 +230,7 @@ vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const 
   int ret = f->n > 0 ? lbfgs((int)f->n, x, &fx, evaluate, progress, &c, &p) : LBFGS_SUCCESS;
   if (c.fail == VT_OK && ret == LBFGSERR_OUTOFMEMORY) c.fail = VT_ENOMEM;
   if ((st = c.fail) != VT_OK) goto fail;
+  if (c.nonfinite) goto nonfinite;
   r->stop = c.stopped ? "stopped by the callback" : stop_reason(ret);
   if (!r->stop) {
     st = vt_fail_into(err, errlen, VT_EINVAL, "train: liblbfgs refused the parameters (%d)", ret);
@@ -222,6 +241,12 @@ vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const 
 copy:
   for (int64_t i = 0; i < f->n; i++) w[i] = x[i];
   r->seconds = vt_clock_seconds() - c.t_start - c.cb_time;
+  goto done;
+nonfinite:
+  st = vt_fail_into(err, errlen, VT_EINVAL,
+                    "train: %s is not finite at iteration %d: the values, the weights of --init or "
+                    "c1/c2 are too large for double arithmetic",
+                    c.nonfinite, (int)c.nonfinite_at);
   goto done;
 fail:
   st = vt_fail_into(err, errlen, st,

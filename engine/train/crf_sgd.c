@@ -25,13 +25,17 @@ typedef struct sgd {
   vt_crf_sparse sp; /* or their sparse form (crf_sparse.h), when the pairs seen are few */
   int sparse;
   double *G; /* sp.nnz: a sequence's transition counts */
+  int oom;   /* a sequence's tables could not be allocated (a NaN loss is otherwise the weights') */
 } sgd;
 
 /* Forward-backward of sequence s at the weights scale * w into g->b (and the transition counts
  * into GA or G); its loss (+inf: no path; NaN: out of memory). */
 static double sgd_fb(sgd *g, int64_t s) {
   double mA;
-  if (vt_crf_batch_set(&g->b, g->d, s, s + 1) != VT_OK) return NAN;
+  if (vt_crf_batch_set(&g->b, g->d, s, s + 1) != VT_OK) {
+    g->oom = 1;
+    return NAN;
+  }
   if (g->sparse) {
     vt_crf_sparse_set(&g->sp, g->w, g->scale, &mA);
     memset(g->G, 0, (size_t)g->sp.nnz * sizeof *g->G);
@@ -117,7 +121,7 @@ static double sgd_calibrate(sgd *g, const double *w0, const int64_t *sample, int
   double init = 0;
   for (int64_t i = 0; i < n; i++) {
     const double l = sgd_fb(g, sample[i]);
-    if (isnan(l)) return NAN;
+    if (g->oom) return NAN;
     init += l;
   }
   init += 0.5 * g->lambda * sgd_norm2(g) * (double)n;
@@ -128,7 +132,7 @@ static double sgd_calibrate(sgd *g, const double *w0, const int64_t *sample, int
     g->scale = 1;
     int64_t t = 0;
     double loss = sgd_epoch(g, sample, n, 1.0 / (g->lambda * eta), &t);
-    if (isnan(loss)) return NAN;
+    if (g->oom) return NAN; /* a NaN loss otherwise: the rate diverged, a bad trial */
     loss += 0.5 * g->lambda * sgd_norm2(g) * (double)n;
     if (isfinite(loss) && loss < init) {
       left--;
@@ -193,7 +197,7 @@ vt_status vt_crf_train_sgd(const vt_crf_data *d, const vt_crf_feats *f, const vt
     if (e == 0) { /* the starting point */
       for (int64_t i = 0; i < N; i++) {
         const double l = sgd_fb(&g, i);
-        if (isnan(l)) goto nomem;
+        if (g.oom) goto nomem;
         loss += l;
       }
       loss += o->c2 * sgd_norm2(&g);
@@ -201,8 +205,15 @@ vt_status vt_crf_train_sgd(const vt_crf_data *d, const vt_crf_feats *f, const vt
     } else {
       vt_train_shuffle(order, N, &rng);
       loss = sgd_epoch(&g, order, N, t0, &t);
-      if (isnan(loss)) goto nomem;
+      if (g.oom) goto nomem;
       loss += o->c2 * sgd_norm2(&g);
+    }
+    if (!isfinite(loss)) {
+      st = vt_fail_into(err, errlen, VT_EINVAL,
+                        "train: the loss is not finite at epoch %d: the values, the weights of "
+                        "--init or c2 are too large for double arithmetic",
+                        (int)e);
+      goto done;
     }
     hist[e] = loss;
     r->loss = loss;

@@ -53,6 +53,7 @@ typedef struct vt_perc_report {
   vt_decode_stats decode; /* counters of the training decoder */
   double decode_seconds;  /* time inside the decoder */
   int32_t epochs;         /* epochs done (fewer than o->epochs when on_epoch stopped them) */
+  const char *stop;       /* why training stopped (a static string; NULL: set by the caller) */
 } vt_perc_report;
 
 #endif

@@ -135,6 +135,13 @@ vt_status vt_trainset_compile(vt_trainset *d, vt_tcorpus *c, const vt_sentbatch 
       const int64_t tok = c->n_tok + t;
       size_t ll;
       const char *lab = vt_sentbatch_field(b, s, t, lc, &ll);
+      const unsigned char *bad = vt_label_control((const unsigned char *)lab, ll);
+      if (bad) { /* a NUL would cut the name short in the model, a control byte be refused */
+        vt_errorf(err, errlen, NULL,
+                  "%s:%llu: the label holds the control byte 0x%02x, which a model cannot hold",
+                  se->file, (unsigned long long)vt_sentbatch_lineno(b, s, t), *bad);
+        return VT_EFORMAT;
+      }
       if (d->frozen) {
         c->gold[tok] = vt_featdict_find(&d->labels, lab, ll);
       } else if (vt_featdict_add(&d->labels, lab, ll, &c->gold[tok]) != VT_OK) {

@@ -50,8 +50,9 @@ void vt_trainset_free(vt_trainset *d);
 
 /* Appends every sentence of `b` with T >= 1 to `c`. Before freezing, features and labels are
  * added to the dictionaries; after, they are looked up. Checks that each sentence has its label
- * column and every column the templates read, and that no template reads the label column.
- * Returns VT_OK, VT_EFORMAT ("FILE:LINE: problem" in err) or VT_ENOMEM. */
+ * column and every column the templates read, that no template reads the label column and
+ * that no label holds a control byte or a NUL (vt_label_control). Returns VT_OK, VT_EFORMAT
+ * ("FILE:LINE: problem" in err) or VT_ENOMEM. */
 vt_status vt_trainset_compile(vt_trainset *d, vt_tcorpus *c, const vt_sentbatch *b, char *err,
                               size_t errlen);
 

@@ -109,6 +109,16 @@ int vtpy_threads_check(int threads) {
 const char *vtpy_utf8(PyObject *o, const char *what) {
   Py_ssize_t n;
   const char *u = PyUnicode_AsUTF8AndSize(o, &n);
+  if (!u && PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+    /* a lone surrogate (what UTF-8 cannot encode): name it and where it is, not the codec */
+    const Py_ssize_t len = PyUnicode_GET_LENGTH(o);
+    Py_ssize_t at = 0;
+    while (at < len && !Py_UNICODE_IS_SURROGATE(PyUnicode_READ_CHAR(o, at))) at++;
+    PyErr_Clear();
+    PyErr_Format(PyExc_ValueError, "%s: a str UTF-8 cannot encode (a lone surrogate at %zd): %R",
+                 what, at, o);
+    return NULL;
+  }
   if (u && memchr(u, '\0', (size_t)n)) {
     PyErr_Format(PyExc_ValueError, "%s: a str with an embedded NUL character", what);
     return NULL;

@@ -1,7 +1,8 @@
 /* python/src/items.c: _vitesse.write_items, python-crfsuite's sequences written as a CRFsuite
  * item file in C, for the common items only (vitesse/_items.py's _fields_fast cases): writing
  * a large corpus from Python dicts took as long as a fifth of the training. Anything else (another
- * type, a character an item line cannot hold, an empty name or label) makes it return None
+ * type, a character an item line cannot hold, an empty name or label, a label holding a
+ * control byte) makes it return None
  * before it has checked everything, and the Python writer (which says what is wrong) writes the
  * file again from the start. */
 #define PY_SSIZE_T_CLEAN
@@ -119,6 +120,8 @@ static int put_pair(FILE *f, line *l, PyObject *pair, Py_ssize_t *n) {
     const char *lab = text_of(PyList_GET_ITEM(y, t), &nl);
     int r;
     if (!lab) return 1;
+    for (Py_ssize_t i = 0; i < nl; i++) /* a control byte: the Python writer says which */
+      if ((unsigned char)lab[i] < 0x20 || lab[i] == 0x7f) return 1;
     l->n = 0;
     if ((r = put_escaped(l, lab, nl)) || (r = put_item(l, PyList_GET_ITEM(x, t)))) return r;
     if (line_put(l, "\n", 1)) return -1;

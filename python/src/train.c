@@ -28,13 +28,14 @@ static void keep_error(callbacks *c) {
 }
 
 static PyObject *report_dict(const vt_train_report *r) {
-  return Py_BuildValue(
-      "{s:L,s:L,s:i,s:L,s:i,s:s,s:i,s:d,s:d,s:d,s:d,s:L,s:K}", "sentences", (long long)r->sentences,
-      "tokens", (long long)r->tokens, "labels", r->labels, "features", (long long)r->features,
-      "templates", r->templates, "decoder", vt_algo_name(r->decoder), "epochs", r->epochs,
-      "read_seconds", r->read_seconds, "train_seconds", r->train_seconds, "train_accuracy",
-      r->train_accuracy, "dev_accuracy", r->dev_accuracy, "model_features",
-      (long long)r->model_features, "model_bytes", (unsigned long long)r->model_bytes);
+  return Py_BuildValue("{s:L,s:L,s:i,s:L,s:i,s:s,s:i,s:d,s:d,s:d,s:d,s:L,s:K,s:z}", "sentences",
+                       (long long)r->sentences, "tokens", (long long)r->tokens, "labels", r->labels,
+                       "features", (long long)r->features, "templates", r->templates, "decoder",
+                       vt_algo_name(r->decoder), "epochs", r->epochs, "read_seconds",
+                       r->read_seconds, "train_seconds", r->train_seconds, "train_accuracy",
+                       r->train_accuracy, "dev_accuracy", r->dev_accuracy, "model_features",
+                       (long long)r->model_features, "model_bytes",
+                       (unsigned long long)r->model_bytes, "stop_reason", r->stop_reason);
 }
 
 static void cb_start(void *ctx, const vt_train_report *r) {

@@ -45,7 +45,8 @@ int vtpy_decode_opts(PyObject *algo, int k, PyObject *beam, int32_t L, vt_decode
 int vtpy_threads_check(int threads);
 
 /* The UTF-8 of str `o`, or NULL with an exception set: ValueError naming `what` when it holds a
- * NUL character (the library reads NUL-terminated strings, so the rest would be lost). */
+ * NUL character (the library reads NUL-terminated strings, so the rest would be lost) or a
+ * character UTF-8 cannot encode (a lone surrogate, named with its index). */
 const char *vtpy_utf8(PyObject *o, const char *what);
 
 /* Returns the worker count `threads` (>= 0; 0 = one per core) resolves to on this machine. */

@@ -324,3 +324,57 @@ def test_bad_parameters(items, corpus, cli_model):
         vitesse.train_items(d / "train.items", max_iterations=1.5)
     with pytest.raises(ValueError, match="threads must be in"):
         vitesse.train_items(d / "train.items", threads=-1)
+
+
+def test_train_report_says_why_training_stopped():
+    seqs = item_corpus(30, 5)
+    capped = vitesse.train_items(seqs, algorithm="lbfgs", max_iterations=2)
+    assert capped.train_report["stop_reason"] == "iteration cap reached"
+    sgd = vitesse.train_items(seqs, algorithm="l2sgd", max_iterations=2)
+    assert sgd.train_report["stop_reason"] == "epoch cap reached"
+
+
+def test_labels_a_model_cannot_hold_are_refused_before_training(tmp_path):
+    """A label with a control byte (the model loader refuses it) is refused when the data is
+    read, naming the sequence and item (memory) or the file and line, never after training
+    with a message about a temporary file; a CRLF item file is refused at its first line."""
+    import vitesse.pycrfsuite as pycrfsuite
+    from vitesse.sklearn import CRF
+    for label in ["\r", "B\rX", "\x01", "B\x0b", "\x1f", "\x7f"]:
+        code = "0x%02x" % ord(next(ch for ch in label if ch < " " or ch == "\x7f"))
+        pairs = [([["a"], {"w": "b"}], ["A", label])]
+        with pytest.raises(vitesse.Error, match=r"train\[0\] item 1: the label holds the control "
+                                                "byte %s" % code):
+            vitesse.train_items(pairs, max_iterations=1)
+        with pytest.raises(vitesse.Error, match="the label holds the control byte " + code) as e:
+            CRF(max_iterations=1).fit([x for x, _ in pairs], [y for _, y in pairs])
+        assert ".items" not in str(e.value)  # no temporary file the caller never saw
+        with pytest.raises(vitesse.Error, match="sequence 0 label 1: the label holds the "
+                                                "control byte " + code):
+            pycrfsuite.Trainer().append(pairs[0][0], pairs[0][1])
+        path = tmp_path / "c.items"
+        path.write_bytes(b"A\tw=1\n" + label.encode() + b"X\tw=2\n\n")
+        with pytest.raises(vitesse.Error, match=r"c\.items:2: the label holds the control byte "
+                                                + code):
+            vitesse.train_items(path, max_iterations=1)
+    (tmp_path / "crlf.items").write_bytes(b"A\tw=1\r\nB\tw=2\r\n\r\nA\tw=3\r\n")
+    with pytest.raises(vitesse.Error, match=r"crlf\.items:1: the line ends in CR"):
+        vitesse.train_items(tmp_path / "crlf.items", max_iterations=1)
+    # what is accepted trains and loads: UTF-8 and spaces in labels
+    m = vitesse.train_items([([["a"], ["b"]], ["é", "B x"])], max_iterations=2)
+    assert sorted(m.labels) == ["B x", "é"]
+
+
+def test_a_truncated_gz_item_file_is_an_error_naming_it(tmp_path):
+    import gzip
+    seqs = item_corpus(2000, 7)
+    write_items(tmp_path / "full.items", seqs)
+    data = gzip.compress((tmp_path / "full.items").read_bytes())
+    (tmp_path / "cut.items.gz").write_bytes(data[:len(data) * 2 // 3])
+    (tmp_path / "full.items.gz").write_bytes(data)
+    assert vitesse.train_items(tmp_path / "full.items.gz", max_iterations=1).labels
+    with pytest.raises(vitesse.Error, match=r"cut\.items\.gz: corrupt or truncated gzip data"):
+        vitesse.train_items(tmp_path / "cut.items.gz", max_iterations=1)
+    with pytest.raises(vitesse.Error, match=r"cut\.items\.gz: corrupt or truncated gzip data"):
+        vitesse.train_items(tmp_path / "full.items.gz", dev=tmp_path / "cut.items.gz",
+                            max_iterations=1)

@@ -18,16 +18,40 @@ def is_path(x):
 
 
 def _item_text(s, what):
-    """A piece of an attribute name or label as a str (bytes are UTF-8); ValueError for what
-    an item line cannot hold."""
+    """A piece of an attribute name or label as a str (bytes are UTF-8); vitesse.Error for
+    what an item line cannot hold (a tab, a newline, a NUL, bytes that are no UTF-8, a str
+    UTF-8 cannot encode: a lone surrogate)."""
     if isinstance(s, bytes):
-        s = s.decode("utf-8")
+        try:
+            s = s.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise Error("%s: bytes that are no UTF-8 (byte %d): %r" % (what, e.start, s)) from None
     elif not isinstance(s, str):
         raise ItemTypeError("%s must be a str, not %s" % (what, type(s).__name__))
     for ch, say in (("\t", "a tab"), ("\n", "a newline"), ("\0", "a NUL character")):
         if ch in s:
             raise Error("%s holds %s, which an item file cannot hold: %r" % (what, say, s))
+    if not s.isascii():
+        _check_utf8(s, what)
     return s
+
+
+def _check_label(label, where):
+    """vitesse.Error naming `where` when `label` holds a control character (below U+0020, or
+    U+007F), which a model cannot hold (its loader refuses it): refused before training."""
+    for ch in label:
+        if ch < " " or ch == "\x7f":
+            raise Error("%s: the label holds the control byte 0x%02x, which a model cannot "
+                        "hold: %r" % (where, ord(ch), label))
+
+
+def _check_utf8(s, what):
+    """vitesse.Error naming `what` when str `s` holds a character UTF-8 cannot encode."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise Error("%s holds %r at %d, which UTF-8 cannot encode (a lone surrogate): %r"
+                    % (what, s[e.start], e.start, s)) from None
 
 
 def _escaped(s):
@@ -62,6 +86,9 @@ def _attributes(x, where):
         else:
             try:
                 w = float(v)
+            except OverflowError:  # an int past a double's range: no weight
+                raise Error("%s: attribute %r has a weight too large for a float (%s of %d "
+                            "bits)" % (where, k, type(v).__name__, _bits(v))) from None
             except (TypeError, ValueError):
                 raise ItemTypeError("%s: the value of %r must be a str, a number, a bool or a "
                                 "nested item, not %s" % (where, k, type(v).__name__)) from None
@@ -69,6 +96,14 @@ def _attributes(x, where):
                 raise Error("%s: attribute %r has weight %r: weights must be finite"
                                  % (where, k, w))
             yield key, w
+
+
+def _bits(v):
+    """The bit length of int-like `v` (its size when float() overflows), or -1."""
+    try:
+        return int(v).bit_length()
+    except (TypeError, ValueError, OverflowError):
+        return -1
 
 
 def _esc(s):
@@ -94,7 +129,10 @@ def _fields_fast(item):
             elif tv is bool:
                 out.append(_esc(k) if v else _esc(k) + ":0.0")
             elif tv is float or tv is int:
-                w = float(v)
+                try:
+                    w = float(v)
+                except OverflowError:  # an int past a double's range: _fields says so
+                    return None
                 if w == 1.0:
                     out.append(_esc(k))
                 elif math.isfinite(w):
@@ -118,9 +156,19 @@ def _fields_text(item, where):
     fast = _fields_fast(item)
     if fast is not None:
         text = "\t".join(fast)
-        if text.count("\t") == len(fast) - 1 and "\n" not in text and "\0" not in text:
+        if (text.count("\t") == len(fast) - 1 and "\n" not in text and "\0" not in text
+                and (text.isascii() or _encodes(text))):
             return text
     return "\t".join(_fields(item, where))
+
+
+def _encodes(text):
+    """Whether str `text` encodes as UTF-8 (no lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _fields(item, where):
@@ -182,6 +230,7 @@ def _write_items(pairs, path, what):
                 label = _item_text(label, "%s: the label" % where)
                 if not label:
                     raise Error("%s: the label is empty" % where)
+                _check_label(label, where)
                 text = _fields_text(item, where)
                 f.write(_escaped(label) + ("\t" + text if text else "") + "\n")
             f.write("\n")

@@ -331,7 +331,7 @@ def train_items(train, *, dev=None, algorithm="lbfgs", c1=0, c2=1, max_iteration
     Model
         The CRF (``.kind == 'crfsuite'``: ``.tag_file`` tags item files);
         ``model.train_report`` holds the trainer's figures (``epochs``: the iterations done,
-        ``loss``: the last iteration's loss).
+        ``loss``: the last iteration's loss, ``stop_reason``: why training stopped).
 
     Raises
     ------

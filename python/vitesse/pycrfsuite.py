@@ -13,9 +13,10 @@ Every algorithm of CRFsuite is offered: 'lbfgs', 'l2sgd', 'ap', 'pa' and 'arow'.
 import contextlib
 import math
 import os
+import threading
 
 from . import _crf1d, _vitesse
-from ._items import ItemTypeError, _attributes, _item_text
+from ._items import ItemTypeError, _attributes, _check_label, _item_text
 from ._train import train_items
 
 __all__ = ["Trainer", "BaseTrainer", "Tagger", "ItemSequence", "CRFSuiteError"]
@@ -154,6 +155,7 @@ class TrainLog:
         self.iterations, self.last_iteration, self.log = [], None, []
         self.featgen_num_features = None
         self.training_seconds = None
+        self.stop_reason = None  # why training stopped (vitesse's train_report["stop_reason"])
 
 
 class BaseTrainer:
@@ -180,7 +182,10 @@ class BaseTrainer:
         """Adds a sequence: ``xseq`` its items (a list, or an ItemSequence), ``yseq`` as many
         labels; ``group`` selects it for holdout evaluation (``train(holdout=group)``)."""
         items = list(_xseq(xseq))
-        labels = [_item_text(y, "label %d" % t) for t, y in enumerate(yseq)]
+        labels = [_item_text(y, "sequence %d label %d" % (len(self._data), t))
+                  for t, y in enumerate(yseq)]
+        for t, y in enumerate(labels):  # what a model cannot hold: refused now, not after training
+            _check_label(y, "sequence %d label %d" % (len(self._data), t))
         if len(items) != len(labels):
             raise _vitesse.Error("The numbers of items and labels differ: |x| = %d, |y| = %d"
                                  % (len(items), len(labels)))
@@ -275,6 +280,7 @@ class BaseTrainer:
             raise CRFSuiteError(str(e)) from None
         if log is not None:
             log.training_seconds = sum(i["time"] for i in log.iterations)
+            log.stop_reason = getattr(m, "train_report", {}).get("stop_reason")
         return m
 
 
@@ -323,16 +329,25 @@ class Trainer(BaseTrainer):
 class Tagger:
     """python-crfsuite's Tagger: a CRFsuite model (a crf1d file from ``crfsuite learn``,
     python-crfsuite, ``Trainer.train``, or vitesse's native copy), then ``set``/``tag``,
-    ``probability`` and ``marginal`` over one sequence."""
+    ``probability`` and ``marginal`` over one sequence.
+
+    Threads may share a Tagger: ``tag(xseq)`` tags the sequence it is given, whatever other
+    threads set meanwhile (it is then the sequence set, as in python-crfsuite); ``set`` then
+    ``tag()``, ``probability`` or ``marginal`` work on the sequence set last, by any thread."""
 
     def __init__(self):
-        self._model, self._x, self._marg, self._info = None, None, None, None
+        self._model, self._info = None, None
+        # (items, marginals or None) of the sequence set: replaced whole, never in part, so a
+        # reader sees one sequence and its own marginals; the lock orders the replacements
+        self._seq = None
+        self._lock = threading.Lock()
 
     def _opened(self, model, what):
         if model.kind != "crfsuite":
             raise ValueError("Invalid model %s: a %s model, not a CRFsuite one"
                              % (what, model.kind))
-        self._model, self._x, self._marg, self._info = model, None, None, None
+        with self._lock:
+            self._model, self._seq, self._info = model, None, None
         return contextlib.closing(self)
 
     def open(self, name):
@@ -355,59 +370,75 @@ class Tagger:
 
     def close(self):
         """Closes the model."""
-        self._model, self._x, self._marg, self._info = None, None, None, None
+        with self._lock:
+            self._model, self._seq, self._info = None, None, None
 
     def _need(self, sequence=True):
-        if self._model is None:
+        """(model, the sequence set's (items, marginals) or None), read together."""
+        with self._lock:
+            model, seq = self._model, self._seq
+        if model is None:
             raise ValueError("no model: open one first")
-        if sequence and self._x is None:
+        if sequence and seq is None:
             raise ValueError("no sequence: set one, or pass it to tag")
+        return model, seq
+
+    def _set(self, model, x, marg=None, only_if=None):
+        """Makes `x` (with its marginals) the sequence set, if `model` is still the one open
+        (and with `only_if`, if that is still the sequence set)."""
+        with self._lock:
+            if self._model is model and (only_if is None or self._seq is only_if):
+                self._seq = (x, marg)
 
     def labels(self):
         """The model's labels."""
-        self._need(sequence=False)
-        return self._model.labels
+        return self._need(sequence=False)[0].labels
 
     def set(self, xseq):
         """Sets the sequence ``tag``, ``probability`` and ``marginal`` work on."""
-        self._need(sequence=False)
+        model = self._need(sequence=False)[0]
         x = list(_xseq(xseq))
-        self._model.tag(x)  # checks the items now
-        self._x, self._marg = x, None
+        model.tag(x)  # checks the items now
+        self._set(model, x)
 
     def tag(self, xseq=None):
-        """The best label sequence of ``xseq`` (None: the sequence set last)."""
-        if xseq is not None:
-            self.set(xseq)
-        self._need()
-        if not self._x:
-            return []
-        return self._model.tag(self._x)
+        """The best label sequence of ``xseq`` (None: the sequence set last); ``xseq`` is then
+        the sequence set."""
+        if xseq is None:
+            model, (x, _) = self._need()
+            return model.tag(x) if x else []
+        model = self._need(sequence=False)[0]
+        x = list(_xseq(xseq))
+        labels = model.tag(x)
+        self._set(model, x)
+        return labels
 
     def probability(self, yseq):
         """P(yseq | the sequence set)."""
-        self._need()
-        score, log_z = self._model.path_score(self._x, list(yseq))
+        model, (x, _) = self._need()
+        score, log_z = model.path_score(x, list(yseq))
         return math.exp(score - log_z)
 
     def marginal(self, y, pos):
         """The marginal probability of label ``y`` at position ``pos`` of the sequence set."""
-        self._need()
-        if self._marg is None:
-            self._marg = self._model.tag(self._x, marginals=True)[1]
-        labels = self._model.labels
+        model, seq = self._need()
+        x, marg = seq
+        labels = model.labels
         if y not in labels:
             raise ValueError("unknown label %r" % (y,))
-        if not 0 <= pos < len(self._x):
-            raise IndexError("position %d of a sequence of %d items" % (pos, len(self._x)))
-        return float(self._marg[pos, labels.index(y)])
+        if not 0 <= pos < len(x):
+            raise IndexError("position %d of a sequence of %d items" % (pos, len(x)))
+        if marg is None:
+            marg = model.tag(x, marginals=True)[1]
+            self._set(model, x, marg, only_if=seq)
+        return float(marg[pos, labels.index(y)])
 
     def info(self):
         """The model's parameters (a ParsedDump: header, labels, attributes, transitions,
         state_features), read from its crf1d file."""
-        self._need(sequence=False)
+        model = self._need(sequence=False)[0]
         if self._info is None:
-            self._info = _crf1d.parse(self._model.to_bytes(format="crfsuite"))
+            self._info = _crf1d.parse(model.to_bytes(format="crfsuite"))
         return self._info
 
     def dump(self, filename=None):

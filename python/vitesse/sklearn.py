@@ -101,9 +101,7 @@ class Tagger:
     # -- estimator -----------------------------------------------------------------------------
     def fit(self, X, y, X_dev=None, y_dev=None):
         """Train on sentences X with label lists y (and optionally a dev set); returns self."""
-        X, y = list(X), list(y)
-        if len(X) != len(y):
-            raise ValueError("X has %d sentences but y %d" % (len(X), len(y)))
+        X, y = _paired(X, y, "X", "y", "sentences", "tokens")
         first = next((t for s in X for t in s), None)
         if first is None:
             raise ValueError("X has no tokens")
@@ -111,8 +109,9 @@ class Tagger:
                          if isinstance(first, dict) else None)
         train_rows = _with_labels(self._rows(X), y)
         dev_rows = None
-        if X_dev is not None:
-            dev_rows = _with_labels(self._rows(list(X_dev)), list(y_dev))
+        if X_dev is not None or y_dev is not None:
+            X_dev, y_dev = _paired(X_dev, y_dev, "X_dev", "y_dev", "sentences", "tokens")
+            dev_rows = _with_labels(self._rows(X_dev), y_dev)
         ncols = len(train_rows[next(i for i, s in enumerate(train_rows) if s)][0]) - 1
         template = self.template or self._default_template(ncols)
         with tempfile.TemporaryDirectory(prefix="vitesse-tagger-") as d:
@@ -148,16 +147,9 @@ class Tagger:
         return self._model().tag_many(self._rows(X), threads=self.threads, algo=algo, k=k)
 
     def score(self, X, y):
-        """Token accuracy of predict(X) against y."""
-        pred = self.predict(X)
-        total = right = 0
-        for p, g in zip(pred, y):
-            g = list(g)
-            if len(p) != len(g):
-                raise ValueError("a sentence of %d tokens has %d labels" % (len(p), len(g)))
-            total += len(g)
-            right += sum(a == b for a, b in zip(p, g))
-        return right / total if total else 0.0
+        """Token accuracy of predict(X) against y; ValueError when y's sentence count or a
+        sentence's label count differs from X's."""
+        return _accuracy(self.predict(X), y, "sentences", "tokens")
 
     # -- pickling: the model file's bytes ------------------------------------------------------
     def __getstate__(self):
@@ -247,21 +239,17 @@ class CRF:
         """Trains on sequences X with label lists y (X_dev, y_dev: a holdout set evaluated
         after each iteration, in ``training_log_``); returns self."""
         trainer = self._trainer()
-        X, y = list(X), list(y)
-        if len(X) != len(y):
-            raise _vitesse.Error("X has %d sequences but y %d" % (len(X), len(y)))
-        for i, (xseq, yseq) in enumerate(zip(X, y)):
-            xseq, yseq = list(xseq), list(yseq)
-            if len(xseq) != len(yseq):
-                raise _vitesse.Error("X[%d]: %d items but y[%d] has %d labels"
-                                     % (i, len(xseq), i, len(yseq)))
+        X, y = _paired(X, y, "X", "y", "sequences", "items")
+        for xseq, yseq in zip(X, y):
             trainer.append(xseq, yseq)
-        if X_dev is not None:
+        dev = X_dev is not None or y_dev is not None
+        if dev:
+            X_dev, y_dev = _paired(X_dev, y_dev, "X_dev", "y_dev", "sequences", "items")
             for xseq, yseq in zip(X_dev, y_dev):
                 trainer.append(xseq, yseq, group=1)
         with tempfile.TemporaryDirectory(prefix="vitesse-crf-") as d:
             path = self.model_filename or os.path.join(d, "model.crfsuite")
-            trainer.train(path, holdout=-1 if X_dev is None else 1)
+            trainer.train(path, holdout=1 if dev else -1)
             with open(path, "rb") as f:
                 self._bytes = f.read()
         self._tagger = None
@@ -313,14 +301,9 @@ class CRF:
         return [{y: float(row[j]) for j, y in enumerate(labels)} for row in marg]
 
     def score(self, X, y):
-        """Item accuracy of predict(X) against y (sklearn_crfsuite.metrics.flat_accuracy_score)."""
-        pred = self.predict(X)
-        total = right = 0
-        for p, g in zip(pred, y):
-            g = list(g)
-            total += len(g)
-            right += sum(a == b for a, b in zip(p, g))
-        return right / total if total else 0.0
+        """Item accuracy of predict(X) against y (sklearn_crfsuite.metrics.flat_accuracy_score);
+        ValueError when y's sequence count or a sequence's label count differs from X's."""
+        return _accuracy(self.predict(X), y, "sequences", "items")
 
     @property
     def classes_(self):
@@ -394,3 +377,38 @@ def _with_labels(rows, y):
         out.append([([r] if isinstance(r, str) else list(r)) + [str(lab)]
                     for r, lab in zip(sent, labels)])
     return out
+
+
+def _paired(X, y, xname, yname, seqs, items):
+    """X and y, iterables of sequences (generators too), read once into lists of lists (an
+    ItemSequence of X as its items). vitesse.Error (a ValueError) when one of them is None or
+    they differ in their sequence count or in a sequence's length, naming the sequence."""
+    if X is None or y is None:
+        raise _vitesse.Error("%s and %s go together: %s is None"
+                             % (xname, yname, xname if X is None else yname))
+    X = [list(pycrfsuite._xseq(x)) for x in X]
+    y = [list(g) for g in y]
+    if len(X) != len(y):
+        raise _vitesse.Error("%s has %d %s but %s %d" % (xname, len(X), seqs, yname, len(y)))
+    for i, (xseq, yseq) in enumerate(zip(X, y)):
+        if len(xseq) != len(yseq):
+            raise _vitesse.Error("%s[%d]: %d %s but %s[%d] has %d labels"
+                                 % (xname, i, len(xseq), items, yname, i, len(yseq)))
+    return X, y
+
+
+def _accuracy(pred, y, seqs, items):
+    """The share of the labels of y (an iterable of label iterables) equal to those predicted,
+    `pred` (one label list per sequence of X). ValueError when y and X differ in their sequence
+    count or in a sequence's length (naming it): nothing is compared in part."""
+    y = [list(g) for g in y]
+    if len(y) != len(pred):
+        raise ValueError("y has %d %s but X %d" % (len(y), seqs, len(pred)))
+    total = right = 0
+    for i, (p, g) in enumerate(zip(pred, y)):
+        if len(p) != len(g):
+            raise ValueError("y[%d] has %d labels but X[%d] %d %s"
+                             % (i, len(g), i, len(p), items))
+        total += len(g)
+        right += sum(a == b for a, b in zip(p, g))
+    return right / total if total else 0.0

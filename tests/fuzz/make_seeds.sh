@@ -240,5 +240,13 @@ awk -v N=6 -f "$(dirname "$0")/../crf_train/items.awk" >"$OUT/crftrain/small.ite
 printf 'A\tx:nan\n' >"$OUT/crftrain/nan.items"
 printf 'B-NP\tw=the\tpos\\:x:2.5\n\ty\nO\t\t\tz:-1e-3\n\n\nI-NP\ta\\\\b\n' >"$OUT/crftrain/escapes.items"
 printf 'O\n\n' >"$OUT/crftrain/no_attrs.items"
+# refused by the trainer's reader: a CRLF file, a label holding a control byte (0x0b)
+printf 'A\tw=1\r\nB\tw=2\r\n\r\nA\r\n' >"$OUT/crftrain/bad_crlf.items"
+printf 'A\tw=1\nB\013X\tw=2\n\n' >"$OUT/crftrain/bad_control_label.items"
+# a truncated .gz item file (an error naming the file, never the items read so far)
+awk -v N=40 -f "$(dirname "$0")/../crf_train/items.awk" | gzip -9 -n -c | head -c 200 \
+  >"$OUT/crfsitems/bad_truncated.items.gz"
+# a column corpus whose label holds a NUL (read here; the trainer refuses it)
+printf 'w1\tA\nw2\tB\000X\n\n' >"$OUT/conll/bad_nul_label.txt"
 
 echo "make_seeds: $(find "$OUT" -type f | wc -l) files, $(du -sk "$OUT" | cut -f1) KB in $OUT"
