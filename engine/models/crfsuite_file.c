@@ -357,8 +357,10 @@ int vt_crfs_write_native(const char *path, const vt_crfs *m, char *err, size_t e
 static int index_finish(vt_crfs **out, int st, const char *kind, const char *name, char *err,
                         size_t errlen) {
   if (st != VT_OK) return st;
-  uint32_t dup = (*out)->A;
-  st = vt_crfs_index_build(&(*out)->idx, *out, &dup);
+  const vt_crfs *m = *out;
+  const vt_crfs_attrs a = {m->A, m->L, m->attr_off, m->attr_pool, m->st_off, m->st_label, m->st_w};
+  uint32_t dup = m->A;
+  st = vt_crfs_index_build(&(*out)->idx, &a, &dup);
   if (st == VT_EFORMAT)
     vt_errorf(err, errlen, name, "corrupt %s: attribute %u listed twice", kind, dup);
   else if (st != VT_OK)

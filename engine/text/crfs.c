@@ -12,6 +12,7 @@
 #include "alloc/arena.h"
 #include "core/clock.h"
 #include "core/errmsg.h"
+#include "text/crfs_rows.h"
 #include "text/strhash.h"
 
 vt_status vt_crfs_bind(vt_crfs *m) {
@@ -75,28 +76,6 @@ int64_t vt_crfs_attr_find(const vt_crfs *m, const char *s, size_t len) {
   return find_in(m->slots, m->mask, m->key, m->attr_off, m->attr_pool, s, len);
 }
 
-size_t vt_crfs_field_read(const char *line, size_t len, size_t *pos, char *out) {
-  size_t i = *pos, n = 0;
-  while (i < len && line[i] != ':' && line[i] != '\t') {
-    char c = line[i++];
-    if (c == '\\' && i < len && (line[i] == ':' || line[i] == '\\')) c = line[i++];
-    out[n++] = c;
-  }
-  *pos = i;
-  return n;
-}
-
-int vt_crfs_value_parse(char *s, size_t n, double *v) {
-  if (n == 0) {
-    *v = 1.0;
-    return 0;
-  }
-  s[n] = '\0';
-  char *end;
-  *v = strtod(s, &end);
-  return end == s + n && isfinite(*v) ? 0 : -1;
-}
-
 int vt_crfs_item_row(const vt_crfs *m, const char *line, size_t len, char *scratch, double *row,
                      int32_t *known, char *err, size_t errlen) {
   size_t pos = 0;
@@ -157,7 +136,7 @@ vt_status vt_crfs_tag(const vt_crfs *m, const vt_decode_opts *opts, vt_arena *ar
   if ((T && !E) || !scratch) return VT_ENOMEM;
   if (T) memset(E, 0, (size_t)T * (size_t)L * sizeof *E); /* arena memory is not zeroed */
   if (m->idx.slots) {
-    const int rc = vt_crfs_rows(m, arena, lines, lens, T, E, bad, err, errlen);
+    const int rc = vt_crfs_rows(&m->idx, m->L, arena, lines, lens, T, E, bad, err, errlen);
     if (rc == -2) return VT_ENOMEM;
     if (rc) return VT_EFORMAT;
   }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "text/crfs_fields.h"
 #include "text/crfs_index.h"
 #include "vitesse.h"
 
@@ -69,31 +70,6 @@ static inline const char *vt_crfs_label(const vt_crfs *m, int32_t y, size_t *len
   return m->label_pool + m->label_off[y];
 }
 
-/* Reads one field of an item `line` (`len` bytes) from *pos up to a ':', a tab or the end,
- * undoing the escapes \: and \\ (a backslash before anything else is kept), into out (len + 1
- * bytes); returns its length and leaves *pos on the byte that ended it. */
-size_t vt_crfs_field_read(const char *line, size_t len, size_t *pos, char *out);
-
-/* Reads the next NAME[:VALUE] field of an item `line` from *pos: NAME into scratch (*an bytes),
- * and when a ':' follows, VALUE into scratch + *an + 1 (*vn bytes, *has_value 1; else 0 and 0).
- * Returns where the value went. scratch holds len + 2 bytes. */
-static inline char *vt_crfs_attr_next(const char *line, size_t len, size_t *pos, char *scratch,
-                                      size_t *an, size_t *vn, int *has_value) {
-  *an = vt_crfs_field_read(line, len, pos, scratch);
-  char *val = scratch + *an + 1;
-  *vn = 0;
-  *has_value = *pos < len && line[*pos] == ':';
-  if (*has_value) {
-    ++*pos;
-    *vn = vt_crfs_field_read(line, len, pos, val);
-  }
-  return val;
-}
-
-/* Parses the `n` bytes at s (s[n] is overwritten with a NUL) as CRFsuite's attribute value: empty
- * is 1, else a finite number that strtod reads whole. Returns 0 or -1. */
-int vt_crfs_value_parse(char *s, size_t n, double *v);
-
 /* Adds the emission row of one item line (`len` bytes, no line end) to row[0, L) (zeroed by the
  * caller): fields separated by runs of tabs, the first one the label (ignored), each other one
  * NAME[:VALUE] with escapes \: and \\ (a further ':' starts an attribute with an empty name, as
@@ -102,14 +78,6 @@ int vt_crfs_value_parse(char *s, size_t n, double *v);
  * the problem in err: a NUL byte, a VALUE that is not a finite number, a score that overflows. */
 int vt_crfs_item_row(const vt_crfs *m, const char *line, size_t len, char *scratch, double *row,
                      int32_t *known, char *err, size_t errlen);
-
-/* Adds the emission rows of T item lines (lines[t], lens[t] bytes) to E (T x L, zeroed by the
- * caller) through m->idx (built): the same bits as vt_crfs_item_row on each line in turn, and
- * the same error for the same item (the first item whose row cannot be made: *bad, message in
- * err). Escaped fields and values are copied into `arena`. Returns 0, -1 (an error) or -2 (out
- * of memory). */
-int vt_crfs_rows(const vt_crfs *m, vt_arena *arena, const char *const *lines, const size_t *lens,
-                 int32_t T, double *E, int32_t *bad, char *err, size_t errlen);
 
 /* What vt_crfs_format prints besides the labels (CRFsuite's `tag` options). */
 enum { VT_CRFS_PROB = 1, VT_CRFS_MARG = 2, VT_CRFS_MARG_ALL = 4, VT_CRFS_REF = 8 };

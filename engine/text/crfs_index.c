@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text/crfs.h"
 #include "text/strhash.h"
 
 /* Bytes of a record's name, padded. */
@@ -13,7 +12,7 @@ static uint64_t pad8(uint64_t n) { return (n + 7) & ~7ull; }
 /* Whether attribute a's features go in a dense row: they cover a third of the labels or more (a
  * row of vector additions then takes fewer instructions than the scattered ones, for at most
  * twice the memory of the sparse list) and their labels are distinct. */
-static int dense_fits(const vt_crfs *m, uint32_t a, unsigned char *seen) {
+static int dense_fits(const vt_crfs_attrs *m, uint32_t a, unsigned char *seen) {
   const uint32_t b = m->st_off[a], n = m->st_off[a + 1] - b;
   if (n == 0 || (uint64_t)n * 24 < (uint64_t)m->L * 8) return 0;
   int ok = 1;
@@ -26,7 +25,7 @@ static int dense_fits(const vt_crfs *m, uint32_t a, unsigned char *seen) {
   return ok;
 }
 
-vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs *m, uint32_t *dup) {
+vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs_attrs *m, uint32_t *dup) {
   vt_status st = VT_ENOMEM;
   const uint32_t A = m->A, L = (uint32_t)m->L;
   unsigned char *seen = calloc(L, 1), *dense = calloc((size_t)A + 1, 1);
@@ -40,7 +39,7 @@ vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs *m, uint32_t *dup)
     const uint64_t n = m->st_off[a + 1] - m->st_off[a];
     dense[a] = (unsigned char)dense_fits(m, a, seen);
     x->dense += dense[a];
-    bytes += sizeof(vt_crfs_rec) + pad8(m->attr_off[a + 1] - m->attr_off[a]) +
+    bytes += sizeof(vt_crfs_rec) + pad8(m->off[a + 1] - m->off[a]) +
              (dense[a] ? 8ull * L : 8 * n + pad8(4 * n));
   }
   if (bytes / 8 > UINT32_MAX) goto done;
@@ -55,8 +54,8 @@ vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs *m, uint32_t *dup)
   memset(x->recs, 0, 16);
   uint64_t at = 16;
   for (uint32_t a = 0; a < A; a++) {
-    const char *s = m->attr_pool + m->attr_off[a];
-    const uint32_t len = m->attr_off[a + 1] - m->attr_off[a];
+    const char *s = m->pool + m->off[a];
+    const uint32_t len = m->off[a + 1] - m->off[a];
     const uint32_t b = m->st_off[a], n = m->st_off[a + 1] - b;
     const uint64_t h = vt_crfs_index_hash(x, s, len);
     uint32_t i = (uint32_t)h & x->mask;

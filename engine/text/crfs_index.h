@@ -141,11 +141,21 @@ static inline const vt_crfs_rec *vt_crfs_index_probe(const vt_crfs_index *x, uin
   }
 }
 
-struct vt_crfs;
+/* A model's attributes as its arrays hold them (crfs.h): A names, and each one's state features
+ * (labels < L, weights) back to back in file order. */
+typedef struct vt_crfs_attrs {
+  uint32_t A;
+  int32_t L;
+  const uint32_t *off; /* A + 1 offsets into pool */
+  const char *pool;
+  const uint32_t *st_off; /* A + 1 offsets into st_label and st_w */
+  const uint32_t *st_label;
+  const double *st_w;
+} vt_crfs_attrs;
 
-/* Builds m's index from its arrays (names, st_off, st_label, st_w) into *x. Returns VT_OK,
- * VT_EFORMAT (two attributes with one name: *dup gets the later id) or VT_ENOMEM. */
-vt_status vt_crfs_index_build(vt_crfs_index *x, const struct vt_crfs *m, uint32_t *dup);
+/* Builds the index of the attributes `a` into *x. Returns VT_OK, VT_EFORMAT (two attributes with
+ * one name: *dup gets the later id) or VT_ENOMEM. */
+vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs_attrs *a, uint32_t *dup);
 
 /* Frees what the index holds (zeroing it). */
 void vt_crfs_index_free(vt_crfs_index *x);

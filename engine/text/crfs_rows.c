@@ -16,8 +16,9 @@
 #include "alloc/arena.h"
 #include "core/errmsg.h"
 #include "core/rowadd.h"
-#include "text/crfs.h"
+#include "text/crfs_fields.h"
 #include "text/crfs_index.h"
+#include "text/crfs_rows.h"
 
 #define GROUP 64 /* attributes looked up together */
 
@@ -147,10 +148,8 @@ static int32_t first_overflow(const double *E, int32_t T, int32_t L) {
   return -1;
 }
 
-int vt_crfs_rows(const vt_crfs *m, vt_arena *arena, const char *const *lines, const size_t *lens,
-                 int32_t T, double *E, int32_t *bad, char *err, size_t errlen) {
-  const vt_crfs_index *x = &m->idx;
-  const int32_t L = m->L;
+int vt_crfs_rows(const vt_crfs_index *x, int32_t L, vt_arena *arena, const char *const *lines,
+                 const size_t *lens, int32_t T, double *E, int32_t *bad, char *err, size_t errlen) {
   const vt_rowadd_f64_fn add = vt_rowadd_f64();
   pending g[GROUP];
   int ng = 0;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/errmsg.h"
-#include "text/crfs.h"
+#include "text/crfs_fields.h"
 
 vt_status vt_crf_names_init(vt_crf_names *n) {
   memset(n, 0, sizeof *n);
