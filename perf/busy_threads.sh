@@ -33,17 +33,16 @@ run() {
   /usr/bin/time -f '%e %U %S' -o "$W/time" "$@" >/dev/null 2>"$W/err" || { cat "$W/err" >&2; exit 1; }
   awk '{printf "%s %.2f\n", $1, $2 + $3}' "$W/time" >>"$W/$name"
 }
-fit() { # fit THREADS: Python's CRF training (what CRF.fit and pycrfsuite's Trainer call)
-  "$VITESSE_PYTHON" -c 'import sys, vitesse
+# Python's CRF training (what CRF.fit and pycrfsuite's Trainer call): argv ITEMS THREADS.
+FIT='import sys, vitesse
 vitesse.train_items(sys.argv[1], algorithm="lbfgs", c1=0.1, c2=0.1, max_iterations=10,
-                    threads=int(sys.argv[2]))' "$I" "$1"
-}
+                    threads=int(sys.argv[2]))'
 for r in 1 2 3; do
   for t in 1 2; do
     run "train$t" "$V" train --algo lbfgs --items "$I" --c1 0.1 --c2 0.1 --max-iterations 10 \
       --threads "$t" -o "$W/m$t.model"
     run "tag$t" "$V" tag -m "$W/m$t.model" --threads "$t" "$I"
-    [ -n "${VITESSE_PYTHON:-}" ] && run "fit$t" fit "$t"
+    if [ -n "${VITESSE_PYTHON:-}" ]; then run "fit$t" "$VITESSE_PYTHON" -c "$FIT" "$I" "$t"; fi
   done
 done
 cmp -s "$W/m1.model" "$W/m2.model" || echo "the models of 1 and 2 threads differ" >&2
