@@ -2,6 +2,7 @@
  * observation-dependent bigram templates) against brute force on small lattices: viterbi finds
  * an optimal path, kbest-viterbi the k best scores, beam with B >= L the optimum; without
  * deltas, viterbi agrees with vt_decode. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,5 +135,95 @@ TEST(kbest_scores) { run_all(CHECK_KBEST); }
 TEST(beam_full_width_optimal) { run_all(CHECK_BEAM); }
 TEST(staggered_col_refused) { run_all(CHECK_REFUSED); }
 
-TEST_MAIN(CASE(viterbi_optimal), CASE(kbest_scores), CASE(beam_full_width_optimal),
-          CASE(staggered_col_refused))
+/* The textbook loop over position-dependent edges: for each label j, the previous labels i in
+ * ascending order with a strict >, so the lowest i wins a tie (what vt_obs_decode's Viterbi must
+ * return, on its max-plus kernels, at every width). */
+static void viterbi_plain(const vt_obs_lattice *lat, int32_t *y) {
+  const int32_t L = lat->L, T = lat->T;
+  double *M = malloc(sizeof(double) * (size_t)L * (size_t)L), *prev = malloc(sizeof(double) * L);
+  double *cur = malloc(sizeof(double) * L);
+  int32_t *bp = malloc(sizeof(int32_t) * (size_t)T * (size_t)L);
+  for (int32_t j = 0; j < L; j++) prev[j] = lat->S[j] + lat->E[j];
+  for (int32_t t = 1; t < T; t++) {
+    memcpy(M, lat->A, sizeof(double) * (size_t)L * (size_t)L);
+    for (int64_t d = lat->doff[t]; d < lat->doff[t + 1]; d++) M[lat->dkey[d]] += lat->dval[d];
+    for (int32_t j = 0; j < L; j++) {
+      double best = -INFINITY;
+      int32_t arg = 0;
+      for (int32_t i = 0; i < L; i++)
+        if (prev[i] + M[i * L + j] > best) {
+          best = prev[i] + M[i * L + j];
+          arg = i;
+        }
+      cur[j] = best + lat->E[(size_t)t * L + j];
+      bp[(size_t)t * L + j] = arg;
+    }
+    double *tmp = prev;
+    prev = cur;
+    cur = tmp;
+  }
+  double best = -INFINITY;
+  y[T - 1] = 0;
+  for (int32_t j = 0; j < L; j++)
+    if (prev[j] + lat->F[j] > best) {
+      best = prev[j] + lat->F[j];
+      y[T - 1] = j;
+    }
+  for (int32_t t = T - 1; t > 0; t--) y[t - 1] = bp[(size_t)t * L + y[t]];
+  free(M);
+  free(prev);
+  free(cur);
+  free(bp);
+}
+
+/* Viterbi (and viterbi-scalar) return the textbook loop's path, ties and all, for 1 to 40 labels
+ * (the kernels' full vectors and their padding), integer scores (ties everywhere), -inf edges and
+ * repeated delta keys. */
+TEST(viterbi_path_as_the_plain_loop) {
+  enum { LMAX = 40, TMAX = 12, DMAX = 16 };
+  static double A[LMAX * LMAX], E[TMAX * LMAX], dval[TMAX * DMAX];
+  static int32_t dkey[TMAX * DMAX], want[TMAX], got[TMAX];
+  double S[LMAX], F[LMAX], score;
+  int64_t doff[TMAX + 1];
+  test_rng r = {11};
+  int differ = 0, cases = 0;
+  for (int rep = 0; rep < 400; rep++) {
+    const int32_t L = 1 + test_int(&r, LMAX), T = 1 + test_int(&r, TMAX);
+    for (int32_t i = 0; i < L * L; i++)
+      A[i] = test_int(&r, 9) ? (double)test_int(&r, 3) : -INFINITY;
+    for (int32_t j = 0; j < L; j++) {
+      S[j] = test_int(&r, 3);
+      F[j] = test_int(&r, 3);
+    }
+    for (int32_t i = 0; i < T * L; i++) E[i] = test_int(&r, 3);
+    int64_t n = 0;
+    doff[0] = doff[1] = 0;
+    for (int32_t t = 1; t < T; t++) {
+      for (int32_t k = test_int(&r, DMAX); k > 0; k--, n++) {
+        dkey[n] = test_int(&r, 4) ? test_int(&r, L * L) : dkey[n > 0 ? n - 1 : 0] % (L * L);
+        dval[n] = test_int(&r, 5) - 2;
+      }
+      doff[t + 1] = n;
+    }
+    vt_obs_lattice lat = {L, T, A, S, F, E, doff, dkey, dval};
+    viterbi_plain(&lat, want);
+    const vt_algo algos[2] = {VT_ALGO_VITERBI, VT_ALGO_VITERBI_SCALAR};
+    for (int a = 0; a < 2; a++) {
+      vt_arena *arena;
+      vt_arena_create(&arena, 0);
+      vt_decode_opts o;
+      vt_decode_opts_init(&o);
+      o.algo = algos[a];
+      int32_t n_paths = 0;
+      vt_obs_decode(&lat, &o, arena, got, &score, &n_paths, NULL);
+      cases++;
+      if (n_paths == 1 && memcmp(got, want, sizeof(int32_t) * (size_t)T)) differ++;
+      vt_arena_destroy(arena);
+    }
+  }
+  EXPECT_EQ_INT(differ, 0, "paths that differ from the plain loop's");
+  EXPECT(cases == 800, "%d cases", cases);
+}
+
+TEST_MAIN(CASE(viterbi_path_as_the_plain_loop), CASE(viterbi_optimal), CASE(kbest_scores),
+          CASE(beam_full_width_optimal), CASE(staggered_col_refused))

@@ -1,13 +1,16 @@
 /* engine/text/obsbigram.c: Viterbi, k-best Viterbi and beam search over position-dependent
  * transitions (see obsbigram.h). Each position builds its L x L edge matrix in scratch memory
- * (A plus that position's deltas): O(T L^2) time like Viterbi, with no SIMD kernels; these
- * models are the uncommon case. */
+ * (A plus that position's deltas): O(T L^2) time like Viterbi. Viterbi's steps run on the
+ * max-plus kernels of the engine's decoders (core/kernel.h: the same bits at every SIMD level,
+ * the lowest label on ties); k-best and beam are plain loops. */
 #include "text/obsbigram.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "alloc/arena.h"
+#include "core/kernel.h"
+#include "core/trans_layout.h"
 
 int vt_obs_algo_supported(vt_algo algo) {
   return algo == VT_ALGO_VITERBI || algo == VT_ALGO_VITERBI_SCALAR ||
@@ -40,29 +43,26 @@ double vt_obs_path_score(const vt_obs_lattice *lat, const int32_t *y) {
   return s + lat->F[y[T - 1]];
 }
 
-static vt_status viterbi(const vt_obs_lattice *lat, vt_arena *arena, int32_t *labels) {
+/* Viterbi with the max-plus kernel `mp`: out[j] = max_i (prev[i] + M[i][j]) + E[t][j], the
+ * lowest i on ties, as the plain loop over i ascending with a strict > gives. M holds A once;
+ * each position adds its deltas in their order (as edges_at), and puts A's entries back after its
+ * step. Its rows are read to vt_pad_up(L) entries: the last one's run into zeroed padding. */
+static vt_status viterbi(const vt_obs_lattice *lat, vt_maxplus_fn mp, vt_arena *arena,
+                         int32_t *labels) {
   const int32_t L = lat->L, T = lat->T;
-  double *M = VT_ARENA_NEW(arena, double, (size_t)L *L);
+  const size_t LL = (size_t)L * (size_t)L, pad = (size_t)vt_pad_up(L);
+  double *M = VT_ARENA_NEW(arena, double, LL + pad);
   double *prev = VT_ARENA_NEW(arena, double, L), *cur = VT_ARENA_NEW(arena, double, L);
   int32_t *bp = VT_ARENA_NEW(arena, int32_t, (size_t)T * L);
   if (!M || !prev || !cur || !bp) return VT_ENOMEM;
+  memcpy(M, lat->A, LL * sizeof *M);
+  memset(M + LL, 0, pad * sizeof *M);
   for (int32_t j = 0; j < L; j++) prev[j] = lat->S[j] + lat->E[j];
   for (int32_t t = 1; t < T; t++) {
-    edges_at(lat, t, M);
-    const double *e = lat->E + (size_t)t * L;
-    for (int32_t j = 0; j < L; j++) {
-      double best = -INFINITY;
-      int32_t arg = 0;
-      for (int32_t i = 0; i < L; i++) {
-        double v = prev[i] + M[(size_t)i * L + j];
-        if (v > best) {
-          best = v;
-          arg = i;
-        }
-      }
-      cur[j] = best + e[j];
-      bp[(size_t)t * L + j] = arg;
-    }
+    const int64_t d0 = lat->doff[t], d1 = lat->doff[t + 1];
+    for (int64_t d = d0; d < d1; d++) M[lat->dkey[d]] += lat->dval[d];
+    mp(prev, L, M, L, lat->E + (size_t)t * L, L, cur, bp + (size_t)t * L);
+    for (int64_t d = d0; d < d1; d++) M[lat->dkey[d]] = lat->A[lat->dkey[d]];
     double *tmp = prev;
     prev = cur;
     cur = tmp;
@@ -239,7 +239,8 @@ vt_status vt_obs_decode(const vt_obs_lattice *lat, const vt_decode_opts *opts, v
   switch (opts->algo) {
   case VT_ALGO_KBEST_VITERBI: st = kbest(lat, opts->k, arena, labels, &n); break;
   case VT_ALGO_BEAM: st = beam(lat, opts->beam, opts->k, arena, labels, &n); break;
-  default: st = viterbi(lat, arena, labels); break;
+  case VT_ALGO_VITERBI_SCALAR: st = viterbi(lat, vt_kernels_scalar.maxplus, arena, labels); break;
+  default: st = viterbi(lat, vt_kernels_active()->maxplus, arena, labels); break;
   }
   if (st != VT_OK) return st;
   for (int32_t p = 0; p < n; p++) scores[p] = vt_obs_path_score(lat, labels + (size_t)p * lat->T);
