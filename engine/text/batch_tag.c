@@ -70,7 +70,7 @@ static int64_t add_features(const vt_textmodel *m, const uint8_t *const *recs, c
     const char *s = sbuf + soff[i];
     const size_t n = soff[i + 1] - soff[i];
     const uint32_t *hd = (const uint32_t *)(const void *)rec;
-    if (rec == (const uint8_t *)1 || hd[0] != n || memcmp(rec + 8, s, n) != 0) {
+    if (rec == (const uint8_t *)1 || hd[0] != n || !vt_bytes_eq((const char *)rec + 8, s, n)) {
       rec = vt_textmodel_find(m, s, n); /* a collision in the first slot: the general probe */
       if (!rec) {
         unknown++;

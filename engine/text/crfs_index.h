@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "text/strhash.h"
 #include "vitesse.h"
 
 /* A record's head; the name follows, zero-padded to 8 bytes, then the weights. */
@@ -90,36 +91,9 @@ static inline const double *vt_crfs_rec_w(const vt_crfs_rec *r) {
   return (const double *)(const void *)((const char *)(r + 1) + ((r->len + 7u) & ~7u));
 }
 
-/* Whether the `n` bytes at a and at b are the same (reads only those bytes: 8-byte words, the
- * last one overlapping, instead of a call to memcmp for the short names attributes have). */
-static inline int vt_crfs_bytes_eq(const char *a, const char *b, size_t n) {
-  uint64_t x, y, diff = 0;
-  if (n >= 8) {
-    size_t i = 0;
-    for (; i + 8 < n; i += 8) {
-      memcpy(&x, a + i, 8);
-      memcpy(&y, b + i, 8);
-      diff |= x ^ y;
-    }
-    memcpy(&x, a + n - 8, 8);
-    memcpy(&y, b + n - 8, 8);
-    return (diff | (x ^ y)) == 0;
-  }
-  if (n >= 4) {
-    uint32_t c0, c1, d0, d1;
-    memcpy(&c0, a, 4);
-    memcpy(&d0, b, 4);
-    memcpy(&c1, a + n - 4, 4);
-    memcpy(&d1, b + n - 4, 4);
-    return ((c0 ^ d0) | (c1 ^ d1)) == 0;
-  }
-  for (size_t i = 0; i < n; i++) diff |= (uint64_t)(unsigned char)(a[i] ^ b[i]);
-  return diff == 0;
-}
-
 /* Whether record r is named by the `n` bytes at s. */
 static inline int vt_crfs_rec_is(const vt_crfs_rec *r, const char *s, size_t n) {
-  return r->len == n && vt_crfs_bytes_eq(vt_crfs_rec_name(r), s, n);
+  return r->len == n && vt_bytes_eq(vt_crfs_rec_name(r), s, n);
 }
 
 /* The record of the `n` bytes at s whose hash is h, probing from slot *at (at first h & mask; to

@@ -83,4 +83,32 @@ static inline uint64_t vt_strhash_padded(const void *data, size_t n) {
   return vt_mix64(h);
 }
 
+/* Whether the `n` bytes at a and at b are the same (reads only those bytes: 8-byte words, the
+ * last one overlapping, instead of a call to memcmp for the short names of attributes and
+ * features). */
+static inline int vt_bytes_eq(const char *a, const char *b, size_t n) {
+  uint64_t x, y, diff = 0;
+  if (n >= 8) {
+    size_t i = 0;
+    for (; i + 8 < n; i += 8) {
+      memcpy(&x, a + i, 8);
+      memcpy(&y, b + i, 8);
+      diff |= x ^ y;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return (diff | (x ^ y)) == 0;
+  }
+  if (n >= 4) {
+    uint32_t c0, c1, d0, d1;
+    memcpy(&c0, a, 4);
+    memcpy(&d0, b, 4);
+    memcpy(&c1, a + n - 4, 4);
+    memcpy(&d1, b + n - 4, 4);
+    return ((c0 ^ d0) | (c1 ^ d1)) == 0;
+  }
+  for (size_t i = 0; i < n; i++) diff |= (uint64_t)(unsigned char)(a[i] ^ b[i]);
+  return diff == 0;
+}
+
 #endif
