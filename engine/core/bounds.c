@@ -144,7 +144,19 @@ void vt_bounds_global(vt_trans *tr) {
       q = qmin(q, vt_quantum_log2(row[j]));
     }
   }
+  int64_t n_amax = 0, n_mag = 0, n_q = 0; /* how many cells attain each */
+  for (int32_t i = 0; i < tr->L; i++) {
+    const double *row = b->Ar + (size_t)i * tr->ld;
+    for (int32_t j = 0; j < tr->L; j++) {
+      n_amax += row[j] == amax;
+      n_mag += isfinite(row[j]) && fabs(row[j]) == mag;
+      n_q += vt_quantum_log2(row[j]) == q;
+    }
+  }
   b->a_max = amax;
   b->mag_a = mag;
   b->q_a = q;
+  b->n_amax = n_amax;
+  b->n_mag = n_mag;
+  b->n_q = n_q;
 }

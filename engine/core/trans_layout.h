@@ -31,6 +31,9 @@ typedef struct vt_bounds {
   int32_t q_a;      /* every finite A is a multiple of 2^q_a (vt_quantum_log2; INT32_MAX: none
                      * is finite and nonzero) */
   int32_t q_sf;     /* the same over S and F */
+  int64_t n_amax;   /* cells of A equal to a_max, finite ones with |A| = mag_a, ones whose */
+  int64_t n_mag;    /* quantum is q_a: vt_trans_update rescans A only when a change leaves */
+  int64_t n_q;      /* one of them at 0 */
 } vt_bounds;
 
 struct vt_trans {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
-_Static_assert(sizeof(struct vt_trans) == 160 && sizeof(vt_bounds) == 112,
+_Static_assert(sizeof(struct vt_trans) == 184 && sizeof(vt_bounds) == 136,
                "struct vt_trans changed: list its new arrays in `fields` of "
                "engine/core/trans_replica.c, then update this check");
 
