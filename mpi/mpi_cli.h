@@ -1,5 +1,5 @@
 /* mpi/mpi_cli.h: `vitesse-mpi`, tag and decode across the ranks of an MPI job, writing the very
- * bytes `vitesse tag` / `vitesse decode` write (../shared/design/mpi-scaleout.md).
+ * bytes `vitesse tag` / `vitesse decode` write (docs/cluster.md).
  *
  * The options are `vitesse tag`'s and `vitesse decode`'s, parsed by the CLI's own parsers
  * (engine/cli/tag_setup.h, decode_setup.h). Every rank runs the library's engine on its share;

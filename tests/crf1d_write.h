@@ -1,7 +1,7 @@
 /* tests/crf1d_write.h: writes CRFsuite 0.12 crf1d model files for the tests, from the format
- * description in ../shared/design/peer-model-formats.md (2.2) alone: header, FEAT, two CQDB
- * dictionaries (Bob Jenkins' lookup3 hashlittle, public domain, over key + NUL, 256 tables,
- * linear probing), LFRF and AFRF reference chunks. */
+ * layout of CRFsuite 0.12's crf1dmodel.c and cqdb.c (written from their description): header, FEAT,
+ * two CQDB dictionaries (Bob Jenkins' lookup3 hashlittle, public domain, over key + NUL, 256
+ * tables, linear probing), LFRF and AFRF reference chunks. */
 #ifndef VT_TEST_CRF1D_WRITE_H
 #define VT_TEST_CRF1D_WRITE_H
 

@@ -1,5 +1,5 @@
 /* tests/peer_write.h: small CRF++ and Wapiti models written by the tests themselves, and a
- * brute-force scorer implementing each peer's own scoring (../shared/design/peer-model-formats.md),
+ * brute-force scorer implementing each peer's own scoring (as crf_test and wapiti label score),
  * for tests/test_peer.c (which also writes the fuzz seeds of fuzz_crfpp and fuzz_wapiti with it).
  *
  * A model is: labels in the peer's order, templates (a subset of each peer's syntax:

@@ -1,5 +1,5 @@
 /* engine/decode/carpediem.c: Carpediem (Esposito & Radicioni 2009), exact 1-best, the baseline of
- * Kaji et al. 2010 and Huang et al. 2012; written from ../shared/design/carpediem.md.
+ * Kaji et al. 2010 and Huang et al. 2012 (the paper's algorithm; docs/decoders.md, "Carpediem").
  *
  * Layers are finished left to right ("seize the day"). In layer t labels are opened in
  * decreasing node score N[t][y] (the emission, with the start score folded into layer 0 and the

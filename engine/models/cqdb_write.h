@@ -1,5 +1,5 @@
 /* engine/models/cqdb_write.h: CRFsuite's constant string dictionary, CQDB, as the crf1d model
- * file holds two of them (labels, attributes; ../shared/design/peer-model-formats.md, 2.2).
+ * file holds two of them (labels, attributes; CRFsuite 0.12's lib/cqdb/src/cqdb.c).
  *
  * A chunk, offsets relative to its start, integers u32 little-endian: "CQDB", chunk size, flag
  * 0, byte-order mark 0x62445371, number of ids, offset of the id -> record array; 256 table

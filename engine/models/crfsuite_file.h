@@ -1,5 +1,5 @@
 /* engine/models/crfsuite_file.h: CRFsuite models from files: the crf1d binary model `crfsuite
- * learn` writes (version 100; layout in ../shared/design/peer-model-formats.md, 2.2), and the
+ * learn` writes (version 100; the layout of CRFsuite 0.12's crf1dmodel.c), and the
  * native file `vitesse convert --from crfsuite` writes: the same model laid out as the tagger reads
  * it (engine/text/crfs.h), in the checksummed container of io/binfile.h, mapped at load with
  * nothing to build, so it loads faster. Every offset and count is checked before use. */

@@ -1,6 +1,6 @@
 /* engine/models/crfsuite_write.h: a CRFsuite model (engine/text/crfs.h) written as the crf1d
- * file CRFsuite 0.12 writes and `crfsuite tag` reads (layout in
- * ../shared/design/peer-model-formats.md, 2.2; the dictionaries in cqdb_write.h).
+ * file CRFsuite 0.12 writes and `crfsuite tag` reads (the layout of its crf1dmodel.c; the
+ * dictionaries in cqdb_write.h).
  *
  * What is written, in CRFsuite's order of chunks: the 48-byte header (num_features 0, as
  * CRFsuite leaves it); FEAT: the state features in the model's order (grouped by attribute,

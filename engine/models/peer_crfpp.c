@@ -1,5 +1,5 @@
 /* engine/models/peer_crfpp.c: CRF++ 0.58/0.59 models, binary (what crf_learn writes by default) and
- * text (crf_learn -t), as native tagger models (../shared/design/peer-model-formats.md, section 1).
+ * text (crf_learn -t), as native tagger models (the layout of CRF++'s feature_index.cpp).
  *
  * Labels keep CRF++'s order (bytewise sorted), templates are CRF++'s lines (their expansion
  * gives CRF++'s feature strings exactly), a `U` string with weight offset f gets the record

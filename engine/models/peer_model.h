@@ -2,9 +2,9 @@
  * 0.58/0.59 (binary and text, engine/models/peer_crfpp.c) and Wapiti 1.5 (text,
  * engine/models/peer_wapiti.c). Each is turned into a model file image in memory
  * (engine/models/peer_build.h) and loaded from there, so it tags exactly as the same model
- * converted to a file (`vitesse convert`). Facts about the formats:
- * ../shared/design/peer-model-formats.md. To add a format: one vt_peer_format, a case in
- * vt_peer_sniff, vt_peer_format_named and vt_peer_load_mem. */
+ * converted to a file (`vitesse convert`). The formats are the peers' own (CRF++'s
+ * feature_index.cpp, Wapiti's model.c), described in each loader. To add a format: one
+ * vt_peer_format, a case in vt_peer_sniff, vt_peer_format_named and vt_peer_load_mem. */
 #ifndef VT_IO_PEER_MODEL_H
 #define VT_IO_PEER_MODEL_H
 

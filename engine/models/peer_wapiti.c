@@ -1,5 +1,5 @@
 /* engine/models/peer_wapiti.c: Wapiti 1.5 text models as native tagger models
- * (../shared/design/peer-model-formats.md, section 3).
+ * (the text model Wapiti's mdl_save writes).
  *
  * Labels keep Wapiti's order (first seen in training), the patterns are Wapiti's lines (read in
  * Wapiti's dialect, engine/text/template.h, they expand to Wapiti's observation strings), and

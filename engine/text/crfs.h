@@ -1,5 +1,5 @@
 /* engine/text/crfs.h: a CRFsuite 0.12 crf1d model as the tagger reads it, and CRFsuite's item
- * format (../shared/design/peer-model-formats.md, section 2).
+ * format (as CRFsuite 0.12's crf1dmodel.c writes and frontend/reader.c reads them).
  *
  * The model is laid out at load time (engine/models/crfsuite_file.c, from a crf1d file or from the
  * native file `vitesse convert --from crfsuite` writes): label and attribute names, an

@@ -1,5 +1,5 @@
-/* engine/train/crf_sgd.c: SGD with L2 regularisation for CRFs, CRFsuite's l2sgd method (facts in
- * ../shared/design/crf-training.md): per sequence the loss (lambda/2)||w||^2 - log p(y|x) with
+/* engine/train/crf_sgd.c: SGD with L2 regularisation for CRFs, CRFsuite's l2sgd method (its
+ * train_l2sgd.c; docs/training.md): per sequence the loss (lambda/2)||w||^2 - log p(y|x) with
  * lambda = 2 c2 / N, the rate eta_t = 1 / (lambda (t0 + t)), the weight decay kept as one scale
  * factor, and t0 from a calibration on a sample. One sequence at a time: single-threaded. */
 #define _POSIX_C_SOURCE 200809L
