@@ -118,6 +118,25 @@ int vt_crfs_item_row(const vt_crfs *m, const char *line, size_t len, char *scrat
   return 0;
 }
 
+/* The rows of T item lines by the reference reader, for a model built without its index (one
+ * made in memory rather than loaded): vt_crfs_rows's contract. */
+static int rows_reference(const vt_crfs *m, vt_arena *arena, const char *const *lines,
+                          const size_t *lens, int32_t T, double *E, int32_t *bad, char *err,
+                          size_t errlen) {
+  size_t longest = 0;
+  for (int32_t t = 0; t < T; t++)
+    if (lens[t] > longest) longest = lens[t];
+  char *scratch = vt_arena_alloc(arena, longest + 2);
+  if (!scratch) return -2;
+  for (int32_t t = 0; t < T; t++)
+    if (vt_crfs_item_row(m, lines[t], lens[t], scratch, E + (size_t)t * (size_t)m->L, NULL, err,
+                         errlen)) {
+      *bad = t;
+      return -1;
+    }
+  return 0;
+}
+
 vt_status vt_crfs_tag(const vt_crfs *m, const vt_decode_opts *opts, vt_arena *arena,
                       const char *const *lines, const size_t *lens, int32_t T, int32_t *labels,
                       double *scores, int32_t *n_paths, double *marg, double *logz,
@@ -125,33 +144,16 @@ vt_status vt_crfs_tag(const vt_crfs *m, const vt_decode_opts *opts, vt_arena *ar
                       double *seconds, char *err, size_t errlen) {
   const int32_t L = m->L;
   const double t0 = seconds ? vt_clock_seconds() : 0;
-  size_t longest = 0;
   *n_paths = 0;
   *bad = -1;
   if (T < 0) return VT_EINVAL;
-  for (int32_t t = 0; t < T; t++)
-    if (lens[t] > longest) longest = lens[t];
   double *E = VT_ARENA_NEW(arena, double, (size_t)T *(size_t)L);
-  char *scratch = vt_arena_alloc(arena, longest + 2);
-  if ((T && !E) || !scratch) return VT_ENOMEM;
+  if (T && !E) return VT_ENOMEM;
   if (T) memset(E, 0, (size_t)T * (size_t)L * sizeof *E); /* arena memory is not zeroed */
-  if (m->idx.slots) {
-    const int rc = vt_crfs_rows(&m->idx, m->L, arena, lines, lens, T, E, bad, err, errlen);
-    if (rc == -2) return VT_ENOMEM;
-    if (rc) return VT_EFORMAT;
-  }
-  for (int32_t t = 0; !m->idx.slots && t < T; t++)
-    if (vt_crfs_item_row(m, lines[t], lens[t], scratch, E + (size_t)t * (size_t)L, NULL, err,
-                         errlen)) {
-      *bad = t;
-      return VT_EFORMAT;
-    }
-  for (size_t c = 0; !m->idx.slots && c < (size_t)T * (size_t)L; c++)
-    if (!(fabs(E[c]) < INFINITY)) { /* weights times values past the range of a double */
-      *bad = (int32_t)(c / (size_t)L);
-      vt_errorf(err, errlen, NULL, "a label's score overflows (weights or values too large)");
-      return VT_EFORMAT;
-    }
+  const int rc = m->idx.slots ? vt_crfs_rows(&m->idx, L, arena, lines, lens, T, E, bad, err, errlen)
+                              : rows_reference(m, arena, lines, lens, T, E, bad, err, errlen);
+  if (rc == -2) return VT_ENOMEM;
+  if (rc) return VT_EFORMAT;
   const double t1 = seconds ? vt_clock_seconds() : 0;
   vt_status st = vt_decode(m->trans, opts, arena, E, T, labels, scores, n_paths, stats);
   if (st == VT_OK && marg) st = vt_posteriors(m->trans, arena, E, T, marg, logz);
