@@ -49,16 +49,7 @@ close_lines() {
     END { if (n == 0) { print "no lines"; bad = 1 } exit bad }'
 }
 
-expect_bad() { # expect_bad WHAT_IN_MESSAGE CMD...: exit 2, one line naming it, no model
-  what=$1
-  shift
-  "$@" >stdout 2>stderr
-  rc=$?
-  [ "$rc" -eq 2 ] || fail "exit $rc, want 2: $*"
-  [ "$(wc -l <stderr)" -eq 1 ] || fail "stderr has $(wc -l <stderr) lines, want 1: $*"
-  grep -q "^vitesse: .*$what" stderr || fail "message lacks '$what': $(cat stderr)"
-  [ -z "$(ls -A out)" ] || fail "model left behind: $(ls -A out)"
-}
+. "$HERE/expect_bad.sh"
 
 # The loss and feature norm of every iteration of a --log file, %f each.
 loss_norms() { sed -n 's/.*"loss": \([^,]*\), "feature_norm": \([^,]*\),.*/\1 \2/p' "$1" |

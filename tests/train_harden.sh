@@ -15,6 +15,7 @@
 #              file) is refused at read time with FILE:LINE, in item files, column corpora and
 #              joint corpora (POS tags, chunk labels), by every trainer; a CRLF column corpus trains as LF; what trains, tag reloads.
 set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
 if [ $# -lt 2 ]; then
   echo "usage: $0 VITESSE CASE" >&2
   exit 64
@@ -33,17 +34,7 @@ fail() {
   exit 1
 }
 
-# expect_bad WHAT CMD...: exit 2, one line naming WHAT, nothing in out/
-expect_bad() {
-  what=$1
-  shift
-  "$@" >stdout 2>stderr
-  rc=$?
-  [ "$rc" -eq 2 ] || fail "exit $rc, want 2: $*"
-  [ "$(wc -l <stderr)" -eq 1 ] || fail "stderr has $(wc -l <stderr) lines, want 1: $*"
-  grep -q "^vitesse: .*$what" stderr || fail "message lacks '$what': $(cat stderr)"
-  [ -z "$(ls -A out)" ] || fail "model left behind: $(ls -A out)"
-}
+. "$HERE/expect_bad.sh"
 
 # items N: N small sequences of CRFsuite items, 3 labels
 items() {
