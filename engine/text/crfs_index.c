@@ -1,6 +1,7 @@
 /* engine/text/crfs_index.c: building the tagger's attribute index (crfs_index.h). */
 #include "text/crfs_index.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,8 @@ vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs_attrs *m, uint32_t
   x->k0 = vt_mix64(key ^ 0xA0761D6478BD642Full);
   x->k1 = vt_mix64(key ^ 0xE7037ED1A0B428DBull) | 1;
   uint64_t bytes = 16; /* unit 0 and 1 unused: a slot's unit is never 0 */
+  for (uint32_t f = 0; f < m->st_off[A]; f++)
+    if (fabs(m->st_w[f]) > x->wmax) x->wmax = fabs(m->st_w[f]);
   for (uint32_t a = 0; a < A; a++) {
     const uint64_t n = m->st_off[a + 1] - m->st_off[a];
     dense[a] = (unsigned char)dense_fits(m, a, seen);

@@ -36,6 +36,7 @@ typedef struct vt_crfs_index {
   unsigned char *recs; /* records, 8-byte units, unit 0 unused */
   uint64_t rec_bytes;
   uint32_t dense; /* attributes stored dense */
+  double wmax;    /* the largest |weight| of a state feature */
 } vt_crfs_index;
 
 /* The keyed hash of the index: `n` bytes at s (reads only those bytes). */

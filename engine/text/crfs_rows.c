@@ -6,6 +6,7 @@
  * prefetched, then the records checked and their weights added, so the cache misses of a group
  * overlap. Each label's sum runs over the attributes in item order, as vt_crfs_item_row's does:
  * the same bits, and the same errors for the same item. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -86,6 +87,43 @@ static inline size_t next_special(scan *sc, size_t pos) {
   return sc->len;
 }
 
+#define LINE_WORDS 64 /* lines of up to 64 * 64 bytes take the one-pass path */
+
+/* The tabs of line[0, len) (len <= 64 * LINE_WORDS) as bits, 64 bytes a word, into tabs[];
+ * returns 0 when the line holds no ':', '\\' or NUL byte, so that its fields are the spans
+ * between tabs, each an attribute of value 1 used where it lies. */
+static int line_tabs(const char *line, size_t len, uint64_t *tabs) {
+  memset(tabs, 0, ((len + 63) / 64) * sizeof *tabs);
+  size_t k = 0;
+  int other = 0;
+#if defined(__SSE2__)
+  const __m128i tab = _mm_set1_epi8('\t'), colon = _mm_set1_epi8(':'), bs = _mm_set1_epi8('\\'),
+                nul = _mm_setzero_si128();
+  __m128i o = _mm_setzero_si128();
+  for (; k + 16 <= len; k += 16) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + k));
+    tabs[k / 64] |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, tab)) << (k % 64);
+    o = _mm_or_si128(o, _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(v, bs)),
+                                     _mm_cmpeq_epi8(v, nul)));
+  }
+  if (k < len && len >= 16) { /* the last 16 bytes, the new ones shifted into place */
+    const size_t rest = len - k;
+    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + len - 16));
+    tabs[k / 64] |= ((uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, tab)) >> (16 - rest))
+                    << (k % 64);
+    o = _mm_or_si128(o, _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(v, bs)),
+                                     _mm_cmpeq_epi8(v, nul)));
+    k = len;
+  }
+  other = _mm_movemask_epi8(o) != 0;
+#endif
+  for (; k < len; k++) { /* a line shorter than 16 bytes, or no SSE2 */
+    tabs[k / 64] |= (uint64_t)(line[k] == '\t') << (k % 64);
+    other |= line[k] == ':' || line[k] == '\\' || line[k] == '\0';
+  }
+  return other;
+}
+
 /* Adds record r's weights times v into row[0, L). */
 static inline void rec_add(const vt_crfs_rec *r, double v, double *row, vt_rowadd_f64_fn add) {
   const double *w = vt_crfs_rec_w(r);
@@ -131,6 +169,23 @@ static void group_flush(const vt_crfs_index *x, pending *g, int n, double *E, in
   }
 }
 
+/* Queues the attribute named by the `n` bytes at s, value v, of item t: hashes it and prefetches
+ * its slot; the group is looked up when full. */
+static inline void push(const vt_crfs_index *x, pending *g, int *ng, const char *s, size_t n,
+                        int32_t t, double v, double *E, int32_t L, vt_rowadd_f64_fn add) {
+  pending *p = &g[(*ng)++];
+  p->s = s;
+  p->n = (uint32_t)n;
+  p->t = t;
+  p->v = v;
+  p->h = vt_crfs_index_hash(x, s, n);
+  __builtin_prefetch(&x->slots[(uint32_t)p->h & x->mask]);
+  if (*ng == GROUP) {
+    group_flush(x, g, *ng, E, L, add);
+    *ng = 0;
+  }
+}
+
 /* The first of items [0, T) whose row holds a score that is not finite (every exponent bit set:
  * an infinity or a NaN), or -1. */
 static int32_t first_overflow(const double *E, int32_t T, int32_t L) {
@@ -157,9 +212,35 @@ int vt_crfs_rows(const vt_crfs_index *x, int32_t L, vt_arena *arena, const char 
   char why[200] = "";
   char *vbuf = NULL; /* a value, NUL-terminated for strtod */
   size_t vcap = 0;
+  int any_value = 0; /* a value other than 1 was read */
+  uint32_t most = 0; /* the most attributes of an item */
+  uint64_t tabs[LINE_WORDS];
   for (int32_t t = 0; t < T && fail < 0; t++) {
     const char *line = lines[t];
     const size_t len = lens[t];
+    uint32_t n_attr = 0;
+    if (len <= 64 * LINE_WORDS && !line_tabs(line, len, tabs)) { /* fields between tabs */
+      size_t start = 0;
+      int first = 1; /* the label field comes first */
+      for (size_t w = 0; w * 64 < len; w++)
+        for (uint64_t m = tabs[w]; m; m &= m - 1) {
+          const size_t e = w * 64 + (size_t)__builtin_ctzll(m);
+          if (e > start) {
+            if (!first) {
+              push(x, g, &ng, line + start, e - start, t, 1.0, E, L, add);
+              n_attr++;
+            }
+            first = 0;
+          }
+          start = e + 1;
+        }
+      if (len > start && !first) {
+        push(x, g, &ng, line + start, len - start, t, 1.0, E, L, add);
+        n_attr++;
+      }
+      if (n_attr > most) most = n_attr;
+      continue;
+    }
     if (memchr(line, '\0', len)) {
       fail = t;
       vt_errorf(why, sizeof why, NULL, "a NUL byte in the item");
@@ -211,21 +292,17 @@ int vt_crfs_rows(const vt_crfs_index *x, int32_t L, vt_arena *arena, const char 
           break;
         }
       }
-      pending *p = &g[ng++];
-      p->s = name;
-      p->n = (uint32_t)an;
-      p->t = t;
-      p->v = v;
-      p->h = vt_crfs_index_hash(x, name, an);
-      __builtin_prefetch(&x->slots[(uint32_t)p->h & x->mask]);
-      if (ng == GROUP) {
-        group_flush(x, g, ng, E, L, add);
-        ng = 0;
-      }
+      any_value |= v != 1.0;
+      n_attr++;
+      push(x, g, &ng, name, an, t, v, E, L, add);
     }
+    if (n_attr > most) most = n_attr;
   }
   group_flush(x, g, ng, E, L, add);
-  const int32_t over = first_overflow(E, fail < 0 ? T : fail, L);
+  /* Sums of at most `most` weights of magnitude wmax or less, each rounding by a factor of
+   * 1 + 2^-53 at most, cannot overflow while most * wmax is well under DBL_MAX. */
+  const int may_overflow = any_value || (double)most * x->wmax > DBL_MAX / 4;
+  const int32_t over = may_overflow ? first_overflow(E, fail < 0 ? T : fail, L) : -1;
   if (over >= 0) {
     *bad = over;
     vt_errorf(err, errlen, NULL, "the attribute values make a label's score overflow");
