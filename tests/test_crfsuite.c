@@ -951,7 +951,7 @@ TEST(rows_match_reference) {
   static const char PIECES[] = "ab:\\\t=x|";
   static const char PLAIN[] = "ab\t=x|"; /* lines of tabs alone take the tagger's one-pass path */
   test_rng r = {20261127};
-  int mismatched = 0, errors = 0, cases = 0;
+  int mismatched = 0, errors = 0, cases = 0, levels = 0;
   for (int round = 0; round < 40; round++) {
     const uint32_t L = 1 + (uint32_t)test_int(&r, 40);
     const int plain = round % 2; /* names without ':' or '\\', and no values */
@@ -1020,16 +1020,24 @@ TEST(rows_match_reference) {
                              sizeof err1))
           bad1 = t;
       }
-      vt_arena_reset(arena);
-      const int rc = vt_crfs_rows(&c->idx, c->L, arena, lp, lens, T, E2, &bad2, err2, sizeof err2);
       cases++;
       errors += bad1 >= 0;
-      const int32_t rows = bad1 >= 0 ? bad1 : T; /* rows before the bad item must agree */
-      if ((rc != 0) != (bad1 >= 0) || bad1 != bad2 || strcmp(err1, err2) ||
-          memcmp(E1, E2, (size_t)rows * L * sizeof *E1)) {
-        if (mismatched++ < 3)
-          fprintf(stderr, "round %d seq %d: reference item %d '%s', rows item %d '%s'\n", round,
-                  seq, bad1, err1, bad2, err2);
+      for (int lv = VT_SIMD_SCALAR; lv <= VT_SIMD_AVX512; lv++) { /* every level this CPU runs */
+        const vt_crfs_rows_ops *k = vt_crfs_rows_get((vt_simd)lv);
+        if (!k) continue;
+        levels |= 1 << lv;
+        memset(E2, 0, sizeof E2);
+        bad2 = -1;
+        err2[0] = '\0';
+        vt_arena_reset(arena);
+        const int rc = k->rows(&c->idx, c->L, arena, lp, lens, T, E2, &bad2, err2, sizeof err2);
+        const int32_t rows = bad1 >= 0 ? bad1 : T; /* rows before the bad item must agree */
+        if ((rc != 0) != (bad1 >= 0) || bad1 != bad2 || strcmp(err1, err2) ||
+            memcmp(E1, E2, (size_t)rows * L * sizeof *E1)) {
+          if (mismatched++ < 3)
+            fprintf(stderr, "round %d seq %d %s: reference item %d '%s', rows item %d '%s'\n",
+                    round, seq, vt_simd_name((vt_simd)lv), bad1, err1, bad2, err2);
+        }
       }
     }
     vt_arena_destroy(arena);
@@ -1038,6 +1046,7 @@ TEST(rows_match_reference) {
     vt_crfs_free(c);
   }
   EXPECT_EQ_INT(mismatched, 0, "sequences whose rows or errors differ from the reference");
+  EXPECT(levels & 1 << VT_SIMD_SCALAR, "the scalar level ran");
   EXPECT(errors > cases / 20 && errors < cases - cases / 20, "%d of %d sequences refused", errors,
          cases);
 }
