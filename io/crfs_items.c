@@ -100,6 +100,7 @@ void vt_items_batch_free(vt_items_batch *b) {
   free(b->text);
   free(b->n_items);
   free(b->line0);
+  free(b->lens);
   memset(b, 0, sizeof *b);
 }
 
@@ -166,8 +167,16 @@ static int next_line(vt_items *r, const char **line, size_t *len, char *err, siz
   }
 }
 
-/* Appends n bytes to the batch text, then '\n'; 0 or -1. */
+/* Appends n bytes to the batch text, then '\n', and notes the length; 0 or -1. */
 static int text_put(vt_items_batch *b, const char *s, size_t n) {
+  if (b->items >= b->cap_items) {
+    const int64_t c = b->cap_items ? 2 * b->cap_items : 4096;
+    size_t *l = realloc(b->lens, (size_t)c * sizeof *l);
+    if (!l) return -1;
+    b->lens = l;
+    b->cap_items = c;
+  }
+  b->lens[b->items] = n;
   if (b->cap - b->len < n + 1) {
     size_t c = b->cap ? b->cap : READ_CHUNK;
     while (c - b->len < n + 1) c *= 2;
@@ -223,8 +232,8 @@ vt_status vt_items_read(vt_items *r, vt_items_batch *b, size_t max_bytes, char *
                 r->name, (unsigned long long)r->lineno, r->max_items);
       return VT_EFORMAT;
     }
-    b->items++;
     if (text_put(b, line, len)) goto nomem;
+    b->items++;
   }
 nomem:
   vt_errorf(err, errlen, r->name, "out of memory");

@@ -14,8 +14,8 @@
 typedef struct vt_items vt_items;
 
 /* A batch of whole sequences: their lines, each followed by '\n', back to back in text[0, len)
- * (sequence after sequence, no empty line between), with per sequence its item count and the
- * line number of its first item. */
+ * (sequence after sequence, no empty line between), with per line its length, and per sequence
+ * its item count and the line number of its first item. */
 typedef struct vt_items_batch {
   char *text;
   size_t len, cap;
@@ -23,6 +23,8 @@ typedef struct vt_items_batch {
   uint64_t *line0;  /* per sequence */
   int32_t n_seq, cap_seq;
   int64_t items;
+  size_t *lens; /* per item, in text order (cap_items) */
+  int64_t cap_items;
   const char *file; /* the file they come from ("-": standard input) */
 } vt_items_batch;
 

@@ -80,27 +80,27 @@ static vt_status tag_batch(const vt_corpus_work *w) {
   const vt_items_batch *ib = w->ib;
   const int32_t L = m->L, k = opts->k;
   const char *p = ib->text;
+  int64_t item = 0; /* the sequence's first item in the batch */
   vt_textbuf *out = w->out;
   char err[200];
   for (int32_t s = 0; s < ib->n_seq; s++) {
     int32_t T = ib->n_items[s], n_paths = 0, bad = -1;
     vt_arena_reset(w->arena);
     const char **lines = VT_ARENA_NEW(w->arena, const char *, (size_t)T);
-    size_t *lens = VT_ARENA_NEW(w->arena, size_t, (size_t)T);
+    const size_t *lens = ib->lens + item;
     int32_t *labels = VT_ARENA_NEW(w->arena, int32_t, (size_t)k * (size_t)T);
     double *scores = VT_ARENA_NEW(w->arena, double, (size_t)k);
     double *marg = flags ? VT_ARENA_NEW(w->arena, double, (size_t)T *(size_t)L) : NULL;
     double logz = 0;
-    if (!lines || !lens || !labels || !scores || (flags && !marg)) {
+    if (!lines || !labels || !scores || (flags && !marg)) {
       snprintf(w->err, w->errlen, "out of memory");
       return VT_ENOMEM;
     }
     for (int32_t t = 0; t < T; t++) {
-      const char *nl = memchr(p, '\n', (size_t)(ib->text + ib->len - p));
       lines[t] = p;
-      lens[t] = (size_t)(nl - p);
-      p = nl + 1;
+      p += lens[t] + 1;
     }
+    item += T;
     crfs_worker *cw = w->worker;
     vt_status st = vt_crfs_tag(m, opts, w->arena, lines, lens, T, labels, scores, &n_paths, marg,
                                &logz, NULL, NULL, &bad, &cw->stats, cw->seconds, err, sizeof err);

@@ -64,6 +64,7 @@ static void fz_read_all(const char *path, const uint8_t *mem, size_t mem_len, si
   size_t len = 0, cap = 0;
   while (vt_items_read(r, &ib, max_bytes, err, sizeof err) == VT_OK && ib.n_seq > 0) {
     const char *p = ib.text;
+    int64_t item = 0;
     for (int32_t s = 0; s < ib.n_seq; s++) {
       int32_t T = ib.n_items[s], n_paths, bad;
       vt_arena_reset(arena);
@@ -78,6 +79,7 @@ static void fz_read_all(const char *path, const uint8_t *mem, size_t mem_len, si
         if (!nl) abort();
         lines[t] = p;
         lens[t] = (size_t)(nl - p);
+        if (lens[t] != ib.lens[item++]) abort(); /* the reader's lengths are the lines' */
         p = nl + 1;
       }
       for (int i = 0; i < 1 + full; i++) {
@@ -90,7 +92,7 @@ static void fz_read_all(const char *path, const uint8_t *mem, size_t mem_len, si
                                i ? marg : NULL, logz, lines, lens, &text, &len, &cap);
       }
     }
-    if (p != ib.text + ib.len) abort();
+    if (p != ib.text + ib.len || item != ib.items) abort();
   }
   free(text);
   vt_items_batch_free(&ib);
