@@ -147,9 +147,10 @@ vt_status vt_crfs_tag(const vt_crfs *m, const vt_decode_opts *opts, vt_arena *ar
   *n_paths = 0;
   *bad = -1;
   if (T < 0) return VT_EINVAL;
-  double *E = VT_ARENA_NEW(arena, double, (size_t)T *(size_t)L);
-  if (T && !E) return VT_ENOMEM;
-  if (T) memset(E, 0, (size_t)T * (size_t)L * sizeof *E); /* arena memory is not zeroed */
+  const size_t n_e = (size_t)T * (size_t)L + VT_CRFS_ROW_PAD; /* crfs_rows.h */
+  double *E = VT_ARENA_NEW(arena, double, n_e);
+  if (!E) return VT_ENOMEM;
+  memset(E, 0, n_e * sizeof *E); /* arena memory is not zeroed */
   const int rc = m->idx.slots ? vt_crfs_rows(&m->idx, L, arena, lines, lens, T, E, bad, err, errlen)
                               : rows_reference(m, arena, lines, lens, T, E, bad, err, errlen);
   if (rc == -2) return VT_ENOMEM;

@@ -29,6 +29,7 @@ static int dense_fits(const vt_crfs_attrs *m, uint32_t a, unsigned char *seen) {
 vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs_attrs *m, uint32_t *dup) {
   vt_status st = VT_ENOMEM;
   const uint32_t A = m->A, L = (uint32_t)m->L;
+  const uint32_t Lp = (L + VT_CRFS_ROW_PAD - 1) / VT_CRFS_ROW_PAD * VT_CRFS_ROW_PAD;
   unsigned char *seen = calloc(L, 1), *dense = calloc((size_t)A + 1, 1);
   memset(x, 0, sizeof *x);
   if (!seen || !dense) goto done;
@@ -43,7 +44,7 @@ vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs_attrs *m, uint32_t
     dense[a] = (unsigned char)dense_fits(m, a, seen);
     x->dense += dense[a];
     bytes += sizeof(vt_crfs_rec) + pad8(m->off[a + 1] - m->off[a]) +
-             (dense[a] ? 8ull * L : 8 * n + pad8(4 * n));
+             (dense[a] ? 8ull * Lp : 8 * n + pad8(4 * n));
   }
   if (bytes / 8 > UINT32_MAX) goto done;
   uint64_t n_slots = 16;
@@ -73,13 +74,13 @@ vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs_attrs *m, uint32_t
     r->len = len;
     r->id = a;
     r->dense = dense[a];
-    r->n = dense[a] ? L : n;
+    r->n = dense[a] ? Lp : n;
     char *name = (char *)(r + 1);
     memset(name, 0, (size_t)pad8(len));
     memcpy(name, s, len);
     double *w = (double *)(void *)(name + pad8(len));
     if (dense[a]) {
-      for (uint32_t y = 0; y < L; y++) w[y] = 0.0;
+      for (uint32_t y = 0; y < Lp; y++) w[y] = 0.0;
       for (uint32_t f = b; f < b + n; f++) w[m->st_label[f]] = m->st_w[f];
     } else {
       uint32_t *lab = (uint32_t *)(void *)(w + n);
@@ -87,7 +88,7 @@ vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs_attrs *m, uint32_t
       memcpy(lab, m->st_label + b, (size_t)n * 4);
       if (n & 1) lab[n] = 0;
     }
-    at += sizeof(vt_crfs_rec) + pad8(len) + (dense[a] ? 8ull * L : 8ull * n + pad8(4ull * n));
+    at += sizeof(vt_crfs_rec) + pad8(len) + (dense[a] ? 8ull * Lp : 8ull * n + pad8(4ull * n));
   }
   st = VT_OK;
 done:

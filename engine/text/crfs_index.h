@@ -23,11 +23,16 @@
 typedef struct vt_crfs_rec {
   uint32_t len;   /* name bytes */
   uint32_t id;    /* attribute id */
-  uint32_t n;     /* sparse: state features; dense: L */
-  uint32_t dense; /* 1: n = L weights by label (0.0 where the attribute has no feature: a row
-                   * starts at +0.0 and so is never -0.0, and x + 0.0 = x for every other x, so
-                   * adding it changes no bit); 0: n weights, then their n labels */
+  uint32_t n;     /* sparse: state features; dense: L rounded up to VT_CRFS_ROW_PAD */
+  uint32_t dense; /* 1: n weights by label, L of them and zeros to fill (0.0 where the attribute
+                   * has no feature: a row starts at +0.0 and so is never -0.0, and x + 0.0 = x
+                   * for every other x, so adding it changes no bit, in this row or in the next
+                   * one's first labels); 0: n weights, then their n labels */
 } vt_crfs_rec;
+
+/* Dense rows are whole blocks of this many weights: a row of L labels adds into the emission row
+ * and the first labels of the next, so emission rows need this many doubles after the last. */
+#define VT_CRFS_ROW_PAD 8
 
 typedef struct vt_crfs_index {
   uint64_t *slots; /* mask + 1 slots: (fingerprint << 32) | record unit; 0 = empty */

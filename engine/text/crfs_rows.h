@@ -12,10 +12,10 @@
 #include "vitesse.h"
 
 /* Adds the emission rows of T item lines (lines[t], lens[t] bytes) to E (T x L, zeroed by the
- * caller) through the index x of a model of L labels: the same bits as vt_crfs_item_row on each
- * line in turn, and the same error for the same item (the first item whose row cannot be made:
- * *bad, message in err). Escaped fields and values are copied into `arena`. Returns 0, -1 (an
- * error) or -2 (out of memory). */
+ * caller, with VT_CRFS_ROW_PAD doubles after it that it may add zeros to) through the index x of a
+ * model of L labels: the same bits as vt_crfs_item_row on each line in turn, and the same error for
+ * the same item (the first item whose row cannot be made: *bad, message in err). Escaped fields and
+ * values are copied into `arena`. Returns 0, -1 (an error) or -2 (out of memory). */
 int vt_crfs_rows(const vt_crfs_index *x, int32_t L, vt_arena *arena, const char *const *lines,
                  const size_t *lens, int32_t T, double *E, int32_t *bad, char *err, size_t errlen);
 

@@ -131,15 +131,23 @@ static int line_tabs(const char *line, size_t len, uint64_t *tabs) {
   return other;
 }
 
-/* Adds record r's weights times v into row[0, L): plain loops, vectorized by the level's flags. */
+/* A block of dense weights, as wide a vector as the level has (or several). */
+typedef double vt_crfs_block __attribute__((vector_size(8 * VT_CRFS_ROW_PAD)));
+
+/* Adds record r's weights times v into row[0, L) (a dense row also into the next VT_CRFS_ROW_PAD
+ * labels after it, zeros): vectors and plain loops, compiled for the level. */
 static inline void rec_add(const vt_crfs_rec *r, double v, double *restrict row) {
   const double *restrict w = vt_crfs_rec_w(r);
   const uint32_t n = r->n;
   if (r->dense) { /* the filler 0.0 times v is a zero: it changes no row (crfs_index.h) */
-    if (v == 1.0)
-      for (uint32_t y = 0; y < n; y++) row[y] += w[y];
-    else
-      for (uint32_t y = 0; y < n; y++) row[y] += w[y] * v;
+    const vt_crfs_block vv = {v, v, v, v, v, v, v, v};
+    for (uint32_t y = 0; y < n; y += VT_CRFS_ROW_PAD) { /* whole blocks: one vector step each */
+      vt_crfs_block a, b;
+      memcpy(&a, row + y, sizeof a);
+      memcpy(&b, w + y, sizeof b);
+      a += b * vv; /* w * 1.0 is w, bit for bit */
+      memcpy(row + y, &a, sizeof a);
+    }
     return;
   }
   const uint32_t *lab = (const uint32_t *)(const void *)(w + n);
