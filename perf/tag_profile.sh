@@ -7,8 +7,8 @@
 # weight-row sums (dense and sparse adds, row-cache copies: memmove), decoding (engine/decode and
 # the max-plus kernels), formatting and writing, the rest (kernel, allocator, start-up). With a
 # CRFsuite model and item file: reading (the item reader, its line splits and copies, the
-# kernel's read), fields + lookup + sparse rows (vt_crfs_rows: the field scan, the hashes, the
-# probes and the sparse additions are one inlined loop), dense rows (add_f64), the model's load.
+# kernel's read), fields + lookup + rows (crfs_rows_level: the field scan, the hashes, the probes
+# and the row additions are one inlined loop per instruction set), the model's load.
 set -eu
 if [ $# -lt 3 ]; then
   echo "usage: $0 VITESSE MODEL INPUT [tag options...]" >&2
@@ -28,7 +28,7 @@ awk '
 function phase(f) {
   if (f ~ /conll_read|corpus_feed|sentbatch|split_fields|read_line/) return "reading (CoNLL parse)"
   if (f ~ /items_read|memchr|copy_to_iter|filemap/) return "reading (items, lines)"
-  if (f ~ /crfs_rows/) return "fields + lookup + sparse rows"
+  if (f ~ /crfs_rows/) return "fields + lookup + rows"
   if (f ~ /add_f64/) return "dense rows"
   if (f ~ /crfs_index_build|load_crf1d|cqdb|refs_check|crfs_load|do_lookup_x|dl_relocate/) return "model load (+ dynamic linking)"
   if (f ~ /crfs_format/) return "formatting + writing"

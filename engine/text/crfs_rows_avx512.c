@@ -5,4 +5,4 @@
 
 #include "text/crfs_rows_body.h"
 
-const vt_crfs_rows_ops vt_crfs_rows_avx512 = {VT_SIMD_AVX512, rows_level};
+const vt_crfs_rows_ops vt_crfs_rows_avx512 = {VT_SIMD_AVX512, crfs_rows_level};

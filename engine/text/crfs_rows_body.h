@@ -218,9 +218,9 @@ static int32_t first_overflow(const double *E, int32_t T, int32_t L) {
 }
 
 /* vt_crfs_rows at this file's level (crfs_rows.h). */
-static int rows_level(const vt_crfs_index *x, int32_t L, vt_arena *arena, const char *const *lines,
-                      const size_t *lens, int32_t T, double *E, int32_t *bad, char *err,
-                      size_t errlen) {
+static int crfs_rows_level(const vt_crfs_index *x, int32_t L, vt_arena *arena,
+                           const char *const *lines, const size_t *lens, int32_t T, double *E,
+                           int32_t *bad, char *err, size_t errlen) {
   pending g[GROUP];
   int ng = 0;
   int32_t fail = -1; /* the item with a NUL or a bad value */
