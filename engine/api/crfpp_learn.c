@@ -120,14 +120,13 @@ static vt_status compile_batch(void *ctx, const vt_sentbatch *b, char *err, size
   return vt_trainset_compile(x[0], x[1], b, err, errlen);
 }
 
-/* Label ids sorted by name, bytewise: rank[y] is label y's place in the model. */
-static const vt_featdict *sort_dict;
-static int label_cmp(const void *a, const void *b) {
-  size_t la, lb;
-  const char *sa = vt_featdict_str(sort_dict, *(const int32_t *)a, &la);
-  const char *sb = vt_featdict_str(sort_dict, *(const int32_t *)b, &lb);
-  const int c = memcmp(sa, sb, la < lb ? la : lb);
-  return c ? c : (la > lb) - (la < lb);
+/* Whether label x sorts before label y, bytewise (std::string's order, as crf_learn's set). */
+static int label_less(const vt_featdict *labels, int32_t x, int32_t y) {
+  size_t lx, ly;
+  const char *sx = vt_featdict_str(labels, x, &lx);
+  const char *sy = vt_featdict_str(labels, y, &ly);
+  const int c = memcmp(sx, sy, lx < ly ? lx : ly);
+  return c ? c < 0 : lx < ly;
 }
 
 /* The labels sorted by name, bytewise: order[i] is the i-th, rank[y] label y's place (both
@@ -137,9 +136,11 @@ static int label_ranks(const vt_featdict *labels, int32_t L, int32_t **order, in
   *order = malloc(Ls * sizeof **order);
   *rank = malloc(Ls * sizeof **rank);
   if (!*order || !*rank) return -1;
-  for (int32_t y = 0; y < L; y++) (*order)[y] = y;
-  sort_dict = labels;
-  qsort(*order, (size_t)L, sizeof **order, label_cmp);
+  for (int32_t y = 0; y < L; y++) { /* insertion sort: labels are few, and no global state */
+    int32_t i = y;
+    for (; i > 0 && label_less(labels, y, (*order)[i - 1]); i--) (*order)[i] = (*order)[i - 1];
+    (*order)[i] = y;
+  }
   for (int32_t i = 0; i < L; i++) (*rank)[(*order)[i]] = i;
   return 0;
 }
