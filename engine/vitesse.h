@@ -1270,6 +1270,71 @@ VT_API vt_status vt_train_joint_mem(const vt_train_opts *opts, const vt_sentence
                                     int64_t n_train, const vt_sentence_in *test, int64_t n_test,
                                     const char *out_path, vt_train_report *rep);
 
+/* ---- CRF++ training (crf_learn) ------------------------------------------------------------ */
+
+/* crf_learn's command line as a call: CRF++'s features (every unigram template string with every
+ * label, the label pairs of a plain `B` template), its objective (the negative log-likelihood
+ * plus ||w||^2 / (2 cost), or |w|_1 / cost), its iterations (evaluations of the objective) and
+ * its stopping rule, and a CRF++ model file that crf_test reads. */
+typedef enum vt_crfpp_algo {
+  VT_CRFPP_L2 = 0, /* -a CRF, CRF-L2 */
+  VT_CRFPP_L1 = 1  /* -a CRF-L1 */
+} vt_crfpp_algo;
+
+/* One evaluation of the objective, as crf_learn prints it. */
+typedef struct vt_crfpp_iteration {
+  int32_t iter;   /* from 0 */
+  double terr;    /* tokens whose Viterbi label is wrong, over the tokens */
+  double serr;    /* sentences with a wrong label, over the sentences */
+  int64_t act;    /* active features: every weight (L2), the non-zero ones (L1) */
+  double obj;     /* the objective */
+  double diff;    /* |previous obj - obj| / previous obj (1 at iteration 0) */
+  double seconds; /* of this evaluation */
+} vt_crfpp_iteration;
+
+typedef struct vt_crfpp_learn_report {
+  int64_t sentences, tokens;
+  int32_t labels;
+  int64_t features; /* maxid: weights of the model */
+  int32_t threads;
+  int32_t iterations; /* evaluations done */
+  const char *stop;   /* why training stopped (a static string) */
+  double seconds;     /* training */
+} vt_crfpp_learn_report;
+
+typedef struct vt_crfpp_learn_opts {
+  int32_t freq;      /* -f: keep the feature strings seen at least this often (1) */
+  int32_t maxiter;   /* -m: evaluations at most (100000) */
+  double cost;       /* -c: C (1) */
+  double eta;        /* -e: stop once |change| / obj < eta three evaluations running (1e-4) */
+  int32_t algorithm; /* vt_crfpp_algo (L2) */
+  int32_t threads;   /* -p: threads of the gradient (0: one per core) */
+  int text_model;    /* -t: also write MODEL.txt, the text model */
+  /* Called once the data is read (may be NULL). */
+  void (*on_start)(void *ctx, const vt_crfpp_learn_report *r);
+  /* Called after every evaluation (may be NULL); nonzero stops training with VT_ECANCELED. */
+  int (*on_iteration)(void *ctx, const vt_crfpp_iteration *it);
+  void *ctx;
+  int32_t reserved[8];
+} vt_crfpp_learn_opts;
+
+/* Fills `o` with crf_learn's defaults. */
+VT_API void vt_crfpp_learn_opts_init(vt_crfpp_learn_opts *o);
+
+/* Trains on the column corpus `train` (whitespace-separated columns, the label last, a blank
+ * line between sentences) with the CRF++ templates of `templates` and writes the binary CRF++
+ * model to `model` (and its text form to MODEL.txt with o->text_model), each atomically.
+ * Templates with macros in a `B` line, or more than one `B` line, are VT_EUNSUPPORTED. Returns
+ * VT_OK, VT_EINVAL (a bad option), VT_EIO, VT_EFORMAT (bad input: one line naming the file and
+ * line in vt_last_error), VT_EUNSUPPORTED, VT_ECANCELED or VT_ENOMEM; nothing is written on
+ * failure. `r` may be NULL. */
+VT_API vt_status vt_crfpp_learn(const char *templates, const char *train, const char *model,
+                                const vt_crfpp_learn_opts *o, vt_crfpp_learn_report *r);
+
+/* crf_learn -C: writes the text model `text` as a binary CRF++ model `model`, atomically.
+ * Returns VT_OK, VT_EIO, VT_EFORMAT or VT_ENOMEM (message in vt_last_error). */
+VT_API vt_status vt_crfpp_convert(const char *text, const char *model);
+
 #ifdef __cplusplus
 }
 #endif

@@ -55,5 +55,6 @@ int vt_cmd_synth(int argc, char **argv);
 int vt_cmd_demo(int argc, char **argv);
 int vt_cmd_topo(int argc, char **argv);
 int vt_cmd_convert(int argc, char **argv);
+int vt_cmd_crf_learn(int argc, char **argv);
 
 #endif

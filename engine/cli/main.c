@@ -25,7 +25,8 @@ static void usage(FILE *f) {
           "  lattice  write the score lattices a model gives a corpus as .npy files\n"
           "  topo     show where the engine places its workers (NUMA nodes, cores, queues)\n"
           "  chunk-train  train a joint POS + chunk model (Shimizu & Haas 2006)\n"
-          "  chunk-tag    tag with a joint POS + chunk model (exact label-chunk decoding)\n",
+          "  chunk-tag    tag with a joint POS + chunk model (exact label-chunk decoding)\n"
+          "  crf_learn    CRF++'s crf_learn: train a CRF, write a model crf_test reads\n",
           vt_version());
 }
 
@@ -40,7 +41,8 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "decode")) return vt_cmd_decode(argc - 1, argv + 1);
   if (!strcmp(cmd, "demo")) return vt_cmd_demo(argc - 1, argv + 1);
   if (!strcmp(cmd, "synth")) return vt_cmd_synth(argc - 1, argv + 1);
-  if (!strcmp(cmd, "train") || !strcmp(cmd, "chunk-train")) vt_cli_omp_passive(argv);
+  if (!strcmp(cmd, "train") || !strcmp(cmd, "chunk-train") || !strcmp(cmd, "crf_learn"))
+    vt_cli_omp_passive(argv);
   if (!strcmp(cmd, "train")) return vt_cmd_train(argc - 1, argv + 1);
   if (!strcmp(cmd, "tag")) return vt_cmd_tag(argc - 1, argv + 1);
   if (!strcmp(cmd, "tag-dict")) return vt_cmd_tagdict(argc - 1, argv + 1);
@@ -50,6 +52,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "topo")) return vt_cmd_topo(argc - 1, argv + 1);
   if (!strcmp(cmd, "chunk-train")) return vt_cmd_chunk_train(argc - 1, argv + 1);
   if (!strcmp(cmd, "chunk-tag")) return vt_cmd_chunk_tag(argc - 1, argv + 1);
+  if (!strcmp(cmd, "crf_learn")) return vt_cmd_crf_learn(argc - 1, argv + 1);
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     usage(stdout);
     return VT_EXIT_OK;

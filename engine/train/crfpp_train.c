@@ -1,0 +1,321 @@
+/* engine/train/crfpp_train.c: CRF++'s objective, error counts and stopping rule over liblbfgs
+ * (crfpp_train.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "train/crfpp_train.h"
+
+#include <lbfgs.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/errmsg.h"
+
+vt_status vt_crfpp_feats(vt_crf_feats *f, int32_t n_attr, int32_t L, int transitions) {
+  const size_t Ls = (size_t)L;
+  memset(f, 0, sizeof *f);
+  f->L = L;
+  f->n_attr = n_attr;
+  f->n_state = (int64_t)n_attr * L;
+  f->st_off = malloc(((size_t)n_attr + 1) * sizeof *f->st_off);
+  f->st_label = malloc((size_t)(f->n_state ? f->n_state : 1) * sizeof *f->st_label);
+  f->tr_id = malloc((L > 0 ? Ls * Ls : 1) * sizeof *f->tr_id);
+  if (!f->st_off || !f->st_label || !f->tr_id) {
+    vt_crf_feats_free(f);
+    return VT_ENOMEM;
+  }
+  for (int32_t a = 0; a <= n_attr; a++) f->st_off[a] = (int64_t)a * L;
+  for (int64_t q = 0; q < f->n_state; q++) f->st_label[q] = (int32_t)(q % L);
+  f->n_trans = transitions ? (int64_t)Ls * (int64_t)Ls : 0;
+  for (size_t i = 0; i < Ls * Ls; i++) f->tr_id[i] = transitions ? (int32_t)(f->n_state + i) : -1;
+  f->n = f->n_state + f->n_trans;
+  return VT_OK;
+}
+
+double vt_crfpp_objective(vt_crf_grad *G, const vt_crf_feats *f, const double *w, double *g,
+                          double C, int l1) {
+  double obj = vt_crf_grad_eval(G, w, g);
+  double reg = 0;
+  if (l1) {
+    for (int64_t i = 0; i < f->n; i++) reg += fabs(w[i]);
+    return obj + reg / C;
+  }
+  for (int64_t i = 0; i < f->n; i++) {
+    reg += w[i] * w[i];
+    if (g) g[i] += w[i] / C;
+  }
+  return obj + reg / (2 * C);
+}
+
+void vt_crfpp_errors(const vt_crf_data *d, const vt_crf_feats *f, const double *w, int32_t threads,
+                     int64_t *tok_err, int64_t *sent_err) {
+  const int32_t L = f->L;
+  const size_t Ls = (size_t)L;
+  int64_t te = 0, se = 0;
+  int failed = 0;
+  vt_trans *trans = NULL;
+  double *A = calloc(Ls * Ls, sizeof *A);
+  int32_t *rank = malloc(Ls * sizeof *rank);
+  if (!A || !rank) {
+    failed = 1;
+    goto done;
+  }
+  for (size_t i = 0; i < Ls * Ls; i++)
+    if (f->tr_id[i] >= 0) A[i] = w[f->tr_id[i]];
+  for (int32_t y = 0; y < L; y++) rank[y] = y;
+  if (vt_trans_create(&trans, L, A, NULL, NULL, rank) != VT_OK) {
+    failed = 1;
+    goto done;
+  }
+  vt_decode_opts opts;
+  vt_decode_opts_default(&opts, L, 1);
+  opts.algo = VT_ALGO_VITERBI;
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())                    \
+    reduction(+ : te, se)
+  {
+    vt_arena *arena = NULL;
+    if (vt_arena_create(&arena, 0) != VT_OK) {
+#pragma omp atomic write
+      failed = 1;
+    }
+#pragma omp for schedule(dynamic, 16)
+    for (int64_t s = 0; s < d->n_sent; s++) {
+      if (!arena) continue;
+      vt_arena_reset(arena);
+      const int64_t t0 = d->sent_off[s];
+      const int32_t T = (int32_t)(d->sent_off[s + 1] - t0);
+      double *E = vt_arena_alloc(arena, (size_t)T * Ls * sizeof *E);
+      int32_t *lab = vt_arena_alloc(arena, (size_t)T * sizeof *lab);
+      double score;
+      int32_t n_paths = 0;
+      if (!E || !lab) {
+#pragma omp atomic write
+        failed = 1;
+        continue;
+      }
+      for (int32_t t = 0; t < T; t++) { /* every attribute has every label: a row per attribute */
+        double *row = E + (size_t)t * Ls;
+        memset(row, 0, Ls * sizeof *row);
+        for (int64_t i = d->tok_off[t0 + t]; i < d->tok_off[t0 + t + 1]; i++) {
+          const double *wa = w + f->st_off[d->attr[i]];
+          for (size_t y = 0; y < Ls; y++) row[y] += wa[y];
+        }
+      }
+      if (vt_decode(trans, &opts, arena, E, T, lab, &score, &n_paths, NULL) != VT_OK) {
+#pragma omp atomic write
+        failed = 1;
+        continue;
+      }
+      int64_t wrong = 0;
+      for (int32_t t = 0; t < T; t++) wrong += n_paths <= 0 || lab[t] != d->gold[t0 + t];
+      te += wrong;
+      se += wrong > 0;
+    }
+    vt_arena_destroy(arena);
+  }
+done:
+  vt_trans_destroy(trans);
+  free(A);
+  free(rank);
+  *tok_err = failed ? -1 : te;
+  *sent_err = failed ? -1 : se;
+}
+
+/* What the liblbfgs callbacks share. */
+typedef struct run_ctx {
+  const vt_crf_data *d;
+  const vt_crf_feats *f;
+  const vt_crfpp_learn_opts *o;
+  vt_crf_grad *G;
+  double *last;     /* the point last evaluated */
+  double last_obj;  /* the objective there */
+  double *last_g;   /* the gradient there (liblbfgs's form) */
+  double last_fx;   /* the smooth part there */
+  int32_t iter;     /* evaluations done */
+  int converge;     /* evaluations running whose relative change was below eta */
+  int capture;      /* the cap is reached: the next point asked for is the result */
+  int done;         /* the stopping rule fired: evaluations now cost nothing */
+  const char *stop; /* why */
+  vt_status fail;   /* an evaluation failed, or the callback stopped the run */
+  const char *fail_what;
+} run_ctx;
+
+static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloatval_t *g,
+                                const int n, const lbfgsfloatval_t step) {
+  (void)step;
+  run_ctx *c = inst;
+  if (c->capture) { /* crf_learn's last step moves its weights to the next point unevaluated */
+    memcpy(c->last, x, (size_t)n * sizeof *x);
+    c->capture = 0;
+    c->done = 1;
+  }
+  if (c->done) { /* stopped: hand back the last values until liblbfgs gives up */
+    memcpy(g, c->last_g, (size_t)n * sizeof *g);
+    return c->last_fx;
+  }
+  const double t0 = vt_clock_seconds();
+  const int l1 = c->o->algorithm == VT_CRFPP_L1;
+  const double C = c->o->cost;
+  double obj = vt_crfpp_objective(c->G, c->f, x, g, C, l1);
+  if (isnan(obj) && vt_crf_grad_status(c->G) != VT_OK) {
+    c->fail = vt_crf_grad_status(c->G);
+    c->fail_what = c->fail == VT_ENOMEM ? "out of memory" : "the gradient failed";
+  } else if (!isfinite(obj)) {
+    c->fail = VT_EINVAL;
+    c->fail_what = "the objective is not finite: the cost (-c) is too large for double arithmetic";
+  }
+  int64_t te = 0, se = 0;
+  if (c->fail == VT_OK) {
+    vt_crfpp_errors(c->d, c->f, x, c->o->threads, &te, &se);
+    if (te < 0) {
+      c->fail = VT_ENOMEM;
+      c->fail_what = "out of memory";
+    }
+  }
+  if (c->fail != VT_OK) { /* stop at once: liblbfgs is handed a flat point */
+    c->done = 1;
+    memset(g, 0, (size_t)n * sizeof *g);
+    memcpy(c->last_g, g, (size_t)n * sizeof *g);
+    c->last_fx = 0;
+    return 0;
+  }
+  vt_crfpp_iteration it;
+  memset(&it, 0, sizeof it);
+  it.iter = c->iter;
+  it.terr = c->d->n_tok ? (double)te / (double)c->d->n_tok : 0;
+  it.serr = c->d->n_sent ? (double)se / (double)c->d->n_sent : 0;
+  it.act = c->f->n;
+  if (l1) {
+    it.act = 0;
+    for (int i = 0; i < n; i++) it.act += x[i] != 0;
+  }
+  it.obj = obj;
+  it.diff = c->iter == 0 ? 1.0 : fabs(c->last_obj - obj) / c->last_obj;
+  memcpy(c->last, x, (size_t)n * sizeof *x);
+  c->last_obj = obj;
+  c->iter++;
+  c->converge = it.diff < c->o->eta ? c->converge + 1 : 0;
+  it.seconds = vt_clock_seconds() - t0;
+  if (c->o->on_iteration && c->o->on_iteration(c->o->ctx, &it)) {
+    c->fail = VT_ECANCELED;
+    c->fail_what = "stopped by the callback";
+  }
+  if (c->fail != VT_OK || c->iter >= c->o->maxiter || c->converge == 3) {
+    c->stop = c->fail != VT_OK   ? c->fail_what
+              : c->converge == 3 ? "converged (diff below eta three times)"
+                                 : "iteration cap reached";
+    /* at the cap crf_learn still takes the step to the next point (kept unevaluated); on
+     * convergence it keeps this one */
+    if (c->fail == VT_OK && c->converge != 3)
+      c->capture = 1;
+    else
+      c->done = 1;
+    memcpy(c->last_g, g, (size_t)n * sizeof *g);
+  }
+  /* liblbfgs minimises the smooth part; OWL-QN adds |x|_1 / C itself */
+  double smooth = obj;
+  if (l1) {
+    double reg = 0;
+    for (int i = 0; i < n; i++) reg += fabs(x[i]);
+    smooth = obj - reg / C;
+  }
+  c->last_fx = smooth;
+  return smooth;
+}
+
+static int progress(void *inst, const lbfgsfloatval_t *x, const lbfgsfloatval_t *g,
+                    const lbfgsfloatval_t fx, const lbfgsfloatval_t xnorm,
+                    const lbfgsfloatval_t gnorm, const lbfgsfloatval_t step, int n, int k, int ls) {
+  (void)x, (void)g, (void)fx, (void)xnorm, (void)gnorm, (void)step, (void)n, (void)k, (void)ls;
+  const run_ctx *c = inst;
+  return c->done;
+}
+
+/* Why liblbfgs stopped on its own, in words. */
+static const char *lbfgs_reason(int ret) {
+  switch (ret) {
+  case LBFGS_SUCCESS: return "converged (gradient norm)";
+  case LBFGS_ALREADY_MINIMIZED: return "already minimized";
+  case LBFGSERR_ROUNDING_ERROR: return "rounding errors prevent progress";
+  case LBFGSERR_MAXIMUMLINESEARCH: return "line search evaluation cap reached";
+  case LBFGSERR_MINIMUMSTEP: return "line search step below its minimum";
+  case LBFGSERR_MAXIMUMSTEP: return "line search step above its maximum";
+  case LBFGSERR_WIDTHTOOSMALL: return "line search interval too small";
+  case LBFGSERR_INCREASEGRADIENT: return "the gradient increased (line search)";
+  default: return "the line search failed";
+  }
+}
+
+vt_status vt_crfpp_train(const vt_crf_data *d, const vt_crf_feats *f, double *w,
+                         const vt_crfpp_learn_opts *o, vt_crfpp_learn_report *r, char *err,
+                         size_t errlen) {
+  vt_status st = VT_OK;
+  vt_crf_grad *G = NULL;
+  lbfgsfloatval_t *x = NULL;
+  run_ctx c;
+  memset(&c, 0, sizeof c);
+  if (f->n > INT32_MAX)
+    return vt_fail_into(err, errlen, VT_EINVAL,
+                        "crf_learn: %lld weights, liblbfgs takes at most %d", (long long)f->n,
+                        INT32_MAX);
+  const int n = (int)f->n;
+  const size_t bytes = (size_t)(n ? n : 1) * sizeof(double);
+  if ((st = vt_crf_grad_create(&G, d, f, o->threads, NULL)) != VT_OK ||
+      !(x = lbfgs_malloc(n ? n : 1)) || !(c.last = malloc(bytes)) || !(c.last_g = malloc(bytes))) {
+    st = vt_fail_into(err, errlen, st == VT_OK ? VT_ENOMEM : st,
+                      st == VT_EINVAL ? "crf_learn: the corpus does not fit"
+                                      : "crf_learn: out of memory");
+    goto done;
+  }
+  const double t0 = vt_clock_seconds();
+  c.d = d;
+  c.f = f;
+  c.o = o;
+  c.G = G;
+  memcpy(x, w, (size_t)n * sizeof *x);
+  memcpy(c.last, w, (size_t)n * sizeof *x);
+  lbfgs_parameter_t p;
+  lbfgs_parameter_init(&p);
+  p.m = 5;          /* crf_learn's msize */
+  p.epsilon = 1e-7; /* crf_learn's ||g|| / max(1, ||w||) test */
+  p.past = 0;
+  p.max_iterations = 0;
+  p.max_linesearch = 20; /* crf_learn's maxfev */
+  p.linesearch = LBFGS_LINESEARCH_MORETHUENTE;
+  if (o->algorithm == VT_CRFPP_L1) {
+    p.orthantwise_c = 1.0 / o->cost;
+    p.orthantwise_start = 0;
+    p.orthantwise_end = n;
+    p.linesearch = LBFGS_LINESEARCH_BACKTRACKING;
+  }
+  lbfgsfloatval_t fx = 0;
+  int ret = LBFGS_SUCCESS;
+  if (o->maxiter > 0) ret = lbfgs(n, x, &fx, evaluate, progress, &c, &p);
+  if (c.fail != VT_OK) {
+    st = vt_fail_into(err, errlen, c.fail, "crf_learn: %s at iteration %d", c.fail_what,
+                      (int)c.iter);
+    goto done;
+  }
+  if (ret == LBFGSERR_OUTOFMEMORY) {
+    st = vt_fail_into(err, errlen, VT_ENOMEM, "crf_learn: out of memory");
+    goto done;
+  }
+  if (ret == LBFGSERR_INVALIDPARAMETERS || ret == LBFGSERR_INVALID_N ||
+      ret == LBFGSERR_INVALID_N_SSE || ret == LBFGSERR_INVALID_X_SSE) {
+    st = vt_fail_into(err, errlen, VT_EINVAL, "crf_learn: liblbfgs refused the parameters (%d)",
+                      ret);
+    goto done;
+  }
+  /* crf_learn keeps the point it evaluated last */
+  memcpy(w, c.last, (size_t)n * sizeof *w);
+  r->iterations = c.iter;
+  r->stop = c.stop ? c.stop : o->maxiter == 0 ? "iteration cap reached" : lbfgs_reason(ret);
+  r->seconds = vt_clock_seconds() - t0;
+done:
+  lbfgs_free(x);
+  free(c.last);
+  free(c.last_g);
+  vt_crf_grad_destroy(G);
+  return st;
+}

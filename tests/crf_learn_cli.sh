@@ -1,0 +1,180 @@
+#!/bin/sh
+# tests/crf_learn_cli.sh VITESSE CASE: `vitesse crf_learn` on the small corpus
+# tests/crf_learn/corpus.awk writes, with the templates tests/crf_learn/chunk.tmpl. Cases:
+#   peer     against CRF++'s own crf_learn on the same data (fixtures in tests/crf_learn, how they
+#            were made in its README): the log of -m 12 (obj, act and diff as printed; terr and
+#            serr within a token or a sentence: Viterbi ties fall by rounding), the text model's
+#            header, labels, templates and feature ids the same lines and every weight within
+#            1e-9; the model tags the test corpus as crf_test tagged it with crf_learn's model;
+#            -f 2 likewise (crf_learn's ids after its shrink); -c 4 to convergence: the same
+#            number of evaluations and final objective; CRF-L1 (another line search): its final
+#            objective within 0.1%. With crf_test on the PATH (or $CRF_TEST, or built in
+#            /tmp/crfpp), crf_test tags with the model as with crf_learn's (skipped without it);
+#   options  --help, --version; long and short options, -p 1 and 2, -H and a lower-case -a give
+#            the same model bytes; -m 0 writes a model of zero weights;
+#   bad      bad options, files and templates: one line on stderr, exit 2, no model written, no
+#            input changed;
+#   models   -t writes MODEL and MODEL.txt; -C of MODEL.txt is MODEL byte for byte; vitesse tag
+#            and vitesse convert read both alike; the converged model tags the test corpus far
+#            above its most frequent label.
+set -u
+if [ $# -lt 2 ]; then
+  echo "usage: $0 VITESSE CASE" >&2
+  exit 64
+fi
+VITESSE=$1
+CASE=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+FX=$HERE/crf_learn
+base=$(mktemp -d "${TMPDIR:-/tmp}/vt_crf_learn.XXXXXX") || exit 1
+trap 'rm -rf "$base"' EXIT
+trap 'exit 130' INT TERM
+cd "$base" || exit 1
+awk -f "$FX/corpus.awk" >train.txt || exit 1
+awk -v N=20 -v SEED=7 -f "$FX/corpus.awk" >test.txt || exit 1
+cp "$FX/chunk.tmpl" t.tmpl
+
+fail() {
+  printf 'crf_learn_cli.%s: FAIL: %s\n' "$CASE" "$*" >&2
+  [ -s stderr ] && { printf -- '--- stderr:\n' >&2; cat stderr >&2; }
+  exit 1
+}
+
+learn() { "$VITESSE" crf_learn "$@" >stdout 2>stderr; }
+
+# The lines of a text model before its weights; its weights.
+head_of() { awk 'NF == 0 { b++ } b < 4' "$1"; }
+weights_of() { awk 'NF == 0 { b++; next } b >= 4' "$1"; }
+
+# same_weights A B TOL: every weight of the text models A and B within TOL.
+same_weights() {
+  weights_of "$1" >wa && weights_of "$2" >wb || return 1
+  [ "$(wc -l <wa)" -eq "$(wc -l <wb)" ] || return 1
+  paste wa wb | awk -v tol="$3" '{ d = $1 - $2; if (d < 0) d = -d; if (d > tol) bad++ }
+    END { exit bad > 0 }'
+}
+
+# same_log OURS THEIRS: the iter lines agree: obj, act and diff as printed; terr within one
+# token in 167, serr within one sentence in 30.
+same_log() {
+  grep '^iter=' "$1" | sed 's/[a-z]*=//g' >la
+  sed 's/[a-z]*=//g' "$2" >lb
+  [ "$(wc -l <la)" -eq "$(wc -l <lb)" ] || return 1
+  paste -d ' ' la lb | awk '{ if ($1 != $7 || $4 != $10 || $5 != $11 || $6 != $12) bad++
+    d = $2 - $8; if (d < 0) d = -d; if (d > 0.0061) bad++
+    d = $3 - $9; if (d < 0) d = -d; if (d > 0.034) bad++ } END { exit bad > 0 }'
+}
+
+last_obj() { grep '^iter=' "$1" | tail -n 1 | sed 's/.*obj=\([^ ]*\).*/\1/'; }
+
+case "$CASE" in
+peer)
+  learn -m 12 -p 1 -t t.tmpl train.txt m || fail "-m 12 failed"
+  same_log stdout "$FX/crfpp_m12.log" || fail "-m 12: the log is not crf_learn's"
+  head_of m.txt >ha && head_of "$FX/crfpp_m12.model.txt" >hb
+  cmp -s ha hb || fail "-m 12: header, labels, templates or feature ids differ from crf_learn's"
+  same_weights m.txt "$FX/crfpp_m12.model.txt" 1e-9 || fail "-m 12: weights differ by > 1e-9"
+  "$VITESSE" tag -m m test.txt >tagged 2>stderr || fail "tag failed"
+  cmp -s tagged "$FX/crf_test_m12.out" || fail "the model tags otherwise than crf_learn's"
+  learn -f 2 -m 10 -p 1 -t t.tmpl train.txt f2 || fail "-f 2 failed"
+  same_log stdout "$FX/crfpp_f2.log" || fail "-f 2: the log is not crf_learn's"
+  head_of f2.txt >ha && head_of "$FX/crfpp_f2.model.txt" >hb
+  cmp -s ha hb || fail "-f 2: feature ids differ from crf_learn's"
+  same_weights f2.txt "$FX/crfpp_f2.model.txt" 1e-9 || fail "-f 2: weights differ by > 1e-9"
+  learn -c 4 -p 1 t.tmpl train.txt c4 || fail "-c 4 failed"
+  [ "$(grep -c '^iter=' stdout)" -eq "$(wc -l <"$FX/crfpp_c4.log")" ] ||
+    fail "-c 4: not crf_learn's number of evaluations"
+  [ "$(last_obj stdout)" = "$(last_obj "$FX/crfpp_c4.log")" ] || fail "-c 4: final objective"
+  learn -a CRF-L1 -p 1 t.tmpl train.txt l1 || fail "CRF-L1 failed"
+  awk -v a="$(last_obj stdout)" -v b="$(last_obj "$FX/crfpp_l1.log")" \
+    'BEGIN { d = (a - b) / b; exit !(d < 1e-3 && d > -1e-3) }' ||
+    fail "CRF-L1: final objective $(last_obj stdout), crf_learn's $(last_obj "$FX/crfpp_l1.log")"
+  CT=${CRF_TEST:-$(command -v crf_test 2>/dev/null || true)}
+  [ -z "$CT" ] && [ -x /tmp/crfpp/crf_test ] && CT=/tmp/crfpp/crf_test # the peer's usual build
+  if [ -n "$CT" ] && [ -x "$CT" ]; then
+    "$CT" -m m test.txt >ct.out 2>stderr || fail "crf_test could not read the model"
+    cmp -s ct.out "$FX/crf_test_m12.out" || fail "crf_test tags otherwise with our model"
+  fi
+  ;;
+options)
+  "$VITESSE" crf_learn --help >stdout 2>stderr || fail "--help"
+  grep -q 'usage: vitesse crf_learn' stdout || fail "--help: no usage"
+  "$VITESSE" crf_learn --version >stdout 2>stderr || fail "--version"
+  grep -q 'crf_learn' stdout || fail "--version: nothing"
+  learn -f 2 -m 6 -c 2 -e 0.001 -p 1 t.tmpl train.txt a || fail "short options"
+  learn --freq=2 --maxiter 6 --cost=2 --eta=0.001 --thread=2 -H 5 --algorithm=crf t.tmpl \
+    train.txt b || fail "long options"
+  cmp -s a b || fail "long and short options, -p 1 and 2 give other models"
+  grep -q '^Freq: *2$' stdout && grep -q '^C: *2.00000$' stdout || fail "the header lines"
+  [ "$(grep -c '^iter=' stdout)" -eq 6 ] || fail "-m 6: not 6 evaluations"
+  grep '^iter=' stdout | awk '!/^iter=[0-9]+ terr=[0-9.]+ serr=[0-9.]+ act=[0-9]+ obj=[0-9.]+ diff=[0-9.]+$/ { exit 1 }' ||
+    fail "a log line not in crf_learn's format"
+  learn -m 0 -t t.tmpl train.txt z || fail "-m 0"
+  weights_of z.txt | awk '$1 != 0 { exit 1 }' || fail "-m 0: weights not zero"
+  ;;
+bad)
+  cp train.txt keep.txt
+  # expect_bad WHAT ARGS...: one line on stderr, exit 2, no model, the corpus unchanged
+  expect_bad() {
+    what=$1
+    shift
+    rm -f out.model out.model.txt
+    "$VITESSE" crf_learn "$@" >stdout 2>stderr
+    rc=$?
+    [ $rc -eq 2 ] || fail "$what: exit $rc, not 2"
+    [ "$(wc -l <stderr)" -eq 1 ] || fail "$what: not one line on stderr"
+    [ ! -e out.model ] && [ ! -e out.model.txt ] || fail "$what: a model was written"
+    cmp -s train.txt keep.txt || fail "$what: the corpus changed"
+  }
+  expect_bad "an unknown option" --bogus t.tmpl train.txt out.model
+  expect_bad "-c 0" -c 0 t.tmpl train.txt out.model
+  expect_bad "-c abc" -c abc t.tmpl train.txt out.model
+  expect_bad "-e -1" -e -1 t.tmpl train.txt out.model
+  expect_bad "-m -3" -m -3 t.tmpl train.txt out.model
+  expect_bad "-a MIRA" -a MIRA t.tmpl train.txt out.model
+  expect_bad "-a foo" -a foo t.tmpl train.txt out.model
+  expect_bad "two files" t.tmpl train.txt
+  expect_bad "a missing corpus" t.tmpl nothere.txt out.model
+  expect_bad "a missing template" nothere.tmpl train.txt out.model
+  expect_bad "the model is the corpus" t.tmpl train.txt train.txt
+  ln train.txt hard.txt
+  expect_bad "the model is the corpus by a hard link" t.tmpl train.txt hard.txt
+  printf 'U00:%%x[0,0]\nB01:%%x[0,1]\n' >obs.tmpl
+  expect_bad "an observation-dependent bigram" obs.tmpl train.txt out.model
+  grep -q 'obs.tmpl:2' stderr || fail "the bigram template's line is not named"
+  printf 'U00:%%x[0,0]\nX:%%x[0,1]\n' >x.tmpl
+  expect_bad "a template line that is neither U nor B" x.tmpl train.txt out.model
+  printf 'U00:%%x[0,5]\n' >col.tmpl
+  expect_bad "a column past the corpus" col.tmpl train.txt out.model
+  : >empty.txt
+  expect_bad "an empty corpus" t.tmpl empty.txt out.model
+  printf 'version: 100\nmaxid: 3\n' >cut.txt
+  expect_bad "-C of a cut text model" -C cut.txt out.model
+  echo 'old bytes' >out.model
+  "$VITESSE" crf_learn -c 0 t.tmpl train.txt out.model >stdout 2>stderr
+  [ "$(cat out.model)" = 'old bytes' ] || fail "a refused run changed the existing model"
+  ;;
+models)
+  learn -m 8 -t t.tmpl train.txt m || fail "-t failed"
+  [ -s m ] && [ -s m.txt ] || fail "-t: MODEL and MODEL.txt not both written"
+  head -n 1 m.txt | grep -q '^version: 100$' || fail "the text model's first line"
+  learn -C m.txt c || fail "-C failed"
+  cmp -s m c || fail "-C of MODEL.txt is not MODEL"
+  "$VITESSE" tag -m m test.txt >a 2>stderr || fail "tag with the binary model"
+  "$VITESSE" tag -m m.txt test.txt >b 2>stderr || fail "tag with the text model"
+  cmp -s a b || fail "the binary and the text model tag otherwise"
+  "$VITESSE" convert m -o m.vt 2>stderr || fail "convert"
+  "$VITESSE" tag -m m.vt test.txt >c 2>stderr || fail "tag with the converted model"
+  cmp -s a c || fail "the converted model tags otherwise"
+  learn t.tmpl train.txt full || fail "training to convergence failed"
+  "$VITESSE" tag -m full test.txt >a 2>stderr || fail "tag with the converged model"
+  # the most frequent label is a third of the test tokens; a tenth of the labels are noise
+  awk 'NF { n++; if ($3 == $NF) r++ } END { exit !(r / n > 0.7) }' a ||
+    fail "the converged model tags the test corpus badly"
+  ;;
+*)
+  echo "unknown case $CASE" >&2
+  exit 64
+  ;;
+esac
+exit 0
