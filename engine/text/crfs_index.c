@@ -1,28 +1,11 @@
 /* engine/text/crfs_index.c: building the tagger's attribute index (crfs_index.h). */
-#define _DEFAULT_SOURCE /* madvise */
 #include "text/crfs_index.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "text/strhash.h"
-
-/* Memory for n bytes of a table that lookups reach at random: from 2 MiB up, aligned to 2 MiB
- * and marked for transparent huge pages where the system has them, so that a lookup misses the
- * TLB less often (one entry covers 512 times the memory); else 64-byte aligned. NULL when out of
- * memory. Freed with free(). */
-static void *table_alloc(uint64_t n) {
-  const uint64_t huge = (uint64_t)2 << 20;
-  if (n < huge) return aligned_alloc(64, (size_t)((n + 63) & ~63ull));
-  const uint64_t size = (n + huge - 1) & ~(huge - 1);
-  void *p = aligned_alloc((size_t)huge, (size_t)size);
-#if defined(MADV_HUGEPAGE)
-  if (p) (void)madvise(p, (size_t)size, MADV_HUGEPAGE); /* a hint: without it, small pages */
-#endif
-  return p;
-}
 
 /* Bytes of a record's name, padded. */
 static uint64_t pad8(uint64_t n) { return (n + 7) & ~7ull; }
@@ -67,10 +50,9 @@ vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs_attrs *m, uint32_t
   uint64_t n_slots = 16;
   while (n_slots < (uint64_t)A + A / 3 + 1) n_slots *= 2;
   if (n_slots - 1 > UINT32_MAX) goto done;
-  x->slots = table_alloc(n_slots * sizeof *x->slots);
-  x->recs = table_alloc(bytes);
+  x->slots = calloc((size_t)n_slots, sizeof *x->slots);
+  x->recs = aligned_alloc(64, (size_t)((bytes + 63) & ~63ull));
   if (!x->slots || !x->recs) goto done;
-  memset(x->slots, 0, (size_t)n_slots * sizeof *x->slots);
   x->mask = (uint32_t)(n_slots - 1);
   x->rec_bytes = bytes;
   memset(x->recs, 0, 16);
