@@ -52,5 +52,6 @@ for k in train tag fit; do
   w1=$(cut -d' ' -f1 "$W/${k}1" | sort -g | head -1) c1=$(cut -d' ' -f2 "$W/${k}1" | sort -g | head -1)
   w2=$(cut -d' ' -f1 "$W/${k}2" | sort -g | head -1) c2=$(cut -d' ' -f2 "$W/${k}2" | sort -g | head -1)
   printf '%-6s 1 thread %6.2f s wall %6.2f s CPU; 2 threads %6.2f s wall %6.2f s CPU; 2/1: wall %.2f, CPU %.2f\n' \
-    "$k" "$w1" "$c1" "$w2" "$c2" "$(echo "$w2 / $w1" | bc -l)" "$(echo "$c2 / $c1" | bc -l)"
+    "$k" "$w1" "$c1" "$w2" "$c2" "$(awk -v a="$w2" -v b="$w1" 'BEGIN { print a / b }')" \
+    "$(awk -v a="$c2" -v b="$c1" 'BEGIN { print a / b }')"
 done

@@ -34,12 +34,13 @@ done
 printf 'sequences %d, items %d, attribute lookups %d\n' "$(grep -c '^$' "$I")" \
   "$(grep -vc '^$' "$I")" "$(awk -F '\t' 'NF { n += NF - 1 } END { print n }' "$I")"
 best() { cut -d' ' -f1 "$W/$1.times" | sort -g | head -1; }
+div() { awk -v a="$1" -v b="$2" 'BEGIN { print (b > 0 ? a / b : 0) }'; }
 for n in $names wc; do
   printf '%-9s cpu %s s (%s .. %s)  peak RSS %.1f MB\n' "$n" "$(best "$n")" \
     "$(cut -d' ' -f1 "$W/$n.times" | sort -g | head -1)" \
     "$(cut -d' ' -f1 "$W/$n.times" | sort -g | tail -1)" \
-    "$(echo "$(cut -d' ' -f2 "$W/$n.times" | sort -g | tail -1) / 1024" | bc -l)"
+    "$(div "$(cut -d' ' -f2 "$W/$n.times" | sort -g | tail -1)" 1024)"
 done
-printf 'crfsuite / vitesse: %.2fx\n' "$(echo "$(best crfsuite) / $(best vitesse)" | bc -l)"
-[ -n "$B" ] && printf 'before / vitesse: %.2fx\n' "$(echo "$(best before) / $(best vitesse)" | bc -l)"
+printf 'crfsuite / vitesse: %.2fx\n' "$(div "$(best crfsuite)" "$(best vitesse)")"
+[ -n "$B" ] && printf 'before / vitesse: %.2fx\n' "$(div "$(best before)" "$(best vitesse)")"
 exit 0
