@@ -40,6 +40,7 @@ done
   --comments --sep tab --quiet -o greek.bin
 
 json() { sed -n "s/.*\"$1\": \([0-9.e+-]*\).*/\1/p" "$2"; }
+div() { awk -v a="$1" -v b="$2" 'BEGIN { print (b > 0 ? a / b : 0) }'; }
 # run NAME BIN ARGS...: one run; appends "sentences/s sentences/cpu-s" to NAME.old or NAME.new.
 run() {
   name=$1 bin=$2
@@ -47,8 +48,8 @@ run() {
   tag=$([ "$bin" = "$OLD" ] && echo old || echo new)
   "$bin" tag --threads 1 --stats "$@" -o "$name.$tag.out" 2>"$name.$tag.json"
   echo "$(json sentences_per_second "$name.$tag.json")" \
-    "$(echo "$(json sentences "$name.$tag.json") / $(json cpu_seconds "$name.$tag.json")" |
-      bc -l)" >>"$name.$tag"
+    "$(div "$(json sentences "$name.$tag.json")" "$(json cpu_seconds "$name.$tag.json")")" \
+    >>"$name.$tag"
 }
 configs='joint joint_stc greek'
 r=0
@@ -72,5 +73,5 @@ for c in $configs; do
   nc=$(cut -d' ' -f2 "$c.new" | median)
   same=$(cmp -s "$c.old.out" "$c.new.out" && echo identical || echo DIFFERENT)
   printf '%-10s %12.1f %12.1f %8.3f %12.1f %12.1f %8.3f  %s\n' "$c" "$o" "$n" \
-    "$(echo "$n / $o" | bc -l)" "$oc" "$nc" "$(echo "$nc / $oc" | bc -l)" "$same"
+    "$(div "$n" "$o")" "$oc" "$nc" "$(div "$nc" "$oc")" "$same"
 done
