@@ -26,7 +26,6 @@
 #include "core/errmsg.h"
 #include "text/crfs_fields.h"
 #include "text/crfs_index.h"
-#include "text/crfs_rows.h"
 
 #define GROUP 64 /* attributes looked up together */
 
