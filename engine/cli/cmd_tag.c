@@ -38,6 +38,9 @@ int vt_cmd_tag(int argc, char **argv) {
                         .files = t.files,
                         .n_files = t.n_files,
                         .out_path = t.out_path,
+                        .model_path = t.model_path,
+                        .opts = argv + 1,
+                        .n_opts = (int)(t.files - (const char *const *)argv) - 1,
                         .report = report,
                         .ctx = &t};
     if (t.crfs_test || t.crfs_quiet) { /* crfsuite tag -t / -q: the output through a filter */
