@@ -6,7 +6,8 @@
 #            model), each rerun continues, and OUT is the bytes of an uninterrupted run;
 #   term     SIGTERM: exit 143, OUT not written, OUT.partial kept; the rerun ends the same bytes;
 #   refuse   a rerun with other options, another input, a changed input or another model is
-#            refused with one line naming what differs (exit 2), OUT not written, the progress
+#            refused with one line naming what differs (exit 2; a changed --tag-dict too), OUT not
+#            written, the progress
 #            kept; standard input, no -o, -t, --eval and vitesse-mpi are refused; decode has no
 #            --resume;
 #   plain    without --resume nothing is left beside OUT and the bytes are today's; a run with
@@ -192,6 +193,27 @@ refuse)
   "$VITESSE" tag -m m.bin a.txt b.txt --threads 2 --batch-tokens 999 --stats -o out/r --resume \
     --quiet 2>stderr || fail "a rerun with other engine options was refused"
   cmp -s ref.out out/r || fail "resumed output differs"
+  # A file an option names is part of the run: its content too.
+  rm -rf out saved.progress
+  mkdir out
+  cp -p keep.txt a.txt
+  printf 'w1 A B\nw2 C\n' >d.dict
+  "$VITESSE" tag -m m.bin --tag-dict d.dict a.txt b.txt -o out/r --resume --quiet --threads 1 \
+    --batch-tokens 100 2>stderr &
+  pid=$!
+  i=0
+  while [ ! -f out/r.progress ] && [ $i -lt 500 ]; do
+    sleep 0.01
+    i=$((i + 1))
+  done
+  kill -9 $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  if [ ! -f out/r ]; then
+    cp out/r.progress saved.progress
+    printf 'w3 D\n' >>d.dict
+    bad "a file an option names" "$VITESSE" tag -m m.bin --tag-dict d.dict a.txt b.txt -o out/r \
+      --resume
+  fi
   rm -rf out
   mkdir out
   expect_bad "standard input cannot resume" "$VITESSE" tag -m m.bin -o out/s --resume

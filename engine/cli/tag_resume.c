@@ -158,6 +158,24 @@ static char *identity(const vt_cli_tag_run *r) {
     if (put(&s, &len, "%s", esc)) goto nomem;
   }
   if (put(&s, &len, "\n")) goto nomem;
+  /* The files options name (a tag dictionary, forbidden transitions): their content too. */
+  for (int i = 0; i < r->n_opts; i++) {
+    const char *a = r->opts[i], *path = NULL;
+    for (int k = 0; k < 2 && !path; k++) {
+      const char *name = k ? "--forbid-transitions" : "--tag-dict";
+      size_t n = strlen(name);
+      if (!strcmp(a, name) && i + 1 < r->n_opts)
+        path = r->opts[i + 1];
+      else if (!strncmp(a, name, n) && a[n] == '=')
+        path = a + n + 1;
+    }
+    if (!path) continue;
+    if (file_identity(path, &id)) {
+      vt_cli_error("tag: --resume: %s is not a regular file that can be read", path);
+      goto fail;
+    }
+    if (put(&s, &len, "file %lld %lld %016llx\n", id.size, id.mtime_ns, id.hash)) goto nomem;
+  }
   return s;
 nomem:
   vt_cli_error("out of memory");
@@ -205,9 +223,13 @@ static void say_differs(const resume_run *rr, const char *was, const char *now) 
                  rr->r->files[i], (int)n2 - 6, b + 6, (int)n1 - 6, a + 6);
     }
     a = line_of(was, "options", 0, &n1), b = line_of(now, "options", 0, &n2);
-    if (!buf[0])
+    if (!buf[0] && (n1 != n2 || memcmp(a, b, n1)))
       snprintf(buf, sizeof buf, "the options differ (now:%.*s; was:%.*s)", (int)n2 - 7, b + 7,
                (int)n1 - 7, a + 7);
+    if (!buf[0])
+      snprintf(buf, sizeof buf,
+               "a file an option names (--tag-dict, --forbid-transitions) "
+               "differs");
   }
   vt_cli_error("tag: --resume: %s: %s; remove it and %s to start over", rr->progress, what,
                rr->partial);
