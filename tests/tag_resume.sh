@@ -5,11 +5,10 @@
 #            and a .gz corpus, one thread and two; a CRFsuite model on an item file; a joint
 #            model), each rerun continues, and OUT is the bytes of an uninterrupted run;
 #   term     SIGTERM: exit 143, OUT not written, OUT.partial kept; the rerun ends the same bytes;
-#   refuse   a rerun with other options, another input, a changed input or another model is
-#            refused with one line naming what differs (exit 2; a changed --tag-dict too), OUT not
-#            written, the progress
-#            kept; standard input, no -o, -t, --eval and vitesse-mpi are refused; decode has no
-#            --resume;
+#   refuse   a rerun with other options, another input, a changed input, another model or a
+#            changed --tag-dict is refused with one line naming what differs (exit 2), OUT not
+#            written, the progress kept; standard input, no -o, -t, --eval and vitesse-mpi are
+#            refused; decode has no --resume;
 #   plain    without --resume nothing is left beside OUT and the bytes are today's; a run with
 #            --resume that is not killed leaves OUT alone beside it.
 set -u
