@@ -11,6 +11,7 @@
 #include "cli/decoder_opts.h"
 #include "cli/engine_opts.h"
 #include "cli/tag_drive.h"
+#include "cli/tag_resume.h"
 #include "cli/text_cli.h"
 
 static void usage(FILE *f) {
@@ -190,7 +191,7 @@ int vt_cli_chunk_tag_with(int argc, char **argv, vt_model *pre) {
                         .n_opts = (int)(ct.files - (const char *const *)argv) - 1,
                         .report = report,
                         .ctx = &ct};
-    rc = vt_cli_tag_drive(&r);
+    rc = ct.run.resume ? vt_cli_tag_resume_drive(&r) : vt_cli_tag_drive(&r);
   }
   vt_model_close(ct.m);
   return rc;

@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "cli/tag_resume.h"
 
 /* CPU time of the whole process (all threads), in seconds. */
 static double cpu_now(void) {
@@ -22,7 +21,6 @@ int vt_cli_tag_drive(const vt_cli_tag_run *r) {
   vt_engine *eng = NULL;
   vt_output *of = NULL;
   int rc = VT_EXIT_FAIL;
-  if (r->run->resume) return vt_cli_tag_resume_drive(r);
   if (vt_cli_engine_start(r->run, 0, &eng) != 0) {
     rc = VT_EXIT_USAGE;
     goto done;

@@ -8,12 +8,12 @@
 
 #include "cli/tag_drive.h"
 
-/* Runs `r` (r->run->resume set) resumably: refuses standard input, an output on stdout, a
- * filter (-t, -q) or joint --eval, and a progress file of another input, model or options
- * (one line each, exit 2); else starts or continues the run, makes its place durable about every
- * VITESSE_RESUME_INTERVAL seconds (default 2), and at the end renames OUT.partial to OUT and
- * removes OUT.progress. A cancel (SIGINT, SIGTERM) keeps both, made durable up to the last
- * sentence written. Returns the exit status, as vt_cli_tag_drive. */
+/* Runs `r` (the commands call it instead of vt_cli_tag_drive when --resume is given) resumably:
+ * refuses standard input, an output on stdout, a filter (-t, -q) or joint --eval, and a progress
+ * file of another input, model or options (one line each, exit 2); else starts or continues the
+ * run, makes its place durable about every VITESSE_RESUME_INTERVAL seconds (default 2), and at the
+ * end renames OUT.partial to OUT and removes OUT.progress. A cancel (SIGINT, SIGTERM) keeps both,
+ * made durable up to the last sentence written. Returns the exit status, as vt_cli_tag_drive. */
 int vt_cli_tag_resume_drive(const vt_cli_tag_run *r);
 
 #endif
