@@ -23,7 +23,7 @@ while [ "$i" -lt "$R" ]; do
       --threads "$T" --quiet $extra
     e=$(date +%s.%N)
     printf '%s %s %s\n' "$mode" "$(grep task-clock "$tmp/st" | cut -d, -f1)" \
-      "$(echo "$e - $s" | bc)" >>"$tmp/times"
+      "$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }')" >>"$tmp/times"
   done
   cmp -s "$tmp/o.plain" "$tmp/o.resume" || { echo "outputs differ" >&2; exit 1; }
   i=$((i + 1))
