@@ -865,6 +865,31 @@ VT_API vt_status vt_engine_tag_part(vt_engine *e, const vt_model *m, const vt_ta
                                     const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
                                     vt_run_report *rep);
 
+/* A place between two sentences of a vt_engine_tag_from run's input: where a run that stopped
+ * there can start again. */
+typedef struct vt_corpus_pos {
+  int32_t file;      /* the input file (index into the run's files) the place is in */
+  int32_t sep;       /* that file's column separator decided so far: '\t', ' ', or 0 (none) */
+  int64_t offset;    /* bytes of that file before the place (for .gz, inflated bytes) */
+  int64_t lines;     /* lines of that file before the place */
+  int64_t sentences; /* sentences of the whole input before the place (every file) */
+  int64_t reserved[4];
+} vt_corpus_pos;
+
+/* Called after each batch of sentences was handed to the sink (one call at a time, on the
+ * thread that called the sink): every sentence before `after` has been written. */
+typedef void (*vt_mark_fn)(void *ctx, const vt_corpus_pos *after);
+
+/* As vt_engine_tag, but starting at `start` (NULL or zeroed: the start of the first file),
+ * a place a mark of an earlier run of the same files, model and options gave: the output is
+ * then the bytes the whole run writes after that place. `mark` (may be NULL) is told the place
+ * after each batch written. The files must be named (standard input cannot start elsewhere
+ * than its start). Returns as vt_engine_tag; VT_EINVAL for a start beyond the files. */
+VT_API vt_status vt_engine_tag_from(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
+                                    const char *const *files, int n_files,
+                                    const vt_corpus_pos *start, vt_mark_fn mark, void *mark_ctx,
+                                    vt_sink_fn sink, void *sink_ctx, vt_run_report *rep);
+
 /* The corpus options a run of vt_engine_tag with model `m` and options `o` reads with: o->reader
  * completed with the model's separator, comments and CoNLL-U flags (o->reader_from_model). */
 VT_API void vt_model_reader(const vt_model *m, const vt_tag_opts *o, vt_reader_opts *out);

@@ -121,6 +121,27 @@ int64_t vt_conll_offset(const vt_conll *r, int64_t *size) {
   return at < 0 ? r->got : (int64_t)at;
 }
 
+int64_t vt_conll_where(const vt_conll *r, uint64_t *lines, char *sep) {
+  *lines = r->lineno;
+  *sep = r->sep;
+  if (r->borrowed) return (int64_t)r->start;
+  return r->got - (int64_t)(r->end - r->start);
+}
+
+vt_status vt_conll_skip(vt_conll *r, int64_t offset, uint64_t lines, char sep, char *err,
+                        size_t errlen) {
+  /* gzdirect reads the head to tell plain from gzip: a plain file then seeks, not reads. */
+  if (r->borrowed || r->got || r->end || (gzdirect(r->gz), 0) ||
+      gzseek(r->gz, (z_off_t)offset, SEEK_SET) != (z_off_t)offset) {
+    vt_errorf(err, errlen, r->name, "cannot seek to byte %lld", (long long)offset);
+    return VT_EIO;
+  }
+  r->got = offset;
+  r->lineno = lines;
+  if (sep) r->sep = sep;
+  return VT_OK;
+}
+
 void vt_conll_close(vt_conll *r) {
   if (!r) return;
   if (r->gz) gzclose(r->gz);

@@ -84,6 +84,18 @@ vt_status vt_conll_parse(const vt_conll_opts *o, const vt_conll_text *t, vt_sent
  * a terminal). For a progress line's ETA. */
 int64_t vt_conll_offset(const vt_conll *r, int64_t *size);
 
+/* Where the reader is, to resume there later: the bytes of the input consumed so far (inflated
+ * bytes for gzip; lines cut or read, not the buffer read ahead), and in *lines the lines
+ * consumed, in *sep the column separator decided so far ('\t', ' ', or 0 while none was). */
+int64_t vt_conll_where(const vt_conll *r, uint64_t *lines, char *sep);
+
+/* Puts a reader just opened by vt_conll_open, before any read, where vt_conll_where said an
+ * earlier reader of the same input was: `offset` bytes in (a plain file seeks, gzip input is
+ * inflated and skipped), after `lines` lines, with separator `sep` (0: still undecided). Returns
+ * VT_OK, or VT_EIO (cannot seek; message in `err`). */
+vt_status vt_conll_skip(vt_conll *r, int64_t offset, uint64_t lines, char sep, char *err,
+                        size_t errlen);
+
 /* Closes the reader. NULL is a no-op. */
 void vt_conll_close(vt_conll *r);
 

@@ -111,6 +111,24 @@ int64_t vt_items_offset(const vt_items *r, int64_t *size) {
   return at < 0 ? r->got : (int64_t)at;
 }
 
+int64_t vt_items_where(const vt_items *r, uint64_t *lines) {
+  *lines = r->lineno;
+  if (!r->gz) return (int64_t)r->start;
+  return r->got - (int64_t)(r->end - r->start);
+}
+
+vt_status vt_items_skip(vt_items *r, int64_t offset, uint64_t lines, char *err, size_t errlen) {
+  /* gzdirect reads the head to tell plain from gzip: a plain file then seeks, not reads. */
+  if (!r->gz || r->got || r->end || (gzdirect(r->gz), 0) ||
+      gzseek(r->gz, (z_off_t)offset, SEEK_SET) != (z_off_t)offset) {
+    vt_errorf(err, errlen, r->name, "cannot seek to byte %lld", (long long)offset);
+    return VT_EIO;
+  }
+  r->got = offset;
+  r->lineno = lines;
+  return VT_OK;
+}
+
 /* Next line without its '\n': 1 with [*line, *len) valid until the next call, 0 at the end, or
  * a negative status. */
 static int next_line(vt_items *r, const char **line, size_t *len, char *err, size_t errlen) {

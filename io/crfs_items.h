@@ -50,6 +50,15 @@ vt_status vt_items_read(vt_items *r, vt_items_batch *b, size_t max_bytes, char *
  * length). */
 int64_t vt_items_offset(const vt_items *r, int64_t *size);
 
+/* Where the reader is, to resume there later: the bytes of the input consumed so far (inflated
+ * bytes for gzip), and in *lines the lines consumed. */
+int64_t vt_items_where(const vt_items *r, uint64_t *lines);
+
+/* Puts a reader just opened by vt_items_open, before any read, where vt_items_where said an
+ * earlier reader of the same input was: `offset` bytes in (a plain file seeks, gzip input is
+ * inflated and skipped), after `lines` lines. Returns VT_OK, or VT_EIO (message in `err`). */
+vt_status vt_items_skip(vt_items *r, int64_t offset, uint64_t lines, char *err, size_t errlen);
+
 /* Closes the reader; NULL is a no-op. Frees a batch's memory (zeroing it). */
 void vt_items_close(vt_items *r);
 void vt_items_batch_free(vt_items_batch *b);

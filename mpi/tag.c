@@ -21,7 +21,20 @@
 
 #define MSG 1024
 
+static int setup_parse_opts(void *ctx);
+
+/* The options, and --resume refused: a cluster's run is one job, not resumable yet. */
 static int setup_parse(void *ctx) {
+  vt_mpi_tag_run *r = ctx;
+  int rc = setup_parse_opts(ctx);
+  if (rc < 0 && r->t.run.resume) {
+    vt_cli_error("tag: --resume: not with vitesse-mpi (vitesse tag --resume resumes)");
+    return 2;
+  }
+  return rc;
+}
+
+static int setup_parse_opts(void *ctx) {
   vt_mpi_tag_run *r = ctx;
   vt_model *m = NULL;
   int joint = vt_chunk_cli_joint_model(r->argc, r->argv, &m);

@@ -24,7 +24,8 @@ void vt_tag_opts_init(vt_tag_opts *o) {
 /* vt_engine_tag and vt_engine_tag_part: the files, or `part` when not NULL. */
 static vt_status tag_run(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
                          const char *const *files, int n_files, const vt_corpus_part *part,
-                         vt_sink_fn sink, void *sink_ctx, vt_run_report *rep) {
+                         const vt_corpus_marks *marks, vt_sink_fn sink, void *sink_ctx,
+                         vt_run_report *rep) {
   vt_run_report local;
   vt_tag_opts o;
   vt_reader_opts ro;
@@ -55,14 +56,32 @@ static vt_status tag_run(vt_engine *e, const vt_model *m, const vt_tag_opts *opt
   vt_model_reader(m, &o, &ro);
   char err[VT_ERR_LINE];
   if (k->check && (st = k->check(m, &o, err, sizeof err)) != VT_OK) return vt_fail(st, "%s", err);
-  st = vt_corpus_job_run(e, m, &o, &ro, files, n_files, part, sink, sink_ctx, rep, err, sizeof err);
+  st = vt_corpus_job_run(e, m, &o, &ro, files, n_files, part, marks, sink, sink_ctx, rep, err,
+                         sizeof err);
   return st == VT_OK ? st : vt_fail(st, "%s", err);
 }
 
 vt_status vt_engine_tag(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
                         const char *const *files, int n_files, vt_sink_fn sink, void *sink_ctx,
                         vt_run_report *rep) {
-  return tag_run(e, m, opts, files, n_files, NULL, sink, sink_ctx, rep);
+  return tag_run(e, m, opts, files, n_files, NULL, NULL, sink, sink_ctx, rep);
+}
+
+vt_status vt_engine_tag_from(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
+                             const char *const *files, int n_files, const vt_corpus_pos *start,
+                             vt_mark_fn mark, void *mark_ctx, vt_sink_fn sink, void *sink_ctx,
+                             vt_run_report *rep) {
+  if (start && (start->file < 0 || (start->file > 0 && start->file >= n_files) ||
+                start->offset < 0 || start->lines < 0 || start->sentences < 0)) {
+    if (rep) memset(rep, 0, sizeof *rep);
+    return vt_fail(VT_EINVAL, "tag: the start is not a place in the %d files", n_files);
+  }
+  if (start && n_files == 0 && (start->offset || start->lines)) {
+    if (rep) memset(rep, 0, sizeof *rep);
+    return vt_fail(VT_EINVAL, "tag: standard input cannot start after its start");
+  }
+  vt_corpus_marks marks = {start, mark, mark_ctx};
+  return tag_run(e, m, opts, files, n_files, NULL, &marks, sink, sink_ctx, rep);
 }
 
 vt_status vt_engine_tag_part(vt_engine *e, const vt_model *m, const vt_tag_opts *opts,
@@ -72,7 +91,7 @@ vt_status vt_engine_tag_part(vt_engine *e, const vt_model *m, const vt_tag_opts 
     if (rep) memset(rep, 0, sizeof *rep);
     return vt_fail(VT_EINVAL, "tag: no corpus part");
   }
-  return tag_run(e, m, opts, NULL, 0, part, sink, sink_ctx, rep);
+  return tag_run(e, m, opts, NULL, 0, part, NULL, sink, sink_ctx, rep);
 }
 
 void vt_conf_opts_init(vt_conf_opts *o) { memset(o, 0, sizeof *o); }

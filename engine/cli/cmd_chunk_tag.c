@@ -11,6 +11,7 @@
 #include "cli/decoder_opts.h"
 #include "cli/engine_opts.h"
 #include "cli/tag_drive.h"
+#include "cli/tag_resume.h"
 #include "cli/text_cli.h"
 
 static void usage(FILE *f) {
@@ -34,7 +35,7 @@ static void usage(FILE *f) {
       "  --algo A        only shimizu-haas, the joint model's one exact decoder (the default);\n"
       "                  -k, --beam, --heuristic, --refine and --kprime do not apply\n"
       "  --stats         a JSON object of run statistics on stderr at the end\n"
-      "  -o OUT          write to OUT atomically (default: stdout)\n",
+      "  -o OUT          write to OUT atomically (default: stdout)\n" VT_CLI_RESUME_USAGE,
       f);
   fputs(VT_CORPUS_HELP, f);
   fputs(vt_cli_engine_usage, f);
@@ -54,6 +55,7 @@ int vt_cli_chunk_tag_setup(vt_cli_chunk_tag *ct, int argc, char **argv) {
                                            {"output", required_argument, 0, 'o'},
                                            {"help", no_argument, 0, 'h'},
                                            VT_CLI_ENGINE_LONGOPTS,
+                                           VT_CLI_RESUME_LONGOPT,
                                            VT_CORPUS_LONGOPTS,
                                            VT_CLI_DECODER_LONGOPTS,
                                            {0, 0, 0, 0}};
@@ -184,9 +186,12 @@ int vt_cli_chunk_tag_with(int argc, char **argv, vt_model *pre) {
                         .files = ct.files,
                         .n_files = ct.n_files,
                         .out_path = ct.out_path,
+                        .model_path = ct.model_path,
+                        .opts = argv + 1,
+                        .n_opts = (int)(ct.files - (const char *const *)argv) - 1,
                         .report = report,
                         .ctx = &ct};
-    rc = vt_cli_tag_drive(&r);
+    rc = ct.run.resume ? vt_cli_tag_resume_drive(&r) : vt_cli_tag_drive(&r);
   }
   vt_model_close(ct.m);
   return rc;

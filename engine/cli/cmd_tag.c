@@ -8,6 +8,7 @@
 #include "cli/chunk_cli.h"
 #include "cli/crfs_test.h"
 #include "cli/tag_drive.h"
+#include "cli/tag_resume.h"
 #include "cli/tag_setup.h"
 #include "cli/text_cli.h"
 
@@ -38,6 +39,9 @@ int vt_cmd_tag(int argc, char **argv) {
                         .files = t.files,
                         .n_files = t.n_files,
                         .out_path = t.out_path,
+                        .model_path = t.model_path,
+                        .opts = argv + 1,
+                        .n_opts = (int)(t.files - (const char *const *)argv) - 1,
                         .report = report,
                         .ctx = &t};
     if (t.crfs_test || t.crfs_quiet) { /* crfsuite tag -t / -q: the output through a filter */
@@ -52,7 +56,7 @@ int vt_cmd_tag(int argc, char **argv) {
       r.filter_out = &ev.out;
       if (t.crfs_test) r.filter_end = crfs_test_end;
     }
-    rc = vt_cli_tag_drive(&r);
+    rc = t.run.resume ? vt_cli_tag_resume_drive(&r) : vt_cli_tag_drive(&r);
   }
 done:
   vt_cli_crfs_test_free(&ev);

@@ -51,6 +51,7 @@ int vt_cli_engine_opt(vt_cli_engine *e, int code, const char *arg) {
     return 1;
   case VT_CLI_OPT_QUIET: e->quiet = 1; return 1;
   case VT_CLI_OPT_STATS: e->stats = 1; return 1;
+  case VT_CLI_OPT_RESUME: e->resume = 1; return 1;
   case VT_CLI_OPT_MAX_MODEL_MEMORY: return vt_cli_max_model_memory(arg) ? -1 : 1;
   }
   return 0;

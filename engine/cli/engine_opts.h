@@ -22,6 +22,7 @@ typedef struct vt_cli_engine {
   vt_engine_opts opts; /* threads, bind, topology, batch tokens (vt_engine_opts_init) */
   int quiet;           /* no progress line */
   int stats;           /* --stats */
+  int resume;          /* --resume (tag, chunk-tag: VT_CLI_RESUME_LONGOPT) */
   vt_cli_progress progress;
 } vt_cli_engine;
 
@@ -32,8 +33,19 @@ enum {
   VT_CLI_OPT_BATCH_TOKENS,
   VT_CLI_OPT_QUIET,
   VT_CLI_OPT_STATS,
-  VT_CLI_OPT_MAX_MODEL_MEMORY
+  VT_CLI_OPT_MAX_MODEL_MEMORY,
+  VT_CLI_OPT_RESUME
 };
+
+/* --resume, for the commands that can resume a run (tag, chunk-tag: tag_resume.h). */
+#define VT_CLI_RESUME_LONGOPT                                                                      \
+  { "resume", no_argument, 0, VT_CLI_OPT_RESUME }
+
+/* The --help line of --resume. */
+#define VT_CLI_RESUME_USAGE                                                                        \
+  "  --resume        with -o OUT: keep the progress durably beside OUT (OUT.partial,\n"            \
+  "                  OUT.progress); the same command run again after a kill continues\n"           \
+  "                  after the last durable sentence, and OUT is the same bytes\n"
 
 #define VT_CLI_ENGINE_LONGOPTS                                                                     \
   {"threads", required_argument, 0, VT_CLI_OPT_THREADS},                                           \

@@ -16,6 +16,11 @@ typedef struct vt_cli_tag_run {
   const char *const *files; /* n_files of them; none: standard input */
   int n_files;
   const char *out_path; /* NULL: standard output */
+  /* With --resume (run->resume): the model's file and the options as given (n_opts arguments,
+   * the files excluded), part of the run's identity (tag_resume.h). */
+  const char *model_path;
+  char *const *opts;
+  int n_opts;
   /* Optional: after a run that succeeded, what the command prints on `f` (stderr): an
    * evaluation, and with --stats the opening of its JSON object (the engine's figures and the
    * closing brace follow). `secs`: the run's wall time, `cpu`: the process's CPU time in it. */

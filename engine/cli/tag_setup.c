@@ -31,7 +31,7 @@ void vt_cli_tag_usage(FILE *f) {
       "                  the fastest exact one for the model's label count L and -k, as in\n"
       "                  vitesse decode; viterbi (kbest-viterbi with -k > 1) for models with\n"
       "                  observation-dependent bigram templates\n"
-      "  -o OUT          write to OUT atomically (default: stdout)\n"
+      "  -o OUT          write to OUT atomically (default: stdout)\n" VT_CLI_RESUME_USAGE
       "CRF++ models, without --algo or constraints: -k K and -v run crf_test's own search\n"
       "(crf_test -n K, its order among exact ties, \"# RANK PROB\" headers, its digits).\n"
       "confidence (CRF++'s -v1/-v2 layout; CRF++ models, and models without\n"
@@ -100,6 +100,7 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
   static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
                                            VT_CLI_DECODER_LONGOPTS,
                                            VT_CLI_ENGINE_LONGOPTS,
+                                           VT_CLI_RESUME_LONGOPT,
                                            {"output", required_argument, 0, 'o'},
                                            {"help", no_argument, 0, 'h'},
                                            {"verbose", required_argument, 0, 'v'},

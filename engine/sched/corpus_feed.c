@@ -18,6 +18,9 @@ int vt_corpus_feed_read(vt_corpus_feed *f, vt_conll_text *t, vt_sentbatch *sb, v
           pt ? vt_conll_open_mem(&f->r, pt->name ? pt->name : "-", pt->data ? pt->data : "",
                                  pt->len, (uint64_t)pt->first_line, f->ro, b->err, sizeof b->err)
              : vt_conll_open(&f->r, path, f->ro, b->err, sizeof b->err);
+      if (st == VT_OK && f->start && f->file == f->start->file && !pt)
+        st = vt_conll_skip(f->r, f->start->offset, (uint64_t)f->start->lines, (char)f->start->sep,
+                           b->err, sizeof b->err);
       if (st != VT_OK) return st;
     }
     int32_t n = 0;
@@ -57,6 +60,9 @@ int vt_corpus_feed_read_items(vt_corpus_feed *f, vt_items_batch *ib, vt_sched_ba
                                  f->ro->max_line_bytes, f->ro->max_tokens, b->err, sizeof b->err)
              : vt_items_open(&f->items, path, f->ro->max_line_bytes, f->ro->max_tokens, b->err,
                              sizeof b->err);
+      if (st == VT_OK && f->start && f->file == f->start->file && !pt)
+        st = vt_items_skip(f->items, f->start->offset, (uint64_t)f->start->lines, b->err,
+                           sizeof b->err);
       if (st != VT_OK) return st;
     }
     vt_status st = vt_items_read(f->items, ib, max_bytes, b->err, sizeof b->err);
@@ -106,6 +112,30 @@ int64_t vt_corpus_feed_bytes(vt_corpus_feed *f, int64_t *total) {
   if (f->bytes_total < 0) f->bytes_total = input_size(f);
   *total = f->bytes_total;
   return f->bytes_done + at;
+}
+
+void vt_corpus_feed_start(vt_corpus_feed *f) {
+  const vt_corpus_pos *p = f->start;
+  if (!p) return;
+  f->file = p->file;
+  f->read_sents = p->sentences;
+  for (int i = 0; i < p->file && i < f->n_files; i++) {
+    struct stat st;
+    if (stat(f->files[i], &st) == 0 && S_ISREG(st.st_mode)) f->bytes_done += (int64_t)st.st_size;
+  }
+}
+
+void vt_corpus_feed_where(const vt_corpus_feed *f, vt_corpus_pos *p) {
+  uint64_t lines = 0;
+  char sep = 0;
+  memset(p, 0, sizeof *p);
+  p->file = f->file;
+  p->offset = f->r       ? vt_conll_where(f->r, &lines, &sep)
+              : f->items ? vt_items_where(f->items, &lines)
+                         : 0;
+  p->lines = (int64_t)lines;
+  p->sep = sep;
+  p->sentences = f->read_sents;
 }
 
 void vt_corpus_feed_close(vt_corpus_feed *f) {

@@ -22,7 +22,18 @@ typedef struct vt_corpus_feed {
   int64_t bytes_total;        /* all the files' bytes, 0 = unknown, -1 = not yet looked at */
   const vt_corpus_part *part; /* not NULL: read this piece of memory instead of the files */
   vt_items *items;            /* CRFsuite item files: the file being read */
+  const vt_corpus_pos *start; /* not NULL: begin there (vt_engine_tag_from); set the fields
+                                 above by vt_corpus_feed_start */
 } vt_corpus_feed;
+
+/* Makes `f` (its files, reader options and budget set, not yet read) begin at f->start: its
+ * file, the sentences before it counted, the bytes of the files before it counted done; the
+ * first read of that file skips to the place. */
+void vt_corpus_feed_start(vt_corpus_feed *f);
+
+/* Where the feed is: after the last batch read (call on the reading thread, right after a read
+ * that returned 1). */
+void vt_corpus_feed_where(const vt_corpus_feed *f, vt_corpus_pos *p);
 
 /* Cuts the next batch of whole sentences into `t` (their raw lines: byte work only, on the
  * reading thread) and describes it in `b` (first, items; tokens are counted by

@@ -32,12 +32,16 @@ typedef struct corpus_job {
   size_t stride;       /* k->worker_size rounded up to WORKER_ALIGN */
   vt_corpus_out out;
   const vt_engine_opts *eo;
+  const vt_corpus_marks *marks; /* NULL: no marks */
+  vt_corpus_pos *pos;           /* per slot, with marks: the place after its batch */
 } corpus_job;
 
 static int corpus_read(void *ctx, vt_sched_batch *b) {
   corpus_job *j = ctx;
-  if (j->k->items) return vt_corpus_feed_read_items(&j->feed, &j->ib[b->slot], b);
-  return vt_corpus_feed_read(&j->feed, &j->text[b->slot], &j->sb[b->slot], b);
+  int got = j->k->items ? vt_corpus_feed_read_items(&j->feed, &j->ib[b->slot], b)
+                        : vt_corpus_feed_read(&j->feed, &j->text[b->slot], &j->sb[b->slot], b);
+  if (got == 1 && j->pos) vt_corpus_feed_where(&j->feed, &j->pos[b->slot]);
+  return got;
 }
 
 static vt_status corpus_work(void *ctx, const vt_sched_worker *w, vt_sched_batch *b) {
@@ -76,7 +80,9 @@ static vt_status corpus_write(void *ctx, vt_sched_batch *b) {
       tokens += sb->sents[s].T;
     }
   }
-  return vt_corpus_out_write(&j->out, &j->tb[b->slot], sentences, tokens);
+  vt_status st = vt_corpus_out_write(&j->out, &j->tb[b->slot], sentences, tokens);
+  if (st == VT_OK && j->pos && j->marks->mark) j->marks->mark(j->marks->ctx, &j->pos[b->slot]);
+  return st;
 }
 
 static void corpus_progress(void *ctx, const vt_sched_progress *p) {
@@ -97,6 +103,7 @@ static vt_status corpus_setup(void *ctx, int slots, int workers) {
     j->sb = calloc((size_t)slots, sizeof *j->sb);
   }
   j->slot = calloc((size_t)slots, j->k->slot_size ? j->k->slot_size : 1);
+  if (j->marks && !(j->pos = calloc((size_t)slots, sizeof *j->pos))) return VT_ENOMEM;
   j->stride = (j->k->worker_size + WORKER_ALIGN - 1) / WORKER_ALIGN * WORKER_ALIGN;
   const size_t wbytes = (size_t)workers * (j->stride ? j->stride : WORKER_ALIGN);
   if ((j->wk = aligned_alloc(WORKER_ALIGN, wbytes))) memset(j->wk, 0, wbytes);
@@ -106,8 +113,9 @@ static vt_status corpus_setup(void *ctx, int slots, int workers) {
 
 vt_status vt_corpus_job_run(vt_engine *e, const vt_model *m, const vt_tag_opts *o,
                             const vt_reader_opts *ro, const char *const *files, int n_files,
-                            const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
-                            vt_run_report *rep, char *err, size_t errlen) {
+                            const vt_corpus_part *part, const vt_corpus_marks *marks,
+                            vt_sink_fn sink, void *sink_ctx, vt_run_report *rep, char *err,
+                            size_t errlen) {
   corpus_job j;
   memset(&j, 0, sizeof j);
   memset(rep, 0, sizeof *rep);
@@ -115,8 +123,10 @@ vt_status vt_corpus_job_run(vt_engine *e, const vt_model *m, const vt_tag_opts *
   j.k = m->ops->corpus;
   j.o = o;
   j.cancel = &e->cancel;
-  j.feed =
-      (vt_corpus_feed){ro, files, n_files, 0, NULL, e->opts.batch_tokens, 0, 0, -1, part, NULL};
+  j.feed = (vt_corpus_feed){ro, files, n_files, 0,    NULL, e->opts.batch_tokens,
+                            0,  0,     -1,      part, NULL, marks && !part ? marks->start : NULL};
+  vt_corpus_feed_start(&j.feed);
+  j.marks = marks && !part ? marks : NULL;
   j.out = (vt_corpus_out){sink, sink_ctx, 0, rep};
   j.eo = &e->opts;
   vt_engine_job ej = {{&j, corpus_read, corpus_work, corpus_write, corpus_progress, 0, NULL, 0},
@@ -144,5 +154,6 @@ vt_status vt_corpus_job_run(vt_engine *e, const vt_model *m, const vt_tag_opts *
   free(j.tb);
   free(j.slot);
   free(j.wk);
+  free(j.pos);
   return st;
 }

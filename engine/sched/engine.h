@@ -52,13 +52,23 @@ vt_status vt_engine_job_run(vt_engine *e, vt_engine_job *j, vt_run_report *rep, 
 /* The run loops. Each fills `rep` (never NULL here), puts the line of a failure in err, and
  * keeps the scheduler statistics in e->ss. */
 
+/* Where a corpus run over files begins (vt_engine_tag_from), and who is told the place after
+ * each batch written. */
+typedef struct vt_corpus_marks {
+  const vt_corpus_pos *start; /* NULL: the start of the first file */
+  vt_mark_fn mark;            /* NULL: nobody */
+  void *ctx;
+} vt_corpus_marks;
+
 /* Tags corpus files, or the piece of memory `part` when not NULL, with model `m` of any kind
  * that has features (engine/sched/corpus_job.c): the kind's table says how a worker tags a
- * batch. `o`: the run's options, decoder checked; `ro`: the corpus reader's. */
+ * batch. `o`: the run's options, decoder checked; `ro`: the corpus reader's; `marks` (may be
+ * NULL; files only): where to begin and whom to tell what was written. */
 vt_status vt_corpus_job_run(vt_engine *e, const struct vt_model *m, const vt_tag_opts *o,
                             const vt_reader_opts *ro, const char *const *files, int n_files,
-                            const vt_corpus_part *part, vt_sink_fn sink, void *sink_ctx,
-                            vt_run_report *rep, char *err, size_t errlen);
+                            const vt_corpus_part *part, const vt_corpus_marks *marks,
+                            vt_sink_fn sink, void *sink_ctx, vt_run_report *rep, char *err,
+                            size_t errlen);
 
 /* Decodes sentences [first, first + count) of a lattice set (engine/sched/decode_job.c); the
  * posteriors' .npy header (the whole set's shape) only when first is 0. */

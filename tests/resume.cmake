@@ -1,0 +1,6 @@
+# tag_resume.CASE: `vitesse tag -o OUT --resume` killed and rerun (tests/tag_resume.sh).
+foreach(case kill term refuse plain)
+  add_test(NAME tag_resume.${case}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tag_resume.sh $<TARGET_FILE:vitesse> ${case})
+  set_tests_properties(tag_resume.${case} PROPERTIES LABELS unit)
+endforeach()
