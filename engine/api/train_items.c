@@ -56,6 +56,24 @@ static vt_status write_model(vt_crfs **model, const vt_crf_names *names, const v
   return VT_OK;
 }
 
+/* The label names of n as NUL-terminated strings by id, in one block (free it); NULL: no memory. */
+static char **label_names(const vt_crf_names *n) {
+  const int32_t L = n->labels.n;
+  const size_t bytes = (size_t)n->labels.off[L] + (size_t)L;
+  char **names = malloc(((size_t)L + 1) * sizeof *names + bytes);
+  if (!names) return NULL;
+  char *p = (char *)(names + L + 1);
+  for (int32_t y = 0; y < L; y++) {
+    size_t len;
+    const char *s = vt_featdict_str(&n->labels, y, &len);
+    names[y] = memcpy(p, s, len);
+    p[len] = '\0';
+    p += len + 1;
+  }
+  names[L] = NULL;
+  return names;
+}
+
 /* Compiles a part of an item file into d with the names of n. */
 static vt_status compile_part(vt_crf_names *n, vt_crf_data *d, const vt_train_part *pt,
                               const vt_reader_opts *ro, char *err, size_t errlen) {
@@ -139,6 +157,7 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
   vt_crf_prior prior;
   memset(&prior, 0, sizeof prior);
   double *w = NULL;
+  char **lnames = NULL;
   const int writer = !comm || comm->rank == 0; /* reads dev, calls back, writes the model */
   if (!writer) {
     n_dev = 0;
@@ -189,11 +208,12 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
     goto done;
   }
   if (comm && (st = dist_prepare(comm, &names, &td, &tok_before, &n_tok)) != VT_OK) goto done;
-  if (n_dev > 0 &&
-      (st = compile_files(&names, 1, &dd, dev, n_dev, &o->reader, err, sizeof err)) != VT_OK) {
+  if (n_dev > 0 && (st = compile_files(&names, o->crfsuite_learn & VT_TRAIN_DEV_LABELS ? 2 : 1, &dd,
+                                       dev, n_dev, &o->reader, err, sizeof err)) != VT_OK) {
     st = vt_fail(st, "%s", err);
     goto done;
   }
+  td.L = names.labels.n; /* with VT_TRAIN_DEV_LABELS, dev's labels too */
   vt_crf_data_unit(&td);
   vt_crf_data_unit(&dd);
   vt_crf_featgen gen = {o->min_freq, o->possible_states, o->possible_transitions,
@@ -214,6 +234,8 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
   rep->features = f.n;
   rep->read_seconds = vt_clock_seconds() - t0;
   rep->input_ok = 1;
+  if (writer && !(lnames = label_names(&names))) goto nomem;
+  rep->label_names = (const char *const *)lnames;
   if (writer && (st = vt_outfile_probe(out_path, err, sizeof err)) != VT_OK)
     st = vt_fail(st, "%s", err);
   if (comm) st = agree(comm, st);
@@ -238,6 +260,8 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
 nomem:
   st = vt_fail(VT_ENOMEM, "train: out of memory");
 done:
+  rep->label_names = NULL;
+  free(lnames);
   vt_crfs_free(init);
   vt_crf_prior_free(&prior);
   vt_crfs_free(model);
