@@ -295,6 +295,10 @@ static int learn(const vt_learn_opts *lo, const vt_train_opts *to, char **files,
     vt_cli_error("learn: -m -: the log is on standard output; name a model file");
     goto out;
   }
+  if (lo->cross_validation && (lo->split == 0 ? n_files : lo->split) < 2) {
+    vt_cli_error("learn: -x needs at least two groups (several data sets, or -g N)");
+    goto out;
+  }
   if (lo->split == 0 && lo->holdout >= n_files) { /* known before anything is printed */
     vt_cli_error("learn: -e %d: there are %d groups", lo->holdout + 1, n_files);
     goto out;

@@ -158,9 +158,12 @@ static int64_t scan(vt_learn_data *d, vt_learn_names *attrs, int32_t g, const ch
     const int32_t y = vt_learn_names_get(&d->labels, *scratch, an, 1);
     if (y < 0) goto nomem;
     d->items++;
-    for (;;) {                                 /* the attributes: runs of tabs separate them */
-      while (pos < n && p[pos] != '\t') pos++; /* past the value */
-      while (pos < n && p[pos] == '\t') pos++;
+    for (;;) { /* NAME[:VALUE] fields, as the library reads them (a field may begin at a ':') */
+      if (pos < n && p[pos] == ':') {
+        pos++;
+        field_read(p, n, &pos, *scratch); /* the value */
+      }
+      while (pos < n && p[pos] == '\t') pos++; /* runs of tabs separate the fields */
       if (pos >= n) break;
       an = field_read(p, n, &pos, *scratch);
       if (vt_learn_names_get(attrs, *scratch, an, 1) < 0) goto nomem;
