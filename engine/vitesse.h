@@ -1163,8 +1163,8 @@ typedef struct vt_train_opts {
   int32_t pa_type;       /* PA: 0 without slack, 1 PA-I (default), 2 PA-II */
   int32_t pa_error_sensitive; /* PA: the cost counts sqrt(wrong labels), not 1 (default 1) */
   int32_t pa_averaging;       /* PA: average the weights as the perceptron does (default 1) */
-  int32_t crfsuite_learn;     /* vt_train_items: bits of crfsuite learn's behaviour (default 0):
-                                 VT_TRAIN_CALIBRATION_TRIALS, VT_TRAIN_DEV_LABELS */
+  int32_t crfsuite_learn;     /* CRF: bits of crfsuite learn's behaviour (default 0):
+                                 VT_TRAIN_CALIBRATION_TRIALS; VT_TRAIN_DEV_LABELS (vt_train_items) */
 } vt_train_opts;
 
 /* vt_train_opts.crfsuite_learn: SGD reports every calibration trial to on_iteration
