@@ -316,7 +316,10 @@ static int learn(const vt_learn_opts *lo, const vt_train_opts *to, char **files,
   }
   timestamp(log, "Start");
   if (vt_learn_data_read(&d, (const char *const *)files, n_files, log)) goto out;
-  if (lo->split > 0) vt_learn_data_split(&d, lo->split);
+  if (lo->split > 0)
+    vt_learn_data_split(&d, lo->split);
+  else if (!d.stdin_used)
+    vt_learn_data_release_text(&d); /* the library reads the files: no second copy in memory */
   if (lo->holdout >= d.groups) {
     vt_cli_error("learn: -e %d: there are %d groups", lo->holdout + 1, d.groups);
     goto out;

@@ -80,6 +80,10 @@ void vt_learn_data_split(vt_learn_data *d, int32_t split);
 int vt_learn_data_write(const vt_learn_data *d, int32_t holdout, const char *train_path,
                         const char *test_path);
 
+/* Frees the files' bytes and the instances once the library reads the files themselves (no -g,
+ * no standard input): the counts stay. */
+void vt_learn_data_release_text(vt_learn_data *d);
+
 /* Frees what d holds. */
 void vt_learn_data_free(vt_learn_data *d);
 

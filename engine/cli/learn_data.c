@@ -301,6 +301,16 @@ int vt_learn_data_write(const vt_learn_data *d, int32_t holdout, const char *tra
   return holdout >= 0 ? write_part(d, holdout, 1, test_path) : 0;
 }
 
+void vt_learn_data_release_text(vt_learn_data *d) {
+  for (int i = 0; d->bufs && i < d->n_files; i++) {
+    free(d->bufs[i]);
+    d->bufs[i] = NULL;
+  }
+  free(d->seqs);
+  d->seqs = NULL;
+  d->cap_seqs = 0; /* n_seqs still counts them */
+}
+
 void vt_learn_data_free(vt_learn_data *d) {
   for (int i = 0; d->bufs && i < d->n_files; i++) free(d->bufs[i]);
   free(d->bufs);
