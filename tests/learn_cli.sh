@@ -101,6 +101,14 @@ options)
   # A bad item is the library's refusal, naming the file and line.
   printf 'O\ta:nan\n' >bad.items
   expect_bad "bad.items:1: attribute 'a'" "$VITESSE" learn -m out/m bad.items
+  # With -g (and standard input) the library reads parts written out: the message still names
+  # the data set and its line.
+  printf 'O\ta\n\nO\tb\nB\tc\n\nO\ta:nan\n\nO\tb\n\nO\td\n' >bad.items
+  for e in 1 2; do
+    expect_bad "bad.items:6: attribute 'a'" "$VITESSE" learn -g 2 -e $e -m out/m bad.items
+  done
+  expect_bad "standard input:6: attribute 'a'" sh -c "\"\$0\" learn -m out/m - <bad.items" \
+    "$VITESSE"
   ;;
 log)
   "$VITESSE" learn -p max_iterations=15 -m out/lbfgs.model train.items >log 2>stderr ||
@@ -183,6 +191,15 @@ holdout)
   grep -qx 'Total number of feature updates: 180' log.sgd || fail "updates after 3 epochs"
   ;;
 cv)
+  # Standard input is a data set as a file is: the same log but for its name.
+  "$VITESSE" learn -a ap -p max_iterations=2 -e 2 train.items test.items >f.log 2>stderr ||
+    fail "learn from files failed"
+  "$VITESSE" learn -a ap -p max_iterations=2 -e 2 - test.items <train.items >s.log 2>stderr ||
+    fail "learn from standard input failed"
+  sed -e '/time of the training/d' -e '/^Seconds/d' -e '/^Total seconds/d' f.log >f.s
+  sed -e '/time of the training/d' -e '/^Seconds/d' -e '/^Total seconds/d' \
+    -e 's/^\[1\] -$/[1] train.items/' s.log >s.s
+  cmp -s f.s s.s || fail "standard input's log differs: $(diff f.s s.s | head -5)"
   "$VITESSE" learn -a ap -p max_iterations=2 -g 3 -x train.items >log 2>stderr ||
     fail "learn -x failed"
   for k in 1 2 3; do

@@ -195,6 +195,29 @@ static void scratch_remove(scratch *s) {
   s->made = 0;
 }
 
+/* Prints the library's failure `msg`; a message naming a line of a part written to scratch
+ * names the data set and line it came from instead. */
+static void print_failure(const vt_learn_data *d, int32_t holdout, const scratch *sc,
+                          const char *msg) {
+  for (int want = 0; sc->made && want < 2; want++) {
+    const char *part = want ? sc->test : sc->train;
+    const size_t n = strlen(part);
+    char *end;
+    if (strncmp(msg, part, n) || msg[n] != ':') continue;
+    const unsigned long long line = strtoull(msg + n + 1, &end, 10);
+    int32_t file;
+    uint64_t orig;
+    if (end == msg + n + 1 || *end != ':' ||
+        vt_learn_data_where(d, holdout, want, line, &file, &orig))
+      continue;
+    const char *path = d->paths[file];
+    vt_cli_error("%s:%llu%s", strcmp(path, "-") ? path : "standard input", (unsigned long long)orig,
+                 end);
+    return;
+  }
+  vt_cli_error("%s", msg);
+}
+
 /* One training run: holdout group `holdout` (-1: none), the model to `model` (NULL: none).
  * Returns the exit status. */
 static int run(const vt_learn_opts *lo, vt_train_opts to, const vt_learn_data *d, int32_t holdout,
@@ -248,7 +271,7 @@ static int run(const vt_learn_opts *lo, vt_train_opts to, const vt_learn_data *d
   const vt_status st = vt_train_items(&to, train, n_train, &dev, dev ? 1 : 0, model, &rep);
   if (st != VT_OK) {
     fflush(log);
-    vt_cli_error("%s", vt_last_error());
+    print_failure(d, holdout, sc, vt_last_error());
     rc =
         st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EINVAL ? VT_EXIT_USAGE : VT_EXIT_FAIL;
     goto out;

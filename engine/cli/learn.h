@@ -23,6 +23,9 @@ typedef struct vt_learn_seq {
   const char *text; /* its lines, each ending in '\n' */
   size_t len;
   int32_t group; /* 0-based */
+  int32_t file;  /* which data set it came from */
+  int64_t line;  /* its first line there (1-based) */
+  int64_t items; /* its lines */
 } vt_learn_seq;
 
 /* The data sets as crfsuite reads them: every file, its instances, the labels in crfsuite's
@@ -79,6 +82,11 @@ void vt_learn_data_split(vt_learn_data *d, int32_t split);
  * holdout >= 0, those of group `holdout` to test_path. Returns 0 or -1 (printed). */
 int vt_learn_data_write(const vt_learn_data *d, int32_t holdout, const char *train_path,
                         const char *test_path);
+
+/* Where line `line` of the part vt_learn_data_write wrote (want 1: the holdout group's, 0: the
+ * others') came from: *file (a data set's index) and *orig (its line). 0, or -1 past the part. */
+int vt_learn_data_where(const vt_learn_data *d, int32_t holdout, int want, uint64_t line,
+                        int32_t *file, uint64_t *orig);
 
 /* Frees the files' bytes and the instances once the library reads the files themselves (no -g,
  * no standard input): the counts stay. */

@@ -116,7 +116,8 @@ static char *slurp(const char *path, size_t *len) {
 }
 
 /* Appends an instance; 0 or -1. */
-static int seq_add(vt_learn_data *d, const char *text, size_t len, int32_t group) {
+static int seq_add(vt_learn_data *d, const char *text, size_t len, int32_t group, int64_t line,
+                   int64_t items) {
   if (d->n_seqs == d->cap_seqs) {
     const int64_t cap = d->cap_seqs ? 2 * d->cap_seqs : 1024;
     vt_learn_seq *s = realloc(d->seqs, (size_t)cap * sizeof *s);
@@ -124,7 +125,7 @@ static int seq_add(vt_learn_data *d, const char *text, size_t len, int32_t group
     d->seqs = s;
     d->cap_seqs = cap;
   }
-  d->seqs[d->n_seqs++] = (vt_learn_seq){text, len, group};
+  d->seqs[d->n_seqs++] = (vt_learn_seq){text, len, group, group, line, items};
   return 0;
 }
 
@@ -133,15 +134,16 @@ static int seq_add(vt_learn_data *d, const char *text, size_t len, int32_t group
  * of the file), empty instances included (its data set keeps only the others), or -1 (printed). */
 static int64_t scan(vt_learn_data *d, vt_learn_names *attrs, int32_t g, const char *buf, size_t len,
                     char **scratch, size_t *scratch_cap) {
-  int64_t blanks = 0;
+  int64_t blanks = 0, lineno = 0, seq_line = 0, seq_items = 0;
   const char *p = buf, *end = buf + len, *seq = NULL;
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p)); /* every line ends in one */
     const size_t n = (size_t)(nl - p);
     const char *next = nl + 1;
+    lineno++;
     if (n == 0) { /* a blank line ends the instance */
       blanks++;
-      if (seq && seq_add(d, seq, (size_t)(p - seq), g)) goto nomem;
+      if (seq && seq_add(d, seq, (size_t)(p - seq), g, seq_line, seq_items)) goto nomem;
       seq = NULL;
       p = next;
       continue;
@@ -152,7 +154,12 @@ static int64_t scan(vt_learn_data *d, vt_learn_names *attrs, int32_t g, const ch
       *scratch = s;
       *scratch_cap = n + 1;
     }
-    if (!seq) seq = p;
+    if (!seq) {
+      seq = p;
+      seq_line = lineno;
+      seq_items = 0;
+    }
+    seq_items++;
     size_t pos = 0;
     size_t an = field_read(p, n, &pos, *scratch);
     const int32_t y = vt_learn_names_get(&d->labels, *scratch, an, 1);
@@ -170,7 +177,7 @@ static int64_t scan(vt_learn_data *d, vt_learn_names *attrs, int32_t g, const ch
     }
     p = next;
   }
-  if (seq && seq_add(d, seq, (size_t)(end - seq), g)) goto nomem;
+  if (seq && seq_add(d, seq, (size_t)(end - seq), g, seq_line, seq_items)) goto nomem;
   return blanks + 1;
 nomem:
   vt_cli_error("learn: %s: out of memory", d->paths[g]);
@@ -299,6 +306,23 @@ int vt_learn_data_write(const vt_learn_data *d, int32_t holdout, const char *tra
                         const char *test_path) {
   if (write_part(d, holdout, 0, train_path)) return -1;
   return holdout >= 0 ? write_part(d, holdout, 1, test_path) : 0;
+}
+
+int vt_learn_data_where(const vt_learn_data *d, int32_t holdout, int want, uint64_t line,
+                        int32_t *file, uint64_t *orig) {
+  uint64_t first = 1; /* the part's line of the instance's first item */
+  for (int64_t i = 0; i < d->n_seqs; i++) {
+    const vt_learn_seq *s = &d->seqs[i];
+    if ((s->group == holdout) != want) continue;
+    const uint64_t n = (uint64_t)s->items + 1; /* its items and the blank line after them */
+    if (line < first + n) {
+      *file = s->file;
+      *orig = (uint64_t)s->line + (line - first);
+      return 0;
+    }
+    first += n;
+  }
+  return -1;
 }
 
 void vt_learn_data_release_text(vt_learn_data *d) {
