@@ -1174,6 +1174,12 @@ typedef struct vt_train_opts {
  * those of crfsuite learn's holdout group: a label seen only there has no feature, yet it is a
  * possible output and counts in every sequence's normaliser (the loss is crfsuite's). */
 #define VT_TRAIN_DEV_LABELS 2
+/* vt_train_opts.crfsuite_learn, with VT_TRAIN_DEV_LABELS: the labels are numbered in order of
+ * first appearance as if the development files came just before training file k (0 <= k <
+ * n_train; without it: after them all), as crfsuite learn numbers them when its holdout group is
+ * the data set before that file. The numbers break Viterbi's ties, and so steer the updates of
+ * ap, pa and arow. */
+#define VT_TRAIN_DEV_BEFORE(k) (((k) + 1) << 8)
 
 /* Defaults as documented per field. */
 VT_API void vt_train_opts_init(vt_train_opts *o);

@@ -39,6 +39,26 @@ static vt_status compile_files(vt_crf_names *n, int frozen, vt_crf_data *d,
   return st;
 }
 
+/* Compiles the training files into d. With VT_TRAIN_DEV_LABELS and VT_TRAIN_DEV_BEFORE(k), the
+ * development files' labels are numbered between training files k - 1 and k (a first pass over
+ * them that keeps only their labels), as crfsuite learn numbers its holdout group's. */
+static vt_status compile_train(vt_crf_names *n, vt_crf_data *d, const char *const *train,
+                               int n_train, const char *const *dev, int n_dev,
+                               const vt_train_opts *o, char *err, size_t errlen) {
+  const int at = (o->crfsuite_learn & VT_TRAIN_DEV_LABELS) && n_dev > 0
+                     ? (int)((unsigned)o->crfsuite_learn >> 8) - 1
+                     : -1;
+  if (at < 0 || at >= n_train)
+    return compile_files(n, 0, d, train, n_train, &o->reader, err, errlen);
+  vt_crf_data labels_only;
+  memset(&labels_only, 0, sizeof labels_only);
+  vt_status st = compile_files(n, 0, d, train, at, &o->reader, err, errlen);
+  if (st == VT_OK) st = compile_files(n, 2, &labels_only, dev, n_dev, &o->reader, err, errlen);
+  vt_crf_data_free(&labels_only);
+  if (st == VT_OK) st = compile_files(n, 0, d, train + at, n_train - at, &o->reader, err, errlen);
+  return st;
+}
+
 /* Builds the CRFsuite model of w into *model and writes it to out_path. */
 static vt_status write_model(vt_crfs **model, const vt_crf_names *names, const vt_crf_feats *f,
                              const double *w, const char *out_path, vt_train_report *rep) {
@@ -194,7 +214,7 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
   }
   double t0 = vt_clock_seconds();
   st = part ? compile_part(&names, &td, part, &o->reader, err, sizeof err)
-            : compile_files(&names, 0, &td, train, n_train, &o->reader, err, sizeof err);
+            : compile_train(&names, &td, train, n_train, dev, n_dev, o, err, sizeof err);
   if (st != VT_OK) st = vt_fail(st, "%s", err);
   int64_t n_sent = td.n_sent, n_tok = td.n_tok, tok_before = 0, sent_before = 0;
   if (comm && (st = agree(comm, st)) != VT_OK) goto done;

@@ -250,6 +250,7 @@ static int run(const vt_learn_opts *lo, vt_train_opts to, const vt_learn_data *d
     for (int32_t k = 0; k < d->n_files; k++)
       if (k != holdout) train[n_train++] = d->paths[k];
     dev = holdout >= 0 ? d->paths[holdout] : NULL;
+    if (holdout >= 0) to.crfsuite_learn |= VT_TRAIN_DEV_BEFORE(holdout); /* crfsuite's labels */
   }
   if (!model) {
     if (scratch_make(sc)) {
@@ -266,7 +267,7 @@ static int run(const vt_learn_opts *lo, vt_train_opts to, const vt_learn_data *d
   to.on_start = vt_learn_log_start;
   to.on_iteration = vt_learn_log_iteration;
   to.ctx = &g;
-  to.crfsuite_learn = VT_TRAIN_CALIBRATION_TRIALS | VT_TRAIN_DEV_LABELS;
+  to.crfsuite_learn |= VT_TRAIN_CALIBRATION_TRIALS | VT_TRAIN_DEV_LABELS;
   vt_train_report rep;
   const vt_status st = vt_train_items(&to, train, n_train, &dev, dev ? 1 : 0, model, &rep);
   if (st != VT_OK) {
