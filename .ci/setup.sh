@@ -28,5 +28,10 @@ fi
 echo "setup: installing Debian packages:$missing" >&2
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+# Another apt-get or dpkg (an unattended upgrade, a second setup) may hold apt's locks: wait for
+# it, up to SETUP_APT_WAIT seconds (default 600), instead of failing at once (exit 100).
+wait_s=${SETUP_APT_WAIT:-600}
+echo "setup: if another apt-get or dpkg holds apt's lock, waiting for it (up to ${wait_s} s)" >&2
+$sudo apt-get -o DPkg::Lock::Timeout="$wait_s" update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout="$wait_s" install -y -qq \
+  $missing >/dev/null

@@ -1025,7 +1025,9 @@ typedef struct vt_train_report {
                                 "converged (delta over period)", "iteration cap reached",
                                 "epoch cap reached", a line search's failure, "stopped by the
                                 callback"...; NULL when unknown */
-  int64_t reserved[7];
+  int64_t reserved[6];
+  const char *const *label_names; /* vt_train_items: the model's labels by id, `labels` of them,
+                                     valid during the callbacks only (NULL after) */
 } vt_train_report;
 
 /* What a training epoch reports to the callback. */
@@ -1052,19 +1054,29 @@ typedef struct vt_epoch_report {
  * epochs. The loss is the objective minimised: -sum log p(y|x) + c1 |w|_1 + c2 ||w||^2 (as
  * CRFsuite's "Loss:" lines). */
 typedef struct vt_iter_report {
-  int32_t iteration;       /* 1-based; 0: the starting weights, before the first step */
-  int32_t evaluations;     /* objective evaluations in this iteration (line search) */
-  double loss;             /* the objective at the iteration's weights */
-  double feature_norm;     /* ||w||_2 */
-  double error_norm;       /* ||gradient||_2 (L-BFGS; OWL-QN: of the pseudo-gradient) */
-  int64_t active_features; /* weights that are not zero */
-  double step;             /* L-BFGS: the line search's step; SGD: the learning rate */
-  double seconds;          /* this iteration */
-  double total_seconds;    /* since training began (callbacks excluded) */
-  double dev_accuracy;     /* item accuracy on the development data, 0..1; -1 without */
-  double eval_seconds;     /* L-BFGS: of `seconds`, those in the objective and its gradient (the
-                              rest is the optimiser's own work); -1 for the other trainers */
-  int64_t reserved[3];
+  int32_t iteration;         /* 1-based; 0: the starting weights, before the first step */
+  int32_t evaluations;       /* objective evaluations in this iteration (line search) */
+  double loss;               /* the objective at the iteration's weights */
+  double feature_norm;       /* ||w||_2 */
+  double error_norm;         /* ||gradient||_2 (L-BFGS; OWL-QN: of the pseudo-gradient) */
+  int64_t active_features;   /* weights that are not zero */
+  double step;               /* L-BFGS: the line search's step; SGD: the learning rate */
+  double seconds;            /* this iteration */
+  double total_seconds;      /* since training began (callbacks excluded) */
+  double dev_accuracy;       /* item accuracy on the development data, 0..1; -1 without */
+  double eval_seconds;       /* L-BFGS: of `seconds`, those in the objective and its gradient (the
+                                rest is the optimiser's own work); -1 for the other trainers */
+  const int64_t *dev_counts; /* with development data (vt_train_items), 2 L + 1 counts for this
+                                iteration's weights, valid during the call: dev_counts[y] the items
+                                tagged label y rightly, dev_counts[L + y] the items tagged y (y in
+                                vt_train_report.label_names' order), dev_counts[2 L] the sequences
+                                tagged entirely right; NULL otherwise */
+  int32_t calibration_trial; /* 0; with VT_TRAIN_CALIBRATION_TRIALS, SGD's learning-rate
+                                calibration reports each trial k (1-based) before iteration 0:
+                                `step` the rate tried, `loss` the sample's objective after one
+                                epoch at it (not finite: the rate diverged), the other figures 0 */
+  int32_t reserved32;
+  double calibration_start; /* with calibration_trial: the sample's objective before the trials */
 } vt_iter_report;
 
 /* How vt_train_opts.algorithm trains a tagger. */
@@ -1176,8 +1188,23 @@ typedef struct vt_train_opts {
   int32_t pa_type;       /* PA: 0 without slack, 1 PA-I (default), 2 PA-II */
   int32_t pa_error_sensitive; /* PA: the cost counts sqrt(wrong labels), not 1 (default 1) */
   int32_t pa_averaging;       /* PA: average the weights as the perceptron does (default 1) */
-  int32_t reserved32;
+  int32_t crfsuite_learn;     /* CRF: bits of crfsuite learn's behaviour (default 0):
+                                 VT_TRAIN_CALIBRATION_TRIALS; VT_TRAIN_DEV_LABELS (vt_train_items) */
 } vt_train_opts;
+
+/* vt_train_opts.crfsuite_learn: SGD reports every calibration trial to on_iteration
+ * (vt_iter_report.calibration_trial). */
+#define VT_TRAIN_CALIBRATION_TRIALS 1
+/* vt_train_opts.crfsuite_learn: the labels of the development items are labels of the model, as
+ * those of crfsuite learn's holdout group: a label seen only there has no feature, yet it is a
+ * possible output and counts in every sequence's normaliser (the loss is crfsuite's). */
+#define VT_TRAIN_DEV_LABELS 2
+/* vt_train_opts.crfsuite_learn, with VT_TRAIN_DEV_LABELS: the labels are numbered in order of
+ * first appearance as if the development files came just before training file k (0 <= k <
+ * n_train; without it: after them all), as crfsuite learn numbers them when its holdout group is
+ * the data set before that file. The numbers break Viterbi's ties, and so steer the updates of
+ * ap, pa and arow. */
+#define VT_TRAIN_DEV_BEFORE(k) (((k) + 1) << 8)
 
 /* Defaults as documented per field. */
 VT_API void vt_train_opts_init(vt_train_opts *o);

@@ -281,7 +281,7 @@ errors)
   one_error "missing input"
   run_mpi 2 tag -m model.bin bad.txt
   one_error "no -o"
-  run_mpi 2 tag -m model.bin --threads 0 bad.txt -o out/o.txt
+  run_mpi 2 tag -m model.bin --threads -1 bad.txt -o out/o.txt
   one_error "bad option"
   # SIGTERM, as in the single-process engine: every rank stops, one line "vitesse: interrupted by
   # SIGTERM: ...", no output file, a non-zero exit status. The job (20 copies of a corpus in

@@ -153,7 +153,7 @@ errors)
   one_error "sequential perceptron"
   run_mpi 2 train --template tmpl --train good.txt --algo l2sgd -o out/m.bin
   one_error "l2sgd"
-  run_mpi 2 train --template tmpl --train good.txt --shards 2 --threads 0 -o out/m.bin
+  run_mpi 2 train --template tmpl --train good.txt --shards 2 --threads -1 -o out/m.bin
   one_error "bad option"
   run_mpi 2 train --template tmpl --train good.txt --shards 2 -o out/missing/m.bin
   one_error "unwritable model"

@@ -112,7 +112,7 @@ bad_options)
     bad train --template tmpl --train train.txt --shards "$v"
     bad train --joint-chunk --train train.txt --shards "$v"
   done
-  for v in 0 -2 y 4097; do
+  for v in -2 y 4097 ""; do   # 0 is the default, one per core
     bad train --template tmpl --train train.txt --shards 2 --threads "$v"
     bad chunk-train --train train.txt --threads "$v"
   done

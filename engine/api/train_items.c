@@ -39,6 +39,26 @@ static vt_status compile_files(vt_crf_names *n, int frozen, vt_crf_data *d,
   return st;
 }
 
+/* Compiles the training files into d. With VT_TRAIN_DEV_LABELS and VT_TRAIN_DEV_BEFORE(k), the
+ * development files' labels are numbered between training files k - 1 and k (a first pass over
+ * them that keeps only their labels), as crfsuite learn numbers its holdout group's. */
+static vt_status compile_train(vt_crf_names *n, vt_crf_data *d, const char *const *train,
+                               int n_train, const char *const *dev, int n_dev,
+                               const vt_train_opts *o, char *err, size_t errlen) {
+  const int at = (o->crfsuite_learn & VT_TRAIN_DEV_LABELS) && n_dev > 0
+                     ? (int)((unsigned)o->crfsuite_learn >> 8) - 1
+                     : -1;
+  if (at < 0 || at >= n_train)
+    return compile_files(n, 0, d, train, n_train, &o->reader, err, errlen);
+  vt_crf_data labels_only;
+  memset(&labels_only, 0, sizeof labels_only);
+  vt_status st = compile_files(n, 0, d, train, at, &o->reader, err, errlen);
+  if (st == VT_OK) st = compile_files(n, 2, &labels_only, dev, n_dev, &o->reader, err, errlen);
+  vt_crf_data_free(&labels_only);
+  if (st == VT_OK) st = compile_files(n, 0, d, train + at, n_train - at, &o->reader, err, errlen);
+  return st;
+}
+
 /* Builds the CRFsuite model of w into *model and writes it to out_path. */
 static vt_status write_model(vt_crfs **model, const vt_crf_names *names, const vt_crf_feats *f,
                              const double *w, const char *out_path, vt_train_report *rep) {
@@ -54,6 +74,24 @@ static vt_status write_model(vt_crfs **model, const vt_crf_names *names, const v
   for (size_t i = 0; i < (size_t)m->L * (size_t)m->L; i++) rep->model_features += m->tw[i] != 0;
   rep->model_bytes = (uint64_t)m->n_state * 12 + (uint64_t)m->L * (uint64_t)m->L * 8;
   return VT_OK;
+}
+
+/* The label names of n as NUL-terminated strings by id, in one block (free it); NULL: no memory. */
+static char **label_names(const vt_crf_names *n) {
+  const int32_t L = n->labels.n;
+  const size_t bytes = (size_t)n->labels.off[L] + (size_t)L;
+  char **names = malloc(((size_t)L + 1) * sizeof *names + bytes);
+  if (!names) return NULL;
+  char *p = (char *)(names + L + 1);
+  for (int32_t y = 0; y < L; y++) {
+    size_t len;
+    const char *s = vt_featdict_str(&n->labels, y, &len);
+    names[y] = memcpy(p, s, len);
+    p[len] = '\0';
+    p += len + 1;
+  }
+  names[L] = NULL;
+  return names;
 }
 
 /* Compiles a part of an item file into d with the names of n. */
@@ -139,6 +177,7 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
   vt_crf_prior prior;
   memset(&prior, 0, sizeof prior);
   double *w = NULL;
+  char **lnames = NULL;
   const int writer = !comm || comm->rank == 0; /* reads dev, calls back, writes the model */
   if (!writer) {
     n_dev = 0;
@@ -175,7 +214,7 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
   }
   double t0 = vt_clock_seconds();
   st = part ? compile_part(&names, &td, part, &o->reader, err, sizeof err)
-            : compile_files(&names, 0, &td, train, n_train, &o->reader, err, sizeof err);
+            : compile_train(&names, &td, train, n_train, dev, n_dev, o, err, sizeof err);
   if (st != VT_OK) st = vt_fail(st, "%s", err);
   int64_t n_sent = td.n_sent, n_tok = td.n_tok, tok_before = 0, sent_before = 0;
   if (comm && (st = agree(comm, st)) != VT_OK) goto done;
@@ -189,11 +228,12 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
     goto done;
   }
   if (comm && (st = dist_prepare(comm, &names, &td, &tok_before, &n_tok)) != VT_OK) goto done;
-  if (n_dev > 0 &&
-      (st = compile_files(&names, 1, &dd, dev, n_dev, &o->reader, err, sizeof err)) != VT_OK) {
+  if (n_dev > 0 && (st = compile_files(&names, o->crfsuite_learn & VT_TRAIN_DEV_LABELS ? 2 : 1, &dd,
+                                       dev, n_dev, &o->reader, err, sizeof err)) != VT_OK) {
     st = vt_fail(st, "%s", err);
     goto done;
   }
+  td.L = names.labels.n; /* with VT_TRAIN_DEV_LABELS, dev's labels too */
   vt_crf_data_unit(&td);
   vt_crf_data_unit(&dd);
   vt_crf_featgen gen = {o->min_freq, o->possible_states, o->possible_transitions,
@@ -214,6 +254,8 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
   rep->features = f.n;
   rep->read_seconds = vt_clock_seconds() - t0;
   rep->input_ok = 1;
+  if (writer && !(lnames = label_names(&names))) goto nomem;
+  rep->label_names = (const char *const *)lnames;
   if (writer && (st = vt_outfile_probe(out_path, err, sizeof err)) != VT_OK)
     st = vt_fail(st, "%s", err);
   if (comm) st = agree(comm, st);
@@ -238,6 +280,8 @@ static vt_status train_items(const vt_train_opts *o, const char *const *train, i
 nomem:
   st = vt_fail(VT_ENOMEM, "train: out of memory");
 done:
+  rep->label_names = NULL;
+  free(lnames);
   vt_crfs_free(init);
   vt_crf_prior_free(&prior);
   vt_crfs_free(model);

@@ -209,8 +209,8 @@ int vt_cmd_chunk_train(int argc, char **argv) {
       to.shards = (int32_t)v;
       break;
     case OPT_THREADS:
-      if (vt_cli_parse_int(optarg, 1, 4096, &v)) {
-        vt_cli_error("--threads: expected an integer in 1..4096, got '%s'", optarg);
+      if (vt_cli_parse_int(optarg, 0, 4096, &v)) { /* 0: one per core */
+        vt_cli_error("--threads: expected an integer in 0..4096, got '%s'", optarg);
         goto done;
       }
       to.threads = (int32_t)v;

@@ -151,41 +151,47 @@ vt_status vt_cli_crfs_test_sink(void *ctx, const char *data, size_t len) {
   return VT_OK;
 }
 
+void vt_cli_crfs_eval_print(FILE *f, const char *const *names, int32_t L, const int64_t *correct,
+                            const int64_t *model, const int64_t *ref, int64_t items,
+                            int64_t instances_ok, int64_t instances) {
+  double mp = 0, mr = 0, mf = 0;
+  int64_t item_ok = 0;
+  fprintf(f, "Performance by label (#match, #model, #ref) (precision, recall, F1):\n");
+  for (int32_t y = 0; y < L; y++) {
+    const char *name = names[y];
+    if (ref[y] == 0) {
+      fprintf(f, "    %s: (%lld, %lld, %lld) (******, ******, ******)\n", name,
+              (long long)correct[y], (long long)model[y], (long long)ref[y]);
+      continue;
+    }
+    item_ok += correct[y];
+    double p = 0, r = 0, f1 = 0;
+    if (model[y] > 0) p = (double)correct[y] / (double)model[y];
+    r = (double)correct[y] / (double)ref[y];
+    if (p + r > 0) f1 = p * r * 2 / (p + r);
+    mp += p;
+    mr += r;
+    mf += f1;
+    fprintf(f, "    %s: (%lld, %lld, %lld) (%1.4f, %1.4f, %1.4f)\n", name, (long long)correct[y],
+            (long long)model[y], (long long)ref[y], p, r, f1);
+  }
+  mp /= L;
+  mr /= L;
+  mf /= L;
+  fprintf(f, "Macro-average precision, recall, F1: (%f, %f, %f)\n", mp, mr, mf);
+  fprintf(f, "Item accuracy: %lld / %lld (%1.4f)\n", (long long)item_ok, (long long)items,
+          items > 0 ? (double)item_ok / (double)items : 0.0);
+  fprintf(f, "Instance accuracy: %lld / %lld (%1.4f)\n", (long long)instances_ok,
+          (long long)instances, instances > 0 ? (double)instances_ok / (double)instances : 0.0);
+}
+
 vt_status vt_cli_crfs_test_print(vt_cli_crfs_test *e, double secs) {
   FILE *f = e->out;
   if (e->line_len && take_line(e, e->line, e->line_len)) return VT_EIO;
   e->line_len = 0;
   end_sequence(e);
-  double mp = 0, mr = 0, mf = 0;
-  int64_t item_ok = 0;
-  fprintf(f, "Performance by label (#match, #model, #ref) (precision, recall, F1):\n");
-  for (int32_t y = 0; y < e->L; y++) {
-    const char *name = e->by_id[y];
-    if (e->ref[y] == 0) {
-      fprintf(f, "    %s: (%lld, %lld, %lld) (******, ******, ******)\n", name,
-              (long long)e->correct[y], (long long)e->model[y], (long long)e->ref[y]);
-      continue;
-    }
-    item_ok += e->correct[y];
-    double p = 0, r = 0, f1 = 0;
-    if (e->model[y] > 0) p = (double)e->correct[y] / (double)e->model[y];
-    r = (double)e->correct[y] / (double)e->ref[y];
-    if (p + r > 0) f1 = p * r * 2 / (p + r);
-    mp += p;
-    mr += r;
-    mf += f1;
-    fprintf(f, "    %s: (%lld, %lld, %lld) (%1.4f, %1.4f, %1.4f)\n", name, (long long)e->correct[y],
-            (long long)e->model[y], (long long)e->ref[y], p, r, f1);
-  }
-  mp /= e->L;
-  mr /= e->L;
-  mf /= e->L;
-  fprintf(f, "Macro-average precision, recall, F1: (%f, %f, %f)\n", mp, mr, mf);
-  fprintf(f, "Item accuracy: %lld / %lld (%1.4f)\n", (long long)item_ok, (long long)e->items,
-          e->items > 0 ? (double)item_ok / (double)e->items : 0.0);
-  fprintf(f, "Instance accuracy: %lld / %lld (%1.4f)\n", (long long)e->instances_ok,
-          (long long)e->instances,
-          e->instances > 0 ? (double)e->instances_ok / (double)e->instances : 0.0);
+  vt_cli_crfs_eval_print(f, e->by_id, e->L, e->correct, e->model, e->ref, e->items, e->instances_ok,
+                         e->instances);
   fprintf(f, "Elapsed time: %f [sec] (%.1f [instance/sec])\n", secs,
           secs > 0 ? (double)e->sequences / secs : 0.0);
   return ferror(f) ? VT_EIO : VT_OK;

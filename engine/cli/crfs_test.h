@@ -51,6 +51,14 @@ vt_status vt_cli_crfs_test_sink(void *ctx, const char *data, size_t len);
  * [sec] (R [instance/sec])" for `secs`. Returns VT_OK or VT_EIO. */
 vt_status vt_cli_crfs_test_print(vt_cli_crfs_test *e, double secs);
 
+/* Prints crfsuite_evaluation_output's block to f: per label (L of them, by id) the items tagged
+ * it rightly, the items tagged it and its reference items, precision, recall and F1 (******
+ * without reference items), the macro averages over all L labels, item accuracy (of `items`)
+ * and instance accuracy. Shared by `vitesse tag -t` and `vitesse learn`'s holdout evaluation. */
+void vt_cli_crfs_eval_print(FILE *f, const char *const *names, int32_t L, const int64_t *correct,
+                            const int64_t *model, const int64_t *ref, int64_t items,
+                            int64_t instances_ok, int64_t instances);
+
 /* Frees what init allocated. */
 void vt_cli_crfs_test_free(vt_cli_crfs_test *e);
 

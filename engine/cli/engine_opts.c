@@ -29,8 +29,8 @@ int vt_cli_engine_opt(vt_cli_engine *e, int code, const char *arg) {
   long long v;
   switch (code) {
   case VT_CLI_OPT_THREADS:
-    if (vt_cli_parse_int(arg, 1, 4096, &v)) {
-      vt_cli_error("--threads: expected an integer in 1..4096, got '%s'", arg);
+    if (vt_cli_parse_int(arg, 0, 4096, &v)) { /* 0: one per core */
+      vt_cli_error("--threads: expected an integer in 0..4096, got '%s'", arg);
       return -1;
     }
     e->opts.threads = (int)v;

@@ -17,6 +17,7 @@ static void usage(FILE *f) {
           "  demo     decode a seeded synthetic 300-label lattice set with every algorithm\n"
           "  synth    write a seeded synthetic lattice set as .npy files\n"
           "  train    train an averaged-perceptron tagger from a column corpus and templates\n"
+          "  learn    train a CRF on CRFsuite item files with crfsuite learn's command line\n"
           "  tag      tag a column corpus with a trained model (or a CRF++ / Wapiti model), or\n"
           "           CRFsuite items with a CRFsuite model\n"
           "  convert  write a CRF++, Wapiti or CRFsuite model as a vitesse model file\n"
@@ -41,9 +42,11 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "decode")) return vt_cmd_decode(argc - 1, argv + 1);
   if (!strcmp(cmd, "demo")) return vt_cmd_demo(argc - 1, argv + 1);
   if (!strcmp(cmd, "synth")) return vt_cmd_synth(argc - 1, argv + 1);
-  if (!strcmp(cmd, "train") || !strcmp(cmd, "chunk-train") || !strcmp(cmd, "crf_learn"))
+  if (!strcmp(cmd, "train") || !strcmp(cmd, "chunk-train") || !strcmp(cmd, "learn") ||
+      !strcmp(cmd, "crf_learn"))
     vt_cli_omp_passive(argv);
   if (!strcmp(cmd, "train")) return vt_cmd_train(argc - 1, argv + 1);
+  if (!strcmp(cmd, "learn")) return vt_cmd_learn(argc - 1, argv + 1);
   if (!strcmp(cmd, "tag")) return vt_cmd_tag(argc - 1, argv + 1);
   if (!strcmp(cmd, "tag-dict")) return vt_cmd_tagdict(argc - 1, argv + 1);
   if (!strcmp(cmd, "eval")) return vt_cmd_eval(argc - 1, argv + 1);

@@ -56,6 +56,8 @@ void vt_cli_reader_init(vt_cli_reader *r);
 int vt_cli_reader_opt(vt_cli_reader *r, int c, const char *arg);
 
 int vt_cmd_train(int argc, char **argv);
+/* `vitesse learn`: crfsuite learn's command line (cmd_learn.c). */
+int vt_cmd_learn(int argc, char **argv);
 int vt_cmd_tag(int argc, char **argv);
 int vt_cmd_tagdict(int argc, char **argv);
 int vt_cmd_lattice(int argc, char **argv);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 
@@ -43,9 +44,10 @@ const char vt_crf_help[] =
     "  --init MODEL    continue from MODEL: its features keep their weights, new ones start\n"
     "                  at 0\n"
     "  --log FILE      one JSON object per iteration: iteration, loss, feature_norm,\n"
-    "                  error_norm, active_features, step, evaluations, seconds,\n"
-    "                  total_seconds, eval_seconds (lbfgs), dev_accuracy (strict JSON: a\n"
-    "                  value that is not finite is null), then a last object {\"stop\": why,\n"
+    "                  error_norm, active_features, step, evaluations, seconds (wall),\n"
+    "                  cpu_seconds, total_seconds, eval_seconds (lbfgs), dev_accuracy (strict\n"
+    "                  JSON: a value that is not finite is null), then a last object\n"
+    "                  {\"stop\": why,\n"
     "                  \"iterations\": N}; - is standard output; a failed write stops the run\n"
     "                  (exit 2, no model)\n"
     "  --threads N     threads of the gradient (the model is the same for any N)\n";
@@ -167,12 +169,28 @@ static void json_num(FILE *f, const char *key, double v, const char *fmt) {
     fputs("null", f);
 }
 
+double vt_crf_cli_cpu_now(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)) return 0;
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 int vt_crf_cli_on_iteration(void *ctx, const vt_iter_report *r) {
   vt_crf_print *p = ctx;
+  if (r->calibration_trial > 0) { /* SGD's calibration, as crfsuite prints its trials */
+    if (p->lines) {
+      const int ok = isfinite(r->loss) && r->loss < r->calibration_start;
+      fprintf(stderr, "calibration trial %d: eta %f, loss %.6f%s (start %.6f)\n",
+              r->calibration_trial, r->step, r->loss, ok ? "" : " (worse)", r->calibration_start);
+    }
+    return 0;
+  }
+  const double cpu_now = vt_crf_cli_cpu_now(), cpu = cpu_now - p->cpu;
+  p->last_active = r->active_features;
   if (p->lines) {
-    fprintf(stderr, "iteration %d: loss %.6f, |w| %.4f, |g| %.4f, %lld active, %.2f s",
-            r->iteration, r->loss, r->feature_norm, r->error_norm, (long long)r->active_features,
-            r->seconds);
+    fprintf(stderr, "iteration %d: loss %.6f, |w| %.4f, ", r->iteration, r->loss, r->feature_norm);
+    if (r->error_norm >= 0) fprintf(stderr, "|g| %.4f, ", r->error_norm); /* SGD has none */
+    fprintf(stderr, "%lld active, %.2f s", (long long)r->active_features, r->seconds);
     if (r->dev_accuracy >= 0) fprintf(stderr, "; dev item accuracy %.2f%%", 100 * r->dev_accuracy);
     fputc('\n', stderr);
   }
@@ -185,6 +203,7 @@ int vt_crf_cli_on_iteration(void *ctx, const vt_iter_report *r) {
     json_num(p->log, "step", r->step, "%.17g");
     fprintf(p->log, ", \"evaluations\": %d", r->evaluations);
     json_num(p->log, "seconds", r->seconds, "%.6f");
+    json_num(p->log, "cpu_seconds", cpu, "%.6f");
     json_num(p->log, "total_seconds", r->total_seconds, "%.6f");
     if (r->eval_seconds >= 0) json_num(p->log, "eval_seconds", r->eval_seconds, "%.6f");
     if (r->dev_accuracy >= 0) json_num(p->log, "dev_accuracy", r->dev_accuracy, "%.17g");
@@ -194,6 +213,7 @@ int vt_crf_cli_on_iteration(void *ctx, const vt_iter_report *r) {
       p->log_fail = 1;
     }
   }
+  p->cpu = vt_crf_cli_cpu_now();
   return p->log_fail; /* a log that cannot be written stops the run (no model is kept) */
 }
 

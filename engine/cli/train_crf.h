@@ -87,14 +87,22 @@ int vt_crf_cli_opt(int c, const char *arg, vt_train_opts *o, vt_crf_cli *x);
 
 /* What the iteration callback writes to. */
 typedef struct vt_crf_print {
-  FILE *log;     /* JSON lines, or NULL */
-  int lines;     /* a line per iteration on stderr */
-  int log_fail;  /* writing the log failed (training is then stopped) */
-  int log_errno; /* errno of that failure */
+  FILE *log;           /* JSON lines, or NULL */
+  int lines;           /* a line per iteration on stderr */
+  int log_fail;        /* writing the log failed (training is then stopped) */
+  int log_errno;       /* errno of that failure */
+  double cpu;          /* the process's CPU seconds when the last report ended (or training
+                          began: vt_crf_cli_cpu_start) */
+  int64_t last_active; /* the last iteration's active features */
 } vt_crf_print;
 
+/* The process's CPU seconds (every thread) so far. */
+double vt_crf_cli_cpu_now(void);
+
 /* The vt_train_opts.on_iteration of the CLI (ctx: a vt_crf_print): a line on stderr, a JSON
- * object on the log (non-finite numbers as null). Returns nonzero (stop) once the log failed. */
+ * object on the log (non-finite numbers as null; `cpu_seconds` the process's CPU time since the
+ * last report ended, every thread's); an SGD calibration trial (calibration_trial > 0) is a line
+ * on stderr only. Returns nonzero (stop) once the log failed. */
 int vt_crf_cli_on_iteration(void *ctx, const vt_iter_report *r);
 
 /* Writes the log's last line, {"stop": reason, "iterations": n} (nothing without a log or a

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -116,6 +117,20 @@ static void crf_on_start(void *vctx, const vt_train_report *r) {
           "vitesse train: %lld sequences, %lld items, %d labels, %lld features; read in %.2f s\n",
           (long long)r->sentences, (long long)r->tokens, r->labels, (long long)r->features,
           r->read_seconds);
+}
+
+/* on_start of a CRF (ctx: the vt_crf_print): training's CPU clock starts, and the line before the
+ * first iteration is printed unless --quiet. */
+static void crf_items_start(void *ctx, const vt_train_report *r) {
+  vt_crf_print *p = ctx;
+  if (p->lines) crf_on_start(ctx, r);
+  p->cpu = vt_crf_cli_cpu_now();
+}
+
+static void crf_templates_start(void *ctx, const vt_train_report *r) {
+  vt_crf_print *p = ctx;
+  if (p->lines) on_start(ctx, r);
+  p->cpu = vt_crf_cli_cpu_now();
 }
 
 /* Opens the --log file ("-": standard output) and sets whether iteration lines are printed; 0,
@@ -307,8 +322,8 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
       }
       break;
     case VT_TRAIN_OPT_THREADS:
-      if (vt_cli_parse_int(optarg, 1, 4096, &threads)) {
-        vt_cli_error("--threads: expected an integer in 1..4096, got '%s'", optarg);
+      if (vt_cli_parse_int(optarg, 0, 4096, &threads)) { /* 0: one per core */
+        vt_cli_error("--threads: expected an integer in 0..4096, got '%s'", optarg);
         return VT_EXIT_USAGE;
       }
       break;
@@ -355,7 +370,8 @@ int vt_cli_train_callbacks(vt_cli_train *t) {
     if (crf_log_open(&t->crf, &t->cp, t->quiet)) return VT_EXIT_FAIL;
     to->on_iteration = vt_crf_cli_on_iteration;
     to->ctx = &t->cp;
-    if (!t->quiet) to->on_start = t->crf.items ? crf_on_start : on_start;
+    to->on_start = t->crf.items ? crf_items_start : crf_templates_start;
+    if (!t->quiet) to->crfsuite_learn |= VT_TRAIN_CALIBRATION_TRIALS; /* l2sgd's trials */
     return -1;
   }
   t->progress = !t->quiet && isatty(2);
@@ -387,11 +403,18 @@ int vt_cli_train_finish(vt_cli_train *t, vt_status st, const vt_train_report *re
             "non-zero weights\n",
             rep->epochs, rep->train_seconds, stop, t->out_path, (long long)rep->model_features);
   } else if (t->to.algorithm != VT_TRAIN_PERCEPTRON) {
+    /* The weights the last iteration left non-zero (its "active"), the feature strings that hold
+     * them, and the file's own size. */
+    struct stat sb;
+    const char *written = vt_cli_train_model_path(t);
     fprintf(stderr,
             "vitesse train: %d iterations in %.2f s, stopped: %s; train token accuracy %.2f%%; "
-            "model %s: %lld features with non-zero weights, about %.1f MB\n",
+            "model %s: %lld non-zero weights over %lld feature strings",
             rep->epochs, rep->train_seconds, stop, 100 * rep->train_accuracy, t->out_path,
-            (long long)rep->model_features, (double)rep->model_bytes / 1e6);
+            (long long)t->cp.last_active, (long long)rep->model_features);
+    if (strcmp(written, "-") && !stat(written, &sb))
+      fprintf(stderr, ", %.1f MB", (double)sb.st_size / 1e6);
+    fputc('\n', stderr);
   } else {
     fprintf(stderr,
             "vitesse train: %d epochs in %.2f s (decoding %.2f s); model %s: %lld "

@@ -67,7 +67,7 @@ static vt_status item_add(vt_crf_names *n, int frozen, vt_crf_data *d, const cha
                         "cannot hold",
                         file, lineno, *bad);
   int32_t y;
-  if (frozen)
+  if (frozen == 1)
     y = vt_featdict_find(&n->labels, scratch, an);
   else if (vt_featdict_add(&n->labels, scratch, an, &y) != VT_OK)
     return VT_ENOMEM;

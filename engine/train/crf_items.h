@@ -23,7 +23,8 @@ void vt_crf_names_free(vt_crf_names *n);
 
 /* Appends every sequence of reader `r` to `d` (zeroed or filled by an earlier call; d->L and
  * d->n_attr follow the dictionaries). With `frozen`, names are only looked up: an unknown
- * attribute is dropped and an unknown label gets id -1 (development data); else they are added.
+ * attribute is dropped and an unknown label gets id -1 (development data); with frozen 2, the
+ * attributes so and the labels added (crfsuite learn's holdout); else both are added.
  * Refuses a NUL byte, a line ending in CR (a CRLF file), an empty label, a label holding a
  * control byte (vt_label_control), a value that is not a finite number (an empty one after
  * ':' included), and more than INT32_MAX names or items. Returns VT_OK, VT_EFORMAT or VT_EIO

@@ -5,6 +5,7 @@
 
 #include <lbfgs.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
@@ -32,6 +33,7 @@ typedef struct run_ctx {
   vt_status fail;            /* an evaluation failed: VT_ENOMEM, or VT_ECANCELED (the processes) */
   const char *nonfinite;     /* what became infinite or NaN (the same on every process), or NULL */
   int32_t nonfinite_at;      /* at which iteration */
+  int64_t *dev_counts;       /* with dev: the 2 L + 1 counts of vt_iter_report.dev_counts */
 } run_ctx;
 
 static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloatval_t *g,
@@ -102,7 +104,9 @@ static int report(run_ctx *c, const double *x, double fx, double gnorm, double s
     c->nonfinite_at = k;
     return 1;
   }
-  r.dev_accuracy = c->dev ? vt_crf_accuracy(c->dev, c->f, x, vt_crf_grad_threads(c->G)) : -1;
+  r.dev_accuracy =
+      c->dev ? vt_crf_dev_eval(c->dev, c->f, x, vt_crf_grad_threads(c->G), c->dev_counts) : -1;
+  r.dev_counts = c->dev_counts;
   int stop = c->o->on_iteration ? c->o->on_iteration(c->o->ctx, &r) : 0;
   /* The callback may be one process's only: all stop when it asks. */
   if (c->comm && c->fail == VT_OK) {
@@ -161,6 +165,8 @@ vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const 
   const vt_train_comm *comm = span ? span->comm : NULL;
   vt_crf_grad *G = NULL;
   lbfgsfloatval_t *x = NULL, *g0 = NULL;
+  run_ctx c;
+  memset(&c, 0, sizeof c);
   memset(r, 0, sizeof *r);
   if ((st = vt_crf_opts_check(o, err, errlen)) != VT_OK) return st;
   if (f->n > INT32_MAX)
@@ -201,14 +207,16 @@ vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const 
     p.orthantwise_end = (int)f->n;
     p.linesearch = LBFGS_LINESEARCH_BACKTRACKING;
   }
-  run_ctx c;
-  memset(&c, 0, sizeof c);
   c.G = G;
   c.f = f;
   c.dev = dev;
   c.o = o;
   c.comm = comm;
   c.first = 1;
+  if (dev && !(c.dev_counts = calloc(2 * (size_t)f->L + 1, sizeof *c.dev_counts))) {
+    st = VT_ENOMEM;
+    goto fail;
+  }
   c.t_start = c.t_iter = vt_clock_seconds();
   /* Iteration 0: the starting point's objective, reported before the first step. */
   {
@@ -253,6 +261,7 @@ fail:
                     st == VT_ECANCELED ? "train: a collective call or another process failed"
                                        : "train: out of memory");
 done:
+  free(c.dev_counts);
   lbfgs_free(x);
   lbfgs_free(g0);
   vt_crf_grad_destroy(G);

@@ -230,6 +230,7 @@ vt_status vt_crf_train_online(const vt_crf_data *d, const vt_crf_feats *f, const
   memset(r, 0, sizeof *r);
   int64_t *perm = NULL;
   double *wa = NULL;
+  int64_t *dev_counts = NULL; /* with dev: vt_iter_report.dev_counts */
   if ((st = vt_crf_opts_check(o, err, errlen)) != VT_OK) return st;
   const int64_t N = d->n_sent;
   const int32_t epochs = o->max_iterations ? o->max_iterations : 100;
@@ -247,6 +248,7 @@ vt_status vt_crf_train_online(const vt_crf_data *d, const vt_crf_feats *f, const
   perm = malloc((size_t)(N ? N : 1) * sizeof *perm);
   wa = malloc(n * sizeof *wa);
   if (!g.A || !g.S || !g.V || !g.back || !g.path || !perm || !wa) goto nomem;
+  if (dev && !(dev_counts = calloc(2 * Ls + 1, sizeof *dev_counts))) goto nomem;
   if (o->algorithm != VT_TRAIN_AROW && !(g.ws = calloc(n, sizeof *g.ws))) goto nomem;
   if (o->algorithm != VT_TRAIN_AP) {
     g.delta = calloc(n, sizeof *g.delta);
@@ -295,7 +297,8 @@ vt_status vt_crf_train_online(const vt_crf_data *d, const vt_crf_feats *f, const
     }
     ir.seconds = now - t_iter;
     ir.total_seconds = now - t_start - cb_time;
-    ir.dev_accuracy = dev ? vt_crf_accuracy(dev, f, out, o->threads) : -1;
+    ir.dev_accuracy = dev ? vt_crf_dev_eval(dev, f, out, o->threads, dev_counts) : -1;
+    ir.dev_counts = dev_counts;
     const int stop = o->on_iteration ? o->on_iteration(o->ctx, &ir) : 0;
     cb_time += vt_clock_seconds() - now;
     if (e == epochs || stop ||
@@ -325,5 +328,6 @@ done:
   free(g.act);
   free(perm);
   free(wa);
+  free(dev_counts);
   return st;
 }

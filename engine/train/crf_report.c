@@ -9,6 +9,11 @@
 
 double vt_crf_accuracy(const vt_crf_data *dev, const vt_crf_feats *f, const double *w,
                        int32_t threads) {
+  return vt_crf_dev_eval(dev, f, w, threads, NULL);
+}
+
+double vt_crf_dev_eval(const vt_crf_data *dev, const vt_crf_feats *f, const double *w,
+                       int32_t threads, int64_t *counts) {
   const int32_t L = f->L;
   const size_t Ls = (size_t)L;
   double acc = -1;
@@ -17,6 +22,7 @@ double vt_crf_accuracy(const vt_crf_data *dev, const vt_crf_feats *f, const doub
   int32_t *rank = malloc(Ls * sizeof *rank);
   int64_t right = 0;
   int failed = 0;
+  if (counts) memset(counts, 0, (2 * Ls + 1) * sizeof *counts);
   if (!A || !rank || dev->n_tok == 0) goto done;
   for (size_t i = 0; i < Ls * Ls; i++)
     if (f->tr_id[i] >= 0) A[i] = w[f->tr_id[i]];
@@ -60,7 +66,23 @@ double vt_crf_accuracy(const vt_crf_data *dev, const vt_crf_feats *f, const doub
         failed = 1;
         continue;
       }
-      for (int32_t t = 0; t < T; t++) right += n_paths > 0 && lab[t] == dev->gold[t0 + t];
+      int64_t seq_right = 0;
+      for (int32_t t = 0; t < T; t++) seq_right += n_paths > 0 && lab[t] == dev->gold[t0 + t];
+      right += seq_right;
+      if (counts && n_paths > 0) {
+        for (int32_t t = 0; t < T; t++) {
+#pragma omp atomic
+          counts[Ls + (size_t)lab[t]]++;
+          if (lab[t] == dev->gold[t0 + t]) {
+#pragma omp atomic
+            counts[lab[t]]++;
+          }
+        }
+        if (seq_right == T) {
+#pragma omp atomic
+          counts[2 * Ls]++;
+        }
+      }
     }
     vt_arena_destroy(arena);
   }

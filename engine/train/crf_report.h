@@ -13,6 +13,12 @@
 double vt_crf_accuracy(const vt_crf_data *dev, const vt_crf_feats *f, const double *w,
                        int32_t threads);
 
+/* As vt_crf_accuracy; with `counts` (2 L + 1 of them, or NULL) also what vt_iter_report.dev_counts
+ * holds: per label the items tagged it rightly, per label the items tagged it, then the
+ * sequences tagged entirely right (zeros when the accuracy is -1). */
+double vt_crf_dev_eval(const vt_crf_data *dev, const vt_crf_feats *f, const double *w,
+                       int32_t threads, int64_t *counts);
+
 /* The figures of an iteration report for weights w: norm, active count. */
 void vt_crf_weights_stats(const double *w, int64_t n, double *norm, int64_t *active);
 

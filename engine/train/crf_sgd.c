@@ -134,6 +134,17 @@ static double sgd_calibrate(sgd *g, const double *w0, const int64_t *sample, int
     double loss = sgd_epoch(g, sample, n, 1.0 / (g->lambda * eta), &t);
     if (g->oom) return NAN; /* a NaN loss otherwise: the rate diverged, a bad trial */
     loss += 0.5 * g->lambda * sgd_norm2(g) * (double)n;
+    if ((o->crfsuite_learn & VT_TRAIN_CALIBRATION_TRIALS) &&
+        o->on_iteration) { /* CRFsuite's "Trial #k (eta = E): LOSS" */
+      vt_iter_report ir;
+      memset(&ir, 0, sizeof ir);
+      ir.calibration_trial = trial + 1;
+      ir.calibration_start = init;
+      ir.loss = loss;
+      ir.step = eta;
+      ir.dev_accuracy = ir.eval_seconds = -1;
+      o->on_iteration(o->ctx, &ir); /* a trial cannot stop training */
+    }
     if (isfinite(loss) && loss < init) {
       left--;
       if (loss < best) {
@@ -158,6 +169,7 @@ vt_status vt_crf_train_sgd(const vt_crf_data *d, const vt_crf_feats *f, const vt
   memset(&g, 0, sizeof g);
   int64_t *order = NULL;
   double *w0 = NULL, *hist = NULL;
+  int64_t *dev_counts = NULL; /* with dev: vt_iter_report.dev_counts */
   memset(r, 0, sizeof *r);
   if ((st = vt_crf_opts_check(o, err, errlen)) != VT_OK) return st;
   const int64_t N = d->n_sent;
@@ -179,6 +191,7 @@ vt_status vt_crf_train_sgd(const vt_crf_data *d, const vt_crf_feats *f, const vt
   w0 = malloc((size_t)(f->n ? f->n : 1) * sizeof *w0);
   hist = malloc(((size_t)epochs + 1) * sizeof *hist);
   if (!g.M || !g.GA || !order || !w0 || !hist) goto nomem;
+  if (dev && !(dev_counts = calloc(2 * (size_t)f->L + 1, sizeof *dev_counts))) goto nomem;
   memcpy(w0, w, (size_t)f->n * sizeof *w0);
   for (int64_t i = 0; i < N; i++) order[i] = i;
   uint64_t rng = o->seed;
@@ -225,7 +238,8 @@ vt_status vt_crf_train_sgd(const vt_crf_data *d, const vt_crf_feats *f, const vt
     ir.step = e ? 1.0 / (g.lambda * (t0 + (double)t)) : 0;
     ir.seconds = now - t_iter;
     ir.total_seconds = now - t_start - cb_time;
-    ir.dev_accuracy = dev ? vt_crf_accuracy(dev, f, w0, o->threads) : -1;
+    ir.dev_accuracy = dev ? vt_crf_dev_eval(dev, f, w0, o->threads, dev_counts) : -1;
+    ir.dev_counts = dev_counts;
     int stop = o->on_iteration ? o->on_iteration(o->ctx, &ir) : 0;
     cb_time += vt_clock_seconds() - now;
     if (stop) {
@@ -255,5 +269,6 @@ done:
   free(order);
   free(w0);
   free(hist);
+  free(dev_counts);
   return st;
 }
