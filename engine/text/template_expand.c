@@ -7,7 +7,7 @@
 #include "text/template.h"
 
 /* Longest sentinel: "_B-" or "_B+" and up to 10 digits. */
-#define SENTINEL_MAX 16
+#define SENTINEL_MAX VT_TMPL_SENTINEL_MAX
 
 size_t vt_tmpl_bound(const vt_tmplset *ts, int32_t i, size_t max_field) {
   const vt_tmpl *tm = &ts->t[i];
@@ -68,6 +68,10 @@ static size_t sentinel(int wapiti, int64_t idx, int32_t T, char *buf) {
     return 4;
   }
   return (size_t)snprintf(buf, SENTINEL_MAX, "_B%c%lld", sign, n);
+}
+
+size_t vt_tmpl_sentinel(int wapiti, int64_t idx, int32_t T, char *buf) {
+  return sentinel(wapiti, idx, T, buf);
 }
 
 /* Copies the `n` bytes at src to dst (not overlapping), reading and writing only those: up to
