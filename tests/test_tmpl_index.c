@@ -3,8 +3,8 @@
  * peer_build.h) from the expansions of their own templates over random sentences whose tokens
  * hold the templates' separators (so one string reads several ways), sentinels, empty fields and
  * long tokens; CRF++'s and Wapiti's dialects (absolute rows, `*` bigrams, `_x-#`), three-cell
- * templates, a bias, adjacent macros (past a number of ways to read a string, left to the
- * strings) and regex templates (left to the strings). Emissions, the
+ * templates, a bias, lower-casing, regexes (%m, %t, also on sentinels) and adjacent macros (past
+ * a number of ways to read a string, left to the strings). Emissions, the
  * unknown-feature counts and the observation-bigram deltas of other random sentences are the same
  * bits with the index as without it. */
 #include <string.h>
@@ -173,8 +173,9 @@ TEST(crfpp_mixed) {
   const vt_tmpl_index *x = m->tix;
   EXPECT(x->fast[0] && x->fast[1] && x->fast[2] && x->fast[4] && x->fast[6] && x->fast[7],
          "the plain templates and the bias are found through the index");
-  EXPECT(!x->fast[5] && !x->all_fast, "the regex template is left to the strings");
-  EXPECT(!x->fast[9], "four adjacent macros over long tokens read too many ways: strings");
+  EXPECT(x->fast[5], "the regex template too: its texts are looked up");
+  EXPECT(!x->fast[9] && !x->all_fast,
+         "four adjacent macros over long tokens read too many ways: strings");
   EXPECT(m->obs_bigram && x->fast[8], "the bigram template is found through the index");
   EXPECT_EQ_INT(compare(m, &r), 0, "sentences whose features differ with the index");
   vt_textmodel_free(m);
@@ -188,6 +189,8 @@ TEST(crfpp_all_fast) {
                                "U02:%x[-1,0]/%x[0,0]/%x[1,0]\n"
                                "U04:bias\n"
                                "U06:%x[1,0]/x\n"
+                               "U07:%X[-1,0]/%t[1,0,\"^\\l\"]/%m[-1,0,\"/.?$\"]\n"
+                               "U08:%m[0,0,\"^.?.?\"]%m[0,0,\"a*$\"]\n"
                                "B\n",
                                VT_ORIGIN_CRFPP, &r);
   REQUIRE(m && m->tix, "a model with an index");
@@ -206,6 +209,7 @@ TEST(wapiti) {
                                "b\n",
                                VT_ORIGIN_WAPITI, &r);
   REQUIRE(m && m->tix && m->tmpl.wapiti, "a Wapiti model with an index");
+  EXPECT(m->tix->all_fast, "every unigram template, %%X too, through the index");
   EXPECT(m->obs_bigram, "the `*` template has a bigram");
   EXPECT_EQ_INT(compare(m, &r), 0, "sentences whose features differ with the index");
   vt_textmodel_free(m);

@@ -167,7 +167,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
   }
   const vt_tmpl_index *x = m->tix;
   if (x && x->all_fast && x->rows && !cache) { /* every unigram row through the index */
-    int32_t *cid = vt_tix_cells(x, tk, arena);
+    int32_t *cid = vt_tix_cells(x, ts, tk, arena);
     int64_t unknown = 0;
     if (!cid || vt_tix_emissions(m, cid, T, arena, E, &unknown) != VT_OK) return VT_ENOMEM;
     if (stats) {
@@ -193,7 +193,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
     if (cache) hit[t] = vt_rowcache_probe(cache, tk, t, cols, &fill[t], &khash[t]);
   }
   int32_t *cid = NULL;
-  if (x && (x->any_fast || ts->n_b) && !(cid = vt_tix_cells(x, tk, arena))) return VT_ENOMEM;
+  if (x && (x->any_fast || ts->n_b) && !(cid = vt_tix_cells(x, ts, tk, arena))) return VT_ENOMEM;
   /* the strings to expand together (none when the index finds every unigram template) */
   const size_t all = x && x->all_fast ? 0 : vt_tmpl_bound_unigrams(ts, tk);
   if (all > UINT32_MAX) return VT_ENOMEM;
@@ -218,7 +218,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
       if (x && x->fast[ord[k]]) {
         exact[i] = 1;
         uint64_t key;
-        if (vt_tix_key_at(x, ord[k], cid, t, T, &key, tail)) {
+        if (vt_tix_key_at(x, ts, ord[k], cid, t, T, &key, tail)) {
           hh[i] = key;
           at[i] = vt_tix_slot(x, key);
           __builtin_prefetch(&x->slots[at[i]]);
@@ -246,7 +246,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
           const int32_t k = ord[(int64_t)nu - (int64_t)(first[t + 1] - i)];
           const uint32_t n_tail = x->ncell[k] > 2 ? x->ncell[k] - 2u : 0;
           uint64_t key = hh[i];
-          if (n_tail) vt_tix_key_at(x, k, cid, t, T, &key, tail);
+          if (n_tail) vt_tix_key_at(x, ts, k, cid, t, T, &key, tail);
           const vt_tix_entry *e = vt_tix_find(x, at[i], key, tail, n_tail);
           if (e && e->row) { /* the record as a row of doubles */
             const double *r = x->rows + (size_t)(e->row - 1) * (size_t)L;

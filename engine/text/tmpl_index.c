@@ -250,20 +250,24 @@ static int pre_cmp(const void *a, const void *b) {
   return x->k < y->k ? -1 : x->k > y->k;
 }
 
-/* Whether template k can be found through the index: literals and plain %x macros only (a
- * unigram without macros, such as a bias, is one key). */
+/* Whether template k can be found through the index: at most MAX_CELLS macros and MAX_ITEMS
+ * items (a unigram without macros, such as a bias, is one key). */
 static int eligible(const vt_tmplset *ts, int32_t k) {
   const vt_tmpl *tm = &ts->t[k];
   if (tm->n_macros > MAX_CELLS || tm->n > MAX_ITEMS || (tm->bigram && tm->n_macros == 0)) return 0;
   const vt_tmpl_item *it = ts->items + tm->item0;
-  for (uint32_t j = 0; j < tm->n; j++) {
-    if (it[j].kind == VT_TI_LIT) {
-      if (it[j].len == 0) return 0;
-      continue;
-    }
-    if (it[j].kind != VT_TI_X || it[j].caps || it[j].fast) return 0;
-  }
+  for (uint32_t j = 0; j < tm->n; j++)
+    if (it[j].kind == VT_TI_LIT && it[j].len == 0) return 0;
   return 1;
+}
+
+/* Whether macros a and b make the same text of a field: one column, one command, one case, one
+ * regex. */
+static int same_text(const vt_tmplset *ts, const vt_tmpl_item *a, const vt_tmpl_item *b) {
+  if (a->col != b->col || a->kind != b->kind || a->caps != b->caps || a->fast != b->fast ||
+      a->fast_n != b->fast_n)
+    return 0;
+  return a->kind == VT_TI_X || strcmp(ts->pool + a->off, ts->pool + b->off) == 0;
 }
 
 vt_tmpl_index *vt_tmpl_index_retain(vt_tmpl_index *x) {
@@ -284,15 +288,27 @@ void vt_tmpl_index_free(vt_tmpl_index *x) {
   free(x->rows);
   free(x->cells);
   free(x->cs_col);
+  free(x->cs_item);
+  free(x->sent);
   free(x);
 }
 
-int32_t vt_tix_sentinel(const vt_tmpl_index *x, int64_t idx, int32_t T) {
+/* The id of the text slot `sl` of x makes of the sentinel at idx (outside [0, T)), -1 when no
+ * record holds it. */
+static int32_t sentinel_id(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t sl, int64_t idx,
+                           int32_t T) {
+  char sb[VT_TMPL_SENTINEL_MAX], buf[VT_TMPL_SENTINEL_MAX];
+  const char *v;
+  const size_t n0 = vt_tmpl_sentinel(x->wapiti, idx, T, sb);
+  const size_t n = vt_tmpl_item_text(ts, &ts->items[x->cs_item[sl]], sb, n0, buf, &v);
+  return vt_tix_value(x, v, n, vt_tix_hash(x, v, n));
+}
+
+int32_t vt_tix_sentinel(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t sl, int64_t idx,
+                        int32_t T) {
   const int64_t d = idx < 0 ? -idx : idx - T + 1;
-  if (d <= VT_TIX_SENT) return x->sent_id[idx < 0 ? 0 : 1][d];
-  char buf[VT_TMPL_SENTINEL_MAX];
-  const size_t n = vt_tmpl_sentinel(x->wapiti, idx, T, buf);
-  return vt_tix_value(x, buf, n, vt_tix_hash(x, buf, n));
+  if (d <= VT_TIX_SENT) return x->sent[((size_t)sl * 2 + (idx >= 0)) * (VT_TIX_SENT + 1) + d];
+  return sentinel_id(x, ts, sl, idx, T);
 }
 
 vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
@@ -315,8 +331,8 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
   x->ncell = calloc((size_t)ts->n, 1);
   x->cell0 = calloc((size_t)ts->n + 1, sizeof *x->cell0);
   x->cells = malloc(((size_t)ts->n_items + 1) * sizeof *x->cells);
-  x->cs_col = malloc(((size_t)ts->max_col + 2) * sizeof *x->cs_col);
-  int32_t *slot_of = malloc(((size_t)ts->max_col + 2) * sizeof *slot_of);
+  x->cs_col = malloc(((size_t)ts->n_items + 1) * sizeof *x->cs_col);
+  x->cs_item = malloc(((size_t)ts->n_items + 1) * sizeof *x->cs_item);
   x->vmask = 1023;
   x->val_cap = 1024;
   x->vpool_cap = 16384;
@@ -325,10 +341,9 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
   x->voff = calloc((size_t)x->val_cap + 1, sizeof *x->voff);
   x->vpool = malloc((size_t)x->vpool_cap);
   x->slots = calloc((size_t)x->mask + 1, sizeof *x->slots);
-  if (!x->fast || !x->ncell || !x->cell0 || !x->cells || !x->cs_col || !slot_of || !x->vslots ||
+  if (!x->fast || !x->ncell || !x->cell0 || !x->cells || !x->cs_col || !x->cs_item || !x->vslots ||
       !x->voff || !x->vpool || !x->slots)
     goto fail;
-  for (int32_t col = 0; col <= ts->max_col; col++) slot_of[col] = -1;
   int any = 0;
   uint32_t n_cells = 0;
   for (int32_t k = 0; k < ts->n; k++) {
@@ -340,12 +355,14 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
     for (uint32_t j = ts->t[k].item0; j < ts->t[k].item0 + ts->t[k].n; j++) {
       const vt_tmpl_item *it = &ts->items[j];
       if (it->kind == VT_TI_LIT) continue;
-      if (slot_of[it->col] < 0) {
-        slot_of[it->col] = x->n_cs;
-        x->cs_col[x->n_cs++] = it->col;
+      int32_t sl = 0;
+      while (sl < x->n_cs && !same_text(ts, &ts->items[x->cs_item[sl]], it)) sl++;
+      if (sl == x->n_cs) {
+        x->cs_col[x->n_cs] = it->col;
+        x->cs_item[x->n_cs++] = j;
       }
       x->cells[n_cells].row = it->row;
-      x->cells[n_cells].slot = slot_of[it->col];
+      x->cells[n_cells].slot = sl;
       x->cells[n_cells++].abs = it->abs;
     }
   }
@@ -437,13 +454,18 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
   if (make_rows(x, m, c.row_rec)) goto fail;
   free(c.row_rec);
   c.row_rec = NULL;
-  for (int side = 0; side < 2; side++)
-    for (int64_t d = 1; d <= VT_TIX_SENT; d++) {
-      char buf[VT_TMPL_SENTINEL_MAX];
-      const int64_t idx = side ? d - 1 : -d; /* T = 0: after it, distance d is position d - 1 */
-      const size_t n = vt_tmpl_sentinel(x->wapiti, idx, 0, buf);
-      x->sent_id[side][d] = vt_tix_value(x, buf, n, vt_tix_hash(x, buf, n));
+  for (uint32_t i = 0; i < n_cells; i++) /* how far the relative rows read */
+    if (!x->cells[i].abs) {
+      const int64_t d = x->cells[i].row < 0 ? -(int64_t)x->cells[i].row : x->cells[i].row;
+      if (d > x->pad) x->pad = d > VT_TIX_SENT ? VT_TIX_SENT : (int32_t)d;
     }
+  x->sent = malloc(((size_t)x->n_cs * 2 * (VT_TIX_SENT + 1) + 1) * sizeof *x->sent);
+  if (!x->sent) goto fail;
+  for (int32_t sl = 0; sl < x->n_cs; sl++)
+    for (int side = 0; side < 2; side++)
+      for (int64_t d = 1; d <= VT_TIX_SENT; d++) /* T = 0: after it, distance d is d - 1 */
+        x->sent[((size_t)sl * 2 + (size_t)side) * (VT_TIX_SENT + 1) + (size_t)d] =
+            sentinel_id(x, ts, sl, side ? d - 1 : -d, 0);
   x->all_fast = x->local_fast = 1;
   for (int32_t k = 0; k < ts->n_local; k++) x->local_fast &= x->fast[ts->u_ord[k]];
   for (int32_t k = 0; k < ts->n_u; k++) {
@@ -452,11 +474,9 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
     else
       x->all_fast = 0;
   }
-  free(slot_of);
   *out = x;
   return VT_OK;
 fail:
-  free(slot_of);
   free(c.row_rec);
   vt_tmpl_index_free(x);
   return st;

@@ -1,16 +1,18 @@
 /* engine/text/tmpl_index.h: a template model's features keyed by the values of their cells, built
  * at load time, so that tagging finds a feature without building its string.
  *
- * A template made of literals and plain `%x` macros (no regex, no lower-casing) expands to
- * LIT0 CELL1 LIT1 ... CELLm LITm. At load every feature record is split against every such
- * template of its kind (unigram or bigram): each way its string reads as that template gives the
- * cells' values. Each distinct value gets an id (a dictionary of values), and the tuple
- * (template, id of cell 1, ..., id of cell m) leads to the record. At tagging a token's fields
- * are looked up once per column, and each feature is one probe of a table of integer keys.
+ * A template expands to LIT0 CELL1 LIT1 ... CELLm LITm, each cell the text a macro makes of a
+ * field: the field (%x), lower-cased (%X), the part a regex matches (%m), "true" or "false"
+ * (%t). At load every feature record is split against every template of its kind (unigram or
+ * bigram): each way its string reads as that template gives the cells' texts. Each distinct
+ * text gets an id (a dictionary of values), and the tuple (template, id of cell 1, ..., id of
+ * cell m) leads to the record. At tagging each token's fields are made into each text slot's
+ * text once (a slot: a column and a command) and looked up once, and each feature is one probe
+ * of a table of integer keys.
  *
  * Exact: template k expands to a record's string at a position iff one of the splits of that
- * string has the cells' values there (every split is registered, so a string that reads two ways
- * is found from either), and a value no record holds has no id (the feature is unknown). A
+ * string has the cells' texts there (every split is registered, so a string that reads two ways
+ * is found from either), and a text no record holds has no id (the feature is unknown). A
  * template whose records split too many ways (literals the values hold, adjacent macros), or
  * whose key two records share, is left to the string path (vt_tmpl_index.fast is 0 for it). */
 #ifndef VT_ENGINE_TMPL_INDEX_H
@@ -47,7 +49,7 @@ typedef struct vt_tix_entry {
 /* A cell of a template the index finds: where its macro reads. */
 typedef struct vt_tix_cell {
   int32_t row;  /* relative row, or Wapiti's absolute one when abs */
-  int32_t slot; /* column slot (cs_col) */
+  int32_t slot; /* text slot (cs_col, cs_item) */
   int32_t abs;
 } vt_tix_cell;
 
@@ -79,14 +81,20 @@ typedef struct vt_tmpl_index {
   uint8_t *ncell;     /* per template: its cells (macros) */
   uint32_t *cell0;    /* per template: its first cell in cells (fast templates only) */
   vt_tix_cell *cells; /* the fast templates' cells, in order */
-  int32_t n_cs;       /* column slots: the columns fast templates read */
-  int32_t *cs_col;    /* n_cs columns */
-  int32_t sent_id[2][VT_TIX_SENT + 1]; /* ids of the sentinels at distance 1..: before, after */
-  int any_fast;                        /* some unigram template is fast */
-  int all_fast;                        /* every unigram template is fast */
-  int wapiti;                          /* the templates' dialect (sentinels) */
-  int local_fast; /* every local unigram template (rowcache.h) is fast: a row cache saves
-                     nothing */
+  /* Text slots: what the fast templates' macros make of a field, one per column and command
+   * (%x, %X, each %t or %m regex): its column and a macro that makes it. */
+  int32_t n_cs;
+  int32_t *cs_col;   /* n_cs columns */
+  uint32_t *cs_item; /* n_cs items of the template set */
+  int32_t pad;       /* relative rows up to this far (at most VT_TIX_SENT) read the padded ids
+                        of vt_tix_cells directly */
+  int32_t *sent;     /* per slot, before and after the sentence, distance 0..VT_TIX_SENT: the id
+                        of the text the slot makes of the sentinel there (distance 0 unused) */
+  int any_fast;      /* some unigram template is fast */
+  int all_fast;      /* every unigram template is fast */
+  int wapiti;        /* the templates' dialect (sentinels) */
+  int local_fast;    /* every local unigram template (rowcache.h) is fast: a row cache saves
+                        nothing */
 } vt_tmpl_index;
 
 /* The keyed hash of `n` bytes at s (reads only those bytes). */
@@ -155,9 +163,11 @@ static inline const vt_tix_entry *vt_tix_find(const vt_tmpl_index *x, uint32_t a
   for (uint32_t i = at;; i = (i + 1) & x->mask) {
     const vt_tix_entry *e = &x->slots[i];
     if (!e->rec) return NULL;
-    if (e->key == key &&
-        (n_tail == 0 || memcmp(x->tails + e->tail, tail, n_tail * sizeof *tail) == 0))
-      return e;
+    if (e->key == key) {
+      uint32_t j = 0;
+      while (j < n_tail && x->tails[e->tail + j] == (uint32_t)tail[j]) j++;
+      if (j == n_tail) return e;
+    }
   }
 }
 
@@ -179,8 +189,9 @@ vt_tmpl_index *vt_tmpl_index_retain(vt_tmpl_index *x);
 /* Drops a hold on x, freeing it with the last; NULL is a no-op. */
 void vt_tmpl_index_free(vt_tmpl_index *x);
 
-/* The id of the sentinel a cell at position idx (outside [0, T)) reads, -1 when no record
- * holds it. */
-int32_t vt_tix_sentinel(const vt_tmpl_index *x, int64_t idx, int32_t T);
+/* The id of the text slot sl makes of the sentinel a cell at position idx (outside [0, T))
+ * reads, -1 when no record holds it (ts: the model's templates). */
+int32_t vt_tix_sentinel(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t sl, int64_t idx,
+                        int32_t T);
 
 #endif

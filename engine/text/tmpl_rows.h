@@ -13,27 +13,29 @@
 #include "text/tmpl_index.h"
 #include "vitesse.h"
 
-/* The id of the value the cell `cl` reads at position t of a T-token sentence (cid: the
- * sentence's value ids, x->n_cs per token; a sentinel outside the sentence); -1 when no record
- * holds it. */
-static inline int32_t vt_tix_cell_id(const vt_tmpl_index *x, const vt_tix_cell *cl,
-                                     const int32_t *cid, int32_t t, int32_t T) {
+/* The id of the text the cell `cl` reads at position t of a T-token sentence (cid: the
+ * sentence's text ids, x->n_cs per token; a sentinel's outside the sentence; ts: the model's
+ * templates); -1 when no record holds it. */
+static inline int32_t vt_tix_cell_id(const vt_tmpl_index *x, const vt_tmplset *ts,
+                                     const vt_tix_cell *cl, const int32_t *cid, int32_t t,
+                                     int32_t T) {
   const int64_t idx = !cl->abs      ? (int64_t)t + cl->row
                       : cl->row < 0 ? (int64_t)T + cl->row
                                     : (int64_t)cl->row - 1;
   return idx >= 0 && idx < T ? cid[(size_t)idx * (size_t)x->n_cs + (size_t)cl->slot]
-                             : vt_tix_sentinel(x, idx, T);
+                             : vt_tix_sentinel(x, ts, cl->slot, idx, T);
 }
 
 /* The key of template k (fast in x) at position t into *key, the ids of its cells 3.. into tail
  * (VT_TIX_MAX_CELLS - 2); 0 when a cell's value has no id (no record can match). */
-static inline int vt_tix_key_at(const vt_tmpl_index *x, int32_t k, const int32_t *cid, int32_t t,
-                                int32_t T, uint64_t *key, int32_t *tail) {
+static inline int vt_tix_key_at(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t k,
+                                const int32_t *cid, int32_t t, int32_t T, uint64_t *key,
+                                int32_t *tail) {
   const vt_tix_cell *cl = x->cells + x->cell0[k];
   const int n = x->ncell[k];
   int32_t id[2] = {VT_TIX_NO_ID, VT_TIX_NO_ID};
   for (int c = 0; c < n; c++) {
-    const int32_t v = vt_tix_cell_id(x, &cl[c], cid, t, T);
+    const int32_t v = vt_tix_cell_id(x, ts, &cl[c], cid, t, T);
     if (v < 0) return 0;
     if (c < 2)
       id[c] = v;
@@ -44,9 +46,12 @@ static inline int vt_tix_key_at(const vt_tmpl_index *x, int32_t k, const int32_t
   return 1;
 }
 
-/* The value ids of the T tokens' fields in the columns x reads (x->n_cs per token, token-major;
- * -1: no record holds the value), from `arena`; NULL when out of memory. */
-int32_t *vt_tix_cells(const vt_tmpl_index *x, const vt_tokens *tk, vt_arena *arena);
+/* The ids of the texts x's slots make of the T tokens' fields (x->n_cs per token, token-major;
+ * -1: no record holds the text; ts: the model's templates), from `arena`; NULL when out of
+ * memory. The x->pad positions before and after the sentence hold their sentinels' ids: the
+ * result may be read at positions -x->pad .. T + x->pad - 1. */
+int32_t *vt_tix_cells(const vt_tmpl_index *x, const vt_tmplset *ts, const vt_tokens *tk,
+                      vt_arena *arena);
 
 /* The record of template k (fast in m->tix) at position t of tk (T tokens, value ids cid), or
  * NULL when the model has no such feature. */
