@@ -6,7 +6,7 @@
  * templates, a bias, lower-casing, regexes (%m, %t, also on sentinels) and adjacent macros (past
  * a number of ways to read a string, left to the strings). Emissions, the
  * unknown-feature counts and the observation-bigram deltas of other random sentences are the same
- * bits with the index as without it. */
+ * bits with the index as without it, and with the index and a row cache. */
 #include <string.h>
 
 #include "alloc/arena.h"
@@ -14,6 +14,7 @@
 #include "test_util.h"
 #include "text/batch_tag.h"
 #include "text/featdict.h"
+#include "text/rowcache.h"
 #include "text/template.h"
 #include "text/tmpl_index.h"
 
@@ -118,13 +119,16 @@ static vt_textmodel *model_make(const char *tmpl, uint32_t origin, test_rng *r) 
 }
 
 /* Emissions (and, for obs-bigram models, the lattice deltas) of NSENT random sentences with
- * the model's index and without it: the same bits and counts. Returns the mismatches. */
+ * the model's index and without it, and with the index and a 16-entry row cache (hits skip the
+ * local templates' texts): the same bits and counts. Returns the mismatches. */
 static int64_t compare(vt_textmodel *m, test_rng *r) {
   vt_arena *a1 = NULL, *a2 = NULL;
+  vt_rowcache *cache = NULL;
   vt_arena_create(&a1, 0);
   vt_arena_create(&a2, 0);
+  vt_rowcache_create(&cache, m, 0);
   int64_t bad = 0;
-  double E1[MAXT * L], E2[MAXT * L];
+  double E1[MAXT * L], E2[MAXT * L], E3[MAXT * L];
   for (int i = 0; i < NSENT && a1 && a2; i++) {
     sent s;
     sent_random(&s, r);
@@ -148,7 +152,14 @@ static int64_t compare(vt_textmodel *m, test_rng *r) {
              memcmp(l1.dkey, l2.dkey, (size_t)nd * sizeof *l1.dkey) != 0 ||
              memcmp(l1.dval, l2.dval, (size_t)nd * sizeof *l1.dval) != 0;
     }
+    vt_tag_stats s3; /* the index and the cache (after the lattices are compared: a1 is reset) */
+    memset(&s3, 0, sizeof s3);
+    vt_arena_reset(a1);
+    bad += vt_text_emissions(m, &s.tk, a1, E3, NULL, cache, &s3) != VT_OK ||
+           memcmp(E3, E2, TL * sizeof *E1) != 0 || s3.unknown_features != s2.unknown_features;
   }
+  EXPECT(!cache || m->tmpl.n_local == 0 || cache->hits > 100, "the row cache hits");
+  vt_rowcache_destroy(cache);
   vt_arena_destroy(a1);
   vt_arena_destroy(a2);
   return bad;

@@ -36,7 +36,8 @@ void vt_textbuf_free(vt_textbuf *b) {
 }
 
 /* Adds the weights of unigram record `rec` to emission row e (L entries). */
-static void add_unigram(const uint8_t *rec, int key_bytes, double *e, vt_rowadd_f32_fn add) {
+static inline __attribute__((always_inline)) void add_unigram(const uint8_t *rec, int key_bytes,
+                                                              double *e, vt_rowadd_f32_fn add) {
   vt_feat f;
   vt_feat_read(rec, key_bytes, &f);
   if (f.dense) {
@@ -167,7 +168,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
   }
   const vt_tmpl_index *x = m->tix;
   if (x && x->all_fast && x->rows && !cache) { /* every unigram row through the index */
-    int32_t *cid = vt_tix_cells(x, ts, tk, arena);
+    int32_t *cid = vt_tix_cells(x, ts, tk, NULL, arena);
     int64_t unknown = 0;
     if (!cid || vt_tix_emissions(m, cid, T, arena, E, &unknown) != VT_OK) return VT_ENOMEM;
     if (stats) {
@@ -193,7 +194,8 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
     if (cache) hit[t] = vt_rowcache_probe(cache, tk, t, cols, &fill[t], &khash[t]);
   }
   int32_t *cid = NULL;
-  if (x && (x->any_fast || ts->n_b) && !(cid = vt_tix_cells(x, ts, tk, arena))) return VT_ENOMEM;
+  if (x && (x->any_fast || ts->n_b) && !(cid = vt_tix_cells(x, ts, tk, cache ? hit : NULL, arena)))
+    return VT_ENOMEM;
   /* the strings to expand together (none when the index finds every unigram template) */
   const size_t all = x && x->all_fast ? 0 : vt_tmpl_bound_unigrams(ts, tk);
   if (all > UINT32_MAX) return VT_ENOMEM;

@@ -289,6 +289,7 @@ void vt_tmpl_index_free(vt_tmpl_index *x) {
   free(x->cells);
   free(x->cs_col);
   free(x->cs_item);
+  free(x->cs_shared);
   free(x->sent);
   free(x);
 }
@@ -315,7 +316,8 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
   vt_status st = VT_ENOMEM;
   const vt_tmplset *ts = &m->tmpl;
   *out = NULL;
-  if (ts->n == 0 || ts->n > VT_TIX_MAX_TMPL) return VT_OK;
+  if (ts->n == 0 || ts->n > VT_TIX_MAX_TMPL || (int64_t)ts->n_local * m->L > VT_TIX_LOCAL_WORK)
+    return VT_OK;
   split_ctx c;
   memset(&c, 0, sizeof c);
   vt_tmpl_index *x = calloc(1, sizeof *x);
@@ -454,6 +456,14 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
   if (make_rows(x, m, c.row_rec)) goto fail;
   free(c.row_rec);
   c.row_rec = NULL;
+  x->cs_shared = calloc((size_t)x->n_cs + 1, 1);
+  if (!x->cs_shared) goto fail;
+  for (int32_t k = 0; k < ts->n; k++) { /* the slots a token's neighbours or bigrams read */
+    int local = 0;
+    for (int32_t j = 0; j < ts->n_local; j++) local |= ts->u_ord[j] == k;
+    if (!local)
+      for (uint32_t i = x->cell0[k]; i < x->cell0[k + 1]; i++) x->cs_shared[x->cells[i].slot] = 1;
+  }
   for (uint32_t i = 0; i < n_cells; i++) /* how far the relative rows read */
     if (!x->cells[i].abs) {
       const int64_t d = x->cells[i].row < 0 ? -(int64_t)x->cells[i].row : x->cells[i].row;

@@ -84,17 +84,20 @@ typedef struct vt_tmpl_index {
   /* Text slots: what the fast templates' macros make of a field, one per column and command
    * (%x, %X, each %t or %m regex): its column and a macro that makes it. */
   int32_t n_cs;
-  int32_t *cs_col;   /* n_cs columns */
-  uint32_t *cs_item; /* n_cs items of the template set */
-  int32_t pad;       /* relative rows up to this far (at most VT_TIX_SENT) read the padded ids
-                        of vt_tix_cells directly */
-  int32_t *sent;     /* per slot, before and after the sentence, distance 0..VT_TIX_SENT: the id
-                        of the text the slot makes of the sentinel there (distance 0 unused) */
-  int any_fast;      /* some unigram template is fast */
-  int all_fast;      /* every unigram template is fast */
-  int wapiti;        /* the templates' dialect (sentinels) */
-  int local_fast;    /* every local unigram template (rowcache.h) is fast: a row cache saves
-                        nothing */
+  int32_t *cs_col;    /* n_cs columns */
+  uint32_t *cs_item;  /* n_cs items of the template set */
+  uint8_t *cs_shared; /* per slot: read by a template that is not local (rowcache.h) or by a
+                         bigram template, so needed at a token whose local row came from a row
+                         cache */
+  int32_t pad;        /* relative rows up to this far (at most VT_TIX_SENT) read the padded ids
+                         of vt_tix_cells directly */
+  int32_t *sent;      /* per slot, before and after the sentence, distance 0..VT_TIX_SENT: the id
+                         of the text the slot makes of the sentinel there (distance 0 unused) */
+  int any_fast;       /* some unigram template is fast */
+  int all_fast;       /* every unigram template is fast */
+  int wapiti;         /* the templates' dialect (sentinels) */
+  int local_fast;     /* every local unigram template (rowcache.h) is fast: a row cache saves
+                         nothing */
 } vt_tmpl_index;
 
 /* The keyed hash of `n` bytes at s (reads only those bytes). */
@@ -179,9 +182,21 @@ static inline uint64_t vt_tix_key(int32_t k, int32_t a, int32_t b) {
 struct vt_textmodel;
 
 /* Builds the index of model `m` (its templates parsed, its records checked) into *out. Returns
- * VT_OK with *out NULL when no template can use it (or the model is too large for its keys),
- * VT_OK with an index, or VT_ENOMEM. */
+ * VT_OK with *out NULL when no template can use it, when the model has more templates than a key
+ * holds, or past VT_TIX_LOCAL_WORK (a row cache serves it better); VT_OK with an index, or
+ * VT_ENOMEM. */
 vt_status vt_tmpl_index_build(const struct vt_textmodel *m, vt_tmpl_index **out);
+
+/* The local templates' labels (n_local * L) past which copying their summed row from a row cache
+ * (rowcache.h) costs less than adding their rows: then the cache serves the local templates and
+ * no index is built (its load time and memory would buy the few other templates little). */
+#define VT_TIX_LOCAL_WORK 256
+
+/* Whether a row cache pays for a model (templates ts, L labels) with index x (may be NULL): when
+ * there is no index, when it does not find every local template, or past VT_TIX_LOCAL_WORK. */
+static inline int vt_tix_rowcache_pays(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t L) {
+  return !x || !x->local_fast || (int64_t)ts->n_local * L > VT_TIX_LOCAL_WORK;
+}
 
 /* Another holder of x (a replica of its model); returns x. NULL is a no-op. */
 vt_tmpl_index *vt_tmpl_index_retain(vt_tmpl_index *x);

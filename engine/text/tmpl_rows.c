@@ -2,12 +2,13 @@
 #include "text/tmpl_rows.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/rowadd.h"
 
 int32_t *vt_tix_cells(const vt_tmpl_index *x, const vt_tmplset *ts, const vt_tokens *tk,
-                      vt_arena *arena) {
+                      const int64_t *hit, vt_arena *arena) {
   const size_t n = (size_t)tk->T * (size_t)x->n_cs, padn = (size_t)x->pad * (size_t)x->n_cs;
   int32_t *cid = VT_ARENA_NEW(arena, int32_t, n + 2 * padn + 1);
   uint64_t *h = VT_ARENA_NEW(arena, uint64_t, n + 1);
@@ -26,6 +27,8 @@ int32_t *vt_tix_cells(const vt_tmpl_index *x, const vt_tmplset *ts, const vt_tok
     for (int32_t c = 0; c < x->n_cs; c++, i++) {
       const uint32_t *f = tk->fields + 2 * (t * (size_t)tk->ncols + (size_t)x->cs_col[c]);
       const vt_tmpl_item *it = &ts->items[x->cs_item[c]];
+      len[i] = SIZE_MAX;
+      if (hit && hit[t] >= 0 && !x->cs_shared[c]) continue; /* not read: its row is cached */
       p[i] = tk->base + f[0];
       len[i] = f[1];
       if (it->kind != VT_TI_X || it->caps) {
@@ -43,7 +46,8 @@ int32_t *vt_tix_cells(const vt_tmpl_index *x, const vt_tmplset *ts, const vt_tok
       cid[padn + n + (size_t)(d - 1) * (size_t)x->n_cs + (size_t)c] = sent[VT_TIX_SENT + 1 + d];
     }
   cid += padn;
-  for (size_t i = 0; i < n; i++) cid[i] = vt_tix_value(x, p[i], len[i], h[i]);
+  for (size_t i = 0; i < n; i++)
+    cid[i] = len[i] != SIZE_MAX ? vt_tix_value(x, p[i], len[i], h[i]) : -1;
   return cid;
 }
 

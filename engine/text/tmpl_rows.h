@@ -49,9 +49,11 @@ static inline int vt_tix_key_at(const vt_tmpl_index *x, const vt_tmplset *ts, in
 /* The ids of the texts x's slots make of the T tokens' fields (x->n_cs per token, token-major;
  * -1: no record holds the text; ts: the model's templates), from `arena`; NULL when out of
  * memory. The x->pad positions before and after the sentence hold their sentinels' ids: the
- * result may be read at positions -x->pad .. T + x->pad - 1. */
+ * result may be read at positions -x->pad .. T + x->pad - 1. With `hit` (may be NULL), a token
+ * t with hit[t] >= 0 (its local row from a row cache) gets only the slots others read
+ * (cs_shared); its other ids are -1. */
 int32_t *vt_tix_cells(const vt_tmpl_index *x, const vt_tmplset *ts, const vt_tokens *tk,
-                      vt_arena *arena);
+                      const int64_t *hit, vt_arena *arena);
 
 /* The record of template k (fast in m->tix) at position t of tk (T tokens, value ids cid), or
  * NULL when the model has no such feature. */
