@@ -226,4 +226,35 @@ TEST(wapiti) {
   vt_textmodel_free(m);
 }
 
-TEST_MAIN(CASE(crfpp_mixed), CASE(crfpp_all_fast), CASE(wapiti))
+/* A model whose index would take work out of proportion to its size (2,000 templates whose
+ * literal before the first macro is one letter, each tried on every record) loads without one,
+ * and tags as the strings say. */
+TEST(work_bound) {
+  enum { NT = 2000 };
+  char err[256];
+  vt_peer_build b;
+  vt_textmodel *m = NULL;
+  EXPECT(vt_peer_build_init(&b, L, 1.0, "t", err, sizeof err) == VT_OK, "init: %s", err);
+  b.origin = VT_ORIGIN_CRFPP;
+  for (int y = 0; y < L; y++) vt_peer_build_label(&b, y == 0 ? "A" : y == 1 ? "B" : "C", 1);
+  for (int k = 0; k < NT; k++) {
+    char line[32];
+    vt_peer_build_template(&b, line, (size_t)snprintf(line, sizeof line, "U%%x[-1,0]/%04d", k));
+  }
+  EXPECT(vt_peer_build_templates_end(&b, "t", err, sizeof err) == VT_OK, "%s", err);
+  for (int f = 0; f < 300; f++) {
+    char s[32];
+    const double w[L] = {0.5, -0.25, 0.125};
+    const int n = snprintf(s, sizeof s, "U%s/%04d", VOCAB[f % 5], f % NT);
+    EXPECT(vt_peer_build_feature(&b, s, (size_t)n, 0, w) == VT_OK, "feature");
+  }
+  EXPECT(vt_peer_build_finish(&b, "t", &m, err, sizeof err) == VT_OK, "finish: %s", err);
+  vt_peer_build_free(&b);
+  REQUIRE(m != NULL, "a model");
+  EXPECT(m->tix == NULL, "no index past the work bound");
+  test_rng r = {14};
+  EXPECT_EQ_INT(compare(m, &r), 0, "sentences whose emissions differ");
+  vt_textmodel_free(m);
+}
+
+TEST_MAIN(CASE(crfpp_mixed), CASE(crfpp_all_fast), CASE(wapiti), CASE(work_bound))

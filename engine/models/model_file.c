@@ -12,7 +12,7 @@
 #include "io/binfile.h"
 #include "io/outfile.h"
 #include "text/strhash.h"
-#include "text/tmpl_index.h"
+#include "text/tmpl_index_build.h"
 
 enum { SEC_META = 1, SEC_LABELS, SEC_TEMPLATES, SEC_FEATURES, SEC_HASH, SEC_TRANS, N_SEC = 6 };
 static const char *const SEC_NAME[N_SEC + 1] = {"",         "META", "LABELS", "TEMPLATES",

@@ -179,14 +179,6 @@ static inline uint64_t vt_tix_key(int32_t k, int32_t a, int32_t b) {
   return (uint64_t)k << 52 | (uint64_t)(uint32_t)a << 26 | (uint64_t)(uint32_t)b;
 }
 
-struct vt_textmodel;
-
-/* Builds the index of model `m` (its templates parsed, its records checked) into *out. Returns
- * VT_OK with *out NULL when no template can use it, when the model has more templates than a key
- * holds, or past VT_TIX_LOCAL_WORK (a row cache serves it better); VT_OK with an index, or
- * VT_ENOMEM. */
-vt_status vt_tmpl_index_build(const struct vt_textmodel *m, vt_tmpl_index **out);
-
 /* The local templates' labels (n_local * L) past which copying their summed row from a row cache
  * (rowcache.h) costs less than adding their rows: then the cache serves the local templates and
  * no index is built (its load time and memory would buy the few other templates little). */
@@ -205,8 +197,13 @@ vt_tmpl_index *vt_tmpl_index_retain(vt_tmpl_index *x);
 void vt_tmpl_index_free(vt_tmpl_index *x);
 
 /* The id of the text slot sl makes of the sentinel a cell at position idx (outside [0, T))
- * reads, -1 when no record holds it (ts: the model's templates). */
+ * reads, -1 when no record holds it (ts: the model's templates): the table's for the nearest
+ * VT_TIX_SENT, else vt_tix_sentinel_text. */
 int32_t vt_tix_sentinel(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t sl, int64_t idx,
                         int32_t T);
+
+/* As vt_tix_sentinel, from the sentinel's text: made, turned into the slot's text and looked up. */
+int32_t vt_tix_sentinel_text(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t sl, int64_t idx,
+                             int32_t T);
 
 #endif
