@@ -3,6 +3,7 @@
 vt_add_test(test_template unit)
 vt_add_test(test_trans_update exactness)
 vt_add_test(test_obsbigram exactness)
+vt_add_test(test_tmpl_index exactness)
 vt_add_test(test_conll unit)
 vt_add_test(test_conlleval unit)
 vt_add_test(test_textmodel unit)

@@ -10,6 +10,7 @@
 #include "models/model_file.h"
 #include "text/model_replica.h"
 #include "text/obsbigram.h"
+#include "text/tmpl_index.h"
 
 /* Memory of each worker's cache of local emission rows (engine/text/rowcache.h). */
 #define ROW_CACHE_BYTES ((size_t)4 << 20)
@@ -122,7 +123,8 @@ static vt_status tag_cells(const vt_model *mdl, const vt_decode_opts *opts, vt_c
     return vt_fail_into(err, errlen, VT_EFORMAT,
                         "%d column(s), but the model's templates read column %d", ncols,
                         m->tmpl.max_col);
-  if (!s->cache) (void)vt_rowcache_create(&s->cache, m, ROW_CACHE_BYTES); /* NULL: no cache */
+  if (!s->cache && vt_tix_rowcache_pays(m->tix, &m->tmpl, m->L)) /* else the index is faster */
+    (void)vt_rowcache_create(&s->cache, m, ROW_CACHE_BYTES);     /* NULL: no cache */
   vt_tokens tk;
   if ((st = pack_cells(s, cells, T, ncols, &tk, err, errlen)) != VT_OK) return st;
   vt_tag_stats ts;
@@ -181,7 +183,8 @@ static vt_status tag_batch(const vt_corpus_work *w) {
                              w->cancel,
                              crfpp && o->peer_search && !o->constraints,
                              crfpp && o->label_sep == '\t'};
-  if (!k->cache) (void)vt_rowcache_create(&k->cache, m, ROW_CACHE_BYTES); /* NULL: no cache */
+  if (!k->cache && vt_tix_rowcache_pays(m->tix, &m->tmpl, m->L)) /* else the index is faster */
+    (void)vt_rowcache_create(&k->cache, m, ROW_CACHE_BYTES);     /* NULL: no cache */
   return vt_text_tag_batch(m, &o->decode, &conf, w->arena, k->cache, w->sb, 0, w->sb->n_sents,
                            w->out, &k->stats, w->err, w->errlen);
 }

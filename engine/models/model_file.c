@@ -12,6 +12,7 @@
 #include "io/binfile.h"
 #include "io/outfile.h"
 #include "text/strhash.h"
+#include "text/tmpl_index_build.h"
 
 enum { SEC_META = 1, SEC_LABELS, SEC_TEMPLATES, SEC_FEATURES, SEC_HASH, SEC_TRANS, N_SEC = 6 };
 static const char *const SEC_NAME[N_SEC + 1] = {"",         "META", "LABELS", "TEMPLATES",
@@ -333,6 +334,7 @@ static int load(vt_textmodel **out, const char *path, const void *mem, size_t me
     vt_errorf(err, errlen, path, "cannot bind the transition model: %s", vt_strerror(st));
     goto fail;
   }
+  if (vt_tmpl_index_build(m, &m->tix) != VT_OK) goto nomem;
   *out = m;
   return VT_OK;
 nomem:

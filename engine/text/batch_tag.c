@@ -16,6 +16,8 @@
 #include "text/crfpp_search.h"
 #include "text/rowcache.h"
 #include "text/strhash.h"
+#include "text/tmpl_index.h"
+#include "text/tmpl_rows.h"
 
 int vt_textbuf_reserve(vt_textbuf *b, size_t more) {
   if (b->len + more <= b->cap) return 0;
@@ -34,7 +36,8 @@ void vt_textbuf_free(vt_textbuf *b) {
 }
 
 /* Adds the weights of unigram record `rec` to emission row e (L entries). */
-static void add_unigram(const uint8_t *rec, int key_bytes, double *e, vt_rowadd_f32_fn add) {
+static inline __attribute__((always_inline)) void add_unigram(const uint8_t *rec, int key_bytes,
+                                                              double *e, vt_rowadd_f32_fn add) {
   vt_feat f;
   vt_feat_read(rec, key_bytes, &f);
   if (f.dense) {
@@ -58,13 +61,21 @@ static const uint8_t *slot_record(const vt_textmodel *m, uint32_t v, uint64_t h)
 /* Adds the records of lookups [i0, i1) (recs from the slot pass; strings in sbuf at soff) into
  * emission row `row`; returns how many feature strings the model lacks. */
 static int64_t add_features(const vt_textmodel *m, const uint8_t *const *recs, const char *sbuf,
-                            const uint32_t *soff, size_t i0, size_t i1, double *row,
-                            vt_rowadd_f32_fn add) {
+                            const uint32_t *soff, const uint8_t *exact, size_t i0, size_t i1,
+                            double *row, vt_rowadd_f32_fn add, vt_rowadd_f64_fn add64) {
   int64_t unknown = 0;
   for (size_t i = i0; i < i1; i++) {
     const uint8_t *rec = recs[i];
     if (!rec) {
       unknown++;
+      continue;
+    }
+    if (exact[i] == 2) { /* found through the index, as a row of doubles */
+      add64(row, (const double *)(const void *)rec, (size_t)m->L);
+      continue;
+    }
+    if (exact[i]) { /* found through the index: the template's string is the record's */
+      add_unigram(rec, m->key_bytes, row, add);
       continue;
     }
     const char *s = sbuf + soff[i];
@@ -82,103 +93,14 @@ static int64_t add_features(const vt_textmodel *m, const uint8_t *const *recs, c
   return unknown;
 }
 
-vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena *arena, double *E,
-                            vt_obs_lattice *lat, vt_rowcache *cache, vt_tag_stats *stats) {
+/* Fills lat (deltas from `arena`, and L, T, A, S, F, E) with the observation-dependent bigram
+ * features of tk (value ids cid when m->tix is not NULL; buf: room for the longest feature
+ * string). Returns VT_OK or VT_ENOMEM. */
+static vt_status obs_deltas(const vt_textmodel *m, const vt_tokens *tk, vt_arena *arena, double *E,
+                            vt_obs_lattice *lat, const int32_t *cid, char *buf) {
   const vt_tmplset *ts = &m->tmpl;
-  const int32_t L = m->L, T = tk->T, nu = ts->n_u;
-  size_t maxf = 0;
-  for (size_t f = 0; f < (size_t)T * (size_t)tk->ncols; f++)
-    if (tk->fields[2 * f + 1] > maxf) maxf = tk->fields[2 * f + 1];
-  /* Local templates first (see rowcache.h), then the others. A token found in the cache gets
-   * its local row copied and only its other templates expanded (and sized). */
-  const int32_t *ord = ts->u_ord, nloc = ts->n_local;
-  const uint32_t cols = ts->local_cols;
-  if (cache && (cache->model != m || cols == UINT32_MAX || nloc == 0)) cache = NULL;
-  int64_t *hit = VT_ARENA_NEW(arena, int64_t, (size_t)T + 1);
-  int64_t *fill = VT_ARENA_NEW(arena, int64_t, (size_t)T + 1);
-  uint64_t *khash = VT_ARENA_NEW(arena, uint64_t, (size_t)T + 1);
-  uint32_t *first = VT_ARENA_NEW(arena, uint32_t, (size_t)T + 1);
-  if (!hit || !fill || !khash || !first) return VT_ENOMEM;
-  for (int32_t t = 0; t < T; t++) {
-    hit[t] = fill[t] = -1;
-    if (cache) hit[t] = vt_rowcache_probe(cache, tk, t, cols, &fill[t], &khash[t]);
-  }
-  size_t need = 1; /* the longest single string */
-  for (int32_t i = 0; i < ts->n; i++) {
-    size_t b = vt_tmpl_bound(ts, i, maxf);
-    if (b > need) need = b;
-  }
-  const size_t all = vt_tmpl_bound_unigrams(ts, tk); /* the strings to expand together */
-  if (all > UINT32_MAX) return VT_ENOMEM;
-  const size_t nl = (size_t)T * (size_t)nu;
-  char *sbuf = VT_ARENA_NEW(arena, char, all + need + 8); /* + 8: vt_strhash_padded's reads */
-  uint32_t *soff = VT_ARENA_NEW(arena, uint32_t, nl + 1);
-  uint64_t *hh = VT_ARENA_NEW(arena, uint64_t, nl + 1);
-  const uint8_t **recs = VT_ARENA_NEW(arena, const uint8_t *, nl + 1);
-  if (!sbuf || !soff || !hh || !recs) return VT_ENOMEM;
-  /* Every feature string of the sentence first, hashing each and prefetching its hash slot;
-   * then each slot, prefetching the record it points to; then the records: the cache misses
-   * of one sentence overlap instead of following one another. */
-  size_t pos = 0, i = 0;
-  for (int32_t t = 0; t < T; t++) {
-    first[t] = (uint32_t)i;
-    for (int32_t k = hit[t] >= 0 ? nloc : 0; k < nu; k++, i++) {
-      soff[i] = (uint32_t)pos;
-      size_t n = vt_tmpl_expand(ts, ord[k], tk, t, sbuf + pos);
-      hh[i] = vt_strhash_padded(sbuf + pos, n);
-      __builtin_prefetch(&m->slots[(uint32_t)hh[i] & m->slot_mask]);
-      pos += n;
-    }
-  }
-  const size_t ni = i;
-  first[T] = (uint32_t)ni;
-  soff[ni] = (uint32_t)pos;
-  memset(sbuf + pos, 0, 8); /* the padding the last string's hash read (masked) */
-  for (i = 0; i < ni; i++) {
-    uint32_t v = m->slots[(uint32_t)hh[i] & m->slot_mask];
-    const uint8_t *rec = v ? slot_record(m, v, hh[i]) : NULL;
-    recs[i] = v ? rec : NULL;
-    if (rec) {
-      __builtin_prefetch(rec);
-      __builtin_prefetch(rec + 64);
-    } else if (v) {
-      recs[i] = (const uint8_t *)1; /* tag mismatch: probe further below */
-    }
-  }
-  vt_rowadd_f32_fn add = vt_rowadd_f32();
-  int64_t unknown = 0;
-  for (int32_t t = 0; t < T; t++) {
-    double *row = E + (size_t)t * (size_t)L;
-    size_t i0 = first[t], i1 = first[t + 1];
-    if (hit[t] >= 0) {
-      memcpy(row, cache->rows + (size_t)hit[t] * cache->ld, (size_t)L * sizeof *row);
-      unknown += cache->entries[hit[t]].unknown;
-      cache->hits++;
-      if (stats) stats->cache_hits++;
-    } else {
-      memset(row, 0, (size_t)L * sizeof *row);
-      int64_t u = add_features(m, recs, sbuf, soff, i0, i0 + (size_t)nloc, row, add);
-      unknown += u;
-      i0 += (size_t)nloc;
-      if (fill[t] >= 0) { /* the local sum is complete: remember it */
-        vt_rowcache_entry *en = &cache->entries[fill[t]];
-        en->hash = khash[t];
-        en->klen = vt_rowcache_key(tk, t, cols, en->key);
-        en->unknown = (int32_t)u;
-        en->uses = 0;
-        memcpy(cache->rows + (size_t)fill[t] * cache->ld, row, (size_t)L * sizeof *row);
-        cache->misses++;
-      }
-    }
-    unknown += add_features(m, recs, sbuf, soff, i0, i1, row, add);
-  }
-  if (stats) {
-    stats->lookups += (int64_t)nl;
-    stats->unknown_features += unknown;
-  }
-  char *buf = sbuf + pos;
-  if (!lat || ts->n_b == 0) return VT_OK;
-
+  const vt_tmpl_index *x = m->tix;
+  const int32_t L = m->L, T = tk->T;
   /* Bigram templates: the records of each position, then their entries as deltas. */
   const size_t nb = (size_t)ts->n_b;
   const uint8_t **brec = VT_ARENA_NEW(arena, const uint8_t *, (size_t)T *nb + 1);
@@ -190,8 +112,12 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
     for (size_t k = 0; k < nb; k++) {
       const uint8_t *rec = NULL;
       if (t > 0) {
-        size_t n = vt_tmpl_expand(ts, ts->b_idx[k], tk, t, buf);
-        rec = vt_textmodel_find(m, buf, n);
+        if (x && x->fast[ts->b_idx[k]]) {
+          rec = vt_tix_record(m, cid, ts->b_idx[k], t, T);
+        } else {
+          size_t n = vt_tmpl_expand(ts, ts->b_idx[k], tk, t, buf);
+          rec = vt_textmodel_find(m, buf, n);
+        }
         if (rec) {
           vt_feat f;
           vt_feat_read(rec, m->key_bytes, &f);
@@ -226,6 +152,163 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
   lat->dkey = dkey;
   lat->dval = dval;
   return VT_OK;
+}
+
+vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena *arena, double *E,
+                            vt_obs_lattice *lat, vt_rowcache *cache, vt_tag_stats *stats) {
+  const vt_tmplset *ts = &m->tmpl;
+  const int32_t L = m->L, T = tk->T, nu = ts->n_u;
+  size_t maxf = 0;
+  for (size_t f = 0; f < (size_t)T * (size_t)tk->ncols; f++)
+    if (tk->fields[2 * f + 1] > maxf) maxf = tk->fields[2 * f + 1];
+  size_t need = 1; /* the longest single string */
+  for (int32_t i = 0; i < ts->n; i++) {
+    size_t b = vt_tmpl_bound(ts, i, maxf);
+    if (b > need) need = b;
+  }
+  const vt_tmpl_index *x = m->tix;
+  if (x && x->all_fast && x->rows && !cache) { /* every unigram row through the index */
+    int32_t *cid = vt_tix_cells(x, ts, tk, NULL, arena);
+    int64_t unknown = 0;
+    if (!cid || vt_tix_emissions(m, cid, T, arena, E, &unknown) != VT_OK) return VT_ENOMEM;
+    if (stats) {
+      stats->lookups += (int64_t)T * nu;
+      stats->unknown_features += unknown;
+    }
+    if (!lat || ts->n_b == 0) return VT_OK;
+    char *buf = VT_ARENA_NEW(arena, char, need);
+    return buf ? obs_deltas(m, tk, arena, E, lat, cid, buf) : VT_ENOMEM;
+  }
+  /* Local templates first (see rowcache.h), then the others. A token found in the cache gets
+   * its local row copied and only its other templates expanded (and sized). */
+  const int32_t *ord = ts->u_ord, nloc = ts->n_local;
+  const uint32_t cols = ts->local_cols;
+  if (cache && (cache->model != m || cols == UINT32_MAX || nloc == 0)) cache = NULL;
+  int64_t *hit = VT_ARENA_NEW(arena, int64_t, (size_t)T + 1);
+  int64_t *fill = VT_ARENA_NEW(arena, int64_t, (size_t)T + 1);
+  uint64_t *khash = VT_ARENA_NEW(arena, uint64_t, (size_t)T + 1);
+  uint32_t *first = VT_ARENA_NEW(arena, uint32_t, (size_t)T + 1);
+  if (!hit || !fill || !khash || !first) return VT_ENOMEM;
+  for (int32_t t = 0; t < T; t++) {
+    hit[t] = fill[t] = -1;
+    if (cache) hit[t] = vt_rowcache_probe(cache, tk, t, cols, &fill[t], &khash[t]);
+  }
+  int32_t *cid = NULL;
+  if (x && (x->any_fast || ts->n_b) && !(cid = vt_tix_cells(x, ts, tk, cache ? hit : NULL, arena)))
+    return VT_ENOMEM;
+  /* the strings to expand together (none when the index finds every unigram template) */
+  const size_t all = x && x->all_fast ? 0 : vt_tmpl_bound_unigrams(ts, tk);
+  if (all > UINT32_MAX) return VT_ENOMEM;
+  const size_t nl = (size_t)T * (size_t)nu;
+  char *sbuf = VT_ARENA_NEW(arena, char, all + need + 8); /* + 8: vt_strhash_padded's reads */
+  uint32_t *soff = VT_ARENA_NEW(arena, uint32_t, nl + 1);
+  uint64_t *hh = VT_ARENA_NEW(arena, uint64_t, nl + 1);
+  const uint8_t **recs = VT_ARENA_NEW(arena, const uint8_t *, nl + 1);
+  uint8_t *exact = VT_ARENA_NEW(arena, uint8_t, nl + 1);
+  uint32_t *at = x ? VT_ARENA_NEW(arena, uint32_t, nl + 1) : NULL;
+  if (!sbuf || !soff || !hh || !recs || !exact || (x && !at)) return VT_ENOMEM;
+  /* Every feature of the sentence first: a template the index finds gets its key (no string),
+   * the others their string, hashed; each prefetches its hash slot. Then each slot, prefetching
+   * the record it points to; then the records: the cache misses of one sentence overlap instead
+   * of following one another. */
+  int32_t tail[VT_TIX_MAX_CELLS];
+  size_t pos = 0, i = 0;
+  for (int32_t t = 0; t < T; t++) {
+    first[t] = (uint32_t)i;
+    for (int32_t k = hit[t] >= 0 ? nloc : 0; k < nu; k++, i++) {
+      soff[i] = (uint32_t)pos;
+      if (x && x->fast[ord[k]]) {
+        exact[i] = 1;
+        uint64_t key;
+        if (vt_tix_key_at(x, ts, ord[k], cid, t, T, &key, tail)) {
+          hh[i] = key;
+          at[i] = vt_tix_slot(x, key);
+          __builtin_prefetch(&x->slots[at[i]]);
+        } else {
+          hh[i] = UINT64_MAX; /* a cell no record holds */
+        }
+        continue;
+      }
+      exact[i] = 0;
+      size_t n = vt_tmpl_expand(ts, ord[k], tk, t, sbuf + pos);
+      hh[i] = vt_strhash_padded(sbuf + pos, n);
+      __builtin_prefetch(&m->slots[(uint32_t)hh[i] & m->slot_mask]);
+      pos += n;
+    }
+  }
+  const size_t ni = i;
+  first[T] = (uint32_t)ni;
+  soff[ni] = (uint32_t)pos;
+  memset(sbuf + pos, 0, 8); /* the padding the last string's hash read (masked) */
+  for (int32_t t = 0; t < T; t++)
+    for (i = first[t]; i < first[t + 1]; i++) {
+      if (exact[i]) {
+        const uint8_t *rec = NULL;
+        if (hh[i] != UINT64_MAX) {
+          const int32_t k = ord[(int64_t)nu - (int64_t)(first[t + 1] - i)];
+          const uint32_t n_tail = x->ncell[k] > 2 ? x->ncell[k] - 2u : 0;
+          uint64_t key = hh[i];
+          if (n_tail) vt_tix_key_at(x, ts, k, cid, t, T, &key, tail);
+          const vt_tix_entry *e = vt_tix_find(x, at[i], key, tail, n_tail);
+          if (e && e->row) { /* the record as a row of doubles */
+            const double *r = x->rows + (size_t)(e->row - 1) * (size_t)L;
+            for (size_t b = 0; b < (size_t)L * sizeof *r; b += 64)
+              __builtin_prefetch((const char *)r + b);
+            rec = (const uint8_t *)r;
+            exact[i] = 2;
+          } else if (e) {
+            rec = m->recs + 4 * (uint64_t)(e->rec - 1);
+            __builtin_prefetch(rec);
+            __builtin_prefetch(rec + 64);
+          }
+        }
+        recs[i] = rec;
+        continue;
+      }
+      uint32_t v = m->slots[(uint32_t)hh[i] & m->slot_mask];
+      const uint8_t *rec = v ? slot_record(m, v, hh[i]) : NULL;
+      recs[i] = v ? rec : NULL;
+      if (rec) {
+        __builtin_prefetch(rec);
+        __builtin_prefetch(rec + 64);
+      } else if (v) {
+        recs[i] = (const uint8_t *)1; /* tag mismatch: probe further below */
+      }
+    }
+  vt_rowadd_f32_fn add = vt_rowadd_f32();
+  vt_rowadd_f64_fn add64 = vt_rowadd_f64();
+  int64_t unknown = 0;
+  for (int32_t t = 0; t < T; t++) {
+    double *row = E + (size_t)t * (size_t)L;
+    size_t i0 = first[t], i1 = first[t + 1];
+    if (hit[t] >= 0) {
+      memcpy(row, cache->rows + (size_t)hit[t] * cache->ld, (size_t)L * sizeof *row);
+      unknown += cache->entries[hit[t]].unknown;
+      cache->hits++;
+      if (stats) stats->cache_hits++;
+    } else {
+      memset(row, 0, (size_t)L * sizeof *row);
+      int64_t u = add_features(m, recs, sbuf, soff, exact, i0, i0 + (size_t)nloc, row, add, add64);
+      unknown += u;
+      i0 += (size_t)nloc;
+      if (fill[t] >= 0) { /* the local sum is complete: remember it */
+        vt_rowcache_entry *en = &cache->entries[fill[t]];
+        en->hash = khash[t];
+        en->klen = vt_rowcache_key(tk, t, cols, en->key);
+        en->unknown = (int32_t)u;
+        en->uses = 0;
+        memcpy(cache->rows + (size_t)fill[t] * cache->ld, row, (size_t)L * sizeof *row);
+        cache->misses++;
+      }
+    }
+    unknown += add_features(m, recs, sbuf, soff, exact, i0, i1, row, add, add64);
+  }
+  if (stats) {
+    stats->lookups += (int64_t)nl;
+    stats->unknown_features += unknown;
+  }
+  if (!lat || ts->n_b == 0) return VT_OK;
+  return obs_deltas(m, tk, arena, E, lat, cid, sbuf + pos);
 }
 
 vt_status vt_text_check(const vt_textmodel *m, const vt_sentbatch *b, int32_t s, char *err,

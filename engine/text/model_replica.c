@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include "core/trans_replica.h"
+#include "text/tmpl_index.h"
 
 _Static_assert(
-    sizeof(vt_textmodel) == 344 && sizeof(vt_tmplset) == 104,
+    sizeof(vt_textmodel) == 352 && sizeof(vt_tmplset) == 104,
     "vt_textmodel or vt_tmplset changed: copy its new arrays in engine/text/model_replica.c, "
     "then update this check");
 
@@ -87,6 +88,7 @@ vt_status vt_textmodel_clone_to(vt_textmodel **out, const vt_textmodel *src, con
     vt_mem_free(mem, block, total);
     return VT_ENOMEM;
   }
+  m->tix = vt_tmpl_index_retain(src->tix); /* shared: offsets into the records, read-only */
   *out = m;
   return VT_OK;
 }
@@ -94,5 +96,6 @@ vt_status vt_textmodel_clone_to(vt_textmodel **out, const vt_textmodel *src, con
 void vt_textmodel_clone_free(vt_textmodel *clone, const vt_mem *mem) {
   if (!clone) return;
   vt_trans_clone_free(clone->trans, mem);
+  vt_tmpl_index_free(clone->tix);
   vt_mem_free(mem, clone, block_bytes(clone));
 }

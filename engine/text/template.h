@@ -106,4 +106,18 @@ size_t vt_tmpl_bound_unigrams(const vt_tmplset *ts, const vt_tokens *s);
  * column a macro reads must exist (s->ncols > ts->max_col: the caller checks). */
 size_t vt_tmpl_expand(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int32_t t, char *buf);
 
+/* Writes into *out the text macro item `it` of `ts` gives for the field value [v, v + n) (a
+ * sentinel's, outside the sentence), returning its length: a part of v, "true" or "false", or,
+ * when the macro lower-cases, the bytes it wrote into buf (n bytes of room). */
+size_t vt_tmpl_item_text(const vt_tmplset *ts, const vt_tmpl_item *it, const char *v, size_t n,
+                         char *buf, const char **out);
+
+/* The longest sentinel vt_tmpl_sentinel writes. */
+#define VT_TMPL_SENTINEL_MAX 16
+
+/* Writes into buf (VT_TMPL_SENTINEL_MAX bytes) the sentinel a macro reads at position idx,
+ * outside [0, T), of a T-token sentence (CRF++'s _B-1.., or Wapiti's _x-1.. when `wapiti`, as
+ * vt_tmplset.wapiti); returns its length. */
+size_t vt_tmpl_sentinel(int wapiti, int64_t idx, int32_t T, char *buf);
+
 #endif

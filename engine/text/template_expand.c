@@ -7,7 +7,7 @@
 #include "text/template.h"
 
 /* Longest sentinel: "_B-" or "_B+" and up to 10 digits. */
-#define SENTINEL_MAX 16
+#define SENTINEL_MAX VT_TMPL_SENTINEL_MAX
 
 size_t vt_tmpl_bound(const vt_tmplset *ts, int32_t i, size_t max_field) {
   const vt_tmpl *tm = &ts->t[i];
@@ -70,6 +70,10 @@ static size_t sentinel(int wapiti, int64_t idx, int32_t T, char *buf) {
   return (size_t)snprintf(buf, SENTINEL_MAX, "_B%c%lld", sign, n);
 }
 
+size_t vt_tmpl_sentinel(int wapiti, int64_t idx, int32_t T, char *buf) {
+  return sentinel(wapiti, idx, T, buf);
+}
+
 /* Copies the `n` bytes at src to dst (not overlapping), reading and writing only those: up to
  * 16 bytes in two overlapping loads and stores, not a call to memcpy (the fields and literals of
  * a feature are a few bytes; memcpy's calls were a quarter of the expansion's instructions). */
@@ -98,6 +102,45 @@ static void lower(char *p, size_t n) {
     if (p[i] >= 'A' && p[i] <= 'Z') p[i] = (char)(p[i] - 'A' + 'a');
 }
 
+/* What macro `it` makes of the value [*v, *v + *vlen) (before lower-casing): the value, "true"
+ * or "false" (%t), or the part its regex matches (%m); into *v and *vlen. */
+static inline void item_value(const vt_tmplset *ts, const vt_tmpl_item *it, const char **v,
+                              size_t *vlen) {
+  if (it->fast) {
+    /* "^.?.?..." and "....?$" always match: the first or last min(n, vlen) bytes. */
+    size_t ml = *vlen < it->fast_n ? *vlen : it->fast_n;
+    if (it->kind == VT_TI_T) {
+      *v = "true";
+      *vlen = 4;
+    } else {
+      if (it->fast == 2) *v += *vlen - ml;
+      *vlen = ml;
+    }
+  } else if (it->kind == VT_TI_T) {
+    size_t ms, ml;
+    int hit = vt_regex_search(ts->pool + it->off, *v, *vlen, &ms, &ml);
+    *v = hit ? "true" : "false";
+    *vlen = hit ? 4 : 5;
+  } else if (it->kind == VT_TI_M) {
+    size_t ms = 0, ml = 0;
+    if (!vt_regex_search(ts->pool + it->off, *v, *vlen, &ms, &ml)) ml = 0;
+    *v += ms;
+    *vlen = ml;
+  }
+}
+
+size_t vt_tmpl_item_text(const vt_tmplset *ts, const vt_tmpl_item *it, const char *v, size_t n,
+                         char *buf, const char **out) {
+  item_value(ts, it, &v, &n);
+  if (it->caps) {
+    copy_short(buf, v, n);
+    lower(buf, n);
+    v = buf;
+  }
+  *out = v;
+  return n;
+}
+
 size_t vt_tmpl_expand(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int32_t t, char *buf) {
   const vt_tmpl *tm = &ts->t[i];
   const vt_tmpl_item *it = ts->items + tm->item0;
@@ -120,27 +163,7 @@ size_t vt_tmpl_expand(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int32
       v = s->base + f[0];
       vlen = f[1];
     }
-    if (it->fast) {
-      /* "^.?.?..." and "....?$" always match: the first or last min(n, vlen) bytes. */
-      size_t ml = vlen < it->fast_n ? vlen : it->fast_n;
-      if (it->kind == VT_TI_T) {
-        v = "true";
-        vlen = 4;
-      } else {
-        if (it->fast == 2) v += vlen - ml;
-        vlen = ml;
-      }
-    } else if (it->kind == VT_TI_T) {
-      size_t ms, ml;
-      int hit = vt_regex_search(ts->pool + it->off, v, vlen, &ms, &ml);
-      v = hit ? "true" : "false";
-      vlen = hit ? 4 : 5;
-    } else if (it->kind == VT_TI_M) {
-      size_t ms = 0, ml = 0;
-      if (!vt_regex_search(ts->pool + it->off, v, vlen, &ms, &ml)) ml = 0;
-      v += ms;
-      vlen = ml;
-    }
+    item_value(ts, it, &v, &vlen);
     copy_short(buf + n, v, vlen);
     if (it->caps) lower(buf + n, vlen);
     n += vlen;

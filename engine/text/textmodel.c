@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "text/strhash.h"
+#include "text/tmpl_index.h"
 
 const uint8_t *vt_textmodel_find(const vt_textmodel *m, const char *s, size_t len) {
   uint64_t h = vt_strhash(s, len);
@@ -34,6 +35,7 @@ vt_status vt_textmodel_bind(vt_textmodel *m) {
 void vt_textmodel_free(vt_textmodel *m) {
   if (!m) return;
   vt_trans_destroy(m->trans);
+  vt_tmpl_index_free(m->tix);
   vt_tmplset_free(&m->tmpl);
   free(m->A);
   free(m->S);

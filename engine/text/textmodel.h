@@ -80,9 +80,11 @@ typedef struct vt_textmodel {
   const uint32_t *slots; /* hash table: tag << off_bits | (record word offset + 1) */
   uint32_t slot_mask;
   int off_bits;
-  int obs_bigram;    /* has observation-dependent bigram templates */
-  double *A, *S, *F; /* L*L row-major, L, L (owned) */
-  vt_trans *trans;   /* bound from A, S, F and rank (owned) */
+  int obs_bigram;            /* has observation-dependent bigram templates */
+  double *A, *S, *F;         /* L*L row-major, L, L (owned) */
+  vt_trans *trans;           /* bound from A, S, F and rank (owned) */
+  struct vt_tmpl_index *tix; /* features by cell values (tmpl_index.h; NULL: none; held, and
+                                shared with the model's replicas) */
   vt_textmodel_meta meta;
   void *map; /* the file mapping or heap copy (owned) */
   size_t map_len;

@@ -1,0 +1,157 @@
+/* engine/text/tmpl_rows.c: features through the index of cell values (see tmpl_rows.h). */
+#include "text/tmpl_rows.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/rowadd.h"
+
+int32_t *vt_tix_cells(const vt_tmpl_index *x, const vt_tmplset *ts, const vt_tokens *tk,
+                      const int64_t *hit, vt_arena *arena) {
+  const size_t n = (size_t)tk->T * (size_t)x->n_cs, padn = (size_t)x->pad * (size_t)x->n_cs;
+  int32_t *cid = VT_ARENA_NEW(arena, int32_t, n + 2 * padn + 1);
+  uint64_t *h = VT_ARENA_NEW(arena, uint64_t, n + 1);
+  const char **p = VT_ARENA_NEW(arena, const char *, n + 1);
+  size_t *len = VT_ARENA_NEW(arena, size_t, n + 1);
+  if (!cid || !h || !p || !len) return NULL;
+  size_t room = 0; /* for the lower-cased texts */
+  for (int32_t c = 0; c < x->n_cs; c++)
+    if (ts->items[x->cs_item[c]].caps)
+      for (size_t t = 0; t < (size_t)tk->T; t++)
+        room += tk->fields[2 * (t * (size_t)tk->ncols + (size_t)x->cs_col[c]) + 1];
+  char *buf = room ? VT_ARENA_NEW(arena, char, room) : NULL;
+  if (room && !buf) return NULL;
+  /* every text and its hash first, prefetching its slot, then the probes: their misses overlap */
+  for (size_t i = 0, t = 0; t < (size_t)tk->T; t++)
+    for (int32_t c = 0; c < x->n_cs; c++, i++) {
+      const uint32_t *f = tk->fields + 2 * (t * (size_t)tk->ncols + (size_t)x->cs_col[c]);
+      const vt_tmpl_item *it = &ts->items[x->cs_item[c]];
+      len[i] = SIZE_MAX;
+      if (hit && hit[t] >= 0 && !x->cs_shared[c]) continue; /* not read: its row is cached */
+      p[i] = tk->base + f[0];
+      len[i] = f[1];
+      if (it->kind != VT_TI_X || it->caps) {
+        len[i] = vt_tmpl_item_text(ts, it, p[i], len[i], buf, &p[i]);
+        if (it->caps) buf += f[1];
+      }
+      h[i] = vt_tix_hash(x, p[i], len[i]);
+      __builtin_prefetch(&x->vslots[(uint32_t)h[i] & x->vmask]);
+    }
+  /* the sentinels' ids around the tokens' */
+  for (int32_t d = 1; d <= x->pad; d++)
+    for (int32_t c = 0; c < x->n_cs; c++) {
+      const int32_t *sent = x->sent + (size_t)c * 2 * (VT_TIX_SENT + 1);
+      cid[(size_t)(x->pad - d) * (size_t)x->n_cs + (size_t)c] = sent[d];
+      cid[padn + n + (size_t)(d - 1) * (size_t)x->n_cs + (size_t)c] = sent[VT_TIX_SENT + 1 + d];
+    }
+  cid += padn;
+  for (size_t i = 0; i < n; i++)
+    cid[i] = len[i] != SIZE_MAX ? vt_tix_value(x, p[i], len[i], h[i]) : -1;
+  return cid;
+}
+
+const uint8_t *vt_tix_record(const vt_textmodel *m, const int32_t *cid, int32_t k, int32_t t,
+                             int32_t T) {
+  const vt_tmpl_index *x = m->tix;
+  uint64_t key;
+  int32_t tail[VT_TIX_MAX_CELLS];
+  if (!vt_tix_key_at(x, &m->tmpl, k, cid, t, T, &key, tail)) return NULL;
+  const uint32_t n_tail = x->ncell[k] > 2 ? x->ncell[k] - 2u : 0;
+  const vt_tix_entry *e = vt_tix_find(x, vt_tix_slot(x, key), key, tail, n_tail);
+  return e ? m->recs + 4 * (uint64_t)(e->rec - 1) : NULL;
+}
+
+/* Keys of template k at every position into key[t * stride] and their slots into at[...]
+ * (UINT64_MAX: a cell no record holds), prefetching each slot. One template at a time, so that
+ * its cells' rows and slots stay in registers. */
+static void template_keys(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t k,
+                          const int32_t *cid, int32_t T, size_t stride, uint64_t *key,
+                          uint32_t *at) {
+  const vt_tix_cell *cl = x->cells + x->cell0[k];
+  const int n = x->ncell[k];
+  const uint64_t base = (uint64_t)k << 52;
+  const size_t ncs = (size_t)x->n_cs;
+  int near = n <= 2;
+  for (int c = 0; c < n; c++) near &= !cl[c].abs && cl[c].row >= -x->pad && cl[c].row <= x->pad;
+  /* near cells read the padded ids directly (vt_tix_cells), sentinels included */
+  const int32_t *c0 =
+      n > 0 && near ? cid + (ptrdiff_t)cl[0].row * (ptrdiff_t)ncs + cl[0].slot : NULL;
+  const int32_t *c1 =
+      n > 1 && near ? cid + (ptrdiff_t)cl[1].row * (ptrdiff_t)ncs + cl[1].slot : NULL;
+  int32_t tail[VT_TIX_MAX_CELLS];
+  for (int32_t t = 0; t < T; t++) {
+    uint64_t kk = UINT64_MAX;
+    if (n == 0) {
+      kk = base | (uint64_t)VT_TIX_NO_ID << 26 | VT_TIX_NO_ID;
+    } else if (near && n == 1) {
+      const int32_t a = c0[(size_t)t * ncs];
+      if (a >= 0) kk = base | (uint64_t)a << 26 | VT_TIX_NO_ID;
+    } else if (near) {
+      const int32_t a = c0[(size_t)t * ncs], b = c1[(size_t)t * ncs];
+      if ((a | b) >= 0) kk = base | (uint64_t)a << 26 | (uint64_t)b;
+    } else if (!vt_tix_key_at(x, ts, k, cid, t, T, &kk, tail)) {
+      kk = UINT64_MAX;
+    }
+    key[(size_t)t * stride] = kk;
+    if (kk != UINT64_MAX) {
+      const uint32_t s = vt_tix_slot(x, kk);
+      at[(size_t)t * stride] = s;
+      __builtin_prefetch(&x->slots[s]);
+    }
+  }
+}
+
+/* Prefetches the n bytes at p. */
+static inline void prefetch_bytes(const void *p, size_t n) {
+  const char *c = p;
+  __builtin_prefetch(c);
+  if (n > 64) __builtin_prefetch(c + 64);
+  if (n > 128) __builtin_prefetch(c + 128);
+  for (size_t b = 192; b < n; b += 64) __builtin_prefetch(c + b);
+}
+
+vt_status vt_tix_emissions(const vt_textmodel *m, const int32_t *cid, int32_t T, vt_arena *arena,
+                           double *E, int64_t *unknown) {
+  const vt_tmpl_index *x = m->tix;
+  const vt_tmplset *ts = &m->tmpl;
+  const size_t nu = (size_t)ts->n_u, L = (size_t)m->L, nl = (size_t)T * nu;
+  uint64_t *key = VT_ARENA_NEW(arena, uint64_t, nl + 1);
+  uint32_t *at = VT_ARENA_NEW(arena, uint32_t, nl + 1);
+  const double **row = VT_ARENA_NEW(arena, const double *, nl + 1);
+  if (!key || !at || !row) return VT_ENOMEM;
+  /* the keys, template by template; then the slots, prefetching the rows they lead to; then the
+   * sums, token by token in template order: the misses of a sentence overlap */
+  for (size_t j = 0; j < nu; j++) template_keys(x, ts, ts->u_ord[j], cid, T, nu, key + j, at + j);
+  int32_t tail[VT_TIX_MAX_CELLS];
+  for (int32_t t = 0; t < T; t++)
+    for (size_t j = 0; j < nu; j++) {
+      const size_t i = (size_t)t * nu + j;
+      row[i] = NULL;
+      if (key[i] == UINT64_MAX) continue;
+      const int32_t k = ts->u_ord[j];
+      const uint32_t n_tail = x->ncell[k] > 2 ? x->ncell[k] - 2u : 0;
+      uint64_t kk = key[i];
+      if (n_tail) vt_tix_key_at(x, ts, k, cid, t, T, &kk, tail);
+      const vt_tix_entry *e = vt_tix_find(x, at[i], kk, tail, n_tail);
+      if (!e) continue;
+      const double *r = x->rows + (size_t)(e->row - 1) * L;
+      prefetch_bytes(r, L * sizeof *r);
+      row[i] = r;
+    }
+  vt_rowadd_f64_fn add = vt_rowadd_f64();
+  int64_t miss = 0;
+  for (int32_t t = 0; t < T; t++) {
+    double *e = E + (size_t)t * L;
+    memset(e, 0, L * sizeof *e);
+    for (size_t j = 0; j < nu; j++) {
+      const double *r = row[(size_t)t * nu + j];
+      if (r)
+        add(e, r, L);
+      else
+        miss++;
+    }
+  }
+  *unknown = miss;
+  return VT_OK;
+}
