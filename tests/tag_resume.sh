@@ -61,11 +61,22 @@ template_model() {
     fail "training failed"
 }
 
-# A delay of 0.02 .. 0.4 s, different on every call.
+# now_ms: the wall clock in milliseconds.
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# timed CMD...: runs CMD; $took is its wall time in ms (the kills below land within it, so the
+# test does not depend on the machine's speed).
+timed() {
+  t0=$(now_ms)
+  "$@"
+  rc=$?
+  took=$(($(now_ms) - t0))
+  return $rc
+}
+# A delay of 5% .. 70% of the last timed run, different on every call.
 n_delay=0
 delay() {
   n_delay=$((n_delay + 1))
-  awk -v s="$$$n_delay" 'BEGIN { srand(s); printf "%.2f\n", 0.02 + rand() * 0.38 }'
+  awk -v s="$$$n_delay" -v ms="$took" 'BEGIN { srand(s); printf "%.3f\n", ms * (0.05 + rand() * 0.65) / 1000 }'
 }
 
 # killed_run REF OUT ARGS...: runs `vitesse tag ARGS -o OUT --resume`, SIGKILLed after a random
@@ -101,30 +112,33 @@ kill)
   template_model
   corpus 60000 2 >a.txt
   corpus 40000 3 | gzip -c >b.txt.gz
-  "$VITESSE" tag -m m.bin a.txt b.txt.gz -o ref.out --quiet 2>stderr || fail "tag failed"
+  timed "$VITESSE" tag -m m.bin a.txt b.txt.gz -o ref.out --threads 1 --quiet 2>stderr ||
+    fail "tag failed"
   killed_run ref.out res1.out -m m.bin a.txt b.txt.gz --threads 1 --batch-tokens 300
   killed_run ref.out res2.out -m m.bin a.txt b.txt.gz --threads 2 --batch-tokens 700
   items 1000 4 >train.items
   "$VITESSE" train --algo ap --items train.items --max-iterations 3 -o it.model --quiet \
     2>stderr || fail "item training failed"
   items 60000 5 >big.items
-  "$VITESSE" tag -m it.model -p -i big.items -o iref.out --quiet 2>stderr || fail "tag items"
+  timed "$VITESSE" tag -m it.model -p -i big.items -o iref.out --threads 2 --quiet 2>stderr ||
+    fail "tag items"
   killed_run iref.out ires.out -m it.model -p -i big.items --threads 2 --batch-tokens 300
   joint 1500 6 >jtrain.txt
   "$VITESSE" chunk-train --train jtrain.txt --epochs 2 -o j.model --quiet 2>stderr ||
     fail "joint training failed"
   joint 40000 7 >jbig.txt
-  "$VITESSE" tag -m j.model jbig.txt -o jref.out --quiet 2>stderr || fail "tag joint"
+  timed "$VITESSE" tag -m j.model jbig.txt -o jref.out --threads 2 --quiet 2>stderr ||
+    fail "tag joint"
   killed_run jref.out jres.out -m j.model jbig.txt --threads 2 --batch-tokens 300
   ;;
 term)
   template_model
   corpus 80000 2 >a.txt
-  "$VITESSE" tag -m m.bin a.txt -o ref.out --quiet 2>stderr || fail "tag failed"
+  timed "$VITESSE" tag -m m.bin a.txt -o ref.out --threads 1 --quiet 2>stderr || fail "tag failed"
   "$VITESSE" tag -m m.bin a.txt -o res.out --resume --quiet --threads 1 --batch-tokens 200 \
     2>stderr &
   pid=$!
-  sleep 0.2
+  sleep "$(awk -v ms="$took" 'BEGIN { printf "%.3f\n", ms * 0.4 / 1000 }')"
   kill -TERM $pid 2>/dev/null
   wait $pid
   rc=$?
