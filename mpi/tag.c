@@ -34,7 +34,7 @@ static int setup_parse(void *ctx) {
                    r->t.crfs_test ? 't' : 'q');
       return 2;
     }
-    r->items = rc < 0 && r->t.info.kind == VT_MODEL_CRFSUITE;
+    r->items = rc < 0 && (r->t.info.can & VT_CAN_ITEMS);
     return rc;
   }
   /* A joint model: chunk-tag's options, as `vitesse tag` takes them for it. */

@@ -202,6 +202,13 @@ TEST(tagger_agrees_with_the_engine) {
   EXPECT_EQ_INT(info.labels, 5, "labels");
   EXPECT_EQ_STR(info.templates, TMPL, "templates kept");
   EXPECT_EQ_INT(vt_model_file_kind(tpath("toy.model")), VT_MODEL_TAGGER, "file kind");
+  EXPECT_EQ_INT(info.can, vt_model_kind_can(VT_MODEL_TAGGER), "what a tagger can do");
+  EXPECT((info.can &
+          (VT_CAN_COLUMNS | VT_CAN_MARGINALS | VT_CAN_KBEST | VT_CAN_CONSTRAIN | VT_CAN_SAVE)) ==
+             (VT_CAN_COLUMNS | VT_CAN_MARGINALS | VT_CAN_KBEST | VT_CAN_CONSTRAIN | VT_CAN_SAVE),
+         "a tagger: columns, marginals, k-best, constraints, saved");
+  EXPECT(!(info.can & (VT_CAN_ITEMS | VT_CAN_CHUNKS | VT_CAN_SAVE_CRFSUITE)),
+         "a tagger: no items, no chunks, no crf1d file");
   EXPECT(vt_model_label_name(m, 5) == NULL && vt_model_label_name(m, -1) == NULL, "range");
   const char *files[1] = {tpath("words.txt")};
   for (int32_t k = 1; k <= 3; k += 2) {
@@ -273,6 +280,10 @@ TEST(tagger_rejects_what_it_cannot_tag) {
   REQUIRE(vt_model_open_trans(&m, 2, A, NULL, NULL, NULL) == VT_OK, "trans model");
   EXPECT_EQ_STR(vt_model_label_name(m, 1), "1", "numbered labels");
   EXPECT(vt_model_trans(m) != NULL, "its transitions");
+  vt_model_info ti;
+  vt_model_describe(m, &ti);
+  EXPECT_EQ_INT(ti.can, VT_CAN_KBEST, "transitions: decoded, not tagged, saved or opened");
+  EXPECT_EQ_INT(vt_model_kind_can((vt_model_kind)0), 0, "no kind, nothing");
   EXPECT_EQ_INT(vt_tagger_create(&t, m, NULL), VT_EUNSUPPORTED, "nothing to tag with");
   vt_model_close(m);
   REQUIRE(toy_train(tpath("cols.model")) == VT_OK, "train");
@@ -371,6 +382,11 @@ TEST(joint_tagger_agrees_with_the_engine) {
   vt_model_info info;
   vt_model_describe(m, &info);
   EXPECT_EQ_INT(info.kind, VT_MODEL_JOINT_CHUNK, "kind");
+  EXPECT((info.can & (VT_CAN_COLUMNS | VT_CAN_CHUNKS | VT_CAN_OPEN_MEMORY)) ==
+             (VT_CAN_COLUMNS | VT_CAN_CHUNKS | VT_CAN_OPEN_MEMORY),
+         "a joint model: columns in, chunks out, opens from its bytes");
+  EXPECT(!(info.can & (VT_CAN_MARGINALS | VT_CAN_KBEST | VT_CAN_SAVE | VT_CAN_ITEMS)),
+         "a joint model: one 1-best decoder, no writer");
   EXPECT_EQ_INT(info.chunk_labels, 3, "O, B-NP, I-NP");
   EXPECT_EQ_STR(vt_model_chunk_name(m, 1), "B-NP", "B");
   EXPECT_EQ_STR(vt_model_chunk_name(m, 2), "I-NP", "I");

@@ -19,6 +19,7 @@ vt_status vt_model_finish(vt_model *m) {
   vt_model_info *in = &m->info;
   memset(in, 0, sizeof *in);
   in->kind = m->ops->kind;
+  in->can = m->ops->can;
   vt_reader_opts_init(&in->reader);
   in->label_col = -1;
   in->decoder = "";
@@ -61,8 +62,7 @@ static vt_status names_check(const vt_model *m, const char *name, char *err, siz
     char **names = pass ? m->chunk_names : m->names;
     const int32_t n = pass ? m->info.chunk_labels : m->info.labels;
     for (int32_t y = 0; names && y < n; y++) {
-      const unsigned char *c =
-          vt_label_control((const unsigned char *)names[y], strlen(names[y]));
+      const unsigned char *c = vt_label_control((const unsigned char *)names[y], strlen(names[y]));
       if (c) {
         snprintf(err, errlen, "%s: %slabel %d holds the control byte 0x%02x", name,
                  pass ? "chunk " : "", (int)y, *c);

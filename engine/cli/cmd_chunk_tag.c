@@ -131,7 +131,7 @@ int vt_cli_chunk_tag_setup(vt_cli_chunk_tag *ct, int argc, char **argv) {
     goto done;
   }
   vt_model_describe(ct->m, &ct->info);
-  if (ct->info.kind != VT_MODEL_JOINT_CHUNK) {
+  if (!(ct->info.can & VT_CAN_CHUNKS)) {
     vt_cli_error("%s: not a joint label-chunk model (bad magic)", ct->model_path);
     goto done;
   }

@@ -233,7 +233,7 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
     t->to.constraints = t->cons;
   }
   vt_model_describe(t->m, &t->info);
-  if ((t->crfs_test || t->crfs_quiet) && t->info.kind != VT_MODEL_CRFSUITE) {
+  if ((t->crfs_test || t->crfs_quiet) && !(t->info.can & VT_CAN_ITEMS)) {
     vt_cli_error("tag: -%c: only with a CRFsuite model (item files; vitesse eval scores a "
                  "column corpus)",
                  t->crfs_test ? 't' : 'q');

@@ -25,6 +25,11 @@ const char *vt_model_kind_name(vt_model_kind kind) {
   return k ? k->name : "unknown";
 }
 
+uint32_t vt_model_kind_can(vt_model_kind kind) {
+  const vt_kind_ops *k = vt_kind_ops_of(kind);
+  return k ? k->can : 0;
+}
+
 vt_textmodel *vt_kind_features(const vt_model *m) {
   return m->ops->features ? m->ops->features(m) : NULL;
 }

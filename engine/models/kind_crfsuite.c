@@ -145,6 +145,8 @@ static const vt_corpus_ops corpus = {
 const vt_kind_ops vt_kind_crfsuite = {
     .kind = VT_MODEL_CRFSUITE,
     .name = "crfsuite",
+    .can = VT_CAN_ITEMS | VT_CAN_MARGINALS | VT_CAN_KBEST | VT_CAN_SAVE | VT_CAN_SAVE_CRFSUITE |
+           VT_CAN_OPEN_MEMORY,
     .sniff = sniff,
     .load = load,
     .load_mem = load_mem,

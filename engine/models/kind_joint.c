@@ -295,6 +295,7 @@ static const vt_corpus_ops corpus = {
 const vt_kind_ops vt_kind_joint = {
     .kind = VT_MODEL_JOINT_CHUNK,
     .name = "joint",
+    .can = VT_CAN_COLUMNS | VT_CAN_CHUNKS | VT_CAN_OPEN_MEMORY,
     .sniff = sniff,
     .load = load,
     .load_mem = load_mem,

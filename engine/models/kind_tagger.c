@@ -213,6 +213,8 @@ static const vt_corpus_ops corpus = {
 const vt_kind_ops vt_kind_tagger = {
     .kind = VT_MODEL_TAGGER,
     .name = "tagger",
+    .can = VT_CAN_COLUMNS | VT_CAN_MARGINALS | VT_CAN_KBEST | VT_CAN_CONSTRAIN | VT_CAN_SAVE |
+           VT_CAN_OPEN_MEMORY,
     .sniff = sniff,
     .load = load,
     .load_mem = load_mem,

@@ -44,6 +44,7 @@ static vt_trans *trans(const vt_model *m) { return m->trans; }
 const vt_kind_ops vt_kind_transitions = {
     .kind = VT_MODEL_TRANSITIONS,
     .name = "transitions",
+    .can = VT_CAN_KBEST,
     .sniff = sniff,
     .load = load,
     .load_mem = load_mem,

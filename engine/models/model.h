@@ -93,6 +93,7 @@ typedef struct vt_corpus_ops {
 struct vt_kind_ops {
   vt_model_kind kind;
   const char *name; /* "tagger", "joint", "transitions", "crfsuite" (vt_model_kind_name) */
+  uint32_t can;     /* what a model of this kind can do: VT_CAN_* (vt_model_info.can) */
   /* 1 when the first `n` bytes of a file start a model of this kind. */
   int (*sniff)(const unsigned char *head, size_t n);
   /* Loads `path` (or the `size` bytes at `data`, named `name`) into m's field of this kind.
