@@ -50,7 +50,8 @@ int vt_model_file_kind(const char *path) {
   size_t n = 0;
   if (!sniff(path, head, &n)) return 0;
   const vt_kind_ops *k = vt_kind_ops_sniff(head, n);
-  return k ? (int)k->kind : vt_peer_sniff(head, n) != VT_PEER_NONE ? VT_MODEL_TAGGER : 0;
+  if (!k && vt_peer_sniff(head, n) != VT_PEER_NONE) k = &vt_kind_tagger; /* as open_peer */
+  return k ? (int)k->kind : 0;
 }
 
 /* Ends an open of `m` (named `name`) whose loader returned `st` (its message in err): on success

@@ -42,6 +42,10 @@ int vt_cli_max_model_memory(const char *arg);
  * value (...)", never the whole usage. main() sets opterr to 0, so getopt prints nothing itself. */
 void vt_cli_bad_option(const char *cmd, const char *optstring, char **argv);
 
+/* vt_cli_bad_option for option `opt` (getopt's optopt: 0 for an unknown long option) refused in
+ * the word `word` of the command line (argv[optind - 1] then). */
+void vt_cli_option_refused(const char *cmd, const char *optstring, int opt, const char *word);
+
 /* Monotonic clock in seconds. */
 double vt_cli_now(void);
 
