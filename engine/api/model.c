@@ -112,8 +112,8 @@ static vt_status open_peer(vt_model **out, const void *data, size_t size, const 
   vt_model *m = calloc(1, sizeof *m);
   if (!m) return vt_fail(VT_ENOMEM, "%s: out of memory", name);
   err[0] = '\0';
-  m->ops = &vt_kind_tagger;
-  vt_status st = vt_peer_load_mem(&m->text, fmt, data, size, name, cost_factor, err, sizeof err);
+  vt_status st =
+      vt_kind_tagger_load_peer(m, (int)fmt, data, size, name, cost_factor, err, sizeof err);
   return open_end(m, st, name, err, sizeof err, out);
 }
 
@@ -232,8 +232,7 @@ vt_status vt_model_open_trans(vt_model **out, int32_t L, const double *A, const 
   vt_status st;
   *out = NULL;
   if (!m) return vt_fail(VT_ENOMEM, "out of memory");
-  m->ops = &vt_kind_transitions;
-  if ((st = vt_trans_create(&m->trans, L, A, S, F, rank)) != VT_OK ||
+  if ((st = vt_kind_transitions_make(m, L, A, S, F, rank)) != VT_OK ||
       (st = vt_model_finish(m)) != VT_OK ||
       (st = (m->name = strdup("transitions")) ? VT_OK : VT_ENOMEM) != VT_OK) {
     vt_model_close(m);
