@@ -10,8 +10,8 @@
  * evaluated left to right in double precision. -inf marks a forbidden emission or transition;
  * NaN and +inf are invalid input. Labels are 0-based indices.
  */
-#ifndef VITESSE_H
-#define VITESSE_H
+#ifndef VT_VITESSE_H
+#define VT_VITESSE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -1293,4 +1293,4 @@ VT_API vt_status vt_train_joint_mem(const vt_train_opts *opts, const vt_sentence
 #ifdef __cplusplus
 }
 #endif
-#endif /* VITESSE_H */
+#endif /* VT_VITESSE_H */

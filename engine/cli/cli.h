@@ -1,6 +1,6 @@
 /* engine/cli/cli.h: what the `vitesse` subcommands share. */
-#ifndef VT_CLI_H
-#define VT_CLI_H
+#ifndef VT_CLI_CLI_H
+#define VT_CLI_CLI_H
 
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 /* engine/cli/tag_setup.h: the options of `vitesse tag`, shared by the `vitesse tag` command and
  * `vitesse-mpi tag` (mpi/): one parser, so both accept the same options with the same meaning. */
-#ifndef VT_CLI_TAG_CLI_H
-#define VT_CLI_TAG_CLI_H
+#ifndef VT_CLI_TAG_SETUP_H
+#define VT_CLI_TAG_SETUP_H
 
 #include <stdio.h>
 

@@ -7,8 +7,8 @@
  * first 8 bytes. Sections: META (64 bytes: c, p, collapse, max_chunk, template count, word
  * count, rows, entries), POS, CHUNKS and WORDS (u32 offsets[count + 1], then the name bytes),
  * ROWS (i64 rowptr[rows + 1]), OUTS (i32 per entry), WEIGHTS (f64 per entry). */
-#ifndef VT_IO_CHUNK_MODEL_FILE_H
-#define VT_IO_CHUNK_MODEL_FILE_H
+#ifndef VT_MODELS_CHUNK_MODEL_FILE_H
+#define VT_MODELS_CHUNK_MODEL_FILE_H
 
 #include <stddef.h>
 
