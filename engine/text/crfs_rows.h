@@ -1,7 +1,7 @@
 /* engine/text/crfs_rows.h: the emission rows of a sequence of CRFsuite items, through the
  * attribute index (crfs_index.h): the tagger's fast path (crfs_rows.c). */
-#ifndef VT_ENGINE_CRFS_ROWS_H
-#define VT_ENGINE_CRFS_ROWS_H
+#ifndef VT_TEXT_CRFS_ROWS_H
+#define VT_TEXT_CRFS_ROWS_H
 
 #include <stddef.h>
 #include <stdint.h>
