@@ -28,8 +28,8 @@ io              3
 engine/decode   4
 engine/text     5
 engine/chunk    6
-engine/train    7
-engine/models   8
+engine/models   7
+engine/train    8
 engine/sched    9
 engine/api     10
 engine/cli     11  front
