@@ -11,6 +11,10 @@
 # engine/models/model_file.h has VT_MODELS_MODEL_FILE_H, io/readall.h VT_IO_READALL_H,
 # tests/harness.h VT_TESTS_HARNESS_H: its first #ifndef and the #define after it name it.
 #
+# No file stem (the name without .c or .h) is in two library folders (ranks up to 10): a name says
+# which room a file is in (engine/api/constraints.c, the public vt_constraints; engine/text/
+# allowed_labels.c, the work under it).
+#
 # The table: one line per folder (relative to ROOT), its rank; lower ranks are lower layers. A
 # file may include headers of its own rank or lower. engine/ holds only the public header
 # vitesse.h (types and declarations), which every layer may include, so it has the lowest rank.
@@ -80,6 +84,15 @@ BEGIN {
   next
 }
 END {
+  for (i = 1; i <= nfiles; i++) { # a stem in two library folders
+    file = path[i]; d = dir_of(file)
+    if (!(d in rank) || rank[d] > 10 || (d in front)) continue
+    st = base_of(file); sub(/\.[ch]$/, "", st)
+    if ((st in room) && room[st] != d) {
+      printf "%s: the stem %s is in %s too: one name, one room\n", file, st, room[st]
+      bad = 1
+    } else room[st] = d
+  }
   for (i = 1; i <= nfiles; i++) {
     file = path[i]; d = dir_of(file)
     if (!(d in rank)) {

@@ -2,8 +2,9 @@
 # layering_selftest.sh: shows tests/layering.sh can fail. It runs the check on tiny fake trees
 # made in a temporary folder: a clean one must pass; one where alloc/ includes a header of
 # engine/core, one where the CLI (a front end) includes an internal header, one where mpi/ (a
-# front end on the CLI) does, one with a folder the layer table lacks, and one with a header
-# guard not by its path, must each fail with the right line.
+# front end on the CLI) does, one with a folder the layer table lacks, one with a header guard
+# not by its path, and one with a file stem in two library folders, must each fail with the right
+# line.
 set -eu
 check="$(dirname "$0")/layering.sh"
 tmp=$(mktemp -d)
@@ -81,6 +82,18 @@ if sh "$check" "$tmp/guard" >"$tmp/out"; then
 fi
 grep -qx 'engine/core/trans.h:1: include guard VT_ENGINE_TRANS_H, expected VT_CORE_TRANS_H (its path)' \
   "$tmp/out" && grep -qx 'engine/cli/cli.h: no include guard (expected VT_CLI_CLI_H)' "$tmp/out" || {
+  echo "layering_selftest: unexpected report:" >&2
+  cat "$tmp/out" >&2
+  exit 1
+}
+# One stem in two library folders.
+cp -R "$tmp/clean" "$tmp/stem"
+printf '#include "vitesse.h"\n' >"$tmp/stem/alloc/trans.c"
+if sh "$check" "$tmp/stem" >"$tmp/out"; then
+  echo "layering_selftest: a stem in two library folders passed" >&2
+  exit 1
+fi
+grep -q 'the stem trans is in' "$tmp/out" || {
   echo "layering_selftest: unexpected report:" >&2
   cat "$tmp/out" >&2
   exit 1

@@ -1,6 +1,6 @@
 /* engine/api/model.c: the public vt_model (vitesse.h): opening a model of any kind (recognised by
  * its first bytes, or a peer's format converted), its description, label names and decoder
- * policy, each asked of the kind's table (engine/models/model.h). */
+ * policy, each asked of the kind's table (engine/models/kind_ops.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>

@@ -1,8 +1,8 @@
-/* engine/models/kind.c: the model kinds' tables (model.h), found by kind or by a file's first
+/* engine/models/kind.c: the model kinds' tables (kind_ops.h), found by kind or by a file's first
  * bytes: the only place that lists the kinds. */
 #include <stddef.h>
 
-#include "models/model.h"
+#include "models/kind_ops.h"
 
 /* In the order a file's first bytes are tried: the tagger's sniff is the loosest. */
 static const vt_kind_ops *const kinds[] = {&vt_kind_joint, &vt_kind_transitions, &vt_kind_crfsuite,

@@ -1,4 +1,4 @@
-/* engine/models/kind_crfsuite.c: the table of CRFsuite models (model.h): a crf1d model of
+/* engine/models/kind_crfsuite.c: the table of CRFsuite models (kind_ops.h): a crf1d model of
  * CRFsuite 0.12, or vitesse's native file of one, tagging CRFsuite item sequences as `crfsuite
  * tag` prints them (engine/text/crfs.h), saved as a native file or as a crf1d file again
  * (crfsuite_write.h). The model is read-only and small, so the workers of a corpus run share it
@@ -10,7 +10,7 @@
 #include "core/errmsg.h"
 #include "models/crfsuite_file.h"
 #include "models/crfsuite_write.h"
-#include "models/model.h"
+#include "models/kind_ops.h"
 
 /* The kind's model (vt_model.impl). */
 static vt_crfs *crfs(const vt_model *m) { return m->impl; }

@@ -1,4 +1,4 @@
-/* engine/models/kind_joint.c: the table of joint label-chunk models (model.h; Shimizu & Haas
+/* engine/models/kind_joint.c: the table of joint label-chunk models (kind_ops.h; Shimizu & Haas
  * 2006): POS tags and chunks decoded together, exactly, one structure per sentence. The model is
  * read-only and shared by every worker (its dictionaries are not grown). */
 #define _POSIX_C_SOURCE 200809L
@@ -13,7 +13,7 @@
 #include "core/clock.h"
 #include "core/errmsg.h"
 #include "models/chunk_model_file.h"
-#include "models/model.h"
+#include "models/kind_ops.h"
 
 /* The kind's model (vt_model.impl). */
 static vt_chunk_model *chunk(const vt_model *m) { return m->impl; }

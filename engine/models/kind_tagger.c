@@ -1,4 +1,4 @@
-/* engine/models/kind_tagger.c: the table of tagger models (model.h): feature templates, features
+/* engine/models/kind_tagger.c: the table of tagger models (kind_ops.h): feature templates, features
  * and labels, trained by vitesse or converted from a CRF++ or Wapiti model. Tagging is
  * engine/text/'s (features, emissions, decoding, text). */
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/errmsg.h"
-#include "models/model.h"
+#include "models/kind_ops.h"
 #include "models/model_file.h"
 #include "models/peer_model.h"
 #include "text/model_replica.h"

@@ -1,4 +1,4 @@
-/* engine/models/kind_transitions.c: the table of transition models (model.h): an (L, L) NumPy
+/* engine/models/kind_transitions.c: the table of transition models (kind_ops.h): an (L, L) NumPy
  * matrix of transitions (and its start and end scores), for decoding score lattices. It has no
  * features, so it tags nothing. */
 #include <stdio.h>
@@ -6,7 +6,7 @@
 
 #include "core/errmsg.h"
 #include "io/lattice_file.h"
-#include "models/model.h"
+#include "models/kind_ops.h"
 
 static int sniff(const unsigned char *head, size_t n) {
   return n >= 6 && !memcmp(head, "\x93NUMPY", 6);

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "io/sentbatch.h"
-#include "text/constraints.h"
+#include "text/allowed_labels.h"
 #include "text/obsbigram.h"
 #include "text/rowcache.h"
 #include "text/textmodel.h"

@@ -1,4 +1,4 @@
-/* engine/models/model.h: a loaded model of any kind (the public vt_model of vitesse.h) and the
+/* engine/models/kind_ops.h: a loaded model of any kind (the public vt_model of vitesse.h) and the
  * one table of operations each kind fills in (kind.c lists the kinds, kind_shared.c holds what
  * their tables share, kind_tagger.c, kind_joint.c, kind_crfsuite.c and kind_transitions.c one
  * kind each).
@@ -10,8 +10,8 @@
  * model sits behind vt_model.impl, read by its kind's file alone, and what a kind can do is its
  * table's `can` (vt_model_info.can, which the front ends ask). A new kind (a CRF trained by
  * vitesse, say) is one more table in engine/models, not one more branch or field elsewhere. */
-#ifndef VT_MODELS_MODEL_H
-#define VT_MODELS_MODEL_H
+#ifndef VT_MODELS_KIND_OPS_H
+#define VT_MODELS_KIND_OPS_H
 
 #include <stdatomic.h>
 #include <stddef.h>
