@@ -372,6 +372,13 @@ typedef struct vt_reader_opts {
 /* Fills `o` with the defaults: auto, no comments, not CoNLL-U, 10000 tokens, lines of 1 MiB. */
 VT_API void vt_reader_opts_init(vt_reader_opts *o);
 
+/* Reads all of the file `path` (or a pipe, to its end) into *buf: *len bytes and a NUL after
+ * them, freed by the caller with free(). A file of more than max_bytes bytes (0: no bound but
+ * memory) is refused. Returns VT_OK, VT_EIO (cannot open or read), VT_EFORMAT (too large) or
+ * VT_ENOMEM, with "PATH: problem" in vt_last_error (*buf then NULL). The one way the library
+ * and its front ends read a whole small file (templates, label lists, a model from a pipe). */
+VT_API vt_status vt_file_read(const char *path, size_t max_bytes, char **buf, size_t *len);
+
 /* ---- models ---------------------------------------------------------------------------------- */
 
 /* A model ready to tag or decode with: read-only once opened, shared by every thread. */

@@ -133,6 +133,22 @@ TEST(version_is_one_number) {
   EXPECT_EQ_INT(vt_version_number(), VT_VERSION_NUMBER, "version number");
 }
 
+TEST(file_read_reads_whole_and_refuses_too_large) {
+  FILE *f = fopen(tpath("ten.txt"), "wb");
+  REQUIRE(f && fputs("0123456789", f) >= 0 && fclose(f) == 0, "cannot write ten.txt");
+  char *buf = NULL;
+  size_t len = 0;
+  REQUIRE(vt_file_read(tpath("ten.txt"), 0, &buf, &len) == VT_OK, "%s", vt_last_error());
+  EXPECT(len == 10 && !memcmp(buf, "0123456789", 10) && buf[10] == '\0', "the bytes, then NUL");
+  free(buf);
+  REQUIRE(vt_file_read(tpath("ten.txt"), 10, &buf, &len) == VT_OK, "at the bound");
+  free(buf);
+  EXPECT_EQ_INT(vt_file_read(tpath("ten.txt"), 9, &buf, &len), VT_EFORMAT, "past the bound");
+  EXPECT(buf == NULL && strstr(vt_last_error(), tpath("ten.txt")), "names it: %s", vt_last_error());
+  EXPECT_EQ_INT(vt_file_read(tpath("none.txt"), 0, &buf, &len), VT_EIO, "missing");
+  EXPECT(strstr(vt_last_error(), "cannot open"), "says why: %s", vt_last_error());
+}
+
 TEST(errors_are_one_line_naming_the_file) {
   vt_model *m = NULL;
   EXPECT_EQ_INT(vt_model_open(&m, tpath("missing.model")), VT_EIO, "missing");
@@ -828,6 +844,7 @@ static int setup(void) {
 
 int main(int argc, char **argv) {
   static const test_case cases[] = {CASE(version_is_one_number),
+                                    CASE(file_read_reads_whole_and_refuses_too_large),
                                     CASE(errors_are_one_line_naming_the_file),
                                     CASE(tagger_agrees_with_the_engine),
                                     CASE(a_model_from_memory_is_the_model_from_its_file),

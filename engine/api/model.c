@@ -11,7 +11,6 @@
 
 #include "api/model_impl.h"
 #include "core/errmsg.h"
-#include "io/readall.h"
 #include "models/peer_model.h"
 #include "text/featdict.h"
 
@@ -87,19 +86,11 @@ static vt_status open_end(vt_model *m, vt_status st, const char *name, char *err
   return VT_OK;
 }
 
-/* Reads all of `path` (a file or a pipe) into *buf (*len bytes; the caller frees it). Returns
- * VT_OK, or VT_EIO / VT_ENOMEM with the message recorded. */
-static vt_status read_whole(const char *path, char **buf, size_t *len) {
-  char err[VT_ERR_LINE];
-  vt_status st = vt_read_file(path, buf, len, err, sizeof err);
-  return st == VT_OK ? st : vt_fail(st, "%s", err);
-}
-
 /* Opens a model that can be read only once (a pipe): all of it into memory, then as from there. */
 static vt_status open_stream(vt_model **out, const char *path) {
   char *buf;
   size_t len;
-  vt_status st = read_whole(path, &buf, &len);
+  vt_status st = vt_file_read(path, 0, &buf, &len);
   if (st == VT_OK) st = vt_model_open_memory(out, buf, len, path);
   free(buf);
   return st;
@@ -192,7 +183,7 @@ vt_status vt_model_open_as(vt_model **out, const char *path, const char *format,
   if (is_auto && cost_factor == 0) return vt_model_open(out, path);
   char *buf;
   size_t len;
-  vt_status st = read_whole(path, &buf, &len);
+  vt_status st = vt_file_read(path, 0, &buf, &len);
   if (st != VT_OK) return st;
   if (is_auto) pf = vt_peer_sniff((const unsigned char *)buf, len);
   if (cost_factor > 0 && pf != VT_PEER_CRFPP)

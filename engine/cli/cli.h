@@ -50,7 +50,7 @@ void vt_cli_option_refused(const char *cmd, const char *optstring, int opt, cons
 double vt_cli_now(void);
 
 /* Reads all of `path` into a NUL-terminated heap buffer (*len bytes; the caller frees it); a file
- * that grows past about max_bytes is refused as too large for `what` ("a template file"). Prints
+ * of more than max_bytes bytes is refused as too large for `what` ("a template file"). Prints
  * the problem and returns NULL on failure. */
 char *vt_cli_read_file(const char *path, size_t max_bytes, const char *what, size_t *len);
 

@@ -687,21 +687,16 @@ static PyObject *model_save(Model *self, PyObject *args, PyObject *kw) {
   Py_RETURN_NONE;
 }
 
-/* The bytes of file `path`: a new bytes object, or NULL with OSError set. */
+/* The bytes of file `path` (vt_file_read): a new bytes object, or NULL with OSError (or
+ * MemoryError) set. */
 static PyObject *file_bytes(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
-  PyObject *r = NULL;
-  if (fseek(f, 0, SEEK_END) == 0) {
-    long n = ftell(f);
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (r = PyBytes_FromStringAndSize(NULL, n)) &&
-        fread(PyBytes_AS_STRING(r), 1, (size_t)n, f) != (size_t)n) {
-      Py_CLEAR(r);
-      PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
-    }
-  }
-  if (!r && !PyErr_Occurred()) PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
-  fclose(f);
+  char *buf = NULL;
+  size_t len = 0;
+  vt_status st = vt_file_read(path, 0, &buf, &len);
+  if (st == VT_ENOMEM) return PyErr_NoMemory();
+  if (st != VT_OK) return PyErr_Format(PyExc_OSError, "%s", vt_last_error());
+  PyObject *r = PyBytes_FromStringAndSize(buf, (Py_ssize_t)len);
+  free(buf);
   return r;
 }
 
