@@ -28,10 +28,6 @@ int vt_chunk_model_write(const char *path, const vt_chunk_model *m, char *err, s
  * corrupted: the message says which) or VT_ENOMEM; `err` gets "PATH: problem". */
 int vt_chunk_model_load(vt_chunk_model *m, const char *path, char *err, size_t errlen);
 
-/* Returns 1 when the file `path` starts with the joint model's magic, else 0 (also when it
- * cannot be read). */
-int vt_chunk_model_sniff(const char *path);
-
 /* Returns 1 when the first `n` bytes of a file, `head`, start a joint model file, else 0. */
 int vt_chunk_model_sniff_bytes(const unsigned char *head, size_t n);
 
