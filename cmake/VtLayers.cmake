@@ -7,10 +7,10 @@
 # tests/layering.sh checks the same order on the sources (relative paths included).
 
 # The layers, lowest first, and the folder of each.
-set(VT_LAYERS alloc core io decode text chunk train models sched api)
+set(VT_LAYERS alloc core io decode text chunk models train sched api)
 set(VT_LAYER_DIR_alloc ${PROJECT_SOURCE_DIR}/alloc)
 set(VT_LAYER_DIR_io ${PROJECT_SOURCE_DIR}/io)
-foreach(layer core decode text chunk train models sched api cli)
+foreach(layer core decode text chunk models train sched api cli)
   set(VT_LAYER_DIR_${layer} ${PROJECT_SOURCE_DIR}/engine/${layer})
 endforeach()
 

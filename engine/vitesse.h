@@ -10,8 +10,8 @@
  * evaluated left to right in double precision. -inf marks a forbidden emission or transition;
  * NaN and +inf are invalid input. Labels are 0-based indices.
  */
-#ifndef VITESSE_H
-#define VITESSE_H
+#ifndef VT_VITESSE_H
+#define VT_VITESSE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -372,6 +372,13 @@ typedef struct vt_reader_opts {
 /* Fills `o` with the defaults: auto, no comments, not CoNLL-U, 10000 tokens, lines of 1 MiB. */
 VT_API void vt_reader_opts_init(vt_reader_opts *o);
 
+/* Reads all of the file `path` (or a pipe, to its end) into *buf: *len bytes and a NUL after
+ * them, freed by the caller with free(). A file of more than max_bytes bytes (0: no bound but
+ * memory) is refused. Returns VT_OK, VT_EIO (cannot open or read), VT_EFORMAT (too large) or
+ * VT_ENOMEM, with "PATH: problem" in vt_last_error (*buf then NULL). The one way the library
+ * and its front ends read a whole small file (templates, label lists, a model from a pipe). */
+VT_API vt_status vt_file_read(const char *path, size_t max_bytes, char **buf, size_t *len);
+
 /* ---- models ---------------------------------------------------------------------------------- */
 
 /* A model ready to tag or decode with: read-only once opened, shared by every thread. */
@@ -470,8 +477,31 @@ typedef struct vt_model_info {
   const char *decoder; /* tagger: decoder used in training ("" when unknown) */
   int obs_bigram;      /* tagger: has observation-dependent bigram templates */
   int32_t origin;      /* tagger: who trained it, VT_MODEL_FROM_* (a converted model keeps it) */
-  int32_t reserved[14];
+  uint32_t can;        /* what it can do: VT_CAN_* flags (ask these, not the kind) */
+  int32_t label_sep;   /* what its own tool prints before a token's label: '\t' for a CRF++
+                        * model (crf_test's layout), 0 for vitesse's default (a space or the
+                        * corpus's separator) */
+  int32_t reserved[12];
 } vt_model_info;
+
+/* vt_model_info.can: what a model can do, so that a caller asks the model instead of deciding by
+ * its kind (a new kind then needs no change outside the library). */
+enum {
+  VT_CAN_COLUMNS = 1 << 0,       /* tags column corpora (vt_tagger_tag, vitesse tag) */
+  VT_CAN_ITEMS = 1 << 1,         /* tags CRFsuite item sequences (vt_tagger_tag_items) */
+  VT_CAN_CHUNKS = 1 << 2,        /* joint output: a POS tag and a chunk label a token (chunk-tag) */
+  VT_CAN_MARGINALS = 1 << 3,     /* marginals, path scores and probabilities (forward-backward) */
+  VT_CAN_KBEST = 1 << 4,         /* k-best decoders (k > 1) */
+  VT_CAN_CONSTRAIN = 1 << 5,     /* allowed labels by word or position (vt_constraints_create) */
+  VT_CAN_SAVE = 1 << 6,          /* vt_model_save writes it */
+  VT_CAN_SAVE_CRFSUITE = 1 << 7, /* vt_model_save_as writes it as a CRFsuite crf1d file */
+  VT_CAN_OPEN_MEMORY = 1 << 8    /* its file's bytes open with vt_model_open_memory */
+};
+
+/* What a model of kind `kind` can do (VT_CAN_* flags; 0 for no kind), e.g. of the kind
+ * vt_model_file_kind recognises before opening it. vt_model_info.can of an open model says the
+ * same. */
+VT_API uint32_t vt_model_kind_can(vt_model_kind kind);
 
 /* vt_model_info.origin: trained by vitesse, imported from a CRF++ or from a Wapiti model. */
 enum { VT_MODEL_FROM_VITESSE = 0, VT_MODEL_FROM_CRFPP = 1, VT_MODEL_FROM_WAPITI = 2 };
@@ -1390,4 +1420,4 @@ VT_API vt_status vt_crfpp_convert(const char *text, const char *model);
 #ifdef __cplusplus
 }
 #endif
-#endif /* VITESSE_H */
+#endif /* VT_VITESSE_H */

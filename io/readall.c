@@ -16,8 +16,8 @@
 #define READ_FIRST ((size_t)1 << 20)
 #define READ_MAX ((size_t)1 << 40)
 
-vt_status vt_read_stream(FILE *f, const char *name, char **buf_out, size_t *len_out, char *err,
-                         size_t errlen) {
+vt_status vt_read_stream(FILE *f, const char *name, size_t max_bytes, char **buf_out,
+                         size_t *len_out, char *err, size_t errlen) {
   vt_status st = VT_EIO;
   size_t len = 0, cap = 0;
   char *buf = NULL;
@@ -43,6 +43,11 @@ vt_status vt_read_stream(FILE *f, const char *name, char **buf_out, size_t *len_
     size_t got = fread(buf + len, 1, cap - len - 1, f);
     len += got;
     if (got == 0) break;
+    if (max_bytes && len > max_bytes) {
+      st = VT_EFORMAT;
+      vt_errorf(err, errlen, name, "larger than %zu bytes", max_bytes);
+      goto fail;
+    }
   }
   if (ferror(f)) {
     vt_errorf(err, errlen, name, "read error: %s", strerror(errno));
@@ -57,7 +62,8 @@ fail:
   return st;
 }
 
-vt_status vt_read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen) {
+vt_status vt_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, char *err,
+                       size_t errlen) {
   *buf = NULL;
   *len = 0;
   FILE *f = fopen(path, "rb");
@@ -65,7 +71,7 @@ vt_status vt_read_file(const char *path, char **buf, size_t *len, char *err, siz
     vt_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
     return VT_EIO;
   }
-  vt_status st = vt_read_stream(f, path, buf, len, err, errlen);
+  vt_status st = vt_read_stream(f, path, max_bytes, buf, len, err, errlen);
   fclose(f);
   return st;
 }

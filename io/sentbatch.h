@@ -3,8 +3,8 @@
  * The corpus reader (io/conll.h) appends whole sentences; the tagger and the trainer read them.
  * Every line keeps its bytes (without its line end) so that output can echo it; token lines
  * also have their columns as (offset, length) fields. */
-#ifndef VT_ENGINE_SENTBATCH_H
-#define VT_ENGINE_SENTBATCH_H
+#ifndef VT_IO_SENTBATCH_H
+#define VT_IO_SENTBATCH_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,8 +8,8 @@
  * (MPI_Exscan) of the ranks' output sizes. Every rank makes the same collective calls in the same
  * order, failures included: a failing rank's code and message are agreed on (vt_mpi_agree) and
  * every rank stops. */
-#ifndef VT_MPI_CLI_H
-#define VT_MPI_CLI_H
+#ifndef VT_MPI_MPI_CLI_H
+#define VT_MPI_MPI_CLI_H
 
 #include <mpi.h>
 #include <stddef.h>

@@ -36,26 +36,21 @@ static int setup_parse(void *ctx) {
 
 static int setup_parse_opts(void *ctx) {
   vt_mpi_tag_run *r = ctx;
-  vt_model *m = NULL;
-  int joint = vt_chunk_cli_joint_model(r->argc, r->argv, &m);
-  if (joint < 0) return 2;
-  if (!joint) {
-    r->t.m = m;
-    int rc = vt_cli_tag_setup(&r->t, r->argc, r->argv);
+  int rc = vt_cli_tag_setup(&r->t, r->argc, r->argv);
+  if (!r->t.joint) {
     if (rc < 0 && (r->t.crfs_test || r->t.crfs_quiet)) {
       vt_cli_error("tag: -%c: not with vitesse-mpi (vitesse tag -t scores item files)",
                    r->t.crfs_test ? 't' : 'q');
       return 2;
     }
-    r->items = rc < 0 && r->t.info.kind == VT_MODEL_CRFSUITE;
+    r->items = rc < 0 && (r->t.info.can & VT_CAN_ITEMS);
     return rc;
   }
   /* A joint model: chunk-tag's options, as `vitesse tag` takes them for it. */
   r->joint = 1;
-  r->ct.m = m;
-  int rc = vt_cli_chunk_tag_setup(&r->ct, r->argc, r->argv);
+  r->ct = r->t.chunk;
   r->t.m = r->ct.m; /* owned by t from here on */
-  r->ct.m = NULL;
+  r->ct.m = r->t.chunk.m = NULL;
   r->t.to = r->ct.to;
   r->t.run = r->ct.run;
   r->t.info = r->ct.info;

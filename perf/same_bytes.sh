@@ -3,7 +3,8 @@
 # run, for a change that must keep behaviour: every command's standard output (bytes), exit
 # status and, for bad input, its one-line message must be equal. Covers decode with every
 # decoder (1-best and k-best) and --posteriors/--logz, tag 1-best, k-best, -v 1/-v 2, tag
-# dictionaries, 1 and 2 threads, a joint label-chunk model (tag, --eval), eval, lattice, and bad
+# dictionaries, 1 and 2 threads, a joint label-chunk model (tag, --eval), eval, lattice, train
+# with every algorithm (templates, CRFsuite items, joint; the model files' bytes), and bad
 # inputs; with SHARED (a folder holding data/conll2000/{train,test}.txt, lattices/conll2000-joint
 # and peer-models/conll2000-chunk, as ../shared does), the real CoNLL-2000 corpora and lattices
 # and the CRF++, CRFsuite and Wapiti models, else small data the script makes with NEW. Prints
@@ -117,6 +118,30 @@ case_ "chunk-tag --eval" chunk-tag -m joint.model --eval test.txt --quiet
 "$NEW" tag -m chunk.model test.txt --quiet >tagged.txt 2>/dev/null
 case_ "eval" eval tagged.txt
 case_ "lattice" lattice -m chunk.model -o @/lat test.txt
+
+# ---- train: every algorithm, the model file's bytes ----
+TM="$T/conll2000-chunk.tmpl"
+awk 'NF { printf "%s\tw=%s\tp=%s\n", $3, $1, $2; next } { print "" }' train.txt >items.txt
+awk 'NF { printf "%s\tw=%s\tp=%s\n", $3, $1, $2; next } { print "" }' test.txt >items.dev
+case_ "train perceptron" train --template "$TM" --train train.txt --epochs 3 --quiet -o @/m
+case_ "train perceptron --dev --shards 2" train --template "$TM" --train train.txt --dev test.txt \
+  --epochs 3 --shards 2 --quiet -o @/m
+case_ "train perceptron --minibatch 4" train --template "$TM" --train train.txt --epochs 2 \
+  --minibatch 4 --quiet -o @/m
+case_ "train lbfgs" train --algo lbfgs --template "$TM" --train train.txt --max-iterations 15 \
+  --quiet -o @/m
+case_ "train lbfgs --c1 (OWL-QN) --dev" train --algo lbfgs --c1 0.1 --template "$TM" \
+  --train train.txt --dev test.txt --max-iterations 15 --quiet -o @/m
+case_ "train l2sgd" train --algo l2sgd --template "$TM" --train train.txt --max-iterations 3 \
+  --calibration-samples 100 --quiet -o @/m
+for a in lbfgs l2sgd ap pa arow; do
+  case_ "train --items --algo $a" train --algo $a --items items.txt --dev items.dev \
+    --max-iterations 5 --quiet -o @/m
+done
+case_ "train --joint-chunk" train --joint-chunk --train train.txt --test test.txt --epochs 2 \
+  --quiet -o @/m
+case_ "bad: train no template" train --template nothere.tmpl --train train.txt -o @/m
+case_ "bad: train corpus" train --template "$TM" --train bad.txt -o @/m
 
 # ---- peers' models ----
 P=${SH:+$SH/peer-models/conll2000-chunk}

@@ -75,6 +75,26 @@ good)
   "$VITESSE" chunk-tag -m "$W/m" --eval "$W/train.txt" >/dev/null 2>"$base/stderr" ||
     fail "chunk-tag --eval"
   grep -q "POS accuracy" "$base/stderr" || fail "no evaluation line"
+  # tag parses its options once, then opens the model: the options in any order, the last -m
+  # the one (a corpus named first), a model read from a pipe, chunk-tag's own options taken.
+  "$VITESSE" chunk-tag -m "$W/m" "$W/train.txt" >"$W/want" 2>"$base/stderr" || fail "chunk-tag"
+  "$VITESSE" tag "$W/train.txt" -m "$W/train.txt" --model="$W/m" --max-chunk 3 -o "$W/got" \
+    2>"$base/stderr" || fail "tag, -m twice, options after the corpus"
+  cmp -s "$W/want" "$W/got" || fail "tag with the last -m differs from chunk-tag"
+  rm -f "$W/got"
+  cat "$W/m" | "$VITESSE" tag -m /dev/stdin --eval "$W/train.txt" >"$W/got" 2>"$base/stderr" ||
+    fail "tag from a pipe"
+  cmp -s "$W/want" "$W/got" || fail "tag of a piped model differs from chunk-tag"
+  grep -q "POS accuracy" "$base/stderr" || fail "tag --eval: no evaluation line"
+  rm -f "$W/got" "$W/want"
+  ;;
+tag_tagger_option)
+  expect_bad "chunk-tag: unknown option '-v'" "$W/out" \
+    "$VITESSE" tag -m "$W/m" "$W/train.txt" -v 1 -o "$W/out"
+  ;;
+tag_tagger_long_option)
+  expect_bad "chunk-tag: unknown option '--verbose'" "$W/out" \
+    "$VITESSE" tag -m "$W/m" "$W/train.txt" --verbose 1 -o "$W/out"
   ;;
 ragged)
   printf 'the DT B-NP\ncat NN\n' >"$W/bad.txt"

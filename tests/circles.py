@@ -158,7 +158,7 @@ def merge_isa(graph):
 
 # The library's layers, lowest first (cmake/VtLayers.cmake), by the folder of their objects.
 LAYERS = ["alloc", "engine/core", "io", "engine/decode", "engine/text", "engine/chunk",
-          "engine/train", "engine/models", "engine/sched", "engine/api"]
+          "engine/models", "engine/train", "engine/sched", "engine/api"]
 
 
 def upward_calls(syms):

@@ -2,8 +2,8 @@
  * layout of CRFsuite 0.12's crf1dmodel.c and cqdb.c (written from their description): header, FEAT,
  * two CQDB dictionaries (Bob Jenkins' lookup3 hashlittle, public domain, over key + NUL, 256
  * tables, linear probing), LFRF and AFRF reference chunks. */
-#ifndef VT_TEST_CRF1D_WRITE_H
-#define VT_TEST_CRF1D_WRITE_H
+#ifndef VT_TESTS_CRF1D_WRITE_H
+#define VT_TESTS_CRF1D_WRITE_H
 
 #include <stdint.h>
 #include <stdio.h>

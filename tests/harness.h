@@ -8,8 +8,8 @@
  * environment variable VT_TEST_CASE=NAME) runs only that one. Other arguments are left for the
  * cases in test_argc/test_argv. The program ends with the line "NAME: N passed, N failed" and
  * exits 1 when any case failed (or when --case named none). */
-#ifndef VT_TEST_HARNESS_H
-#define VT_TEST_HARNESS_H
+#ifndef VT_TESTS_HARNESS_H
+#define VT_TESTS_HARNESS_H
 
 #include <math.h>
 #include <stdio.h>

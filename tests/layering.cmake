@@ -1,6 +1,6 @@
 # tests/layering.cmake: the include layering of the source tree (tests/layering.sh: no include
-# from a lower layer to a higher one, no folder left out of the layer table), and a self-test
-# showing that check fails on a tree that breaks it.
+# from a lower layer to a higher one, no folder left out of the layer table, every header guard
+# by its path), and a self-test showing that check fails on a tree that breaks it.
 add_test(NAME layering COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/layering.sh ${PROJECT_SOURCE_DIR})
 add_test(NAME layering_selftest COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/layering_selftest.sh)
 set_tests_properties(layering layering_selftest PROPERTIES LABELS unit)

@@ -7,6 +7,14 @@
 # problem, 0 when the tree is clean. Since each library layer is one folder and a folder may
 # include only its own layer or lower ones, there can be no include cycle between folders.
 #
+# Every header's include guard follows its path from the include root (engine/ dropped):
+# engine/models/model_file.h has VT_MODELS_MODEL_FILE_H, io/readall.h VT_IO_READALL_H,
+# tests/harness.h VT_TESTS_HARNESS_H: its first #ifndef and the #define after it name it.
+#
+# No file stem (the name without .c or .h) is in two library folders (ranks up to 10): a name says
+# which room a file is in (engine/api/constraints.c, the public vt_constraints; engine/text/
+# allowed_labels.c, the work under it).
+#
 # The table: one line per folder (relative to ROOT), its rank; lower ranks are lower layers. A
 # file may include headers of its own rank or lower. engine/ holds only the public header
 # vitesse.h (types and declarations), which every layer may include, so it has the lowest rank.
@@ -24,8 +32,8 @@ io              3
 engine/decode   4
 engine/text     5
 engine/chunk    6
-engine/train    7
-engine/models   8
+engine/models   7
+engine/train    8
 engine/sched    9
 engine/api     10
 engine/cli     11  front
@@ -76,6 +84,15 @@ BEGIN {
   next
 }
 END {
+  for (i = 1; i <= nfiles; i++) { # a stem in two library folders
+    file = path[i]; d = dir_of(file)
+    if (!(d in rank) || rank[d] > 10 || (d in front)) continue
+    st = base_of(file); sub(/\.[ch]$/, "", st)
+    if ((st in room) && room[st] != d) {
+      printf "%s: the stem %s is in %s too: one name, one room\n", file, st, room[st]
+      bad = 1
+    } else room[st] = d
+  }
   for (i = 1; i <= nfiles; i++) {
     file = path[i]; d = dir_of(file)
     if (!(d in rank)) {
@@ -83,8 +100,26 @@ END {
       bad = 1; continue
     }
     lineno = 0
+    guard = ""; defined = 0
+    if (file ~ /\.h$/) {
+      want = file; sub(/^engine\//, "", want); want = "VT_" toupper(want); gsub(/[\/.]/, "_", want)
+    }
     while ((getline line < file) > 0) {
       lineno++
+      if (file ~ /\.h$/ && guard == "" && line ~ /^#ifndef[ \t]/) {
+        guard = line; sub(/^#ifndef[ \t]+/, "", guard); sub(/[ \t].*/, "", guard)
+        if (guard != want) {
+          printf "%s:%d: include guard %s, expected %s (its path)\n", file, lineno, guard, want
+          bad = 1
+        }
+      } else if (guard != "" && !defined && line ~ /^#define[ \t]/) {
+        defined = 1
+        g = line; sub(/^#define[ \t]+/, "", g); sub(/[ \t].*/, "", g)
+        if (g != guard) {
+          printf "%s:%d: #define %s after #ifndef %s\n", file, lineno, g, guard
+          bad = 1
+        }
+      }
       if (line !~ /^[ \t]*#[ \t]*include[ \t]*"/) continue
       h = line; sub(/^[ \t]*#[ \t]*include[ \t]*"/, "", h); sub(/".*/, "", h)
       # Resolve like the compiler: next to the including file, then from the root, from
@@ -111,6 +146,10 @@ END {
       }
     }
     close(file)
+    if (file ~ /\.h$/ && guard == "") {
+      printf "%s: no include guard (expected %s)\n", file, want
+      bad = 1
+    }
   }
   exit bad
 }' -

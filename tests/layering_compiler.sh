@@ -10,7 +10,7 @@ set -eu
 CC=$1
 VIEWS=$2
 SRC=$3
-layers="alloc core io decode text chunk train models sched api"
+layers="alloc core io decode text chunk models train sched api"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vt_layering.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fails=0

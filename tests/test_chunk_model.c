@@ -323,7 +323,9 @@ TEST(model_file) {
   EXPECT_EQ_INT(vt_chunk_model_write(path, &m, err, sizeof err), VT_OK, err);
   memset(&back, 0, sizeof back);
   EXPECT_EQ_INT(vt_chunk_model_load(&back, path, err, sizeof err), VT_OK, err);
-  EXPECT(vt_chunk_model_sniff(path) && !vt_chunk_model_sniff(toy), "sniff");
+  EXPECT(vt_model_file_kind(path) == VT_MODEL_JOINT_CHUNK &&
+             vt_model_file_kind(toy) != VT_MODEL_JOINT_CHUNK,
+         "sniff");
   EXPECT(back.c == m.c && back.p == m.p && back.collapse == m.collapse && back.max_chunk == 5 &&
              back.n_rows == m.n_rows && back.n_feat == m.n_feat && back.words.n == m.words.n,
          "model fields");

@@ -249,6 +249,10 @@ TEST(brute_force) {
     vt_model_info info;
     vt_model_describe(vm, &info);
     EXPECT_EQ_INT(info.kind, VT_MODEL_CRFSUITE, "kind");
+    EXPECT((info.can & (VT_CAN_ITEMS | VT_CAN_SAVE_CRFSUITE | VT_CAN_MARGINALS)) ==
+               (VT_CAN_ITEMS | VT_CAN_SAVE_CRFSUITE | VT_CAN_MARGINALS),
+           "CRFsuite: items in, marginals, a crf1d file out");
+    EXPECT(!(info.can & (VT_CAN_COLUMNS | VT_CAN_CHUNKS)), "CRFsuite: no column corpora");
     EXPECT_EQ_INT(info.labels, m.L, "labels");
     for (uint32_t y = 0; y < m.L; y++)
       EXPECT_EQ_STR(vt_model_label_name(vm, (int32_t)y), LABEL_NAMES[y], "label name");

@@ -1,8 +1,8 @@
 /* tests/test_isa.h: helpers of the "same bits as scalar" tests of the kernel families
  * (tests/test_isa_<family>.c, cmake/VtIsa.cmake): the lengths, the value flavours, and a
  * bit-for-bit comparison. */
-#ifndef VT_TEST_ISA_H
-#define VT_TEST_ISA_H
+#ifndef VT_TESTS_TEST_ISA_H
+#define VT_TESTS_TEST_ISA_H
 
 #include <string.h>
 

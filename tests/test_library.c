@@ -133,6 +133,22 @@ TEST(version_is_one_number) {
   EXPECT_EQ_INT(vt_version_number(), VT_VERSION_NUMBER, "version number");
 }
 
+TEST(file_read_reads_whole_and_refuses_too_large) {
+  FILE *f = fopen(tpath("ten.txt"), "wb");
+  REQUIRE(f && fputs("0123456789", f) >= 0 && fclose(f) == 0, "cannot write ten.txt");
+  char *buf = NULL;
+  size_t len = 0;
+  REQUIRE(vt_file_read(tpath("ten.txt"), 0, &buf, &len) == VT_OK, "%s", vt_last_error());
+  EXPECT(len == 10 && !memcmp(buf, "0123456789", 10) && buf[10] == '\0', "the bytes, then NUL");
+  free(buf);
+  REQUIRE(vt_file_read(tpath("ten.txt"), 10, &buf, &len) == VT_OK, "at the bound");
+  free(buf);
+  EXPECT_EQ_INT(vt_file_read(tpath("ten.txt"), 9, &buf, &len), VT_EFORMAT, "past the bound");
+  EXPECT(buf == NULL && strstr(vt_last_error(), tpath("ten.txt")), "names it: %s", vt_last_error());
+  EXPECT_EQ_INT(vt_file_read(tpath("none.txt"), 0, &buf, &len), VT_EIO, "missing");
+  EXPECT(strstr(vt_last_error(), "cannot open"), "says why: %s", vt_last_error());
+}
+
 TEST(errors_are_one_line_naming_the_file) {
   vt_model *m = NULL;
   EXPECT_EQ_INT(vt_model_open(&m, tpath("missing.model")), VT_EIO, "missing");
@@ -202,6 +218,13 @@ TEST(tagger_agrees_with_the_engine) {
   EXPECT_EQ_INT(info.labels, 5, "labels");
   EXPECT_EQ_STR(info.templates, TMPL, "templates kept");
   EXPECT_EQ_INT(vt_model_file_kind(tpath("toy.model")), VT_MODEL_TAGGER, "file kind");
+  EXPECT_EQ_INT(info.can, vt_model_kind_can(VT_MODEL_TAGGER), "what a tagger can do");
+  EXPECT((info.can &
+          (VT_CAN_COLUMNS | VT_CAN_MARGINALS | VT_CAN_KBEST | VT_CAN_CONSTRAIN | VT_CAN_SAVE)) ==
+             (VT_CAN_COLUMNS | VT_CAN_MARGINALS | VT_CAN_KBEST | VT_CAN_CONSTRAIN | VT_CAN_SAVE),
+         "a tagger: columns, marginals, k-best, constraints, saved");
+  EXPECT(!(info.can & (VT_CAN_ITEMS | VT_CAN_CHUNKS | VT_CAN_SAVE_CRFSUITE)),
+         "a tagger: no items, no chunks, no crf1d file");
   EXPECT(vt_model_label_name(m, 5) == NULL && vt_model_label_name(m, -1) == NULL, "range");
   const char *files[1] = {tpath("words.txt")};
   for (int32_t k = 1; k <= 3; k += 2) {
@@ -273,6 +296,10 @@ TEST(tagger_rejects_what_it_cannot_tag) {
   REQUIRE(vt_model_open_trans(&m, 2, A, NULL, NULL, NULL) == VT_OK, "trans model");
   EXPECT_EQ_STR(vt_model_label_name(m, 1), "1", "numbered labels");
   EXPECT(vt_model_trans(m) != NULL, "its transitions");
+  vt_model_info ti;
+  vt_model_describe(m, &ti);
+  EXPECT_EQ_INT(ti.can, VT_CAN_KBEST, "transitions: decoded, not tagged, saved or opened");
+  EXPECT_EQ_INT(vt_model_kind_can((vt_model_kind)0), 0, "no kind, nothing");
   EXPECT_EQ_INT(vt_tagger_create(&t, m, NULL), VT_EUNSUPPORTED, "nothing to tag with");
   vt_model_close(m);
   REQUIRE(toy_train(tpath("cols.model")) == VT_OK, "train");
@@ -371,6 +398,11 @@ TEST(joint_tagger_agrees_with_the_engine) {
   vt_model_info info;
   vt_model_describe(m, &info);
   EXPECT_EQ_INT(info.kind, VT_MODEL_JOINT_CHUNK, "kind");
+  EXPECT((info.can & (VT_CAN_COLUMNS | VT_CAN_CHUNKS | VT_CAN_OPEN_MEMORY)) ==
+             (VT_CAN_COLUMNS | VT_CAN_CHUNKS | VT_CAN_OPEN_MEMORY),
+         "a joint model: columns in, chunks out, opens from its bytes");
+  EXPECT(!(info.can & (VT_CAN_MARGINALS | VT_CAN_KBEST | VT_CAN_SAVE | VT_CAN_ITEMS)),
+         "a joint model: one 1-best decoder, no writer");
   EXPECT_EQ_INT(info.chunk_labels, 3, "O, B-NP, I-NP");
   EXPECT_EQ_STR(vt_model_chunk_name(m, 1), "B-NP", "B");
   EXPECT_EQ_STR(vt_model_chunk_name(m, 2), "I-NP", "I");
@@ -812,6 +844,7 @@ static int setup(void) {
 
 int main(int argc, char **argv) {
   static const test_case cases[] = {CASE(version_is_one_number),
+                                    CASE(file_read_reads_whole_and_refuses_too_large),
                                     CASE(errors_are_one_line_naming_the_file),
                                     CASE(tagger_agrees_with_the_engine),
                                     CASE(a_model_from_memory_is_the_model_from_its_file),

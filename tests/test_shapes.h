@@ -3,8 +3,8 @@
  * ties, dense -inf BIO-like transition constraints, and adversarial magnitudes (1e15-scale offsets
  * with small differences, where summation order matters); rankings that are right, random, or put
  * the true winners last. */
-#ifndef VT_TEST_SHAPES_H
-#define VT_TEST_SHAPES_H
+#ifndef VT_TESTS_TEST_SHAPES_H
+#define VT_TESTS_TEST_SHAPES_H
 
 #include "test_util.h"
 #include "vitesse.h"

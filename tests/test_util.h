@@ -1,7 +1,7 @@
 /* tests/test_util.h: test helpers over the harness (harness.h): a seeded RNG and random lattice
  * scores. */
-#ifndef VT_TEST_UTIL_H
-#define VT_TEST_UTIL_H
+#ifndef VT_TESTS_TEST_UTIL_H
+#define VT_TESTS_TEST_UTIL_H
 
 #include <math.h>
 #include <stdint.h>

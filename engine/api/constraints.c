@@ -1,5 +1,5 @@
 /* engine/api/constraints.c: the public constraints (vitesse.h): tag dictionaries and partial
- * labels (engine/text/constraints.c does the work), and forbidden transitions of a model. */
+ * labels (engine/text/allowed_labels.c does the work), and forbidden transitions of a model. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 #include "api/model_impl.h"
 #include "core/errmsg.h"
 #include "core/trans_layout.h"
-#include "text/constraints.h"
+#include "text/allowed_labels.h"
 
 vt_status vt_constraints_create(vt_constraints **out, const vt_model *m) {
   *out = NULL;

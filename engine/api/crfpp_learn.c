@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/corpus_src.h"
 #include "core/errmsg.h"
 #include "io/outfile.h"
 #include "models/crfpp_write.h"
+#include "train/corpus_src.h"
 #include "train/crf_tmpl.h"
 #include "train/crfpp_train.h"
 #include "train/train_corpus.h"
@@ -322,7 +322,10 @@ vt_status vt_crfpp_learn(const char *templates, const char *train, const char *m
   vt_reader_opts ro;
   vt_reader_opts_init(&ro);
   void *cctx[2] = {&d, &tc};
-  if ((st = vt_corpus_src_each(&src, &ro, compile_batch, cctx)) != VT_OK) goto done;
+  if ((st = vt_corpus_src_each(&src, &ro, compile_batch, cctx, err, sizeof err)) != VT_OK) {
+    st = vt_fail(st, "%s", err);
+    goto done;
+  }
   if (tc.n_sent == 0) {
     st = vt_fail(VT_EFORMAT, "%s: no sentence to train on", train);
     goto done;

@@ -7,7 +7,7 @@
 #include "api/model_impl.h"
 #include "core/errmsg.h"
 #include "sched/engine.h"
-#include "text/constraints.h"
+#include "text/allowed_labels.h"
 
 void vt_tag_opts_init(vt_tag_opts *o) {
   memset(o, 0, sizeof *o);

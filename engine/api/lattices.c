@@ -1,6 +1,6 @@
 /* engine/api/lattices.c: vt_lattices (vitesse.h) over the .npy loader (lattice_file.c) or the
  * caller's memory, and vt_trans_load, the transition model of a lattice set from .npy files. */
-#include "io/lattices.h"
+#include "io/lattice_set.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* engine/api/model.c: the public vt_model (vitesse.h): opening a model of any kind (recognised by
  * its first bytes, or a peer's format converted), its description, label names and decoder
- * policy, each asked of the kind's table (engine/models/model.h). */
+ * policy, each asked of the kind's table (engine/models/kind_ops.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,6 @@
 
 #include "api/model_impl.h"
 #include "core/errmsg.h"
-#include "io/readall.h"
 #include "models/peer_model.h"
 #include "text/featdict.h"
 
@@ -19,6 +18,7 @@ vt_status vt_model_finish(vt_model *m) {
   vt_model_info *in = &m->info;
   memset(in, 0, sizeof *in);
   in->kind = m->ops->kind;
+  in->can = m->ops->can;
   vt_reader_opts_init(&in->reader);
   in->label_col = -1;
   in->decoder = "";
@@ -49,7 +49,8 @@ int vt_model_file_kind(const char *path) {
   size_t n = 0;
   if (!sniff(path, head, &n)) return 0;
   const vt_kind_ops *k = vt_kind_ops_sniff(head, n);
-  return k ? (int)k->kind : vt_peer_sniff(head, n) != VT_PEER_NONE ? VT_MODEL_TAGGER : 0;
+  if (!k && vt_peer_sniff(head, n) != VT_PEER_NONE) k = &vt_kind_tagger; /* as open_peer */
+  return k ? (int)k->kind : 0;
 }
 
 /* Ends an open of `m` (named `name`) whose loader returned `st` (its message in err): on success
@@ -61,8 +62,7 @@ static vt_status names_check(const vt_model *m, const char *name, char *err, siz
     char **names = pass ? m->chunk_names : m->names;
     const int32_t n = pass ? m->info.chunk_labels : m->info.labels;
     for (int32_t y = 0; names && y < n; y++) {
-      const unsigned char *c =
-          vt_label_control((const unsigned char *)names[y], strlen(names[y]));
+      const unsigned char *c = vt_label_control((const unsigned char *)names[y], strlen(names[y]));
       if (c) {
         snprintf(err, errlen, "%s: %slabel %d holds the control byte 0x%02x", name,
                  pass ? "chunk " : "", (int)y, *c);
@@ -86,19 +86,11 @@ static vt_status open_end(vt_model *m, vt_status st, const char *name, char *err
   return VT_OK;
 }
 
-/* Reads all of `path` (a file or a pipe) into *buf (*len bytes; the caller frees it). Returns
- * VT_OK, or VT_EIO / VT_ENOMEM with the message recorded. */
-static vt_status read_whole(const char *path, char **buf, size_t *len) {
-  char err[VT_ERR_LINE];
-  vt_status st = vt_read_file(path, buf, len, err, sizeof err);
-  return st == VT_OK ? st : vt_fail(st, "%s", err);
-}
-
 /* Opens a model that can be read only once (a pipe): all of it into memory, then as from there. */
 static vt_status open_stream(vt_model **out, const char *path) {
   char *buf;
   size_t len;
-  vt_status st = read_whole(path, &buf, &len);
+  vt_status st = vt_file_read(path, 0, &buf, &len);
   if (st == VT_OK) st = vt_model_open_memory(out, buf, len, path);
   free(buf);
   return st;
@@ -111,8 +103,8 @@ static vt_status open_peer(vt_model **out, const void *data, size_t size, const 
   vt_model *m = calloc(1, sizeof *m);
   if (!m) return vt_fail(VT_ENOMEM, "%s: out of memory", name);
   err[0] = '\0';
-  m->ops = &vt_kind_tagger;
-  vt_status st = vt_peer_load_mem(&m->text, fmt, data, size, name, cost_factor, err, sizeof err);
+  vt_status st =
+      vt_kind_tagger_load_peer(m, (int)fmt, data, size, name, cost_factor, err, sizeof err);
   return open_end(m, st, name, err, sizeof err, out);
 }
 
@@ -191,7 +183,7 @@ vt_status vt_model_open_as(vt_model **out, const char *path, const char *format,
   if (is_auto && cost_factor == 0) return vt_model_open(out, path);
   char *buf;
   size_t len;
-  vt_status st = read_whole(path, &buf, &len);
+  vt_status st = vt_file_read(path, 0, &buf, &len);
   if (st != VT_OK) return st;
   if (is_auto) pf = vt_peer_sniff((const unsigned char *)buf, len);
   if (cost_factor > 0 && pf != VT_PEER_CRFPP)
@@ -231,8 +223,7 @@ vt_status vt_model_open_trans(vt_model **out, int32_t L, const double *A, const 
   vt_status st;
   *out = NULL;
   if (!m) return vt_fail(VT_ENOMEM, "out of memory");
-  m->ops = &vt_kind_transitions;
-  if ((st = vt_trans_create(&m->trans, L, A, S, F, rank)) != VT_OK ||
+  if ((st = vt_kind_transitions_make(m, L, A, S, F, rank)) != VT_OK ||
       (st = vt_model_finish(m)) != VT_OK ||
       (st = (m->name = strdup("transitions")) ? VT_OK : VT_ENOMEM) != VT_OK) {
     vt_model_close(m);

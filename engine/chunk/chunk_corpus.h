@@ -6,8 +6,8 @@
  * maximal run of outside tokens is one "O" chunk (the paper's Table 2). With a chunk-length
  * bound W, longer chunks and O runs are cut into pieces of at most W tokens (the structure the
  * decoder can return); the evaluation keeps the uncut chunks. */
-#ifndef VT_ENGINE_CHUNK_CORPUS_H
-#define VT_ENGINE_CHUNK_CORPUS_H
+#ifndef VT_CHUNK_CHUNK_CORPUS_H
+#define VT_CHUNK_CHUNK_CORPUS_H
 
 #include <stddef.h>
 #include <stdint.h>

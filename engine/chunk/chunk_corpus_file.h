@@ -1,7 +1,7 @@
 /* engine/chunk/chunk_corpus_file.h: reads a whole column corpus (io/conll.h) into a joint-model
  * corpus (engine/chunk/chunk_corpus.h). */
-#ifndef VT_IO_CHUNK_CORPUS_FILE_H
-#define VT_IO_CHUNK_CORPUS_FILE_H
+#ifndef VT_CHUNK_CHUNK_CORPUS_FILE_H
+#define VT_CHUNK_CHUNK_CORPUS_FILE_H
 
 #include <stddef.h>
 

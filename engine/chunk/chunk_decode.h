@@ -16,8 +16,8 @@
  *   total = ((total + ctrans(q)) + inner) + span      (first chunk: total = (0 + inner) + span)
  * Rounded addition is monotone, so the dynamic programs return exactly the largest canonical
  * score over all structures. -inf forbids a part; NaN and +inf are not allowed. */
-#ifndef VT_ENGINE_CHUNK_DECODE_H
-#define VT_ENGINE_CHUNK_DECODE_H
+#ifndef VT_CHUNK_CHUNK_DECODE_H
+#define VT_CHUNK_CHUNK_DECODE_H
 
 #include <stdint.h>
 

@@ -1,8 +1,8 @@
 /* engine/chunk/chunk_eval.h: the paper's three measures for joint POS and chunk output: POS
  * accuracy, chunk-tag token accuracy (B-X / I-X / O) and chunk F1 (conlleval: a chunk is right when
  * its span and type both are). */
-#ifndef VT_ENGINE_CHUNK_EVAL_H
-#define VT_ENGINE_CHUNK_EVAL_H
+#ifndef VT_CHUNK_CHUNK_EVAL_H
+#define VT_CHUNK_CHUNK_EVAL_H
 
 #include <stdint.h>
 

@@ -11,8 +11,8 @@
  * The bias templates are the unlexicalized features. A feature is (template, observation value,
  * output); its weights sit in rows: one row per (template, value), holding the outputs that
  * have a weight, sorted. Words outside the sentence read the sentinels _B-1 and _B+1. */
-#ifndef VT_ENGINE_CHUNK_MODEL_H
-#define VT_ENGINE_CHUNK_MODEL_H
+#ifndef VT_CHUNK_CHUNK_MODEL_H
+#define VT_CHUNK_CHUNK_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>

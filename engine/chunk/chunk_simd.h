@@ -5,8 +5,8 @@
  * The decoder keeps one label-table row per open chunk, so the vectors run over chunk starts q
  * (lanes), not over POS tags: with the paper's 5 POS tags a vector over tags would be mostly
  * padding, while a sentence of n tokens has up to min(n, W) chunks open at every position. */
-#ifndef VT_ENGINE_CHUNK_SIMD_H
-#define VT_ENGINE_CHUNK_SIMD_H
+#ifndef VT_CHUNK_CHUNK_SIMD_H
+#define VT_CHUNK_CHUNK_SIMD_H
 
 #include <stdint.h>
 

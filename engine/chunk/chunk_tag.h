@@ -1,7 +1,7 @@
 /* engine/chunk/chunk_tag.h: tagging with a joint label-chunk model: part scores, then the exact
  * decoder, sentence by sentence, with scratch from the caller's arena. */
-#ifndef VT_ENGINE_CHUNK_TAG_H
-#define VT_ENGINE_CHUNK_TAG_H
+#ifndef VT_CHUNK_CHUNK_TAG_H
+#define VT_CHUNK_CHUNK_TAG_H
 
 #include "chunk/chunk_corpus.h"
 #include "chunk/chunk_decode.h"

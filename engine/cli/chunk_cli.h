@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "cli/arg_list.h"
 #include "cli/engine_opts.h"
 #include "vitesse.h"
 
@@ -24,11 +25,37 @@ typedef struct vt_cli_chunk_tag {
   int n_files;
 } vt_cli_chunk_tag;
 
-/* Parses the arguments of `vitesse chunk-tag` (argv[0] is the command's name) and opens the
- * model (unless ct->m is set; a model opened is ct->m's, closed by the caller, also on failure).
- * Returns -1 when the run can go on, else the exit status to end with (--help: 0; a problem
- * printed: 1 or 2). */
+/* The options only a joint model's tagging takes (chunk-tag's own; `vitesse tag` takes them too,
+ * for a joint model). */
+enum {
+  VT_CLI_OPT_MAX_CHUNK = 1600, /* above the decoder options of decoder_opts.h */
+  VT_CLI_OPT_WORD_COL,
+  VT_CLI_OPT_POS_COL,
+  VT_CLI_OPT_CHUNK_COL,
+  VT_CLI_OPT_EVAL
+};
+
+#define VT_CLI_CHUNK_LONGOPTS                                                                      \
+  {"max-chunk", required_argument, 0, VT_CLI_OPT_MAX_CHUNK},                                       \
+      {"word-col", required_argument, 0, VT_CLI_OPT_WORD_COL},                                     \
+      {"pos-col", required_argument, 0, VT_CLI_OPT_POS_COL},                                       \
+      {"chunk-col", required_argument, 0, VT_CLI_OPT_CHUNK_COL}, {                                 \
+    "eval", no_argument, 0, VT_CLI_OPT_EVAL                                                        \
+  }
+
+/* Parses the arguments of `vitesse chunk-tag` (argv[0] is the command's name) and applies them
+ * (vt_cli_chunk_tag_apply). */
 int vt_cli_chunk_tag_setup(vt_cli_chunk_tag *ct, int argc, char **argv);
+
+/* Applies the options `args` (parsed by chunk-tag's or by `vitesse tag`'s options; one chunk-tag
+ * does not take is refused as chunk-tag would refuse it) and opens the model (unless ct->m is
+ * set; a model opened is ct->m's, closed by the caller, also on failure). Returns -1 when the run
+ * can go on, else the exit status to end with (--help: 0; a problem printed: 1 or 2). */
+int vt_cli_chunk_tag_apply(vt_cli_chunk_tag *ct, const vt_cli_arg_list *args);
+
+/* Tags as `ct` says (set up by vt_cli_chunk_tag_setup or _apply from `argv`, whose options are
+ * the run's identity with --resume); returns the exit status. */
+int vt_cli_chunk_tag_run(vt_cli_chunk_tag *ct, char **argv);
 
 /* Prints the --eval line of a joint run's report `rep` to `f`. */
 void vt_cli_chunk_tag_eval(const vt_run_report *rep, FILE *f);
@@ -38,17 +65,7 @@ void vt_cli_chunk_tag_eval(const vt_run_report *rep, FILE *f);
 void vt_cli_chunk_tag_stats(const vt_cli_chunk_tag *ct, const vt_run_report *rep, double secs,
                             FILE *f);
 
-/* vt_cmd_chunk_tag with the model of -m already open (`pre`, owned from here on; NULL: open
- * it from -m). */
-int vt_cli_chunk_tag_with(int argc, char **argv, vt_model *pre);
-
 /* Returns 1 when argv holds the flag --joint-chunk, else 0. */
 int vt_chunk_cli_wants_joint(int argc, char **argv);
-
-/* Returns 1 when argv names a model (-m M, -mM, --model M, --model=M) that is a joint model
- * file, else 0: `vitesse tag` then hands over to vt_cli_chunk_tag_with. A model that can be
- * read only once (a pipe, /dev/stdin) is opened here, into *pre, to learn its kind; -1 when that
- * fails (message printed). */
-int vt_chunk_cli_joint_model(int argc, char **argv, vt_model **pre);
 
 #endif

@@ -1,6 +1,6 @@
 /* engine/cli/cli.h: what the `vitesse` subcommands share. */
-#ifndef VT_CLI_H
-#define VT_CLI_H
+#ifndef VT_CLI_CLI_H
+#define VT_CLI_CLI_H
 
 #include <stdio.h>
 
@@ -42,11 +42,15 @@ int vt_cli_max_model_memory(const char *arg);
  * value (...)", never the whole usage. main() sets opterr to 0, so getopt prints nothing itself. */
 void vt_cli_bad_option(const char *cmd, const char *optstring, char **argv);
 
+/* vt_cli_bad_option for option `opt` (getopt's optopt: 0 for an unknown long option) refused in
+ * the word `word` of the command line (argv[optind - 1] then). */
+void vt_cli_option_refused(const char *cmd, const char *optstring, int opt, const char *word);
+
 /* Monotonic clock in seconds. */
 double vt_cli_now(void);
 
 /* Reads all of `path` into a NUL-terminated heap buffer (*len bytes; the caller frees it); a file
- * that grows past about max_bytes is refused as too large for `what` ("a template file"). Prints
+ * of more than max_bytes bytes is refused as too large for `what` ("a template file"). Prints
  * the problem and returns NULL on failure. */
 char *vt_cli_read_file(const char *path, size_t max_bytes, const char *what, size_t *len);
 

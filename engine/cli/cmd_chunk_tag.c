@@ -4,8 +4,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "cli/arg_list.h"
 #include "cli/chunk_cli.h"
 #include "cli/cli.h"
 #include "cli/decoder_opts.h"
@@ -41,67 +41,79 @@ static void usage(FILE *f) {
   fputs(vt_cli_engine_usage, f);
 }
 
-enum { OPT_MAXCHUNK = 256, OPT_WORDCOL, OPT_POSCOL, OPT_CHUNKCOL, OPT_EVAL };
+static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
+                                         VT_CLI_CHUNK_LONGOPTS,
+                                         {"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         VT_CLI_ENGINE_LONGOPTS,
+                                         VT_CLI_RESUME_LONGOPT,
+                                         VT_CORPUS_LONGOPTS,
+                                         VT_CLI_DECODER_LONGOPTS,
+                                         {0, 0, 0, 0}};
 
-int vt_cmd_chunk_tag(int argc, char **argv) { return vt_cli_chunk_tag_with(argc, argv, NULL); }
+int vt_cmd_chunk_tag(int argc, char **argv) {
+  vt_cli_chunk_tag ct;
+  memset(&ct, 0, sizeof ct);
+  int rc = vt_cli_chunk_tag_setup(&ct, argc, argv);
+  if (rc < 0) rc = vt_cli_chunk_tag_run(&ct, argv);
+  vt_model_close(ct.m);
+  return rc;
+}
 
 int vt_cli_chunk_tag_setup(vt_cli_chunk_tag *ct, int argc, char **argv) {
-  static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
-                                           {"max-chunk", required_argument, 0, OPT_MAXCHUNK},
-                                           {"word-col", required_argument, 0, OPT_WORDCOL},
-                                           {"pos-col", required_argument, 0, OPT_POSCOL},
-                                           {"chunk-col", required_argument, 0, OPT_CHUNKCOL},
-                                           {"eval", no_argument, 0, OPT_EVAL},
-                                           {"output", required_argument, 0, 'o'},
-                                           {"help", no_argument, 0, 'h'},
-                                           VT_CLI_ENGINE_LONGOPTS,
-                                           VT_CLI_RESUME_LONGOPT,
-                                           VT_CORPUS_LONGOPTS,
-                                           VT_CLI_DECODER_LONGOPTS,
-                                           {0, 0, 0, 0}};
+  vt_cli_arg_list args;
+  if (vt_cli_arg_list_parse(&args, argc, argv, "m:o:k:h", longopts)) return VT_EXIT_FAIL;
+  int rc = vt_cli_chunk_tag_apply(ct, &args);
+  vt_cli_arg_list_free(&args);
+  return rc;
+}
+
+int vt_cli_chunk_tag_apply(vt_cli_chunk_tag *ct, const vt_cli_arg_list *args) {
   long long W = -1;
-  int rc = VT_EXIT_USAGE, c;
+  int rc = VT_EXIT_USAGE;
   vt_cli_engine_init(&ct->run);
   vt_tag_opts_init(&ct->to);
   ct->to.reader_from_model = 0;
   ct->model_path = ct->out_path = NULL;
   ct->files = NULL;
   ct->n_files = 0;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "m:o:k:h", longopts, NULL)) != -1) {
-    int h = vt_cli_engine_opt(&ct->run, c, optarg);
-    if (h == 0) h = vt_cli_corpus_opt(c, optarg, &ct->to.reader);
+  for (int i = 0; i < args->n; i++) {
+    const vt_cli_arg *a = &args->v[i];
+    const int c = a->code;
+    const char *v = a->value;
+    int h = vt_cli_engine_opt(&ct->run, c, v);
+    if (h == 0) h = vt_cli_corpus_opt(c, v, &ct->to.reader);
     if (h < 0) goto done;
     if (h > 0) continue;
-    if (c == VT_CLI_OPT_ALGO && !strcmp(optarg, "shimizu-haas")) continue;
+    if (c == VT_CLI_OPT_ALGO && !strcmp(v, "shimizu-haas")) continue;
     if (c == 'k' || (c >= VT_CLI_OPT_ALGO && c <= VT_CLI_OPT_REFINE)) {
       const char *name = "k";
       for (const struct option *o = longopts; o->name; o++)
         if (o->val == c) name = o->name;
       vt_cli_error("%s%s %s: a joint label-chunk model has one exact 1-best decoder, "
                    "--algo shimizu-haas (Shimizu & Haas 2006), and no decoder options",
-                   c == 'k' ? "-" : "--", name, optarg);
+                   c == 'k' ? "-" : "--", name, v);
       goto done;
     }
-    int32_t *col = c == OPT_WORDCOL    ? &ct->to.word_col
-                   : c == OPT_POSCOL   ? &ct->to.pos_col
-                   : c == OPT_CHUNKCOL ? &ct->to.chunk_col
-                                       : NULL;
+    int32_t *col = c == VT_CLI_OPT_WORD_COL    ? &ct->to.word_col
+                   : c == VT_CLI_OPT_POS_COL   ? &ct->to.pos_col
+                   : c == VT_CLI_OPT_CHUNK_COL ? &ct->to.chunk_col
+                                               : NULL;
     if (col) {
-      if (vt_cli_parse_col(optarg, col) || (c != OPT_CHUNKCOL && *col < 0)) {
-        vt_cli_error("%s: expected a 0-based column%s, got '%s'", argv[optind - 1],
-                     c == OPT_CHUNKCOL ? ", last or a CoNLL-U name" : "", optarg);
+      if (vt_cli_parse_col(v, col) || (c != VT_CLI_OPT_CHUNK_COL && *col < 0)) {
+        vt_cli_error("%s: expected a 0-based column%s, got '%s'", a->word,
+                     c == VT_CLI_OPT_CHUNK_COL ? ", last or a CoNLL-U name" : "", v);
         goto done;
       }
       continue;
     }
     switch (c) {
-    case 'm': ct->model_path = optarg; break;
-    case 'o': ct->out_path = optarg; break;
-    case OPT_EVAL: ct->to.eval = 1; break;
-    case OPT_MAXCHUNK:
-      if (vt_cli_parse_int(optarg, 0, 1000000000, &W)) {
-        vt_cli_error("--max-chunk: expected a non-negative integer, got '%s'", optarg);
+    case 'm': ct->model_path = v; break;
+    case 'o': ct->out_path = v; break;
+    case VT_CLI_OPT_EVAL: ct->to.eval = 1; break;
+    case VT_CLI_OPT_MAX_CHUNK:
+      if (vt_cli_parse_int(v, 0, 1000000000, &W)) {
+        vt_cli_error("--max-chunk: expected a non-negative integer, got '%s'", v);
         goto done;
       }
       break;
@@ -109,15 +121,15 @@ int vt_cli_chunk_tag_setup(vt_cli_chunk_tag *ct, int argc, char **argv) {
       usage(stdout);
       rc = VT_EXIT_OK;
       goto done;
-    default: vt_cli_bad_option("chunk-tag", "m:o:k:h", argv); goto done;
+    default: vt_cli_arg_refuse("chunk-tag", "m:o:k:h", longopts, a); goto done;
     }
   }
   if (!ct->model_path) {
     vt_cli_error("chunk-tag: -m MODEL is required (see vitesse chunk-tag --help)");
     goto done;
   }
-  ct->files = (const char *const *)argv + optind;
-  ct->n_files = argc - optind;
+  ct->files = args->files;
+  ct->n_files = args->n_files;
   vt_status st = ct->m ? VT_OK : vt_model_open(&ct->m, ct->model_path);
   if (st != VT_OK && vt_model_file_kind(ct->model_path) == 0) { /* readable, no joint model */
     FILE *probe = fopen(ct->model_path, "rb");
@@ -133,7 +145,7 @@ int vt_cli_chunk_tag_setup(vt_cli_chunk_tag *ct, int argc, char **argv) {
     goto done;
   }
   vt_model_describe(ct->m, &ct->info);
-  if (ct->info.kind != VT_MODEL_JOINT_CHUNK) {
+  if (!(ct->info.can & VT_CAN_CHUNKS)) {
     vt_cli_error("%s: not a joint label-chunk model (bad magic)", ct->model_path);
     goto done;
   }
@@ -174,50 +186,17 @@ static void report(void *ctx, const vt_run_report *rep, double secs, double cpu,
   if (ct->run.stats) vt_cli_chunk_tag_stats(ct, rep, secs, f);
 }
 
-int vt_cli_chunk_tag_with(int argc, char **argv, vt_model *pre) {
-  vt_cli_chunk_tag ct;
-  memset(&ct, 0, sizeof ct);
-  ct.m = pre;
-  int rc = vt_cli_chunk_tag_setup(&ct, argc, argv);
-  if (rc < 0) {
-    vt_cli_tag_run r = {.run = &ct.run,
-                        .m = ct.m,
-                        .to = &ct.to,
-                        .files = ct.files,
-                        .n_files = ct.n_files,
-                        .out_path = ct.out_path,
-                        .model_path = ct.model_path,
-                        .opts = argv + 1,
-                        .n_opts = (int)(ct.files - (const char *const *)argv) - 1,
-                        .report = report,
-                        .ctx = &ct};
-    rc = ct.run.resume ? vt_cli_tag_resume_drive(&r) : vt_cli_tag_drive(&r);
-  }
-  vt_model_close(ct.m);
-  return rc;
-}
-
-int vt_chunk_cli_joint_model(int argc, char **argv, vt_model **pre) {
-  *pre = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *path = NULL;
-    if ((!strcmp(a, "-m") || !strcmp(a, "--model")) && i + 1 < argc)
-      path = argv[i + 1];
-    else if (!strncmp(a, "--model=", 8))
-      path = a + 8;
-    else if (!strncmp(a, "-m", 2) && a[2])
-      path = a + 2;
-    if (!path) continue;
-    struct stat st;
-    if (stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
-      return vt_model_file_kind(path) == VT_MODEL_JOINT_CHUNK;
-    if (vt_model_open(pre, path) != VT_OK) { /* a pipe: open it once, here */
-      vt_cli_error("%s", vt_last_error());
-      return -1;
-    }
-    vt_model_info info;
-    vt_model_describe(*pre, &info);
-    return info.kind == VT_MODEL_JOINT_CHUNK;
-  }
-  return 0;
+int vt_cli_chunk_tag_run(vt_cli_chunk_tag *ct, char **argv) {
+  vt_cli_tag_run r = {.run = &ct->run,
+                      .m = ct->m,
+                      .to = &ct->to,
+                      .files = ct->files,
+                      .n_files = ct->n_files,
+                      .out_path = ct->out_path,
+                      .model_path = ct->model_path,
+                      .opts = argv + 1,
+                      .n_opts = (int)(ct->files - (const char *const *)argv) - 1,
+                      .report = report,
+                      .ctx = ct};
+  return ct->run.resume ? vt_cli_tag_resume_drive(&r) : vt_cli_tag_drive(&r);
 }

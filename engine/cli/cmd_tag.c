@@ -1,7 +1,7 @@
 /* engine/cli/cmd_tag.c: `vitesse tag`, a column corpus (or CRFsuite item files) in, the same
  * lines with the predicted label appended out, with a model of any kind. The options are parsed
- * by tag_setup.c (shared with vitesse-mpi), a joint model's by chunk-tag's (cmd_chunk_tag.c);
- * the run is tag_drive.c's. */
+ * by tag_setup.c (shared with vitesse-mpi), and applied as the model takes them (a joint model's
+ * as chunk-tag's, cmd_chunk_tag.c); the run is tag_drive.c's. */
 #include <stdio.h>
 #include <string.h>
 
@@ -22,17 +22,14 @@ static void report(void *ctx, const vt_run_report *rep, double secs, double cpu,
 static vt_status crfs_test_end(void *ctx, double secs) { return vt_cli_crfs_test_print(ctx, secs); }
 
 int vt_cmd_tag(int argc, char **argv) {
-  vt_model *m = NULL; /* opened here only when -m can be read once (a pipe) */
-  int joint = vt_chunk_cli_joint_model(argc, argv, &m);
-  if (joint < 0) return VT_EXIT_USAGE;
-  if (joint) return vt_cli_chunk_tag_with(argc, argv, m);
   vt_cli_tag t;
   vt_cli_tag_init(&t);
-  t.m = m;
   vt_cli_crfs_test ev;
   memset(&ev, 0, sizeof ev);
   int rc = vt_cli_tag_setup(&t, argc, argv);
-  if (rc < 0) {
+  if (rc < 0 && t.joint) {
+    rc = vt_cli_chunk_tag_run(&t.chunk, argv);
+  } else if (rc < 0) {
     vt_cli_tag_run r = {.run = &t.run,
                         .m = t.m,
                         .to = &t.to,

@@ -1,7 +1,7 @@
 /* engine/cli/decode_setup.h: the options of `vitesse decode`, shared by the `vitesse decode`
  * command and `vitesse-mpi decode` (mpi/): one parser for both. */
-#ifndef VT_CLI_DECODE_CLI_H
-#define VT_CLI_DECODE_CLI_H
+#ifndef VT_CLI_DECODE_SETUP_H
+#define VT_CLI_DECODE_SETUP_H
 
 #include <stdio.h>
 

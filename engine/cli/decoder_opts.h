@@ -5,8 +5,8 @@
  * A command splices VT_CLI_DECODER_LONGOPTS into its getopt_long table and "k:" into its short
  * options, passes every option code to vt_cli_decoder_opt, prints vt_cli_decoder_usage in its
  * --help, and turns what was given into vt_decode_opts with vt_cli_decoder_resolve. */
-#ifndef VT_CLI_DECODER_CLI_H
-#define VT_CLI_DECODER_CLI_H
+#ifndef VT_CLI_DECODER_OPTS_H
+#define VT_CLI_DECODER_OPTS_H
 
 #include <getopt.h>
 

@@ -6,8 +6,8 @@
  * option code to vt_cli_engine_opt first, appends vt_cli_engine_usage to its --help, creates the
  * engine with vt_cli_engine_start (which also installs the signal handlers), runs it, and ends
  * with vt_cli_engine_stop. */
-#ifndef VT_CLI_ENGINE_CLI_H
-#define VT_CLI_ENGINE_CLI_H
+#ifndef VT_CLI_ENGINE_OPTS_H
+#define VT_CLI_ENGINE_OPTS_H
 
 #include <getopt.h>
 #include <stdatomic.h>

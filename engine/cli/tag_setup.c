@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/tag_setup.h"
 #include "cli/text_cli.h"
@@ -96,29 +97,27 @@ void vt_cli_tag_init(vt_cli_tag *t) {
   vt_tag_opts_init(&t->to);
 }
 
-int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
-  static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
-                                           VT_CLI_DECODER_LONGOPTS,
-                                           VT_CLI_ENGINE_LONGOPTS,
-                                           VT_CLI_RESUME_LONGOPT,
-                                           {"output", required_argument, 0, 'o'},
-                                           {"help", no_argument, 0, 'h'},
-                                           {"verbose", required_argument, 0, 'v'},
-                                           {"tag-dict", required_argument, 0, OPT_DICT},
-                                           {"dict-col", required_argument, 0, OPT_DICT_COL},
-                                           {"partial-col", required_argument, 0, OPT_PARTIAL},
-                                           {"forbid-transitions", required_argument, 0, OPT_FORBID},
-                                           {"bio", no_argument, 0, OPT_BIO},
-                                           {"probability", no_argument, 0, 'p'},
-                                           {"reference", no_argument, 0, 'r'},
-                                           {"test", no_argument, 0, 't'},
-                                           {"nbest", required_argument, 0, 'n'},
-                                           {"marginal", no_argument, 0, 'i'},
-                                           {"marginal-all", no_argument, 0, 'l'},
-                                           {"cost-factor", required_argument, 0, OPT_COST},
-                                           {"label-sep", required_argument, 0, OPT_LABEL_SEP},
-                                           VT_CORPUS_LONGOPTS,
-                                           {0, 0, 0, 0}};
+#define TAG_LONGOPTS                                                                               \
+  {"model", required_argument, 0, 'm'}, VT_CLI_DECODER_LONGOPTS, VT_CLI_ENGINE_LONGOPTS,           \
+      VT_CLI_RESUME_LONGOPT, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, \
+      {"verbose", required_argument, 0, 'v'}, {"tag-dict", required_argument, 0, OPT_DICT},        \
+      {"dict-col", required_argument, 0, OPT_DICT_COL},                                            \
+      {"partial-col", required_argument, 0, OPT_PARTIAL},                                          \
+      {"forbid-transitions", required_argument, 0, OPT_FORBID}, {"bio", no_argument, 0, OPT_BIO},  \
+      {"probability", no_argument, 0, 'p'}, {"reference", no_argument, 0, 'r'},                    \
+      {"test", no_argument, 0, 't'}, {"nbest", required_argument, 0, 'n'},                         \
+      {"marginal", no_argument, 0, 'i'}, {"marginal-all", no_argument, 0, 'l'},                    \
+      {"cost-factor", required_argument, 0, OPT_COST},                                             \
+      {"label-sep", required_argument, 0, OPT_LABEL_SEP}, VT_CORPUS_LONGOPTS
+
+/* A tagger's options, and every option `vitesse tag` parses: a joint model's too. */
+static const struct option tag_longopts[] = {TAG_LONGOPTS, {0, 0, 0, 0}};
+static const struct option any_longopts[] = {TAG_LONGOPTS, VT_CLI_CHUNK_LONGOPTS, {0, 0, 0, 0}};
+#define TAG_SHORTOPTS "m:k:n:o:hv:pilrtq"
+
+/* Applies the options `args` to a tagger's (or CRFsuite) run: vt_cli_tag_setup's work for any
+ * model without chunk output. */
+static int apply(vt_cli_tag *t, const vt_cli_arg_list *args) {
   const char *dict_path = NULL, *forbid_path = NULL;
   int32_t verbose = 0, dict_col = 0;
   int bio = 0, crfsuite_out = 0;
@@ -128,35 +127,36 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
   vt_cli_reader reader;
   vt_cli_reader_init(&reader);
 
-  optind = 1;
-  int c;
-  while ((c = getopt_long(argc, argv, "m:k:n:o:hv:pilrtq", longopts, NULL)) != -1) {
-    int eo = vt_cli_engine_opt(&t->run, c, optarg);
+  for (int i = 0; i < args->n; i++) {
+    const vt_cli_arg *a = &args->v[i];
+    const int c = a->code;
+    const char *v = a->value;
+    int eo = vt_cli_engine_opt(&t->run, c, v);
     if (eo == 0) /* -n / --nbest: crf_test's and wapiti label's name of -k */
-      eo = vt_cli_decoder_opt(&t->dec, c == 'n' ? 'k' : c, optarg);
+      eo = vt_cli_decoder_opt(&t->dec, c == 'n' ? 'k' : c, v);
     if (eo < 0) goto done;
     if (eo > 0) continue;
-    int h = vt_cli_reader_opt(&reader, c, optarg);
+    int h = vt_cli_reader_opt(&reader, c, v);
     if (h < 0) goto done;
     if (h > 0) continue;
     switch (c) {
-    case 'm': t->model_path = optarg; break;
-    case 'o': t->out_path = optarg; break;
+    case 'm': t->model_path = v; break;
+    case 'o': t->out_path = v; break;
     case 'v':
-      if (strcmp(optarg, "0") && strcmp(optarg, "1") && strcmp(optarg, "2")) {
-        vt_cli_error("tag: -v: expected 0, 1 or 2, got '%s'", optarg);
+      if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "2")) {
+        vt_cli_error("tag: -v: expected 0, 1 or 2, got '%s'", v);
         goto done;
       }
-      verbose = optarg[0] - '0';
+      verbose = v[0] - '0';
       break;
-    case OPT_DICT: dict_path = optarg; break;
+    case OPT_DICT: dict_path = v; break;
     case OPT_DICT_COL:
-      if (parse_col("--dict-col", optarg, &dict_col)) goto done;
+      if (parse_col("--dict-col", v, &dict_col)) goto done;
       break;
     case OPT_PARTIAL:
-      if (parse_col("--partial-col", optarg, &t->partial_col)) goto done;
+      if (parse_col("--partial-col", v, &t->partial_col)) goto done;
       break;
-    case OPT_FORBID: forbid_path = optarg; break;
+    case OPT_FORBID: forbid_path = v; break;
     case OPT_BIO: bio = 1; break;
     case 'p': crfsuite_out |= VT_CRFSUITE_PROB; break;
     case 'r': crfsuite_out |= VT_CRFSUITE_REF; break;
@@ -165,24 +165,24 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
     case 'i': crfsuite_out |= VT_CRFSUITE_MARG; break;
     case 'l': crfsuite_out |= VT_CRFSUITE_MARG_ALL; break;
     case OPT_COST:
-      if (vt_cli_parse_cost_factor(optarg, &cost_factor)) goto done;
+      if (vt_cli_parse_cost_factor(v, &cost_factor)) goto done;
       break;
     case OPT_LABEL_SEP:
-      if (strcmp(optarg, "tab") && strcmp(optarg, "space") && strcmp(optarg, "input")) {
-        vt_cli_error("tag: --label-sep: expected tab, space or input, got '%s'", optarg);
+      if (strcmp(v, "tab") && strcmp(v, "space") && strcmp(v, "input")) {
+        vt_cli_error("tag: --label-sep: expected tab, space or input, got '%s'", v);
         goto done;
       }
-      label_sep = optarg[0] == 't' ? '\t' : optarg[0] == 's' ? ' ' : 0;
+      label_sep = v[0] == 't' ? '\t' : v[0] == 's' ? ' ' : 0;
       break;
     case 'h':
       vt_cli_tag_usage(stdout);
       rc = VT_EXIT_OK;
       goto done;
-    default: vt_cli_bad_option("tag", "m:k:n:o:hv:pilrtq", argv); goto done;
+    default: vt_cli_arg_refuse("tag", TAG_SHORTOPTS, tag_longopts, a); goto done;
     }
   }
-  t->files = (const char *const *)argv + optind;
-  t->n_files = argc - optind;
+  t->files = args->files;
+  t->n_files = args->n_files;
   if (!t->model_path) {
     vt_cli_error("tag: -m MODEL is required (see vitesse tag --help)");
     goto done;
@@ -214,7 +214,7 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
   if (label_sep < 0) {
     vt_model_info info;
     vt_model_describe(t->m, &info);
-    label_sep = info.kind == VT_MODEL_TAGGER && info.origin == VT_MODEL_FROM_CRFPP ? '\t' : 0;
+    label_sep = info.label_sep; /* crf_test's layout for a CRF++ model */
   }
   t->to.label_sep = label_sep;
   t->to.crfsuite_out = crfsuite_out;
@@ -234,7 +234,7 @@ int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
     t->to.constraints = t->cons;
   }
   vt_model_describe(t->m, &t->info);
-  if ((t->crfs_test || t->crfs_quiet) && t->info.kind != VT_MODEL_CRFSUITE) {
+  if ((t->crfs_test || t->crfs_quiet) && !(t->info.can & VT_CAN_ITEMS)) {
     vt_cli_error("tag: -%c: only with a CRFsuite model (item files; vitesse eval scores a "
                  "column corpus)",
                  t->crfs_test ? 't' : 'q');
@@ -270,9 +270,53 @@ void vt_cli_tag_stats(const vt_cli_tag *t, const vt_run_report *tot, double secs
           (long long)tot->decode.budget_fallbacks, (long long)tot->decode.sparse);
 }
 
+/* Learns what the model -m names can do before the options are applied: from its file's first
+ * bytes, or (a model that can be read only once: a pipe, /dev/stdin) by opening it into t->m.
+ * Returns 0, or -1 when that open fails (message printed). */
+static int model_can(vt_cli_tag *t, const vt_cli_arg_list *args, uint32_t *can) {
+  const char *path = NULL;
+  *can = 0;
+  for (int i = 0; i < args->n; i++)
+    if (args->v[i].code == 'm') path = args->v[i].value;
+  if (!path) return 0;
+  struct stat st;
+  if (stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
+    *can = vt_model_kind_can(vt_model_file_kind(path));
+    return 0;
+  }
+  if (vt_model_open(&t->m, path) != VT_OK) {
+    vt_cli_error("%s", vt_last_error());
+    return -1;
+  }
+  vt_model_info info;
+  vt_model_describe(t->m, &info);
+  *can = info.can;
+  return 0;
+}
+
+int vt_cli_tag_setup(vt_cli_tag *t, int argc, char **argv) {
+  vt_cli_arg_list args;
+  uint32_t can;
+  int rc = VT_EXIT_USAGE;
+  if (vt_cli_arg_list_parse(&args, argc, argv, TAG_SHORTOPTS, any_longopts)) return VT_EXIT_FAIL;
+  if (model_can(t, &args, &can)) goto done;
+  if (can & VT_CAN_CHUNKS) { /* a joint model: chunk-tag's options */
+    t->joint = 1;
+    t->chunk.m = t->m;
+    t->m = NULL;
+    rc = vt_cli_chunk_tag_apply(&t->chunk, &args);
+  } else {
+    rc = apply(t, &args);
+  }
+done:
+  vt_cli_arg_list_free(&args);
+  return rc;
+}
+
 void vt_cli_tag_free(vt_cli_tag *t) {
   vt_constraints_destroy(t->cons);
   vt_model_close(t->m);
+  vt_model_close(t->chunk.m);
   t->cons = NULL;
-  t->m = NULL;
+  t->m = t->chunk.m = NULL;
 }

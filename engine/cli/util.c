@@ -53,23 +53,26 @@ int vt_cli_max_model_memory(const char *arg) {
   return 0;
 }
 
-void vt_cli_bad_option(const char *cmd, const char *optstring, char **argv) {
-  const char *arg = optind > 0 ? argv[optind - 1] : "";
-  char shortopt[3] = {'-', (char)optopt, '\0'};
-  int missing;       /* a known option without its value */
-  if (optopt == 0) { /* an unknown long option */
+void vt_cli_option_refused(const char *cmd, const char *optstring, int opt, const char *word) {
+  char shortopt[3] = {'-', (char)opt, '\0'};
+  int missing;    /* a known option without its value */
+  if (opt == 0) { /* an unknown long option */
     missing = 0;
-  } else if (arg[0] == '-' && arg[1] == '-') { /* a long option: its value is missing */
+  } else if (word[0] == '-' && word[1] == '-') { /* a long option: its value is missing */
     missing = 1;
   } else { /* a short one, maybe in a cluster */
-    missing = optopt != ':' && strchr(optstring, optopt) != NULL;
-    arg = shortopt;
+    missing = opt != ':' && strchr(optstring, opt) != NULL;
+    word = shortopt;
   }
-  size_t n = strcspn(arg, "="); /* --opt=VALUE: the option's name */
+  size_t n = strcspn(word, "="); /* --opt=VALUE: the option's name */
   if (missing)
-    vt_cli_error("%s: option '%.*s' needs a value (see vitesse %s --help)", cmd, (int)n, arg, cmd);
+    vt_cli_error("%s: option '%.*s' needs a value (see vitesse %s --help)", cmd, (int)n, word, cmd);
   else
-    vt_cli_error("%s: unknown option '%.*s' (see vitesse %s --help)", cmd, (int)n, arg, cmd);
+    vt_cli_error("%s: unknown option '%.*s' (see vitesse %s --help)", cmd, (int)n, word, cmd);
+}
+
+void vt_cli_bad_option(const char *cmd, const char *optstring, char **argv) {
+  vt_cli_option_refused(cmd, optstring, optopt, optind > 0 ? argv[optind - 1] : "");
 }
 
 double vt_cli_now(void) {

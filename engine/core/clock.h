@@ -1,7 +1,7 @@
 /* engine/core/clock.h: the monotonic clock the engine times itself with (reports, --stats).
  * The including file defines _POSIX_C_SOURCE (>= 199309L) before its first include. */
-#ifndef VT_ENGINE_CLOCK_H
-#define VT_ENGINE_CLOCK_H
+#ifndef VT_CORE_CLOCK_H
+#define VT_CORE_CLOCK_H
 
 #include <time.h>
 

@@ -1,6 +1,6 @@
 /* engine/core/errmsg.h: one-line error messages for the text pipeline ("NAME:...: problem"). */
-#ifndef VT_ENGINE_ERRMSG_H
-#define VT_ENGINE_ERRMSG_H
+#ifndef VT_CORE_ERRMSG_H
+#define VT_CORE_ERRMSG_H
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /* engine/core/kernel.h: the max-plus kernels, a kernel family (cmake/VtIsa.cmake): one table per
  * instruction set in kernel_<level>.c, and their dispatcher in kernel.c. */
-#ifndef VT_ENGINE_KERNEL_H
-#define VT_ENGINE_KERNEL_H
+#ifndef VT_CORE_KERNEL_H
+#define VT_CORE_KERNEL_H
 
 #include "vitesse.h"
 

@@ -6,8 +6,8 @@
  * C library's exp and log; the SIMD levels use their own exp (polynomial, about 1 ulp) and sum in
  * another order, so levels agree within about 1e-13 of each result (relative to its magnitude,
  * at least 1), not bit for bit. */
-#ifndef VT_ENGINE_LSE_H
-#define VT_ENGINE_LSE_H
+#ifndef VT_CORE_LSE_H
+#define VT_CORE_LSE_H
 
 #include <stdint.h>
 

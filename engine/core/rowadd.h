@@ -1,8 +1,8 @@
 /* engine/core/rowadd.h: adding a weight row into an emission row, a kernel family
  * (cmake/VtIsa.cmake): one table per instruction set in rowadd_<level>.c, their dispatcher in
  * rowadd.c. The decoders use the widest level vt_simd_active() allows. */
-#ifndef VT_ENGINE_ROWADD_H
-#define VT_ENGINE_ROWADD_H
+#ifndef VT_CORE_ROWADD_H
+#define VT_CORE_ROWADD_H
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* engine/core/synth.h: seeded synthetic score lattices shaped like a trained tagger's. */
-#ifndef VT_ENGINE_SYNTH_H
-#define VT_ENGINE_SYNTH_H
+#ifndef VT_CORE_SYNTH_H
+#define VT_CORE_SYNTH_H
 
 #include "vitesse.h"
 

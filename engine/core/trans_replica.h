@@ -1,7 +1,7 @@
 /* engine/core/trans_replica.h: deep copies of a transition model into a chosen memory source, so
  * each NUMA node reads its own copy from local memory (the engine makes one per plan node). */
-#ifndef VT_ENGINE_TRANS_REPLICA_H
-#define VT_ENGINE_TRANS_REPLICA_H
+#ifndef VT_CORE_TRANS_REPLICA_H
+#define VT_CORE_TRANS_REPLICA_H
 
 #include "alloc/mem.h"
 #include "core/trans_layout.h"

@@ -10,8 +10,8 @@
  * value (-inf until k are recorded), or higher if the caller set it (it only rises): k distinct
  * paths score at least the floor, so a candidate whose upper bound is <= floor can be dropped
  * without changing the k best score list. */
-#ifndef VT_ENGINE_AGENDA_H
-#define VT_ENGINE_AGENDA_H
+#ifndef VT_DECODE_AGENDA_H
+#define VT_DECODE_AGENDA_H
 
 #include <math.h>
 

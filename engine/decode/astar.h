@@ -1,7 +1,7 @@
 /* engine/decode/astar.h: k-best A* over a degenerate lattice (Huang et al. 2012, sections 4.1-4.3),
  * the left-to-right search shared by astar and iter-astar. */
-#ifndef VT_ENGINE_ASTAR_H
-#define VT_ENGINE_ASTAR_H
+#ifndef VT_DECODE_ASTAR_H
+#define VT_DECODE_ASTAR_H
 
 #include "decode/budget.h"
 #include "decode/degen.h"

@@ -16,8 +16,8 @@
  * Each charge also polls the cancel flag of the engine run (NULL outside one): a canceled search
  * stops at its next charge (a few microseconds of work apart) and vt_decode returns
  * VT_ECANCELED. */
-#ifndef VT_ENGINE_BUDGET_H
-#define VT_ENGINE_BUDGET_H
+#ifndef VT_DECODE_BUDGET_H
+#define VT_DECODE_BUDGET_H
 
 #include <stdatomic.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* engine/decode/decoders.h: the internal decoder interface that vt_decode dispatches to. */
-#ifndef VT_ENGINE_DECODERS_H
-#define VT_ENGINE_DECODERS_H
+#ifndef VT_DECODE_DECODERS_H
+#define VT_DECODE_DECODERS_H
 
 #include "core/trans_layout.h"
 #include "decode/budget.h"

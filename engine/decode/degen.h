@@ -22,8 +22,8 @@
  * level (degen_ops.h, one call per column), so those are vectorized like the kernels; they
  * touch only the live prefix [0, hi) of each column, as pruned nodes never come back.
  */
-#ifndef VT_ENGINE_DEGEN_H
-#define VT_ENGINE_DEGEN_H
+#ifndef VT_DECODE_DEGEN_H
+#define VT_DECODE_DEGEN_H
 
 #include <math.h>
 

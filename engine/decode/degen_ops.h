@@ -7,8 +7,8 @@
  * the same bits: the loops are elementwise, in the order written here (ISO C: no contraction),
  * and comparisons are strict `>` / `<` on the same values. The rows a call writes do not overlap
  * the rows it reads (row_add, row_raise and row_prune are written with restrict). */
-#ifndef VT_ENGINE_DEGEN_OPS_H
-#define VT_ENGINE_DEGEN_OPS_H
+#ifndef VT_DECODE_DEGEN_OPS_H
+#define VT_DECODE_DEGEN_OPS_H
 
 #include <stdint.h>
 

@@ -3,8 +3,8 @@
  * level compiles its own copy with its own flags (cmake/VtIsa.cmake) and the compiler vectorizes
  * it for that ISA; with no FMA and ISO C every copy rounds exactly as the scalar one
  * (tests/test_isa_degen_ops.c checks the bits). Only those three files include it. */
-#ifndef VT_ENGINE_DEGEN_OPS_LOOPS_H
-#define VT_ENGINE_DEGEN_OPS_LOOPS_H
+#ifndef VT_DECODE_DEGEN_OPS_LOOPS_H
+#define VT_DECODE_DEGEN_OPS_LOOPS_H
 
 #include <math.h>
 #include <stdint.h>

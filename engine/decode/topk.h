@@ -1,8 +1,8 @@
 /* engine/decode/topk.h: the sorted top-k buffer of the k-best Viterbi passes (kbest.c over the
  * whole lattice, sparse.c over the finite labels): per node, the k best partial paths that end
  * in it, best first. */
-#ifndef VT_ENGINE_TOPK_H
-#define VT_ENGINE_TOPK_H
+#ifndef VT_DECODE_TOPK_H
+#define VT_DECODE_TOPK_H
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* engine/decode/viterbi_astar.h: k-best Viterbi A* (Huang et al. 2012, Algorithm 3) on a degenerate
  * lattice, the backward search shared by viterbi-astar and iter-viterbi-astar. */
-#ifndef VT_ENGINE_VITERBI_ASTAR_H
-#define VT_ENGINE_VITERBI_ASTAR_H
+#ifndef VT_DECODE_VITERBI_ASTAR_H
+#define VT_DECODE_VITERBI_ASTAR_H
 
 #include "decode/budget.h"
 #include "decode/degen.h"

@@ -81,15 +81,6 @@ int vt_chunk_model_sniff_bytes(const unsigned char *head, size_t n) {
   return n >= 8 && !memcmp(head, FORMAT.magic, 8);
 }
 
-int vt_chunk_model_sniff(const char *path) {
-  unsigned char head[8];
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return 0;
-  int ok = fread(head, 1, 8, fp) == 8 && !memcmp(head, FORMAT.magic, 8);
-  fclose(fp);
-  return ok;
-}
-
 /* Loads a names section of `count` names into dictionary d; NULL or a problem. The whole
  * offset table is checked against the section before any name is read. */
 static const char *names_load(vt_featdict *d, vt_binsec s, uint64_t count) {

@@ -7,8 +7,8 @@
  * first 8 bytes. Sections: META (64 bytes: c, p, collapse, max_chunk, template count, word
  * count, rows, entries), POS, CHUNKS and WORDS (u32 offsets[count + 1], then the name bytes),
  * ROWS (i64 rowptr[rows + 1]), OUTS (i32 per entry), WEIGHTS (f64 per entry). */
-#ifndef VT_IO_CHUNK_MODEL_FILE_H
-#define VT_IO_CHUNK_MODEL_FILE_H
+#ifndef VT_MODELS_CHUNK_MODEL_FILE_H
+#define VT_MODELS_CHUNK_MODEL_FILE_H
 
 #include <stddef.h>
 
@@ -27,10 +27,6 @@ int vt_chunk_model_write(const char *path, const vt_chunk_model *m, char *err, s
  * Returns VT_OK, VT_EIO, VT_EFORMAT (not a joint model, another version, truncated,
  * corrupted: the message says which) or VT_ENOMEM; `err` gets "PATH: problem". */
 int vt_chunk_model_load(vt_chunk_model *m, const char *path, char *err, size_t errlen);
-
-/* Returns 1 when the file `path` starts with the joint model's magic, else 0 (also when it
- * cannot be read). */
-int vt_chunk_model_sniff(const char *path);
 
 /* Returns 1 when the first `n` bytes of a file, `head`, start a joint model file, else 0. */
 int vt_chunk_model_sniff_bytes(const unsigned char *head, size_t n);

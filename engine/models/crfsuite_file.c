@@ -406,7 +406,7 @@ int vt_crfs_load(vt_crfs **out, const char *path, char *err, size_t errlen) {
     return index_finish(out, st, "model file", path, err, errlen);
   }
   rewind(f);
-  if ((st = vt_read_stream(f, path, (char **)&buf, &len, err, errlen)) != VT_OK) goto done;
+  if ((st = vt_read_stream(f, path, 0, (char **)&buf, &len, err, errlen)) != VT_OK) goto done;
   st = load_crf1d(out, buf, len, path, err, errlen);
 done:
   fclose(f);

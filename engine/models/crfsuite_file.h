@@ -3,8 +3,8 @@
  * native file `vitesse convert --from crfsuite` writes: the same model laid out as the tagger reads
  * it (engine/text/crfs.h), in the checksummed container of io/binfile.h, mapped at load with
  * nothing to build, so it loads faster. Every offset and count is checked before use. */
-#ifndef VT_IO_CRFSUITE_FILE_H
-#define VT_IO_CRFSUITE_FILE_H
+#ifndef VT_MODELS_CRFSUITE_FILE_H
+#define VT_MODELS_CRFSUITE_FILE_H
 
 #include <stddef.h>
 

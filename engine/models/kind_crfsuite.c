@@ -1,4 +1,4 @@
-/* engine/models/kind_crfsuite.c: the table of CRFsuite models (model.h): a crf1d model of
+/* engine/models/kind_crfsuite.c: the table of CRFsuite models (kind_ops.h): a crf1d model of
  * CRFsuite 0.12, or vitesse's native file of one, tagging CRFsuite item sequences as `crfsuite
  * tag` prints them (engine/text/crfs.h), saved as a native file or as a crf1d file again
  * (crfsuite_write.h). The model is read-only and small, so the workers of a corpus run share it
@@ -10,29 +10,38 @@
 #include "core/errmsg.h"
 #include "models/crfsuite_file.h"
 #include "models/crfsuite_write.h"
-#include "models/model.h"
+#include "models/kind_ops.h"
+
+/* The kind's model (vt_model.impl). */
+static vt_crfs *crfs(const vt_model *m) { return m->impl; }
 
 static int sniff(const unsigned char *head, size_t n) { return vt_crfs_sniff(head, n); }
 
 static vt_status load(vt_model *m, const char *path, char *err, size_t errlen) {
-  return (vt_status)vt_crfs_load(&m->crfs, path, err, errlen);
+  vt_crfs *c = NULL;
+  vt_status st = (vt_status)vt_crfs_load(&c, path, err, errlen);
+  m->impl = c;
+  return st;
 }
 
 static vt_status load_mem(vt_model *m, const void *data, size_t size, const char *name, char *err,
                           size_t errlen) {
-  return (vt_status)vt_crfs_load_mem(&m->crfs, data, size, name, err, errlen);
+  vt_crfs *c = NULL;
+  vt_status st = (vt_status)vt_crfs_load_mem(&c, data, size, name, err, errlen);
+  m->impl = c;
+  return st;
 }
 
 static vt_status save(const vt_model *m, const char *path, char *err, size_t errlen) {
-  return (vt_status)vt_crfs_write_native(path, m->crfs, err, errlen);
+  return (vt_status)vt_crfs_write_native(path, crfs(m), err, errlen);
 }
 
 static vt_status save_crfsuite(const vt_model *m, const char *path, char *err, size_t errlen) {
-  return (vt_status)vt_crfs_write_crf1d(path, m->crfs, err, errlen);
+  return (vt_status)vt_crfs_write_crf1d(path, crfs(m), err, errlen);
 }
 
 static vt_status describe(vt_model *m) {
-  const vt_crfs *c = m->crfs;
+  const vt_crfs *c = crfs(m);
   m->info.labels = c->L;
   if (vt_kind_names_alloc(&m->names, c->L) != VT_OK) return VT_ENOMEM;
   for (int32_t y = 0; y < c->L; y++) {
@@ -43,9 +52,9 @@ static vt_status describe(vt_model *m) {
   return VT_OK;
 }
 
-static void model_free(vt_model *m) { vt_crfs_free(m->crfs); }
+static void model_free(vt_model *m) { vt_crfs_free(crfs(m)); }
 
-static vt_trans *trans(const vt_model *m) { return m->crfs->trans; }
+static vt_trans *trans(const vt_model *m) { return crfs(m)->trans; }
 
 static vt_status tag_items(const vt_model *m, const vt_decode_opts *opts, vt_cells_scratch *s,
                            const char *const *items, int32_t T, vt_tag_out *out, char *err,
@@ -55,7 +64,7 @@ static vt_status tag_items(const vt_model *m, const vt_decode_opts *opts, vt_cel
   size_t *lens = VT_ARENA_NEW(s->arena, size_t, (size_t)T + 1);
   if (!lens) return vt_fail_into(err, errlen, VT_ENOMEM, "out of memory");
   for (int32_t i = 0; i < T; i++) lens[i] = strlen(items[i]);
-  vt_status st = vt_crfs_tag(m->crfs, opts, s->arena, items, lens, T, out->labels, out->scores,
+  vt_status st = vt_crfs_tag(crfs(m), opts, s->arena, items, lens, T, out->labels, out->scores,
                              &out->n_paths, out->marg, &out->logz, out->path, &out->path_score,
                              &bad, &out->stats, NULL, why, sizeof why);
   if (st == VT_EFORMAT) return vt_fail_into(err, errlen, st, "item %d: %s", bad + 1, why);
@@ -73,7 +82,7 @@ typedef struct crfs_worker {
 } crfs_worker;
 
 static vt_status tag_batch(const vt_corpus_work *w) {
-  const vt_crfs *m = w->m->crfs;
+  const vt_crfs *m = crfs(w->m);
   const vt_decode_opts *opts = &w->o->decode;
   const int flags = w->o->crfsuite_out & (VT_CRFS_PROB | VT_CRFS_MARG | VT_CRFS_MARG_ALL);
   const int ref = w->o->crfsuite_out & VT_CRFS_REF;
@@ -145,6 +154,8 @@ static const vt_corpus_ops corpus = {
 const vt_kind_ops vt_kind_crfsuite = {
     .kind = VT_MODEL_CRFSUITE,
     .name = "crfsuite",
+    .can = VT_CAN_ITEMS | VT_CAN_MARGINALS | VT_CAN_KBEST | VT_CAN_SAVE | VT_CAN_SAVE_CRFSUITE |
+           VT_CAN_OPEN_MEMORY,
     .sniff = sniff,
     .load = load,
     .load_mem = load_mem,

@@ -1,4 +1,4 @@
-/* engine/models/kind_joint.c: the table of joint label-chunk models (model.h; Shimizu & Haas
+/* engine/models/kind_joint.c: the table of joint label-chunk models (kind_ops.h; Shimizu & Haas
  * 2006): POS tags and chunks decoded together, exactly, one structure per sentence. The model is
  * read-only and shared by every worker (its dictionaries are not grown). */
 #define _POSIX_C_SOURCE 200809L
@@ -13,24 +13,37 @@
 #include "core/clock.h"
 #include "core/errmsg.h"
 #include "models/chunk_model_file.h"
-#include "models/model.h"
+#include "models/kind_ops.h"
+
+/* The kind's model (vt_model.impl). */
+static vt_chunk_model *chunk(const vt_model *m) { return m->impl; }
 
 static int sniff(const unsigned char *head, size_t n) {
   return vt_chunk_model_sniff_bytes(head, n);
 }
 
 static vt_status load(vt_model *m, const char *path, char *err, size_t errlen) {
-  return (vt_status)vt_chunk_model_load(&m->chunk, path, err, errlen);
+  vt_chunk_model *c = calloc(1, sizeof *c);
+  if (!(m->impl = c)) {
+    snprintf(err, errlen, "%s: out of memory", path);
+    return VT_ENOMEM;
+  }
+  return (vt_status)vt_chunk_model_load(c, path, err, errlen);
 }
 
 static vt_status load_mem(vt_model *m, const void *data, size_t size, const char *name, char *err,
                           size_t errlen) {
-  return (vt_status)vt_chunk_model_load_mem(&m->chunk, data, size, name, err, errlen);
+  vt_chunk_model *c = calloc(1, sizeof *c);
+  if (!(m->impl = c)) {
+    snprintf(err, errlen, "%s: out of memory", name);
+    return VT_ENOMEM;
+  }
+  return (vt_status)vt_chunk_model_load_mem(c, data, size, name, err, errlen);
 }
 
 static vt_status describe(vt_model *m) {
   vt_model_info *in = &m->info;
-  const vt_chunk_model *c = &m->chunk;
+  const vt_chunk_model *c = chunk(m);
   in->labels = c->p;
   in->chunk_labels = 2 * c->c - 1;
   in->max_chunk = c->max_chunk;
@@ -59,7 +72,10 @@ static vt_status describe(vt_model *m) {
   return VT_OK;
 }
 
-static void model_free(vt_model *m) { vt_chunk_model_free(&m->chunk); }
+static void model_free(vt_model *m) {
+  if (m->impl) vt_chunk_model_free(chunk(m));
+  free(m->impl);
+}
 
 static vt_trans *trans(const vt_model *m) {
   (void)m;
@@ -81,7 +97,7 @@ static vt_status tag_cells(const vt_model *m, const vt_decode_opts *opts, vt_cel
                            const char *const *cells, int32_t T, int32_t ncols, vt_tag_out *out,
                            char *err, size_t errlen) {
   (void)opts;
-  const vt_chunk_model *cm = &m->chunk;
+  const vt_chunk_model *cm = chunk(m);
   int32_t *word = VT_ARENA_NEW(s->arena, int32_t, (size_t)T);
   int32_t *ctag = VT_ARENA_NEW(s->arena, int32_t, (size_t)T);
   uint8_t *type = VT_ARENA_NEW(s->arena, uint8_t, (size_t)T);
@@ -201,7 +217,7 @@ static vt_status corpus_check(const vt_model *m, const vt_tag_opts *o, char *err
 }
 
 static vt_status tag_batch(const vt_corpus_work *w) {
-  const vt_chunk_model *m = &w->m->chunk;
+  const vt_chunk_model *m = chunk(w->m);
   const vt_tag_opts *o = w->o;
   const int32_t W = o->max_chunk >= 0 ? o->max_chunk : m->max_chunk;
   vt_sentbatch *sb = w->sb;
@@ -295,6 +311,7 @@ static const vt_corpus_ops corpus = {
 const vt_kind_ops vt_kind_joint = {
     .kind = VT_MODEL_JOINT_CHUNK,
     .name = "joint",
+    .can = VT_CAN_COLUMNS | VT_CAN_CHUNKS | VT_CAN_OPEN_MEMORY,
     .sniff = sniff,
     .load = load,
     .load_mem = load_mem,

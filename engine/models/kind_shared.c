@@ -1,10 +1,10 @@
-/* engine/models/kind_shared.c: what the kinds' tables share (model.h): the decoder policy every
+/* engine/models/kind_shared.c: what the kinds' tables share (kind_ops.h): the decoder policy every
  * kind starts from, and label names. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/errmsg.h"
-#include "models/model.h"
+#include "models/kind_ops.h"
 
 void vt_kind_decoder_default(const vt_model *m, int32_t k, vt_decode_opts *o) {
   vt_decode_opts_default(o, m->info.labels, k);

@@ -1,4 +1,4 @@
-/* engine/models/kind_tagger.c: the table of tagger models (model.h): feature templates, features
+/* engine/models/kind_tagger.c: the table of tagger models (kind_ops.h): feature templates, features
  * and labels, trained by vitesse or converted from a CRF++ or Wapiti model. Tagging is
  * engine/text/'s (features, emissions, decoding, text). */
 #include <math.h>
@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "core/errmsg.h"
-#include "models/model.h"
+#include "models/kind_ops.h"
 #include "models/model_file.h"
+#include "models/peer_model.h"
 #include "text/model_replica.h"
 #include "text/obsbigram.h"
 #include "text/tmpl_index.h"
@@ -15,24 +16,33 @@
 /* Memory of each worker's cache of local emission rows (engine/text/rowcache.h). */
 #define ROW_CACHE_BYTES ((size_t)4 << 20)
 
+/* The kind's model (vt_model.impl). */
+static vt_textmodel *text(const void *m) { return ((const vt_model *)m)->impl; }
+
 static int sniff(const unsigned char *head, size_t n) { return vt_textmodel_sniff(head, n); }
 
 static vt_status load(vt_model *m, const char *path, char *err, size_t errlen) {
-  return (vt_status)vt_textmodel_load(&m->text, path, err, errlen);
+  vt_textmodel *t = NULL;
+  vt_status st = (vt_status)vt_textmodel_load(&t, path, err, errlen);
+  m->impl = t;
+  return st;
 }
 
 static vt_status load_mem(vt_model *m, const void *data, size_t size, const char *name, char *err,
                           size_t errlen) {
-  return (vt_status)vt_textmodel_load_mem(&m->text, data, size, name, err, errlen);
+  vt_textmodel *t = NULL;
+  vt_status st = (vt_status)vt_textmodel_load_mem(&t, data, size, name, err, errlen);
+  m->impl = t;
+  return st;
 }
 
 static vt_status save(const vt_model *m, const char *path, char *err, size_t errlen) {
-  return (vt_status)vt_textmodel_save(m->text, path, err, errlen);
+  return (vt_status)vt_textmodel_save(text(m), path, err, errlen);
 }
 
 static vt_status describe(vt_model *m) {
   vt_model_info *in = &m->info;
-  const vt_textmodel *t = m->text;
+  const vt_textmodel *t = text(m);
   in->labels = t->L;
   if (vt_kind_names_alloc(&m->names, t->L) != VT_OK) return VT_ENOMEM;
   for (int32_t y = 0; y < t->L; y++) {
@@ -53,24 +63,25 @@ static vt_status describe(vt_model *m) {
   in->origin = t->meta.origin == VT_ORIGIN_CRFPP    ? VT_MODEL_FROM_CRFPP
                : t->meta.origin == VT_ORIGIN_WAPITI ? VT_MODEL_FROM_WAPITI
                                                     : VT_MODEL_FROM_VITESSE;
+  in->label_sep = t->meta.origin == VT_ORIGIN_CRFPP ? '\t' : 0; /* crf_test's layout */
   return VT_OK;
 }
 
-static void model_free(vt_model *m) { vt_textmodel_free(m->text); }
+static void model_free(vt_model *m) { vt_textmodel_free(text(m)); }
 
-static vt_trans *trans(const vt_model *m) { return m->text->trans; }
+static vt_trans *trans(const vt_model *m) { return text(m)->trans; }
 
-static vt_textmodel *features(const vt_model *m) { return m->text; }
+static vt_textmodel *features(const vt_model *m) { return text(m); }
 
 static void decoder_default(const vt_model *m, int32_t k, vt_decode_opts *o) {
   vt_kind_decoder_default(m, k, o);
   /* Observation-dependent bigrams: viterbi and kbest-viterbi are the fastest exact ones. */
-  if (m->text->obs_bigram) o->algo = o->k > 1 ? VT_ALGO_KBEST_VITERBI : VT_ALGO_VITERBI;
+  if (text(m)->obs_bigram) o->algo = o->k > 1 ? VT_ALGO_KBEST_VITERBI : VT_ALGO_VITERBI;
 }
 
 static vt_status decoder_check(const vt_model *m, const vt_decode_opts *o, char *err,
                                size_t errlen) {
-  if (m->text->obs_bigram && !vt_obs_algo_supported(o->algo))
+  if (text(m)->obs_bigram && !vt_obs_algo_supported(o->algo))
     return vt_fail_into(err, errlen, VT_EUNSUPPORTED,
                         "--algo %s: this model has observation-dependent bigram templates; use "
                         "viterbi, viterbi-scalar, kbest-viterbi or beam",
@@ -117,7 +128,7 @@ static vt_status pack_cells(vt_cells_scratch *t, const char *const *cells, int32
 static vt_status tag_cells(const vt_model *mdl, const vt_decode_opts *opts, vt_cells_scratch *s,
                            const char *const *cells, int32_t T, int32_t ncols, vt_tag_out *out,
                            char *err, size_t errlen) {
-  const vt_textmodel *m = mdl->text;
+  const vt_textmodel *m = text(mdl);
   vt_status st;
   if (ncols <= m->tmpl.max_col)
     return vt_fail_into(err, errlen, VT_EFORMAT,
@@ -159,11 +170,11 @@ typedef struct tagger_worker {
 /* `model`: the vt_model; the replica: a copy of its features in `mem` (mem NULL: its own). */
 static vt_status corpus_clone(const void *model, const vt_mem *mem, void **out) {
   if (!mem) { /* one NUMA node: the model's own features */
-    *out = ((const vt_model *)model)->text;
+    *out = text(model);
     return VT_OK;
   }
   vt_textmodel *m = NULL;
-  vt_status st = vt_textmodel_clone_to(&m, ((const vt_model *)model)->text, mem);
+  vt_status st = vt_textmodel_clone_to(&m, text(model), mem);
   *out = m;
   return st;
 }
@@ -216,6 +227,8 @@ static const vt_corpus_ops corpus = {
 const vt_kind_ops vt_kind_tagger = {
     .kind = VT_MODEL_TAGGER,
     .name = "tagger",
+    .can = VT_CAN_COLUMNS | VT_CAN_MARGINALS | VT_CAN_KBEST | VT_CAN_CONSTRAIN | VT_CAN_SAVE |
+           VT_CAN_OPEN_MEMORY,
     .sniff = sniff,
     .load = load,
     .load_mem = load_mem,
@@ -230,3 +243,13 @@ const vt_kind_ops vt_kind_tagger = {
     .tag_cells = tag_cells,
     .corpus = &corpus,
 };
+
+vt_status vt_kind_tagger_load_peer(vt_model *m, int fmt, const void *data, size_t size,
+                                   const char *name, double cost_factor, char *err, size_t errlen) {
+  vt_textmodel *t = NULL;
+  m->ops = &vt_kind_tagger;
+  vt_status st =
+      vt_peer_load_mem(&t, (vt_peer_format)fmt, data, size, name, cost_factor, err, errlen);
+  m->impl = t;
+  return st;
+}

@@ -8,8 +8,8 @@
  * engine/text/textmodel.h), HASH (u32 slots), TRANS (f32 A[L*L], S[L], F[L]).
  * Loading checks the magic, version, size, every checksum, then every offset, index and value
  * (so a damaged file is refused with a message, never read out of bounds). */
-#ifndef VT_IO_MODEL_FILE_H
-#define VT_IO_MODEL_FILE_H
+#ifndef VT_MODELS_MODEL_FILE_H
+#define VT_MODELS_MODEL_FILE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
  * label-bigram weights into A. There are no start or end weights (S = F = 0): neither peer has
  * them. vt_peer_build_finish writes the image as a model file in memory and opens it with the
  * ordinary loader, so a converted model is the same bytes. */
-#ifndef VT_IO_PEER_BUILD_H
-#define VT_IO_PEER_BUILD_H
+#ifndef VT_MODELS_PEER_BUILD_H
+#define VT_MODELS_PEER_BUILD_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * converted to a file (`vitesse convert`). The formats are the peers' own (CRF++'s
  * feature_index.cpp, Wapiti's model.c), described in each loader. To add a format: one
  * vt_peer_format, a case in vt_peer_sniff, vt_peer_format_named and vt_peer_load_mem. */
-#ifndef VT_IO_PEER_MODEL_H
-#define VT_IO_PEER_MODEL_H
+#ifndef VT_MODELS_PEER_MODEL_H
+#define VT_MODELS_PEER_MODEL_H
 
 #include <stddef.h>
 

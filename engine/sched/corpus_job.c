@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/model.h"
+#include "models/kind_ops.h"
 #include "sched/corpus_feed.h"
 #include "sched/engine.h"
 

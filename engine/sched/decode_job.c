@@ -15,7 +15,7 @@
 #include "core/errmsg.h"
 #include "core/trans_replica.h"
 #include "decode/decoders.h"
-#include "io/lattices.h"
+#include "io/lattice_set.h"
 #include "io/npy.h"
 #include "sched/engine.h"
 

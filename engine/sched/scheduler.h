@@ -44,8 +44,8 @@
  * One mutex guards every queue and slot state:
  * batches take milliseconds, so a few lock operations per batch cost nothing measurable, and
  * one lock keeps the ordering, stealing and stopping logic simple to verify. */
-#ifndef VT_ENGINE_SCHEDULER_H
-#define VT_ENGINE_SCHEDULER_H
+#ifndef VT_SCHED_SCHEDULER_H
+#define VT_SCHED_SCHEDULER_H
 
 #include <stdatomic.h>
 #include <stddef.h>

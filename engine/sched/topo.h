@@ -20,8 +20,8 @@
  * threads of an OpenMP team (engine/sched/scheduler.h), and each binds itself with hwloc over
  * whatever OpenMP's OMP_PROC_BIND did, then gives the thread its binding back when the run ends
  * (the runtime reuses its threads for the caller's own parallel regions). */
-#ifndef VT_ENGINE_TOPO_H
-#define VT_ENGINE_TOPO_H
+#ifndef VT_SCHED_TOPO_H
+#define VT_SCHED_TOPO_H
 
 #include <hwloc.h>
 #include <stdio.h>

@@ -4,15 +4,15 @@
  * of one batch in, their output text out, no shared state written (the model is read-only),
  * scratch memory from the worker's arena (reset per sentence), so the output of a batch is the
  * same bytes whichever thread runs it. */
-#ifndef VT_ENGINE_TAGGER_H
-#define VT_ENGINE_TAGGER_H
+#ifndef VT_TEXT_BATCH_TAG_H
+#define VT_TEXT_BATCH_TAG_H
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "io/sentbatch.h"
-#include "text/constraints.h"
+#include "text/allowed_labels.h"
 #include "text/obsbigram.h"
 #include "text/rowcache.h"
 #include "text/textmodel.h"

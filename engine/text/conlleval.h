@@ -4,8 +4,8 @@
  * empty type). Chunk starts and ends follow conlleval.pl exactly for IOB1, IOB2, IOE1 and IOE2
  * (tags B, I, O, E, and '[' ']' '.'); for IOBES, S is a one-token chunk and E followed by B
  * ends a chunk (as conlleval.py), rules that never fire on the other schemes. */
-#ifndef VT_ENGINE_CONLLEVAL_H
-#define VT_ENGINE_CONLLEVAL_H
+#ifndef VT_TEXT_CONLLEVAL_H
+#define VT_TEXT_CONLLEVAL_H
 
 #include <stddef.h>
 #include <stdint.h>

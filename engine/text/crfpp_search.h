@@ -11,8 +11,8 @@
  *
  * Exact for the models crf_learn writes (cost factor 1, one macro-free `B` template); with
  * --cost-factor C != 1 the weights were scaled before summing, so the last digits may differ. */
-#ifndef VT_ENGINE_CRFPP_SEARCH_H
-#define VT_ENGINE_CRFPP_SEARCH_H
+#ifndef VT_TEXT_CRFPP_SEARCH_H
+#define VT_TEXT_CRFPP_SEARCH_H
 
 #include <stdint.h>
 

@@ -8,8 +8,8 @@
  * attributes, in item order, of value * weight, added label by label exactly as crf1d_tag.c does;
  * the transitions bind a vt_trans without start or end scores, so every path score is CRFsuite's
  * own, bit for bit, and every decoder's ties go to the lowest label id as CRFsuite's do. */
-#ifndef VT_ENGINE_CRFS_H
-#define VT_ENGINE_CRFS_H
+#ifndef VT_TEXT_CRFS_H
+#define VT_TEXT_CRFS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* engine/text/crfs_fields.h: the fields of a CRFsuite item line (NAME[:VALUE], escapes \: and
  * \\), read one at a time: the reference reader that the tagger's fast scan (crfs_rows.c) falls
  * back on for escaped fields, and the trainer's item reader. */
-#ifndef VT_ENGINE_CRFS_FIELDS_H
-#define VT_ENGINE_CRFS_FIELDS_H
+#ifndef VT_TEXT_CRFS_FIELDS_H
+#define VT_TEXT_CRFS_FIELDS_H
 
 #include <stddef.h>
 

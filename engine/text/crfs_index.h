@@ -9,8 +9,8 @@
  * lookup costs one cache miss in the table and one in the record, whose name and weights lie
  * together. The hash is keyed with the process's key (strhash.h): names made to share a hash
  * cannot flood the table. */
-#ifndef VT_ENGINE_CRFS_INDEX_H
-#define VT_ENGINE_CRFS_INDEX_H
+#ifndef VT_TEXT_CRFS_INDEX_H
+#define VT_TEXT_CRFS_INDEX_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * attribute index (crfs_index.h): the tagger's fast path. A kernel family (cmake/VtIsa.cmake):
  * the body in crfs_rows_body.h, one table per instruction set in crfs_rows_<level>.c, their
  * dispatcher in crfs_rows.c. */
-#ifndef VT_ENGINE_CRFS_ROWS_H
-#define VT_ENGINE_CRFS_ROWS_H
+#ifndef VT_TEXT_CRFS_ROWS_H
+#define VT_TEXT_CRFS_ROWS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * is confirmed by comparing the stored bytes, so two strings never share an id. Ids are dense,
  * 0 .. n-1 in order of first insertion; each id keeps a count of its insertions. The hash is
  * keyed per process (strhash.h), so input cannot flood the table, and no id depends on it. */
-#ifndef VT_ENGINE_FEATDICT_H
-#define VT_ENGINE_FEATDICT_H
+#ifndef VT_TEXT_FEATDICT_H
+#define VT_TEXT_FEATDICT_H
 
 #include <stddef.h>
 #include <stdint.h>

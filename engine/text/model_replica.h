@@ -1,8 +1,8 @@
 /* engine/text/model_replica.h: deep copies of a loaded text model into a chosen memory source, so
  * each NUMA node tags from its own copy in local memory (the engine makes one per plan node,
  * as engine/core/trans_replica.h does for a bare transition model). */
-#ifndef VT_ENGINE_MODEL_REPLICA_H
-#define VT_ENGINE_MODEL_REPLICA_H
+#ifndef VT_TEXT_MODEL_REPLICA_H
+#define VT_TEXT_MODEL_REPLICA_H
 
 #include "alloc/mem.h"
 #include "text/textmodel.h"

@@ -5,8 +5,8 @@
  * position t (key i*L + j; a key may repeat: the values add up). A path scores
  *   S[y0] + E[0][y0] + sum_{t>=1} (edge_t(y(t-1), yt) + E[t][yt]) + F[y(T-1)],
  * summed left to right in double, edge terms first as vt_path_score does. */
-#ifndef VT_ENGINE_OBSBIGRAM_H
-#define VT_ENGINE_OBSBIGRAM_H
+#ifndef VT_TEXT_OBSBIGRAM_H
+#define VT_TEXT_OBSBIGRAM_H
 
 #include <stdint.h>
 

@@ -13,8 +13,8 @@
  * (each hit adds one, each miss that wanted it takes one). The key bytes are stored and
  * compared in full (a hash match alone is never trusted). One cache serves one model and one
  * thread. */
-#ifndef VT_ENGINE_ROWCACHE_H
-#define VT_ENGINE_ROWCACHE_H
+#ifndef VT_TEXT_ROWCACHE_H
+#define VT_TEXT_ROWCACHE_H
 
 #include <stddef.h>
 #include <stdint.h>

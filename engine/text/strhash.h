@@ -7,8 +7,8 @@
  * inverted step by step, so any number of strings with one value can be made to flood a table
  * (thousands of probes per lookup); with a key unknown to whoever wrote the input they cannot.
  * Nothing written depends on the key: ids follow insertion order, never slots. */
-#ifndef VT_ENGINE_STRHASH_H
-#define VT_ENGINE_STRHASH_H
+#ifndef VT_TEXT_STRHASH_H
+#define VT_TEXT_STRHASH_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -23,8 +23,8 @@
  * `%x[@n,col]` reads the absolute position n (1 = first token, -1 = last, 0 = before the
  * first), and rows outside the sentence read Wapiti's sentinels `_x-1` .. `_x-4`, then `_x-#`
  * (and `_x+1` .. `_x+4`, `_x+#`). */
-#ifndef VT_ENGINE_TEMPLATE_H
-#define VT_ENGINE_TEMPLATE_H
+#ifndef VT_TEXT_TEMPLATE_H
+#define VT_TEXT_TEMPLATE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -10,8 +10,8 @@
  * A unigram record keys labels; a bigram record (observation-dependent `B` templates) keys label
  * pairs prev * L + cur. A sparse record stores only non-zero weights; a dense unigram record
  * (for features that score many labels: faster to add) stores all L weights, keyless. */
-#ifndef VT_ENGINE_MODEL_H
-#define VT_ENGINE_MODEL_H
+#ifndef VT_TEXT_TEXTMODEL_H
+#define VT_TEXT_TEXTMODEL_H
 
 #include <stddef.h>
 #include <stdint.h>

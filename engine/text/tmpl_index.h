@@ -15,8 +15,8 @@
  * is found from either), and a text no record holds has no id (the feature is unknown). A
  * template whose records split too many ways (literals the values hold, adjacent macros), or
  * whose key two records share, is left to the string path (vt_tmpl_index.fast is 0 for it). */
-#ifndef VT_ENGINE_TMPL_INDEX_H
-#define VT_ENGINE_TMPL_INDEX_H
+#ifndef VT_TEXT_TMPL_INDEX_H
+#define VT_TEXT_TMPL_INDEX_H
 
 #include <stdatomic.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* engine/text/tmpl_index_build.h: building a model's template index (tmpl_index.h) at load
  * (tmpl_index_build.c). */
-#ifndef VT_ENGINE_TMPL_INDEX_BUILD_H
-#define VT_ENGINE_TMPL_INDEX_BUILD_H
+#ifndef VT_TEXT_TMPL_INDEX_BUILD_H
+#define VT_TEXT_TMPL_INDEX_BUILD_H
 
 #include "text/textmodel.h"
 #include "text/tmpl_index.h"

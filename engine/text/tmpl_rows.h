@@ -1,8 +1,8 @@
 /* engine/text/tmpl_rows.h: a sentence's template features through the index of features by cell
  * values (tmpl_index.h): the cells' value ids, keys, records, and the emission rows of a model
  * whose unigram templates the index finds all (tmpl_rows.c). */
-#ifndef VT_ENGINE_TMPL_ROWS_H
-#define VT_ENGINE_TMPL_ROWS_H
+#ifndef VT_TEXT_TMPL_ROWS_H
+#define VT_TEXT_TMPL_ROWS_H
 
 #include <stddef.h>
 #include <stdint.h>

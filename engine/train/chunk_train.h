@@ -4,8 +4,8 @@
  * tau = max(0, min(1, (loss(y) - (s(y_i) - s(y))) / |f(y_i) - f(y)|^2)), MMVP), where y is the
  * decoder's best structure under the current weights and loss(y) counts the parts of y that
  * are not parts of y_i. */
-#ifndef VT_ENGINE_CHUNK_TRAIN_H
-#define VT_ENGINE_CHUNK_TRAIN_H
+#ifndef VT_TRAIN_CHUNK_TRAIN_H
+#define VT_TRAIN_CHUNK_TRAIN_H
 
 #include <stdint.h>
 

@@ -1,8 +1,8 @@
 /* engine/train/train.h: averaged-perceptron training (Collins 2002) over a compiled corpus: the one
  * entry point, which runs the sequential trainer or hands over to the mini-batch or the
  * iterative-parameter-mixing one. */
-#ifndef VT_ENGINE_TRAIN_H
-#define VT_ENGINE_TRAIN_H
+#ifndef VT_TRAIN_TRAIN_H
+#define VT_TRAIN_TRAIN_H
 
 #include <stdint.h>
 

@@ -4,8 +4,8 @@
  * A vt_trainset holds the dictionaries shared by the training and the development corpus: the
  * training corpus adds to them; once frozen (rare features dropped, ids renumbered densely into
  * weight ids), the development corpus only looks them up. */
-#ifndef VT_ENGINE_TRAIN_CORPUS_H
-#define VT_ENGINE_TRAIN_CORPUS_H
+#ifndef VT_TRAIN_TRAIN_CORPUS_H
+#define VT_TRAIN_TRAIN_CORPUS_H
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* engine/train/train_export.h: turns trained weights into the model image the model file stores. */
-#ifndef VT_ENGINE_TRAIN_EXPORT_H
-#define VT_ENGINE_TRAIN_EXPORT_H
+#ifndef VT_TRAIN_TRAIN_EXPORT_H
+#define VT_TRAIN_TRAIN_EXPORT_H
 
 #include "text/textmodel.h"
 #include "train/train_corpus.h"

@@ -6,8 +6,8 @@
  * transitions are dense. Averaging (Collins 2002) uses the lazy trick of Daume: next to every
  * weight w, u accumulates c * delta for each update made at example number c; the average over
  * all examples seen is then w - u / c, computed only when needed. */
-#ifndef VT_ENGINE_TRAIN_WEIGHTS_H
-#define VT_ENGINE_TRAIN_WEIGHTS_H
+#ifndef VT_TRAIN_TRAIN_WEIGHTS_H
+#define VT_TRAIN_TRAIN_WEIGHTS_H
 
 #include <stdint.h>
 

@@ -238,7 +238,7 @@ static PyObject *path_labels(Model *self, const sentences *s, const tag_results 
                              int32_t p) {
   const int32_t T = s->T[i];
   const int32_t *y = r->labels + r->lab_at[i] * r->k + (int64_t)p * T;
-  const int joint = self->info.kind == VT_MODEL_JOINT_CHUNK;
+  const int joint = (self->info.can & VT_CAN_CHUNKS) != 0;
   PyObject *list = PyList_New(T);
   for (int32_t t = 0; list && t < T; t++) {
     PyObject *name = PyList_GET_ITEM(self->labels, y[t]);
@@ -339,8 +339,8 @@ static PyObject *item_lines(PyObject *seq, int one) {
  * sets up the results (marginals: L entries a token). 0, or -1 with an exception set. */
 static int read_input(Model *self, PyObject *seq, int one, int32_t k, int marginals, sentences *s,
                       tag_results *r) {
-  const int items = self->info.kind == VT_MODEL_CRFSUITE;
-  if (marginals && self->info.kind != VT_MODEL_TAGGER && !items) {
+  const int items = (self->info.can & VT_CAN_ITEMS) != 0;
+  if (marginals && !(self->info.can & VT_CAN_MARGINALS)) {
     PyErr_Format(PyExc_ValueError,
                  "marginals: only tagger and CRFsuite models have them, not "
                  "a %s model",
@@ -393,7 +393,7 @@ static PyObject *model_path_score(Model *self, PyObject *args, PyObject *kw) {
   PyObject *tokens, *labels;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:path_score", kwlist, &tokens, &labels))
     return NULL;
-  if (self->info.kind != VT_MODEL_TAGGER && self->info.kind != VT_MODEL_CRFSUITE)
+  if (!(self->info.can & VT_CAN_MARGINALS))
     return PyErr_Format(PyExc_ValueError,
                         "path_score: only tagger and CRFsuite models score a path, not a %s "
                         "model",
@@ -687,38 +687,34 @@ static PyObject *model_save(Model *self, PyObject *args, PyObject *kw) {
   Py_RETURN_NONE;
 }
 
-/* The bytes of file `path`: a new bytes object, or NULL with OSError set. */
+/* The bytes of file `path` (vt_file_read): a new bytes object, or NULL with OSError (or
+ * MemoryError) set. */
 static PyObject *file_bytes(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
-  PyObject *r = NULL;
-  if (fseek(f, 0, SEEK_END) == 0) {
-    long n = ftell(f);
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (r = PyBytes_FromStringAndSize(NULL, n)) &&
-        fread(PyBytes_AS_STRING(r), 1, (size_t)n, f) != (size_t)n) {
-      Py_CLEAR(r);
-      PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
-    }
-  }
-  if (!r && !PyErr_Occurred()) PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
-  fclose(f);
+  char *buf = NULL;
+  size_t len = 0;
+  vt_status st = vt_file_read(path, 0, &buf, &len);
+  if (st == VT_ENOMEM) return PyErr_NoMemory();
+  if (st != VT_OK) return PyErr_Format(PyExc_OSError, "%s", vt_last_error());
+  PyObject *r = PyBytes_FromStringAndSize(buf, (Py_ssize_t)len);
+  free(buf);
   return r;
 }
 
 /* The model as the bytes of its file (format: NULL, "vitesse" or "crfsuite"), written through a
- * private temporary folder. A joint model, which has no writer, gives the file it was opened
- * from. New reference, or NULL with an exception set. */
+ * private temporary folder. A model with no writer that opens from its bytes (a joint model)
+ * gives the file it was opened from. New reference, or NULL with an exception set. */
 static PyObject *model_bytes(Model *self, const char *format) {
-  if (self->info.kind == VT_MODEL_JOINT_CHUNK && !format && self->path != Py_None) {
+  const uint32_t can = self->info.can;
+  if (!(can & VT_CAN_SAVE) && (can & VT_CAN_OPEN_MEMORY) && !format && self->path != Py_None) {
     PyObject *p = PyUnicode_EncodeFSDefault(self->path);
     PyObject *r = p ? file_bytes(PyBytes_AS_STRING(p)) : NULL;
     Py_XDECREF(p);
     return r;
   }
-  if (self->info.kind != VT_MODEL_TAGGER && self->info.kind != VT_MODEL_CRFSUITE) {
+  if (!(can & VT_CAN_SAVE)) {
     PyErr_Format(PyExc_TypeError, "a %s model%s cannot be written as bytes",
                  vt_model_kind_name(self->info.kind),
-                 self->info.kind == VT_MODEL_JOINT_CHUNK ? " not opened from a file" : "");
+                 can & VT_CAN_OPEN_MEMORY ? " not opened from a file" : "");
     return NULL;
   }
   const char *tmp = getenv("TMPDIR");

@@ -3,8 +3,8 @@
  * The module is a thin layer over the public header vitesse.h only: it checks Python arguments,
  * releases the GIL around the library's work and turns vt_status codes into exceptions that
  * carry vt_last_error()'s one-line message. */
-#ifndef VTPY_H
-#define VTPY_H
+#ifndef VT_PYTHON_SRC_VTPY_H
+#define VT_PYTHON_SRC_VTPY_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -12,8 +12,8 @@
  *   - without VT_LIBFUZZER (the normal and sanitizer builds), a main() that runs every named
  *     file, or every file of every named directory, through LLVMFuzzerTestOneInput: the seed
  *     corpora (tests/fuzz/seeds/TARGET) are replayed as CTests (label badinput). */
-#ifndef VT_TESTS_FUZZ_COMMON_H
-#define VT_TESTS_FUZZ_COMMON_H
+#ifndef VT_TESTS_FUZZ_FUZZ_COMMON_H
+#define VT_TESTS_FUZZ_FUZZ_COMMON_H
 
 /* Every fuzz_TARGET.c defines _GNU_SOURCE (memfd_create) before its first include. */
 #include <dirent.h>

@@ -3,8 +3,8 @@
  * (vt_model_open_memory, which sniffs the magic and calls vt_textmodel_load_mem or
  * vt_chunk_model_load_mem), then describe it, name its labels, and tag two short sentences
  * (1 and 4 tokens) with its default decoder. */
-#ifndef VT_TESTS_FUZZ_MODEL_H
-#define VT_TESTS_FUZZ_MODEL_H
+#ifndef VT_TESTS_FUZZ_FUZZ_MODEL_H
+#define VT_TESTS_FUZZ_FUZZ_MODEL_H
 
 #include <math.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * (vt_model_open_as, which converts it in memory: engine/models/peer_crfpp.c, engine/models/peer_wapiti.c), then
  * described, its labels named, and two short sentences tagged with its default decoder
  * (fuzz_model.h). Seeds: tests/test_peer.c --write-seeds (tests/fuzz/make_seeds.sh). */
-#ifndef VT_TESTS_FUZZ_PEER_H
-#define VT_TESTS_FUZZ_PEER_H
+#ifndef VT_TESTS_FUZZ_FUZZ_PEER_H
+#define VT_TESTS_FUZZ_FUZZ_PEER_H
 
 #include "fuzz_model.h"
 

@@ -1,7 +1,7 @@
-/* io/lattices.h: the public vt_lattices (vitesse.h): a lattice set mapped from .npy files or
+/* io/lattice_set.h: the public vt_lattices (vitesse.h): a lattice set mapped from .npy files or
  * wrapped around the caller's memory, as the decode job reads it. */
-#ifndef VT_IO_LATTICES_H
-#define VT_IO_LATTICES_H
+#ifndef VT_IO_LATTICE_SET_H
+#define VT_IO_LATTICE_SET_H
 
 #include "core/synth.h"
 #include "io/lattice_file.h"

@@ -1,6 +1,6 @@
-/* engine/text/constraints.c: tag dictionaries and partial labels (see constraints.h). */
+/* engine/text/allowed_labels.c: tag dictionaries and partial labels (see allowed_labels.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "text/constraints.h"
+#include "text/allowed_labels.h"
 
 #include <errno.h>
 #include <math.h>

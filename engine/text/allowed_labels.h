@@ -1,9 +1,9 @@
-/* engine/text/constraints.h: allowed labels per token for tagging (the public vt_constraints):
+/* engine/text/allowed_labels.h: allowed labels per token for tagging (the public vt_constraints):
  * a tag dictionary (word -> allowed labels) and partial labels read from an input column, applied
  * to a sentence's emissions by setting every disallowed label's score to -inf, so that every
  * exact decoder and the posteriors honour them exactly. */
-#ifndef VT_TEXT_CONSTRAINTS_H
-#define VT_TEXT_CONSTRAINTS_H
+#ifndef VT_TEXT_ALLOWED_LABELS_H
+#define VT_TEXT_ALLOWED_LABELS_H
 
 #include <stddef.h>
 #include <stdint.h>

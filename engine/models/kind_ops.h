@@ -1,4 +1,4 @@
-/* engine/models/model.h: a loaded model of any kind (the public vt_model of vitesse.h) and the
+/* engine/models/kind_ops.h: a loaded model of any kind (the public vt_model of vitesse.h) and the
  * one table of operations each kind fills in (kind.c lists the kinds, kind_shared.c holds what
  * their tables share, kind_tagger.c, kind_joint.c, kind_crfsuite.c and kind_transitions.c one
  * kind each).
@@ -6,10 +6,12 @@
  * Everything above this layer asks the model's table instead of testing its kind: opening,
  * saving, describing, the decoder policy, tagging sentences held in memory, and the worker side
  * of a corpus run (the engine's generic corpus job, engine/sched/corpus_job.c, drives the
- * reading, the threads and the ordered output the same way for every kind). A new kind (a CRF
- * trained by vitesse, say) is one more table, not one more branch in each caller. */
-#ifndef VT_MODELS_MODEL_H
-#define VT_MODELS_MODEL_H
+ * reading, the threads and the ordered output the same way for every kind). The kind's own
+ * model sits behind vt_model.impl, read by its kind's file alone, and what a kind can do is its
+ * table's `can` (vt_model_info.can, which the front ends ask). A new kind (a CRF trained by
+ * vitesse, say) is one more table in engine/models, not one more branch or field elsewhere. */
+#ifndef VT_MODELS_KIND_OPS_H
+#define VT_MODELS_KIND_OPS_H
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -30,10 +32,8 @@ typedef struct vt_kind_ops vt_kind_ops;
 
 struct vt_model {
   const vt_kind_ops *ops; /* its kind's table */
-  vt_textmodel *text;     /* tagger (owned) */
-  vt_chunk_model chunk;   /* joint label-chunk model (zeroed otherwise) */
-  vt_trans *trans;        /* transitions (owned); the other kinds hold their own */
-  vt_crfs *crfs;          /* CRFsuite (owned) */
+  void *impl;             /* the kind's own model, made by its table's load and freed by its free
+                             (only the kind's file reads it) */
   char **names;           /* info.labels label names, NUL-terminated (one allocation each) */
   char **chunk_names;     /* info.chunk_labels chunk label names: "O", "B-X", "I-X", ... */
   char *tmpl;             /* tagger: NUL-terminated copy of the templates */
@@ -93,6 +93,7 @@ typedef struct vt_corpus_ops {
 struct vt_kind_ops {
   vt_model_kind kind;
   const char *name; /* "tagger", "joint", "transitions", "crfsuite" (vt_model_kind_name) */
+  uint32_t can;     /* what a model of this kind can do: VT_CAN_* (vt_model_info.can) */
   /* 1 when the first `n` bytes of a file start a model of this kind. */
   int (*sniff)(const unsigned char *head, size_t n);
   /* Loads `path` (or the `size` bytes at `data`, named `name`) into m's field of this kind.
@@ -134,6 +135,16 @@ struct vt_kind_ops {
   /* The corpus run of vt_engine_tag (NULL: the kind has no features to tag with). */
   const vt_corpus_ops *corpus;
 };
+
+/* Loads a peer's model (format `fmt`, engine/models/peer_model.h: CRF++, Wapiti) from the `size`
+ * bytes at `data` into `m` as a tagger model (m->ops set); as a kind's load_mem otherwise, with
+ * cost_factor as vt_model_open_as takes it. */
+vt_status vt_kind_tagger_load_peer(vt_model *m, int fmt, const void *data, size_t size,
+                                   const char *name, double cost_factor, char *err, size_t errlen);
+
+/* Makes `m` a transition model from arrays in memory (vt_model_open_trans; m->ops set). */
+vt_status vt_kind_transitions_make(vt_model *m, int32_t L, const double *A, const double *S,
+                                   const double *F, const int32_t *rank);
 
 /* The table of kind `kind`, or NULL when there is none. */
 const vt_kind_ops *vt_kind_ops_of(vt_model_kind kind);

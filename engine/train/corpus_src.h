@@ -1,9 +1,9 @@
-/* engine/api/corpus_src.h: where a training or test corpus comes from, files or sentences held
+/* engine/train/corpus_src.h: where a training or test corpus comes from, files or sentences held
  * in memory (vt_sentence_in), read the same way: batches of whole sentences, the in-memory ones
  * laid out as the corpus reader would have read them from a tab-separated file (so the two give
  * the same model). */
-#ifndef VT_API_CORPUS_SRC_H
-#define VT_API_CORPUS_SRC_H
+#ifndef VT_TRAIN_CORPUS_SRC_H
+#define VT_TRAIN_CORPUS_SRC_H
 
 #include "io/conll.h"
 #include "vitesse.h"
@@ -19,8 +19,8 @@ typedef struct vt_corpus_src {
 
 /* Hands every batch of `src`, read with `ro`, to `fn` in order; `fn` may return VT_ECANCELED to
  * stop early (then VT_OK is returned). Returns VT_OK or the first failure, its one-line message
- * recorded (vt_last_error). */
+ * in err. */
 vt_status vt_corpus_src_each(const vt_corpus_src *src, const vt_reader_opts *ro, vt_conll_fn fn,
-                             void *ctx);
+                             void *ctx, char *err, size_t errlen);
 
 #endif
