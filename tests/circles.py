@@ -80,8 +80,9 @@ def symbol_graph(objects):
     return {u: {d for s in syms for d in defined.get(s, ()) if d != u} for u, syms in used.items()}
 
 
-def build_objects(build):
-    """The library's, the CLI's and vitesse-mpi's object files, by source path."""
+def build_objects(build, src):
+    """The library's, the CLI's and vitesse-mpi's object files, by source path; an object whose
+    source is gone (left in a reused build folder by a moved or renamed file) is not counted."""
     objs = {}
     for obj in glob.glob(os.path.join(build, "**", "*.c.o"), recursive=True):
         rel = os.path.relpath(obj, build)
@@ -89,7 +90,9 @@ def build_objects(build):
         if not m or not (m.group(2).startswith("vt_") or m.group(2) in (
                 "vitesse_cli", "vitesse", "vitesse-mpi")):
             continue
-        objs[os.path.join(m.group(1), m.group(3)).replace("\\", "/")] = obj
+        path = os.path.join(m.group(1), m.group(3)).replace("\\", "/")
+        if os.path.isfile(os.path.join(src, path + ".c")):
+            objs[path] = obj
     return objs
 
 
@@ -184,7 +187,7 @@ def report(kind, graph):
 def main():
     src, build = sys.argv[1], sys.argv[2]
     cc = sys.argv[3] if len(sys.argv) > 3 else "cc"
-    objs = build_objects(build)
+    objs = build_objects(build, src)
     if not objs:
         print("circles.py: no object files of the library under %s" % build)
         return 1
