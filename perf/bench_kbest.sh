@@ -4,9 +4,11 @@
 # A* heuristics. Drives vt_bench (one thread, configurations interleaved over rounds, median
 # round), so every ratio below is taken side by side in one run.
 #
-#   sh perf/bench_kbest.sh [BUILD_DIR] [ROUNDS] [SECONDS] [LATTICES_DIR]
+#   sh perf/bench_kbest.sh BUILD_DIR ROUNDS SECONDS LATTICES_DIR
 #
-# defaults: build, 3 rounds, 1 s per configuration and round, ../shared/lattices. About 13 minutes.
+# LATTICES_DIR (required, no default): a folder holding the lattice sets conll2000-joint/ and
+# agldt-greek/ (a relative path is taken from the checkout's root). BUILD_DIR, ROUNDS and SECONDS
+# may be empty (""): build, 3 rounds, 1 s per configuration and round. About 13 minutes.
 # astar and iter-astar are left out at 2602 labels: their agendas outgrow memory there (every
 # expansion pushes 2602 successors and the synthetic lattice's bounds are loose).
 set -eu
@@ -14,7 +16,7 @@ cd "$(dirname "$0")/.."
 B=${1:-build}
 R=${2:-3}
 S=${3:-1}
-LAT=${4:-../shared/lattices}
+LAT=${4:?usage: perf/bench_kbest.sh BUILD_DIR ROUNDS SECONDS LATTICES_DIR}
 BENCH="$B/perf/vt_bench --rounds $R --seconds $S"
 OUT=$(mktemp)
 trap 'rm -f "$OUT"' EXIT

@@ -1,5 +1,6 @@
 #!/bin/sh
-# perf/chunk_paper.sh [BUILD_DIR] [CONLL2000_DIR]: Shimizu & Haas (2006), Table 7, again.
+# perf/chunk_paper.sh BUILD_DIR CONLL2000_DIR: Shimizu & Haas (2006), Table 7, again.
+# CONLL2000_DIR (no default): a folder holding CoNLL-2000's train.txt and test.txt.
 # Trains on the first 447 sentences of CoNLL-2000 train.txt, tests on all 2,012 of test.txt, POS
 # collapsed to 5 tags (Table 3), NP chunks against O: the joint model with the perceptron (VP)
 # and max-margin (MMVP) updates, 10 epochs each (Table 8), and the VP+VP cascade built from
@@ -10,7 +11,7 @@
 # in a temp dir only.
 set -eu
 B=${1:-build}
-D=${2:-$(dirname "$0")/../../shared/data/conll2000}
+D=${2:?usage: perf/chunk_paper.sh BUILD_DIR CONLL2000_DIR (holding train.txt and test.txt)}
 V=$B/vitesse
 T=$(mktemp -d "${TMPDIR:-/tmp}/vt_chunk_paper.XXXXXX")
 trap 'rm -rf "$T"' EXIT

@@ -9,13 +9,14 @@
 #
 #   sh perf/crf_calibration.sh [VITESSE_BIN] [ITERS]
 #
-# Environment: DATA (default ../shared/data beside this checkout), ITEMS_DIR (chunk.train.items
-# and chunk.test.items from perf/crf_items.py; made when absent), WORK (default mktemp -d).
+# Environment: DATA (required, no default: a folder holding conll2000/{train,test}.txt),
+# ITEMS_DIR (chunk.train.items and chunk.test.items from perf/crf_items.py; made when absent),
+# WORK (default mktemp -d).
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 V=${1:-$HERE/../build-rel/vitesse}
 ITERS=${2:-200}
-DATA=${DATA:-$HERE/../../shared/data}
+DATA=${DATA:?set DATA to a folder holding conll2000/train.txt and test.txt}
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/vt_crf_cal.XXXXXX")}
 mkdir -p "$WORK"
 [ -x "$V" ] || { echo "$0: no vitesse at $V" >&2; exit 69; }

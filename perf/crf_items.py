@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""perf/crf_items.py: the corpora of ../shared/data as CRFsuite item files, for CRF training
+"""perf/crf_items.py: the corpora of a data folder as CRFsuite item files, for CRF training
 benchmarks (perf/crf_train.sh) that give CRFsuite and vitesse the very same input.
 
-    python3 perf/crf_items.py TASK SPLIT [--data DIR] [--max-sentences N] [--stats] > OUT.items
+    python3 perf/crf_items.py TASK SPLIT --data DIR [--max-sentences N] [--stats] > OUT.items
 
 TASK (what is labelled, which columns the attributes see):
   chunk  CoNLL-2000 conll2000/{train,test}.txt (word POS chunk): label = chunk (22 labels);
@@ -13,8 +13,8 @@ TASK (what is labelled, which columns the attributes see):
          comment lines, multiword-token lines (1-2) and empty nodes (8.1) are skipped.
   greek  AGLDT agldt-greek/{train,test}.tsv (tab-separated form lemma tag, `# sent_id` lines):
          label = the 9-character tag (945 labels in train); attributes from the form only.
-SPLIT: train or test (upos: dev too). DIR: the data folder (default: shared/data in the folder
-that contains this checkout). --max-sentences N keeps the first N sentences. --stats writes one
+SPLIT: train or test (upos: dev too). DIR (required, no default): the data folder, holding the
+files above that TASK reads. --max-sentences N keeps the first N sentences. --stats writes one
 line to stderr: sentences, items, distinct attributes, distinct labels.
 
 Output: CRFsuite's item format: one token a line, `LABEL<TAB>ATTR<TAB>ATTR...`, an empty line
@@ -167,16 +167,12 @@ def attributes(words, pos, t):
     return a
 
 
-def default_data():
-    here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.normpath(os.path.join(here, "..", "..", "shared", "data"))
-
-
 def main():
     ap = argparse.ArgumentParser(description="corpora -> CRFsuite item files (see the module text)")
     ap.add_argument("task", choices=sorted(TASKS))
     ap.add_argument("split")
-    ap.add_argument("--data", default=default_data(), help="the data folder (default %(default)s)")
+    ap.add_argument("--data", required=True,
+                    help="the data folder (conll2000/, ud-english-ewt/, agldt-greek/)")
     ap.add_argument("--max-sentences", type=int, default=0, metavar="N",
                     help="keep the first N sentences (0: all)")
     ap.add_argument("--stats", action="store_true",

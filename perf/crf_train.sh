@@ -12,7 +12,9 @@
 # the repository (perf/README.md says how). Environment:
 #   WORK=DIR       where the items, models, logs and outputs go (default: a new mktemp -d
 #                  folder, kept and printed at the end); never the repository
-#   DATA=DIR       the corpora (default: shared/data in the folder holding this checkout)
+#   DATA=DIR       the corpora, no default (needed unless ITEMS_DIR has the items): a folder
+#                  holding conll2000/{train,test}.txt, ud-english-ewt/en_ewt-ud-{train,dev,
+#                  test}.conllu and agldt-greek/{train,test}.tsv (those TASK reads)
 #   ITEMS_DIR=DIR  take TASK.train.items and TASK.test.items from DIR when they are there
 #                  (perf/crf_items.py's output) instead of making them
 #   MAX_SENTENCES=N  train on the first N training sentences only (0: all)
@@ -39,7 +41,7 @@ TASK=$1 ITERS=$2
 HERE=$(cd "$(dirname "$0")" && pwd)
 V=${3:-$HERE/../build-rel/vitesse}
 C=${4:-/tmp/peer/bin/crfsuite}
-DATA=${DATA:-$HERE/../../shared/data}
+DATA=${DATA:-}
 MAX_SENTENCES=${MAX_SENTENCES:-0}
 C1=${C1:-0} C2=${C2:-1} NUM_MEMORIES=${NUM_MEMORIES:-6} EPSILON=${EPSILON:-0.00001}
 PERIOD=${PERIOD:-10} DELTA=${DELTA:-0.00001} LINESEARCH=${LINESEARCH:-MoreThuente}

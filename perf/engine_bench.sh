@@ -13,15 +13,26 @@
 #      VmRSS and RssAnon when decoding ends and VmHWM (the whole run's peak, loading included).
 #   3. The `vitesse topo` plans of two synthetic machines.
 # Needs about 2.5 GB in WORK_DIR (default: a temporary directory, removed at the end).
+# Environment, no defaults: LAT (for 1: the CoNLL-2000 joint lattice set, a folder holding
+# E.npy, N.npy, A.npy, S.npy, F.npy and R.npy), DATA (for 1b: a folder holding CoNLL-2000's
+# train.txt and test.txt).
 set -eu
 BUILD=$1
 V=$BUILD/vitesse
 ROUNDS=${ROUNDS:-5}
-LAT=${LAT:-$(dirname "$0")/../../shared/lattices/conll2000-joint}
-if [ $# -ge 2 ]; then W=$2; mkdir -p "$W"; else W=$(mktemp -d); trap 'rm -rf "$W"' EXIT; fi
 
 # ONLY="scaling tag mem topo" (default: all) picks sections.
 want() { case " ${ONLY:-scaling tag mem topo} " in *" $1 "*) return 0 ;; esac; return 1; }
+if want scaling && [ -z "${LAT:-}" ]; then
+  echo "$0: set LAT to the CoNLL-2000 joint lattice set (E.npy, N.npy, ... R.npy)" >&2
+  exit 64
+fi
+if want tag && [ -z "${DATA:-}" ]; then
+  echo "$0: set DATA to a folder holding CoNLL-2000's train.txt and test.txt" >&2
+  exit 64
+fi
+if [ $# -ge 2 ]; then W=$2; mkdir -p "$W"; else W=$(mktemp -d); trap 'rm -rf "$W"' EXIT; fi
+
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 stat_of() { grep -o "\"$1\": [0-9.-]*" "$2" | head -1 | cut -d' ' -f2; }
 # CPU seconds every CPU of the machine has been busy (user, nice, system, irq, softirq, steal).
@@ -110,7 +121,6 @@ fi
 
 if want tag; then
 echo "== 1b. thread scaling of vitesse tag, CoNLL-2000 joint POS|chunk (319 labels), test set x20"
-DATA=${DATA:-$(dirname "$0")/../../shared/data/conll2000}
 mkdir -p "$W/tag"
 if [ ! -s "$W/tag/joint.model" ]; then
   awk '{ if (NF) print $1, $2 "|" $3; else print "" }' "$DATA/train.txt" >"$W/tag/train.txt"

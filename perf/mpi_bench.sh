@@ -1,8 +1,10 @@
 #!/bin/sh
-# perf/mpi_bench.sh VITESSE VITESSE_MPI DATA [REPEAT] (DATA: ../shared/data): vitesse-mpi on this machine, ranks x
+# perf/mpi_bench.sh VITESSE VITESSE_MPI DATA [REPEAT]: vitesse-mpi on this machine, ranks x
 # threads 1x2, 2x1, 2x2 against one `vitesse` process with 2 threads, for tag (CoNLL-2000
 # chunking model, 22 labels, the test set repeated REPEAT times, default 20; plain and .gz) and
-# decode (viterbi on the CoNLL-2000 joint test lattices of ../shared/lattices, 319 labels). Prints, per run, the wall time of the whole
+# decode (viterbi on the CoNLL-2000 joint test lattices, 319 labels). DATA: a folder holding
+# conll2000/{train,test}.txt, with the lattice set lattices/conll2000-joint/ beside it (in
+# DATA/..). Prints, per run, the wall time of the whole
 # command (mpirun's start included), the job's own seconds (--stats "seconds" /
 # "decode_seconds") and the slowest rank's phases (read, tag/decode, exchange, write); each
 # output is compared with the single process's (cmp). Best of 2 runs each.

@@ -10,7 +10,9 @@
 #
 # N: L-BFGS iterations (--max-iterations) or perceptron epochs. Environment:
 #   WORK=DIR       scratch (default: a new mktemp -d folder, printed); never the repository
-#   DATA=DIR       the corpora (default: shared/data beside this checkout)
+#   DATA=DIR       the corpora, no default (needed unless ITEMS_DIR has the items): a folder
+#                  holding conll2000/{train,test}.txt, ud-english-ewt/en_ewt-ud-{train,dev,
+#                  test}.conllu and agldt-greek/{train,test}.tsv (those TASK reads)
 #   ITEMS_DIR=DIR  TASK.train.items from DIR when there (perf/crf_items.py's output)
 #   LAYOUTS="1x1 1x2 2x1"  ranks x threads; 0xT is `vitesse train --threads T`, one process
 #   SHARDS=4       the perceptron's --shards
@@ -24,7 +26,9 @@ TASK=$1 N=$2
 HERE=$(cd "$(dirname "$0")" && pwd)
 V=${3:-$HERE/../build-rel/vitesse}
 VM=${4:-$(dirname "$V")/vitesse-mpi}
-DATA=${DATA:-$HERE/../../shared/data}
+DATA=${DATA:-}
+# need_data WHAT: exits when DATA is not set.
+need_data() { [ -n "$DATA" ] || { echo "$0: set DATA to the folder holding $1" >&2; exit 64; }; }
 LAYOUTS=${LAYOUTS:-0x1 1x1 0x2 1x2 2x1}
 SHARDS=${SHARDS:-4}
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/vt_mpi_train.XXXXXX")}
@@ -36,6 +40,7 @@ command -v mpirun >/dev/null || { echo "$0: needs mpirun (apt-get install openmp
 
 case $TASK in
 perceptron)
+  need_data conll2000/train.txt
   [ -f "$DATA/conll2000/train.txt" ] || { echo "$0: no $DATA/conll2000/train.txt" >&2; exit 69; }
   set -- --template "$HERE/templates/conll2000-chunk.tmpl" --train "$DATA/conll2000/train.txt" \
     --shards "$SHARDS" --epochs "$N"
@@ -46,6 +51,7 @@ chunk | joint | upos | greek)
   if [ -n "${ITEMS_DIR:-}" ] && [ -f "$ITEMS_DIR/$TASK.train.items" ]; then
     ITEMS=$ITEMS_DIR/$TASK.train.items
   elif [ ! -f "$ITEMS" ]; then
+    need_data "the corpora (or set ITEMS_DIR)"
     python3 "$HERE/crf_items.py" "$TASK" "$DATA" "$WORK"
   fi
   set -- --algo lbfgs --items "$ITEMS" --max-iterations "$N" --log LOG

@@ -1,5 +1,5 @@
 #!/bin/sh
-# perf/omp_bench.sh BUILD_DIR OUT_DIR [DATA] [LATTICES]: the benchmark outputs perf/plot draws
+# perf/omp_bench.sh BUILD_DIR OUT_DIR DATA LATTICES: the benchmark outputs perf/plot draws
 #, as CSV files in OUT_DIR:
 #   threads.csv  task,threads,sentences,sentences_per_second,serial_cpu_seconds,worker_cpu_seconds
 #                from --stats: `vitesse tag` on the CoNLL-2000 joint POS|chunk task (a 5-epoch
@@ -12,19 +12,21 @@
 #                lattices of 16 to 1024 labels.
 #   kbest.csv    vt_bench --csv (one thread): the k-best decoders on the real joint lattices for
 #                k = 1, 2, 5, 10, 20, 50.
-# DATA defaults to ../shared/data, LATTICES to ../shared/lattices. Scratch files go to a
-# temporary directory, never into the repository. About 5 minutes on 2 cores.
+# DATA (no default): a folder holding conll2000/{train,test}.txt and agldt-greek/test.tsv;
+# LATTICES (no default): a folder holding the lattice sets conll2000-joint/ and agldt-greek/.
+# Scratch files go to a temporary directory, never into the repository. About 5 minutes on 2
+# cores.
 set -eu
-if [ $# -lt 2 ]; then
-  echo "usage: $0 BUILD_DIR OUT_DIR [DATA] [LATTICES]" >&2
+if [ $# -lt 4 ]; then
+  echo "usage: $0 BUILD_DIR OUT_DIR DATA LATTICES" >&2
   exit 64
 fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "$1" && pwd)
 mkdir -p "$2"
 OUT=$(cd "$2" && pwd)
-D=${3:-$ROOT/../shared/data}
-LAT=${4:-$ROOT/../shared/lattices}
+D=$3
+LAT=$4
 THREADS=${THREADS:-1 2}
 ROUNDS=${ROUNDS:-3}
 V=$B/vitesse

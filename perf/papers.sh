@@ -1,12 +1,12 @@
 #!/bin/sh
-# perf/papers.sh [BUILD_DIR] [SHARED_DIR] [SENTENCES] [LIMIT_S]: the decoding-speed tables of
+# perf/papers.sh BUILD_DIR DIR [SENTENCES] [LIMIT_S]: the decoding-speed tables of
 # Kaji et al. 2010 (Tables 1 and 4) and Huang et al. 2012 (Tables 4 and 5) again, one row per
 # decoder the papers list, on the closest real tasks we have:
 #   pos    CoNLL-2000 POS tags (45 labels in the papers; 44 here): a tagger vitesse trains on
 #          train.txt (10 epochs, perf/templates/conll2000-joint.tmpl), lattices of test.txt
-#   joint  CoNLL-2000 POS|chunk (319 labels): SHARED/lattices/conll2000-joint
+#   joint  CoNLL-2000 POS|chunk (319 labels): DIR/lattices/conll2000-joint
 #   greek  AGLDT Greek morphology (945 labels), standing in for supertagging (2,602 labels):
-#          SHARED/lattices/agldt-greek
+#          DIR/lattices/agldt-greek
 # each cut to its first SENTENCES sentences (default 500; perf/npy_head.py). Every decoder runs
 # once per task, one thread, `vitesse decode --budget none --stats` (each algorithm as published,
 # never handed over to Viterbi by the work budget), all in this one run, so the ratios to
@@ -14,9 +14,15 @@
 # as "< rate", one over 6 GB of memory (VT_PAPERS_MEM_KB) as failed. Prints markdown tables
 # (perf/papers.md has the last ones and what they mean), ending with the raw rates; with
 # VT_PAPERS_FROM=FILE (a previous output) it measures nothing and prints the tables again.
+# DIR (no default): a folder holding data/conll2000/{train,test}.txt and the lattice sets
+# lattices/conll2000-joint/ and lattices/agldt-greek/.
 set -eu
 B=${1:-build}
-SH=${2:-$(dirname "$0")/../../shared}
+SH=${2:-}
+if [ -z "$SH" ] && [ -z "${VT_PAPERS_FROM:-}" ]; then
+  echo "usage: $0 BUILD_DIR DIR [SENTENCES] [LIMIT_S] (DIR: see the top of this file)" >&2
+  exit 64
+fi
 N=${3:-500}
 LIMIT=${4:-120}
 MEM_KB=${VT_PAPERS_MEM_KB:-6000000} # per decoder run

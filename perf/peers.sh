@@ -2,14 +2,16 @@
 # perf/peers.sh CRF_TEST WAPITI VITESSE PEERDIR [COPIES]: the peer-model measurements of
 # perf/README.md ("Bring your own model"): CRF++'s crf_test and Wapiti's `wapiti label` against
 # `vitesse tag` with the same models (the peer's file, and converted by `vitesse convert`),
-# side by side in one run, on PEERDIR's test set (../shared/peer-models/conll2000-chunk) repeated
+# side by side in one run, on PEERDIR's test set (PEERDIR: a folder holding crfpp.model,
+# wapiti.model and test.txt, CoNLL-2000 chunking models the peers trained) repeated
 # COPIES times (default 20: 10,000 sentences). CRF_TEST and WAPITI are built from their sources
 # outside the repository (see perf/README.md). For each tool: the wall time of the whole run, of a
 # one-sentence run (= loading the model, and starting), tagging speed = sentences / (whole -
 # one-sentence), peak RSS of the whole run; the best of 5 runs (the machine is shared). Also
 # checks that every tool's labels on the test set are the same.
 #
-# With VT_PEERS_JOINT=DATA (../shared/data), also the joint POS|chunk task at about 200 labels:
+# With VT_PEERS_JOINT=DATA (a folder holding conll2000/{train,test}.txt), also the joint POS|chunk
+# task at about 200 labels:
 # Wapiti trained for 2 L-BFGS iterations on the first 1,000 CoNLL-2000 training sentences (about
 # 4 minutes here: enough for a model of the right shape, not an accurate one; CRF++'s crf_learn
 # did not finish one iteration in 5 minutes, so it has no row), then wapiti label against

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """perf/python_bench.py: vitesse's Python binding beside the CLI and a NumPy Viterbi.
 
-Usage: python perf/python_bench.py [--rounds R] [--cli build/vitesse] [LATTICE_DIR]
-(LATTICE_DIR default ../shared/lattices/conll2000-joint: E, N, A, S, F, R .npy files).
+Usage: python perf/python_bench.py [--rounds R] [--cli build/vitesse] LATTICE_DIR
+(LATTICE_DIR, required: a lattice set, E, N, A, S, F, R .npy files, such as CoNLL-2000 joint's).
 
 Configurations are interleaved over rounds (noise hits both sides of a ratio alike) and the
 median round is reported, as vt_bench does:
@@ -50,9 +50,7 @@ def timed(f):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("dir", nargs="?", default=os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "lattices",
-        "conll2000-joint"))
+    ap.add_argument("dir", help="a lattice set: E, N, A, S, F, R .npy files")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--cli", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "build", "vitesse"))

@@ -1,17 +1,17 @@
 #!/bin/sh
-# perf/same_bytes.sh OLD NEW [SHARED]: two vitesse binaries side by side on the commands users
+# perf/same_bytes.sh OLD NEW [INPUTS]: two vitesse binaries side by side on the commands users
 # run, for a change that must keep behaviour: every command's standard output (bytes), exit
 # status and, for bad input, its one-line message must be equal. Covers decode with every
 # decoder (1-best and k-best) and --posteriors/--logz, tag 1-best, k-best, -v 1/-v 2, tag
 # dictionaries, 1 and 2 threads, a joint label-chunk model (tag, --eval), eval, lattice, train
 # with every algorithm (templates, CRFsuite items, joint; the model files' bytes), and bad
-# inputs; with SHARED (a folder holding data/conll2000/{train,test}.txt, lattices/conll2000-joint
-# and peer-models/conll2000-chunk, as ../shared does), the real CoNLL-2000 corpora and lattices
+# inputs; with INPUTS (a folder holding data/conll2000/{train,test}.txt, lattices/conll2000-joint
+# and peer-models/conll2000-chunk), the real CoNLL-2000 corpora and lattices
 # and the CRF++, CRFsuite and Wapiti models, else small data the script makes with NEW. Prints
 # one line per case and "N same, M different"; exits 1 when any differs.
 set -u
 if [ $# -lt 2 ]; then
-  echo "usage: $0 OLD NEW [SHARED]" >&2
+  echo "usage: $0 OLD NEW [INPUTS]" >&2
   exit 64
 fi
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# perf/serial_bench.sh OLD_BUILD NEW_BUILD OUT_CSV [DATA] [LATTICES]: the serial thread's share
+# perf/serial_bench.sh OLD_BUILD NEW_BUILD OUT_CSV DATA LATTICES: the serial thread's share
 #, two builds side by side, interleaved: for each round, task, thread count and
 # output directory, one run of the old and one of the new `vitesse` with --stats and -o a file
 # there, then a byte comparison of the two outputs (a "DIFF" line on stderr when they differ).
@@ -10,11 +10,13 @@
 # CSV columns: round,task,threads,dir,build,sentences,sentences_per_second,serial_cpu_seconds,
 # worker_cpu_seconds,write_cpu_seconds (empty when the build does not report it),worker/serial.
 # Env: ROUNDS (2), THREADS ("1 2"), DIRS (output directories: "/dev/shm" (tmpfs) and a directory
-# on the disk; default "/dev/shm $TMPDIR-or-/tmp"). DATA defaults to ../shared/data, LATTICES to
-# ../shared/lattices. Scratch files go to a temporary directory.
+# on the disk; default "/dev/shm $TMPDIR-or-/tmp"). DATA (no default): a folder holding
+# conll2000/{train,test}.txt and agldt-greek/{train,test}.tsv; LATTICES (no default): a folder
+# holding the lattice sets conll2000-joint/ and agldt-greek/. Scratch files go to a temporary
+# directory.
 set -eu
-if [ $# -lt 3 ]; then
-  echo "usage: $0 OLD_BUILD NEW_BUILD OUT_CSV [DATA] [LATTICES]" >&2
+if [ $# -lt 5 ]; then
+  echo "usage: $0 OLD_BUILD NEW_BUILD OUT_CSV DATA LATTICES" >&2
   exit 64
 fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,8 +24,8 @@ OLD=$(cd "$1" && pwd)/vitesse
 NEWB=$(cd "$2" && pwd)
 NEW=$NEWB/vitesse
 CSV=$3
-D=${4:-$ROOT/../shared/data}
-LAT=${5:-$ROOT/../shared/lattices}
+D=$4
+LAT=$5
 ROUNDS=${ROUNDS:-2}
 THREADS=${THREADS:-1 2}
 W=$(mktemp -d "${TMPDIR:-/tmp}/vt_serial_bench.XXXXXX")

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """perf/sklearn_tutorial.py: sklearn-crfsuite's tutorial with the import changed, beside CRFsuite.
 
-    python3 perf/sklearn_tutorial.py [--data DIR] [--crfsuite BIN] [--iterations N] [--out DIR]
+    python3 perf/sklearn_tutorial.py --data DIR [--crfsuite BIN] [--iterations N] [--out DIR]
                                      [--rounds R]
+
+DIR (required, no default): a folder holding conll2000/train.txt and conll2000/test.txt.
 
 The tutorial's features (those of sklearn-crfsuite's CoNLL-2002 tutorial, written here: the word
 lower-cased, its last 3 and 2 characters, isupper, istitle, isdigit, the POS tag and its first 2
-characters, the same at -1 and +1, BOS and EOS) over CoNLL-2000 chunking (word, POS, chunk: the
-corpus of ../shared/data that has the tutorial's columns; CoNLL-2002 is not there), trained by
+characters, the same at -1 and +1, BOS and EOS) over CoNLL-2000 chunking (word, POS, chunk: a
+corpus with the tutorial's columns, standing in for CoNLL-2002), trained by
 ``vitesse.sklearn.CRF(algorithm='lbfgs', c1=0.1, c2=0.1, max_iterations=N,
 all_possible_transitions=True)`` on one thread (OMP_NUM_THREADS=1), and by ``crfsuite learn``
 with the same parameters on the same items written as an item file (sklearn-crfsuite itself
@@ -26,7 +28,6 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def read_conll(path):
@@ -89,7 +90,8 @@ def flat_f1(y_true, y_pred, labels):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data"))
+    ap.add_argument("--data", required=True,
+                    help="a folder holding conll2000/train.txt and conll2000/test.txt")
     ap.add_argument("--crfsuite", default="/tmp/peer/bin/crfsuite")
     ap.add_argument("--iterations", type=int, default=100)
     ap.add_argument("--out", default=None)

@@ -2,7 +2,8 @@
 # perf/tag_ab.sh OLD NEW DATA [ROUNDS [REPEAT]]: one-thread `vitesse tag` end to end, two binaries
 # side by side in one run. Trains (with NEW) the CoNLL-2000 joint tagger
 # (319 POS|chunk labels, perf/templates/conll2000-joint.tmpl, 10 epochs) and the AGLDT Greek one
-# (945 labels, 10 epochs) from DATA (../shared/data), then alternates OLD and NEW, ROUNDS times
+# (945 labels, 10 epochs) from DATA (a folder holding conll2000/{train,test}.txt and
+# agldt-greek/{train,test}.tsv), then alternates OLD and NEW, ROUNDS times
 # (default 7), on each test set repeated REPEAT times (default 5): the joint task with the
 # default decoder and with --algo staggered-col, the Greek task with the default decoder. Prints
 # per configuration the median sentences/s (`sentences_per_second` of --stats: the pipeline after

@@ -1,6 +1,6 @@
 #!/bin/sh
 # perf/text_bench.sh VITESSE DATA [TASK...]: the text-pipeline measurements of perf/README.md
-# ("Text pipeline") on the corpora of DATA (../shared/data: conll2000/, ud-english-ewt/,
+# ("Text pipeline") on the corpora of DATA (a folder holding conll2000/, ud-english-ewt/,
 # agldt-greek/). Tasks: joint chunk ewt greek beam (default: all). Prints one result line per
 # measurement; the corpora are converted into a temporary directory, never into the repository.
 # Speeds are the best of 3 runs (the machine is shared); tagging excludes model loading.

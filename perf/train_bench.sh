@@ -1,8 +1,11 @@
 #!/bin/sh
 # perf/train_bench.sh: 10 epochs of training at 1 and 2 threads, side by side, on the
-# CoNLL-2000 joint task (319 labels) and the AGLDT Greek treebank (945 labels) of ../shared/data.
+# CoNLL-2000 joint task (319 labels) and the AGLDT Greek treebank (945 labels) of DATA.
 #
-#   sh perf/train_bench.sh VITESSE [WORKDIR]
+#   DATA=DIR sh perf/train_bench.sh VITESSE [WORKDIR]
+#
+# DATA (required, no default): a folder holding conll2000/{train,test}.txt and
+# agldt-greek/{train,test}.tsv.
 #
 # For each round (ROUNDS, default 1) and each setting (SCHEMES, default "seq mb8 shards2": the
 # sequential perceptron, --minibatch 8, --shards 2) it runs 1 thread then 2 threads (the
@@ -15,10 +18,10 @@ if [ $# -lt 1 ]; then
   exit 64
 fi
 V=$1
+D=${DATA:?set DATA to a folder holding conll2000/ and agldt-greek/ (see the top of this file)}
 W=${2:-$(mktemp -d)}
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$HERE/templates
-D=$HERE/../../shared/data
 mkdir -p "$W"
 awk '{ if (NF) print $1, $2 "|" $3; else print "" }' "$D/conll2000/train.txt" >"$W/train.joint"
 awk '{ if (NF) print $1, $2 "|" $3; else print "" }' "$D/conll2000/test.txt" >"$W/test.joint"

@@ -3,8 +3,8 @@
  *   vt_bench [--rounds R] [--seconds S] [--csv FILE] [--algos a,b,...] [-k K] [--heuristic H]
  *            [--budget X] DATASET...
  *
- * A DATASET is a directory holding E.npy N.npy A.npy [S.npy F.npy R.npy] (the real lattices in
- * ../shared/lattices/), or `synth:L:N` for N seeded synthetic sentences over L labels (mean
+ * A DATASET is a directory holding E.npy N.npy A.npy [S.npy F.npy R.npy] (a real lattice set, as
+ * `vitesse lattice` writes), or `synth:L:N` for N seeded synthetic sentences over L labels (mean
  * length 23). Every implemented algorithm (or the --algos list) runs single-threaded, `viterbi`
  * at every SIMD level the CPU has; k-best algorithms run at k = 1 and k = K (default 5), and
  * iter-viterbi-astar at k = K also with --refine expand (row "iter-viterbi-astar/expand"). Each

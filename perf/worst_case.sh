@@ -6,9 +6,14 @@
 #
 #   sh perf/worst_case.sh BUILD [WORKDIR]      (BUILD: a Release tree with vitesse and perf/)
 #
+# Environment, both optional (no default: the sets they give are left out when unset):
+#   LATTICES=DIR  a folder of lattice sets (subfolders holding E.npy, N.npy, A.npy, S.npy, F.npy)
+#   DATA=DIR      a folder holding conll2000/{train,test}.txt,
+#                 ud-english-ewt/en_ewt-ud-{train,test}.conllu, agldt-greek/{train,test}.tsv
+#
 # Sets: `vitesse synth` (peaked, a tagger's shape) and perf/lattice_shape's uniform, flat, ties,
 # forbidden and adversarial shapes at each L (100 sentences of about 23 tokens, 40 at 945 labels,
-# 10 at 2602), ../shared/lattices/* when present, and with ../shared/data the lattices
+# 10 at 2602), each set of LATTICES when given, and with DATA the lattices
 # `vitesse lattice` writes for the test splits under models `vitesse train` makes from the train
 # splits (perf/templates; 10 epochs): UD EWT UPOS (17 labels) and XPOS (49), CoNLL-2000 chunking
 # (22) and joint POS|chunk (319), AGLDT Greek (945). vt_bench interleaves every configuration
@@ -28,7 +33,7 @@ ROUNDS=${ROUNDS:-3}
 SECONDS_EACH=${SECONDS:-0.3}
 ALGOS=viterbi,kbest-viterbi,staggered,staggered-col,astar,iter-astar,viterbi-astar,iter-viterbi-astar,carpediem
 HERE=$(cd "$(dirname "$0")" && pwd)
-SHARED=$HERE/../../shared/lattices
+LATTICES=${LATTICES:-}
 LABEL_COL=
 mkdir -p "$W"
 sets=""
@@ -57,8 +62,8 @@ real() {
   fi
   sets="$sets $W/real-$name"
 }
-DATA=$HERE/../../shared/data
-if [ -d "$DATA/conll2000" ]; then
+DATA=${DATA:-}
+if [ -n "$DATA" ] && [ -d "$DATA/conll2000" ]; then
   for f in train test; do
     [ -s "$W/$f.joint" ] ||
       awk '{ if (NF) print $1, $2 "|" $3; else print "" }' "$DATA/conll2000/$f.txt" >"$W/$f.joint"
@@ -67,7 +72,7 @@ if [ -d "$DATA/conll2000" ]; then
   real conll2000-joint conll2000-joint.tmpl "$W/train.joint" "$W/test.joint"
 fi
 E=$DATA/ud-english-ewt
-if [ -d "$E" ]; then
+if [ -n "$DATA" ] && [ -d "$E" ]; then
   for col in UPOS XPOS; do
     LABEL_COL=$col
     real "ewt-$col" ud-ewt-pos.tmpl "$E/en_ewt-ud-train.conllu" "$E/en_ewt-ud-test.conllu" --conllu
@@ -75,12 +80,14 @@ if [ -d "$E" ]; then
   LABEL_COL=
 fi
 G=$DATA/agldt-greek
-if [ -d "$G" ]; then
+if [ -n "$DATA" ] && [ -d "$G" ]; then
   real greek agldt-greek.tmpl "$G/train.tsv" "$G/test.tsv" --comments --sep tab
 fi
-for d in "$SHARED"/*/; do
-  [ -f "$d/E.npy" ] && sets="$sets ${d%/}"
-done
+if [ -n "$LATTICES" ]; then
+  for d in "$LATTICES"/*/; do
+    [ -f "$d/E.npy" ] && sets="$sets ${d%/}"
+  done
+fi
 rm -f "$W/worst.csv"
 # shellcheck disable=SC2086 # $sets is a list of paths without spaces
 "$B/perf/vt_bench" --rounds "$ROUNDS" --seconds "$SECONDS_EACH" --heuristic m9 -k 5 \
