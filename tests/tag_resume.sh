@@ -72,30 +72,39 @@ timed() {
   took=$(($(now_ms) - t0))
   return $rc
 }
-# A delay of 5% .. 70% of the last timed run, different on every call.
+# delay HALVINGS: a delay of 5% .. 70% of the last timed run, halved HALVINGS times, different
+# on every call.
 n_delay=0
 delay() {
   n_delay=$((n_delay + 1))
-  awk -v s="$$$n_delay" -v ms="$took" 'BEGIN { srand(s); printf "%.3f\n", ms * (0.05 + rand() * 0.65) / 1000 }'
+  awk -v s="$$$n_delay" -v ms="$took" -v h="$1" \
+    'BEGIN { srand(s); printf "%.3f\n", ms * (0.05 + rand() * 0.65) / 1000 / 2 ^ h }'
 }
 
 # killed_run REF OUT ARGS...: runs `vitesse tag ARGS -o OUT --resume`, SIGKILLed after a random
-# delay, 5 times, then to its end; OUT must be the bytes of REF, nothing left beside it.
+# delay, until 5 runs were killed before their end (at most 12 tries; a run that ended first is
+# started over, and the next delay is shorter), then to its end; OUT must be the bytes of REF,
+# nothing left beside it.
 killed_run() {
   ref=$1
   out=$2
   shift 2
   kills=0
+  misses=0
   i=0
-  while [ $i -lt 5 ]; do
+  while [ $i -lt 12 ] && [ $kills -lt 5 ]; do
+    d=$(delay $misses)
     "$VITESSE" tag "$@" -o "$out" --resume --quiet 2>stderr &
     pid=$!
-    sleep "$(delay)"
-    kill -9 $pid 2>/dev/null && kills=$((kills + 1))
+    sleep "$d"
+    kill -9 $pid 2>/dev/null
     wait $pid 2>/dev/null
     i=$((i + 1))
     if [ -f "$out" ]; then # it ended before the kill: start the job over
       rm -f "$out"
+      misses=$((misses + 1))
+    else
+      kills=$((kills + 1))
     fi
     if [ -f "$out.progress" ]; then
       grep -q '^at ' "$out.progress" || fail "a progress file without a place"
