@@ -18,6 +18,7 @@
 #include "models/peer_crfpp.h"
 #include "test_util.h"
 #include "text/textmodel.h"
+#include "train/crf_report.h"
 #include "train/crfpp_train.h"
 #include "vitesse.h"
 
@@ -128,7 +129,7 @@ TEST(objective_against_brute_force) {
       const double got = vt_crfpp_objective(G, &f, w, NULL, C, l1);
       const double want = brute(&d, &f, w, C, l1, &bte, &bse);
       EXPECT(close_rel(got, want, 1e-12), "rep %d l1 %d: %.17g vs brute %.17g", rep, l1, got, want);
-      vt_crfpp_errors(&d, &f, w, 1 + rep % 2, &te, &se);
+      vt_crf_errors(&d, &f, w, 1 + rep % 2, &te, &se);
       EXPECT_EQ_INT(te, bte, "token errors");
       EXPECT_EQ_INT(se, bse, "sentence errors");
     }

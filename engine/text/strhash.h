@@ -46,6 +46,49 @@ static inline uint64_t vt_strhash(const void *data, size_t n) {
   return vt_strhash_keyed(data, n, 0);
 }
 
+/* A keyed hash of the `n` bytes at s (reads only those bytes), with two 64-bit keys (k1 odd):
+ * 128-bit multiply-fold rounds over 16 bytes at a time, the lookups' hash of the attribute and
+ * template indexes (crfs_index.h, tmpl_index.h). Keys drawn per process (vt_hash_key) keep
+ * names made to collide from flooding a table. */
+static inline uint64_t vt_strhash_wide(uint64_t k0, uint64_t k1, const char *s, size_t n) {
+  const unsigned char *p = (const unsigned char *)s;
+  uint64_t a, b, seed = k0;
+  __extension__ typedef unsigned __int128 u128;
+#define VT_MUM(A, B) ((uint64_t)((u128)(A) * (B)) ^ (uint64_t)(((u128)(A) * (B)) >> 64))
+  if (n <= 16) {
+    if (n >= 4) {
+      uint32_t w0, w1, w2, w3;
+      const size_t q = (n >> 3) << 2;
+      memcpy(&w0, p, 4);
+      memcpy(&w1, p + q, 4);
+      memcpy(&w2, p + n - 4, 4);
+      memcpy(&w3, p + n - 4 - q, 4);
+      a = (uint64_t)w0 << 32 | w1;
+      b = (uint64_t)w2 << 32 | w3;
+    } else if (n > 0) {
+      a = (uint64_t)p[0] << 16 | (uint64_t)p[n >> 1] << 8 | p[n - 1];
+      b = 0;
+    } else {
+      a = b = 0;
+    }
+  } else {
+    size_t i = n;
+    while (i > 16) {
+      uint64_t w0, w1;
+      memcpy(&w0, p, 8);
+      memcpy(&w1, p + 8, 8);
+      seed = VT_MUM(w0 ^ k1, w1 ^ seed);
+      p += 16;
+      i -= 16;
+    }
+    memcpy(&a, p + i - 16, 8);
+    memcpy(&b, p + i - 8, 8);
+  }
+  uint64_t h = VT_MUM(a ^ k1, b ^ seed);
+  return VT_MUM(h ^ k0, (uint64_t)n ^ k1);
+#undef VT_MUM
+}
+
 /* The key of this process's run-time tables: random, drawn once (the environment variable
  * VITESSE_HASH_KEY, a number, sets it for tests that check nothing depends on it). Never 0. */
 uint64_t vt_hash_key(void);

@@ -102,42 +102,7 @@ typedef struct vt_tmpl_index {
 
 /* The keyed hash of `n` bytes at s (reads only those bytes). */
 static inline uint64_t vt_tix_hash(const vt_tmpl_index *x, const char *s, size_t n) {
-  const unsigned char *p = (const unsigned char *)s;
-  uint64_t a, b, seed = x->k0;
-  __extension__ typedef unsigned __int128 u128;
-#define VT_MUM(A, B) ((uint64_t)((u128)(A) * (B)) ^ (uint64_t)(((u128)(A) * (B)) >> 64))
-  if (n <= 16) {
-    if (n >= 4) {
-      uint32_t w0, w1, w2, w3;
-      const size_t q = (n >> 3) << 2;
-      memcpy(&w0, p, 4);
-      memcpy(&w1, p + q, 4);
-      memcpy(&w2, p + n - 4, 4);
-      memcpy(&w3, p + n - 4 - q, 4);
-      a = (uint64_t)w0 << 32 | w1;
-      b = (uint64_t)w2 << 32 | w3;
-    } else if (n > 0) {
-      a = (uint64_t)p[0] << 16 | (uint64_t)p[n >> 1] << 8 | p[n - 1];
-      b = 0;
-    } else {
-      a = b = 0;
-    }
-  } else {
-    size_t i = n;
-    while (i > 16) {
-      uint64_t w0, w1;
-      memcpy(&w0, p, 8);
-      memcpy(&w1, p + 8, 8);
-      seed = VT_MUM(w0 ^ x->k1, w1 ^ seed);
-      p += 16;
-      i -= 16;
-    }
-    memcpy(&a, p + i - 16, 8);
-    memcpy(&b, p + i - 8, 8);
-  }
-  uint64_t h = VT_MUM(a ^ x->k1, b ^ seed);
-  return VT_MUM(h ^ x->k0, (uint64_t)n ^ x->k1);
-#undef VT_MUM
+  return vt_strhash_wide(x->k0, x->k1, s, n);
 }
 
 /* The id of value [s, s + n) whose hash is h, or -1 when no record holds it. */

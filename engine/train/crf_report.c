@@ -12,15 +12,19 @@ double vt_crf_accuracy(const vt_crf_data *dev, const vt_crf_feats *f, const doub
   return vt_crf_dev_eval(dev, f, w, threads, NULL);
 }
 
-double vt_crf_dev_eval(const vt_crf_data *dev, const vt_crf_feats *f, const double *w,
-                       int32_t threads, int64_t *counts) {
+/* Decodes every sequence of dev with weights w (plain Viterbi when `viterbi`, else the default
+ * decoder for L labels: both exact, their ties may differ) into *right (items tagged right) and
+ * *wrong_seqs (sequences with an item wrong), and `counts` as vt_crf_dev_eval says. Returns 0, or
+ * -1 when memory runs out or dev has no item. */
+static int eval(const vt_crf_data *dev, const vt_crf_feats *f, const double *w, int32_t threads,
+                int viterbi, int64_t *counts, int64_t *right_out, int64_t *wrong_seqs) {
   const int32_t L = f->L;
   const size_t Ls = (size_t)L;
-  double acc = -1;
+  int rc = -1;
   vt_trans *trans = NULL;
   double *A = calloc(Ls * Ls, sizeof *A);
   int32_t *rank = malloc(Ls * sizeof *rank);
-  int64_t right = 0;
+  int64_t right = 0, wrong = 0;
   int failed = 0;
   if (counts) memset(counts, 0, (2 * Ls + 1) * sizeof *counts);
   if (!A || !rank || dev->n_tok == 0) goto done;
@@ -30,7 +34,9 @@ double vt_crf_dev_eval(const vt_crf_data *dev, const vt_crf_feats *f, const doub
   if (vt_trans_create(&trans, L, A, NULL, NULL, rank) != VT_OK) goto done;
   vt_decode_opts opts;
   vt_decode_opts_default(&opts, L, 1);
-#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads()) reduction(+ : right)
+  if (viterbi) opts.algo = VT_ALGO_VITERBI;
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())                    \
+    reduction(+ : right, wrong)
   {
     vt_arena *arena = NULL;
     if (vt_arena_create(&arena, 0) != VT_OK) {
@@ -69,6 +75,7 @@ double vt_crf_dev_eval(const vt_crf_data *dev, const vt_crf_feats *f, const doub
       int64_t seq_right = 0;
       for (int32_t t = 0; t < T; t++) seq_right += n_paths > 0 && lab[t] == dev->gold[t0 + t];
       right += seq_right;
+      wrong += seq_right < T;
       if (counts && n_paths > 0) {
         for (int32_t t = 0; t < T; t++) {
 #pragma omp atomic
@@ -86,12 +93,31 @@ double vt_crf_dev_eval(const vt_crf_data *dev, const vt_crf_feats *f, const doub
     }
     vt_arena_destroy(arena);
   }
-  if (!failed) acc = (double)right / (double)dev->n_tok;
+  if (!failed) {
+    *right_out = right;
+    *wrong_seqs = wrong;
+    rc = 0;
+  }
 done:
   vt_trans_destroy(trans);
   free(A);
   free(rank);
-  return acc;
+  return rc;
+}
+
+double vt_crf_dev_eval(const vt_crf_data *dev, const vt_crf_feats *f, const double *w,
+                       int32_t threads, int64_t *counts) {
+  int64_t right = 0, wrong_seqs = 0;
+  if (eval(dev, f, w, threads, 0, counts, &right, &wrong_seqs)) return -1;
+  return (double)right / (double)dev->n_tok;
+}
+
+void vt_crf_errors(const vt_crf_data *d, const vt_crf_feats *f, const double *w, int32_t threads,
+                   int64_t *tok_err, int64_t *sent_err) {
+  int64_t right = 0, wrong_seqs = 0;
+  const int bad = d->n_tok > 0 && eval(d, f, w, threads, 1, NULL, &right, &wrong_seqs);
+  *tok_err = bad ? -1 : d->n_tok - right;
+  *sent_err = bad ? -1 : wrong_seqs;
 }
 
 void vt_crf_weights_stats(const double *w, int64_t n, double *norm, int64_t *active) {

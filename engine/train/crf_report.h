@@ -19,6 +19,11 @@ double vt_crf_accuracy(const vt_crf_data *dev, const vt_crf_feats *f, const doub
 double vt_crf_dev_eval(const vt_crf_data *dev, const vt_crf_feats *f, const double *w,
                        int32_t threads, int64_t *counts);
 
+/* The items and the sequences that plain Viterbi with weights w gets wrong on d (crf_learn's
+ * terr and serr); both -1 when memory runs out. */
+void vt_crf_errors(const vt_crf_data *d, const vt_crf_feats *f, const double *w, int32_t threads,
+                   int64_t *tok_err, int64_t *sent_err);
+
 /* The figures of an iteration report for weights w: norm, active count. */
 void vt_crf_weights_stats(const double *w, int64_t n, double *norm, int64_t *active);
 

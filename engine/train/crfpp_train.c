@@ -1,16 +1,16 @@
-/* engine/train/crfpp_train.c: CRF++'s objective, error counts and stopping rule over liblbfgs
- * (crfpp_train.h). */
+/* engine/train/crfpp_train.c: CRF++'s objective and stopping rule over liblbfgs, its error
+ * counts by crf_report.h's Viterbi pass (crfpp_train.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "train/crfpp_train.h"
 
 #include <lbfgs.h>
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
 #include "core/errmsg.h"
+#include "train/crf_report.h"
 
 vt_status vt_crfpp_feats(vt_crf_feats *f, int32_t n_attr, int32_t L, int transitions) {
   const size_t Ls = (size_t)L;
@@ -46,80 +46,6 @@ double vt_crfpp_objective(vt_crf_grad *G, const vt_crf_feats *f, const double *w
     if (g) g[i] += w[i] / C;
   }
   return obj + reg / (2 * C);
-}
-
-void vt_crfpp_errors(const vt_crf_data *d, const vt_crf_feats *f, const double *w, int32_t threads,
-                     int64_t *tok_err, int64_t *sent_err) {
-  const int32_t L = f->L;
-  const size_t Ls = (size_t)L;
-  int64_t te = 0, se = 0;
-  int failed = 0;
-  vt_trans *trans = NULL;
-  double *A = calloc(Ls * Ls, sizeof *A);
-  int32_t *rank = malloc(Ls * sizeof *rank);
-  if (!A || !rank) {
-    failed = 1;
-    goto done;
-  }
-  for (size_t i = 0; i < Ls * Ls; i++)
-    if (f->tr_id[i] >= 0) A[i] = w[f->tr_id[i]];
-  for (int32_t y = 0; y < L; y++) rank[y] = y;
-  if (vt_trans_create(&trans, L, A, NULL, NULL, rank) != VT_OK) {
-    failed = 1;
-    goto done;
-  }
-  vt_decode_opts opts;
-  vt_decode_opts_default(&opts, L, 1);
-  opts.algo = VT_ALGO_VITERBI;
-#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())                    \
-    reduction(+ : te, se)
-  {
-    vt_arena *arena = NULL;
-    if (vt_arena_create(&arena, 0) != VT_OK) {
-#pragma omp atomic write
-      failed = 1;
-    }
-#pragma omp for schedule(dynamic, 16)
-    for (int64_t s = 0; s < d->n_sent; s++) {
-      if (!arena) continue;
-      vt_arena_reset(arena);
-      const int64_t t0 = d->sent_off[s];
-      const int32_t T = (int32_t)(d->sent_off[s + 1] - t0);
-      double *E = vt_arena_alloc(arena, (size_t)T * Ls * sizeof *E);
-      int32_t *lab = vt_arena_alloc(arena, (size_t)T * sizeof *lab);
-      double score;
-      int32_t n_paths = 0;
-      if (!E || !lab) {
-#pragma omp atomic write
-        failed = 1;
-        continue;
-      }
-      for (int32_t t = 0; t < T; t++) { /* every attribute has every label: a row per attribute */
-        double *row = E + (size_t)t * Ls;
-        memset(row, 0, Ls * sizeof *row);
-        for (int64_t i = d->tok_off[t0 + t]; i < d->tok_off[t0 + t + 1]; i++) {
-          const double *wa = w + f->st_off[d->attr[i]];
-          for (size_t y = 0; y < Ls; y++) row[y] += wa[y];
-        }
-      }
-      if (vt_decode(trans, &opts, arena, E, T, lab, &score, &n_paths, NULL) != VT_OK) {
-#pragma omp atomic write
-        failed = 1;
-        continue;
-      }
-      int64_t wrong = 0;
-      for (int32_t t = 0; t < T; t++) wrong += n_paths <= 0 || lab[t] != d->gold[t0 + t];
-      te += wrong;
-      se += wrong > 0;
-    }
-    vt_arena_destroy(arena);
-  }
-done:
-  vt_trans_destroy(trans);
-  free(A);
-  free(rank);
-  *tok_err = failed ? -1 : te;
-  *sent_err = failed ? -1 : se;
 }
 
 /* What the liblbfgs callbacks share. */
@@ -167,7 +93,7 @@ static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloat
   }
   int64_t te = 0, se = 0;
   if (c->fail == VT_OK) {
-    vt_crfpp_errors(c->d, c->f, x, c->o->threads, &te, &se);
+    vt_crf_errors(c->d, c->f, x, c->o->threads, &te, &se);
     if (te < 0) {
       c->fail = VT_ENOMEM;
       c->fail_what = "out of memory";

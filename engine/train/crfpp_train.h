@@ -29,12 +29,6 @@ vt_status vt_crfpp_feats(vt_crf_feats *f, int32_t n_attr, int32_t L, int transit
 double vt_crfpp_objective(vt_crf_grad *G, const vt_crf_feats *f, const double *w, double *g,
                           double C, int l1);
 
-/* The tokens and the sentences the Viterbi labels of weights w get wrong on d; -1 in both when
- * memory runs out. Ties go to the lowest label id (crf_learn's go to the first label of its
- * sorted list: give the labels their sorted ids for the same counts). */
-void vt_crfpp_errors(const vt_crf_data *d, const vt_crf_feats *f, const double *w, int32_t threads,
-                     int64_t *tok_err, int64_t *sent_err);
-
 /* Trains w (f->n doubles, the start in, the result out: at the evaluation cap the point
  * liblbfgs asks for next, unevaluated, as crf_learn's last step; else the last evaluated one) on
  * d; o's fields are
