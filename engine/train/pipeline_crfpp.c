@@ -195,18 +195,6 @@ nomem:
   return vt_fail_into(why, whylen, VT_ENOMEM, "crf_learn: out of memory");
 }
 
-/* Frees an image built by image_build: its strings are the trainset's and the templates'. */
-static void image_free(vt_crfpp_image *img) {
-  free(img->labels);
-  free(img->tmpl);
-  free(img->keys);
-  free(img->key_lens);
-  free(img->ids);
-  free(img->w);
-  free(img->arena);
-  memset(img, 0, sizeof *img);
-}
-
 /* Writes the image to path, binary or text, atomically. */
 static vt_status image_write(const vt_crfpp_image *img, const char *path, int text, vt_outfile *of,
                              char *why, size_t whylen) {
@@ -355,7 +343,7 @@ nomem:
 done:
   vt_outfile_abort(&of_bin);
   vt_outfile_abort(&of_txt);
-  image_free(&img);
+  vt_crfpp_image_free(&img);
   free(order);
   free(rank);
   free(w);

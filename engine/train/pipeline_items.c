@@ -193,9 +193,7 @@ vt_status vt_pipeline_items_run(const vt_train_opts *o, const char *const *train
                       "train: item files train a CRF: algorithm lbfgs, l2sgd, ap, pa or arow");
     goto done;
   }
-  if ((st = vt_crf_opts_check(o, err, errlen)) != VT_OK) {
-    goto done;
-  }
+  if ((st = vt_crf_opts_check(o, err, errlen)) != VT_OK) goto done;
   if (comm && (o->algorithm != VT_TRAIN_LBFGS || o->init_model)) {
     st = vt_fail_into(err, errlen, VT_EINVAL,
                       "training across processes: item files train with --algo lbfgs "
@@ -204,9 +202,7 @@ vt_status vt_pipeline_items_run(const vt_train_opts *o, const char *const *train
   }
   if (vt_crf_names_init(&names) != VT_OK) goto nomem;
   if (o->init_model) {
-    if ((st = vt_crfs_load(&init, o->init_model, err, errlen)) != VT_OK) {
-      goto done;
-    }
+    if ((st = vt_crfs_load(&init, o->init_model, err, errlen)) != VT_OK) goto done;
     if (vt_crf_names_seed(&names, init) != VT_OK || vt_crf_prior_from_crfs(&prior, init) != VT_OK)
       goto nomem;
   }
@@ -215,9 +211,7 @@ vt_status vt_pipeline_items_run(const vt_train_opts *o, const char *const *train
             : compile_train(&names, &td, train, n_train, dev, n_dev, o, err, errlen);
   int64_t n_sent = td.n_sent, n_tok = td.n_tok, tok_before = 0, sent_before = 0;
   if (comm && (st = agree(comm, st, err, errlen)) != VT_OK) goto done;
-  if (comm && (st = vt_dist_prefix(comm, td.n_sent, &sent_before, &n_sent, err, errlen))) {
-    goto done;
-  }
+  if (comm && (st = vt_dist_prefix(comm, td.n_sent, &sent_before, &n_sent, err, errlen))) goto done;
   if (st != VT_OK) goto done;
   if (n_sent == 0) {
     st = vt_fail_into(err, errlen, VT_EFORMAT, "%s: no sequence to train on",
@@ -235,9 +229,7 @@ vt_status vt_pipeline_items_run(const vt_train_opts *o, const char *const *train
   vt_crf_featgen gen = {o->min_freq, o->possible_states, o->possible_transitions,
                         init ? &prior : NULL};
   if (comm) {
-    if ((st = vt_dist_feats_build(comm, &f, &td, &gen, err, errlen)) != VT_OK) {
-      goto done;
-    }
+    if ((st = vt_dist_feats_build(comm, &f, &td, &gen, err, errlen)) != VT_OK) goto done;
   } else if (vt_crf_feats_build(&f, &td, &gen, NULL) != VT_OK) {
     goto nomem;
   }
@@ -258,9 +250,7 @@ vt_status vt_pipeline_items_run(const vt_train_opts *o, const char *const *train
   vt_crf_result res;
   const vt_crf_span span = {tok_before, n_tok, comm};
   st = vt_crf_train(&td, &f, n_dev > 0 ? &dd : NULL, w, o, &res, err, errlen, comm ? &span : NULL);
-  if (st != VT_OK) {
-    goto done;
-  }
+  if (st != VT_OK) goto done;
   rep->epochs = res.iterations;
   rep->stop_reason = res.stop;
   rep->train_seconds = res.seconds;

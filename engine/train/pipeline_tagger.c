@@ -211,13 +211,9 @@ vt_status vt_pipeline_tagger_run(const vt_train_opts *o, const vt_corpus_src *tr
   const size_t tmpl_len = o->templates_len ? o->templates_len : strlen(o->templates);
   st = vt_tmplset_parse(&ts, o->templates, tmpl_len,
                         o->templates_name ? o->templates_name : "templates", err, errlen);
-  if (st != VT_OK) {
-    goto done;
-  }
+  if (st != VT_OK) goto done;
   if (o->algorithm != VT_TRAIN_PERCEPTRON) {
-    if ((st = vt_crf_opts_check(o, err, errlen)) != VT_OK) {
-      goto done;
-    }
+    if ((st = vt_crf_opts_check(o, err, errlen)) != VT_OK) goto done;
     if (ts.n_b > 0) {
       st = vt_fail_into(err, errlen, VT_EUNSUPPORTED,
                         "%s: observation-dependent bigram templates (B lines with macros) are not "
@@ -225,9 +221,8 @@ vt_status vt_pipeline_tagger_run(const vt_train_opts *o, const vt_corpus_src *tr
                         o->templates_name ? o->templates_name : "templates");
       goto done;
     }
-    if (o->init_model && (st = vt_textmodel_load(&init, o->init_model, err, errlen)) != VT_OK) {
+    if (o->init_model && (st = vt_textmodel_load(&init, o->init_model, err, errlen)) != VT_OK)
       goto done;
-    }
   }
   if (vt_trainset_init(&d, &ts, o->label_col) != VT_OK) goto nomem;
   if (init && vt_crf_tmpl_seed(&d, init, o->min_count) != VT_OK) goto nomem;
@@ -238,9 +233,8 @@ vt_status vt_pipeline_tagger_run(const vt_train_opts *o, const vt_corpus_src *tr
   /* The corpus as a whole: here, or summed over the processes. */
   int64_t sent_before = 0, n_sent = tc.n_sent, tok_before = 0, n_tok = tc.n_tok;
   if (comm && ((st = vt_dist_prefix(comm, tc.n_sent, &sent_before, &n_sent, err, errlen)) ||
-               (st = vt_dist_prefix(comm, tc.n_tok, &tok_before, &n_tok, err, errlen)))) {
+               (st = vt_dist_prefix(comm, tc.n_tok, &tok_before, &n_tok, err, errlen))))
     goto done;
-  }
   if (n_sent == 0) {
     st = vt_fail_into(err, errlen, VT_EFORMAT, "%s: no sentence to train on",
                       train->part                           ? train->part->name
@@ -251,9 +245,8 @@ vt_status vt_pipeline_tagger_run(const vt_train_opts *o, const vt_corpus_src *tr
   if (comm) {
     tc.n_u = ts.n_u; /* a process may have compiled nothing */
     tc.n_b = ts.n_b;
-    if ((st = vt_dist_trainset_freeze(comm, &d, &tc, o->min_count, err, errlen)) != VT_OK) {
+    if ((st = vt_dist_trainset_freeze(comm, &d, &tc, o->min_count, err, errlen)) != VT_OK)
       goto done;
-    }
   } else if (vt_trainset_freeze(&d, &tc, o->min_count) != VT_OK) {
     goto nomem;
   }
@@ -329,9 +322,7 @@ vt_status vt_pipeline_tagger_run(const vt_train_opts *o, const vt_corpus_src *tr
   rep->decode_seconds = pr.decode_seconds;
   rep->train_accuracy = pr.train_accuracy;
   rep->dev_accuracy = pr.dev_accuracy;
-  if (st != VT_OK) {
-    goto done;
-  }
+  if (st != VT_OK) goto done;
   if (writer) {
     vt_textmodel_meta meta;
     memset(&meta, 0, sizeof meta);
