@@ -62,7 +62,7 @@ int vt_cmd_decode(int argc, char **argv) {
     vt_cli_error("%s", vt_last_error());
     goto done;
   }
-  vt_cli_signals_temp(NULL);
+  /* Committed before they are forgotten: a second ^C in between only unlinks names gone. */
   if (pf) {
     st = vt_output_commit(pf);
     pf = NULL;
@@ -73,6 +73,7 @@ int vt_cmd_decode(int argc, char **argv) {
   }
   st = vt_output_commit(of);
   of = NULL;
+  vt_cli_signals_temp(NULL);
   if (st != VT_OK) {
     vt_cli_error("%s", vt_last_error());
     goto done;
@@ -84,9 +85,10 @@ int vt_cmd_decode(int argc, char **argv) {
   }
   rc = VT_EXIT_OK;
 done:
-  vt_cli_signals_temp(NULL);
+  /* Removed before they are forgotten: a second ^C in between kills with nothing left behind. */
   vt_output_abort(pf);
   vt_output_abort(of);
+  vt_cli_signals_temp(NULL);
   vt_cli_engine_stop(eng);
   vt_cli_decode_free(&d);
   return rc;

@@ -38,9 +38,9 @@ int vt_cli_tag_end(vt_status st, const vt_run_report *rep, vt_output **of, const
     vt_cli_error("%s", vt_last_error());
     return fail_rc;
   }
-  vt_cli_signals_temp(NULL);
   st = vt_output_commit(*of);
   *of = NULL;
+  vt_cli_signals_temp(NULL); /* committed before it is forgotten: see vt_cli_signals_temp */
   if (st != VT_OK) {
     vt_cli_error("%s", vt_last_error());
     return VT_EXIT_FAIL;

@@ -17,8 +17,10 @@ extern atomic_int vt_cli_stop;
 void vt_cli_signals_install(vt_engine *eng);
 
 /* Registers `path` (copied; NULL: none) as the temporary output file a second SIGINT or SIGTERM
- * removes before the process dies: vt_output_temp_path once the output is open, NULL before it
- * is committed or aborted (NULL also forgets the extra file). vt_cli_signals_restore forgets it. */
+ * removes before the process dies: vt_output_temp_path once the output is open, NULL once it is
+ * committed or aborted (never before: a second signal in between would leave it behind; after a
+ * commit, the handler only unlinks a name that is gone). NULL also forgets the extra file.
+ * vt_cli_signals_restore forgets it. */
 void vt_cli_signals_temp(const char *path);
 
 /* As vt_cli_signals_temp, for a second temporary file (decode's --posteriors); a

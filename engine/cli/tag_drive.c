@@ -56,8 +56,8 @@ int vt_cli_tag_drive(const vt_cli_tag_run *r) {
   }
   rc = VT_EXIT_OK;
 done:
+  vt_output_abort(of); /* removed before it is forgotten: see vt_cli_signals_temp */
   vt_cli_signals_temp(NULL);
-  vt_output_abort(of);
   vt_cli_engine_stop(eng);
   return rc;
 }
