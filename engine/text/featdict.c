@@ -49,10 +49,34 @@ static uint64_t probe(const vt_featdict *d, const char *s, size_t len, uint64_t 
   }
 }
 
-int32_t vt_featdict_find(const vt_featdict *d, const char *s, size_t len) {
+uint64_t vt_featdict_hash(const vt_featdict *d, const char *s, size_t len) {
+  return vt_strhash_keyed(s, len, d->key);
+}
+
+void vt_featdict_prefetch(const vt_featdict *d, uint64_t h, int stage) {
+  if (!d->slots) return;
+  const uint64_t *slot = &d->slots[h & d->mask];
+  if (stage == 0) {
+    __builtin_prefetch(slot);
+    return;
+  }
+  const uint64_t v = *slot;
+  if (!v || v >> 32 != h >> 32) return; /* empty, or another string's: nothing to compare */
+  const int32_t id = (int32_t)(uint32_t)v - 1;
+  if (stage == 1)
+    __builtin_prefetch(&d->off[id]);
+  else
+    __builtin_prefetch(d->pool + d->off[id]);
+}
+
+int32_t vt_featdict_find_hashed(const vt_featdict *d, const char *s, size_t len, uint64_t h) {
   if (!d->slots) return -1;
-  uint64_t v = d->slots[probe(d, s, len, vt_strhash_keyed(s, len, d->key))];
+  uint64_t v = d->slots[probe(d, s, len, h)];
   return v ? (int32_t)(uint32_t)v - 1 : -1;
+}
+
+int32_t vt_featdict_find(const vt_featdict *d, const char *s, size_t len) {
+  return d->slots ? vt_featdict_find_hashed(d, s, len, vt_strhash_keyed(s, len, d->key)) : -1;
 }
 
 /* Doubles the slot array (kept at most half full) and reinserts every id. */
@@ -77,7 +101,11 @@ static vt_status grow_slots(vt_featdict *d) {
 }
 
 vt_status vt_featdict_add(vt_featdict *d, const char *s, size_t len, int32_t *id) {
-  uint64_t h = vt_strhash_keyed(s, len, d->key);
+  return vt_featdict_add_hashed(d, s, len, vt_strhash_keyed(s, len, d->key), id);
+}
+
+vt_status vt_featdict_add_hashed(vt_featdict *d, const char *s, size_t len, uint64_t h,
+                                 int32_t *id) {
   uint64_t i = probe(d, s, len, h);
   if (d->slots[i]) {
     *id = (int32_t)(uint32_t)d->slots[i] - 1;

@@ -36,6 +36,19 @@ int32_t vt_featdict_find(const vt_featdict *d, const char *s, size_t len);
  * Returns VT_OK, VT_ENOMEM, or VT_EINVAL past INT32_MAX - 1 entries. */
 vt_status vt_featdict_add(vt_featdict *d, const char *s, size_t len, int32_t *id);
 
+/* Many lookups at once: a reader that hashes a line's strings first (vt_featdict_hash), then
+ * brings their slots toward the cache (vt_featdict_prefetch stage 0), then the offsets of the
+ * entries those slots hold (stage 1), then their bytes (stage 2), and only then looks them up
+ * in order (the _hashed calls), overlaps the cache misses of the whole line instead of taking
+ * three dependent ones a string. The hints change nothing; the ids are vt_featdict_add's. */
+uint64_t vt_featdict_hash(const vt_featdict *d, const char *s, size_t len);
+void vt_featdict_prefetch(const vt_featdict *d, uint64_t h, int stage);
+
+/* vt_featdict_add and vt_featdict_find with h = vt_featdict_hash(d, s, len). */
+vt_status vt_featdict_add_hashed(vt_featdict *d, const char *s, size_t len, uint64_t h,
+                                 int32_t *id);
+int32_t vt_featdict_find_hashed(const vt_featdict *d, const char *s, size_t len, uint64_t h);
+
 /* The first byte of the label s[0, n) that a model cannot hold (a control byte: below 0x20,
  * or 0x7f; a newline would forge a sentence break in tagging's output, a tab a column, a NUL
  * cut the name short), or NULL. The readers of training data refuse these labels (item files,
