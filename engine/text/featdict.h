@@ -20,7 +20,7 @@ typedef struct vt_featdict {
   uint64_t *off;   /* n + 1 offsets into pool: string id is pool[off[id] .. off[id+1]) */
   uint32_t *count; /* insertions per id */
   int32_t n, cap;
-  uint64_t key; /* the process's hash key (strhash.h): slots only, never ids */
+  uint64_t key, key1; /* the process's hash keys (strhash.h): slots only, never ids */
 } vt_featdict;
 
 /* Initializes an empty dictionary. Returns VT_OK or VT_ENOMEM (*d is then empty and freeable). */
