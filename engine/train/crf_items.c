@@ -48,7 +48,7 @@ typedef struct line_attrs {
     size_t at, len;
     double v;
     uint64_t h;
-  } *a;
+  } * a;
   int64_t cap;
 } line_attrs;
 
