@@ -70,11 +70,13 @@ tag)
   VITESSE_PROGRESS_INTERVAL=0 "$VITESSE" tag -m m.bin a.txt -v 2 -o p.out --progress \
     --threads 1 2>stderr || fail "tag --progress failed"
   cmp -s plain.out p.out || fail "--progress changed the output"
+  # shellcheck disable=SC2046
   set -- $(run_lines 100000)
   awk -v n="$1" -v s="$2" 'BEGIN { exit !(n >= 2 || s < 0.6) }' ||
     fail "interval 0 gave $1 lines in $2 s"
   # The default interval (10 s): a short run has its last line only.
   "$VITESSE" tag -m m.bin a.txt -o q.out --progress 2>stderr || fail "tag --progress failed"
+  # shellcheck disable=SC2046
   set -- $(run_lines 100000)
   awk -v n="$1" -v s="$2" 'BEGIN { exit !(n == 1 || s >= 10) }' ||
     fail "$1 lines in a run shorter than the interval"
@@ -103,6 +105,7 @@ decode)
   VITESSE_PROGRESS_INTERVAL=0 "$VITESSE" decode "$@" -o p.out --progress --threads 1 2>stderr ||
     fail "decode --progress failed"
   cmp -s plain.out p.out || fail "--progress changed the output"
+  # shellcheck disable=SC2046
   set -- $(run_lines 10000)
   awk -v n="$1" -v s="$2" 'BEGIN { exit !(n >= 2 || s < 0.6) }' ||
     fail "interval 0 gave $1 lines in $2 s"

@@ -1,6 +1,7 @@
 /* engine/cli/decode_resume.c: a decoding run that survives its end (decode_resume.h): the
- * identity of the run (every file the options name, the SIMD level, the options that change the
- * output) and vt_engine_decode_from the saved place; resume.c keeps the files beside OUT. */
+ * identity of the run (every file the options name, the options that change the output, and the
+ * SIMD level with --logz or --posteriors) and vt_engine_decode_from the saved place; resume.c keeps
+ * the files beside OUT. */
 #include "cli/decode_resume.h"
 
 #include <signal.h>
@@ -25,10 +26,13 @@ static int identity(const vt_cli_decode *d, char *const *opts, int n_opts, vt_cl
   char says[600];
   vt_cli_resume_id_line(id, "the progress file is not one of vitesse decode --resume",
                         "vitesse-decode-resume 1");
+  /* The lines are the same bytes at every SIMD level; log Z and the marginals may differ in the
+   * last bits. */
   vt_cli_resume_id_line(id,
-                        "the SIMD level differs (the scores' last bits may too: run where it "
-                        "ran, or set VITESSE_SIMD to the one it had)",
-                        "simd %s", vt_simd_name(vt_simd_active()));
+                        "the SIMD level differs (log Z and the marginals may too in their last "
+                        "bits: run where it ran, or set VITESSE_SIMD to the one it had)",
+                        "simd %s",
+                        d->post_path || d->conf.logz ? vt_simd_name(vt_simd_active()) : "any");
   for (int i = 0; i < 8; i++) {
     snprintf(says, sizeof says, "the --%s file %s differs (size mtime hash)", key[i],
              path[i] ? path[i] : "(none)");

@@ -30,6 +30,7 @@ void vt_cli_progress_log_show(void *ctx, const vt_progress *p) {
   }
   if (!p->final && p->elapsed < pl->due) return;
   while (pl->due <= p->elapsed) pl->due += pl->every > 0 ? pl->every : p->elapsed + 1;
+  const int stopped = p->final && atomic_load(&vt_cli_stop);
   const int64_t done = pl->base + p->items;
   const double rate = p->elapsed > 0 ? (double)p->items / p->elapsed : 0;
   char total[32] = "-", percent[32] = "-", eta[32] = "-";
@@ -38,7 +39,7 @@ void vt_cli_progress_log_show(void *ctx, const vt_progress *p) {
     snprintf(total, sizeof total, "%lld", (long long)pl->total);
     snprintf(percent, sizeof percent, "%.1f", 100.0 * (double)done / (double)pl->total);
     if (rate > 0) left = (double)(pl->total - done) / rate;
-  } else if (p->final && !atomic_load(&vt_cli_stop)) { /* the input's end: all are known */
+  } else if (p->final && !stopped) { /* the input's end: all are known */
     snprintf(total, sizeof total, "%lld", (long long)done);
   }
   if (pl->total <= 0 && p->bytes_total > 0) {
@@ -49,9 +50,9 @@ void vt_cli_progress_log_show(void *ctx, const vt_progress *p) {
                            : 0;
     if (bps > 0) left = (double)(p->bytes_total - p->bytes_read) / bps;
   }
-  if (p->final) left = 0;
-  if (left >= 0) snprintf(eta, sizeof eta, "%.0f", left < 0 ? 0 : left);
-  const char *state = !p->final ? "running" : atomic_load(&vt_cli_stop) ? "stopped" : "end";
+  if (p->final && !stopped) left = 0;
+  if (left >= 0) snprintf(eta, sizeof eta, "%.0f", left);
+  const char *state = !p->final ? "running" : stopped ? "stopped" : "end";
   fprintf(stderr,
           "vitesse progress: sentences=%lld total=%s percent=%s rate=%.1f eta=%s elapsed=%.1f "
           "state=%s\n",
