@@ -8,9 +8,10 @@
 #            (and the posteriors) are the bytes of an uninterrupted run, nothing left beside;
 #   term     SIGTERM: exit 143, OUT and the posteriors not written, their .partial kept; the
 #            rerun says where it continues and ends the same bytes;
-#   refuse   a rerun with other options, other lattices, a changed transitions file or
-#            without --posteriors is refused with one line naming what differs (exit 2), OUT
-#            not written, the progress kept; no -o and vitesse-mpi are refused;
+#   refuse   a rerun with other options, other lattices, a changed transitions file, without
+#            --posteriors or (with it) at another SIMD level is refused with one line naming
+#            what differs (exit 2), OUT not written, the progress kept; no -o and vitesse-mpi
+#            are refused;
 #   plain    without --resume nothing is left beside OUT and the bytes are those of a run to
 #            stdout; a run with --resume that is not killed leaves OUT alone beside it.
 set -u
@@ -201,6 +202,12 @@ refuse)
   bad "the --transitions file l/A.npy differs" "$VITESSE" decode $LAT --posteriors out/p.npy \
     -o out/r --resume
   cp -p keepA.npy l/A.npy
+  # With --posteriors the SIMD level is part of the run (the marginals' last bits may differ).
+  if ! grep -q '^simd scalar$' saved.progress; then
+    # shellcheck disable=SC2086
+    bad "the SIMD level differs" env VITESSE_SIMD=scalar "$VITESSE" decode $LAT \
+      --posteriors out/p.npy -o out/r --resume
+  fi
   # Options that change no byte may change (threads, batch size, --stats, --progress), and a
   # file under another name with the same bytes and time: the run ends.
   # shellcheck disable=SC2086

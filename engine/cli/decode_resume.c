@@ -26,13 +26,6 @@ static int identity(const vt_cli_decode *d, char *const *opts, int n_opts, vt_cl
   char says[600];
   vt_cli_resume_id_line(id, "the progress file is not one of vitesse decode --resume",
                         "vitesse-decode-resume 1");
-  /* The lines are the same bytes at every SIMD level; log Z and the marginals may differ in the
-   * last bits. */
-  vt_cli_resume_id_line(id,
-                        "the SIMD level differs (log Z and the marginals may too in their last "
-                        "bits: run where it ran, or set VITESSE_SIMD to the one it had)",
-                        "simd %s",
-                        d->post_path || d->conf.logz ? vt_simd_name(vt_simd_active()) : "any");
   for (int i = 0; i < 8; i++) {
     snprintf(says, sizeof says, "the --%s file %s differs (size mtime hash)", key[i],
              path[i] ? path[i] : "(none)");
@@ -42,6 +35,13 @@ static int identity(const vt_cli_decode *d, char *const *opts, int n_opts, vt_cl
       return -1;
   }
   vt_cli_resume_id_options(id, opts, n_opts, neutral_with_arg, neutral_no_arg);
+  /* After the options (which say whether there are log Z and marginals). The lines are the same
+   * bytes at every SIMD level; log Z and the marginals may differ in the last bits. */
+  vt_cli_resume_id_line(id,
+                        "the SIMD level differs (log Z and the marginals may too in their last "
+                        "bits: run where it ran, or set VITESSE_SIMD to the one it had)",
+                        "simd %s",
+                        d->post_path || d->conf.logz ? vt_simd_name(vt_simd_active()) : "any");
   return 0;
 }
 
