@@ -94,8 +94,8 @@ int vt_cli_resume_id_file(vt_cli_resume_id *id, const char *cmd, const char *key
   return 0;
 }
 
-/* Whether the option `a` is one of `names` (as --name or --name=value); *has_value: 1 when the
- * value is the next argument. */
+/* Whether the option `a` is one of `names` (as --name or --name=value); *next_value: 1 when
+ * `with_arg` and the value is the next argument. */
 static int named(const char *a, const char *const *names, int *next_value, int with_arg) {
   if (strncmp(a, "--", 2)) return 0;
   const char *name = a + 2, *eq = strchr(name, '=');

@@ -26,7 +26,11 @@ static int identity(const vt_cli_tag_run *r, vt_cli_resume_id *id) {
                         "vitesse-tag-resume 1");
   snprintf(says, sizeof says, "the model %s differs (size mtime hash)",
            r->model_path ? r->model_path : "-");
-  if (!r->model_path || vt_cli_resume_id_file(id, "tag", "model", says, r->model_path)) return -1;
+  if (!r->model_path) {
+    vt_cli_error("tag: --resume: needs the model as a file (-m MODEL)");
+    return -1;
+  }
+  if (vt_cli_resume_id_file(id, "tag", "model", says, r->model_path)) return -1;
   vt_cli_resume_id_line(id, "the number of input files differs", "inputs %d", r->n_files);
   for (int i = 0; i < r->n_files; i++) {
     snprintf(says, sizeof says, "the input %s differs (size mtime hash)", r->files[i]);
