@@ -62,6 +62,10 @@ void vt_cli_train_usage(FILE *f) {
       "  --threads N     threads for the shards or batches (at most S or B; default: one\n"
       "                  per core)\n"
       "  --quiet         no per-epoch lines\n"
+      "  --progress      a line on stderr for every epoch or iteration, for a job's log (also\n"
+      "                  with --quiet): \"vitesse progress: epoch=N epochs=N errors=N\n"
+      "                  sentences=N seconds=S\" (perceptron) or \"vitesse progress: iteration=N\n"
+      "                  loss=X seconds=S\" (CRF)\n"
       "  --joint-chunk   train a joint POS + chunk model instead (Shimizu & Haas 2006;\n"
       "                  options: vitesse chunk-train --help)\n"
       "  -o MODEL        the model file to write (atomically)\n",
@@ -95,9 +99,15 @@ static void on_progress(void *vctx, int32_t epoch, int32_t epochs, int64_t done,
   fflush(stderr);
 }
 
-/* One line per epoch. */
+/* One line per epoch (unless --quiet), and with --progress the line for a log. */
 static int on_epoch(void *vctx, const vt_epoch_report *r) {
   const vt_cli_train *x = vctx;
+  if (x->cp.progress)
+    fprintf(stderr,
+            "%svitesse progress: epoch=%d epochs=%d errors=%lld sentences=%lld seconds=%.3f\n",
+            x->progress ? "\r\033[K" : "", r->epoch, r->epochs, (long long)r->mistakes,
+            (long long)r->sentences, r->seconds);
+  if (x->quiet) return 0;
   if (x->progress) fputs("\r\033[K", stderr);
   fprintf(stderr,
           "epoch %d/%d: %.2f s, train: %lld of %lld sentences wrong, token "
@@ -263,6 +273,7 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
       {"label-col", required_argument, 0, VT_TRAIN_OPT_LABEL},
       {"min-count", required_argument, 0, VT_TRAIN_OPT_MINCOUNT},
       {"quiet", no_argument, 0, VT_TRAIN_OPT_QUIET},
+      {"progress", no_argument, 0, VT_TRAIN_OPT_PROGRESS},
       {"shards", required_argument, 0, VT_TRAIN_OPT_SHARDS},
       {"threads", required_argument, 0, VT_TRAIN_OPT_THREADS},
       {"minibatch", required_argument, 0, VT_TRAIN_OPT_MINIBATCH},
@@ -294,6 +305,7 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
     case VT_TRAIN_OPT_DEV: t->dev_path = optarg; break;
     case VT_TRAIN_OPT_DECODER: decoder = optarg; break;
     case VT_TRAIN_OPT_QUIET: t->quiet = 1; break;
+    case VT_TRAIN_OPT_PROGRESS: t->cp.progress = 1; break;
     case 'o': t->out_path = optarg; break;
     case VT_TRAIN_OPT_EPOCHS:
       if (vt_cli_parse_int(optarg, 1, 100000, &epochs)) {
@@ -375,8 +387,8 @@ int vt_cli_train_callbacks(vt_cli_train *t) {
     return -1;
   }
   t->progress = !t->quiet && isatty(2);
-  if (!t->quiet) {
-    to->on_start = on_start;
+  if (!t->quiet) to->on_start = on_start;
+  if (!t->quiet || t->cp.progress) {
     to->on_epoch = on_epoch;
     to->ctx = t;
   }
