@@ -9,8 +9,9 @@ vt_add_test(test_crf_learn exactness)
 vt_add_test(test_crfpp_lattice exactness)
 
 # crf_learn_cli.CASE (tests/crf_learn_cli.sh): crf_learn's log and model against crf_learn's
-# own (fixtures in tests/crf_learn), options, refused input, the text model and -C, tagging.
-foreach(case peer options bad models)
+# own (fixtures in tests/crf_learn), MIRA's, bigram templates with macros', options, refused
+# input, the text model and -C, tagging.
+foreach(case peer mira bigram options bad models)
   add_test(NAME crf_learn_cli.${case}
     COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/crf_learn_cli.sh $<TARGET_FILE:vitesse> ${case})
   set(label unit)
