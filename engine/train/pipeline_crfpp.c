@@ -105,7 +105,10 @@ static int image_start(vt_crfpp_image *img, const vt_trainset *d, const tmpl_lin
                        int64_t n_keys, const int32_t *order) {
   const size_t Ls = (size_t)L;
   memset(img, 0, sizeof *img);
+  /* crf_learn writes the columns before the label, or fewer: one past the last a macro reads */
   img->xsize = (uint32_t)(d->ncols - 1);
+  if (d->ts->max_col >= 0 && (uint32_t)d->ts->max_col + 1 < img->xsize)
+    img->xsize = (uint32_t)d->ts->max_col + 1;
   img->cost_factor = 1;
   img->L = L;
   img->n_tmpl = tl->n_u + tl->n_b;
