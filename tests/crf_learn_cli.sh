@@ -18,7 +18,8 @@
 #   bigram   the templates tests/crf_learn/bigram.tmpl (a plain B line and one with a macro)
 #            against crf_learn: CRF -m 15 (log as in peer, model to 1e-9, tagging) and MIRA -f 2
 #            (log line for line, model to 1e-9), -C of the text model is the binary one, crf_test
-#            tags with our model as with crf_learn's;
+#            tags with our model as with crf_learn's; templates reading column 0 only write
+#            xsize 1; repeated lines (U and B): vitesse tag tags as crf_test (when there);
 #   options  --help, --version; long and short options, -p 1 and 2, -H and a lower-case -a give
 #            the same model bytes; -m 0 writes a model of zero weights;
 #   bad      bad options, files and templates: one line on stderr, exit 2, no model written, no
@@ -153,6 +154,19 @@ bigram)
   grep '^iter=' stdout >log
   cmp -s log "$FX/crfpp_bmira_f2.log" || fail "bigram templates, MIRA -f 2: the log differs"
   same_model bm.txt "$FX/crfpp_bmira_f2.model.txt" || fail "bigram templates, MIRA: the model"
+  # only column 0 read: xsize 1, as crf_learn writes it
+  printf 'U01:%%x[0,0]\nB\nB02:%%x[-1,0]\n' >c0.tmpl
+  learn -a MIRA -m 2 -t c0.tmpl train.txt c0 || fail "templates of column 0 failed"
+  grep -q '^xsize: 1$' c0.txt || fail "templates of column 0: xsize is not 1"
+  # repeated lines fire their strings once a line, as crf_test counts them; vitesse tag too
+  printf 'U01:%%x[0,0]\nU01:%%x[0,0]\nU03:%%x[0,1]\nB\nB\nB03:%%x[0,1]\nB03:%%x[0,1]\n' >dup.tmpl
+  learn -a MIRA -p 1 dup.tmpl train.txt dup || fail "repeated template lines failed"
+  CT=$(crf_test_path)
+  if [ -n "$CT" ]; then
+    "$CT" -m dup test.txt >ct.dup 2>stderr || fail "crf_test could not read dup"
+    "$VITESSE" tag -m dup test.txt >vt.dup 2>stderr || fail "tag -m dup failed"
+    cmp -s ct.dup vt.dup || fail "repeated B lines: vitesse tag and crf_test tag otherwise"
+  fi
   ;;
 options)
   "$VITESSE" crf_learn --help >stdout 2>stderr || fail "--help"
