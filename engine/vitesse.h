@@ -1395,7 +1395,8 @@ typedef struct vt_crfpp_learn_opts {
   double cost;       /* -c: C (1) */
   double eta;        /* -e: stop once |change| / obj < eta three evaluations running (1e-4) */
   int32_t algorithm; /* vt_crfpp_algo (L2) */
-  int32_t threads;   /* -p: threads of the gradient (0: one per core); MIRA runs on one */
+  int32_t threads;   /* -p: threads of the gradient (0: one per core); MIRA, and bigram
+                        templates other than one plain B line, run on one */
   int text_model;    /* -t: also write MODEL.txt, the text model */
   /* Called once the data is read (may be NULL). */
   void (*on_start)(void *ctx, const vt_crfpp_learn_report *r);

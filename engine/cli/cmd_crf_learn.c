@@ -69,8 +69,8 @@ static void on_start(void *ctx, const vt_crfpp_learn_report *r) {
 static int on_iteration(void *ctx, const vt_crfpp_iteration *it) {
   const vt_crfpp_learn_opts *o = ctx;
   if (o->algorithm == VT_CRFPP_MIRA)
-    printf("iter=%d terr=%.5f serr=%.5f act=%lld uact=%lld obj=%.5f kkt=%.5f\n", it->iter,
-           it->terr, it->serr, (long long)it->act, (long long)it->uact, it->obj, it->kkt);
+    printf("iter=%d terr=%.5f serr=%.5f act=%lld uact=%lld obj=%.5f kkt=%.5f\n", it->iter, it->terr,
+           it->serr, (long long)it->act, (long long)it->uact, it->obj, it->kkt);
   else
     printf("iter=%d terr=%.5f serr=%.5f act=%lld obj=%.5f diff=%.5f\n", it->iter, it->terr,
            it->serr, (long long)it->act, it->obj, it->diff);

@@ -57,16 +57,16 @@ typedef struct run_ctx {
   vt_crf_grad *G;
   const vt_crfpp_problem *P; /* instead of d, f and G: a problem in crf_learn's weight ids */
   vt_crfpp_lattice *lat;     /* its scratch */
-  double *last;     /* the point last evaluated */
-  double last_obj;  /* the objective there */
-  double *last_g;   /* the gradient there (liblbfgs's form) */
-  double last_fx;   /* the smooth part there */
-  int32_t iter;     /* evaluations done */
-  int converge;     /* evaluations running whose relative change was below eta */
-  int capture;      /* the cap is reached: the next point asked for is the result */
-  int done;         /* the stopping rule fired: evaluations now cost nothing */
-  const char *stop; /* why */
-  vt_status fail;   /* an evaluation failed, or the callback stopped the run */
+  double *last;              /* the point last evaluated */
+  double last_obj;           /* the objective there */
+  double *last_g;            /* the gradient there (liblbfgs's form) */
+  double last_fx;            /* the smooth part there */
+  int32_t iter;              /* evaluations done */
+  int converge;              /* evaluations running whose relative change was below eta */
+  int capture;               /* the cap is reached: the next point asked for is the result */
+  int done;                  /* the stopping rule fired: evaluations now cost nothing */
+  const char *stop;          /* why */
+  vt_status fail;            /* an evaluation failed, or the callback stopped the run */
   const char *fail_what;
 } run_ctx;
 
@@ -262,9 +262,8 @@ vt_status vt_crfpp_train(const vt_crf_data *d, const vt_crf_feats *f, double *w,
   return st;
 }
 
-vt_status vt_crfpp_train_problem(const vt_crfpp_problem *p, double *w,
-                                 const vt_crfpp_learn_opts *o, vt_crfpp_learn_report *r,
-                                 char *err, size_t errlen) {
+vt_status vt_crfpp_train_problem(const vt_crfpp_problem *p, double *w, const vt_crfpp_learn_opts *o,
+                                 vt_crfpp_learn_report *r, char *err, size_t errlen) {
   vt_status st = VT_OK;
   vt_crfpp_lattice lat;
   run_ctx c;

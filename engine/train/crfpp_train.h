@@ -42,8 +42,7 @@ vt_status vt_crfpp_train(const vt_crf_data *d, const vt_crf_feats *f, double *w,
 
 /* As vt_crfpp_train, over the problem p in crf_learn's own weight ids (crfpp_lattice.h: bigram
  * templates with macros, several B lines), its gradient on one thread. */
-vt_status vt_crfpp_train_problem(const vt_crfpp_problem *p, double *w,
-                                 const vt_crfpp_learn_opts *o, vt_crfpp_learn_report *r,
-                                 char *err, size_t errlen);
+vt_status vt_crfpp_train_problem(const vt_crfpp_problem *p, double *w, const vt_crfpp_learn_opts *o,
+                                 vt_crfpp_learn_report *r, char *err, size_t errlen);
 
 #endif

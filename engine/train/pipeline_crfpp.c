@@ -277,8 +277,7 @@ vt_status vt_pipeline_crfpp_learn(const char *templates, const char *train, cons
                         "crf_learn: a template file, a training file and a model file");
   if (o->freq < 0 || o->maxiter < 0 || !(o->cost > 0) || !isfinite(o->cost) || !(o->eta > 0) ||
       !isfinite(o->eta) || o->threads < 0 || o->shrinking_size < 0 ||
-      (o->algorithm != VT_CRFPP_L2 && o->algorithm != VT_CRFPP_L1 &&
-       o->algorithm != VT_CRFPP_MIRA))
+      (o->algorithm != VT_CRFPP_L2 && o->algorithm != VT_CRFPP_L1 && o->algorithm != VT_CRFPP_MIRA))
     return vt_fail_into(why, whylen, VT_EINVAL,
                         "crf_learn: freq and maxiter >= 0, cost and eta > 0, threads and "
                         "shrinking_size >= 0 and the algorithm CRF-L2, CRF-L1 or MIRA");
@@ -380,7 +379,7 @@ vt_status vt_pipeline_crfpp_learn(const char *templates, const char *train, cons
   if (o->on_start) o->on_start(o->ctx, r);
   const int64_t n_w = general ? maxid : f.n;
   if (!(w = calloc((size_t)(n_w ? n_w : 1), sizeof *w))) goto nomem;
-  st = !general                          ? vt_crfpp_train(&td, &f, w, o, r, err, sizeof err)
+  st = !general                        ? vt_crfpp_train(&td, &f, w, o, r, err, sizeof err)
        : o->algorithm == VT_CRFPP_MIRA ? vt_crfpp_mira(&P, w, o, r, err, sizeof err)
                                        : vt_crfpp_train_problem(&P, w, o, r, err, sizeof err);
   if (st != VT_OK) {
