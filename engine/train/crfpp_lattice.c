@@ -15,13 +15,16 @@ vt_status vt_crfpp_lattice_init(vt_crfpp_lattice *lat, int32_t L, int32_t max_T)
   lat->node = malloc(TL * sizeof *lat->node);
   lat->path = malloc(TL * (size_t)(L > 0 ? L : 1) * sizeof *lat->path);
   lat->best = malloc(TL * sizeof *lat->best);
+  lat->en = malloc(TL * sizeof *lat->en);
+  lat->ep = malloc(TL * (size_t)(L > 0 ? L : 1) * sizeof *lat->ep);
+  lat->scale = malloc((size_t)(max_T > 0 ? max_T : 1) * sizeof *lat->scale);
   lat->fwd = malloc(TL * sizeof *lat->fwd);
   lat->beta = malloc(TL * sizeof *lat->beta);
   lat->marg = malloc(LL * sizeof *lat->marg);
   lat->back = malloc(TL * sizeof *lat->back);
   lat->result = malloc((size_t)(max_T > 0 ? max_T : 1) * sizeof *lat->result);
-  if (!lat->node || !lat->path || !lat->best || !lat->fwd || !lat->beta || !lat->marg ||
-      !lat->back || !lat->result) {
+  if (!lat->node || !lat->path || !lat->best || !lat->en || !lat->ep || !lat->scale || !lat->fwd ||
+      !lat->beta || !lat->marg || !lat->back || !lat->result) {
     vt_crfpp_lattice_free(lat);
     return VT_ENOMEM;
   }
@@ -32,6 +35,9 @@ void vt_crfpp_lattice_free(vt_crfpp_lattice *lat) {
   free(lat->node);
   free(lat->path);
   free(lat->best);
+  free(lat->en);
+  free(lat->ep);
+  free(lat->scale);
   free(lat->fwd);
   free(lat->beta);
   free(lat->marg);
@@ -111,12 +117,17 @@ int32_t vt_crfpp_lattice_viterbi(vt_crfpp_lattice *lat, const int32_t *gold) {
   return err;
 }
 
-/* log(exp(a) + exp(b)). */
-static inline double log_add(double a, double b) {
-  const double hi = a > b ? a : b, lo = a > b ? b : a;
-  return hi - lo > 50 ? hi : hi + log1p(exp(lo - hi));
+/* exp(v[i] - max v) into e (n of them); returns max v. */
+static double exp_shifted(const double *v, double *e, size_t n) {
+  double mx = v[0];
+  for (size_t i = 1; i < n; i++)
+    if (v[i] > mx) mx = v[i];
+  for (size_t i = 0; i < n; i++) e[i] = exp(v[i] - mx);
+  return mx;
 }
 
+/* Forward-backward in the exp domain, each position's costs shifted by their largest and its
+ * forward sums scaled to 1 (the scales' logs and the shifts sum to log Z). */
 double vt_crfpp_lattice_nll(vt_crfpp_lattice *lat, const vt_crfpp_problem *p, int64_t s,
                             double *g) {
   const int32_t L = p->L, T = lat->T;
@@ -124,43 +135,58 @@ double vt_crfpp_lattice_nll(vt_crfpp_lattice *lat, const vt_crfpp_problem *p, in
   const int64_t t0 = p->sent_off[s];
   const int32_t *gold = p->gold + t0;
   if (T == 0) return 0;
-  double *fwd = lat->fwd, *beta = lat->beta;
-  for (int32_t y = 0; y < L; y++) fwd[y] = lat->node[y];
-  for (int32_t t = 1; t < T; t++) {
-    const double *path = lat->path + (size_t)t * LL;
-    for (int32_t y = 0; y < L; y++) {
-      double a = fwd[(size_t)(t - 1) * L] + path[y];
-      for (int32_t q = 1; q < L; q++)
-        a = log_add(a, fwd[(size_t)(t - 1) * L + q] + path[(size_t)q * L + y]);
-      fwd[(size_t)t * L + y] = a + lat->node[(size_t)t * L + y];
-    }
+  double *en = lat->en, *ep = lat->ep, *fwd = lat->fwd, *beta = lat->beta, *sc = lat->scale;
+  double logZ = 0;
+  for (int32_t t = 0; t < T; t++) {
+    logZ += exp_shifted(lat->node + (size_t)t * L, en + (size_t)t * L, (size_t)L);
+    if (t > 0) logZ += exp_shifted(lat->path + (size_t)t * LL, ep + (size_t)t * LL, LL);
   }
-  for (int32_t y = 0; y < L; y++)
-    beta[(size_t)(T - 1) * L + y] = lat->node[(size_t)(T - 1) * L + y];
-  for (int32_t t = T - 2; t >= 0; t--) {
-    const double *path = lat->path + (size_t)(t + 1) * LL;
-    const double *next = beta + (size_t)(t + 1) * L;
-    for (int32_t y = 0; y < L; y++) {
-      const double *row = path + (size_t)y * L;
-      double b = row[0] + next[0];
-      for (int32_t q = 1; q < L; q++) b = log_add(b, row[q] + next[q]);
-      beta[(size_t)t * L + y] = b + lat->node[(size_t)t * L + y];
+  for (int32_t t = 0; t < T; t++) {
+    double *a = fwd + (size_t)t * L;
+    const double *e = en + (size_t)t * L;
+    if (t == 0) {
+      for (int32_t y = 0; y < L; y++) a[y] = e[y];
+    } else {
+      const double *prev = fwd + (size_t)(t - 1) * L, *M = ep + (size_t)t * LL;
+      for (int32_t y = 0; y < L; y++) a[y] = 0;
+      for (int32_t q = 0; q < L; q++) {
+        const double pq = prev[q];
+        const double *row = M + (size_t)q * L;
+        for (int32_t y = 0; y < L; y++) a[y] += pq * row[y];
+      }
+      for (int32_t y = 0; y < L; y++) a[y] *= e[y];
     }
+    double z = 0;
+    for (int32_t y = 0; y < L; y++) z += a[y];
+    sc[t] = z;
+    logZ += log(z);
+    const double inv = 1 / z;
+    for (int32_t y = 0; y < L; y++) a[y] *= inv;
   }
-  double Z = beta[0];
-  for (int32_t y = 1; y < L; y++) Z = log_add(Z, beta[y]);
   double gold_score = 0;
   for (int32_t t = 0; t < T; t++) {
     gold_score += lat->node[(size_t)t * L + gold[t]];
     if (t > 0) gold_score += lat->path[(size_t)t * LL + (size_t)gold[t - 1] * L + gold[t]];
   }
-  if (!g) return Z - gold_score;
+  if (!g) return logZ - gold_score;
+  for (int32_t y = 0; y < L; y++) beta[(size_t)(T - 1) * L + y] = 1;
   double *m = lat->marg;
+  for (int32_t t = T - 2; t >= 0; t--) {
+    const double *next = beta + (size_t)(t + 1) * L, *e = en + (size_t)(t + 1) * L;
+    const double *M = ep + (size_t)(t + 1) * LL;
+    const double inv = 1 / sc[t + 1];
+    for (int32_t y = 0; y < L; y++) m[y] = e[y] * next[y] * inv;
+    for (int32_t q = 0; q < L; q++) {
+      const double *row = M + (size_t)q * L;
+      double b = 0;
+      for (int32_t y = 0; y < L; y++) b += row[y] * m[y];
+      beta[(size_t)t * L + q] = b;
+    }
+  }
   for (int32_t t = 0; t < T; t++) {
     const int32_t *uf = p->ufeat + (t0 + t) * p->n_u;
-    const double *node = lat->node + (size_t)t * L;
-    for (int32_t y = 0; y < L; y++)
-      m[y] = exp(fwd[(size_t)t * L + y] + beta[(size_t)t * L + y] - node[y] - Z);
+    const double *a = fwd + (size_t)t * L, *b = beta + (size_t)t * L;
+    for (int32_t y = 0; y < L; y++) m[y] = a[y] * b[y];
     m[gold[t]] -= 1;
     for (int32_t k = 0; k < p->n_u; k++) {
       if (uf[k] < 0) continue;
@@ -172,11 +198,14 @@ double vt_crfpp_lattice_nll(vt_crfpp_lattice *lat, const vt_crfpp_problem *p, in
     int any = 0;
     for (int32_t k = 0; k < p->n_b; k++) any |= bf[k] >= 0;
     if (!any) continue;
-    const double *path = lat->path + (size_t)t * LL;
-    for (int32_t q = 0; q < L; q++)
-      for (int32_t y = 0; y < L; y++)
-        m[(size_t)q * L + y] = exp(fwd[(size_t)(t - 1) * L + q] + path[(size_t)q * L + y] +
-                                   beta[(size_t)t * L + y] - Z);
+    const double *prev = fwd + (size_t)(t - 1) * L, *M = ep + (size_t)t * LL;
+    const double *e = en + (size_t)t * L, inv = 1 / sc[t];
+    for (int32_t q = 0; q < L; q++) {
+      const double pq = prev[q] * inv;
+      const double *row = M + (size_t)q * L;
+      double *mq = m + (size_t)q * L;
+      for (int32_t y = 0; y < L; y++) mq[y] = pq * row[y] * e[y] * b[y];
+    }
     m[(size_t)gold[t - 1] * L + gold[t]] -= 1;
     for (int32_t k = 0; k < p->n_b; k++) {
       if (bf[k] < 0) continue;
@@ -184,7 +213,7 @@ double vt_crfpp_lattice_nll(vt_crfpp_lattice *lat, const vt_crfpp_problem *p, in
       for (size_t i = 0; i < LL; i++) gf[i] += m[i];
     }
   }
-  return Z - gold_score;
+  return logZ - gold_score;
 }
 
 double vt_crfpp_problem_objective(const vt_crfpp_problem *p, vt_crfpp_lattice *lat, const double *w,

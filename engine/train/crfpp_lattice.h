@@ -34,8 +34,11 @@ typedef struct vt_crfpp_lattice {
   double *node;    /* T * L label costs */
   double *path;    /* T * L * L pair costs (previous label major; row 0 unused) */
   double *best;    /* T * L Viterbi scores */
-  double *fwd;     /* T * L forward log-sums (a label's cost included) */
-  double *beta;    /* T * L backward log-sums (a label's cost included) */
+  double *en;      /* T * L exp(label cost - the position's largest) */
+  double *ep;      /* T * L * L exp(pair cost - the position's largest) (row 0 unused) */
+  double *fwd;     /* T * L forward sums, scaled to sum to 1 at each position */
+  double *beta;    /* T * L backward sums, scaled alike */
+  double *scale;   /* T forward scales */
   double *marg;    /* L * L marginals of a position's labels or label pairs */
   int32_t *back;   /* T * L Viterbi back pointers */
   int32_t *result; /* T Viterbi labels */
