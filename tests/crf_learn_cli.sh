@@ -213,6 +213,11 @@ bad)
   expect_bad "the model is the corpus by a hard link" t.tmpl train.txt hard.txt
   printf 'U00:%%x[0,0]\nB01:%%x[0,7]\n' >obs.tmpl
   expect_bad "a bigram template past the corpus" -a MIRA obs.tmpl train.txt out.model
+  printf 'U00:%%x[0,0]\nB01:%%x[9,0]\n' >r9.tmpl
+  expect_bad "a row outside -8..8" r9.tmpl train.txt out.model
+  grep -q 'r9.tmpl:2' stderr || fail "the template line of the row is not named"
+  printf 'U00:%%t[0,0,"^a"]\n' >t.tmpl
+  expect_bad "a macro crf_learn lacks" t.tmpl train.txt out.model
   printf 'U00:%%x[0,0]\nX:%%x[0,1]\n' >x.tmpl
   expect_bad "a template line that is neither U nor B" x.tmpl train.txt out.model
   printf 'U00:%%x[0,5]\n' >col.tmpl

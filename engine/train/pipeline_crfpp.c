@@ -68,6 +68,28 @@ static vt_status tmpl_lines_read(tmpl_lines *t, char *text, size_t len, const ch
   return VT_OK;
 }
 
+/* Checks that every macro of ts is one crf_learn expands: %x[row,col] with row in -8..8 (CRF++'s
+ * context; crf_learn stops on any other, and crf_test would refuse the model). Returns VT_OK or
+ * VT_EFORMAT ("NAME:LINE: ..." in why). */
+static vt_status macros_check(const vt_tmplset *ts, const char *name, char *why, size_t whylen) {
+  for (int32_t i = 0; i < ts->n; i++) {
+    const vt_tmpl *tm = &ts->t[i];
+    for (uint32_t k = 0; k < tm->n; k++) {
+      const vt_tmpl_item *it = &ts->items[tm->item0 + k];
+      if (it->kind == VT_TI_LIT) continue;
+      if (it->kind != VT_TI_X || it->caps || it->abs)
+        return vt_fail_into(why, whylen, VT_EFORMAT,
+                            "%s:%d: crf_learn's templates have %%x[row,col] macros only", name,
+                            tm->line);
+      if (it->row < -8 || it->row > 8)
+        return vt_fail_into(why, whylen, VT_EFORMAT,
+                            "%s:%d: the row %d is outside crf_learn's -8..8", name, tm->line,
+                            it->row);
+    }
+  }
+  return VT_OK;
+}
+
 static vt_status compile_batch(void *ctx, const vt_sentbatch *b, char *err, size_t errlen) {
   void **x = ctx;
   return vt_trainset_compile(x[0], x[1], b, err, errlen);
@@ -299,7 +321,9 @@ vt_status vt_pipeline_crfpp_learn(const char *templates, const char *train, cons
       goto done;
     }
   }
-  if ((st = tmpl_lines_read(&tl, text, text_len, templates, why, whylen)) != VT_OK) goto done;
+  if ((st = macros_check(&ts, templates, why, whylen)) != VT_OK ||
+      (st = tmpl_lines_read(&tl, text, text_len, templates, why, whylen)) != VT_OK)
+    goto done;
   if (tl.n_u != ts.n_u ||
       (general ? ts.n_b != tl.n_b : ts.n_b != 0 || ts.plain_bigram != (tl.n_b > 0))) {
     st = vt_fail_into(why, whylen, VT_EFORMAT, "%s: templates that are not CRF++'s", templates);
