@@ -1367,23 +1367,28 @@ VT_API vt_status vt_train_joint_mem(const vt_train_opts *opts, const vt_sentence
 /* ---- CRF++ training (crf_learn) ------------------------------------------------------------ */
 
 /* crf_learn's command line as a call: CRF++'s features (every unigram template string with every
- * label, the label pairs of a plain `B` template), its objective (the negative log-likelihood
- * plus ||w||^2 / (2 cost), or |w|_1 / cost), its iterations (evaluations of the objective) and
- * its stopping rule, and a CRF++ model file that crf_test reads. */
+ * label, every bigram template string with every label pair), its objective (the negative
+ * log-likelihood plus ||w||^2 / (2 cost), or |w|_1 / cost), its iterations (evaluations of the
+ * objective) and its stopping rule, or its MIRA trainer, and a CRF++ model file that crf_test
+ * reads. */
 typedef enum vt_crfpp_algo {
-  VT_CRFPP_L2 = 0, /* -a CRF, CRF-L2 */
-  VT_CRFPP_L1 = 1  /* -a CRF-L1 */
+  VT_CRFPP_L2 = 0,  /* -a CRF, CRF-L2 */
+  VT_CRFPP_L1 = 1,  /* -a CRF-L1 */
+  VT_CRFPP_MIRA = 2 /* -a MIRA: single-best MIRA, one pass over the sentences an iteration */
 } vt_crfpp_algo;
 
-/* One evaluation of the objective, as crf_learn prints it. */
+/* One evaluation of the objective (one pass of MIRA), as crf_learn prints it. */
 typedef struct vt_crfpp_iteration {
   int32_t iter;   /* from 0 */
   double terr;    /* tokens whose Viterbi label is wrong, over the tokens */
   double serr;    /* sentences with a wrong label, over the sentences */
-  int64_t act;    /* active features: every weight (L2), the non-zero ones (L1) */
-  double obj;     /* the objective */
-  double diff;    /* |previous obj - obj| / previous obj (1 at iteration 0) */
+  int64_t act;    /* active features: every weight (L2), the non-zero ones (L1); MIRA: the
+                     sentences visited (not shrunk) */
+  double obj;     /* the objective; MIRA: ||w||^2 */
+  double diff;    /* |previous obj - obj| / previous obj (1 at iteration 0); MIRA: 0 */
   double seconds; /* of this evaluation */
+  int64_t uact;   /* MIRA: the sentences whose step the bound C cut; else 0 */
+  double kkt;     /* MIRA: the largest margin violation among the uncut steps; else 0 */
 } vt_crfpp_iteration;
 
 typedef struct vt_crfpp_learn_report {
@@ -1402,14 +1407,16 @@ typedef struct vt_crfpp_learn_opts {
   double cost;       /* -c: C (1) */
   double eta;        /* -e: stop once |change| / obj < eta three evaluations running (1e-4) */
   int32_t algorithm; /* vt_crfpp_algo (L2) */
-  int32_t threads;   /* -p: threads of the gradient (0: one per core) */
+  int32_t threads;   /* -p: threads of the gradient (0: one per core); MIRA, and bigram
+                        templates other than one plain B line, run on one */
   int text_model;    /* -t: also write MODEL.txt, the text model */
   /* Called once the data is read (may be NULL). */
   void (*on_start)(void *ctx, const vt_crfpp_learn_report *r);
   /* Called after every evaluation (may be NULL); nonzero stops training with VT_ECANCELED. */
   int (*on_iteration)(void *ctx, const vt_crfpp_iteration *it);
   void *ctx;
-  int32_t reserved[8];
+  int32_t shrinking_size; /* -H: MIRA skips a sentence tagged right this many passes running (20) */
+  int32_t reserved[7];
 } vt_crfpp_learn_opts;
 
 /* Fills `o` with crf_learn's defaults. */
@@ -1418,10 +1425,9 @@ VT_API void vt_crfpp_learn_opts_init(vt_crfpp_learn_opts *o);
 /* Trains on the column corpus `train` (whitespace-separated columns, the label last, a blank
  * line between sentences) with the CRF++ templates of `templates` and writes the binary CRF++
  * model to `model` (and its text form to MODEL.txt with o->text_model), each atomically.
- * Templates with macros in a `B` line, or more than one `B` line, are VT_EUNSUPPORTED. Returns
- * VT_OK, VT_EINVAL (a bad option), VT_EIO, VT_EFORMAT (bad input: one line naming the file and
- * line in vt_last_error), VT_EUNSUPPORTED, VT_ECANCELED or VT_ENOMEM; nothing is written on
- * failure. `r` may be NULL. */
+ * Returns VT_OK, VT_EINVAL (a bad option), VT_EIO, VT_EFORMAT (bad input: one line naming the
+ * file and line in vt_last_error), VT_ECANCELED or VT_ENOMEM; nothing is written on failure.
+ * `r` may be NULL. */
 VT_API vt_status vt_crfpp_learn(const char *templates, const char *train, const char *model,
                                 const vt_crfpp_learn_opts *o, vt_crfpp_learn_report *r);
 

@@ -12,7 +12,8 @@
 # (default /tmp/crfpp) holds crf_learn and crf_test, CRF++ 0.58 built outside the repository.
 # Environment: WORK=DIR where models, logs and outputs go (default: a new mktemp -d folder,
 # kept and printed at the end), never the repository; ROUNDS=N runs of each, alternated (1);
-# OPTS="..." more options for both (e.g. "-f 3 -c 4"). Needs GNU time as /usr/bin/time, awk.
+# OPTS="..." more options for both (e.g. "-f 3 -c 4", or "-a MIRA": ITERS is then passes).
+# Needs GNU time as /usr/bin/time, awk.
 set -eu
 if [ $# -lt 3 ]; then
   echo "usage: $0 TEMPLATE TRAIN TEST [ITERS] [VITESSE_BIN] [CRFPP_DIR]" >&2
@@ -55,8 +56,11 @@ done
 # the logs: evaluations whose obj/act/diff print otherwise, and whose terr or serr differ
 grep '^iter=' crfpp.log | sed 's/[a-z]*=//g' >l.crfpp
 grep '^iter=' vitesse.log | sed 's/[a-z]*=//g' >l.vitesse
-log_cmp=$(paste -d ' ' l.vitesse l.crfpp | awk '{ n++; if ($5 != $11 || $4 != $10 || $6 != $12) o++
-  if ($2 != $8 || $3 != $9) e++ } END { printf "%d evaluations, %d differ in obj/act/diff, %d in terr/serr", n, o, e }')
+# (MIRA's lines, iter terr serr act uact obj kkt, have seven fields: act/uact/obj/kkt compared)
+log_cmp=$(paste -d ' ' l.vitesse l.crfpp | awk 'NF == 14 { n++; if ($4 != $11 || $5 != $12 || $6 != $13 || $7 != $14) o++
+  if ($2 != $9 || $3 != $10) e++; next }
+  { n++; if ($5 != $11 || $4 != $10 || $6 != $12) o++
+  if ($2 != $8 || $3 != $9) e++ } END { printf "%d evaluations, %d differ in obj/act/diff (MIRA: act/uact/obj/kkt), %d in terr/serr", n, o, e }')
 # the weights: the largest difference, and the largest weight
 wdiff=$(awk 'FNR == 1 { f++; b = 0 } NF == 0 { b++; next } b >= 4 { w[f, FNR] = $1 }
   END { for (k in w) { split(k, p, SUBSEP); if (p[1] != 1) continue

@@ -10,6 +10,16 @@
 #            number of evaluations and final objective; CRF-L1 (another line search): its final
 #            objective within 0.1%. With crf_test on the PATH (or $CRF_TEST, or built in
 #            /tmp/crfpp), crf_test tags with the model as with crf_learn's (skipped without it);
+#   mira     -a MIRA against crf_learn's (fixtures likewise): to convergence, the log line for
+#            line, the text model's lines before the weights the same and every weight within
+#            1e-9, the model tags the test corpus as crf_test with crf_learn's model (and crf_test
+#            with ours, when there); -m 3 stops after 3 passes, its lines crf_learn's first 3;
+#            -H 1 shrinks (fewer sentences visited in a pass);
+#   bigram   the templates tests/crf_learn/bigram.tmpl (a plain B line and one with a macro)
+#            against crf_learn: CRF -m 15 (log as in peer, model to 1e-9, tagging) and MIRA -f 2
+#            (log line for line, model to 1e-9), -C of the text model is the binary one, crf_test
+#            tags with our model as with crf_learn's; templates reading column 0 only write
+#            xsize 1; repeated lines (U and B): vitesse tag tags as crf_test (when there);
 #   options  --help, --version; long and short options, -p 1 and 2, -H and a lower-case -a give
 #            the same model bytes; -m 0 writes a model of zero weights;
 #   bad      bad options, files and templates: one line on stderr, exit 2, no model written, no
@@ -67,6 +77,29 @@ same_log() {
 
 last_obj() { grep '^iter=' "$1" | tail -n 1 | sed 's/.*obj=\([^ ]*\).*/\1/'; }
 
+# crf_test's path: $CRF_TEST, crf_test on the PATH or the peer's usual build; empty if none.
+crf_test_path() {
+  CT=${CRF_TEST:-$(command -v crf_test 2>/dev/null || true)}
+  [ -z "$CT" ] && [ -x /tmp/crfpp/crf_test ] && CT=/tmp/crfpp/crf_test
+  [ -n "$CT" ] && [ -x "$CT" ] && echo "$CT"
+}
+
+# same_model OURS THEIRS: the text models' lines before the weights the same, weights to 1e-9.
+same_model() {
+  head_of "$1" >ha && head_of "$2" >hb && cmp -s ha hb && same_weights "$1" "$2" 1e-9
+}
+
+# tags_as MODEL OUT: vitesse tag, and crf_test when there, tag test.txt with MODEL as OUT.
+tags_as() {
+  "$VITESSE" tag -m "$1" test.txt >tagged 2>stderr || fail "tag -m $1 failed"
+  cmp -s tagged "$2" || fail "$1 tags otherwise than crf_learn's model"
+  CT=$(crf_test_path)
+  if [ -n "$CT" ]; then
+    "$CT" -m "$1" test.txt >ct.out 2>stderr || fail "crf_test could not read $1"
+    cmp -s ct.out "$2" || fail "crf_test tags otherwise with $1"
+  fi
+}
+
 case "$CASE" in
 peer)
   learn -m 12 -p 1 -t t.tmpl train.txt m || fail "-m 12 failed"
@@ -89,11 +122,50 @@ peer)
   awk -v a="$(last_obj stdout)" -v b="$(last_obj "$FX/crfpp_l1.log")" \
     'BEGIN { d = (a - b) / b; exit !(d < 1e-3 && d > -1e-3) }' ||
     fail "CRF-L1: final objective $(last_obj stdout), crf_learn's $(last_obj "$FX/crfpp_l1.log")"
-  CT=${CRF_TEST:-$(command -v crf_test 2>/dev/null || true)}
-  [ -z "$CT" ] && [ -x /tmp/crfpp/crf_test ] && CT=/tmp/crfpp/crf_test # the peer's usual build
-  if [ -n "$CT" ] && [ -x "$CT" ]; then
+  CT=$(crf_test_path)
+  if [ -n "$CT" ]; then
     "$CT" -m m test.txt >ct.out 2>stderr || fail "crf_test could not read the model"
     cmp -s ct.out "$FX/crf_test_m12.out" || fail "crf_test tags otherwise with our model"
+  fi
+  ;;
+mira)
+  learn -a MIRA -p 1 -t t.tmpl train.txt m || fail "-a MIRA failed"
+  grep '^iter=' stdout >log
+  cmp -s log "$FX/crfpp_mira.log" || fail "-a MIRA: the log is not crf_learn's"
+  grep -q '^shrinking size: *20$' stdout || fail "-a MIRA: the shrinking size line"
+  same_model m.txt "$FX/crfpp_mira.model.txt" || fail "-a MIRA: the model is not crf_learn's"
+  tags_as m "$FX/crf_test_mira.out"
+  learn -a mira -m 3 -p 1 t.tmpl train.txt m3 || fail "-a mira -m 3 failed"
+  grep '^iter=' stdout >log3
+  head -n 3 "$FX/crfpp_mira.log" | cmp -s - log3 || fail "-m 3: not crf_learn's first 3 passes"
+  learn -a MIRA -H 1 -p 1 t.tmpl train.txt h1 || fail "-a MIRA -H 1 failed"
+  grep -q '^iter=.* act=[0-9] ' stdout || grep -q '^iter=.* act=[12][0-9] ' stdout ||
+    fail "-H 1: every pass visits every sentence"
+  ;;
+bigram)
+  cp "$FX/bigram.tmpl" b.tmpl
+  learn -m 15 -p 1 -t b.tmpl train.txt b || fail "bigram templates: -m 15 failed"
+  same_log stdout "$FX/crfpp_bigram.log" || fail "bigram templates: the log is not crf_learn's"
+  same_model b.txt "$FX/crfpp_bigram.model.txt" || fail "bigram templates: the model differs"
+  tags_as b "$FX/crf_test_bigram.out"
+  learn -C b.txt bc || fail "-C of the bigram model failed"
+  cmp -s b bc || fail "-C of the bigram text model is not the binary model"
+  learn -a MIRA -f 2 -p 1 -t b.tmpl train.txt bm || fail "bigram templates: MIRA -f 2 failed"
+  grep '^iter=' stdout >log
+  cmp -s log "$FX/crfpp_bmira_f2.log" || fail "bigram templates, MIRA -f 2: the log differs"
+  same_model bm.txt "$FX/crfpp_bmira_f2.model.txt" || fail "bigram templates, MIRA: the model"
+  # only column 0 read: xsize 1, as crf_learn writes it
+  printf 'U01:%%x[0,0]\nB\nB02:%%x[-1,0]\n' >c0.tmpl
+  learn -a MIRA -m 2 -t c0.tmpl train.txt c0 || fail "templates of column 0 failed"
+  grep -q '^xsize: 1$' c0.txt || fail "templates of column 0: xsize is not 1"
+  # repeated lines fire their strings once a line, as crf_test counts them; vitesse tag too
+  printf 'U01:%%x[0,0]\nU01:%%x[0,0]\nU03:%%x[0,1]\nB\nB\nB03:%%x[0,1]\nB03:%%x[0,1]\n' >dup.tmpl
+  learn -a MIRA -p 1 dup.tmpl train.txt dup || fail "repeated template lines failed"
+  CT=$(crf_test_path)
+  if [ -n "$CT" ]; then
+    "$CT" -m dup test.txt >ct.dup 2>stderr || fail "crf_test could not read dup"
+    "$VITESSE" tag -m dup test.txt >vt.dup 2>stderr || fail "tag -m dup failed"
+    cmp -s ct.dup vt.dup || fail "repeated B lines: vitesse tag and crf_test tag otherwise"
   fi
   ;;
 options)
@@ -131,7 +203,7 @@ bad)
   expect_bad "-c abc" -c abc t.tmpl train.txt out.model
   expect_bad "-e -1" -e -1 t.tmpl train.txt out.model
   expect_bad "-m -3" -m -3 t.tmpl train.txt out.model
-  expect_bad "-a MIRA" -a MIRA t.tmpl train.txt out.model
+  expect_bad "-H 0" -a MIRA -H 0 t.tmpl train.txt out.model
   expect_bad "-a foo" -a foo t.tmpl train.txt out.model
   expect_bad "two files" t.tmpl train.txt
   expect_bad "a missing corpus" t.tmpl nothere.txt out.model
@@ -139,9 +211,13 @@ bad)
   expect_bad "the model is the corpus" t.tmpl train.txt train.txt
   ln train.txt hard.txt
   expect_bad "the model is the corpus by a hard link" t.tmpl train.txt hard.txt
-  printf 'U00:%%x[0,0]\nB01:%%x[0,1]\n' >obs.tmpl
-  expect_bad "an observation-dependent bigram" obs.tmpl train.txt out.model
-  grep -q 'obs.tmpl:2' stderr || fail "the bigram template's line is not named"
+  printf 'U00:%%x[0,0]\nB01:%%x[0,7]\n' >obs.tmpl
+  expect_bad "a bigram template past the corpus" -a MIRA obs.tmpl train.txt out.model
+  printf 'U00:%%x[0,0]\nB01:%%x[9,0]\n' >r9.tmpl
+  expect_bad "a row outside -8..8" r9.tmpl train.txt out.model
+  grep -q 'r9.tmpl:2' stderr || fail "the template line of the row is not named"
+  printf 'U00:%%t[0,0,"^a"]\n' >t.tmpl
+  expect_bad "a macro crf_learn lacks" t.tmpl train.txt out.model
   printf 'U00:%%x[0,0]\nX:%%x[0,1]\n' >x.tmpl
   expect_bad "a template line that is neither U nor B" x.tmpl train.txt out.model
   printf 'U00:%%x[0,5]\n' >col.tmpl

@@ -14,6 +14,7 @@ void vt_crfpp_learn_opts_init(vt_crfpp_learn_opts *o) {
   o->cost = 1;
   o->eta = 1e-4;
   o->algorithm = VT_CRFPP_L2;
+  o->shrinking_size = 20;
 }
 
 vt_status vt_crfpp_learn(const char *templates, const char *train, const char *model,

@@ -19,20 +19,25 @@ static void crf_learn_usage(FILE *f) {
         "       vitesse crf_learn -C TEXT_MODEL MODEL\n"
         "\n"
         "CRF++'s crf_learn: trains a linear-chain CRF on the column corpus TRAIN (the label in\n"
-        "the last column) with the CRF++ templates TEMPLATE, minimising CRF++'s objective, and\n"
-        "writes the CRF++ model MODEL that crf_test (and vitesse tag) read. One line per\n"
-        "evaluation of the objective on standard output, as crf_learn prints it.\n"
+        "the last column) with the CRF++ templates TEMPLATE, minimising CRF++'s objective (or by\n"
+        "crf_learn's MIRA), and writes the CRF++ model MODEL that crf_test (and vitesse tag)\n"
+        "read. One line per evaluation of the objective (per pass of MIRA) on standard output,\n"
+        "as crf_learn prints it.\n"
         "options:\n"
         "  -f, --freq=INT       use features that occur no less than INT times (default 1)\n"
-        "  -m, --maxiter=INT    evaluations of the objective at most (default 100000)\n"
-        "  -c, --cost=FLOAT     C: the regulariser is ||w||^2 / (2C), or |w|_1 / C (default 1)\n"
+        "  -m, --maxiter=INT    evaluations of the objective (MIRA: passes) at most\n"
+        "                       (default 100000)\n"
+        "  -c, --cost=FLOAT     C: the regulariser is ||w||^2 / (2C), or |w|_1 / C; MIRA:\n"
+        "                       the bound on a sentence's summed steps (default 1)\n"
         "  -e, --eta=FLOAT      stop once the objective's relative change stays below FLOAT\n"
-        "                       for three evaluations (default 0.0001)\n"
+        "                       for three evaluations (default 0.0001; MIRA: unused)\n"
         "  -C, --convert        convert the text model TEXT_MODEL to the binary MODEL\n"
         "  -t, --textmodel      also write the text model MODEL.txt\n"
-        "  -a, --algorithm=A    CRF (or CRF-L2, the default) or CRF-L1; MIRA is not offered\n"
-        "  -p, --thread=INT     threads of the gradient (default 0: one per core)\n"
-        "  -H, --shrinking-size=INT  MIRA's shrinking size: accepted, unused (default 20)\n"
+        "  -a, --algorithm=A    CRF (or CRF-L2, the default), CRF-L1 or MIRA\n"
+        "  -p, --thread=INT     threads of the gradient (default 0: one per core); MIRA and\n"
+        "                       bigram templates with macros run on one\n"
+        "  -H, --shrinking-size=INT  MIRA skips a sentence tagged right INT passes running\n"
+        "                       (default 20)\n"
         "  -v, --version        show the version and exit\n"
         "  -h, --help           show this help and exit\n",
         f);
@@ -57,14 +62,18 @@ static void on_start(void *ctx, const vt_crfpp_learn_report *r) {
   printf("Freq:                %d\n", o->freq);
   printf("eta:                 %.5f\n", o->eta);
   printf("C:                   %.5f\n", o->cost);
-  printf("shrinking size:      %d\n", 20);
+  printf("shrinking size:      %d\n", o->shrinking_size);
   fflush(stdout);
 }
 
 static int on_iteration(void *ctx, const vt_crfpp_iteration *it) {
-  (void)ctx;
-  printf("iter=%d terr=%.5f serr=%.5f act=%lld obj=%.5f diff=%.5f\n", it->iter, it->terr, it->serr,
-         (long long)it->act, it->obj, it->diff);
+  const vt_crfpp_learn_opts *o = ctx;
+  if (o->algorithm == VT_CRFPP_MIRA)
+    printf("iter=%d terr=%.5f serr=%.5f act=%lld uact=%lld obj=%.5f kkt=%.5f\n", it->iter, it->terr,
+           it->serr, (long long)it->act, (long long)it->uact, it->obj, it->kkt);
+  else
+    printf("iter=%d terr=%.5f serr=%.5f act=%lld obj=%.5f diff=%.5f\n", it->iter, it->terr,
+           it->serr, (long long)it->act, it->obj, it->diff);
   fflush(stdout);
   return 0;
 }
@@ -110,6 +119,7 @@ int vt_cmd_crf_learn(int argc, char **argv) {
       if (c == 'f') o.freq = (int32_t)n;
       if (c == 'm') o.maxiter = (int32_t)n;
       if (c == 'p') o.threads = (int32_t)n;
+      if (c == 'H') o.shrinking_size = (int32_t)n;
       break;
     case 'c':
     case 'e':
@@ -130,10 +140,9 @@ int vt_cmd_crf_learn(int argc, char **argv) {
       } else if (!strcasecmp(optarg, "CRF-L1")) {
         o.algorithm = VT_CRFPP_L1;
       } else if (!strcasecmp(optarg, "MIRA")) {
-        vt_cli_error("crf_learn: -a MIRA is not implemented: use CRF, CRF-L2 or CRF-L1");
-        return VT_EXIT_USAGE;
+        o.algorithm = VT_CRFPP_MIRA;
       } else {
-        vt_cli_error("crf_learn: -a: expected CRF, CRF-L2 or CRF-L1, got '%s'", optarg);
+        vt_cli_error("crf_learn: -a: expected CRF, CRF-L2, CRF-L1 or MIRA, got '%s'", optarg);
         return VT_EXIT_USAGE;
       }
       break;

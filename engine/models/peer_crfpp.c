@@ -86,14 +86,16 @@ done:
   return st;
 }
 
-/* 1 when [s, s + n) is one of the NUL-separated strings of `plain`. */
-static int is_plain(const char *plain, size_t plain_len, const char *s, size_t n) {
+/* How many of the NUL-separated strings of `plain` are [s, s + n): a B line repeated fires its
+ * string once per line at every position, as crf_test counts it. */
+static int plain_count(const char *plain, size_t plain_len, const char *s, size_t n) {
+  int k = 0;
   for (size_t at = 0; at < plain_len;) {
     size_t l = strlen(plain + at);
-    if (l == n && memcmp(plain + at, s, n) == 0) return 1;
+    k += l == n && memcmp(plain + at, s, n) == 0;
     at += l + 1;
   }
-  return 0;
+  return k;
 }
 
 /* Adds feature string s (n bytes) whose weights start at offset id of w (maxid of them):
@@ -117,11 +119,13 @@ static vt_status add_feature(vt_peer_build *b, const char *s, size_t n, uint64_t
           s, (unsigned long long)id);
     claimed[i >> 6] |= (uint64_t)1 << (i & 63);
   }
-  if (bigram && is_plain(plain, plain_len, s, n)) {
+  const int times = bigram ? plain_count(plain, plain_len, s, n) : 0;
+  if (times > 0) {
     for (uint64_t i = 0; i < nw; i++)
       if (!isfinite(w[id + i])) BAD("non-finite weight");
-    if ((st = vt_peer_build_trans(b, w + id)) != VT_OK)
-      vt_errorf(err, errlen, name, "out of memory");
+    for (int k = 0; k < times && st == VT_OK; k++)
+      if ((st = vt_peer_build_trans(b, w + id)) != VT_OK)
+        vt_errorf(err, errlen, name, "out of memory");
     goto done;
   }
   st = vt_peer_build_feature(b, s, n, bigram, w + id);

@@ -12,6 +12,7 @@ typedef struct builder {
   int32_t cap_t;
   uint32_t n_items, cap_items;
   size_t pool_len, pool_cap;
+  int keep_plain; /* macro-free B lines are templates of their own (vt_tmplset_parse_crfpp) */
 } builder;
 
 static int grow(void **p, size_t elem, size_t need, size_t *cap) {
@@ -202,7 +203,7 @@ static vt_status parse_line(builder *b, const char *p, const char *end, int32_t 
     tm.lit_len += it->len;
   }
   tm.n = b->n_items - tm.item0;
-  if (tm.bigram && tm.n_macros == 0) {
+  if (tm.bigram && tm.n_macros == 0 && !b->keep_plain) {
     if (!ts->plain_bigram) /* where the first one stands among the bigram templates */
       for (int32_t i = ts->plain_bigram_at = 0; i < ts->n; i++)
         ts->plain_bigram_at += ts->t[i].bigram;
@@ -272,13 +273,15 @@ static vt_status parse_typed(builder *b, const char *s, const char *e, int32_t l
   return VT_EFORMAT;
 }
 
-vt_status vt_tmplset_parse(vt_tmplset *ts, const char *text, size_t len, const char *name,
-                           char *err, size_t errlen) {
+/* vt_tmplset_parse's work; `keep_plain` as builder's. */
+static vt_status tmplset_parse(vt_tmplset *ts, const char *text, size_t len, const char *name,
+                               int keep_plain, char *err, size_t errlen) {
   vt_status st = VT_OK;
   builder b;
   memset(ts, 0, sizeof *ts);
   memset(&b, 0, sizeof b);
   b.ts = ts;
+  b.keep_plain = keep_plain;
   ts->max_col = -1;
   ts->plain_bigram_at = -1;
   ts->wapiti = vt_tmpl_is_wapiti(text, len);
@@ -330,6 +333,16 @@ fail:
   if (st == VT_ENOMEM) vt_errorf(err, errlen, name, "out of memory");
   vt_tmplset_free(ts);
   return st;
+}
+
+vt_status vt_tmplset_parse(vt_tmplset *ts, const char *text, size_t len, const char *name,
+                           char *err, size_t errlen) {
+  return tmplset_parse(ts, text, len, name, 0, err, errlen);
+}
+
+vt_status vt_tmplset_parse_crfpp(vt_tmplset *ts, const char *text, size_t len, const char *name,
+                                 char *err, size_t errlen) {
+  return tmplset_parse(ts, text, len, name, 1, err, errlen);
 }
 
 void vt_tmplset_free(vt_tmplset *ts) {

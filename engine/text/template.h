@@ -81,6 +81,12 @@ typedef struct vt_tmplset {
 vt_status vt_tmplset_parse(vt_tmplset *ts, const char *text, size_t len, const char *name,
                            char *err, size_t errlen);
 
+/* As vt_tmplset_parse, but every `B` line is a bigram template of its own, one without macros
+ * included (its feature string is its text, as crf_learn has it: each B line's strings own L * L
+ * weights), so plain_bigram stays 0 and n_b counts every B line, in file order. */
+vt_status vt_tmplset_parse_crfpp(vt_tmplset *ts, const char *text, size_t len, const char *name,
+                                 char *err, size_t errlen);
+
 /* Returns 1 when template text `text` (`len` bytes) is in Wapiti's dialect: a line whose first
  * non-blank character is `u`, `b` or `*`; else 0. */
 int vt_tmpl_is_wapiti(const char *text, size_t len);

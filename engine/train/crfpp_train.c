@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "core/errmsg.h"
 #include "train/crf_report.h"
+#include "train/crfpp_lattice.h"
 
 vt_status vt_crfpp_feats(vt_crf_feats *f, int32_t n_attr, int32_t L, int transitions) {
   const size_t Ls = (size_t)L;
@@ -54,16 +55,18 @@ typedef struct run_ctx {
   const vt_crf_feats *f;
   const vt_crfpp_learn_opts *o;
   vt_crf_grad *G;
-  double *last;     /* the point last evaluated */
-  double last_obj;  /* the objective there */
-  double *last_g;   /* the gradient there (liblbfgs's form) */
-  double last_fx;   /* the smooth part there */
-  int32_t iter;     /* evaluations done */
-  int converge;     /* evaluations running whose relative change was below eta */
-  int capture;      /* the cap is reached: the next point asked for is the result */
-  int done;         /* the stopping rule fired: evaluations now cost nothing */
-  const char *stop; /* why */
-  vt_status fail;   /* an evaluation failed, or the callback stopped the run */
+  const vt_crfpp_problem *P; /* instead of d, f and G: a problem in crf_learn's weight ids */
+  vt_crfpp_lattice *lat;     /* its scratch */
+  double *last;              /* the point last evaluated */
+  double last_obj;           /* the objective there */
+  double *last_g;            /* the gradient there (liblbfgs's form) */
+  double last_fx;            /* the smooth part there */
+  int32_t iter;              /* evaluations done */
+  int converge;              /* evaluations running whose relative change was below eta */
+  int capture;               /* the cap is reached: the next point asked for is the result */
+  int done;                  /* the stopping rule fired: evaluations now cost nothing */
+  const char *stop;          /* why */
+  vt_status fail;            /* an evaluation failed, or the callback stopped the run */
   const char *fail_what;
 } run_ctx;
 
@@ -83,16 +86,17 @@ static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloat
   const double t0 = vt_clock_seconds();
   const int l1 = c->o->algorithm == VT_CRFPP_L1;
   const double C = c->o->cost;
-  double obj = vt_crfpp_objective(c->G, c->f, x, g, C, l1);
-  if (isnan(obj) && vt_crf_grad_status(c->G) != VT_OK) {
+  int64_t te = 0, se = 0;
+  double obj = c->P ? vt_crfpp_problem_objective(c->P, c->lat, x, g, C, l1, &te, &se)
+                    : vt_crfpp_objective(c->G, c->f, x, g, C, l1);
+  if (!c->P && isnan(obj) && vt_crf_grad_status(c->G) != VT_OK) {
     c->fail = vt_crf_grad_status(c->G);
     c->fail_what = c->fail == VT_ENOMEM ? "out of memory" : "the gradient failed";
   } else if (!isfinite(obj)) {
     c->fail = VT_EINVAL;
     c->fail_what = "the objective is not finite: the cost (-c) is too large for double arithmetic";
   }
-  int64_t te = 0, se = 0;
-  if (c->fail == VT_OK) {
+  if (c->fail == VT_OK && !c->P) {
     vt_crf_errors(c->d, c->f, x, c->o->threads, &te, &se);
     if (te < 0) {
       c->fail = VT_ENOMEM;
@@ -109,9 +113,11 @@ static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloat
   vt_crfpp_iteration it;
   memset(&it, 0, sizeof it);
   it.iter = c->iter;
-  it.terr = c->d->n_tok ? (double)te / (double)c->d->n_tok : 0;
-  it.serr = c->d->n_sent ? (double)se / (double)c->d->n_sent : 0;
-  it.act = c->f->n;
+  const int64_t n_tok = c->P ? c->P->n_tok : c->d->n_tok;
+  const int64_t n_sent = c->P ? c->P->n_sent : c->d->n_sent;
+  it.terr = n_tok ? (double)te / (double)n_tok : 0;
+  it.serr = n_sent ? (double)se / (double)n_sent : 0;
+  it.act = n;
   if (l1) {
     it.act = 0;
     for (int i = 0; i < n; i++) it.act += x[i] != 0;
@@ -173,34 +179,22 @@ static const char *lbfgs_reason(int ret) {
   }
 }
 
-vt_status vt_crfpp_train(const vt_crf_data *d, const vt_crf_feats *f, double *w,
-                         const vt_crfpp_learn_opts *o, vt_crfpp_learn_report *r, char *err,
-                         size_t errlen) {
+/* Runs liblbfgs over c's objective from w (n weights; the result in w). Returns as
+ * vt_crfpp_train. */
+static vt_status lbfgs_run(run_ctx *c, int n, double *w, const vt_crfpp_learn_opts *o,
+                           vt_crfpp_learn_report *r, char *err, size_t errlen) {
   vt_status st = VT_OK;
-  vt_crf_grad *G = NULL;
   lbfgsfloatval_t *x = NULL;
-  run_ctx c;
-  memset(&c, 0, sizeof c);
-  if (f->n > INT32_MAX)
-    return vt_fail_into(err, errlen, VT_EINVAL,
-                        "crf_learn: %lld weights, liblbfgs takes at most %d", (long long)f->n,
-                        INT32_MAX);
-  const int n = (int)f->n;
   const size_t bytes = (size_t)(n ? n : 1) * sizeof(double);
-  if ((st = vt_crf_grad_create(&G, d, f, o->threads, NULL)) != VT_OK ||
-      !(x = lbfgs_malloc(n ? n : 1)) || !(c.last = malloc(bytes)) || !(c.last_g = malloc(bytes))) {
-    st = vt_fail_into(err, errlen, st == VT_OK ? VT_ENOMEM : st,
-                      st == VT_EINVAL ? "crf_learn: the corpus does not fit"
-                                      : "crf_learn: out of memory");
+  if (!(x = lbfgs_malloc(n ? n : 1)) || !(c->last = malloc(bytes)) ||
+      !(c->last_g = malloc(bytes))) {
+    st = vt_fail_into(err, errlen, VT_ENOMEM, "crf_learn: out of memory");
     goto done;
   }
   const double t0 = vt_clock_seconds();
-  c.d = d;
-  c.f = f;
-  c.o = o;
-  c.G = G;
+  c->o = o;
   memcpy(x, w, (size_t)n * sizeof *x);
-  memcpy(c.last, w, (size_t)n * sizeof *x);
+  memcpy(c->last, w, (size_t)n * sizeof *x);
   lbfgs_parameter_t p;
   lbfgs_parameter_init(&p);
   p.m = 5;          /* crf_learn's msize */
@@ -217,10 +211,10 @@ vt_status vt_crfpp_train(const vt_crf_data *d, const vt_crf_feats *f, double *w,
   }
   lbfgsfloatval_t fx = 0;
   int ret = LBFGS_SUCCESS;
-  if (o->maxiter > 0) ret = lbfgs(n, x, &fx, evaluate, progress, &c, &p);
-  if (c.fail != VT_OK) {
-    st = vt_fail_into(err, errlen, c.fail, "crf_learn: %s at iteration %d", c.fail_what,
-                      (int)c.iter);
+  if (o->maxiter > 0) ret = lbfgs(n, x, &fx, evaluate, progress, c, &p);
+  if (c->fail != VT_OK) {
+    st = vt_fail_into(err, errlen, c->fail, "crf_learn: %s at iteration %d", c->fail_what,
+                      (int)c->iter);
     goto done;
   }
   if (ret == LBFGSERR_OUTOFMEMORY) {
@@ -234,14 +228,55 @@ vt_status vt_crfpp_train(const vt_crf_data *d, const vt_crf_feats *f, double *w,
     goto done;
   }
   /* crf_learn keeps the point it evaluated last */
-  memcpy(w, c.last, (size_t)n * sizeof *w);
-  r->iterations = c.iter;
-  r->stop = c.stop ? c.stop : o->maxiter == 0 ? "iteration cap reached" : lbfgs_reason(ret);
+  memcpy(w, c->last, (size_t)n * sizeof *w);
+  r->iterations = c->iter;
+  r->stop = c->stop ? c->stop : o->maxiter == 0 ? "iteration cap reached" : lbfgs_reason(ret);
   r->seconds = vt_clock_seconds() - t0;
 done:
   lbfgs_free(x);
-  free(c.last);
-  free(c.last_g);
+  free(c->last);
+  free(c->last_g);
+  return st;
+}
+
+vt_status vt_crfpp_train(const vt_crf_data *d, const vt_crf_feats *f, double *w,
+                         const vt_crfpp_learn_opts *o, vt_crfpp_learn_report *r, char *err,
+                         size_t errlen) {
+  vt_status st = VT_OK;
+  vt_crf_grad *G = NULL;
+  run_ctx c;
+  memset(&c, 0, sizeof c);
+  if (f->n > INT32_MAX)
+    return vt_fail_into(err, errlen, VT_EINVAL,
+                        "crf_learn: %lld weights, liblbfgs takes at most %d", (long long)f->n,
+                        INT32_MAX);
+  if ((st = vt_crf_grad_create(&G, d, f, o->threads, NULL)) != VT_OK)
+    return vt_fail_into(err, errlen, st == VT_OK ? VT_ENOMEM : st,
+                        st == VT_EINVAL ? "crf_learn: the corpus does not fit"
+                                        : "crf_learn: out of memory");
+  c.d = d;
+  c.f = f;
+  c.G = G;
+  st = lbfgs_run(&c, (int)f->n, w, o, r, err, errlen);
   vt_crf_grad_destroy(G);
+  return st;
+}
+
+vt_status vt_crfpp_train_problem(const vt_crfpp_problem *p, double *w, const vt_crfpp_learn_opts *o,
+                                 vt_crfpp_learn_report *r, char *err, size_t errlen) {
+  vt_status st = VT_OK;
+  vt_crfpp_lattice lat;
+  run_ctx c;
+  memset(&c, 0, sizeof c);
+  if (p->n > INT32_MAX)
+    return vt_fail_into(err, errlen, VT_EINVAL,
+                        "crf_learn: %lld weights, liblbfgs takes at most %d", (long long)p->n,
+                        INT32_MAX);
+  if (vt_crfpp_lattice_init(&lat, p->L, p->max_T) != VT_OK)
+    return vt_fail_into(err, errlen, VT_ENOMEM, "crf_learn: out of memory");
+  c.P = p;
+  c.lat = &lat;
+  st = lbfgs_run(&c, (int)p->n, w, o, r, err, errlen);
+  vt_crfpp_lattice_free(&lat);
   return st;
 }

@@ -16,6 +16,7 @@
 
 #include "train/crf_data.h"
 #include "train/crf_grad.h"
+#include "train/crfpp_lattice.h"
 #include "vitesse.h"
 
 /* Fills *f (zeroed) with CRF++'s features over n_attr attributes and L labels: state feature
@@ -38,5 +39,10 @@ double vt_crfpp_objective(vt_crf_grad *G, const vt_crf_feats *f, const double *w
 vt_status vt_crfpp_train(const vt_crf_data *d, const vt_crf_feats *f, double *w,
                          const vt_crfpp_learn_opts *o, vt_crfpp_learn_report *r, char *err,
                          size_t errlen);
+
+/* As vt_crfpp_train, over the problem p in crf_learn's own weight ids (crfpp_lattice.h: bigram
+ * templates with macros, several B lines), its gradient on one thread. */
+vt_status vt_crfpp_train_problem(const vt_crfpp_problem *p, double *w, const vt_crfpp_learn_opts *o,
+                                 vt_crfpp_learn_report *r, char *err, size_t errlen);
 
 #endif

@@ -5,7 +5,10 @@
  * objective (crfpp_train.h), then laid out in CRF++'s weight ids (labels sorted bytewise; a unigram
  * string owns L weights, the plain bigram L * L; ids in order of first appearance, or of the sorted
  * strings once -f drops some, as crf_learn numbers them) and written as CRF++'s binary model (and
- * text model) by crfpp_write.h. Failures come back as a status and one line in `why`. */
+ * text model) by crfpp_write.h. Templates whose bigrams are more than one plain B line (B lines
+ * with macros, several B lines), and MIRA, train on the problem in crf_learn's own ids
+ * (crfpp_problem.h), every B line's strings features of their own. Failures come back as a status
+ * and one line in `why`. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +21,8 @@
 #include "models/crfpp_write.h"
 #include "train/corpus_src.h"
 #include "train/crf_tmpl.h"
+#include "train/crfpp_mira.h"
+#include "train/crfpp_problem.h"
 #include "train/crfpp_train.h"
 #include "train/pipeline.h"
 #include "train/train_corpus.h"
@@ -53,20 +58,33 @@ static vt_status tmpl_lines_read(tmpl_lines *t, char *text, size_t len, const ch
     if (s[0] == 'U') {
       t->u[t->n_u++] = s;
     } else if (s[0] == 'B') {
-      if (strchr(s, '%'))
-        return vt_fail_into(why, whylen, VT_EUNSUPPORTED,
-                            "%s:%llu: observation-dependent bigram templates (B lines with macros) "
-                            "are not trained yet: use U templates and a plain B",
-                            name, (unsigned long long)no);
-      if (t->n_b > 0)
-        return vt_fail_into(why, whylen, VT_EUNSUPPORTED,
-                            "%s:%llu: a second B line: one plain B line is trained", name,
-                            (unsigned long long)no);
       t->b[t->n_b++] = s;
     } else {
       return vt_fail_into(why, whylen, VT_EFORMAT,
                           "%s:%llu: a template line starts with U or B, not '%c'", name,
                           (unsigned long long)no, s[0]);
+    }
+  }
+  return VT_OK;
+}
+
+/* Checks that every macro of ts is one crf_learn expands: %x[row,col] with row in -8..8 (CRF++'s
+ * context; crf_learn stops on any other, and crf_test would refuse the model). Returns VT_OK or
+ * VT_EFORMAT ("NAME:LINE: ..." in why). */
+static vt_status macros_check(const vt_tmplset *ts, const char *name, char *why, size_t whylen) {
+  for (int32_t i = 0; i < ts->n; i++) {
+    const vt_tmpl *tm = &ts->t[i];
+    for (uint32_t k = 0; k < tm->n; k++) {
+      const vt_tmpl_item *it = &ts->items[tm->item0 + k];
+      if (it->kind == VT_TI_LIT) continue;
+      if (it->kind != VT_TI_X || it->caps || it->abs)
+        return vt_fail_into(why, whylen, VT_EFORMAT,
+                            "%s:%d: crf_learn's templates have %%x[row,col] macros only", name,
+                            tm->line);
+      if (it->row < -8 || it->row > 8)
+        return vt_fail_into(why, whylen, VT_EFORMAT,
+                            "%s:%d: the row %d is outside crf_learn's -8..8", name, tm->line,
+                            it->row);
     }
   }
   return VT_OK;
@@ -102,20 +120,21 @@ static int label_ranks(const vt_featdict *labels, int32_t L, int32_t **order, in
   return 0;
 }
 
-/* Builds the image of the trained weights w (over f, whose label y is order[y]) in CRF++'s ids.
- * Returns VT_OK or VT_ENOMEM (its line in why). */
-static vt_status image_build(vt_crfpp_image *img, const vt_trainset *d, const vt_tcorpus *tc,
-                             const tmpl_lines *tl, const vt_crf_feats *f, const double *w,
-                             int32_t freq, int with_b, const int32_t *order, char *why,
-                             size_t whylen) {
-  const int32_t L = f->L, A = f->n_attr;
+/* Starts the image of a model over d's L labels (label i is order[i]) and tl's templates with
+ * room for n_keys features: header, labels and templates filled, keys, key_lens and ids
+ * allocated. Returns 0 or -1 (no memory). */
+static int image_start(vt_crfpp_image *img, const vt_trainset *d, const tmpl_lines *tl, int32_t L,
+                       int64_t n_keys, const int32_t *order) {
   const size_t Ls = (size_t)L;
   memset(img, 0, sizeof *img);
+  /* crf_learn writes the columns before the label, or fewer: one past the last a macro reads */
   img->xsize = (uint32_t)(d->ncols - 1);
+  if (d->ts->max_col >= 0 && (uint32_t)d->ts->max_col + 1 < img->xsize)
+    img->xsize = (uint32_t)d->ts->max_col + 1;
   img->cost_factor = 1;
   img->L = L;
   img->n_tmpl = tl->n_u + tl->n_b;
-  img->n_keys = (int64_t)A + with_b;
+  img->n_keys = n_keys;
   const size_t nk = (size_t)(img->n_keys ? img->n_keys : 1);
   img->labels = malloc((Ls ? Ls : 1) * sizeof *img->labels);
   img->tmpl = malloc((size_t)(img->n_tmpl ? img->n_tmpl : 1) * sizeof *img->tmpl);
@@ -130,7 +149,7 @@ static vt_status image_build(vt_crfpp_image *img, const vt_trainset *d, const vt
   }
   img->arena = malloc(lab_bytes ? lab_bytes : 1);
   if (!img->labels || !img->tmpl || !img->keys || !img->key_lens || !img->ids || !img->arena)
-    goto nomem;
+    return -1;
   char *lp = img->arena;
   for (int32_t i = 0; i < L; i++) {
     size_t l;
@@ -142,6 +161,18 @@ static vt_status image_build(vt_crfpp_image *img, const vt_trainset *d, const vt
   }
   for (int32_t i = 0; i < tl->n_u; i++) img->tmpl[i] = tl->u[i];
   for (int32_t i = 0; i < tl->n_b; i++) img->tmpl[tl->n_u + i] = tl->b[i];
+  return 0;
+}
+
+/* Builds the image of the trained weights w (over f, whose label y is order[y]) in CRF++'s ids.
+ * Returns VT_OK or VT_ENOMEM (its line in why). */
+static vt_status image_build(vt_crfpp_image *img, const vt_trainset *d, const vt_tcorpus *tc,
+                             const tmpl_lines *tl, const vt_crf_feats *f, const double *w,
+                             int32_t freq, int with_b, const int32_t *order, char *why,
+                             size_t whylen) {
+  const int32_t L = f->L, A = f->n_attr;
+  const size_t Ls = (size_t)L;
+  if (image_start(img, d, tl, L, (int64_t)A + with_b, order)) goto nomem;
   for (int32_t a = 0; a < A; a++) {
     img->keys[a] = (char *)vt_featdict_str(&d->feats, d->dict_of[a], &img->key_lens[a]);
     img->ids[a] = -1;
@@ -195,6 +226,26 @@ nomem:
   return vt_fail_into(why, whylen, VT_ENOMEM, "crf_learn: out of memory");
 }
 
+/* Builds the image of weights *w, trained in crf_learn's ids (ids[k] the first of weight id k's,
+ * maxid in all), taking *w (set to NULL). Returns VT_OK or VT_ENOMEM (its line in why). */
+static vt_status image_build_ids(vt_crfpp_image *img, const vt_trainset *d, const tmpl_lines *tl,
+                                 int32_t L, const int32_t *ids, int64_t maxid, double **w,
+                                 const int32_t *order, char *why, size_t whylen) {
+  const int32_t n = d->n_weights;
+  if (image_start(img, d, tl, L, n, order))
+    return vt_fail_into(why, whylen, VT_ENOMEM, "crf_learn: out of memory");
+  for (int32_t a = 0; a < n; a++) {
+    img->keys[a] = (char *)vt_featdict_str(&d->feats, d->dict_of[a], &img->key_lens[a]);
+    img->ids[a] = ids[a];
+  }
+  if (vt_crfpp_keys_sort(img->keys, img->key_lens, img->ids, img->n_keys))
+    return vt_fail_into(why, whylen, VT_ENOMEM, "crf_learn: out of memory");
+  img->maxid = (uint32_t)maxid;
+  img->w = *w;
+  *w = NULL;
+  return VT_OK;
+}
+
 /* Writes the image to path, binary or text, atomically. */
 static vt_status image_write(const vt_crfpp_image *img, const char *path, int text, vt_outfile *of,
                              char *why, size_t whylen) {
@@ -240,25 +291,41 @@ vt_status vt_pipeline_crfpp_learn(const char *templates, const char *train, cons
   memset(&of_bin, 0, sizeof of_bin);
   memset(&of_txt, 0, sizeof of_txt);
   double *w = NULL;
-  int32_t *order = NULL, *rank = NULL;
+  int32_t *order = NULL, *rank = NULL, *cids = NULL;
+  vt_crfpp_problem P;
+  memset(&P, 0, sizeof P);
   if (!templates || !train || !model || !o)
     return vt_fail_into(why, whylen, VT_EINVAL,
                         "crf_learn: a template file, a training file and a model file");
   if (o->freq < 0 || o->maxiter < 0 || !(o->cost > 0) || !isfinite(o->cost) || !(o->eta > 0) ||
-      !isfinite(o->eta) || o->threads < 0 ||
-      (o->algorithm != VT_CRFPP_L2 && o->algorithm != VT_CRFPP_L1))
+      !isfinite(o->eta) || o->threads < 0 || o->shrinking_size < 0 ||
+      (o->algorithm != VT_CRFPP_L2 && o->algorithm != VT_CRFPP_L1 && o->algorithm != VT_CRFPP_MIRA))
     return vt_fail_into(why, whylen, VT_EINVAL,
-                        "crf_learn: freq and maxiter >= 0, cost and eta > 0, threads >= 0 "
-                        "and the algorithm CRF-L2 or CRF-L1");
+                        "crf_learn: freq and maxiter >= 0, cost and eta > 0, threads and "
+                        "shrinking_size >= 0 and the algorithm CRF-L2, CRF-L1 or MIRA");
   if ((st = vt_read_file(templates, MAX_TEMPLATE_BYTES, &text, &text_len, why, whylen)) != VT_OK)
     return st;
-  /* vitesse's parser reads its own copy; the lines are cut in place for the model file */
-  if ((st = vt_tmplset_parse(&ts, text, text_len, templates, err, sizeof err)) != VT_OK) {
+  /* vitesse's parser reads its own copy; the lines are cut in place for the model file. One plain
+   * B line at most is the transition matrix of the CRF trainer; other bigram templates, and MIRA,
+   * train on the problem in crf_learn's ids, every B line a template of its own */
+  if ((st = vt_tmplset_parse_crfpp(&ts, text, text_len, templates, err, sizeof err)) != VT_OK) {
     st = vt_fail_into(why, whylen, st, "%s", err);
     goto done;
   }
-  if ((st = tmpl_lines_read(&tl, text, text_len, templates, why, whylen)) != VT_OK) goto done;
-  if (tl.n_u != ts.n_u || ts.n_b != 0 || ts.plain_bigram != (tl.n_b > 0)) {
+  const int general = o->algorithm == VT_CRFPP_MIRA || ts.n_b > 1 ||
+                      (ts.n_b == 1 && ts.t[ts.b_idx[0]].n_macros > 0);
+  if (!general) {
+    vt_tmplset_free(&ts);
+    if ((st = vt_tmplset_parse(&ts, text, text_len, templates, err, sizeof err)) != VT_OK) {
+      st = vt_fail_into(why, whylen, st, "%s", err);
+      goto done;
+    }
+  }
+  if ((st = macros_check(&ts, templates, why, whylen)) != VT_OK ||
+      (st = tmpl_lines_read(&tl, text, text_len, templates, why, whylen)) != VT_OK)
+    goto done;
+  if (tl.n_u != ts.n_u ||
+      (general ? ts.n_b != tl.n_b : ts.n_b != 0 || ts.plain_bigram != (tl.n_b > 0))) {
     st = vt_fail_into(why, whylen, VT_EFORMAT, "%s: templates that are not CRF++'s", templates);
     goto done;
   }
@@ -290,20 +357,29 @@ vt_status vt_pipeline_crfpp_learn(const char *templates, const char *train, cons
   const int with_b = tl.n_b > 0 && b_count >= (int64_t)min_count;
   if (vt_trainset_freeze(&d, &tc, min_count) != VT_OK) goto nomem;
   const int32_t L = d.labels.n;
-  const int64_t maxid = (int64_t)d.n_weights * L + (with_b ? (int64_t)L * L : 0);
+  int64_t maxid = (int64_t)d.n_weights * L + (with_b ? (int64_t)L * L : 0);
+  if (general) {
+    if (!(cids = malloc((size_t)(d.n_weights ? d.n_weights : 1) * sizeof *cids))) goto nomem;
+    if (vt_crfpp_ids(&d, &tc, L, o->freq, cids, &maxid) == VT_ENOMEM) goto nomem;
+  }
   if (maxid > INT32_MAX) {
     st = vt_fail_into(why, whylen, VT_EINVAL,
                       "crf_learn: %lld weights: CRF++'s model holds at most %d", (long long)maxid,
                       INT32_MAX);
     goto done;
   }
-  if (vt_crf_from_tcorpus(&td, &tc, L, d.n_weights) != VT_OK ||
-      vt_crfpp_feats(&f, d.n_weights, L, with_b) != VT_OK ||
-      label_ranks(&d.labels, L, &order, &rank))
-    goto nomem;
+  if (label_ranks(&d.labels, L, &order, &rank)) goto nomem;
   /* the problem's labels in crf_learn's order: its weights are then laid out as the model's,
    * and Viterbi's ties go to the same label as crf_learn's */
-  for (int64_t t = 0; t < td.n_tok; t++) td.gold[t] = rank[td.gold[t]];
+  if (general) {
+    for (int64_t t = 0; t < tc.n_tok; t++) tc.gold[t] = rank[tc.gold[t]];
+    vt_crfpp_problem_from(&P, &tc, cids, L, maxid);
+  } else {
+    if (vt_crf_from_tcorpus(&td, &tc, L, d.n_weights) != VT_OK ||
+        vt_crfpp_feats(&f, d.n_weights, L, with_b) != VT_OK)
+      goto nomem;
+    for (int64_t t = 0; t < td.n_tok; t++) td.gold[t] = rank[td.gold[t]];
+  }
   r->sentences = tc.n_sent;
   r->tokens = tc.n_tok;
   r->labels = L;
@@ -325,13 +401,18 @@ vt_status vt_pipeline_crfpp_learn(const char *templates, const char *train, cons
     }
   }
   if (o->on_start) o->on_start(o->ctx, r);
-  if (!(w = calloc((size_t)(f.n ? f.n : 1), sizeof *w))) goto nomem;
-  if ((st = vt_crfpp_train(&td, &f, w, o, r, err, sizeof err)) != VT_OK) {
+  const int64_t n_w = general ? maxid : f.n;
+  if (!(w = calloc((size_t)(n_w ? n_w : 1), sizeof *w))) goto nomem;
+  st = !general                        ? vt_crfpp_train(&td, &f, w, o, r, err, sizeof err)
+       : o->algorithm == VT_CRFPP_MIRA ? vt_crfpp_mira(&P, w, o, r, err, sizeof err)
+                                       : vt_crfpp_train_problem(&P, w, o, r, err, sizeof err);
+  if (st != VT_OK) {
     st = vt_fail_into(why, whylen, st, "%s", err);
     goto done;
   }
-  if ((st = image_build(&img, &d, &tc, &tl, &f, w, o->freq, with_b, order, why, whylen)) != VT_OK)
-    goto done;
+  st = general ? image_build_ids(&img, &d, &tl, L, cids, maxid, &w, order, why, whylen)
+               : image_build(&img, &d, &tc, &tl, &f, w, o->freq, with_b, order, why, whylen);
+  if (st != VT_OK) goto done;
   if ((st = image_write(&img, model, 0, &of_bin, why, whylen)) != VT_OK) goto done;
   if (txt_path && (st = image_write(&img, txt_path, 1, &of_txt, why, whylen)) != VT_OK) goto done;
   if ((st = vt_outfile_commit(&of_bin, err, sizeof err)) != VT_OK ||
@@ -346,6 +427,7 @@ done:
   vt_crfpp_image_free(&img);
   free(order);
   free(rank);
+  free(cids);
   free(w);
   vt_crf_feats_free(&f);
   vt_crf_data_free(&td);
