@@ -25,15 +25,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/run_id.h"
 
 #define MAGIC "vitesse-tag-resume 1"
-#define HASH_SPAN 65536 /* bytes hashed at each end of a file */
-
-/* A file's identity: its size, modification time and a hash of its first and last bytes. */
-typedef struct file_id {
-  long long size, mtime_ns;
-  unsigned long long hash;
-} file_id;
 
 typedef struct resume_run {
   const vt_cli_tag_run *r;
@@ -51,50 +45,6 @@ typedef struct resume_run {
   int snap_ready, stop;
   int sync_errno; /* the thread's first failure */
 } resume_run;
-
-static unsigned long long fnv(unsigned long long h, const unsigned char *p, size_t n) {
-  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
-  return h;
-}
-
-/* The identity of `path` into *id; -1 when it cannot be read or is not a regular file. */
-static int file_identity(const char *path, file_id *id) {
-  int rc = -1, fd = open(path, O_RDONLY);
-  unsigned char *buf = malloc(HASH_SPAN);
-  struct stat st;
-  if (fd < 0 || !buf || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) goto out;
-  id->size = (long long)st.st_size;
-  id->mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-  id->hash = 0xcbf29ce484222325ULL;
-  for (int end = 0; end < 2; end++) {
-    off_t at = end ? (st.st_size > HASH_SPAN ? st.st_size - HASH_SPAN : 0) : 0;
-    ssize_t n = pread(fd, buf, HASH_SPAN, at);
-    if (n < 0) goto out;
-    id->hash = fnv(id->hash, buf, (size_t)n);
-  }
-  rc = 0;
-out:
-  free(buf);
-  if (fd >= 0) close(fd);
-  return rc;
-}
-
-/* Appends printf(fmt, ...) to the growing string *s (NULL at first); -1 when out of memory. */
-static int put(char **s, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int put(char **s, size_t *len, const char *fmt, ...) {
-  char line[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  if (n < 0 || (size_t)n >= sizeof line) return -1;
-  char *ns = realloc(*s, *len + (size_t)n + 1);
-  if (!ns) return -1;
-  memcpy(ns + *len, line, (size_t)n + 1);
-  *s = ns;
-  *len += (size_t)n;
-  return 0;
-}
 
 /* Whether the option argv[i] changes no output byte (engine options, -o, -m, --resume); sets
  * *skip_next when its value is the next argument. The model is identified by its content. */
@@ -121,26 +71,27 @@ static int neutral_option(const char *a, int *skip_next) {
 static char *identity(const vt_cli_tag_run *r) {
   char *s = NULL;
   size_t len = 0;
-  file_id id;
-  if (put(&s, &len, "%s\n", MAGIC)) goto nomem;
-  if (!r->model_path || file_identity(r->model_path, &id)) {
+  vt_cli_file_id id;
+  if (vt_cli_strput(&s, &len, "%s\n", MAGIC)) goto nomem;
+  if (!r->model_path || vt_cli_file_id_of(r->model_path, &id)) {
     vt_cli_error("tag: --resume: the model %s is not a regular file that can be read",
                  r->model_path ? r->model_path : "-");
     goto fail;
   }
-  if (put(&s, &len, "model %lld %lld %016llx\n", id.size, id.mtime_ns, id.hash) ||
-      put(&s, &len, "inputs %d\n", r->n_files))
+  if (vt_cli_strput(&s, &len, "model %lld %lld %016llx\n", id.size, id.mtime_ns, id.hash) ||
+      vt_cli_strput(&s, &len, "inputs %d\n", r->n_files))
     goto nomem;
   for (int i = 0; i < r->n_files; i++) {
-    if (file_identity(r->files[i], &id)) {
+    if (vt_cli_file_id_of(r->files[i], &id)) {
       vt_cli_error("tag: --resume: %s is not a regular file that can be read again (standard "
                    "input and pipes cannot resume)",
                    r->files[i]);
       goto fail;
     }
-    if (put(&s, &len, "input %lld %lld %016llx\n", id.size, id.mtime_ns, id.hash)) goto nomem;
+    if (vt_cli_strput(&s, &len, "input %lld %lld %016llx\n", id.size, id.mtime_ns, id.hash))
+      goto nomem;
   }
-  if (put(&s, &len, "options")) goto nomem;
+  if (vt_cli_strput(&s, &len, "options")) goto nomem;
   for (int i = 0; i < r->n_opts; i++) {
     int skip;
     if (neutral_option(r->opts[i], &skip)) {
@@ -155,9 +106,9 @@ static char *identity(const vt_cli_tag_run *r) {
                         ? (esc[k] = (char)*p, 1)
                         : snprintf(esc + k, sizeof esc - k, "%%%02X", *p));
     esc[k] = 0;
-    if (put(&s, &len, "%s", esc)) goto nomem;
+    if (vt_cli_strput(&s, &len, "%s", esc)) goto nomem;
   }
-  if (put(&s, &len, "\n")) goto nomem;
+  if (vt_cli_strput(&s, &len, "\n")) goto nomem;
   /* The files options name (a tag dictionary, forbidden transitions): their content too. */
   for (int i = 0; i < r->n_opts; i++) {
     const char *a = r->opts[i], *path = NULL;
@@ -170,11 +121,12 @@ static char *identity(const vt_cli_tag_run *r) {
         path = a + n + 1;
     }
     if (!path) continue;
-    if (file_identity(path, &id)) {
+    if (vt_cli_file_id_of(path, &id)) {
       vt_cli_error("tag: --resume: %s is not a regular file that can be read", path);
       goto fail;
     }
-    if (put(&s, &len, "file %lld %lld %016llx\n", id.size, id.mtime_ns, id.hash)) goto nomem;
+    if (vt_cli_strput(&s, &len, "file %lld %lld %016llx\n", id.size, id.mtime_ns, id.hash))
+      goto nomem;
   }
   return s;
 nomem:

@@ -62,6 +62,13 @@ void vt_cli_train_usage(FILE *f) {
       "  --threads N     threads for the shards or batches (at most S or B; default: one\n"
       "                  per core)\n"
       "  --quiet         no per-epoch lines\n"
+      "  --checkpoint CK keep the whole training state in the file CK, written atomically\n"
+      "                  every --checkpoint-every N epochs (the perceptron, ap, pa, arow,\n"
+      "                  l2sgd; default 1) or iterations (lbfgs; default 10); when CK\n"
+      "                  exists, the same command continues from it and writes the very\n"
+      "                  model an uninterrupted run writes (any --threads); a CK of other\n"
+      "                  inputs or options is refused. CK is removed once MODEL is written\n"
+      "  --checkpoint-every N  epochs or iterations between two checkpoints\n"
       "  --joint-chunk   train a joint POS + chunk model instead (Shimizu & Haas 2006;\n"
       "                  options: vitesse chunk-train --help)\n"
       "  -o MODEL        the model file to write (atomically)\n",
@@ -230,13 +237,14 @@ static int templates_check(vt_cli_train *t, const char *decoder, long long shard
 
 /* No output of the run (-o, --log) is one of its inputs or the other output; 0 or -1 (printed). */
 static int files_apart(const vt_cli_train *t) {
-  const vt_cli_file outs[2] = {{t->out_path, "-o"}, {t->crf.log_path, "--log"}};
+  const vt_cli_file outs[3] = {
+      {t->out_path, "-o"}, {t->crf.log_path, "--log"}, {t->to.checkpoint, "--checkpoint"}};
   const vt_cli_file ins[5] = {{t->crf.items, "--items"},
                               {t->train_path, "--train"},
                               {t->tmpl_path, "--template"},
                               {t->dev_path, "--dev"},
                               {t->to.init_model, "--init"}};
-  return vt_cli_outputs_apart("train", outs, 2, ins, 5);
+  return vt_cli_outputs_apart("train", outs, 3, ins, 5);
 }
 
 /* The model is written beside -o under a name of this process's and renamed into place by
@@ -266,6 +274,8 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
       {"shards", required_argument, 0, VT_TRAIN_OPT_SHARDS},
       {"threads", required_argument, 0, VT_TRAIN_OPT_THREADS},
       {"minibatch", required_argument, 0, VT_TRAIN_OPT_MINIBATCH},
+      {"checkpoint", required_argument, 0, VT_TRAIN_OPT_CHECKPOINT},
+      {"checkpoint-every", required_argument, 0, VT_TRAIN_OPT_CHECKPOINT_EVERY},
       {"output", required_argument, 0, 'o'},
       {"help", no_argument, 0, 'h'},
       VT_CORPUS_LONGOPTS,
@@ -273,6 +283,7 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
       {0, 0, 0, 0}};
   const char *decoder = NULL;
   long long epochs = 10, seed = 1, min_count = 1, shards = 1, threads = 0, minibatch = 1;
+  long long ck_every = 0;
   int32_t label_col = -1;
   vt_train_opts *to = &t->to;
   vt_cli_seen seen;
@@ -295,6 +306,13 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
     case VT_TRAIN_OPT_DECODER: decoder = optarg; break;
     case VT_TRAIN_OPT_QUIET: t->quiet = 1; break;
     case 'o': t->out_path = optarg; break;
+    case VT_TRAIN_OPT_CHECKPOINT: to->checkpoint = optarg; break;
+    case VT_TRAIN_OPT_CHECKPOINT_EVERY:
+      if (vt_cli_parse_int(optarg, 1, 1000000000, &ck_every)) {
+        vt_cli_error("--checkpoint-every: expected an integer in 1..1000000000, got '%s'", optarg);
+        return VT_EXIT_USAGE;
+      }
+      break;
     case VT_TRAIN_OPT_EPOCHS:
       if (vt_cli_parse_int(optarg, 1, 100000, &epochs)) {
         vt_cli_error("--epochs: expected an integer in 1..100000, got '%s'", optarg);
@@ -350,11 +368,17 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
   }
   to->threads = (int32_t)threads;
   to->seed = (uint64_t)seed;
+  if (ck_every && !to->checkpoint) {
+    vt_cli_error("train: --checkpoint-every needs --checkpoint CK");
+    return VT_EXIT_USAGE;
+  }
+  to->checkpoint_every = (int32_t)ck_every;
   int rc = t->crf.items ? items_check(t) : templates_check(t, decoder, shards, minibatch);
   if (rc >= 0) return rc;
   if (vt_cli_train_unused(&seen, t->crf.items != NULL, to->algorithm, longopts) || files_apart(t))
     return VT_EXIT_USAGE;
   if (stage_model(t)) return VT_EXIT_FAIL;
+  if ((rc = vt_cli_train_ckpt_setup(t)) >= 0) return rc;
   if (t->crf.items) return -1;
   to->epochs = (int32_t)epochs;
   to->label_col = label_col;
@@ -426,6 +450,8 @@ int vt_cli_train_finish(vt_cli_train *t, vt_status st, const vt_train_report *re
     vt_cli_error("%s: cannot write the model: %s", t->out_path, strerror(errno));
     rc = VT_EXIT_USAGE;
   }
+  /* The model is in place: its checkpoint is done with (a kill just before only retrains). */
+  if (rc == VT_EXIT_OK && t->to.checkpoint) unlink(t->to.checkpoint);
   return rc;
 }
 
@@ -438,5 +464,6 @@ void vt_cli_train_free(vt_cli_train *t) {
   if (t->stage_path) unlink(t->stage_path); /* gone once renamed into place */
   free(t->stage_path);
   free(t->tmpl_text);
+  free(t->ckpt_id);
   memset(t, 0, sizeof *t);
 }

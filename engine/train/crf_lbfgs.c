@@ -160,7 +160,8 @@ static const char *stop_reason(int ret) {
 
 vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf_data *dev,
                              double *w, const vt_train_opts *o, vt_crf_result *r, char *err,
-                             size_t errlen, const vt_crf_span *span) {
+                             size_t errlen, const vt_crf_span *span, const vt_ckpt *ck) {
+  (void)ck;
   vt_status st = VT_OK;
   const vt_train_comm *comm = span ? span->comm : NULL;
   vt_crf_grad *G = NULL;

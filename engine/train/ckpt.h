@@ -1,0 +1,84 @@
+/* engine/train/ckpt.h: training checkpoints (vt_train_opts.checkpoint): a file that holds a
+ * trainer's whole state after an epoch or iteration, so that a run killed later continues from
+ * it and ends with the very model an uninterrupted run writes.
+ *
+ * The file: a text head (a magic line, the run's identity lines, the trainer's name), then the
+ * trainer's state as raw bytes in the trainer's own order, then a hash of those bytes. It is
+ * written beside CK (CK.tmp), synced and renamed over CK, its folder synced: a kill at any point
+ * leaves the last whole checkpoint. The identity is the caller's lines (vt_train_opts.
+ * checkpoint_id: its inputs) and the options that change the model, so a checkpoint of another
+ * run is refused with one line saying what differs. */
+#ifndef VT_TRAIN_CKPT_H
+#define VT_TRAIN_CKPT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vitesse.h"
+
+/* The checkpoint of a run: where, how often, and the run's identity. */
+typedef struct vt_ckpt {
+  char *path;     /* CK (owned) */
+  char *tmp;      /* CK.tmp (owned) */
+  char *identity; /* identity lines, each ending in '\n' (owned) */
+  int32_t every;  /* epochs or iterations between two checkpoints (>= 1) */
+  int writer;     /* this process writes it (process 0 of a job; every process reads it) */
+} vt_ckpt;
+
+/* A checkpoint being written or read: the state's bytes stream through `fp`, hashed. */
+typedef struct vt_ckpt_io {
+  FILE *fp;
+  const vt_ckpt *ck;
+  uint64_t hash;
+  unsigned char part[8]; /* the bytes not yet hashed (fewer than 8) */
+  int n_part;
+  int bad; /* a read or write failed, or a read went past the state's end */
+} vt_ckpt_io;
+
+/* Sets up the checkpoint of a run with options `o` (o->checkpoint NULL: *ck zeroed, VT_OK) for
+ * `trainer` (the name of the trainer and of the state's layout: "perceptron", "lbfgs"...); when
+ * CK exists, checks now, before any corpus is read, that it is a checkpoint of this run and
+ * trainer (else VT_EINVAL, one line in err: what differs). `writer`: this process writes CK.
+ * VT_OK, VT_EINVAL, VT_EIO (CK unreadable, or not a checkpoint) or VT_ENOMEM. */
+vt_status vt_ckpt_setup(vt_ckpt *ck, const vt_train_opts *o, const char *trainer, int writer,
+                        char *err, size_t errlen);
+
+/* The name of the trainer of vt_train_opts.algorithm `algorithm`, as checkpoints record it. */
+const char *vt_ckpt_trainer(int32_t algorithm);
+
+/* Frees what vt_ckpt_setup made. */
+void vt_ckpt_free(vt_ckpt *ck);
+
+/* Whether a checkpoint is due after epoch or iteration `k` of at most `last` (0: no cap): every
+ * ck->every, never after the last one (the model follows at once). */
+int vt_ckpt_due(const vt_ckpt *ck, int64_t k, int64_t last);
+
+/* Starts writing a checkpoint of `trainer`'s state (CK.tmp: head written). VT_OK or VT_EIO. */
+vt_status vt_ckpt_begin(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, char *err,
+                        size_t errlen);
+
+/* Appends n bytes of state (a failure is remembered for vt_ckpt_commit). */
+void vt_ckpt_put(vt_ckpt_io *io, const void *p, size_t n);
+
+/* Ends the state (its hash), syncs CK.tmp, renames it over CK and syncs the folder. VT_OK, or
+ * VT_EIO (one line in err; CK.tmp removed, CK as it was). */
+vt_status vt_ckpt_commit(vt_ckpt_io *io, char *err, size_t errlen);
+
+/* Opens CK to read `trainer`'s state: *found = 0 when there is no CK (VT_OK, nothing open),
+ * else its head is checked as vt_ckpt_setup does and the state's first byte is next. VT_OK,
+ * VT_EINVAL (another run's) or VT_EIO. */
+vt_status vt_ckpt_open(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, int *found,
+                       char *err, size_t errlen);
+
+/* Reads n bytes of state (past the end: zeros, and the failure is remembered). */
+void vt_ckpt_get(vt_ckpt_io *io, void *p, size_t n);
+
+/* Checks that the state ended exactly where its hash says and closes CK. VT_OK, or VT_EIO with
+ * "CK: damaged or truncated checkpoint; remove it to start over". */
+vt_status vt_ckpt_close(vt_ckpt_io *io, char *err, size_t errlen);
+
+/* Marks the state read as inconsistent (a count that does not fit the run): vt_ckpt_close
+ * fails. */
+void vt_ckpt_bad(vt_ckpt_io *io);
+
+#endif
