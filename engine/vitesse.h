@@ -1231,12 +1231,18 @@ typedef struct vt_train_opts {
    * the corpus is read: VT_EINVAL, one line saying what differs. The file is left in place:
    * remove it once the model is (a run with it again only retrains from it to the same model).
    * Across processes, process 0 writes it and every process reads it. */
-  const char *checkpoint;     /* NULL (default): none */
-  int32_t checkpoint_every;   /* 0 (default): VT_CHECKPOINT_EVERY_EPOCHS or _ITERATIONS */
+  const char *checkpoint;   /* NULL (default): none */
+  int32_t checkpoint_every; /* 0 (default): VT_CHECKPOINT_EVERY_EPOCHS or _ITERATIONS */
   int32_t reserved_ckpt;
-  const char *checkpoint_id;  /* the caller's identity of the inputs, lines "key value\n" (the
-                                 files' sizes and hashes, say), kept in the checkpoint and compared
-                                 on resume; NULL: none (the options are compared still) */
+  /* With a checkpoint, optional, with `ctx`: on_checkpoint as each is written (after that epoch's
+   * or iteration's callbacks) returns a place of the caller's to keep in it (its log's length,
+   * say; -1: none); on_resume, once as training continues from a checkpoint, gets that place
+   * and the epochs or iterations done. */
+  int64_t (*on_checkpoint)(void *ctx);
+  void (*on_resume)(void *ctx, int64_t mark, int64_t done);
+  const char *checkpoint_id; /* the caller's identity of the inputs, lines "key value\n" (the
+                                files' sizes and hashes, say), kept in the checkpoint and compared
+                                on resume; NULL: none (the options are compared still) */
 } vt_train_opts;
 
 /* vt_train_opts.checkpoint_every's defaults: every epoch of the epoch trainers, every 10 L-BFGS

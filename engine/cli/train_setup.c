@@ -4,6 +4,7 @@
 #include "cli/train_setup.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -80,6 +81,12 @@ void vt_cli_train_usage(FILE *f) {
 /* A template file larger than this is refused. */
 #define MAX_TEMPLATE_BYTES ((size_t)64 << 20)
 
+/* The run whose callbacks' ctx (vt_train_opts.ctx, the CRF lines' vt_crf_print too) is its
+ * `cp`. */
+static vt_cli_train *train_of(void *ctx) {
+  return (vt_cli_train *)((char *)ctx - offsetof(vt_cli_train, cp));
+}
+
 /* The corpus line, before the first epoch. */
 static void on_start(void *vctx, const vt_train_report *r) {
   (void)vctx;
@@ -104,7 +111,7 @@ static void on_progress(void *vctx, int32_t epoch, int32_t epochs, int64_t done,
 
 /* One line per epoch. */
 static int on_epoch(void *vctx, const vt_epoch_report *r) {
-  const vt_cli_train *x = vctx;
+  const vt_cli_train *x = train_of(vctx);
   if (x->progress) fputs("\r\033[K", stderr);
   fprintf(stderr,
           "epoch %d/%d: %.2f s, train: %lld of %lld sentences wrong, token "
@@ -140,15 +147,19 @@ static void crf_templates_start(void *ctx, const vt_train_report *r) {
   p->cpu = vt_crf_cli_cpu_now();
 }
 
-/* Opens the --log file ("-": standard output) and sets whether iteration lines are printed; 0,
- * or -1 (printed). */
-static int crf_log_open(const vt_crf_cli *crf, vt_crf_print *cp, int quiet) {
+/* Opens the --log file ("-": standard output) and sets whether iteration lines are printed; a
+ * run that may continue from a checkpoint (`resume`) keeps the log's lines, which on_resume cuts
+ * to the checkpoint's. 0, or -1 (printed). */
+static int crf_log_open(const vt_crf_cli *crf, vt_crf_print *cp, int quiet, int resume) {
   cp->lines = !quiet;
   if (!crf->log_path) return 0;
   if (!strcmp(crf->log_path, "-")) {
     cp->log = stdout;
     return 0;
   }
+  if (resume && (cp->log = fopen(crf->log_path, "r+")) && fseeko(cp->log, 0, SEEK_END) == 0)
+    return 0;
+  if (cp->log) fclose(cp->log);
   if (!(cp->log = fopen(crf->log_path, "w"))) {
     vt_cli_error("%s: cannot create the log: %s", crf->log_path, strerror(errno));
     return -1;
@@ -388,10 +399,40 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
   return -1;
 }
 
+/* The place a checkpoint keeps: the --log file's length once flushed (-1: no log file). */
+static int64_t ckpt_mark(void *ctx) {
+  vt_cli_train *t = train_of(ctx);
+  FILE *log = t->cp.log;
+  fflush(stderr);
+  if (!log || fflush(log) != 0 || log == stdout) return -1;
+  return (int64_t)ftello(log);
+}
+
+/* Training continues from a checkpoint: the log is cut where it was then; a line says so. */
+static void ckpt_resume(void *ctx, int64_t mark, int64_t done) {
+  vt_cli_train *t = train_of(ctx);
+  FILE *log = t->cp.log;
+  if (log && log != stdout && fflush(log) == 0 &&
+      (ftruncate(fileno(log), (off_t)(mark > 0 ? mark : 0)) != 0 ||
+       fseeko(log, (off_t)(mark > 0 ? mark : 0), SEEK_SET) != 0)) {
+    t->cp.log_fail = 1;
+    t->cp.log_errno = errno;
+  }
+  if (!t->quiet)
+    fprintf(stderr, "vitesse train: continuing from %s after %s %lld\n", t->to.checkpoint,
+            t->crf.items || t->to.algorithm == VT_TRAIN_LBFGS ? "iteration" : "epoch",
+            (long long)done);
+}
+
 int vt_cli_train_callbacks(vt_cli_train *t) {
   vt_train_opts *to = &t->to;
+  if (to->checkpoint) {
+    to->on_checkpoint = ckpt_mark;
+    to->on_resume = ckpt_resume;
+  }
   if (t->crf.items || to->algorithm != VT_TRAIN_PERCEPTRON) { /* iterations, not epochs */
-    if (crf_log_open(&t->crf, &t->cp, t->quiet)) return VT_EXIT_FAIL;
+    if (crf_log_open(&t->crf, &t->cp, t->quiet, to->checkpoint && !access(to->checkpoint, F_OK)))
+      return VT_EXIT_FAIL;
     to->on_iteration = vt_crf_cli_on_iteration;
     to->ctx = &t->cp;
     to->on_start = t->crf.items ? crf_items_start : crf_templates_start;
@@ -399,10 +440,10 @@ int vt_cli_train_callbacks(vt_cli_train *t) {
     return -1;
   }
   t->progress = !t->quiet && isatty(2);
+  to->ctx = &t->cp;
   if (!t->quiet) {
     to->on_start = on_start;
     to->on_epoch = on_epoch;
-    to->ctx = t;
   }
   if (t->progress) to->on_progress = on_progress;
   return -1;

@@ -173,6 +173,11 @@ vt_status vt_ckpt_setup(vt_ckpt *ck, const vt_train_opts *o, const char *trainer
               : o->algorithm == VT_TRAIN_LBFGS ? VT_CHECKPOINT_EVERY_ITERATIONS
                                                : VT_CHECKPOINT_EVERY_EPOCHS;
   ck->writer = writer;
+  if (writer) {
+    ck->mark = o->on_checkpoint;
+    ck->resume = o->on_resume;
+    ck->ctx = o->ctx;
+  }
   vt_ckpt_io io;
   int found = 0;
   vt_status st = vt_ckpt_open(&io, ck, trainer, &found, err, errlen);
@@ -215,8 +220,8 @@ static uint64_t hash_end(const vt_ckpt_io *io) {
   return fnv(io->hash, io->part, (size_t)io->n_part);
 }
 
-vt_status vt_ckpt_begin(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, char *err,
-                        size_t errlen) {
+vt_status vt_ckpt_begin(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, int64_t done,
+                        char *err, size_t errlen) {
   memset(io, 0, sizeof *io);
   io->ck = ck;
   io->hash = 0xcbf29ce484222325ULL;
@@ -224,8 +229,9 @@ vt_status vt_ckpt_begin(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, 
     return vt_fail_into(err, errlen, VT_EIO, "%s: cannot write the checkpoint: %s", ck->tmp,
                         strerror(errno));
   const size_t il = strlen(ck->identity);
-  if (fprintf(io->fp, "%sidentity %zu\n%strainer %s\nstate\n", MAGIC, il, ck->identity, trainer) <
-      0)
+  const int64_t mark = ck->mark ? ck->mark(ck->ctx) : -1;
+  if (fprintf(io->fp, "%sidentity %zu\n%strainer %s\nat %lld %lld\nstate\n", MAGIC, il,
+              ck->identity, trainer, (long long)done, (long long)mark) < 0)
     io->bad = 1;
   return VT_OK;
 }
@@ -309,7 +315,12 @@ vt_status vt_ckpt_open(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, i
     st = VT_EINVAL;
     goto fail;
   }
-  if (read_line(io->fp, line, sizeof line) || strcmp(line, "state")) goto damaged;
+  long long done, mark;
+  if (read_line(io->fp, line, sizeof line) || sscanf(line, "at %lld %lld", &done, &mark) != 2 ||
+      done < 1 || read_line(io->fp, line, sizeof line) || strcmp(line, "state"))
+    goto damaged;
+  io->done = done;
+  io->mark = mark;
   free(saved);
   return VT_OK;
 damaged:
@@ -340,7 +351,10 @@ vt_status vt_ckpt_close(vt_ckpt_io *io, char *err, size_t errlen) {
   int ok = !io->bad && fread(&h, sizeof h, 1, io->fp) == 1 && h == want && fgetc(io->fp) == EOF;
   fclose(io->fp);
   io->fp = NULL;
-  if (ok) return VT_OK;
+  if (ok) {
+    if (io->ck->resume) io->ck->resume(io->ck->ctx, io->mark, io->done);
+    return VT_OK;
+  }
   return vt_fail_into(err, errlen, VT_EIO,
                       "%s: damaged or truncated checkpoint; remove it to start over", io->ck->path);
 }

@@ -23,6 +23,10 @@ typedef struct vt_ckpt {
   char *identity; /* identity lines, each ending in '\n' (owned) */
   int32_t every;  /* epochs or iterations between two checkpoints (>= 1) */
   int writer;     /* this process writes it (process 0 of a job; every process reads it) */
+  /* the caller's place and resume callbacks (vt_train_opts; process 0's only) */
+  int64_t (*mark)(void *ctx);
+  void (*resume)(void *ctx, int64_t mark, int64_t done);
+  void *ctx;
 } vt_ckpt;
 
 /* A checkpoint being written or read: the state's bytes stream through `fp`, hashed. */
@@ -32,7 +36,8 @@ typedef struct vt_ckpt_io {
   uint64_t hash;
   unsigned char part[8]; /* the bytes not yet hashed (fewer than 8) */
   int n_part;
-  int bad; /* a read or write failed, or a read went past the state's end */
+  int bad;            /* a read or write failed, or a read went past the state's end */
+  int64_t done, mark; /* read: the epochs or iterations done, the caller's place */
 } vt_ckpt_io;
 
 /* Sets up the checkpoint of a run with options `o` (o->checkpoint NULL: *ck zeroed, VT_OK) for
@@ -53,9 +58,10 @@ void vt_ckpt_free(vt_ckpt *ck);
  * ck->every, never after the last one (the model follows at once). */
 int vt_ckpt_due(const vt_ckpt *ck, int64_t k, int64_t last);
 
-/* Starts writing a checkpoint of `trainer`'s state (CK.tmp: head written). VT_OK or VT_EIO. */
-vt_status vt_ckpt_begin(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, char *err,
-                        size_t errlen);
+/* Starts writing a checkpoint of `trainer`'s state after `done` epochs or iterations (CK.tmp:
+ * head written, with the caller's place). VT_OK or VT_EIO. */
+vt_status vt_ckpt_begin(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, int64_t done,
+                        char *err, size_t errlen);
 
 /* Appends n bytes of state (a failure is remembered for vt_ckpt_commit). */
 void vt_ckpt_put(vt_ckpt_io *io, const void *p, size_t n);
@@ -73,8 +79,9 @@ vt_status vt_ckpt_open(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, i
 /* Reads n bytes of state (past the end: zeros, and the failure is remembered). */
 void vt_ckpt_get(vt_ckpt_io *io, void *p, size_t n);
 
-/* Checks that the state ended exactly where its hash says and closes CK. VT_OK, or VT_EIO with
- * "CK: damaged or truncated checkpoint; remove it to start over". */
+/* Checks that the state ended exactly where its hash says and closes CK; then tells the caller
+ * (ck->resume) where training continues. VT_OK, or VT_EIO with "CK: damaged or truncated
+ * checkpoint; remove it to start over". */
 vt_status vt_ckpt_close(vt_ckpt_io *io, char *err, size_t errlen);
 
 /* Marks the state read as inconsistent (a count that does not fit the run): vt_ckpt_close

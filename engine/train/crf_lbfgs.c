@@ -193,7 +193,7 @@ static int boundary(void *inst, const vt_lbfgs *L) {
   vt_status st = VT_OK;
   if (c->ck->writer) {
     vt_ckpt_io io;
-    if ((st = vt_ckpt_begin(&io, c->ck, "lbfgs", c->err, c->errlen)) == VT_OK) {
+    if ((st = vt_ckpt_begin(&io, c->ck, "lbfgs", done, c->err, c->errlen)) == VT_OK) {
       state_io(&io, (vt_lbfgs *)L, c, 1);
       st = vt_ckpt_commit(&io, c->err, c->errlen);
     }

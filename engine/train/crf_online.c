@@ -229,7 +229,7 @@ static vt_status online_ckpt_save(const online *g, const vt_ckpt *ck, int32_t e,
   if (!ck || !ck->writer || !vt_ckpt_due(ck, e, epochs)) return VT_OK;
   const size_t n = (size_t)g->f->n;
   vt_ckpt_io io;
-  vt_status st = vt_ckpt_begin(&io, ck, vt_ckpt_trainer(g->algorithm), err, errlen);
+  vt_status st = vt_ckpt_begin(&io, ck, vt_ckpt_trainer(g->algorithm), e, err, errlen);
   if (st != VT_OK) return st;
   vt_ckpt_put(&io, &e, sizeof e);
   vt_ckpt_put(&io, &count, sizeof count);

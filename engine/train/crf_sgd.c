@@ -176,7 +176,7 @@ static vt_status sgd_ckpt_save(const sgd *g, const vt_ckpt *ck, const sgd_state 
                                const double *hist, int32_t epochs, char *err, size_t errlen) {
   if (!ck || !ck->writer || !vt_ckpt_due(ck, s->done, epochs)) return VT_OK;
   vt_ckpt_io io;
-  vt_status st = vt_ckpt_begin(&io, ck, "l2sgd", err, errlen);
+  vt_status st = vt_ckpt_begin(&io, ck, "l2sgd", s->done, err, errlen);
   if (st != VT_OK) return st;
   vt_ckpt_put(&io, &s->done, sizeof s->done);
   vt_ckpt_put(&io, &s->t, sizeof s->t);

@@ -15,7 +15,7 @@ vt_status vt_perc_ckpt_save(const vt_ckpt *ck, const vt_weights *W, int32_t epoc
                             char *err, size_t errlen) {
   if (!ck || !ck->path || !ck->writer || !vt_ckpt_due(ck, epoch, epochs)) return VT_OK;
   vt_ckpt_io io;
-  vt_status st = vt_ckpt_begin(&io, ck, TRAINER, err, errlen);
+  vt_status st = vt_ckpt_begin(&io, ck, TRAINER, epoch, err, errlen);
   if (st != VT_OK) return st;
   const size_t LL = (size_t)W->L * (size_t)W->L, L = (size_t)W->L;
   vt_ckpt_put(&io, &epoch, sizeof epoch);
