@@ -174,6 +174,7 @@ vt_status vt_ckpt_setup(vt_ckpt *ck, const vt_train_opts *o, const char *trainer
                                                : VT_CHECKPOINT_EVERY_EPOCHS;
   ck->writer = writer;
   if (writer) {
+    unlink(ck->tmp); /* a checkpoint a kill left half-written */
     ck->mark = o->on_checkpoint;
     ck->resume = o->on_resume;
     ck->ctx = o->ctx;
@@ -293,6 +294,7 @@ vt_status vt_ckpt_open(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, i
               "%s: not a checkpoint of vitesse train (or of another version); remove it to start "
               "over",
               ck->path);
+    st = VT_EFORMAT;
     goto fail;
   }
   if (!(saved = malloc(il + 1))) {
@@ -326,6 +328,7 @@ vt_status vt_ckpt_open(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, i
 damaged:
   vt_errorf(err, errlen, NULL, "%s: damaged or truncated checkpoint; remove it to start over",
             ck->path);
+  st = VT_EFORMAT;
 fail:
   free(saved);
   if (io->fp) fclose(io->fp);
@@ -355,6 +358,6 @@ vt_status vt_ckpt_close(vt_ckpt_io *io, char *err, size_t errlen) {
     if (io->ck->resume) io->ck->resume(io->ck->ctx, io->mark, io->done);
     return VT_OK;
   }
-  return vt_fail_into(err, errlen, VT_EIO,
+  return vt_fail_into(err, errlen, VT_EFORMAT,
                       "%s: damaged or truncated checkpoint; remove it to start over", io->ck->path);
 }

@@ -44,7 +44,8 @@ typedef struct vt_ckpt_io {
  * `trainer` (the name of the trainer and of the state's layout: "perceptron", "lbfgs"...); when
  * CK exists, checks now, before any corpus is read, that it is a checkpoint of this run and
  * trainer (else VT_EINVAL, one line in err: what differs). `writer`: this process writes CK.
- * VT_OK, VT_EINVAL, VT_EIO (CK unreadable, or not a checkpoint) or VT_ENOMEM. */
+ * VT_OK, VT_EINVAL, VT_EFORMAT (not a checkpoint, or a damaged one), VT_EIO (CK unreadable) or
+ * VT_ENOMEM. A half-written CK.tmp that a kill left is removed. */
 vt_status vt_ckpt_setup(vt_ckpt *ck, const vt_train_opts *o, const char *trainer, int writer,
                         char *err, size_t errlen);
 
@@ -72,7 +73,7 @@ vt_status vt_ckpt_commit(vt_ckpt_io *io, char *err, size_t errlen);
 
 /* Opens CK to read `trainer`'s state: *found = 0 when there is no CK (VT_OK, nothing open),
  * else its head is checked as vt_ckpt_setup does and the state's first byte is next. VT_OK,
- * VT_EINVAL (another run's) or VT_EIO. */
+ * VT_EINVAL (another run's), VT_EFORMAT (damaged) or VT_EIO. */
 vt_status vt_ckpt_open(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, int *found,
                        char *err, size_t errlen);
 
@@ -80,7 +81,7 @@ vt_status vt_ckpt_open(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, i
 void vt_ckpt_get(vt_ckpt_io *io, void *p, size_t n);
 
 /* Checks that the state ended exactly where its hash says and closes CK; then tells the caller
- * (ck->resume) where training continues. VT_OK, or VT_EIO with "CK: damaged or truncated
+ * (ck->resume) where training continues. VT_OK, or VT_EFORMAT with "CK: damaged or truncated
  * checkpoint; remove it to start over". */
 vt_status vt_ckpt_close(vt_ckpt_io *io, char *err, size_t errlen);
 
