@@ -1225,14 +1225,16 @@ typedef struct vt_train_opts {
    * and step, averages, epoch or iteration counters; the shuffles replay from the seed) is
    * written to it atomically (a file beside it, synced, renamed over it) every
    * `checkpoint_every` epochs (the perceptron, ap, pa, arow, l2sgd) or iterations (L-BFGS), never
-   * after the last. When the file exists as training starts, training continues from it, and the
-   * model is the same bytes an uninterrupted run writes, for any `threads`. A checkpoint of
-   * another run (other `checkpoint_id` lines or options that change the model) is refused before
-   * the corpus is read: VT_EINVAL, one line saying what differs. The file is left in place:
-   * remove it once the model is (a run with it again only retrains from it to the same model).
-   * Across processes, process 0 writes it and every process reads it. */
+   * after the last (the default: below). L-BFGS then runs the library's own L-BFGS / OWL-QN,
+   * whose iterates are liblbfgs's to the bit. When the file exists as training starts, training
+   * continues from it, and the model is the same bytes an uninterrupted run writes, for any
+   * `threads`. A checkpoint of another run (other `checkpoint_id` lines or options that change the
+   * model) is refused before the corpus is read: VT_EINVAL, one line saying what differs. The file
+   * is left in place: remove it once the model is (a run with it again only retrains from it to the
+   * same model). Across processes, process 0 writes it and every process reads it. */
   const char *checkpoint;   /* NULL (default): none */
-  int32_t checkpoint_every; /* 0 (default): VT_CHECKPOINT_EVERY_EPOCHS or _ITERATIONS */
+  int32_t checkpoint_every; /* 0 (default): VT_CHECKPOINT_EVERY_EPOCHS or _ITERATIONS, gated
+                               by time (below); N: exactly every N */
   int32_t reserved_ckpt;
   /* With a checkpoint, optional, with `ctx`: on_checkpoint as each is written (after that epoch's
    * or iteration's callbacks) returns a place of the caller's to keep in it (its log's length,
@@ -1246,7 +1248,9 @@ typedef struct vt_train_opts {
 } vt_train_opts;
 
 /* vt_train_opts.checkpoint_every's defaults: every epoch of the epoch trainers, every 10 L-BFGS
- * iterations (perf/README.md measures their cost). */
+ * iterations; with the default, a checkpoint also waits until 50 times what writing the last one
+ * took has passed since it was written, so that checkpoints take at most about 2% of the time
+ * however short an epoch is (perf/README.md measures them). */
 #define VT_CHECKPOINT_EVERY_EPOCHS 1
 #define VT_CHECKPOINT_EVERY_ITERATIONS 10
 

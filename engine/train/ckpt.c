@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/errmsg.h"
 #include "io/outfile.h"
 
@@ -147,8 +148,16 @@ const char *vt_ckpt_trainer(int32_t algorithm) {
   }
 }
 
-int vt_ckpt_due(const vt_ckpt *ck, int64_t k, int64_t last) {
+int vt_ckpt_on_interval(const vt_ckpt *ck, int64_t k, int64_t last) {
   return ck && ck->path && k > 0 && k % ck->every == 0 && (last <= 0 || k < last);
+}
+
+/* Checkpoints take at most 1 / GATE of the time with the default interval. */
+#define GATE 50.0
+
+int vt_ckpt_due(const vt_ckpt *ck, int64_t k, int64_t last) {
+  if (!vt_ckpt_on_interval(ck, k, last)) return 0;
+  return ck->fixed || !ck->writer || vt_clock_seconds() - ck->clock[0] >= GATE * ck->clock[1];
 }
 
 vt_status vt_ckpt_setup(vt_ckpt *ck, const vt_train_opts *o, const char *trainer, int writer,
@@ -162,13 +171,15 @@ vt_status vt_ckpt_setup(vt_ckpt *ck, const vt_train_opts *o, const char *trainer
   const size_t n = strlen(o->checkpoint);
   ck->path = malloc(n + 1);
   ck->tmp = malloc(n + 5);
+  ck->clock = calloc(2, sizeof *ck->clock);
   ck->identity = identity_of(o);
-  if (!ck->path || !ck->tmp || !ck->identity) {
+  if (!ck->path || !ck->tmp || !ck->clock || !ck->identity) {
     vt_ckpt_free(ck);
     return vt_fail_into(err, errlen, VT_ENOMEM, "train: out of memory");
   }
   memcpy(ck->path, o->checkpoint, n + 1);
   snprintf(ck->tmp, n + 5, "%s.tmp", o->checkpoint);
+  ck->fixed = o->checkpoint_every > 0;
   ck->every = o->checkpoint_every > 0          ? o->checkpoint_every
               : o->algorithm == VT_TRAIN_LBFGS ? VT_CHECKPOINT_EVERY_ITERATIONS
                                                : VT_CHECKPOINT_EVERY_EPOCHS;
@@ -191,34 +202,23 @@ void vt_ckpt_free(vt_ckpt *ck) {
   free(ck->path);
   free(ck->tmp);
   free(ck->identity);
+  free(ck->clock);
   memset(ck, 0, sizeof *ck);
 }
 
-/* Hashes the state's bytes 8 at a time (a multiply-xorshift of each word). */
-static void hash_bytes(vt_ckpt_io *io, const void *p, size_t n) {
+/* Hashes one piece of the state (as put or got: the pieces of a write and of its read are the
+ * same): its length, then its bytes 8 at a time (a multiply-xorshift of each word), the last
+ * ones byte by byte. */
+static void hash_piece(vt_ckpt_io *io, const void *p, size_t n) {
   const unsigned char *b = p;
-  while (n > 0) {
-    if (io->n_part == 0 && n >= 8) {
-      for (; n >= 8; b += 8, n -= 8) {
-        uint64_t v;
-        memcpy(&v, b, 8);
-        io->hash = (io->hash ^ v) * 0x9E3779B97F4A7C15ULL;
-        io->hash ^= io->hash >> 29;
-      }
-      continue;
-    }
-    io->part[io->n_part++] = *b++;
-    n--;
-    if (io->n_part == 8) {
-      io->n_part = 0;
-      hash_bytes(io, io->part, 8);
-    }
+  uint64_t h = (io->hash ^ (uint64_t)n) * 0x9E3779B97F4A7C15ULL;
+  for (; n >= 8; b += 8, n -= 8) {
+    uint64_t v;
+    memcpy(&v, b, 8);
+    h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 29;
   }
-}
-
-/* The hash of what went through, the bytes left over included. */
-static uint64_t hash_end(const vt_ckpt_io *io) {
-  return fnv(io->hash, io->part, (size_t)io->n_part);
+  io->hash = fnv(h, b, n);
 }
 
 vt_status vt_ckpt_begin(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, int64_t done,
@@ -226,6 +226,7 @@ vt_status vt_ckpt_begin(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, 
   memset(io, 0, sizeof *io);
   io->ck = ck;
   io->hash = 0xcbf29ce484222325ULL;
+  io->t0 = vt_clock_seconds();
   if (!(io->fp = fopen(ck->tmp, "wb")))
     return vt_fail_into(err, errlen, VT_EIO, "%s: cannot write the checkpoint: %s", ck->tmp,
                         strerror(errno));
@@ -240,12 +241,12 @@ vt_status vt_ckpt_begin(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, 
 void vt_ckpt_put(vt_ckpt_io *io, const void *p, size_t n) {
   if (n == 0 || io->bad) return;
   if (fwrite(p, 1, n, io->fp) != n) io->bad = 1;
-  hash_bytes(io, p, n);
+  hash_piece(io, p, n);
 }
 
 vt_status vt_ckpt_commit(vt_ckpt_io *io, char *err, size_t errlen) {
   const vt_ckpt *ck = io->ck;
-  uint64_t h = hash_end(io);
+  uint64_t h = io->hash;
   int e = 0;
   if (fwrite(&h, sizeof h, 1, io->fp) != 1) io->bad = 1;
   if (io->bad || fflush(io->fp) != 0 || fsync(fileno(io->fp)) != 0) e = errno ? errno : EIO;
@@ -258,6 +259,8 @@ vt_status vt_ckpt_commit(vt_ckpt_io *io, char *err, size_t errlen) {
                         strerror(e));
   }
   vt_dir_sync(ck->path);
+  ck->clock[0] = vt_clock_seconds();
+  ck->clock[1] = ck->clock[0] - io->t0;
   return VT_OK;
 }
 
@@ -343,14 +346,14 @@ void vt_ckpt_get(vt_ckpt_io *io, void *p, size_t n) {
     memset(p, 0, n);
     return;
   }
-  hash_bytes(io, p, n);
+  hash_piece(io, p, n);
 }
 
 void vt_ckpt_bad(vt_ckpt_io *io) { io->bad = 1; }
 
 vt_status vt_ckpt_close(vt_ckpt_io *io, char *err, size_t errlen) {
   uint64_t h = 0;
-  const uint64_t want = hash_end(io);
+  const uint64_t want = io->hash;
   int ok = !io->bad && fread(&h, sizeof h, 1, io->fp) == 1 && h == want && fgetc(io->fp) == EOF;
   fclose(io->fp);
   io->fp = NULL;

@@ -23,6 +23,8 @@ typedef struct vt_ckpt {
   char *identity; /* identity lines, each ending in '\n' (owned) */
   int32_t every;  /* epochs or iterations between two checkpoints (>= 1) */
   int writer;     /* this process writes it (process 0 of a job; every process reads it) */
+  int fixed;      /* the interval was asked for (else the time gate of vt_ckpt_due applies) */
+  double *clock;  /* [0] when the last checkpoint was written, [1] what writing it took (s) */
   /* the caller's place and resume callbacks (vt_train_opts; process 0's only) */
   int64_t (*mark)(void *ctx);
   void (*resume)(void *ctx, int64_t mark, int64_t done);
@@ -32,10 +34,9 @@ typedef struct vt_ckpt {
 /* A checkpoint being written or read: the state's bytes stream through `fp`, hashed. */
 typedef struct vt_ckpt_io {
   FILE *fp;
+  double t0; /* when the writing began */
   const vt_ckpt *ck;
-  uint64_t hash;
-  unsigned char part[8]; /* the bytes not yet hashed (fewer than 8) */
-  int n_part;
+  uint64_t hash;      /* of the pieces put or got so far */
   int bad;            /* a read or write failed, or a read went past the state's end */
   int64_t done, mark; /* read: the epochs or iterations done, the caller's place */
 } vt_ckpt_io;
@@ -55,8 +56,15 @@ const char *vt_ckpt_trainer(int32_t algorithm);
 /* Frees what vt_ckpt_setup made. */
 void vt_ckpt_free(vt_ckpt *ck);
 
-/* Whether a checkpoint is due after epoch or iteration `k` of at most `last` (0: no cap): every
- * ck->every, never after the last one (the model follows at once). */
+/* Whether epoch or iteration `k` of at most `last` (0: no cap) ends an interval: every
+ * ck->every, never the last one (the model follows at once). The same on every process. */
+int vt_ckpt_on_interval(const vt_ckpt *ck, int64_t k, int64_t last);
+
+/* Whether this process writes a checkpoint after k: at the end of an interval, and with the
+ * default interval (no vt_train_opts.checkpoint_every) only once 50 times what writing the last
+ * checkpoint took has passed since it was written, so that checkpoints cost at most about 2% of
+ * the time however short an epoch or iteration is. Process 0's answer is the job's (a process
+ * that does not write answers vt_ckpt_on_interval's). */
 int vt_ckpt_due(const vt_ckpt *ck, int64_t k, int64_t last);
 
 /* Starts writing a checkpoint of `trainer`'s state after `done` epochs or iterations (CK.tmp:

@@ -189,7 +189,16 @@ static void state_io(vt_ckpt_io *io, vt_lbfgs *L, run_ctx *c, int writing) {
 static int boundary(void *inst, const vt_lbfgs *L) {
   run_ctx *c = inst;
   const int64_t done = L->k - 1;
-  if (!vt_ckpt_due(c->ck, done, L->max_iterations)) return 0;
+  if (!vt_ckpt_on_interval(c->ck, done, L->max_iterations)) return 0;
+  int64_t want = vt_ckpt_due(c->ck, done, L->max_iterations);
+  if (c->comm) { /* process 0's answer */
+    want = c->ck->writer ? want : 0;
+    if (c->comm->sum_i64(c->comm->ctx, &want, 1) != 0) {
+      c->fail = VT_ECANCELED;
+      return 1;
+    }
+  }
+  if (!want) return 0;
   vt_status st = VT_OK;
   if (c->ck->writer) {
     vt_ckpt_io io;

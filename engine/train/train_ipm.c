@@ -423,10 +423,20 @@ setup:
                             vt_clock_seconds() - t_start, rep, &stop, err, errlen);
     if (st != VT_OK) goto done;
     if (stop) break;
-    if (vt_ckpt_due(o->ckpt, epoch, o->epochs) && /* process 0 writes it; all go on or stop */
-        (st = agree(comm, vt_perc_ckpt_save(o->ckpt, W, epoch, o->epochs, err, errlen), err,
-                    errlen)) != VT_OK)
-      goto done;
+    if (vt_ckpt_on_interval(o->ckpt, epoch, o->epochs)) { /* process 0 decides and writes */
+      int64_t want = vt_ckpt_due(o->ckpt, epoch, o->epochs);
+      if (comm) {
+        want = o->ckpt->writer ? want : 0;
+        if (comm->sum_i64(comm->ctx, &want, 1) != 0) {
+          st = vt_fail_into(err, errlen, VT_EIO,
+                            "training: a collective call between the processes failed");
+          goto done;
+        }
+      }
+      if (want && (st = agree(comm, vt_perc_ckpt_save(o->ckpt, W, epoch, o->epochs, err, errlen),
+                              err, errlen)) != VT_OK)
+        goto done;
+    }
   }
   st = VT_OK;
 done:

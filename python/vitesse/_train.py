@@ -346,8 +346,9 @@ def train_items(train, *, dev=None, algorithm="lbfgs", c1=0, c2=1, max_iteration
         memory and removed.
     checkpoint : str or os.PathLike, optional
         A file where the whole training state is kept (``vitesse train --checkpoint``): written
-        atomically every `checkpoint_every` iterations (lbfgs; None: 10) or epochs (the others;
-        None: 1); when it exists, training continues from it, and the model is the one an
+        atomically every `checkpoint_every` iterations or epochs (None: every 10 iterations of
+        lbfgs, every epoch of the others, but no sooner than 50 times the last checkpoint's
+        writing time after it); when it exists, training continues from it, and the model is the one an
         uninterrupted run makes (any `threads`). A checkpoint of other data or parameters is
         refused (vitesse.Error saying what differs); the data are told apart by a SHA-256 of
         the items. Removed once the model is made. ``on_iteration`` sees only the iterations

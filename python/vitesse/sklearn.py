@@ -193,7 +193,7 @@ class CRF:
     model's crf1d file (exact weights).
 
     vitesse's own: ``checkpoint`` (a path) keeps the whole training state there every
-    ``checkpoint_every`` iterations (lbfgs; default 10) or epochs (the others; default 1); a
+    ``checkpoint_every`` iterations or epochs (default: as ``vitesse.train_items``); a
     fit that finds it continues from it and makes the model an uninterrupted fit makes (a
     checkpoint of other data or parameters raises vitesse.Error); it is removed once fitted.
     """
