@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -193,7 +194,7 @@ vt_status vt_ckpt_setup(vt_ckpt *ck, const vt_train_opts *o, const char *trainer
   vt_ckpt_io io;
   int found = 0;
   vt_status st = vt_ckpt_open(&io, ck, trainer, &found, err, errlen);
-  if (st == VT_OK && found) fclose(io.fp);
+  if (st == VT_OK && found) vt_ckpt_abandon(&io);
   if (st != VT_OK) vt_ckpt_free(ck);
   return st;
 }
@@ -206,10 +207,9 @@ void vt_ckpt_free(vt_ckpt *ck) {
   memset(ck, 0, sizeof *ck);
 }
 
-/* Hashes one piece of the state (as put or got: the pieces of a write and of its read are the
- * same): its length, then its bytes 8 at a time (a multiply-xorshift of each word), the last
- * ones byte by byte. */
-static void hash_piece(vt_ckpt_io *io, const void *p, size_t n) {
+/* Hashes one chunk of the state: its length, then its bytes 8 at a time (a multiply-xorshift
+ * of each word), the last ones byte by byte. */
+static void hash_chunk(vt_ckpt_io *io, const void *p, size_t n) {
   const unsigned char *b = p;
   uint64_t h = (io->hash ^ (uint64_t)n) * 0x9E3779B97F4A7C15ULL;
   for (; n >= 8; b += 8, n -= 8) {
@@ -221,15 +221,28 @@ static void hash_piece(vt_ckpt_io *io, const void *p, size_t n) {
   io->hash = fnv(h, b, n);
 }
 
+/* Writes the buffer's chunk (hashed). */
+static void flush_chunk(vt_ckpt_io *io) {
+  if (io->len == 0) return;
+  hash_chunk(io, io->buf, io->len);
+  if (!io->bad && fwrite(io->buf, 1, io->len, io->fp) != io->len) io->bad = 1;
+  io->len = 0;
+}
+
 vt_status vt_ckpt_begin(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, int64_t done,
                         char *err, size_t errlen) {
   memset(io, 0, sizeof *io);
   io->ck = ck;
   io->hash = 0xcbf29ce484222325ULL;
   io->t0 = vt_clock_seconds();
-  if (!(io->fp = fopen(ck->tmp, "wb")))
+  if (!(io->buf = malloc(VT_CKPT_CHUNK)))
+    return vt_fail_into(err, errlen, VT_ENOMEM, "train: out of memory");
+  if (!(io->fp = fopen(ck->tmp, "wb"))) {
+    free(io->buf);
+    io->buf = NULL;
     return vt_fail_into(err, errlen, VT_EIO, "%s: cannot write the checkpoint: %s", ck->tmp,
                         strerror(errno));
+  }
   const size_t il = strlen(ck->identity);
   const int64_t mark = ck->mark ? ck->mark(ck->ctx) : -1;
   if (fprintf(io->fp, "%sidentity %zu\n%strainer %s\nat %lld %lld\nstate\n", MAGIC, il,
@@ -239,13 +252,23 @@ vt_status vt_ckpt_begin(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, 
 }
 
 void vt_ckpt_put(vt_ckpt_io *io, const void *p, size_t n) {
-  if (n == 0 || io->bad) return;
-  if (fwrite(p, 1, n, io->fp) != n) io->bad = 1;
-  hash_piece(io, p, n);
+  const unsigned char *b = p;
+  while (n > 0 && !io->bad) {
+    size_t k = VT_CKPT_CHUNK - io->len;
+    if (k > n) k = n;
+    memcpy(io->buf + io->len, b, k);
+    io->len += k;
+    b += k;
+    n -= k;
+    if (io->len == VT_CKPT_CHUNK) flush_chunk(io);
+  }
 }
 
 vt_status vt_ckpt_commit(vt_ckpt_io *io, char *err, size_t errlen) {
   const vt_ckpt *ck = io->ck;
+  flush_chunk(io);
+  free(io->buf);
+  io->buf = NULL;
   uint64_t h = io->hash;
   int e = 0;
   if (fwrite(&h, sizeof h, 1, io->fp) != 1) io->bad = 1;
@@ -326,6 +349,14 @@ vt_status vt_ckpt_open(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, i
     goto damaged;
   io->done = done;
   io->mark = mark;
+  struct stat sb; /* the state: what lies between the head and the trailing hash */
+  const long head = ftell(io->fp);
+  if (fstat(fileno(io->fp), &sb) != 0 || head < 0 || (int64_t)sb.st_size - head < 8) goto damaged;
+  io->left = (int64_t)sb.st_size - head - 8;
+  if (!(io->buf = malloc(VT_CKPT_CHUNK))) {
+    st = vt_fail_into(err, errlen, VT_ENOMEM, "train: out of memory");
+    goto fail;
+  }
   free(saved);
   return VT_OK;
 damaged:
@@ -340,13 +371,34 @@ fail:
 }
 
 void vt_ckpt_get(vt_ckpt_io *io, void *p, size_t n) {
-  if (n == 0) return;
-  if (io->bad || fread(p, 1, n, io->fp) != n) {
-    io->bad = 1;
-    memset(p, 0, n);
-    return;
+  unsigned char *b = p;
+  while (n > 0) {
+    if (io->at == io->len) { /* the next chunk */
+      const size_t k = io->left < (int64_t)VT_CKPT_CHUNK ? (size_t)io->left : VT_CKPT_CHUNK;
+      if (io->bad || k == 0 || fread(io->buf, 1, k, io->fp) != k) {
+        io->bad = 1;
+        memset(b, 0, n);
+        return;
+      }
+      hash_chunk(io, io->buf, k);
+      io->left -= (int64_t)k;
+      io->len = k;
+      io->at = 0;
+    }
+    size_t k = io->len - io->at;
+    if (k > n) k = n;
+    memcpy(b, io->buf + io->at, k);
+    io->at += k;
+    b += k;
+    n -= k;
   }
-  hash_piece(io, p, n);
+}
+
+void vt_ckpt_abandon(vt_ckpt_io *io) {
+  if (io->fp) fclose(io->fp);
+  free(io->buf);
+  io->fp = NULL;
+  io->buf = NULL;
 }
 
 void vt_ckpt_bad(vt_ckpt_io *io) { io->bad = 1; }
@@ -354,9 +406,9 @@ void vt_ckpt_bad(vt_ckpt_io *io) { io->bad = 1; }
 vt_status vt_ckpt_close(vt_ckpt_io *io, char *err, size_t errlen) {
   uint64_t h = 0;
   const uint64_t want = io->hash;
-  int ok = !io->bad && fread(&h, sizeof h, 1, io->fp) == 1 && h == want && fgetc(io->fp) == EOF;
-  fclose(io->fp);
-  io->fp = NULL;
+  int ok = !io->bad && io->left == 0 && io->at == io->len && fread(&h, sizeof h, 1, io->fp) == 1 &&
+           h == want && fgetc(io->fp) == EOF;
+  vt_ckpt_abandon(io);
   if (ok) {
     if (io->ck->resume) io->ck->resume(io->ck->ctx, io->mark, io->done);
     return VT_OK;

@@ -31,15 +31,22 @@ typedef struct vt_ckpt {
   void *ctx;
 } vt_ckpt;
 
-/* A checkpoint being written or read: the state's bytes stream through `fp`, hashed. */
+/* A checkpoint being written or read: the state's bytes go through a buffer of VT_CKPT_CHUNK
+ * bytes, each chunk hashed as a whole (the writer's chunks and the reader's are the same: the
+ * state's length is the file's less its head and the trailing hash). */
 typedef struct vt_ckpt_io {
   FILE *fp;
-  double t0; /* when the writing began */
   const vt_ckpt *ck;
-  uint64_t hash;      /* of the pieces put or got so far */
+  double t0;          /* when the writing began */
+  unsigned char *buf; /* VT_CKPT_CHUNK bytes */
+  size_t len, at;     /* bytes in buf; read: the next one to hand out */
+  int64_t left;       /* read: state bytes not yet in buf */
+  uint64_t hash;      /* of the chunks so far */
   int bad;            /* a read or write failed, or a read went past the state's end */
   int64_t done, mark; /* read: the epochs or iterations done, the caller's place */
 } vt_ckpt_io;
+
+#define VT_CKPT_CHUNK ((size_t)1 << 20)
 
 /* Sets up the checkpoint of a run with options `o` (o->checkpoint NULL: *ck zeroed, VT_OK) for
  * `trainer` (the name of the trainer and of the state's layout: "perceptron", "lbfgs"...); when
@@ -92,6 +99,9 @@ void vt_ckpt_get(vt_ckpt_io *io, void *p, size_t n);
  * (ck->resume) where training continues. VT_OK, or VT_EFORMAT with "CK: damaged or truncated
  * checkpoint; remove it to start over". */
 vt_status vt_ckpt_close(vt_ckpt_io *io, char *err, size_t errlen);
+
+/* Closes CK without reading the rest (vt_ckpt_open's caller that only checked the head). */
+void vt_ckpt_abandon(vt_ckpt_io *io);
 
 /* Marks the state read as inconsistent (a count that does not fit the run): vt_ckpt_close
  * fails. */

@@ -29,7 +29,7 @@ vt_status vt_perc_ckpt_save(const vt_ckpt *ck, const vt_weights *W, int32_t epoc
   vt_ckpt_put(&io, W->Su, L * sizeof *W->Su);
   vt_ckpt_put(&io, W->F, L * sizeof *W->F);
   vt_ckpt_put(&io, W->Fu, L * sizeof *W->Fu);
-  /* A vector's head and keys (sparse) in one piece, its weights and accumulators in two. */
+  /* A vector's head, keys (sparse), weights and accumulators: a piece each. */
   unsigned char *head = NULL;
   double *wv = NULL;
   const size_t most = LL > L ? LL : L; /* entries a vector may hold */
@@ -50,7 +50,8 @@ vt_status vt_perc_ckpt_save(const vt_ckpt *ck, const vt_weights *W, int32_t epoc
         wv[i] = v->e[i].w;
       }
     }
-    vt_ckpt_put(&io, head, hl);
+    vt_ckpt_put(&io, head, 5); /* the pieces vec_load gets */
+    vt_ckpt_put(&io, head + 5, hl - 5);
     if (n == 0) continue;
     vt_ckpt_put(&io, v->dw ? v->dw : wv, (size_t)n * sizeof *wv);
     if (v->u) vt_ckpt_put(&io, v->u, (size_t)n * sizeof *v->u);
