@@ -230,6 +230,15 @@ refuse)
     bad "standard input" --train - --epochs 50 $run
   }
   bad "needs --checkpoint" --template tmpl --train train.txt --checkpoint-every 2 -o m.model
+  # a byte of the state changed: its hash no longer matches
+  cp saved.ck ck
+  size=$(wc -c <ck)
+  printf '\125' | dd of=ck bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+  cmp -s ck saved.ck && printf '\252' | dd of=ck bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+  cp ck flipped.ck
+  cp ck saved.ck
+  # shellcheck disable=SC2086
+  bad "damaged or truncated checkpoint" --train train.txt --epochs 50 $run
   head -c 300 saved.ck >ck
   cp ck saved.ck
   # shellcheck disable=SC2086

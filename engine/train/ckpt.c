@@ -254,6 +254,13 @@ vt_status vt_ckpt_begin(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, 
 void vt_ckpt_put(vt_ckpt_io *io, const void *p, size_t n) {
   const unsigned char *b = p;
   while (n > 0 && !io->bad) {
+    if (io->len == 0 && n >= VT_CKPT_CHUNK) { /* a whole chunk: straight from p */
+      hash_chunk(io, b, VT_CKPT_CHUNK);
+      if (fwrite(b, 1, VT_CKPT_CHUNK, io->fp) != VT_CKPT_CHUNK) io->bad = 1;
+      b += VT_CKPT_CHUNK;
+      n -= VT_CKPT_CHUNK;
+      continue;
+    }
     size_t k = VT_CKPT_CHUNK - io->len;
     if (k > n) k = n;
     memcpy(io->buf + io->len, b, k);
@@ -373,6 +380,19 @@ fail:
 void vt_ckpt_get(vt_ckpt_io *io, void *p, size_t n) {
   unsigned char *b = p;
   while (n > 0) {
+    if (io->at == io->len && n >= VT_CKPT_CHUNK && io->left >= (int64_t)VT_CKPT_CHUNK &&
+        !io->bad) { /* a whole chunk: straight into p */
+      if (fread(b, 1, VT_CKPT_CHUNK, io->fp) != VT_CKPT_CHUNK) {
+        io->bad = 1;
+        memset(b, 0, n);
+        return;
+      }
+      hash_chunk(io, b, VT_CKPT_CHUNK);
+      io->left -= (int64_t)VT_CKPT_CHUNK;
+      b += VT_CKPT_CHUNK;
+      n -= VT_CKPT_CHUNK;
+      continue;
+    }
     if (io->at == io->len) { /* the next chunk */
       const size_t k = io->left < (int64_t)VT_CKPT_CHUNK ? (size_t)io->left : VT_CKPT_CHUNK;
       if (io->bad || k == 0 || fread(io->buf, 1, k, io->fp) != k) {
