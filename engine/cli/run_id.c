@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/run_id.h"
 
+#include "cli/cli.h"
+
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,4 +53,35 @@ int vt_cli_strput(char **s, size_t *len, const char *fmt, ...) {
   *s = ns;
   *len += (size_t)n;
   return 0;
+}
+
+char *vt_cli_inputs_id(const char *cmd, const vt_cli_file *files, int n) {
+  char *s = NULL;
+  size_t len = 0;
+  if (vt_cli_strput(&s, &len, "inputs")) goto nomem;
+  for (int i = 0; i < n; i++) {
+    vt_cli_file_id id;
+    if (!files[i].path) continue;
+    if (!strcmp(files[i].path, "-")) {
+      vt_cli_error("%s: --checkpoint: %s is standard input, which a resumed run cannot read "
+                   "again: name a file",
+                   cmd, files[i].what);
+      goto fail;
+    }
+    if (vt_cli_file_id_of(files[i].path, &id)) {
+      vt_cli_error("%s: --checkpoint: %s %s is not a regular file that can be read", cmd,
+                   files[i].what, files[i].path);
+      goto fail;
+    }
+    if (vt_cli_strput(&s, &len, " %s=%lld:%lld:%016llx", files[i].what, id.size, id.mtime_ns,
+                      id.hash))
+      goto nomem;
+  }
+  if (vt_cli_strput(&s, &len, "\n")) goto nomem;
+  return s;
+nomem:
+  vt_cli_error("out of memory");
+fail:
+  free(s);
+  return NULL;
 }

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "cli/same_file.h"
+
 /* A file's identity. */
 typedef struct vt_cli_file_id {
   long long size, mtime_ns;
@@ -19,5 +21,11 @@ int vt_cli_file_id_of(const char *path, vt_cli_file_id *id);
  * memory. */
 int vt_cli_strput(char **s, size_t *len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The identity line of a run's input files, "inputs OPT=SIZE:MTIME_NS:HASH ..." (files[i].what
+ * is the option, unset paths skipped), malloc'd, for a run continued from a checkpoint
+ * (vt_train_opts.checkpoint_id). NULL after printing one line "CMD: ...": standard input (it
+ * cannot be read again), a file that is not a regular file, no memory. */
+char *vt_cli_inputs_id(const char *cmd, const vt_cli_file *files, int n);
 
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/run_id.h"
 #include "cli/same_file.h"
 #include "cli/text_cli.h"
 #include "cli/train_unused.h"
@@ -259,6 +260,20 @@ static int files_apart(const vt_cli_train *t) {
   return vt_cli_outputs_apart("train", outs, 3, ins, 5);
 }
 
+/* --checkpoint CK: the identity of the input files (sizes, modification times, hashes), which
+ * the library keeps in CK beside the options it compares itself; 0 or -1 (printed). */
+static int ckpt_inputs(vt_cli_train *t) {
+  if (!t->to.checkpoint) return 0;
+  const vt_cli_file files[5] = {{t->crf.items, "--items"},
+                                {t->train_path, "--train"},
+                                {t->tmpl_path, "--template"},
+                                {t->dev_path, "--dev"},
+                                {t->to.init_model, "--init"}};
+  if (!(t->ckpt_id = vt_cli_inputs_id("train", files, 5))) return -1;
+  t->to.checkpoint_id = t->ckpt_id;
+  return 0;
+}
+
 /* The model is written beside -o under a name of this process's and renamed into place by
  * vt_cli_train_finish once everything else (the log) succeeded; 0 or -1 (printed). */
 static int stage_model(vt_cli_train *t) {
@@ -390,7 +405,7 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
   if (vt_cli_train_unused(&seen, t->crf.items != NULL, to->algorithm, longopts) || files_apart(t))
     return VT_EXIT_USAGE;
   if (stage_model(t)) return VT_EXIT_FAIL;
-  if ((rc = vt_cli_train_ckpt_setup(t)) >= 0) return rc;
+  if (ckpt_inputs(t)) return VT_EXIT_USAGE;
   if (t->crf.items) return -1;
   to->epochs = (int32_t)epochs;
   to->label_col = label_col;

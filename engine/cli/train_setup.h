@@ -21,7 +21,7 @@ typedef struct vt_cli_train {
   char *tmpl_text;  /* the template file's bytes (owned) */
   char *stage_path; /* where the model is written before vt_cli_train_finish renames it to
                        out_path (owned; NULL: out_path itself, standard output) */
-  char *ckpt_id;    /* --checkpoint: the identity of the input files (owned; train_ckpt.c) */
+  char *ckpt_id;    /* --checkpoint: the identity of the input files (owned; run_id.h) */
 } vt_cli_train;
 
 /* Prints the --help of `vitesse train`. */
@@ -44,11 +44,6 @@ int vt_cli_train_finish(vt_cli_train *t, vt_status st, const vt_train_report *re
 /* The path to hand the library as the model's: a staging name beside -o that
  * vt_cli_train_finish renames into place once the run and its log succeeded. */
 const char *vt_cli_train_model_path(const vt_cli_train *t);
-
-/* --checkpoint CK: the identity of the run's input files (their sizes, modification times and
- * hashes) handed to the library with the checkpoint's path; standard input is refused (it cannot
- * be read again). Returns -1, or the exit status after a printed problem (train_ckpt.c). */
-int vt_cli_train_ckpt_setup(vt_cli_train *t);
 
 /* Frees what setup and callbacks hold (the log is closed without a check; a staged model that
  * was not renamed into place is removed). */
