@@ -973,6 +973,18 @@ VT_API vt_status vt_engine_decode_range(vt_engine *e, const vt_trans *trans,
                                         const vt_lattices *lat, int64_t first, int64_t count,
                                         vt_sink_fn sink, void *sink_ctx, vt_run_report *rep);
 
+/* As vt_engine_decode_range over sentences [first, end of the set), telling `mark` (may be NULL)
+ * after each batch written the place after it (one call at a time, on the thread that called the
+ * sinks; only `sentences` is set: the sentences of the set before the place). A run from a
+ * place a mark gave writes the bytes the whole run writes after that place, posteriors included
+ * (their header only when first is 0): a run stopped there can go on. VT_EINVAL when first is not
+ * in 0..sentences; else returns as vt_engine_decode. */
+VT_API vt_status vt_engine_decode_from(vt_engine *e, const vt_trans *trans,
+                                       const vt_decode_opts *opts, const vt_conf_opts *conf,
+                                       const vt_lattices *lat, int64_t first, vt_mark_fn mark,
+                                       void *mark_ctx, vt_sink_fn sink, void *sink_ctx,
+                                       vt_run_report *rep);
+
 /* Prints the engine's part of the last run's --stats JSON object to `f`: `"key": value` pairs
  * separated by ", ", without braces (threads, bind, batch tokens, slots, wall/read/decode/write
  * split, write_cpu_seconds and write_on_workers, serial_cpu_seconds and worker_cpu_seconds,

@@ -22,7 +22,12 @@ typedef struct decode_run {
 
 static int setup_parse(void *ctx) {
   decode_run *r = ctx;
-  return vt_cli_decode_setup(&r->d, r->argc, r->argv);
+  int rc = vt_cli_decode_setup(&r->d, r->argc, r->argv);
+  if (rc < 0 && r->d.run.resume) { /* a cluster's run is one job, not resumable yet */
+    vt_cli_error("decode: --resume: not with vitesse-mpi (vitesse decode --resume resumes)");
+    return 2;
+  }
+  return rc;
 }
 
 static int setup_engine(void *ctx) {

@@ -4,6 +4,18 @@ foreach(case kill term refuse plain)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tag_resume.sh $<TARGET_FILE:vitesse> ${case})
   set_tests_properties(tag_resume.${case} PROPERTIES LABELS unit)
 endforeach()
+# decode_resume.CASE: `vitesse decode -o OUT --resume` killed and rerun (tests/decode_resume.sh).
+foreach(case kill term refuse plain)
+  add_test(NAME decode_resume.${case}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/decode_resume.sh $<TARGET_FILE:vitesse> ${case})
+  set_tests_properties(decode_resume.${case} PROPERTIES LABELS unit)
+endforeach()
+# progress_lines.CASE: the --progress lines of tag, decode and train (tests/progress_lines.sh).
+foreach(case tag decode train)
+  add_test(NAME progress_lines.${case}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/progress_lines.sh $<TARGET_FILE:vitesse> ${case})
+  set_tests_properties(progress_lines.${case} PROPERTIES LABELS unit)
+endforeach()
 
 # train_ckpt.CASE: `vitesse train --checkpoint CK` killed and rerun, lbfgs.c against liblbfgs,
 # refusals (tests/train_ckpt.sh); the MPI case is in mpi.cmake.

@@ -8,7 +8,7 @@
 #   refuse   a rerun with other options, another input, a changed input, another model or a
 #            changed --tag-dict is refused with one line naming what differs (exit 2), OUT not
 #            written, the progress kept; standard input, no -o, -t, --eval and vitesse-mpi are
-#            refused; decode has no --resume;
+#            refused (decode --resume: tests/decode_resume.sh);
 #   plain    without --resume nothing is left beside OUT and the bytes are today's; a run with
 #            --resume that is not killed leaves OUT alone beside it.
 set -u
@@ -241,7 +241,6 @@ refuse)
   expect_bad "standard input cannot resume" "$VITESSE" tag -m m.bin -o out/s --resume
   expect_bad "standard input cannot resume" "$VITESSE" tag -m m.bin - -o out/s --resume
   expect_bad "needs -o OUT" "$VITESSE" tag -m m.bin a.txt --resume
-  expect_bad "unrecognized option\|unknown option\|resume" "$VITESSE" decode --resume x
   items 200 4 >t.items
   "$VITESSE" train --algo ap --items t.items --max-iterations 2 -o it.model --quiet 2>stderr ||
     fail "item training failed"

@@ -782,8 +782,24 @@ TEST(corpus_parts_tag_as_the_whole_file) {
   vt_model_close(m);
 }
 
+/* The marks of a vt_engine_decode_from run: each place and the outputs' lengths there. */
+typedef struct decode_marks {
+  const membuf *lines_buf, *post_buf;
+  int n;
+  int64_t sent[64], lines[64], post[64];
+} decode_marks;
+
+static void decode_mark(void *ctx, const vt_corpus_pos *after) {
+  decode_marks *dm = ctx;
+  if (dm->n == 64) return;
+  dm->sent[dm->n] = after->sentences;
+  dm->lines[dm->n] = (int64_t)dm->lines_buf->len;
+  dm->post[dm->n++] = (int64_t)dm->post_buf->len;
+}
+
 /* Decoding sentence ranges one after the other gives the lines of decoding the whole set, and
- * with a posteriors sink the .npy bytes (the header comes with the range starting at 0). */
+ * with a posteriors sink the .npy bytes (the header comes with the range starting at 0); so does
+ * decoding from the place of a mark on. */
 TEST(sentence_ranges_decode_as_the_whole_set) {
   vt_lattices *lat = NULL;
   vt_trans *tr = NULL;
@@ -816,6 +832,27 @@ TEST(sentence_ranges_decode_as_the_whole_set) {
   EXPECT(out.p && out.len == ref.len && !memcmp(out.p, ref.p, ref.len), "the whole set's lines");
   EXPECT(outp.p && outp.len == refp.len && !memcmp(outp.p, refp.p, refp.len),
          "the whole set's marginals, header first");
+  /* vt_engine_decode_from: a mark after every batch; a run from a mark's place, the outputs cut
+   * to their lengths there, ends as the whole run's bytes. */
+  decode_marks dm = {&out, &outp, 0, {0}, {0}, {0}};
+  out.len = outp.len = 0;
+  EXPECT_EQ_INT(
+      vt_engine_decode_from(e, tr, &o, &c, lat, 0, decode_mark, &dm, mem_sink, &out, NULL), VT_OK,
+      "from the start");
+  EXPECT(out.len == ref.len && !memcmp(out.p, ref.p, ref.len), "from 0: the whole set's lines");
+  EXPECT(dm.n > 2 && dm.sent[dm.n - 1] == 50, "marks: %d, the last after %lld", dm.n,
+         dm.n ? (long long)dm.sent[dm.n - 1] : -1LL);
+  for (int i = 1; i < dm.n; i++) EXPECT(dm.sent[i] > dm.sent[i - 1], "mark %d goes forward", i);
+  const int mid = dm.n / 2;
+  out.len = (size_t)dm.lines[mid];
+  outp.len = (size_t)dm.post[mid];
+  EXPECT_EQ_INT(
+      vt_engine_decode_from(e, tr, &o, &c, lat, dm.sent[mid], NULL, NULL, mem_sink, &out, NULL),
+      VT_OK, "from a mark");
+  EXPECT(out.len == ref.len && !memcmp(out.p, ref.p, ref.len), "from a mark: the lines");
+  EXPECT(outp.len == refp.len && !memcmp(outp.p, refp.p, refp.len), "from a mark: marginals");
+  EXPECT_EQ_INT(vt_engine_decode_from(e, tr, &o, &c, lat, 51, NULL, NULL, mem_sink, &out, NULL),
+                VT_EINVAL, "from past the end");
   EXPECT_EQ_INT(vt_engine_decode_range(e, tr, &o, NULL, lat, 40, 11, mem_sink, &out, NULL),
                 VT_EINVAL, "past the end");
   EXPECT_EQ_INT(vt_engine_decode_range(e, tr, &o, NULL, lat, -1, 2, mem_sink, &out, NULL),

@@ -109,10 +109,11 @@ vt_status vt_engine_decode_conf(vt_engine *e, const vt_trans *trans, const vt_de
                                 sink_ctx, rep);
 }
 
-vt_status vt_engine_decode_range(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
-                                 const vt_conf_opts *conf, const vt_lattices *lat, int64_t first,
-                                 int64_t count, vt_sink_fn sink, void *sink_ctx,
-                                 vt_run_report *rep) {
+/* vt_engine_decode_range and vt_engine_decode_from: sentences [first, first + count). */
+static vt_status decode_run(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
+                            const vt_conf_opts *conf, const vt_lattices *lat, int64_t first,
+                            int64_t count, vt_mark_fn mark, void *mark_ctx, vt_sink_fn sink,
+                            void *sink_ctx, vt_run_report *rep) {
   vt_run_report local;
   vt_decode_opts o;
   if (!rep) rep = &local;
@@ -129,7 +130,23 @@ vt_status vt_engine_decode_range(vt_engine *e, const vt_trans *trans, const vt_d
   else
     vt_conf_opts_init(&c);
   char err[VT_ERR_LINE];
-  vt_status st =
-      vt_decode_job_run(e, trans, &o, &c, lat, first, count, sink, sink_ctx, rep, err, sizeof err);
+  vt_status st = vt_decode_job_run(e, trans, &o, &c, lat, first, count, mark, mark_ctx, sink,
+                                   sink_ctx, rep, err, sizeof err);
   return st == VT_OK ? st : vt_fail(st, "%s", err);
+}
+
+vt_status vt_engine_decode_range(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
+                                 const vt_conf_opts *conf, const vt_lattices *lat, int64_t first,
+                                 int64_t count, vt_sink_fn sink, void *sink_ctx,
+                                 vt_run_report *rep) {
+  return decode_run(e, trans, opts, conf, lat, first, count, NULL, NULL, sink, sink_ctx, rep);
+}
+
+vt_status vt_engine_decode_from(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
+                                const vt_conf_opts *conf, const vt_lattices *lat, int64_t first,
+                                vt_mark_fn mark, void *mark_ctx, vt_sink_fn sink, void *sink_ctx,
+                                vt_run_report *rep) {
+  const int64_t n = lat ? vt_lattices_sentences(lat) : 0;
+  return decode_run(e, trans, opts, conf, lat, first, first >= 0 && first <= n ? n - first : -1,
+                    mark, mark_ctx, sink, sink_ctx, rep);
 }

@@ -35,7 +35,8 @@ static void usage(FILE *f) {
       "  --algo A        only shimizu-haas, the joint model's one exact decoder (the default);\n"
       "                  -k, --beam, --heuristic, --refine and --kprime do not apply\n"
       "  --stats         a JSON object of run statistics on stderr at the end\n"
-      "  -o OUT          write to OUT atomically (default: stdout)\n" VT_CLI_RESUME_USAGE,
+      "  -o OUT          write to OUT atomically (default: stdout)\n" VT_CLI_RESUME_USAGE
+          VT_CLI_PROGRESS_USAGE,
       f);
   fputs(VT_CORPUS_HELP, f);
   fputs(vt_cli_engine_usage, f);
@@ -47,6 +48,7 @@ static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
                                          {"help", no_argument, 0, 'h'},
                                          VT_CLI_ENGINE_LONGOPTS,
                                          VT_CLI_RESUME_LONGOPT,
+                                         VT_CLI_PROGRESS_LONGOPT,
                                          VT_CORPUS_LONGOPTS,
                                          VT_CLI_DECODER_LONGOPTS,
                                          {0, 0, 0, 0}};

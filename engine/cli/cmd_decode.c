@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "cli/decode_resume.h"
 #include "cli/decode_setup.h"
 
 int vt_cmd_decode(int argc, char **argv) {
@@ -12,6 +13,10 @@ int vt_cmd_decode(int argc, char **argv) {
   vt_output *of = NULL, *pf = NULL;
   int rc = vt_cli_decode_setup(&d, argc, argv);
   if (rc >= 0) goto done;
+  if (d.run.resume) {
+    rc = vt_cli_decode_resume_run(&d, argv + 1, argc - 1);
+    goto done;
+  }
   rc = VT_EXIT_USAGE;
   const char *out_path = d.out_path;
   const int64_t n_sent = vt_lattices_sentences(d.lat);

@@ -35,7 +35,9 @@ void vt_cli_decode_usage(FILE *f) {
       "optimum.\n"
       "options:\n"
       "  -o OUT          write to OUT atomically (default: stdout; an interrupted or failed\n"
-      "                  run leaves OUT untouched)\n"
+      "                  run leaves OUT untouched)\n" VT_CLI_RESUME_USAGE
+      "                  (and --posteriors P the same bytes, P.partial kept beside "
+      "it)\n" VT_CLI_PROGRESS_USAGE
       "  --posteriors P.npy  also write every token's label marginals (forward-backward):\n"
       "                  float32 (sum T, L), rows in the order of E; 0 for every label of a\n"
       "                  sentence without a path (written atomically, like -o)\n"
@@ -74,11 +76,12 @@ int vt_cli_decode_setup(vt_cli_decode *d, int argc, char **argv) {
                                            {"labels", required_argument, 0, OPT_LABELS},
                                            VT_CLI_DECODER_LONGOPTS,
                                            VT_CLI_ENGINE_LONGOPTS,
+                                           VT_CLI_RESUME_LONGOPT,
+                                           VT_CLI_PROGRESS_LONGOPT,
                                            {"output", required_argument, 0, 'o'},
                                            {"help", no_argument, 0, 'h'},
                                            {0, 0, 0, 0}};
-  const char *path[6] = {0}; /* E N A S F R */
-  const char *forbid_path = NULL;
+  const char **path = d->in_path; /* E N A S F R */
   int rc = VT_EXIT_USAGE;
 
   optind = 1;
@@ -98,7 +101,7 @@ int vt_cli_decode_setup(vt_cli_decode *d, int argc, char **argv) {
     case 'o': d->out_path = optarg; break;
     case OPT_POST: d->post_path = optarg; break;
     case OPT_LOGZ: d->conf.logz = 1; break;
-    case OPT_FORBID: forbid_path = optarg; break;
+    case OPT_FORBID: d->forbid_path = optarg; break;
     case OPT_LABELS: d->labels_path = optarg; break;
     case 'h':
       vt_cli_decode_usage(stdout);
@@ -120,7 +123,7 @@ int vt_cli_decode_setup(vt_cli_decode *d, int argc, char **argv) {
 
   if (vt_lattices_open(&d->lat, path[0], path[1]) != VT_OK ||
       vt_trans_load(&d->trans, path[2], path[3], path[4], path[5], d->lat) != VT_OK ||
-      (forbid_path && vt_trans_forbid_file(d->trans, forbid_path) != VT_OK)) {
+      (d->forbid_path && vt_trans_forbid_file(d->trans, d->forbid_path) != VT_OK)) {
     vt_cli_error("%s", vt_last_error());
     goto done;
   }

@@ -21,6 +21,8 @@ typedef struct vt_cli_decode {
   vt_cli_engine run;   /* engine options, --quiet, --stats */
   vt_cli_names names;  /* --labels */
   const char *out_path, *post_path, *labels_path; /* -o, --posteriors, --labels (NULL: none) */
+  const char *in_path[6];  /* --emissions, --lengths, --transitions, --start, --end, --rank */
+  const char *forbid_path; /* --forbid-transitions (NULL: none) */
 } vt_cli_decode;
 
 /* Prints the --help of `vitesse decode`. */

@@ -52,6 +52,7 @@ int vt_cli_engine_opt(vt_cli_engine *e, int code, const char *arg) {
   case VT_CLI_OPT_QUIET: e->quiet = 1; return 1;
   case VT_CLI_OPT_STATS: e->stats = 1; return 1;
   case VT_CLI_OPT_RESUME: e->resume = 1; return 1;
+  case VT_CLI_OPT_PROGRESS: e->progress_lines = 1; return 1;
   case VT_CLI_OPT_MAX_MODEL_MEMORY: return vt_cli_max_model_memory(arg) ? -1 : 1;
   }
   return 0;
@@ -59,7 +60,11 @@ int vt_cli_engine_opt(vt_cli_engine *e, int code, const char *arg) {
 
 int vt_cli_engine_start(vt_cli_engine *e, int64_t total_items, vt_engine **out) {
   vt_cli_progress_init(&e->progress, e->quiet, total_items);
-  if (e->progress.enabled) {
+  vt_cli_progress_log_init(&e->log, e->progress_lines, total_items);
+  if (e->log.enabled) { /* lines for a log, not the terminal's line */
+    e->opts.progress = vt_cli_progress_log_show;
+    e->opts.progress_ctx = &e->log;
+  } else if (e->progress.enabled) {
     e->opts.progress = vt_cli_progress_show;
     e->opts.progress_ctx = &e->progress;
   }

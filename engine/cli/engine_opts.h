@@ -15,6 +15,7 @@
 
 #include "cli/output_end.h"
 #include "cli/progress.h"
+#include "cli/progress_log.h"
 #include "cli/signals.h"
 #include "vitesse.h"
 
@@ -22,8 +23,10 @@ typedef struct vt_cli_engine {
   vt_engine_opts opts; /* threads, bind, topology, batch tokens (vt_engine_opts_init) */
   int quiet;           /* no progress line */
   int stats;           /* --stats */
-  int resume;          /* --resume (tag, chunk-tag: VT_CLI_RESUME_LONGOPT) */
+  int resume;          /* --resume (tag, chunk-tag, decode: VT_CLI_RESUME_LONGOPT) */
+  int progress_lines;  /* --progress (tag, chunk-tag, decode: VT_CLI_PROGRESS_LONGOPT) */
   vt_cli_progress progress;
+  vt_cli_progress_log log; /* the --progress lines */
 } vt_cli_engine;
 
 enum {
@@ -34,12 +37,17 @@ enum {
   VT_CLI_OPT_QUIET,
   VT_CLI_OPT_STATS,
   VT_CLI_OPT_MAX_MODEL_MEMORY,
-  VT_CLI_OPT_RESUME
+  VT_CLI_OPT_RESUME,
+  VT_CLI_OPT_PROGRESS
 };
 
 /* --resume, for the commands that can resume a run (tag, chunk-tag: tag_resume.h). */
 #define VT_CLI_RESUME_LONGOPT                                                                      \
   { "resume", no_argument, 0, VT_CLI_OPT_RESUME }
+
+/* --progress, for the commands that print its lines (tag, chunk-tag, decode: progress_log.h). */
+#define VT_CLI_PROGRESS_LONGOPT                                                                    \
+  { "progress", no_argument, 0, VT_CLI_OPT_PROGRESS }
 
 /* The --help line of --resume. */
 #define VT_CLI_RESUME_USAGE                                                                        \
@@ -67,9 +75,9 @@ void vt_cli_engine_init(vt_cli_engine *e);
  * option, 0 when it is not one, -1 for a bad value (the message is printed). */
 int vt_cli_engine_opt(vt_cli_engine *e, int code, const char *arg);
 
-/* Creates the engine of `e` into *out (the progress line, when enabled, counts `total_items`:
- * 0 = unknown) and installs the signal handlers that cancel it. Prints the problem and returns
- * nonzero on failure (*out is then NULL). */
+/* Creates the engine of `e` into *out (the progress line, when enabled, and the --progress
+ * lines, which replace it, count `total_items`: 0 = unknown) and installs the signal handlers that
+ * cancel it. Prints the problem and returns nonzero on failure (*out is then NULL). */
 int vt_cli_engine_start(vt_cli_engine *e, int64_t total_items, vt_engine **out);
 
 /* Restores the signal handlers and destroys the engine (NULL: only the handlers). */

@@ -33,6 +33,7 @@ void vt_cli_tag_usage(FILE *f) {
       "                  vitesse decode; viterbi (kbest-viterbi with -k > 1) for models with\n"
       "                  observation-dependent bigram templates\n"
       "  -o OUT          write to OUT atomically (default: stdout)\n" VT_CLI_RESUME_USAGE
+          VT_CLI_PROGRESS_USAGE
       "CRF++ models, without --algo or constraints: -k K and -v run crf_test's own search\n"
       "(crf_test -n K, its order among exact ties, \"# RANK PROB\" headers, its digits).\n"
       "confidence (CRF++'s -v1/-v2 layout; CRF++ models, and models without\n"
@@ -99,8 +100,9 @@ void vt_cli_tag_init(vt_cli_tag *t) {
 
 #define TAG_LONGOPTS                                                                               \
   {"model", required_argument, 0, 'm'}, VT_CLI_DECODER_LONGOPTS, VT_CLI_ENGINE_LONGOPTS,           \
-      VT_CLI_RESUME_LONGOPT, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, \
-      {"verbose", required_argument, 0, 'v'}, {"tag-dict", required_argument, 0, OPT_DICT},        \
+      VT_CLI_RESUME_LONGOPT, VT_CLI_PROGRESS_LONGOPT, {"output", required_argument, 0, 'o'},       \
+      {"help", no_argument, 0, 'h'}, {"verbose", required_argument, 0, 'v'},                       \
+      {"tag-dict", required_argument, 0, OPT_DICT},                                                \
       {"dict-col", required_argument, 0, OPT_DICT_COL},                                            \
       {"partial-col", required_argument, 0, OPT_PARTIAL},                                          \
       {"forbid-transitions", required_argument, 0, OPT_FORBID}, {"bio", no_argument, 0, OPT_BIO},  \

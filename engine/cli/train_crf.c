@@ -187,6 +187,9 @@ int vt_crf_cli_on_iteration(void *ctx, const vt_iter_report *r) {
   }
   const double cpu_now = vt_crf_cli_cpu_now(), cpu = cpu_now - p->cpu;
   p->last_active = r->active_features;
+  if (p->progress && r->iteration > 0)
+    fprintf(stderr, "vitesse progress: iteration=%d loss=%.6f seconds=%.3f\n", r->iteration,
+            r->loss, r->seconds);
   if (p->lines) {
     fprintf(stderr, "iteration %d: loss %.6f, |w| %.4f, ", r->iteration, r->loss, r->feature_norm);
     if (r->error_norm >= 0) fprintf(stderr, "|g| %.4f, ", r->error_norm); /* SGD has none */

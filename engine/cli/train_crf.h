@@ -89,6 +89,7 @@ int vt_crf_cli_opt(int c, const char *arg, vt_train_opts *o, vt_crf_cli *x);
 typedef struct vt_crf_print {
   FILE *log;           /* JSON lines, or NULL */
   int lines;           /* a line per iteration on stderr */
+  int progress;        /* --progress: a "vitesse progress:" line per iteration on stderr */
   int log_fail;        /* writing the log failed (training is then stopped) */
   int log_errno;       /* errno of that failure */
   double cpu;          /* the process's CPU seconds when the last report ended (or training

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/run_id.h"
+#include "cli/resume.h"
 #include "cli/same_file.h"
 #include "cli/text_cli.h"
 #include "cli/train_unused.h"
@@ -72,6 +72,10 @@ void vt_cli_train_usage(FILE *f) {
       "                  model an uninterrupted run writes (any --threads); a CK of other\n"
       "                  inputs or options is refused. CK is removed once MODEL is written\n"
       "  --checkpoint-every N  a checkpoint exactly every N epochs or iterations instead\n"
+      "  --progress      a line on stderr for every epoch or iteration, for a job's log (also\n"
+      "                  with --quiet): \"vitesse progress: epoch=N epochs=N errors=N\n"
+      "                  sentences=N seconds=S\" (perceptron) or \"vitesse progress: iteration=N\n"
+      "                  loss=X seconds=S\" (CRF)\n"
       "  --joint-chunk   train a joint POS + chunk model instead (Shimizu & Haas 2006;\n"
       "                  options: vitesse chunk-train --help)\n"
       "  -o MODEL        the model file to write (atomically)\n",
@@ -111,9 +115,15 @@ static void on_progress(void *vctx, int32_t epoch, int32_t epochs, int64_t done,
   fflush(stderr);
 }
 
-/* One line per epoch. */
+/* One line per epoch (unless --quiet), and with --progress the line for a log. */
 static int on_epoch(void *vctx, const vt_epoch_report *r) {
   const vt_cli_train *x = train_of(vctx);
+  if (x->cp.progress)
+    fprintf(stderr,
+            "%svitesse progress: epoch=%d epochs=%d errors=%lld sentences=%lld seconds=%.3f\n",
+            x->progress ? "\r\033[K" : "", r->epoch, r->epochs, (long long)r->mistakes,
+            (long long)r->sentences, r->seconds);
+  if (x->quiet) return 0;
   if (x->progress) fputs("\r\033[K", stderr);
   fprintf(stderr,
           "epoch %d/%d: %.2f s, train: %lld of %lld sentences wrong, token "
@@ -298,6 +308,7 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
       {"label-col", required_argument, 0, VT_TRAIN_OPT_LABEL},
       {"min-count", required_argument, 0, VT_TRAIN_OPT_MINCOUNT},
       {"quiet", no_argument, 0, VT_TRAIN_OPT_QUIET},
+      {"progress", no_argument, 0, VT_TRAIN_OPT_PROGRESS},
       {"shards", required_argument, 0, VT_TRAIN_OPT_SHARDS},
       {"threads", required_argument, 0, VT_TRAIN_OPT_THREADS},
       {"minibatch", required_argument, 0, VT_TRAIN_OPT_MINIBATCH},
@@ -332,6 +343,7 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
     case VT_TRAIN_OPT_DEV: t->dev_path = optarg; break;
     case VT_TRAIN_OPT_DECODER: decoder = optarg; break;
     case VT_TRAIN_OPT_QUIET: t->quiet = 1; break;
+    case VT_TRAIN_OPT_PROGRESS: t->cp.progress = 1; break;
     case 'o': t->out_path = optarg; break;
     case VT_TRAIN_OPT_CHECKPOINT: to->checkpoint = optarg; break;
     case VT_TRAIN_OPT_CHECKPOINT_EVERY:
@@ -457,8 +469,8 @@ int vt_cli_train_callbacks(vt_cli_train *t) {
   }
   t->progress = !t->quiet && isatty(2);
   to->ctx = &t->cp;
-  if (!t->quiet) {
-    to->on_start = on_start;
+  if (!t->quiet) to->on_start = on_start;
+  if (!t->quiet || t->cp.progress) {
     to->on_epoch = on_epoch;
   }
   if (t->progress) to->on_progress = on_progress;

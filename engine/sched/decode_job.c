@@ -40,6 +40,8 @@ typedef struct decode_job {
   int write_errno;
   int64_t released; /* values of E released (those before it) */
   const vt_engine_opts *eo;
+  vt_mark_fn mark; /* NULL: nobody is told the place after a batch */
+  void *mark_ctx;
 } decode_job;
 
 /* Releases the pages of E below the first row of sentence `upto`, once enough are behind. */
@@ -200,6 +202,12 @@ static vt_status decode_write(void *ctx, vt_sched_batch *b) {
     }
   }
   release_rows(j, b->first + b->items);
+  if (j->mark) { /* every sentence before this one written: the place after the batch */
+    vt_corpus_pos after;
+    memset(&after, 0, sizeof after);
+    after.sentences = b->first + b->items;
+    j->mark(j->mark_ctx, &after);
+  }
   return VT_OK;
 }
 
@@ -225,8 +233,8 @@ static void trans_free(void *replica, const vt_mem *mem) {
 
 vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
                             const vt_conf_opts *conf, const vt_lattices *lat, int64_t first,
-                            int64_t count, vt_sink_fn sink, void *sink_ctx, vt_run_report *rep,
-                            char *err, size_t errlen) {
+                            int64_t count, vt_mark_fn mark, void *mark_ctx, vt_sink_fn sink,
+                            void *sink_ctx, vt_run_report *rep, char *err, size_t errlen) {
   vt_status st = VT_ENOMEM;
   const vt_plan *plan = &e->plan;
   decode_job j;
@@ -253,6 +261,8 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
   j.cancel = &e->cancel;
   j.sink = sink;
   j.sink_ctx = sink_ctx;
+  j.mark = mark;
+  j.mark_ctx = mark_ctx;
   j.eo = &e->opts;
   j.budget = e->opts.batch_tokens;
   j.wstats = aligned_alloc(64, (size_t)plan->n_workers * sizeof *j.wstats);

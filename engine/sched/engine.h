@@ -71,10 +71,11 @@ vt_status vt_corpus_job_run(vt_engine *e, const struct vt_model *m, const vt_tag
                             size_t errlen);
 
 /* Decodes sentences [first, first + count) of a lattice set (engine/sched/decode_job.c); the
- * posteriors' .npy header (the whole set's shape) only when first is 0. */
+ * posteriors' .npy header (the whole set's shape) only when first is 0. `mark` (may be NULL) is
+ * told after each batch written the place after it (only `sentences` set). */
 vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode_opts *opts,
                             const vt_conf_opts *conf, const vt_lattices *lat, int64_t first,
-                            int64_t count, vt_sink_fn sink, void *sink_ctx, vt_run_report *rep,
-                            char *err, size_t errlen);
+                            int64_t count, vt_mark_fn mark, void *mark_ctx, vt_sink_fn sink,
+                            void *sink_ctx, vt_run_report *rep, char *err, size_t errlen);
 
 #endif

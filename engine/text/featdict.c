@@ -9,6 +9,7 @@
 vt_status vt_featdict_init(vt_featdict *d) {
   memset(d, 0, sizeof *d);
   d->key = vt_hash_key();
+  d->key1 = vt_mix64(d->key) | 1;
   d->mask = 1023;
   d->cap = 1024;
   d->pool_cap = 16384;
@@ -32,6 +33,11 @@ void vt_featdict_free(vt_featdict *d) {
   memset(d, 0, sizeof *d);
 }
 
+/* The slots' hash of s[0, len): the indexes' wide hash (strhash.h) under the dictionary's keys. */
+static inline uint64_t dict_hash(const vt_featdict *d, const char *s, size_t len) {
+  return vt_strhash_wide(d->key, d->key1, s, len);
+}
+
 /* Slot index where `s` lives or where it would be inserted. */
 static uint64_t probe(const vt_featdict *d, const char *s, size_t len, uint64_t h) {
   const uint64_t tag = h >> 32;
@@ -49,10 +55,34 @@ static uint64_t probe(const vt_featdict *d, const char *s, size_t len, uint64_t 
   }
 }
 
-int32_t vt_featdict_find(const vt_featdict *d, const char *s, size_t len) {
+uint64_t vt_featdict_hash(const vt_featdict *d, const char *s, size_t len) {
+  return dict_hash(d, s, len);
+}
+
+void vt_featdict_prefetch(const vt_featdict *d, uint64_t h, int stage) {
+  if (!d->slots) return;
+  const uint64_t *slot = &d->slots[h & d->mask];
+  if (stage == 0) {
+    __builtin_prefetch(slot);
+    return;
+  }
+  const uint64_t v = *slot;
+  if (!v || v >> 32 != h >> 32) return; /* empty, or another string's: nothing to compare */
+  const int32_t id = (int32_t)(uint32_t)v - 1;
+  if (stage == 1)
+    __builtin_prefetch(&d->off[id]);
+  else
+    __builtin_prefetch(d->pool + d->off[id]);
+}
+
+int32_t vt_featdict_find_hashed(const vt_featdict *d, const char *s, size_t len, uint64_t h) {
   if (!d->slots) return -1;
-  uint64_t v = d->slots[probe(d, s, len, vt_strhash_keyed(s, len, d->key))];
+  uint64_t v = d->slots[probe(d, s, len, h)];
   return v ? (int32_t)(uint32_t)v - 1 : -1;
+}
+
+int32_t vt_featdict_find(const vt_featdict *d, const char *s, size_t len) {
+  return d->slots ? vt_featdict_find_hashed(d, s, len, dict_hash(d, s, len)) : -1;
 }
 
 /* Doubles the slot array (kept at most half full) and reinserts every id. */
@@ -66,7 +96,7 @@ static vt_status grow_slots(vt_featdict *d) {
     int32_t id = (int32_t)(uint32_t)v - 1;
     size_t n;
     const char *t = vt_featdict_str(d, id, &n);
-    uint64_t j = vt_strhash_keyed(t, n, d->key) & nmask;
+    uint64_t j = dict_hash(d, t, n) & nmask;
     while (ns[j]) j = (j + 1) & nmask;
     ns[j] = v;
   }
@@ -77,7 +107,11 @@ static vt_status grow_slots(vt_featdict *d) {
 }
 
 vt_status vt_featdict_add(vt_featdict *d, const char *s, size_t len, int32_t *id) {
-  uint64_t h = vt_strhash_keyed(s, len, d->key);
+  return vt_featdict_add_hashed(d, s, len, dict_hash(d, s, len), id);
+}
+
+vt_status vt_featdict_add_hashed(vt_featdict *d, const char *s, size_t len, uint64_t h,
+                                 int32_t *id) {
   uint64_t i = probe(d, s, len, h);
   if (d->slots[i]) {
     *id = (int32_t)(uint32_t)d->slots[i] - 1;

@@ -20,7 +20,7 @@ typedef struct vt_featdict {
   uint64_t *off;   /* n + 1 offsets into pool: string id is pool[off[id] .. off[id+1]) */
   uint32_t *count; /* insertions per id */
   int32_t n, cap;
-  uint64_t key; /* the process's hash key (strhash.h): slots only, never ids */
+  uint64_t key, key1; /* the process's hash keys (strhash.h): slots only, never ids */
 } vt_featdict;
 
 /* Initializes an empty dictionary. Returns VT_OK or VT_ENOMEM (*d is then empty and freeable). */
@@ -35,6 +35,19 @@ int32_t vt_featdict_find(const vt_featdict *d, const char *s, size_t len);
 /* Finds or inserts the `len` bytes at `s`, adds one to its count and stores its id in *id.
  * Returns VT_OK, VT_ENOMEM, or VT_EINVAL past INT32_MAX - 1 entries. */
 vt_status vt_featdict_add(vt_featdict *d, const char *s, size_t len, int32_t *id);
+
+/* Many lookups at once: a reader that hashes a line's strings first (vt_featdict_hash), then
+ * brings their slots toward the cache (vt_featdict_prefetch stage 0), then the offsets of the
+ * entries those slots hold (stage 1), then their bytes (stage 2), and only then looks them up
+ * in order (the _hashed calls), overlaps the cache misses of the whole line instead of taking
+ * three dependent ones a string. The hints change nothing; the ids are vt_featdict_add's. */
+uint64_t vt_featdict_hash(const vt_featdict *d, const char *s, size_t len);
+void vt_featdict_prefetch(const vt_featdict *d, uint64_t h, int stage);
+
+/* vt_featdict_add and vt_featdict_find with h = vt_featdict_hash(d, s, len). */
+vt_status vt_featdict_add_hashed(vt_featdict *d, const char *s, size_t len, uint64_t h,
+                                 int32_t *id);
+int32_t vt_featdict_find_hashed(const vt_featdict *d, const char *s, size_t len, uint64_t h);
 
 /* The first byte of the label s[0, n) that a model cannot hold (a control byte: below 0x20,
  * or 0x7f; a newline would forge a sentence break in tagging's output, a tab a column, a NUL

@@ -39,10 +39,43 @@ static int reserve2(void **p, size_t size, void **q, size_t qsize, int64_t *cap,
   return 0;
 }
 
-/* Appends the item `line` (`len` bytes, line number `lineno` of `file`) to d as its next token.
- * `scratch` holds len + 2 bytes. Returns VT_OK, VT_EFORMAT or VT_ENOMEM (message in err). */
+/* A line's attributes, all parsed before any is looked up (vt_featdict_prefetch): their names
+ * unescaped back to back in text, and per attribute where its name lies, its value and hash. */
+typedef struct line_attrs {
+  char *text;
+  size_t text_cap;
+  struct attr_ref {
+    size_t at, len;
+    double v;
+    uint64_t h;
+  } * a;
+  int64_t cap;
+} line_attrs;
+
+/* Room in la for a line of `len` bytes: its names and values (each field's unescaped bytes and
+ * two more) and one attribute a byte; 0 or -1. */
+static int line_attrs_fit(line_attrs *la, size_t len) {
+  const size_t need = 3 * len + 16;
+  if (need > la->text_cap) {
+    char *t = realloc(la->text, need);
+    if (!t) return -1;
+    la->text = t;
+    la->text_cap = need;
+  }
+  if ((int64_t)len + 1 > la->cap) {
+    struct attr_ref *a = realloc(la->a, ((size_t)len + 1) * sizeof *a);
+    if (!a) return -1;
+    la->a = a;
+    la->cap = (int64_t)len + 1;
+  }
+  return 0;
+}
+
+/* Appends the item `line` (`len` bytes, line number `lineno` of `file`) to d as its next token;
+ * la has room for the line (line_attrs_fit). Returns VT_OK, VT_EFORMAT or VT_ENOMEM (message in
+ * err). */
 static vt_status item_add(vt_crf_names *n, int frozen, vt_crf_data *d, const char *line, size_t len,
-                          char *scratch, const char *file, unsigned long long lineno, char *err,
+                          line_attrs *la, const char *file, unsigned long long lineno, char *err,
                           size_t errlen) {
   if (memchr(line, '\0', len))
     return vt_fail_into(err, errlen, VT_EFORMAT, "%s:%llu: a NUL byte in the item", file, lineno);
@@ -55,6 +88,7 @@ static vt_status item_add(vt_crf_names *n, int frozen, vt_crf_data *d, const cha
       reserve2((void **)&d->tok_off, sizeof *d->tok_off, (void **)&d->gold, sizeof *d->gold,
                &d->cap_tok, d->n_tok + 2))
     return VT_ENOMEM;
+  char *scratch = la->text;
   size_t pos = 0, an, vn;
   int has_value;
   vt_crfs_attr_next(line, len, &pos, scratch, &an, &vn, &has_value); /* the label */
@@ -72,30 +106,42 @@ static vt_status item_add(vt_crf_names *n, int frozen, vt_crf_data *d, const cha
   else if (vt_featdict_add(&n->labels, scratch, an, &y) != VT_OK)
     return VT_ENOMEM;
   d->gold[d->n_tok] = y;
-  int64_t occ = d->tok_off[d->n_tok];
-  for (;;) { /* runs of tabs separate the attributes */
+  /* The attributes, parsed and hashed (runs of tabs separate them). */
+  int64_t k = 0;
+  size_t used = 0;
+  for (;;) {
     while (pos < len && line[pos] == '\t') pos++;
     if (pos >= len) break;
-    char *val = vt_crfs_attr_next(line, len, &pos, scratch, &an, &vn, &has_value);
+    char *name = scratch + used;
+    char *val = vt_crfs_attr_next(line, len, &pos, name, &an, &vn, &has_value);
     double v = 1.0;
     if (has_value && (vn == 0 || vt_crfs_value_parse(val, vn, &v))) {
-      scratch[an] = '\0';
+      name[an] = '\0';
       val[vn] = '\0';
       return vt_fail_into(err, errlen, VT_EFORMAT,
                           "%s:%llu: attribute '%.64s': value '%.64s' is not a finite number", file,
-                          lineno, scratch, val);
+                          lineno, name, val);
     }
+    la->a[k] = (struct attr_ref){used, an, v, vt_featdict_hash(&n->attrs, name, an)};
+    vt_featdict_prefetch(&n->attrs, la->a[k++].h, 0);
+    used += an + vn + 2;
+  }
+  for (int stage = 1; stage <= 2; stage++)
+    for (int64_t i = 0; i < k; i++) vt_featdict_prefetch(&n->attrs, la->a[i].h, stage);
+  int64_t occ = d->tok_off[d->n_tok];
+  if (reserve2((void **)&d->attr, sizeof *d->attr, (void **)&d->val, sizeof *d->val, &d->cap_occ,
+               occ + k))
+    return VT_ENOMEM;
+  for (int64_t i = 0; i < k; i++) { /* looked up in line order: the ids of one at a time */
+    const struct attr_ref *r = &la->a[i];
     int32_t a;
     if (frozen) {
-      if ((a = vt_featdict_find(&n->attrs, scratch, an)) < 0) continue;
-    } else if (vt_featdict_add(&n->attrs, scratch, an, &a) != VT_OK) {
+      if ((a = vt_featdict_find_hashed(&n->attrs, scratch + r->at, r->len, r->h)) < 0) continue;
+    } else if (vt_featdict_add_hashed(&n->attrs, scratch + r->at, r->len, r->h, &a) != VT_OK) {
       return VT_ENOMEM;
     }
-    if (reserve2((void **)&d->attr, sizeof *d->attr, (void **)&d->val, sizeof *d->val, &d->cap_occ,
-                 occ + 1))
-      return VT_ENOMEM;
     d->attr[occ] = a;
-    d->val[occ++] = v;
+    d->val[occ++] = r->v;
   }
   d->tok_off[++d->n_tok] = occ;
   return VT_OK;
@@ -106,8 +152,7 @@ vt_status vt_crf_items_compile(vt_crf_names *n, int frozen, vt_crf_data *d, vt_i
   vt_status st = VT_OK;
   vt_items_batch b;
   memset(&b, 0, sizeof b);
-  char *scratch = NULL;
-  size_t scratch_cap = 0;
+  line_attrs la = {NULL, 0, NULL, 0};
   if (!d->sent_off) {
     if (reserve2((void **)&d->sent_off, sizeof *d->sent_off, NULL, 0, &d->cap_sent, 1) ||
         reserve2((void **)&d->tok_off, sizeof *d->tok_off, (void **)&d->gold, sizeof *d->gold,
@@ -122,13 +167,8 @@ vt_status vt_crf_items_compile(vt_crf_names *n, int frozen, vt_crf_data *d, vt_i
       for (int32_t i = 0; i < b.n_items[s]; i++) {
         const char *nl = memchr(p, '\n', (size_t)(b.text + b.len - p));
         const size_t len = (size_t)(nl - p);
-        if (len + 2 > scratch_cap) {
-          char *q = realloc(scratch, len + 2);
-          if (!q) goto nomem;
-          scratch = q;
-          scratch_cap = len + 2;
-        }
-        st = item_add(n, frozen, d, p, len, scratch, b.file,
+        if (line_attrs_fit(&la, len)) goto nomem;
+        st = item_add(n, frozen, d, p, len, &la, b.file,
                       (unsigned long long)(b.line0[s] + (uint64_t)i), err, errlen);
         if (st == VT_ENOMEM) goto nomem;
         if (st != VT_OK) goto done;
@@ -151,6 +191,7 @@ nomem:
                     b.file ? b.file : "items");
 done:
   vt_items_batch_free(&b);
-  free(scratch);
+  free(la.text);
+  free(la.a);
   return st;
 }

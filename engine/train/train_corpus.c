@@ -33,6 +33,8 @@ void vt_trainset_free(vt_trainset *d) {
   vt_featdict_free(&d->labels);
   free(d->col_used);
   free(d->buf);
+  free(d->flen);
+  free(d->fhash);
   free(d->remap);
   free(d->dict_of);
   free(d->bigram);
@@ -73,16 +75,35 @@ static vt_status corpus_reserve(vt_tcorpus *c, int64_t n_sent, int64_t n_tok) {
   return VT_OK;
 }
 
-/* Feature id of template i at t: added (training) or looked up and remapped (frozen). */
-static vt_status feature_id(vt_trainset *d, int32_t i, const vt_tokens *tk, int32_t t,
-                            int32_t *id) {
-  size_t n = vt_tmpl_expand(d->ts, i, tk, t, d->buf);
-  if (d->frozen) {
-    int32_t did = vt_featdict_find(&d->feats, d->buf, n);
-    *id = did < 0 ? -1 : d->remap[did];
-    return VT_OK;
+/* The feature ids of token t of tk into uf (the unigram templates) and bf (the bigram ones; -1 at
+ * t = 0): added (training) or looked up and remapped (frozen). The token's strings are all made
+ * and hashed first and their dictionary entries prefetched (vt_featdict_prefetch), then looked up
+ * in template order: the ids of one lookup at a time. */
+static vt_status token_features(vt_trainset *d, const vt_tokens *tk, int32_t t, int32_t *uf,
+                                int32_t *bf) {
+  const vt_tmplset *ts = d->ts;
+  const int32_t m = ts->n_u + (t > 0 ? ts->n_b : 0);
+  for (int32_t j = 0; j < m; j++) {
+    const int32_t i = j < ts->n_u ? ts->u_idx[j] : ts->b_idx[j - ts->n_u];
+    char *str = d->buf + (size_t)j * d->slot;
+    d->flen[j] = vt_tmpl_expand(ts, i, tk, t, str);
+    d->fhash[j] = vt_featdict_hash(&d->feats, str, d->flen[j]);
+    vt_featdict_prefetch(&d->feats, d->fhash[j], 0);
   }
-  return vt_featdict_add(&d->feats, d->buf, n, id);
+  for (int stage = 1; stage <= 2; stage++)
+    for (int32_t j = 0; j < m; j++) vt_featdict_prefetch(&d->feats, d->fhash[j], stage);
+  for (int32_t k = 0; k < ts->n_b; k++) bf[k] = -1;
+  for (int32_t j = 0; j < m; j++) {
+    int32_t *id = j < ts->n_u ? &uf[j] : &bf[j - ts->n_u];
+    const char *str = d->buf + (size_t)j * d->slot;
+    if (d->frozen) {
+      const int32_t did = vt_featdict_find_hashed(&d->feats, str, d->flen[j], d->fhash[j]);
+      *id = did < 0 ? -1 : d->remap[did];
+    } else if (vt_featdict_add_hashed(&d->feats, str, d->flen[j], d->fhash[j], id) != VT_OK) {
+      return VT_ENOMEM;
+    }
+  }
+  return VT_OK;
 }
 
 vt_status vt_trainset_compile(vt_trainset *d, vt_tcorpus *c, const vt_sentbatch *b, char *err,
@@ -124,11 +145,15 @@ vt_status vt_trainset_compile(vt_trainset *d, vt_tcorpus *c, const vt_sentbatch 
       size_t bound = vt_tmpl_bound(ts, i, maxf);
       if (bound > need) need = bound;
     }
-    if (need > d->buf_cap) {
-      char *nb = realloc(d->buf, need);
+    if (!d->flen && (!(d->flen = malloc(((size_t)ts->n + 1) * sizeof *d->flen)) ||
+                     !(d->fhash = malloc(((size_t)ts->n + 1) * sizeof *d->fhash))))
+      goto nomem;
+    if (need > d->slot) d->slot = need;
+    if (d->slot * ((size_t)ts->n + 1) > d->buf_cap) {
+      char *nb = realloc(d->buf, d->slot * ((size_t)ts->n + 1));
       if (!nb) goto nomem;
       d->buf = nb;
-      d->buf_cap = need;
+      d->buf_cap = d->slot * ((size_t)ts->n + 1);
     }
     if (corpus_reserve(c, c->n_sent + 1, c->n_tok + T) != VT_OK) goto nomem;
     for (int32_t t = 0; t < T; t++) {
@@ -147,14 +172,8 @@ vt_status vt_trainset_compile(vt_trainset *d, vt_tcorpus *c, const vt_sentbatch 
       } else if (vt_featdict_add(&d->labels, lab, ll, &c->gold[tok]) != VT_OK) {
         goto nomem;
       }
-      int32_t *uf = c->ufeat + tok * c->n_u;
-      for (int32_t k = 0; k < ts->n_u; k++)
-        if (feature_id(d, ts->u_idx[k], &tk, t, &uf[k]) != VT_OK) goto nomem;
-      int32_t *bf = c->bfeat + tok * c->n_b;
-      for (int32_t k = 0; k < ts->n_b; k++) {
-        bf[k] = -1;
-        if (t > 0 && feature_id(d, ts->b_idx[k], &tk, t, &bf[k]) != VT_OK) goto nomem;
-      }
+      if (token_features(d, &tk, t, c->ufeat + tok * c->n_u, c->bfeat + tok * c->n_b) != VT_OK)
+        goto nomem;
     }
     c->n_tok += T;
     c->sent_off[++c->n_sent] = c->n_tok;
