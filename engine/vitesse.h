@@ -1232,7 +1232,39 @@ typedef struct vt_train_opts {
   int32_t pa_averaging;       /* PA: average the weights as the perceptron does (default 1) */
   int32_t crfsuite_learn;     /* CRF: bits of crfsuite learn's behaviour (default 0):
                                  VT_TRAIN_CALIBRATION_TRIALS; VT_TRAIN_DEV_LABELS (vt_train_items) */
+  /* Checkpoints (vt_train_tagger, vt_train_items and their _part forms; not the joint trainer):
+   * with `checkpoint` (a file path), the whole training state (weights, the optimiser's memory
+   * and step, averages, epoch or iteration counters; the shuffles replay from the seed) is
+   * written to it atomically (a file beside it, synced, renamed over it) every
+   * `checkpoint_every` epochs (the perceptron, ap, pa, arow, l2sgd) or iterations (L-BFGS), never
+   * after the last (the default: below). L-BFGS then runs the library's own L-BFGS / OWL-QN,
+   * whose iterates are liblbfgs's to the bit. When the file exists as training starts, training
+   * continues from it, and the model is the same bytes an uninterrupted run writes, for any
+   * `threads`. A checkpoint of another run (other `checkpoint_id` lines or options that change the
+   * model) is refused before the corpus is read: VT_EINVAL, one line saying what differs. The file
+   * is left in place: remove it once the model is (a run with it again only retrains from it to the
+   * same model). Across processes, process 0 writes it and every process reads it. */
+  const char *checkpoint;   /* NULL (default): none */
+  int32_t checkpoint_every; /* 0 (default): VT_CHECKPOINT_EVERY_EPOCHS or _ITERATIONS, gated
+                               by time (below); N: exactly every N */
+  int32_t reserved_ckpt;
+  /* With a checkpoint, optional, with `ctx`: on_checkpoint as each is written (after that epoch's
+   * or iteration's callbacks) returns a place of the caller's to keep in it (its log's length,
+   * say; -1: none); on_resume, once as training continues from a checkpoint, gets that place
+   * and the epochs or iterations done. */
+  int64_t (*on_checkpoint)(void *ctx);
+  void (*on_resume)(void *ctx, int64_t mark, int64_t done);
+  const char *checkpoint_id; /* the caller's identity of the inputs, lines "key value\n" (the
+                                files' sizes and hashes, say), kept in the checkpoint and compared
+                                on resume; NULL: none (the options are compared still) */
 } vt_train_opts;
+
+/* vt_train_opts.checkpoint_every's defaults: every epoch of the epoch trainers, every 10 L-BFGS
+ * iterations; with the default, a checkpoint also waits until 50 times what writing the last one
+ * took has passed since it was written, so that checkpoints take at most about 2% of the time
+ * however short an epoch is (perf/README.md measures them). */
+#define VT_CHECKPOINT_EVERY_EPOCHS 1
+#define VT_CHECKPOINT_EVERY_ITERATIONS 10
 
 /* vt_train_opts.crfsuite_learn: SGD reports every calibration trial to on_iteration
  * (vt_iter_report.calibration_trial). */

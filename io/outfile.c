@@ -5,6 +5,7 @@
 #include "core/errmsg.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -171,4 +172,19 @@ void vt_outfile_abort(vt_outfile *of) {
   free(of->tmp);
   free(of->path);
   memset(of, 0, sizeof *of);
+}
+
+void vt_dir_sync(const char *path) {
+  char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+  if (!dir) return;
+  if (slash)
+    slash[slash == dir] = 0;
+  else
+    strcpy(dir, ".");
+  int dfd = open(dir, O_RDONLY);
+  if (dfd >= 0) {
+    fsync(dfd);
+    close(dfd);
+  }
+  free(dir);
 }

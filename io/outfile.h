@@ -45,4 +45,8 @@ int vt_outfile_commit(vt_outfile *of, char *err, size_t errlen);
  * abort, on a zeroed struct and for stdout. */
 void vt_outfile_abort(vt_outfile *of);
 
+/* Syncs the folder that holds `path` (fsync of the folder), so that a name just made or renamed
+ * in it survives a crash. Failures are ignored (a folder that cannot be opened or synced). */
+void vt_dir_sync(const char *path);
+
 #endif

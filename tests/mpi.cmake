@@ -21,6 +21,15 @@ if(VT_HAVE_MPI)
   endforeach()
 endif()
 
+# vitesse-mpi train --checkpoint: ranks killed once the checkpoint is there, the job rerun on
+# another number of ranks writes vitesse train's model (tests/train_ckpt.sh).
+if(VT_HAVE_MPI)
+  add_test(NAME train_ckpt.mpi
+    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/train_ckpt.sh $<TARGET_FILE:vitesse> mpi
+      $<TARGET_FILE:vitesse-mpi> ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG})
+  set_tests_properties(train_ckpt.mpi PROPERTIES LABELS mpi PROCESSORS 2)
+endif()
+
 # mpi/split.c alone (no MPI): a file shorter than measured is a read error that says so.
 vt_add_test(test_mpi_split unit)
 target_sources(test_mpi_split PRIVATE ${PROJECT_SOURCE_DIR}/mpi/split.c)

@@ -371,7 +371,8 @@ TEST(optimisers_lower_the_objective) {
     double *w = calloc((size_t)f.n, sizeof *w);
     vt_crf_result res;
     char err[256] = "";
-    REQUIRE(vt_crf_train(&d, &f, NULL, w, &o, &res, err, sizeof err, NULL) == VT_OK, "%s", err);
+    REQUIRE(vt_crf_train(&d, &f, NULL, w, &o, &res, err, sizeof err, NULL, NULL) == VT_OK, "%s",
+            err);
     EXPECT(close_rel(res.initial_loss, (double)d.n_tok * log(5.0), 1e-12), "algo %d start", a);
     EXPECT(res.loss < 0.85 * res.initial_loss, "algo %d: %g -> %g", a, res.initial_loss, res.loss);
     EXPECT(seen[0] == res.initial_loss && seen[2] >= 1, "algo %d: iterations reported", a);
@@ -385,7 +386,8 @@ TEST(optimisers_lower_the_objective) {
     /* Continuing from the result starts at its loss. */
     vt_crf_result res2;
     o.max_iterations = 1;
-    REQUIRE(vt_crf_train(&d, &f, NULL, w, &o, &res2, err, sizeof err, NULL) == VT_OK, "%s", err);
+    REQUIRE(vt_crf_train(&d, &f, NULL, w, &o, &res2, err, sizeof err, NULL, NULL) == VT_OK, "%s",
+            err);
     if (a < 2) EXPECT(close_rel(res2.initial_loss, res.loss, 1e-12), "algo %d: continues", a);
     free(w);
   }
@@ -415,7 +417,8 @@ TEST(sgd_sparse_transitions) {
     double *w = calloc((size_t)f.n, sizeof *w);
     vt_crf_result res;
     char err[256] = "";
-    REQUIRE(vt_crf_train(&d, &f, NULL, w, &o, &res, err, sizeof err, NULL) == VT_OK, "%s", err);
+    REQUIRE(vt_crf_train(&d, &f, NULL, w, &o, &res, err, sizeof err, NULL, NULL) == VT_OK, "%s",
+            err);
     EXPECT(res.loss < 0.8 * res.initial_loss, "algo %d: %g -> %g", a, res.initial_loss, res.loss);
     final[a] = res.loss;
     free(w);
@@ -744,7 +747,8 @@ typedef struct rank_job {
 
 static void *rank_run(void *arg) {
   rank_job *j = arg;
-  j->st = vt_crf_train(&j->part, j->f, NULL, j->w, &j->o, &j->res, j->err, sizeof j->err, &j->span);
+  j->st = vt_crf_train(&j->part, j->f, NULL, j->w, &j->o, &j->res, j->err, sizeof j->err, &j->span,
+                       NULL);
   return NULL;
 }
 
@@ -777,7 +781,8 @@ TEST(lbfgs_over_two_processes) {
     vt_crf_result res;
     char err[256] = "";
     if (mode == 2) o.on_iteration = stop_at_3;
-    REQUIRE(vt_crf_train(&d, &f, NULL, w1, &o, &res, err, sizeof err, NULL) == VT_OK, "%s", err);
+    REQUIRE(vt_crf_train(&d, &f, NULL, w1, &o, &res, err, sizeof err, NULL, NULL) == VT_OK, "%s",
+            err);
     pair_comm pc;
     memset(&pc, 0, sizeof pc);
     pthread_barrier_init(&pc.bar, NULL, 2);
@@ -827,7 +832,8 @@ TEST(lbfgs_over_two_processes) {
   double *w = calloc((size_t)f.n, sizeof *w);
   vt_crf_result res;
   char err[256] = "";
-  EXPECT(vt_crf_train(&d, &f, NULL, w, &o, &res, err, sizeof err, &span) == VT_EINVAL, "l2sgd");
+  EXPECT(vt_crf_train(&d, &f, NULL, w, &o, &res, err, sizeof err, &span, NULL) == VT_EINVAL,
+         "l2sgd");
   EXPECT(strstr(err, "algorithm l2sgd trains on one process only") != NULL, "message: %s", err);
   free(w);
   vt_crf_feats_free(&f);

@@ -83,7 +83,7 @@ static double train_with(const char *tmpl, int epochs, vt_algo algo, int32_t sha
   int32_t *rank = malloc(sizeof(int32_t) * (size_t)d.labels.n);
   vt_export_rank(&d, rank);
   vt_weights_init(&W, d.labels.n, d.n_weights, d.bigram);
-  vt_perc_opts to = {epochs, 5, algo, NULL, NULL, NULL, shards, threads, minibatch, NULL};
+  vt_perc_opts to = {epochs, 5, algo, NULL, NULL, NULL, shards, threads, minibatch, NULL, NULL, 0};
   vt_perc_report rep;
   vt_status st =
       mix == 1   ? vt_train_run_ipm(&W, &c, NULL, rank, ts.n_b > 0, &to, &rep, err, sizeof err)

@@ -94,6 +94,33 @@ int vt_cli_resume_id_file(vt_cli_resume_id *id, const char *cmd, const char *key
   return 0;
 }
 
+char *vt_cli_inputs_id(const char *cmd, const vt_cli_file *files, int n) {
+  size_t cap = 16 + (size_t)n * 200, len = 0;
+  char *s = malloc(cap), v[128];
+  if (!s) {
+    vt_cli_error("out of memory");
+    return NULL;
+  }
+  len += (size_t)snprintf(s, cap, "inputs");
+  for (int i = 0; i < n; i++) {
+    if (!files[i].path) continue;
+    if (!strcmp(files[i].path, "-") || file_identity(files[i].path, v, sizeof v)) {
+      vt_cli_error(!strcmp(files[i].path, "-")
+                       ? "%s: --checkpoint: %s is standard input, which a resumed run cannot "
+                         "read again: name a file"
+                       : "%s: --checkpoint: %s %s is not a regular file that can be read",
+                   cmd, files[i].what, files[i].path);
+      free(s);
+      return NULL;
+    }
+    for (char *c = v; *c; c++) /* one word: SIZE:MTIME:HASH */
+      if (*c == ' ') *c = ':';
+    len += (size_t)snprintf(s + len, cap - len, " %s=%s", files[i].what, v);
+  }
+  snprintf(s + len, cap - len, "\n");
+  return s;
+}
+
 /* Whether the option `a` is one of `names` (as --name or --name=value); *next_value: 1 when
  * `with_arg` and the value is the next argument. */
 static int named(const char *a, const char *const *names, int *next_value, int with_arg) {

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "cli/same_file.h"
 #include "vitesse.h"
 
 /* A run's identity under construction: lines "KEY VALUES" (the progress file's head), each with
@@ -39,6 +40,12 @@ int vt_cli_resume_id_file(vt_cli_resume_id *id, const char *cmd, const char *key
  * their value. Both lists end with NULL. */
 void vt_cli_resume_id_options(vt_cli_resume_id *id, char *const *opts, int n,
                               const char *const *with_arg, const char *const *no_arg);
+
+/* The identity line of a checkpointed training run's input files (`vitesse train --checkpoint`,
+ * vt_train_opts.checkpoint_id): "inputs OPT=SIZE:MTIME:HASH ..." (OPT files[i].what; unset paths
+ * skipped), malloc'd. NULL after printing one line "CMD: --checkpoint: ...": standard input
+ * (it cannot be read again), a file that is not a regular file, no memory. */
+char *vt_cli_inputs_id(const char *cmd, const vt_cli_file *files, int n);
 
 /* Frees the identity's lines. */
 void vt_cli_resume_id_free(vt_cli_resume_id *id);

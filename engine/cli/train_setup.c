@@ -4,12 +4,14 @@
 #include "cli/train_setup.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/resume.h"
 #include "cli/same_file.h"
 #include "cli/text_cli.h"
 #include "cli/train_unused.h"
@@ -62,6 +64,14 @@ void vt_cli_train_usage(FILE *f) {
       "  --threads N     threads for the shards or batches (at most S or B; default: one\n"
       "                  per core)\n"
       "  --quiet         no per-epoch lines\n"
+      "  --checkpoint CK keep the whole training state in the file CK, written atomically\n"
+      "                  every epoch (the perceptron, ap, pa, arow, l2sgd) or 10 iterations\n"
+      "                  (lbfgs), but no sooner than 50 times the last checkpoint's own\n"
+      "                  writing time after it (at most about 2% of the time); when CK\n"
+      "                  exists, the same command continues from it and writes the very\n"
+      "                  model an uninterrupted run writes (any --threads); a CK of other\n"
+      "                  inputs or options is refused. CK is removed once MODEL is written\n"
+      "  --checkpoint-every N  a checkpoint exactly every N epochs or iterations instead\n"
       "  --progress      a line on stderr for every epoch or iteration, for a job's log (also\n"
       "                  with --quiet): \"vitesse progress: epoch=N epochs=N errors=N\n"
       "                  sentences=N seconds=S\" (perceptron) or \"vitesse progress: iteration=N\n"
@@ -76,6 +86,12 @@ void vt_cli_train_usage(FILE *f) {
 
 /* A template file larger than this is refused. */
 #define MAX_TEMPLATE_BYTES ((size_t)64 << 20)
+
+/* The run whose callbacks' ctx (vt_train_opts.ctx, the CRF lines' vt_crf_print too) is its
+ * `cp`. */
+static vt_cli_train *train_of(void *ctx) {
+  return (vt_cli_train *)((char *)ctx - offsetof(vt_cli_train, cp));
+}
 
 /* The corpus line, before the first epoch. */
 static void on_start(void *vctx, const vt_train_report *r) {
@@ -101,7 +117,7 @@ static void on_progress(void *vctx, int32_t epoch, int32_t epochs, int64_t done,
 
 /* One line per epoch (unless --quiet), and with --progress the line for a log. */
 static int on_epoch(void *vctx, const vt_epoch_report *r) {
-  const vt_cli_train *x = vctx;
+  const vt_cli_train *x = train_of(vctx);
   if (x->cp.progress)
     fprintf(stderr,
             "%svitesse progress: epoch=%d epochs=%d errors=%lld sentences=%lld seconds=%.3f\n",
@@ -143,15 +159,19 @@ static void crf_templates_start(void *ctx, const vt_train_report *r) {
   p->cpu = vt_crf_cli_cpu_now();
 }
 
-/* Opens the --log file ("-": standard output) and sets whether iteration lines are printed; 0,
- * or -1 (printed). */
-static int crf_log_open(const vt_crf_cli *crf, vt_crf_print *cp, int quiet) {
+/* Opens the --log file ("-": standard output) and sets whether iteration lines are printed; a
+ * run that may continue from a checkpoint (`resume`) keeps the log's lines, which on_resume cuts
+ * to the checkpoint's. 0, or -1 (printed). */
+static int crf_log_open(const vt_crf_cli *crf, vt_crf_print *cp, int quiet, int resume) {
   cp->lines = !quiet;
   if (!crf->log_path) return 0;
   if (!strcmp(crf->log_path, "-")) {
     cp->log = stdout;
     return 0;
   }
+  if (resume && (cp->log = fopen(crf->log_path, "r+")) && fseeko(cp->log, 0, SEEK_END) == 0)
+    return 0;
+  if (cp->log) fclose(cp->log);
   if (!(cp->log = fopen(crf->log_path, "w"))) {
     vt_cli_error("%s: cannot create the log: %s", crf->log_path, strerror(errno));
     return -1;
@@ -240,13 +260,28 @@ static int templates_check(vt_cli_train *t, const char *decoder, long long shard
 
 /* No output of the run (-o, --log) is one of its inputs or the other output; 0 or -1 (printed). */
 static int files_apart(const vt_cli_train *t) {
-  const vt_cli_file outs[2] = {{t->out_path, "-o"}, {t->crf.log_path, "--log"}};
+  const vt_cli_file outs[3] = {
+      {t->out_path, "-o"}, {t->crf.log_path, "--log"}, {t->to.checkpoint, "--checkpoint"}};
   const vt_cli_file ins[5] = {{t->crf.items, "--items"},
                               {t->train_path, "--train"},
                               {t->tmpl_path, "--template"},
                               {t->dev_path, "--dev"},
                               {t->to.init_model, "--init"}};
-  return vt_cli_outputs_apart("train", outs, 2, ins, 5);
+  return vt_cli_outputs_apart("train", outs, 3, ins, 5);
+}
+
+/* --checkpoint CK: the identity of the input files (sizes, modification times, hashes), which
+ * the library keeps in CK beside the options it compares itself; 0 or -1 (printed). */
+static int ckpt_inputs(vt_cli_train *t) {
+  if (!t->to.checkpoint) return 0;
+  const vt_cli_file files[5] = {{t->crf.items, "--items"},
+                                {t->train_path, "--train"},
+                                {t->tmpl_path, "--template"},
+                                {t->dev_path, "--dev"},
+                                {t->to.init_model, "--init"}};
+  if (!(t->ckpt_id = vt_cli_inputs_id("train", files, 5))) return -1;
+  t->to.checkpoint_id = t->ckpt_id;
+  return 0;
 }
 
 /* The model is written beside -o under a name of this process's and renamed into place by
@@ -277,6 +312,8 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
       {"shards", required_argument, 0, VT_TRAIN_OPT_SHARDS},
       {"threads", required_argument, 0, VT_TRAIN_OPT_THREADS},
       {"minibatch", required_argument, 0, VT_TRAIN_OPT_MINIBATCH},
+      {"checkpoint", required_argument, 0, VT_TRAIN_OPT_CHECKPOINT},
+      {"checkpoint-every", required_argument, 0, VT_TRAIN_OPT_CHECKPOINT_EVERY},
       {"output", required_argument, 0, 'o'},
       {"help", no_argument, 0, 'h'},
       VT_CORPUS_LONGOPTS,
@@ -284,6 +321,7 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
       {0, 0, 0, 0}};
   const char *decoder = NULL;
   long long epochs = 10, seed = 1, min_count = 1, shards = 1, threads = 0, minibatch = 1;
+  long long ck_every = 0;
   int32_t label_col = -1;
   vt_train_opts *to = &t->to;
   vt_cli_seen seen;
@@ -307,6 +345,13 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
     case VT_TRAIN_OPT_QUIET: t->quiet = 1; break;
     case VT_TRAIN_OPT_PROGRESS: t->cp.progress = 1; break;
     case 'o': t->out_path = optarg; break;
+    case VT_TRAIN_OPT_CHECKPOINT: to->checkpoint = optarg; break;
+    case VT_TRAIN_OPT_CHECKPOINT_EVERY:
+      if (vt_cli_parse_int(optarg, 1, 1000000000, &ck_every)) {
+        vt_cli_error("--checkpoint-every: expected an integer in 1..1000000000, got '%s'", optarg);
+        return VT_EXIT_USAGE;
+      }
+      break;
     case VT_TRAIN_OPT_EPOCHS:
       if (vt_cli_parse_int(optarg, 1, 100000, &epochs)) {
         vt_cli_error("--epochs: expected an integer in 1..100000, got '%s'", optarg);
@@ -362,11 +407,17 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
   }
   to->threads = (int32_t)threads;
   to->seed = (uint64_t)seed;
+  if (ck_every && !to->checkpoint) {
+    vt_cli_error("train: --checkpoint-every needs --checkpoint CK");
+    return VT_EXIT_USAGE;
+  }
+  to->checkpoint_every = (int32_t)ck_every;
   int rc = t->crf.items ? items_check(t) : templates_check(t, decoder, shards, minibatch);
   if (rc >= 0) return rc;
   if (vt_cli_train_unused(&seen, t->crf.items != NULL, to->algorithm, longopts) || files_apart(t))
     return VT_EXIT_USAGE;
   if (stage_model(t)) return VT_EXIT_FAIL;
+  if (ckpt_inputs(t)) return VT_EXIT_USAGE;
   if (t->crf.items) return -1;
   to->epochs = (int32_t)epochs;
   to->label_col = label_col;
@@ -376,10 +427,40 @@ int vt_cli_train_setup(vt_cli_train *t, int argc, char **argv) {
   return -1;
 }
 
+/* The place a checkpoint keeps: the --log file's length once flushed (-1: no log file). */
+static int64_t ckpt_mark(void *ctx) {
+  vt_cli_train *t = train_of(ctx);
+  FILE *log = t->cp.log;
+  fflush(stderr);
+  if (!log || fflush(log) != 0 || log == stdout) return -1;
+  return (int64_t)ftello(log);
+}
+
+/* Training continues from a checkpoint: the log is cut where it was then; a line says so. */
+static void ckpt_resume(void *ctx, int64_t mark, int64_t done) {
+  vt_cli_train *t = train_of(ctx);
+  FILE *log = t->cp.log;
+  if (log && log != stdout && fflush(log) == 0 &&
+      (ftruncate(fileno(log), (off_t)(mark > 0 ? mark : 0)) != 0 ||
+       fseeko(log, (off_t)(mark > 0 ? mark : 0), SEEK_SET) != 0)) {
+    t->cp.log_fail = 1;
+    t->cp.log_errno = errno;
+  }
+  if (!t->quiet)
+    fprintf(stderr, "vitesse train: continuing from %s after %s %lld\n", t->to.checkpoint,
+            t->crf.items || t->to.algorithm == VT_TRAIN_LBFGS ? "iteration" : "epoch",
+            (long long)done);
+}
+
 int vt_cli_train_callbacks(vt_cli_train *t) {
   vt_train_opts *to = &t->to;
+  if (to->checkpoint) {
+    to->on_checkpoint = ckpt_mark;
+    to->on_resume = ckpt_resume;
+  }
   if (t->crf.items || to->algorithm != VT_TRAIN_PERCEPTRON) { /* iterations, not epochs */
-    if (crf_log_open(&t->crf, &t->cp, t->quiet)) return VT_EXIT_FAIL;
+    if (crf_log_open(&t->crf, &t->cp, t->quiet, to->checkpoint && !access(to->checkpoint, F_OK)))
+      return VT_EXIT_FAIL;
     to->on_iteration = vt_crf_cli_on_iteration;
     to->ctx = &t->cp;
     to->on_start = t->crf.items ? crf_items_start : crf_templates_start;
@@ -387,10 +468,10 @@ int vt_cli_train_callbacks(vt_cli_train *t) {
     return -1;
   }
   t->progress = !t->quiet && isatty(2);
+  to->ctx = &t->cp;
   if (!t->quiet) to->on_start = on_start;
   if (!t->quiet || t->cp.progress) {
     to->on_epoch = on_epoch;
-    to->ctx = t;
   }
   if (t->progress) to->on_progress = on_progress;
   return -1;
@@ -438,6 +519,8 @@ int vt_cli_train_finish(vt_cli_train *t, vt_status st, const vt_train_report *re
     vt_cli_error("%s: cannot write the model: %s", t->out_path, strerror(errno));
     rc = VT_EXIT_USAGE;
   }
+  /* The model is in place: its checkpoint is done with (a kill just before only retrains). */
+  if (rc == VT_EXIT_OK && t->to.checkpoint) unlink(t->to.checkpoint);
   return rc;
 }
 
@@ -450,5 +533,6 @@ void vt_cli_train_free(vt_cli_train *t) {
   if (t->stage_path) unlink(t->stage_path); /* gone once renamed into place */
   free(t->stage_path);
   free(t->tmpl_text);
+  free(t->ckpt_id);
   memset(t, 0, sizeof *t);
 }

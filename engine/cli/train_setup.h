@@ -21,6 +21,7 @@ typedef struct vt_cli_train {
   char *tmpl_text;  /* the template file's bytes (owned) */
   char *stage_path; /* where the model is written before vt_cli_train_finish renames it to
                        out_path (owned; NULL: out_path itself, standard output) */
+  char *ckpt_id;    /* --checkpoint: the identity of the input files (owned; resume.h) */
 } vt_cli_train;
 
 /* Prints the --help of `vitesse train`. */

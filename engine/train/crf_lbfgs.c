@@ -1,4 +1,6 @@
-/* engine/train/crf_lbfgs.c: L-BFGS / OWL-QN training through liblbfgs (crf_lbfgs.h). */
+/* engine/train/crf_lbfgs.c: L-BFGS / OWL-QN training through liblbfgs, or with a checkpoint
+ * through lbfgs.c, whose iterates are liblbfgs's and whose state a checkpoint can hold
+ * (crf_lbfgs.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "train/crf_lbfgs.h"
 #include "train/crf_report.h"
@@ -11,6 +13,7 @@
 #include "core/clock.h"
 #include "core/errmsg.h"
 #include "train/crf_grad.h"
+#include "train/lbfgs.h"
 
 /* What the liblbfgs callbacks share. */
 typedef struct run_ctx {
@@ -34,6 +37,10 @@ typedef struct run_ctx {
   const char *nonfinite;     /* what became infinite or NaN (the same on every process), or NULL */
   int32_t nonfinite_at;      /* at which iteration */
   int64_t *dev_counts;       /* with dev: the 2 L + 1 counts of vt_iter_report.dev_counts */
+  const vt_ckpt *ck;         /* the run's checkpoint (lbfgs.c runs), or NULL */
+  char *err;                 /* where a checkpoint's failure is said */
+  size_t errlen;
+  vt_status ck_fail; /* a checkpoint could not be written (here or on process 0) */
 } run_ctx;
 
 static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloatval_t *g,
@@ -137,6 +144,94 @@ static int progress(void *inst, const lbfgsfloatval_t *x, const lbfgsfloatval_t 
   return report(c, x, fx, gnorm, step, k, n);
 }
 
+/* ---- lbfgs.c's runs, with a checkpoint ---- */
+
+static double eval_own(void *inst, const double *x, double *g, int64_t n, double step) {
+  return evaluate(inst, x, g, (int)n, step);
+}
+
+static int progress_own(void *inst, const double *x, const double *g, double fx, double xnorm,
+                        double gnorm, double step, int64_t n, int k, int ls) {
+  return progress(inst, x, g, fx, xnorm, gnorm, step, (int)n, k, ls);
+}
+
+/* The checkpoint's state: the optimiser's (its counters, the iterate, gradient, direction,
+ * corrections and past objectives) and the run's (iterations reported, the starting loss). */
+static void state_io(vt_ckpt_io *io, vt_lbfgs *L, run_ctx *c, int writing) {
+  void (*rw)(vt_ckpt_io *, void *, size_t) =
+      writing ? (void (*)(vt_ckpt_io *, void *, size_t))vt_ckpt_put : vt_ckpt_get;
+  int64_t shape[4] = {L->n, L->m, L->past, L->c1 != 0.};
+  const int64_t want[4] = {L->n, L->m, L->past, L->c1 != 0.};
+  rw(io, shape, sizeof shape);
+  if (memcmp(shape, want, sizeof shape)) {
+    vt_ckpt_bad(io);
+    return;
+  }
+  const size_t n = (size_t)L->n, m = (size_t)L->m;
+  rw(io, &L->k, sizeof L->k);
+  rw(io, &L->end, sizeof L->end);
+  rw(io, &L->fx, sizeof L->fx);
+  rw(io, &L->step, sizeof L->step);
+  rw(io, &c->iters, sizeof c->iters);
+  rw(io, &c->x0_loss, sizeof c->x0_loss);
+  rw(io, L->x, n * sizeof *L->x);
+  rw(io, L->g, n * sizeof *L->g);
+  rw(io, L->d, n * sizeof *L->d);
+  rw(io, L->s, m * n * sizeof *L->s);
+  rw(io, L->y, m * n * sizeof *L->y);
+  rw(io, L->ys, m * sizeof *L->ys);
+  if (L->pf) rw(io, L->pf, (size_t)L->past * sizeof *L->pf);
+  if (!writing && (L->k < 2 || L->end < 0 || L->end >= L->m)) vt_ckpt_bad(io);
+}
+
+/* After every iteration that goes on: a checkpoint when one is due (process 0 writes it; every
+ * process learns whether it could). Nonzero stops the run. */
+static int boundary(void *inst, const vt_lbfgs *L) {
+  run_ctx *c = inst;
+  const int64_t done = L->k - 1;
+  if (!vt_ckpt_on_interval(c->ck, done, L->max_iterations)) return 0;
+  int64_t want = vt_ckpt_due(c->ck, done, L->max_iterations);
+  if (c->comm) { /* process 0's answer */
+    want = c->ck->writer ? want : 0;
+    if (c->comm->sum_i64(c->comm->ctx, &want, 1) != 0) {
+      c->fail = VT_ECANCELED;
+      return 1;
+    }
+  }
+  if (!want) return 0;
+  vt_status st = VT_OK;
+  if (c->ck->writer) {
+    vt_ckpt_io io;
+    if ((st = vt_ckpt_begin(&io, c->ck, "lbfgs", done, c->err, c->errlen)) == VT_OK) {
+      state_io(&io, (vt_lbfgs *)L, c, 1);
+      st = vt_ckpt_commit(&io, c->err, c->errlen);
+    }
+  }
+  if (c->comm) {
+    int64_t failed = st != VT_OK;
+    if (c->comm->sum_i64(c->comm->ctx, &failed, 1) != 0) {
+      c->fail = VT_ECANCELED;
+      return 1;
+    }
+    if (failed && st == VT_OK)
+      st = vt_fail_into(c->err, c->errlen, VT_EIO, "train: process 0 could not write %s",
+                        c->ck->path);
+  }
+  c->ck_fail = st;
+  return st != VT_OK;
+}
+
+/* Reads the checkpoint, when there is one, into L and c: *found says whether it did. */
+static vt_status resume(vt_lbfgs *L, run_ctx *c, int *found) {
+  vt_ckpt_io io;
+  vt_status st = vt_ckpt_open(&io, c->ck, "lbfgs", found, c->err, c->errlen);
+  if (st != VT_OK || !*found) return st;
+  state_io(&io, L, c, 0);
+  if ((st = vt_ckpt_close(&io, c->err, c->errlen)) != VT_OK) return st;
+  L->started = 1;
+  return VT_OK;
+}
+
 /* Why liblbfgs stopped, in words; NULL for a failure that is the caller's (memory, parameters). */
 static const char *stop_reason(int ret) {
   switch (ret) {
@@ -160,8 +255,11 @@ static const char *stop_reason(int ret) {
 
 vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf_data *dev,
                              double *w, const vt_train_opts *o, vt_crf_result *r, char *err,
-                             size_t errlen, const vt_crf_span *span) {
+                             size_t errlen, const vt_crf_span *span, const vt_ckpt *ck) {
   vt_status st = VT_OK;
+  vt_lbfgs L; /* with a checkpoint: lbfgs.c's state */
+  memset(&L, 0, sizeof L);
+  int resumed = 0;
   const vt_train_comm *comm = span ? span->comm : NULL;
   vt_crf_grad *G = NULL;
   lbfgsfloatval_t *x = NULL, *g0 = NULL;
@@ -217,16 +315,52 @@ vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const 
     st = VT_ENOMEM;
     goto fail;
   }
+  if (ck) { /* lbfgs.c, with liblbfgs's parameters, from the checkpoint when there is one */
+    vt_lbfgs_init(&L, f->n);
+    L.m = p.m;
+    L.epsilon = p.epsilon;
+    L.past = p.past;
+    L.delta = p.delta;
+    L.max_iterations = p.max_iterations;
+    L.max_linesearch = p.max_linesearch;
+    L.linesearch = p.linesearch; /* the same numbers */
+    L.min_step = p.min_step;
+    L.max_step = p.max_step;
+    L.ftol = p.ftol;
+    L.wolfe = p.wolfe;
+    L.gtol = p.gtol;
+    L.xtol = p.xtol;
+    L.c1 = p.orthantwise_c;
+    c.ck = ck;
+    c.err = err;
+    c.errlen = errlen;
+    st = vt_lbfgs_alloc(&L) ? vt_fail_into(err, errlen, VT_ENOMEM, "train: out of memory") : VT_OK;
+    if (st == VT_OK) {
+      memcpy(L.x, x, (size_t)f->n * sizeof *L.x);
+      st = resume(&L, &c, &resumed);
+    }
+    if (comm) { /* every process resumed alike, or all stop here */
+      int64_t v[2] = {st != VT_OK, resumed};
+      if (comm->sum_i64(comm->ctx, v, 2) != 0 || (st == VT_OK && (v[0] || v[1] % comm->size))) {
+        st = VT_ECANCELED;
+        goto fail;
+      }
+    }
+    if (st != VT_OK) goto done;
+  }
+  double *xv = ck ? L.x : x; /* the iterate */
   c.t_start = c.t_iter = vt_clock_seconds();
-  /* Iteration 0: the starting point's objective, reported before the first step. */
-  {
+  if (resumed) { /* iteration 0 and those the checkpoint holds were reported */
+    c.first = 0;
+    r->initial_loss = c.x0_loss;
+  } else { /* iteration 0: the starting point's objective, reported before the first step */
     double gnorm = 0;
-    c.f0 = evaluate(&c, x, g0, (int)f->n, 0);
+    c.f0 = evaluate(&c, xv, g0, (int)f->n, 0);
     for (int64_t i = 0; i < f->n; i++) gnorm += g0[i] * g0[i];
     if ((st = c.fail) != VT_OK) goto fail;
     c.g0 = g0;
     r->initial_loss = c.x0_loss;
-    if (report(&c, x, c.x0_loss, sqrt(gnorm), 0, 0, f->n)) {
+    if (report(&c, xv, c.x0_loss, sqrt(gnorm), 0, 0, f->n)) {
       if ((st = c.fail) != VT_OK) goto fail;
       if (c.nonfinite) goto nonfinite;
       r->loss = c.x0_loss;
@@ -235,9 +369,16 @@ vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const 
     }
   }
   lbfgsfloatval_t fx = 0;
-  int ret = f->n > 0 ? lbfgs((int)f->n, x, &fx, evaluate, progress, &c, &p) : LBFGS_SUCCESS;
+  int ret = LBFGS_SUCCESS;
+  if (f->n > 0 && ck) {
+    ret = vt_lbfgs_run(&L, eval_own, progress_own, boundary, &c);
+    fx = L.fx;
+  } else if (f->n > 0) {
+    ret = lbfgs((int)f->n, x, &fx, evaluate, progress, &c, &p);
+  }
   if (c.fail == VT_OK && ret == LBFGSERR_OUTOFMEMORY) c.fail = VT_ENOMEM;
   if ((st = c.fail) != VT_OK) goto fail;
+  if ((st = c.ck_fail) != VT_OK) goto done;
   if (c.nonfinite) goto nonfinite;
   r->stop = c.stopped ? "stopped by the callback" : stop_reason(ret);
   if (!r->stop) {
@@ -247,7 +388,7 @@ vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const 
   r->loss = fx;
   r->iterations = c.iters;
 copy:
-  for (int64_t i = 0; i < f->n; i++) w[i] = x[i];
+  for (int64_t i = 0; i < f->n; i++) w[i] = xv[i];
   r->seconds = vt_clock_seconds() - c.t_start - c.cb_time;
   goto done;
 nonfinite:
@@ -261,6 +402,7 @@ fail:
                     st == VT_ECANCELED ? "train: a collective call or another process failed"
                                        : "train: out of memory");
 done:
+  vt_lbfgs_free(&L);
   free(c.dev_counts);
   lbfgs_free(x);
   lbfgs_free(g0);

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "train/ckpt.h"
 #include "train/crf_data.h"
 #include "train/crf_grad.h"
 #include "train/crf_opts.h"
@@ -14,6 +15,6 @@
  * any process stops them all after the same iteration. */
 vt_status vt_crf_train_lbfgs(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf_data *dev,
                              double *w, const vt_train_opts *o, vt_crf_result *r, char *err,
-                             size_t errlen, const vt_crf_span *span);
+                             size_t errlen, const vt_crf_span *span, const vt_ckpt *ck);
 
 #endif

@@ -55,8 +55,9 @@ typedef struct online {
   int64_t *act;  /* the features collected, first appearances kept (crf_online.h's order) */
   int64_t n_act; /* collected */
   int64_t cap_act;
-  double c;   /* what collect adds: delta[k] += c * value */
-  int failed; /* out of memory while collecting */
+  int32_t algorithm; /* vt_train_opts.algorithm */
+  double c;          /* what collect adds: delta[k] += c * value */
+  int failed;        /* out of memory while collecting */
 } online;
 
 /* The state scores of sequence s from g->w, CRFsuite's order: each cell's attributes in item
@@ -221,9 +222,53 @@ static double online_step(online *g, const vt_train_opts *o, int64_t s, double c
   return cost;
 }
 
+/* Writes the run's state after epoch e of `epochs` when a checkpoint is due: the epoch, the
+ * example count, the weights, their sums (ap, pa) or variances (arow). */
+static vt_status online_ckpt_save(const online *g, const vt_ckpt *ck, int32_t e, int32_t epochs,
+                                  double count, char *err, size_t errlen) {
+  if (!ck || !ck->writer || !vt_ckpt_due(ck, e, epochs)) return VT_OK;
+  const size_t n = (size_t)g->f->n;
+  vt_ckpt_io io;
+  vt_status st = vt_ckpt_begin(&io, ck, vt_ckpt_trainer(g->algorithm), e, err, errlen);
+  if (st != VT_OK) return st;
+  vt_ckpt_put(&io, &e, sizeof e);
+  vt_ckpt_put(&io, &count, sizeof count);
+  vt_ckpt_put(&io, &g->f->n, sizeof g->f->n);
+  vt_ckpt_put(&io, g->w, n * sizeof *g->w);
+  if (g->ws) vt_ckpt_put(&io, g->ws, n * sizeof *g->ws);
+  if (g->cov) vt_ckpt_put(&io, g->cov, n * sizeof *g->cov);
+  return vt_ckpt_commit(&io, err, errlen);
+}
+
+/* Reads a checkpoint's state, when there is one, into g, *done (its epochs) and *count. */
+static vt_status online_ckpt_load(online *g, const vt_ckpt *ck, int32_t *done, double *count,
+                                  char *err, size_t errlen) {
+  *done = 0;
+  if (!ck) return VT_OK;
+  const size_t n = (size_t)g->f->n;
+  vt_ckpt_io io;
+  int found;
+  vt_status st = vt_ckpt_open(&io, ck, vt_ckpt_trainer(g->algorithm), &found, err, errlen);
+  if (st != VT_OK || !found) return st;
+  int32_t e;
+  int64_t nf;
+  double c;
+  vt_ckpt_get(&io, &e, sizeof e);
+  vt_ckpt_get(&io, &c, sizeof c);
+  vt_ckpt_get(&io, &nf, sizeof nf);
+  if (nf != g->f->n || e < 1) vt_ckpt_bad(&io);
+  vt_ckpt_get(&io, g->w, io.bad ? 0 : n * sizeof *g->w);
+  if (g->ws) vt_ckpt_get(&io, g->ws, io.bad ? 0 : n * sizeof *g->ws);
+  if (g->cov) vt_ckpt_get(&io, g->cov, io.bad ? 0 : n * sizeof *g->cov);
+  if ((st = vt_ckpt_close(&io, err, errlen)) != VT_OK) return st;
+  *done = e;
+  *count = c;
+  return VT_OK;
+}
+
 vt_status vt_crf_train_online(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf_data *dev,
                               double *w, const vt_train_opts *o, vt_crf_result *r, char *err,
-                              size_t errlen) {
+                              size_t errlen, const vt_ckpt *ck) {
   vt_status st = VT_OK;
   online g;
   memset(&g, 0, sizeof g);
@@ -240,6 +285,7 @@ vt_status vt_crf_train_online(const vt_crf_data *d, const vt_crf_feats *f, const
   g.f = f;
   g.L = f->L;
   g.w = w;
+  g.algorithm = o->algorithm;
   g.A = malloc(Ls * Ls * sizeof *g.A);
   g.S = malloc(cells * sizeof *g.S);
   g.V = malloc(cells * sizeof *g.V);
@@ -260,11 +306,13 @@ vt_status vt_crf_train_online(const vt_crf_data *d, const vt_crf_feats *f, const
     for (size_t i = 0; i < n; i++) g.cov[i] = o->arow_variance;
   }
   for (int64_t i = 0; i < N; i++) perm[i] = i;
-  online_trans(&g);
   vt_glibc_rand rng;
   vt_glibc_rand_init(&rng);
   const double t_start = vt_clock_seconds();
   double cb_time = 0, count = 1;
+  int32_t done = 0; /* the epochs a checkpoint did: their shuffles replayed */
+  if ((st = online_ckpt_load(&g, ck, &done, &count, err, errlen)) != VT_OK) goto done;
+  online_trans(&g);
   for (int32_t e = 1; e <= epochs; e++) {
     const double t_iter = vt_clock_seconds();
     for (int64_t i = 0; i < N; i++) { /* CRFsuite's shuffle */
@@ -273,6 +321,7 @@ vt_status vt_crf_train_online(const vt_crf_data *d, const vt_crf_feats *f, const
       perm[j] = perm[i];
       perm[i] = tmp;
     }
+    if (e <= done) continue;
     double loss = 0;
     for (int64_t i = 0; i < N; i++) {
       loss += online_step(&g, o, perm[i], count);
@@ -310,6 +359,7 @@ vt_status vt_crf_train_online(const vt_crf_data *d, const vt_crf_feats *f, const
       if (out != w) memcpy(w, out, (size_t)f->n * sizeof *w);
       break;
     }
+    if ((st = online_ckpt_save(&g, ck, e, epochs, count, err, errlen)) != VT_OK) goto done;
   }
   r->seconds = vt_clock_seconds() - t_start - cb_time;
   goto done;

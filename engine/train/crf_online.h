@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "train/ckpt.h"
 #include "train/crf_data.h"
 #include "train/crf_opts.h"
 
@@ -23,7 +24,7 @@
  * There is no iteration 0. */
 vt_status vt_crf_train_online(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf_data *dev,
                               double *w, const vt_train_opts *o, vt_crf_result *r, char *err,
-                              size_t errlen);
+                              size_t errlen, const vt_ckpt *ck);
 
 /* glibc's rand() as a fresh process draws it (the default seed 1): the state, and the next draw
  * in 0..2^31-1. */

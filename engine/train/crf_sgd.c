@@ -161,9 +161,65 @@ static double sgd_calibrate(sgd *g, const double *w0, const int64_t *sample, int
   return 1.0 / (g->lambda * best_eta);
 }
 
+/* What a checkpoint holds besides the weights and the loss history. */
+typedef struct sgd_state {
+  int32_t done;        /* epochs done */
+  int64_t t;           /* steps done */
+  double t0;           /* the calibrated offset */
+  double scale;        /* of the weights */
+  double initial_loss; /* epoch 0's */
+} sgd_state;
+
+/* Writes the state after epoch s->done of `epochs` when a checkpoint is due: s, the losses of
+ * epochs 0..done and the weights (w, without the scale). */
+static vt_status sgd_ckpt_save(const sgd *g, const vt_ckpt *ck, const sgd_state *s,
+                               const double *hist, int32_t epochs, char *err, size_t errlen) {
+  if (!ck || !ck->writer || !vt_ckpt_due(ck, s->done, epochs)) return VT_OK;
+  vt_ckpt_io io;
+  vt_status st = vt_ckpt_begin(&io, ck, "l2sgd", s->done, err, errlen);
+  if (st != VT_OK) return st;
+  vt_ckpt_put(&io, &s->done, sizeof s->done);
+  vt_ckpt_put(&io, &s->t, sizeof s->t);
+  vt_ckpt_put(&io, &s->t0, sizeof s->t0);
+  vt_ckpt_put(&io, &s->scale, sizeof s->scale);
+  vt_ckpt_put(&io, &s->initial_loss, sizeof s->initial_loss);
+  vt_ckpt_put(&io, &g->f->n, sizeof g->f->n);
+  vt_ckpt_put(&io, hist, ((size_t)s->done + 1) * sizeof *hist);
+  vt_ckpt_put(&io, g->w, (size_t)g->f->n * sizeof *g->w);
+  return vt_ckpt_commit(&io, err, errlen);
+}
+
+/* Reads a checkpoint, when there is one, into *s, hist and the weights (s->done stays 0
+ * without). */
+static vt_status sgd_ckpt_load(sgd *g, const vt_ckpt *ck, sgd_state *s, double *hist,
+                               int32_t epochs, char *err, size_t errlen) {
+  if (!ck) return VT_OK;
+  vt_ckpt_io io;
+  int found;
+  vt_status st = vt_ckpt_open(&io, ck, "l2sgd", &found, err, errlen);
+  if (st != VT_OK || !found) return st;
+  sgd_state x;
+  int64_t n;
+  vt_ckpt_get(&io, &x.done, sizeof x.done);
+  vt_ckpt_get(&io, &x.t, sizeof x.t);
+  vt_ckpt_get(&io, &x.t0, sizeof x.t0);
+  vt_ckpt_get(&io, &x.scale, sizeof x.scale);
+  vt_ckpt_get(&io, &x.initial_loss, sizeof x.initial_loss);
+  vt_ckpt_get(&io, &n, sizeof n);
+  if (n != g->f->n || x.done < 1 || x.done >= epochs || x.t < 0) vt_ckpt_bad(&io);
+  if (!io.bad) {
+    vt_ckpt_get(&io, hist, ((size_t)x.done + 1) * sizeof *hist);
+    vt_ckpt_get(&io, g->w, (size_t)n * sizeof *g->w);
+  }
+  if ((st = vt_ckpt_close(&io, err, errlen)) != VT_OK) return st;
+  *s = x;
+  g->scale = x.scale;
+  return VT_OK;
+}
+
 vt_status vt_crf_train_sgd(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf_data *dev,
                            double *w, const vt_train_opts *o, vt_crf_result *r, char *err,
-                           size_t errlen) {
+                           size_t errlen, const vt_ckpt *ck) {
   vt_status st = VT_OK;
   sgd g;
   memset(&g, 0, sizeof g);
@@ -199,12 +255,18 @@ vt_status vt_crf_train_sgd(const vt_crf_data *d, const vt_crf_feats *f, const vt
   const double t_start = vt_clock_seconds();
   double cb_time = 0;
   const int64_t n_sample = N < o->calibration_samples ? N : o->calibration_samples;
-  const double t0 = sgd_calibrate(&g, w0, order, n_sample, o);
+  sgd_state ss = {0, 0, 0, 1, 0};
+  if ((st = sgd_ckpt_load(&g, ck, &ss, hist, epochs, err, errlen)) != VT_OK) goto done;
+  const double t0 = ss.done ? ss.t0 : sgd_calibrate(&g, w0, order, n_sample, o);
   if (isnan(t0)) goto nomem;
-  memcpy(w, w0, (size_t)f->n * sizeof *w);
-  g.scale = 1;
-  int64_t t = 0;
-  for (int32_t e = 0; e <= epochs; e++) {
+  if (!ss.done) {
+    memcpy(w, w0, (size_t)f->n * sizeof *w);
+    g.scale = 1;
+  }
+  int64_t t = ss.t;
+  for (int32_t e = 0; e < ss.done; e++) vt_train_shuffle(order, N, &rng);
+  r->initial_loss = ss.initial_loss;
+  for (int32_t e = ss.done ? ss.done + 1 : 0; e <= epochs; e++) {
     double t_iter = vt_clock_seconds();
     double loss = 0;
     if (e == 0) { /* the starting point */
@@ -254,6 +316,8 @@ vt_status vt_crf_train_sgd(const vt_crf_data *d, const vt_crf_feats *f, const vt
       }
     }
     if (e == epochs) r->stop = "epoch cap reached";
+    const sgd_state now_s = {e, t, t0, g.scale, r->initial_loss};
+    if ((st = sgd_ckpt_save(&g, ck, &now_s, hist, epochs, err, errlen)) != VT_OK) goto done;
   }
   for (int64_t i = 0; i < f->n; i++) w[i] *= g.scale;
   r->seconds = vt_clock_seconds() - t_start - cb_time;

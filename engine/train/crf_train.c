@@ -53,7 +53,7 @@ static const char *not_finite(const double *w, int64_t n, const vt_crf_result *r
 
 vt_status vt_crf_train(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf_data *dev,
                        double *w, const vt_train_opts *o, vt_crf_result *r, char *err,
-                       size_t errlen, const vt_crf_span *span) {
+                       size_t errlen, const vt_crf_span *span, const vt_ckpt *ck) {
   if (span && o->algorithm != VT_TRAIN_LBFGS)
     return vt_fail_into(err, errlen, VT_EINVAL,
                         "training across processes: algorithm %s trains on one process only",
@@ -68,12 +68,12 @@ vt_status vt_crf_train(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf
                         isfinite(sum) ? sum : DBL_MAX);
   vt_status st;
   if (o->algorithm == VT_TRAIN_L2SGD)
-    st = vt_crf_train_sgd(d, f, dev, w, o, r, err, errlen);
+    st = vt_crf_train_sgd(d, f, dev, w, o, r, err, errlen, ck);
   else if (o->algorithm == VT_TRAIN_AP || o->algorithm == VT_TRAIN_PA ||
            o->algorithm == VT_TRAIN_AROW)
-    st = vt_crf_train_online(d, f, dev, w, o, r, err, errlen);
+    st = vt_crf_train_online(d, f, dev, w, o, r, err, errlen, ck);
   else
-    st = vt_crf_train_lbfgs(d, f, dev, w, o, r, err, errlen, span);
+    st = vt_crf_train_lbfgs(d, f, dev, w, o, r, err, errlen, span, ck);
   const char *bad = st == VT_OK ? not_finite(w, f->n, r) : NULL;
   if (bad) /* never a model of NaN or infinite weights */
     st = vt_fail_into(err, errlen, VT_EINVAL,

@@ -4,6 +4,7 @@
 #ifndef VT_TRAIN_CRF_TRAIN_H
 #define VT_TRAIN_CRF_TRAIN_H
 
+#include "train/ckpt.h"
 #include "train/crf_data.h"
 #include "train/crf_grad.h"
 #include "train/crf_opts.h"
@@ -17,9 +18,11 @@
  * weights, those of one process holding the whole corpus; only VT_TRAIN_LBFGS (OWL-QN included)
  * trains so, any other algorithm is VT_EINVAL. Returns VT_OK (also when the optimiser stopped on a
  * rounding error or its iteration cap: r->stop says why), VT_EINVAL (a bad parameter: message in
- * err), VT_ENOMEM or VT_ECANCELED (a collective failed, or another process ran out of memory). */
+ * err), VT_ENOMEM or VT_ECANCELED (a collective failed, or another process ran out of memory).
+ * `ck` (may be NULL): the run's checkpoint (ckpt.h), read at the start and written every
+ * ck->every epochs or iterations; a checkpoint's failure is VT_EIO, VT_EINVAL or VT_ENOMEM. */
 vt_status vt_crf_train(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf_data *dev,
                        double *w, const vt_train_opts *o, vt_crf_result *r, char *err,
-                       size_t errlen, const vt_crf_span *span);
+                       size_t errlen, const vt_crf_span *span, const vt_ckpt *ck);
 
 #endif

@@ -44,6 +44,12 @@ typedef struct vt_perc_opts {
   /* Iterative parameter mixing across processes (see vt_ipm_span): this process's shards, or
    * NULL for a process training alone (then shards > 1 mixes all o->shards shards here). */
   const vt_ipm_span *span;
+  /* Optional: the run's checkpoint (ckpt.h): read at the start, written after every
+   * ckpt->every epochs (perc_ckpt.h). */
+  const struct vt_ckpt *ckpt;
+  /* The epochs a checkpoint already did (vt_train_run sets it): training goes on after them,
+   * their shuffles replayed. */
+  int32_t done;
 } vt_perc_opts;
 
 typedef struct vt_perc_report {

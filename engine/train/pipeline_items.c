@@ -15,6 +15,7 @@
 #include "io/outfile.h"
 #include "models/crfsuite_file.h"
 #include "models/crfsuite_write.h"
+#include "train/ckpt.h"
 #include "train/crf_export.h"
 #include "train/crf_grad.h"
 #include "train/crf_items.h"
@@ -178,6 +179,8 @@ vt_status vt_pipeline_items_run(const vt_train_opts *o, const char *const *train
   double *w = NULL;
   char **lnames = NULL;
   const int writer = !comm || comm->rank == 0; /* reads dev, calls back, writes the model */
+  vt_ckpt ck;
+  memset(&ck, 0, sizeof ck);
   if (!writer) {
     n_dev = 0;
     out_path = NULL;
@@ -200,6 +203,10 @@ vt_status vt_pipeline_items_run(const vt_train_opts *o, const char *const *train
                       "(no --init); the others train on one process");
     goto done;
   }
+  /* A checkpoint of another run is refused now, before the items are read. */
+  st = vt_ckpt_setup(&ck, o, vt_ckpt_trainer(o->algorithm), writer, err, errlen);
+  if (comm) st = agree(comm, st, err, errlen);
+  if (st != VT_OK) goto done;
   if (vt_crf_names_init(&names) != VT_OK) goto nomem;
   if (o->init_model) {
     if ((st = vt_crfs_load(&init, o->init_model, err, errlen)) != VT_OK) goto done;
@@ -249,7 +256,8 @@ vt_status vt_pipeline_items_run(const vt_train_opts *o, const char *const *train
   if (writer && o->on_start) o->on_start(o->ctx, rep);
   vt_crf_result res;
   const vt_crf_span span = {tok_before, n_tok, comm};
-  st = vt_crf_train(&td, &f, n_dev > 0 ? &dd : NULL, w, o, &res, err, errlen, comm ? &span : NULL);
+  st = vt_crf_train(&td, &f, n_dev > 0 ? &dd : NULL, w, o, &res, err, errlen, comm ? &span : NULL,
+                    ck.path ? &ck : NULL);
   if (st != VT_OK) goto done;
   rep->epochs = res.iterations;
   rep->stop_reason = res.stop;
@@ -262,6 +270,7 @@ vt_status vt_pipeline_items_run(const vt_train_opts *o, const char *const *train
 nomem:
   st = vt_fail_into(err, errlen, VT_ENOMEM, "train: out of memory");
 done:
+  vt_ckpt_free(&ck);
   rep->label_names = NULL;
   free(lnames);
   vt_crfs_free(init);

@@ -13,6 +13,7 @@
 #include "io/outfile.h"
 #include "io/sentbatch.h"
 #include "models/model_file.h"
+#include "train/ckpt.h"
 #include "train/corpus_src.h"
 #include "train/crf_grad.h"
 #include "train/crf_report.h"
@@ -48,8 +49,8 @@ static vt_status compile_src(vt_trainset *d, vt_tcorpus *c, const vt_corpus_src 
  * corpus, transitions for the label pairs seen when the templates have a plain `B`. */
 static vt_status train_crf(const vt_train_opts *o, const vt_trainset *d, const vt_tcorpus *tc,
                            const vt_tcorpus *dc, int transitions, const vt_textmodel *init,
-                           const vt_crf_span *span, vt_weights *W, vt_perc_report *pr, char *err,
-                           size_t errlen) {
+                           const vt_crf_span *span, const vt_ckpt *ck, vt_weights *W,
+                           vt_perc_report *pr, char *err, size_t errlen) {
   vt_status st = VT_ENOMEM;
   vt_crf_data td, dd;
   vt_crf_feats f;
@@ -77,7 +78,7 @@ static vt_status train_crf(const vt_train_opts *o, const vt_trainset *d, const v
   if (!(w = calloc((size_t)(f.n ? f.n : 1), sizeof *w))) goto nomem;
   if (init) vt_crf_weights_from_prior(w, &f, &prior);
   vt_crf_result res;
-  if ((st = vt_crf_train(&td, &f, dc ? &dd : NULL, w, o, &res, err, errlen, span)) != VT_OK)
+  if ((st = vt_crf_train(&td, &f, dc ? &dd : NULL, w, o, &res, err, errlen, span, ck)) != VT_OK)
     goto done;
   pr->epochs = res.iterations;
   pr->stop = res.stop;
@@ -165,6 +166,8 @@ vt_status vt_pipeline_tagger_run(const vt_train_opts *o, const vt_corpus_src *tr
   vt_textmodel *init = NULL;                   /* CRF: the model training continues from */
   int32_t *dest = NULL;                        /* across processes: where each sentence goes */
   const int writer = !comm || comm->rank == 0; /* reads dev, calls back, writes the model */
+  vt_ckpt ck;
+  memset(&ck, 0, sizeof ck);
   if (!writer) {
     dev = NULL;
     out_path = NULL;
@@ -208,6 +211,10 @@ vt_status vt_pipeline_tagger_run(const vt_train_opts *o, const vt_corpus_src *tr
       goto done;
     }
   }
+  /* A checkpoint of another run is refused now, before the corpus is read. */
+  st = vt_ckpt_setup(&ck, o, vt_ckpt_trainer(o->algorithm), writer, err, errlen);
+  if (comm) st = agree(comm, st, err, errlen);
+  if (st != VT_OK) goto done;
   const size_t tmpl_len = o->templates_len ? o->templates_len : strlen(o->templates);
   st = vt_tmplset_parse(&ts, o->templates, tmpl_len,
                         o->templates_name ? o->templates_name : "templates", err, errlen);
@@ -299,8 +306,8 @@ vt_status vt_pipeline_tagger_run(const vt_train_opts *o, const vt_corpus_src *tr
   vt_perc_report pr;
   memset(&pr, 0, sizeof pr);
   if (o->algorithm != VT_TRAIN_PERCEPTRON) {
-    st = train_crf(o, &d, &tc, dev ? &dc : NULL, ts.plain_bigram, init, comm ? &span : NULL, &W,
-                   &pr, err, errlen);
+    st = train_crf(o, &d, &tc, dev ? &dc : NULL, ts.plain_bigram, init, comm ? &span : NULL,
+                   ck.path ? &ck : NULL, &W, &pr, err, errlen);
   } else {
     vt_perc_opts to = {o->epochs,
                        o->seed,
@@ -311,7 +318,9 @@ vt_status vt_pipeline_tagger_run(const vt_train_opts *o, const vt_corpus_src *tr
                        o->shards,
                        o->threads,
                        o->minibatch,
-                       comm ? &ispan : NULL};
+                       comm ? &ispan : NULL,
+                       ck.path ? &ck : NULL,
+                       0};
     st = vt_train_run(&W, &tc, dev ? &dc : NULL, rank, ts.n_b > 0, &to, &pr, err, errlen);
   }
   rep->epochs = pr.epochs;
@@ -341,6 +350,7 @@ vt_status vt_pipeline_tagger_run(const vt_train_opts *o, const vt_corpus_src *tr
 nomem:
   st = vt_fail_into(err, errlen, VT_ENOMEM, "train: out of memory");
 done:
+  vt_ckpt_free(&ck);
   free(dest);
   vt_export_free(&x);
   vt_weights_free(&W);

@@ -11,6 +11,7 @@
 #include "alloc/arena.h"
 #include "core/clock.h"
 #include "core/errmsg.h"
+#include "train/perc_ckpt.h"
 #include "train/perc_step.h"
 #include "train/train_batch.h"
 #include "train/train_eval.h"
@@ -39,6 +40,9 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
               vt_algo_name(o->algo));
     return VT_EUNSUPPORTED;
   }
+  vt_perc_opts oc = *o; /* with the epochs a checkpoint did */
+  if ((st = vt_perc_ckpt_load(o->ckpt, W, &oc.done, err, errlen)) != VT_OK) return st;
+  o = &oc;
   if (o->shards > 1 || o->span)
     return vt_train_run_ipm(W, train, dev, rank, obs_bigram, o, rep, err, errlen);
   if (o->minibatch > 1)
@@ -56,8 +60,9 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
   for (int64_t s = 0; s < train->n_sent; s++) order[s] = s;
   uint64_t rng = o->seed;
   const int64_t tick = train->n_sent / 100 + 1;
+  for (int32_t e = 0; e < o->done; e++) vt_train_shuffle(order, train->n_sent, &rng);
 
-  for (int32_t epoch = 1; epoch <= o->epochs; epoch++) {
+  for (int32_t epoch = o->done + 1; epoch <= o->epochs; epoch++) {
     double t_start = vt_clock_seconds();
     vt_train_shuffle(order, train->n_sent, &rng);
     int64_t tok_err = 0, sent_err = 0;
@@ -77,6 +82,7 @@ vt_status vt_train_run(vt_weights *W, const vt_tcorpus *train, const vt_tcorpus 
                             vt_clock_seconds() - t_start, rep, &stop, err, errlen);
     if (st != VT_OK) goto fail;
     if (stop) break;
+    if ((st = vt_perc_ckpt_save(o->ckpt, W, epoch, o->epochs, err, errlen)) != VT_OK) goto done;
   }
   st = VT_OK;
   goto done;

@@ -31,6 +31,7 @@
 #include "core/clock.h"
 #include "core/errmsg.h"
 #include "core/omp_tsan.h"
+#include "train/perc_ckpt.h"
 #include "train/perc_step.h"
 #include "train/train_batch.h"
 #include "train/train_eval.h"
@@ -206,8 +207,9 @@ vt_status vt_train_run_batch(vt_weights *W, const vt_tcorpus *train, const vt_tc
   for (int64_t s = 0; s < train->n_sent; s++) order[s] = s;
   uint64_t rng = o->seed;
   const int64_t tick = train->n_sent / 100 + 1;
+  for (int32_t e = 0; e < o->done; e++) vt_train_shuffle(order, train->n_sent, &rng);
 
-  for (int32_t epoch = 1; epoch <= o->epochs; epoch++) {
+  for (int32_t epoch = o->done + 1; epoch <= o->epochs; epoch++) {
     double t_start = vt_clock_seconds();
     vt_train_shuffle(order, train->n_sent, &rng);
     x.tok_err = x.sent_err = 0;
@@ -259,6 +261,7 @@ vt_status vt_train_run_batch(vt_weights *W, const vt_tcorpus *train, const vt_tc
                             vt_clock_seconds() - t_start, rep, &stop, err, errlen);
     if (st != VT_OK) goto fail;
     if (stop) break;
+    if ((st = vt_perc_ckpt_save(o->ckpt, W, epoch, o->epochs, err, errlen)) != VT_OK) goto done;
   }
   st = VT_OK;
   goto done;

@@ -37,6 +37,7 @@
 #include "core/errmsg.h"
 #include "core/omp_tsan.h"
 #include "text/strhash.h"
+#include "train/perc_ckpt.h"
 #include "train/perc_step.h"
 #include "train/train_eval.h"
 #include "train/train_ipm.h"
@@ -372,8 +373,11 @@ vt_status vt_train_run_ipm(vt_weights *W, const vt_tcorpus *train, const vt_tcor
     sh[k].rng = o->seed ^ vt_mix64((uint64_t)s * 0x9E3779B97F4A7C15ull);
   }
   for (int64_t i = 0; i < train->n_sent; i++) order[i] = i;
+  for (int32_t k = 0; k < ns; k++) /* the shuffles of the epochs a checkpoint did */
+    for (int32_t e = 0; e < o->done; e++)
+      vt_train_shuffle(order + sh[k].first, sh[k].n, &sh[k].rng);
   st = VT_OK;
-  if ((double)sp.n_tok * (W->c + o->epochs * per_epoch) >= 0x1p53)
+  if ((double)sp.n_tok * (W->c + (o->epochs - o->done) * per_epoch) >= 0x1p53)
     st = vt_fail_into(err, errlen, VT_EINVAL,
                       "training: %lld tokens over %d epochs are too many for exact parameter "
                       "mixing (tokens x examples reach 2^53)",
@@ -385,7 +389,7 @@ setup:
   vt_decode_opts_init(&x.dopts);
   x.dopts.algo = o->algo;
 
-  for (int32_t epoch = 1; epoch <= o->epochs; epoch++) {
+  for (int32_t epoch = o->done + 1; epoch <= o->epochs; epoch++) {
     double t_start = vt_clock_seconds();
     x.epoch = epoch;
     x.done = 0;
@@ -419,6 +423,20 @@ setup:
                             vt_clock_seconds() - t_start, rep, &stop, err, errlen);
     if (st != VT_OK) goto done;
     if (stop) break;
+    if (vt_ckpt_on_interval(o->ckpt, epoch, o->epochs)) { /* process 0 decides and writes */
+      int64_t want = vt_ckpt_due(o->ckpt, epoch, o->epochs);
+      if (comm) {
+        want = o->ckpt->writer ? want : 0;
+        if (comm->sum_i64(comm->ctx, &want, 1) != 0) {
+          st = vt_fail_into(err, errlen, VT_EIO,
+                            "training: a collective call between the processes failed");
+          goto done;
+        }
+      }
+      if (want && (st = agree(comm, vt_perc_ckpt_save(o->ckpt, W, epoch, o->epochs, err, errlen),
+                              err, errlen)) != VT_OK)
+        goto done;
+    }
   }
   st = VT_OK;
 done:

@@ -347,18 +347,25 @@ const char vtpy_train_doc[] =
 
 PyObject *vtpy_train_items(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
-  static char *kwlist[] = {"train", "dev",     "path",     "algorithm",    "crf", "init_model",
-                           "seed",  "threads", "on_start", "on_iteration", NULL};
+  static char *kwlist[] = {"train",        "dev",        "path",          "algorithm",
+                           "crf",          "init_model", "seed",          "threads",
+                           "on_start",     "on_iteration", "checkpoint", "checkpoint_every",
+                           "checkpoint_id", NULL};
   PyObject *train, *dev, *out_obj = NULL, *init_arg = Py_None, *init_obj = NULL, *crf = Py_None;
-  int algorithm = VT_TRAIN_LBFGS, threads = 0;
+  PyObject *ck_arg = Py_None, *ck_obj = NULL;
+  const char *ck_id = NULL;
+  int algorithm = VT_TRAIN_LBFGS, threads = 0, ck_every = 0;
   unsigned long long seed = 1;
   callbacks cb = {Py_None, Py_None, Py_None, Py_None, NULL, NULL, NULL};
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO&|$iOOKiOO:train_items", kwlist, &train, &dev,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO&|$iOOKiOOOiz:train_items", kwlist, &train, &dev,
                                    PyUnicode_FSConverter, &out_obj, &algorithm, &crf, &init_arg,
-                                   &seed, &threads, &cb.on_start, &cb.on_iteration))
+                                   &seed, &threads, &cb.on_start, &cb.on_iteration, &ck_arg,
+                                   &ck_every, &ck_id))
     return NULL;
-  if (init_arg != Py_None && !PyUnicode_FSConverter(init_arg, &init_obj)) {
+  if ((init_arg != Py_None && !PyUnicode_FSConverter(init_arg, &init_obj)) ||
+      (ck_arg != Py_None && !PyUnicode_FSConverter(ck_arg, &ck_obj))) {
     Py_DECREF(out_obj);
+    Py_XDECREF(init_obj);
     return NULL;
   }
   PyObject *result = NULL, *keep = PyList_New(0);
@@ -369,6 +376,9 @@ PyObject *vtpy_train_items(PyObject *self, PyObject *args, PyObject *kw) {
   o.seed = seed;
   o.threads = threads;
   o.init_model = init_obj ? PyBytes_AS_STRING(init_obj) : NULL;
+  o.checkpoint = ck_obj ? PyBytes_AS_STRING(ck_obj) : NULL;
+  o.checkpoint_every = ck_every;
+  o.checkpoint_id = ck_id;
   o.on_start = cb_start;
   o.on_iteration = cb_iteration;
   o.ctx = &cb;
@@ -392,13 +402,18 @@ done:
   Py_XDECREF(keep);
   Py_XDECREF(out_obj);
   Py_XDECREF(init_obj);
+  Py_XDECREF(ck_obj);
   return result;
 }
 
 const char vtpy_train_items_doc[] =
     "train_items(train, dev, path, *, algorithm=1, crf=None, init_model=None, seed=1, "
-    "threads=0, on_start=None, on_iteration=None)\n--\n\n"
+    "threads=0, on_start=None, on_iteration=None, checkpoint=None, checkpoint_every=0, "
+    "checkpoint_id=None)\n--\n\n"
     "The CRF trainer under vitesse.train_items: trains on the CRFsuite item files `train` (a "
     "list of paths; `dev` a list or None), writes a CRFsuite model to `path` and returns the "
     "training report (a dict). `algorithm`: 1 L-BFGS, 2 SGD, with the parameters of the dict "
-    "`crf`. on_iteration(report) returning true stops training.";
+    "`crf`. on_iteration(report) returning true stops training. `checkpoint`: a path where the "
+    "training state is kept every `checkpoint_every` iterations or epochs (0: the default) and "
+    "training continues from when it exists; `checkpoint_id`: the identity lines of the inputs "
+    "it is kept with (vt_train_opts).";

@@ -1,5 +1,6 @@
 """vitesse.train and vitesse.train_items: train a tagger (averaged perceptron or CRF) over
 templates, or a CRF over CRFsuite items, and get a Model back."""
+import hashlib
 import os
 import sys
 import tempfile
@@ -270,6 +271,24 @@ def train(template, train, *, dev=None, epochs=10, decoder=None, seed=1, min_cou
     return model
 
 
+def _sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:32]
+
+
+def _inputs_id(train, dev, init_model):
+    """The identity line of a checkpointed run's inputs: a SHA-256 of every item file (those
+    written from sequences in memory too) and of the model it starts from."""
+    words = ["train=" + _sha256(p) for p in train]
+    words += ["dev=" + _sha256(p) for p in dev or []]
+    if init_model is not None:
+        words.append("init=" + _sha256(init_model))
+    return "inputs " + " ".join(words) + "\n"
+
+
 def train_items(train, *, dev=None, algorithm="lbfgs", c1=0, c2=1, max_iterations=None,
                 epsilon=None, period=10, delta=1e-5, num_memories=6, linesearch="MoreThuente",
                 max_linesearch=20, calibration_eta=0.1, calibration_rate=2.0,
@@ -277,7 +296,7 @@ def train_items(train, *, dev=None, algorithm="lbfgs", c1=0, c2=1, max_iteration
                 min_freq=0, all_possible_states=False, all_possible_transitions=False,
                 pa_type=1, c=1, error_sensitive=True, averaging=True, variance=1, gamma=1,
                 init_model=None, seed=1, path=None, on_iteration=None, verbose=False,
-                threads=None):
+                threads=None, checkpoint=None, checkpoint_every=None):
     """Train a linear-chain CRF on CRFsuite items, as ``crfsuite learn`` does, and return it
     as a Model (kind 'crfsuite') whose file is a CRFsuite crf1d model (``crfsuite tag``,
     python-crfsuite and sklearn-crfsuite read it).
@@ -325,6 +344,17 @@ def train_items(train, *, dev=None, algorithm="lbfgs", c1=0, c2=1, max_iteration
     path : str or os.PathLike, optional
         Where to write the model file (atomically); None: a temporary file, read back into
         memory and removed.
+    checkpoint : str or os.PathLike, optional
+        A file where the whole training state is kept (``vitesse train --checkpoint``): written
+        atomically every `checkpoint_every` iterations or epochs (None: every 10 iterations of
+        lbfgs, every epoch of the others, but no sooner than 50 times the last checkpoint's
+        writing time after it); when it exists, training continues from it, and the model is the one an
+        uninterrupted run makes (any `threads`). A checkpoint of other data or parameters is
+        refused (vitesse.Error saying what differs); the data are told apart by a SHA-256 of
+        the items. Removed once the model is made. ``on_iteration`` sees only the iterations
+        after the checkpoint.
+    checkpoint_every : int, optional
+        Iterations or epochs between two checkpoints.
 
     Returns
     -------
@@ -361,10 +391,16 @@ def train_items(train, *, dev=None, algorithm="lbfgs", c1=0, c2=1, max_iteration
         dv = item_files(dev, "dev", tmpdir.name)
         out = os.fspath(path) if path is not None else os.path.join(tmpdir.name, "model")
         iters = _Iterations(on_iteration, verbose)
+        ck = {}
+        if checkpoint is not None:
+            ck = dict(checkpoint=checkpoint, checkpoint_every=int(checkpoint_every or 0),
+                      checkpoint_id=_inputs_id(tr, dv, init_model))
         report = _vitesse.train_items(tr, dv, out, algorithm=algo, crf=crf,
                                       init_model=init_model, seed=seed,
-                                      threads=_threads(threads), on_iteration=iters)
+                                      threads=_threads(threads), on_iteration=iters, **ck)
         model = _model(out, path)
+        if checkpoint is not None and os.path.exists(checkpoint):
+            os.remove(checkpoint)  # the model is made: its checkpoint is done with
     finally:
         tmpdir.cleanup()
     report.update(algorithm=algorithm, decoder=None, train_accuracy=None,

@@ -160,9 +160,14 @@ class TrainLog:
 
 class BaseTrainer:
     """python-crfsuite's Trainer: sequences appended in memory, an algorithm and its
-    parameters, then ``train(model_path)``."""
+    parameters, then ``train(model_path)``. With ``checkpoint`` (a path; vitesse's own), the
+    training state is kept there every ``checkpoint_every`` iterations or epochs, and a train()
+    that finds it continues from it (``vitesse.train_items``)."""
 
-    def __init__(self, algorithm=None, params=None, verbose=True):
+    def __init__(self, algorithm=None, params=None, verbose=True, checkpoint=None,
+                 checkpoint_every=None):
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
         self._data = []
         self._algorithm = "lbfgs"
         self._values = {}
@@ -273,7 +278,9 @@ class BaseTrainer:
         try:
             m = train_items(train, dev=dev, algorithm=_TRAIN_NAME.get(self._algorithm,
                                                                       self._algorithm), path=path,
-                            on_iteration=self._on_iteration, **kw)
+                            on_iteration=self._on_iteration,
+                            checkpoint=getattr(self, "checkpoint", None),
+                            checkpoint_every=getattr(self, "checkpoint_every", None), **kw)
         except ItemTypeError:
             raise  # a wrong type in the sequences: a TypeError too
         except _vitesse.Error as e:

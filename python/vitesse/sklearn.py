@@ -168,7 +168,7 @@ _CRF_PARAMS = ("algorithm", "min_freq", "all_possible_states", "all_possible_tra
                "max_linesearch", "calibration_eta", "calibration_rate", "calibration_samples",
                "calibration_candidates", "calibration_max_trials", "pa_type", "c",
                "error_sensitive", "averaging", "variance", "gamma", "verbose", "model_filename",
-               "keep_tempfiles", "trainer_cls")
+               "keep_tempfiles", "trainer_cls", "checkpoint", "checkpoint_every")
 _CRF_TRAINING = _CRF_PARAMS[1:_CRF_PARAMS.index("verbose")]  # what the trainer is given
 # CRFsuite's name of each parameter sklearn-crfsuite names otherwise (train_items's keywords)
 _CRFSUITE_NAME = {kw: name for name, kw in pycrfsuite._KEYWORD.items()}
@@ -191,6 +191,11 @@ class CRF:
     three with its shuffle: the same data give its model). ``num_attributes_``,
     ``attributes_``, ``state_features_`` and ``transition_features_`` are read from the
     model's crf1d file (exact weights).
+
+    vitesse's own: ``checkpoint`` (a path) keeps the whole training state there every
+    ``checkpoint_every`` iterations or epochs (default: as ``vitesse.train_items``); a
+    fit that finds it continues from it and makes the model an uninterrupted fit makes (a
+    checkpoint of other data or parameters raises vitesse.Error); it is removed once fitted.
     """
 
     def __init__(self, algorithm=None, min_freq=None, all_possible_states=None,
@@ -200,7 +205,8 @@ class CRF:
                  calibration_samples=None, calibration_candidates=None,
                  calibration_max_trials=None, pa_type=None, c=None, error_sensitive=None,
                  averaging=None, variance=None, gamma=None, verbose=False, model_filename=None,
-                 keep_tempfiles=False, trainer_cls=None):
+                 keep_tempfiles=False, trainer_cls=None, checkpoint=None,
+                 checkpoint_every=None):
         for p in _CRF_PARAMS:
             setattr(self, p, locals()[p])
         self.training_log_ = None
@@ -228,6 +234,8 @@ class CRF:
     def _trainer(self):
         cls = self.trainer_cls or pycrfsuite.Trainer
         trainer = cls(verbose=self.verbose)
+        trainer.checkpoint = self.checkpoint  # vitesse's: training continues from it
+        trainer.checkpoint_every = self.checkpoint_every
         trainer.select(self.algorithm or "lbfgs")
         for p in _CRF_TRAINING:
             v = getattr(self, p)
