@@ -133,7 +133,14 @@ term)
   "$VITESSE" decode $LAT --posteriors res.npy -o res.out --resume --quiet --threads 1 \
     --batch-tokens 200 2>stderr &
   pid=$!
+  # The signal once some output is durable (a loaded machine may start the run late), or at
+  # 40% of the uninterrupted run's time, whichever comes later.
   sleep "$(awk -v ms="$took" 'BEGIN { printf "%.3f\n", ms * 0.4 / 1000 }')"
+  i=0
+  while [ ! -s res.out.partial ] && kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do
+    sleep 0.05
+    i=$((i + 1))
+  done
   kill -TERM $pid 2>/dev/null
   wait $pid
   rc=$?
