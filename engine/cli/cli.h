@@ -18,6 +18,10 @@ void vt_cli_blas_pool_stop(void);
  * only when nothing was done or the exec failed. */
 void vt_cli_omp_passive(char **argv);
 
+/* Ends the idle threads of the OpenMP pool the engine's run left (omp_wait.c): for the commands
+ * that tag or decode once, right after the run. */
+void vt_cli_omp_release(void);
+
 /* Prints "vitesse: MESSAGE\n" on stderr (printf-style). */
 void vt_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

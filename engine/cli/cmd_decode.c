@@ -44,6 +44,7 @@ int vt_cmd_decode(int argc, char **argv) {
                                                        vt_cli_names_sink, &d.names, &rs)
                                : vt_engine_decode_conf(eng, d.trans, &d.opts, &d.conf, d.lat,
                                                        vt_sink_file, d.names.sink_ctx, &rs);
+  vt_cli_omp_release();
   int end = vt_cli_output_end(&st, rs.write_errno, !vt_output_is_atomic(of), out_path);
   if (end >= 0) {
     rc = end;

@@ -88,6 +88,7 @@ int vt_cli_decode_resume_run(vt_cli_decode *d, char *const *opts, int n_opts) {
                                   vt_cli_resume_mark, &rr, vt_cli_names_sink, &d->names, &rs)
           : vt_engine_decode_from(eng, d->trans, &d->opts, &d->conf, d->lat, first,
                                   vt_cli_resume_mark, &rr, vt_sink_file, rr.out[0], &rs);
+  vt_cli_omp_release();
   int err = vt_cli_resume_durable(&rr);
   if (st == VT_ECANCELED && !err) {
     int sig = atomic_load(&vt_cli_stop);

@@ -38,6 +38,7 @@ int vt_cli_tag_drive(const vt_cli_tag_run *r) {
   vt_status st =
       vt_engine_tag(eng, r->m, r->to, r->files, r->n_files, r->filter ? r->filter : vt_sink_file,
                     r->filter ? r->filter_ctx : vt_output_file(of), &rep);
+  vt_cli_omp_release();
   if (st == VT_OK && r->filter_end && r->filter_end(r->filter_ctx, rep.wall_seconds) != VT_OK) {
     st = VT_EIO; /* the output could not be written */
     rep.write_errno = errno ? errno : EIO;

@@ -102,6 +102,7 @@ int vt_cli_tag_resume_drive(const vt_cli_tag_run *r) {
   vt_run_report rep;
   vt_status st = vt_engine_tag_from(eng, r->m, r->to, r->files, r->n_files, from,
                                     vt_cli_resume_mark, &rr, vt_sink_file, rr.out[0], &rep);
+  vt_cli_omp_release();
   int err = vt_cli_resume_durable(&rr);
   if (st == VT_ECANCELED && !err) {
     int sig = atomic_load(&vt_cli_stop);
