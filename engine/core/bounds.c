@@ -22,6 +22,11 @@ void vt_bounds_free(vt_trans *tr) {
   free(b->both_max);
   free(b->s_suf);
   free(b->f_suf);
+  free(b->row_max);
+  free(b->row_mag);
+  free(b->row_q);
+  free(b->touched);
+  free(b->seen);
   memset(b, 0, sizeof *b);
 }
 
@@ -45,8 +50,14 @@ vt_status vt_bounds_build(vt_trans *tr) {
   b->both_max = malloc((size_t)(K ? K * K : 1) * sizeof(double));
   b->s_suf = malloc((size_t)(K ? K : 1) * sizeof(double));
   b->f_suf = malloc((size_t)(K ? K : 1) * sizeof(double));
+  b->row_max = malloc((size_t)L * sizeof(double));
+  b->row_mag = malloc((size_t)L * sizeof(double));
+  b->row_q = malloc((size_t)L * sizeof(int32_t));
+  b->touched = malloc(2 * (size_t)L * sizeof(int32_t));
+  b->seen = calloc(2 * (size_t)L, 1);
   if (!b->Ar || !b->Art || !b->Sr || !b->Fr || !b->to_max || !b->from_max || !b->both_max ||
-      !b->s_suf || !b->f_suf) {
+      !b->s_suf || !b->f_suf || !b->row_max || !b->row_mag || !b->row_q || !b->touched ||
+      !b->seen) {
     vt_bounds_free(tr);
     return VT_ENOMEM;
   }
@@ -71,15 +82,33 @@ vt_status vt_bounds_build(vt_trans *tr) {
   return VT_OK;
 }
 
+/* vt_quantum_log2(v) without branches (for the row scans). */
+static int32_t quantum_log2_flat(double v) {
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  const int32_t e = (int32_t)((bits >> 52) & 0x7ff);
+  const uint64_t m = (bits & (((uint64_t)1 << 52) - 1)) | ((uint64_t)(e != 0) << 52);
+  const int32_t q = (e ? e : 1) - 1075 + (int32_t)__builtin_ctzll(m | ((uint64_t)1 << 63));
+  return e == 0x7ff || m == 0 ? INT32_MAX : q;
+}
+
 void vt_bounds_row(vt_trans *tr, int32_t ri) {
   vt_bounds *b = &tr->bd;
   const int32_t L = tr->L;
   const double *row = b->Ar + (size_t)ri * tr->ld;
-  double run = -INFINITY;
-  for (int32_t j = L - 1; j >= 1; j--) {
-    run = dmax(run, row[j]);
-    if ((j & (j - 1)) == 0) b->to_max[(size_t)vt_level_of(j) * L + ri] = run;
+  /* the suffix maxima (a chain of max latency) with the row's extremes in its spare slots */
+  double run = -INFINITY, mag = 0;
+  int32_t q = INT32_MAX;
+  for (int32_t j = L - 1; j >= 0; j--) {
+    const double v = row[j], a = fabs(v);
+    run = dmax(run, v);
+    mag = a != INFINITY && a > mag ? a : mag;
+    q = qmin(q, quantum_log2_flat(v));
+    if (j && (j & (j - 1)) == 0) b->to_max[(size_t)vt_level_of(j) * L + ri] = run;
   }
+  b->row_max[ri] = run;
+  b->row_mag[ri] = mag;
+  b->row_q[ri] = q;
 }
 
 void vt_bounds_col(vt_trans *tr, int32_t rj) {
@@ -137,26 +166,11 @@ void vt_bounds_global(vt_trans *tr) {
   double amax = -INFINITY, mag = 0;
   int32_t q = INT32_MAX;
   for (int32_t i = 0; i < tr->L; i++) {
-    const double *row = b->Ar + (size_t)i * tr->ld;
-    for (int32_t j = 0; j < tr->L; j++) {
-      amax = dmax(amax, row[j]);
-      if (isfinite(row[j])) mag = dmax(mag, fabs(row[j]));
-      q = qmin(q, vt_quantum_log2(row[j]));
-    }
-  }
-  int64_t n_amax = 0, n_mag = 0, n_q = 0; /* how many cells attain each */
-  for (int32_t i = 0; i < tr->L; i++) {
-    const double *row = b->Ar + (size_t)i * tr->ld;
-    for (int32_t j = 0; j < tr->L; j++) {
-      n_amax += row[j] == amax;
-      n_mag += isfinite(row[j]) && fabs(row[j]) == mag;
-      n_q += vt_quantum_log2(row[j]) == q;
-    }
+    amax = dmax(amax, b->row_max[i]);
+    mag = dmax(mag, b->row_mag[i]);
+    q = qmin(q, b->row_q[i]);
   }
   b->a_max = amax;
   b->mag_a = mag;
   b->q_a = q;
-  b->n_amax = n_amax;
-  b->n_mag = n_mag;
-  b->n_q = n_q;
 }

@@ -11,8 +11,9 @@ vt_status vt_bounds_build(vt_trans *tr);
 void vt_bounds_free(vt_trans *tr);
 
 /* The parts of vt_bounds_build, for in-place updates (trans_update.c) that changed a few cells:
- * recompute to_max of rank row ri, from_max of rank column rj, both_max (after rows changed),
- * Sr/Fr and their suffix maxima and magnitudes, and a_max/mag_a. Each needs Ar/Art current. */
+ * recompute to_max and the row extremes (row_max, row_mag, row_q) of rank row ri, from_max of
+ * rank column rj, both_max (after rows changed), Sr/Fr and their suffix maxima and magnitudes,
+ * and a_max/mag_a/q_a from the row extremes (O(L)). Each needs Ar/Art current. */
 void vt_bounds_row(vt_trans *tr, int32_t ri);
 void vt_bounds_col(vt_trans *tr, int32_t rj);
 void vt_bounds_both(vt_trans *tr);

@@ -31,9 +31,11 @@ typedef struct vt_bounds {
   int32_t q_a;      /* every finite A is a multiple of 2^q_a (vt_quantum_log2; INT32_MAX: none
                      * is finite and nonzero) */
   int32_t q_sf;     /* the same over S and F */
-  int64_t n_amax;   /* cells of A equal to a_max, finite ones with |A| = mag_a, ones whose */
-  int64_t n_mag;    /* quantum is q_a: vt_trans_update rescans A only when a change leaves */
-  int64_t n_q;      /* one of them at 0 */
+  double *row_max;  /* per rank row i: max_j Ar[i][j], max |Ar[i][j]| over finite entries, and */
+  double *row_mag;  /* the least quantum of the row; a_max, mag_a and q_a are their extremes, */
+  int32_t *row_q;   /* so vt_trans_update refreshes them in O(L) a changed row, never O(L^2) */
+  int32_t *touched; /* scratch of vt_trans_update: the rank rows (then columns) it changed, */
+  uint8_t *seen;    /* 2 L each, and a flag per rank row (then column) listed there */
 } vt_bounds;
 
 struct vt_trans {
