@@ -72,6 +72,8 @@ typedef struct shard {
   double *A, *S, *F;     /* current transitions: the mixed ones plus the deltas */
   vt_trans *tr;          /* bound to A, S, F (NULL for observation-dependent bigram models) */
   int synced;            /* A, S, F and tr have followed the mixes (else: copied afresh) */
+  int64_t late0, late1;  /* cells[late0..late1): the round's last update, which tr lacks */
+  int late_se;           /* and it changed S or F, which tr lacks too */
   int32_t *rprev, *rcur; /* the cells to bring to the mixed weights, and their values */
   double *rval;
   vt_arena *arena;
@@ -143,7 +145,9 @@ static vt_status note_cells(shard *h, int32_t g, int32_t q) {
 
 /* Forgets the last round's deltas and private copies, and brings the shard's transitions (and
  * its decoder) to the mixed ones of W: the cells it changed and those the last mix changed
- * (`changed[0..n_changed)`), or all of them the first time or when that is most of them. */
+ * (`changed[0..n_changed)`), or all of them the first time or when that is most of them. The
+ * decoder gets the round's last update here too (shard_round leaves it late), in the same
+ * refresh. */
 static vt_status shard_sync(shard *h, const vt_weights *W, const int32_t *changed,
                             int64_t n_changed, const int32_t *rank, int obs_bigram) {
   const int32_t L = W->L;
@@ -153,7 +157,8 @@ static vt_status shard_sync(shard *h, const vt_weights *W, const int32_t *change
   memset(h->dSu, 0, l * sizeof *h->dSu);
   memset(h->dF, 0, l * sizeof *h->dF);
   memset(h->dFu, 0, l * sizeof *h->dFu);
-  const int se = memcmp(h->S, W->S, l * sizeof *h->S) || memcmp(h->F, W->F, l * sizeof *h->F);
+  const int se =
+      h->late_se || memcmp(h->S, W->S, l * sizeof *h->S) || memcmp(h->F, W->F, l * sizeof *h->F);
   memcpy(h->S, W->S, l * sizeof *h->S);
   memcpy(h->F, W->F, l * sizeof *h->F);
   int64_t n = h->n_cells + n_changed;
@@ -170,7 +175,7 @@ static vt_status shard_sync(shard *h, const vt_weights *W, const int32_t *change
     for (int64_t i = 0; i < n; i++) {
       const int32_t c = i < h->n_cells ? h->cells[i] : changed[i - h->n_cells];
       h->dA[c] = h->dAu[c] = 0;
-      if (h->A[c] == W->A[c]) continue;
+      if (h->A[c] == W->A[c] && (i < h->late0 || i >= h->late1)) continue;
       h->A[c] = W->A[c];
       h->rprev[k] = c / L;
       h->rcur[k] = c % L;
@@ -180,7 +185,8 @@ static vt_status shard_sync(shard *h, const vt_weights *W, const int32_t *change
       st =
           vt_trans_update(h->tr, k, h->rprev, h->rcur, h->rval, se ? h->S : NULL, se ? h->F : NULL);
   }
-  h->n_cells = 0;
+  h->n_cells = h->late0 = h->late1 = 0;
+  h->late_se = 0;
   h->synced = st == VT_OK;
   return st;
 }
@@ -298,10 +304,16 @@ static vt_status shard_round(shard *h, epoch_ctx *x, int64_t r) {
       int se;
       h->tok_err += wrong;
       h->sent_err++;
+      const int64_t before = h->n_cells;
       if ((st = shard_update(h, W, tc, t0, T, &nc, &se)) != VT_OK) return st;
-      if (h->tr && (st = vt_trans_update(h->tr, nc, h->cprev, h->ccur, h->cval, se ? h->S : NULL,
-                                         se ? h->F : NULL)) != VT_OK)
+      if (i + 1 == i1) { /* the round's last update: the decoder gets it with the next sync */
+        h->late0 = before;
+        h->late1 = h->n_cells;
+        h->late_se = se;
+      } else if (h->tr && (st = vt_trans_update(h->tr, nc, h->cprev, h->ccur, h->cval,
+                                                se ? h->S : NULL, se ? h->F : NULL)) != VT_OK) {
         return st;
+      }
     }
     int64_t done;
 #pragma omp atomic capture
