@@ -192,7 +192,10 @@ void vt_weights_emit_over(const vt_weights *W, const vt_wover *o, const int32_t 
   memset(E, 0, (size_t)T * (size_t)L * sizeof *E);
   /* Prefetch the vectors' headers, then their weights, as vt_weights_emit does. */
   for (size_t i = 0; i < nf; i++)
-    if (ufeat[i] >= 0) __builtin_prefetch(&W->v[ufeat[i]]);
+    if (ufeat[i] >= 0) {
+      __builtin_prefetch(&W->v[ufeat[i]]);
+      __builtin_prefetch(&o->slot[ufeat[i]]);
+    }
   for (size_t i = 0; i < nf; i++) {
     if (ufeat[i] < 0) continue;
     const vt_wvec *v = &W->v[ufeat[i]];
