@@ -10,7 +10,8 @@
  * where mixing once an epoch by averages (McDonald, Hall & Mann 2010) lost 0.2-0.7 points of
  * token accuracy at 2-4 shards in 5 epochs (perf/README.md). A round's cost beyond its sentences
  * follows what it changed: the mix lists the features and transition cells the shards updated,
- * and a shard brings only those cells of its transitions and decoder back to W.
+ * and a shard brings only those cells of its transitions and decoder back to W, in one
+ * vt_trans_update with its round's last update (O(L) a changed row or column, never O(L^2)).
  *
  * Threads share nothing they write: during a round a shard reads W (never written then) and
  * writes only its own deltas, transitions, decoder, order and buffers. The sums are of integers,
@@ -29,10 +30,10 @@
  * twice and double the bound unnoticed.) The mix checks every value it adds again: one that is
  * not an integer fails the job.
  *
- * A shard decodes with its current weights without a second pass over its deltas: the first
- * update of a feature in a round copies the feature's mixed vector into the shard (vt_wover),
- * and emissions take a feature's vector from the shard when it owns one, else from W. Memory per
- * shard: the deltas and copies of the features it updated in the round, L x L transitions
+ * A shard decodes with its current weights: emissions add to W's vector of a feature the
+ * shard's delta of it when it has one (vt_wover; integers, so the same sums in any order), and
+ * its transitions are W's plus its deltas. Memory per shard: the deltas of the features it
+ * updated in the round, L x L transitions
  * (current, deltas and their accumulators: 3 L^2 doubles), its bound transition model, 4 bytes a
  * feature (its slot) and 1.5 L^2 / 8 doubles of cells to refresh; per process, the mixer (2 L^2
  * doubles, 4 bytes a feature) and the gathered parts. */
@@ -61,11 +62,11 @@ int64_t vt_ipm_round_length(int32_t shards) {
 
 /* One shard's state; everything here is written by the thread running the shard only. */
 typedef struct shard {
-  vt_wover own;     /* the features it updated this epoch: deltas and current weights */
+  vt_wover own;     /* the features it updated this round: their deltas */
   int64_t first, n; /* its sentences: local ids order[first .. first + n) */
   uint64_t rng;     /* its shuffle's generator, carried across epochs */
   double c;         /* example number of the sentence being trained */
-  double *dA, *dAu; /* this epoch's transition deltas and their accumulators (L x L) */
+  double *dA, *dAu; /* this round's transition deltas and their accumulators (L x L) */
   double *dS, *dSu, *dF, *dFu;
   int32_t *cells; /* the transition cells its deltas changed this round (repeats allowed) */
   int64_t n_cells, cap_cells;
