@@ -85,6 +85,21 @@ static int ent_by_key(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Sorts a[0..n) by key: in place by insertion when short (a feature's entries over a round's
+ * shards are a few), else by qsort. */
+static void ents_sort(ent *a, int64_t n) {
+  if (n > 24) {
+    qsort(a, (size_t)n, sizeof *a, ent_by_key);
+    return;
+  }
+  for (int64_t i = 1; i < n; i++) {
+    const ent x = a[i];
+    int64_t j = i;
+    for (; j > 0 && a[j - 1].key > x.key; j--) a[j] = a[j - 1];
+    a[j] = x;
+  }
+}
+
 /* The deltas of feature f over d[0..ns), summed per key (exact: integers), into (*e)[0..count)
  * by ascending key, without the keys whose dw and du both sum to 0 (*e grows; *cap its room).
  * Returns the count, or -1 without memory. */
@@ -109,7 +124,7 @@ static int64_t feature_sum(const vt_mix_deltas *d, int32_t ns, int32_t f, ent **
     }
   }
   ent *a = *e;
-  if (m > 1) qsort(a, (size_t)m, sizeof *a, ent_by_key);
+  ents_sort(a, m);
   int64_t k = 0;
   for (int64_t i = 0; i < m;) {
     ent sum = a[i++];
