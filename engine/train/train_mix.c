@@ -75,9 +75,36 @@ typedef struct ent {
   double w, u;
 } ent;
 
-static int by_i32(const void *a, const void *b) {
-  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return x < y ? -1 : x > y;
+/* Sorts the non-negative a[0..n) ascending: by insertion when short, else by a radix sort of 11
+ * bits a pass through tmp[0..n) (a round lists a few hundred features and cells; qsort's merge
+ * sort allocates and calls a comparison per step). */
+static void ids_sort(int32_t *a, int64_t n, int32_t *tmp) {
+  if (n <= 32) {
+    for (int64_t i = 1; i < n; i++) {
+      const int32_t x = a[i];
+      int64_t j = i;
+      for (; j > 0 && a[j - 1] > x; j--) a[j] = a[j - 1];
+      a[j] = x;
+    }
+    return;
+  }
+  int32_t hi = 0;
+  for (int64_t i = 0; i < n; i++) hi |= a[i];
+  int32_t *src = a, *dst = tmp;
+  for (int shift = 0; shift < 31 && (hi >> shift); shift += 11) {
+    int64_t at[2048] = {0};
+    for (int64_t i = 0; i < n; i++) at[(src[i] >> shift) & 2047]++;
+    for (int64_t b = 0, sum = 0; b < 2048; b++) {
+      const int64_t c = at[b];
+      at[b] = sum;
+      sum += c;
+    }
+    for (int64_t i = 0; i < n; i++) dst[at[(src[i] >> shift) & 2047]++] = src[i];
+    int32_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
 }
 
 static int ent_by_key(const void *a, const void *b) {
@@ -144,7 +171,8 @@ struct vt_mixer {
   uint8_t *mark;  /* per cell: listed */
   int32_t *cells; /* the listed cells */
   int64_t n_cells;
-  bytes part; /* this process's part */
+  int32_t *tmp; /* L^2 cells of scratch to sort them */
+  bytes part;   /* this process's part */
 };
 
 void vt_mixer_destroy(vt_mixer *m) {
@@ -157,6 +185,7 @@ void vt_mixer_destroy(vt_mixer *m) {
   free(m->tsum);
   free(m->mark);
   free(m->cells);
+  free(m->tmp);
   free(m->part.p);
   free(m);
 }
@@ -173,7 +202,8 @@ vt_mixer *vt_mixer_create(const vt_weights *W) {
   m->tsum = calloc(2 * L * L + 1, sizeof *m->tsum);
   m->mark = calloc(L * L + 1, 1);
   m->cells = malloc((L * L + 1) * sizeof *m->cells);
-  if (!m->chunk || !m->chunk_rec || !m->feat || !m->tsum || !m->mark || !m->cells) {
+  m->tmp = malloc((L * L + 1) * sizeof *m->tmp);
+  if (!m->chunk || !m->chunk_rec || !m->feat || !m->tsum || !m->mark || !m->cells || !m->tmp) {
     vt_mixer_destroy(m);
     return NULL;
   }
@@ -185,14 +215,14 @@ vt_mixer *vt_mixer_create(const vt_weights *W) {
 static int64_t list_features(vt_mixer *m, const vt_mix_deltas *d, int32_t ns) {
   int64_t n = 0;
   for (int32_t s = 0; s < ns; s++) n += d[s].own->n;
-  int32_t *all = malloc(((size_t)n + 1) * sizeof *all);
+  int32_t *all = malloc((2 * (size_t)n + 1) * sizeof *all); /* the list, then sort scratch */
   if (!all) return -1;
   n = 0;
   for (int32_t s = 0; s < ns; s++) {
     memcpy(all + n, d[s].own->feat, (size_t)d[s].own->n * sizeof *all);
     n += d[s].own->n;
   }
-  if (n > 1) qsort(all, (size_t)n, sizeof *all, by_i32);
+  ids_sort(all, n, all + n);
   int64_t k = 0;
   for (int64_t i = 0; i < n; i++)
     if (k == 0 || all[i] != m->feat[k - 1]) m->feat[k++] = all[i];
@@ -210,7 +240,7 @@ static int64_t list_cells(vt_mixer *m, const vt_mix_deltas *d, int32_t ns) {
       const int32_t c = d[s].cells[i];
       if (!m->mark[c]) m->mark[c] = 1, m->cells[m->n_cells++] = c;
     }
-  if (m->n_cells > 1) qsort(m->cells, (size_t)m->n_cells, sizeof *m->cells, by_i32);
+  ids_sort(m->cells, m->n_cells, m->tmp);
   int64_t nz = 0;
   for (int64_t i = 0; i < m->n_cells; i++) {
     const int32_t c = m->cells[i];
