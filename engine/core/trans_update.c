@@ -2,11 +2,13 @@
  *
  * Keeps every derived table equal to what a fresh vt_trans_create would compute, through the
  * per-part builders of bounds.c: the rank-space copies get the changed cells, the suffix maxima
- * and the row extremes are recomputed for the rows and columns touched only, the row-suffix
- * table both_max in O(K L), and the global extremes (a_max, mag_a, q_a) from the rows' in O(L).
- * A change of n cells over r rows and c columns costs O(n + (r + c + K) L), never O(L^2) on its
- * own: the perceptron changes a few cells a sentence, and shards that train in rounds bring a
- * round's cells back to the mixed weights every few sentences (train_ipm.c).
+ * are recomputed for the rows and columns touched only, the row-suffix table both_max in
+ * O(K L), and the global extremes (a_max, mag_a, q_a) from the rows' in O(L). A row's extremes
+ * follow its cells through counts of the cells attaining them, and are rescanned (O(L)) only
+ * when a count falls to 0. A change of n cells over r rows and c columns costs
+ * O(n + (r + c + K) L), never O(L^2): the perceptron changes a few cells a sentence, and shards
+ * that train in rounds bring a round's cells back to the mixed weights every few sentences
+ * (train_ipm.c).
  * tests/test_trans_update.c checks the tables against a fresh binding after many random updates. */
 #include <math.h>
 
@@ -33,12 +35,16 @@ vt_status vt_trans_update(vt_trans *trans, int32_t n, const int32_t *prev, const
   uint8_t *row_seen = b->seen, *col_seen = b->seen + L;
   for (int32_t c = 0; c < n; c++) {
     const double v = a[c];
-    trans->A[(size_t)prev[c] * ld + (size_t)cur[c]] = v;
+    double *cell = &trans->A[(size_t)prev[c] * ld + (size_t)cur[c]];
+    const double old = *cell;
+    *cell = v;
     const int32_t ri = trans->rank_of[prev[c]], rj = trans->rank_of[cur[c]];
     if (b->Ar != trans->A) b->Ar[(size_t)ri * ld + rj] = v;
     b->Art[(size_t)rj * ld + ri] = v;
     if (!row_seen[ri]) row_seen[ri] = 1, rows[n_rows++] = ri;
     if (!col_seen[rj]) col_seen[rj] = 1, cols[n_cols++] = rj;
+    /* row state 2: an extreme of the row lost its last cell; rescanned below */
+    if (row_seen[ri] == 1 && vt_bounds_row_change(trans, ri, old, v)) row_seen[ri] = 2;
   }
   if (S)
     for (int32_t y = 0; y < L; y++) trans->S[y] = S[y];
@@ -46,6 +52,7 @@ vt_status vt_trans_update(vt_trans *trans, int32_t n, const int32_t *prev, const
     for (int32_t y = 0; y < L; y++) trans->F[y] = F[y];
   for (int32_t i = 0; i < n_rows; i++) {
     vt_bounds_row(trans, rows[i]);
+    if (row_seen[rows[i]] == 2) vt_bounds_row_extremes(trans, rows[i]);
     row_seen[rows[i]] = 0;
   }
   for (int32_t j = 0; j < n_cols; j++) {
