@@ -233,11 +233,15 @@ static void look_integers(spy *s, uint8_t *all, size_t len) {
         value(s, p + 12, 1);
       }
     }
-    for (int64_t i = 0; h[5] && i < 2 * L * L + 4 * L; i++) {
-      const int is_u =
-          (i >= L * L && i < 2 * L * L) || (i >= 2 * L * L && ((i - 2 * L * L) / L) % 2);
-      value(s, p + 8 * i, is_u);
+    if (!h[5]) continue;
+    int64_t nt;
+    memcpy(&nt, p, 8);
+    p += 8;
+    for (int64_t i = 0; i < nt; i++, p += 20) { /* {cell, dA, dAu} */
+      value(s, p + 4, 0);
+      value(s, p + 12, 1);
     }
+    for (int64_t i = 0; i < 4 * L; i++) value(s, p + 8 * i, (i / L) % 2); /* dS, dSu, dF, dFu */
   }
 }
 
@@ -316,6 +320,30 @@ static int same_weights(const vt_weights *a, const vt_weights *b) {
   return 1;
 }
 
+/* The same values, bit for bit, of every weight and accumulator, whatever the order or density
+ * in which each feature's entries were stored (an entry missing from one is 0 there). */
+static int same_values(const vt_weights *a, const vt_weights *b) {
+  const size_t L = (size_t)a->L, LL = L * L;
+  if (a->L != b->L || a->n_feat != b->n_feat || memcmp(&a->c, &b->c, sizeof a->c)) return 0;
+  if (memcmp(a->A, b->A, LL * 8) || memcmp(a->Au, b->Au, LL * 8) || memcmp(a->S, b->S, L * 8) ||
+      memcmp(a->Su, b->Su, L * 8) || memcmp(a->F, b->F, L * 8) || memcmp(a->Fu, b->Fu, L * 8))
+    return 0;
+  double *v = calloc(4 * LL, sizeof *v); /* a's w, a's u, b's w, b's u by key */
+  int same = v != NULL;
+  for (int32_t f = 0; same && f < a->n_feat; f++) {
+    const vt_wvec *x[2] = {&a->v[f], &b->v[f]};
+    memset(v, 0, 4 * LL * sizeof *v);
+    for (int k = 0; k < 2; k++)
+      for (int32_t i = 0; i < x[k]->n; i++) {
+        v[(size_t)(2 * k) * LL + (size_t)vt_wvec_key(x[k], i)] = vt_wvec_w(x[k], i);
+        v[(size_t)(2 * k + 1) * LL + (size_t)vt_wvec_key(x[k], i)] = x[k]->u[i];
+      }
+    same = !memcmp(v, v + 2 * LL, 2 * LL * sizeof *v);
+  }
+  free(v);
+  return same;
+}
+
 /* Every process of a split ran well and ended with the weights of `alone`, with the same
  * report. */
 static void expect_split_matches(const run *alone, run *r, int P, const char *what) {
@@ -348,6 +376,34 @@ TEST(shard_start) {
     prev = x;
   }
   EXPECT_EQ_INT(prev, big, "the last shard ends the corpus");
+  /* a round: about VT_IPM_ROUND sentences over all shards, at least one a shard */
+  const int64_t round[10] = {0, 8, 4, 2, 2, 1, 1, 1, 1, 1};
+  for (int32_t S = 1; S < 10; S++) EXPECT_EQ_INT(vt_ipm_round_length(S), round[S], "round");
+  EXPECT_EQ_INT(vt_ipm_round_length(1000), 1, "round of 1000 shards");
+}
+
+/* One shard mixed after every round, on one process of a communicator, is the sequential
+ * perceptron: the same values of every weight and accumulator, bit for bit (mixing by sums is
+ * exact), though a feature's entries may be stored in another order. */
+TEST(one_shard_is_sequential) {
+  const char *tmpls[2] = {plain_tmpl, obs_tmpl};
+  for (int t = 0; t < 2; t++) {
+    job j;
+    REQUIRE(job_make(&j, tmpls[t], 50, 21 + t), "corpus");
+    run seq, r[1];
+    run_alone(&seq, &j, 1, 1, 3, 0);
+    REQUIRE(seq.st == VT_OK, "sequential: %s", seq.err);
+    const int32_t cut[2] = {0, 1};
+    REQUIRE(run_split(r, &j, 1, 1, cut, 3, 0, NULL), "threads");
+    const char *what = t ? "one shard, bigram templates" : "one shard";
+    EXPECT(r[0].st == VT_OK, "%s: %s", what, r[0].err);
+    EXPECT(same_values(&seq.W, &r[0].W), "%s: the weights differ from the sequential ones", what);
+    EXPECT_EQ_DBL(r[0].rep.train_accuracy, seq.rep.train_accuracy, what);
+    EXPECT_EQ_INT(r[0].seen.last.mistakes, seq.seen.last.mistakes, what);
+    run_free(&r[0]);
+    run_free(&seq);
+    job_free(&j);
+  }
 }
 
 /* 2 and 3 processes (one of them without a shard) give one process's weights. */
@@ -476,5 +532,6 @@ TEST(failures_fail_all) {
   job_free(&j);
 }
 
-TEST_MAIN(CASE(shard_start), CASE(processes_match_one), CASE(tiny_corpus), CASE(stop_together),
-          CASE(deltas_are_integers), CASE(failures_fail_all))
+TEST_MAIN(CASE(shard_start), CASE(one_shard_is_sequential), CASE(processes_match_one),
+          CASE(tiny_corpus), CASE(stop_together), CASE(deltas_are_integers),
+          CASE(failures_fail_all))

@@ -30,6 +30,16 @@ static void compare(const vt_trans *u, const vt_trans *f, const char *ctx) {
   EXPECT(u->bd.mag_sf == f->bd.mag_sf, "%s: mag_sf", ctx);
   EXPECT(u->bd.q_a == f->bd.q_a && u->bd.q_sf == f->bd.q_sf, "%s: q_a %d/%d q_sf %d/%d", ctx,
          (int)u->bd.q_a, (int)f->bd.q_a, (int)u->bd.q_sf, (int)f->bd.q_sf);
+  /* the rows' extremes and the counts of cells attaining them, kept cell by cell */
+  for (int32_t i = 0; i < L; i++) {
+    const int32_t *nu = u->bd.row_n + 3 * i, *nf = f->bd.row_n + 3 * i;
+    EXPECT(u->bd.row_max[i] == f->bd.row_max[i] && u->bd.row_mag[i] == f->bd.row_mag[i] &&
+               u->bd.row_q[i] == f->bd.row_q[i],
+           "%s: row %d extremes", ctx, (int)i);
+    EXPECT(nu[0] == nf[0] && nu[1] == nf[1] && nu[2] == nf[2],
+           "%s: row %d counts %d %d %d / %d %d %d", ctx, (int)i, (int)nu[0], (int)nu[1], (int)nu[2],
+           (int)nf[0], (int)nf[1], (int)nf[2]);
+  }
 }
 
 static void run(int32_t L, int identity_rank, uint64_t seed) {
@@ -69,6 +79,7 @@ static void run(int32_t L, int identity_rank, uint64_t seed) {
       }
       double old = A[(size_t)prev[c] * L + cur[c]];
       double v = step % 7 == 3 ? old - 3 : old + (test_int(&r, 2) ? 1 : -1);
+      if (step % 19 == 4) v = old; /* unchanged: every count stays */
       if (step % 11 == 5 && c == 0) v = -INFINITY;
       if (step % 13 == 7 && c == 0) { /* a quarter: the quantum falls to 2^-2 */
         v = old + 0.25;

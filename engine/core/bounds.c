@@ -22,6 +22,12 @@ void vt_bounds_free(vt_trans *tr) {
   free(b->both_max);
   free(b->s_suf);
   free(b->f_suf);
+  free(b->row_max);
+  free(b->row_mag);
+  free(b->row_q);
+  free(b->row_n);
+  free(b->touched);
+  free(b->seen);
   memset(b, 0, sizeof *b);
 }
 
@@ -45,8 +51,15 @@ vt_status vt_bounds_build(vt_trans *tr) {
   b->both_max = malloc((size_t)(K ? K * K : 1) * sizeof(double));
   b->s_suf = malloc((size_t)(K ? K : 1) * sizeof(double));
   b->f_suf = malloc((size_t)(K ? K : 1) * sizeof(double));
+  b->row_max = malloc((size_t)L * sizeof(double));
+  b->row_mag = malloc((size_t)L * sizeof(double));
+  b->row_q = malloc((size_t)L * sizeof(int32_t));
+  b->row_n = malloc(3 * (size_t)L * sizeof(int32_t));
+  b->touched = malloc(2 * (size_t)L * sizeof(int32_t));
+  b->seen = calloc(2 * (size_t)L, 1);
   if (!b->Ar || !b->Art || !b->Sr || !b->Fr || !b->to_max || !b->from_max || !b->both_max ||
-      !b->s_suf || !b->f_suf) {
+      !b->s_suf || !b->f_suf || !b->row_max || !b->row_mag || !b->row_q || !b->row_n ||
+      !b->touched || !b->seen) {
     vt_bounds_free(tr);
     return VT_ENOMEM;
   }
@@ -63,12 +76,23 @@ vt_status vt_bounds_build(vt_trans *tr) {
       b->Art[(size_t)j * ld + i] = i < L ? Ar[(size_t)i * ld + j] : -INFINITY;
   for (int32_t i = 0; i < L; i++) {
     vt_bounds_row(tr, i);
+    vt_bounds_row_extremes(tr, i);
     vt_bounds_col(tr, i);
   }
   vt_bounds_both(tr);
   vt_bounds_edges(tr);
   vt_bounds_global(tr);
   return VT_OK;
+}
+
+/* vt_quantum_log2(v) without branches (for the row scans). */
+static int32_t quantum_log2_flat(double v) {
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  const int32_t e = (int32_t)((bits >> 52) & 0x7ff);
+  const uint64_t m = (bits & (((uint64_t)1 << 52) - 1)) | ((uint64_t)(e != 0) << 52);
+  const int32_t q = (e ? e : 1) - 1075 + (int32_t)__builtin_ctzll(m | ((uint64_t)1 << 63));
+  return e == 0x7ff || m == 0 ? INT32_MAX : q;
 }
 
 void vt_bounds_row(vt_trans *tr, int32_t ri) {
@@ -80,6 +104,61 @@ void vt_bounds_row(vt_trans *tr, int32_t ri) {
     run = dmax(run, row[j]);
     if ((j & (j - 1)) == 0) b->to_max[(size_t)vt_level_of(j) * L + ri] = run;
   }
+}
+
+void vt_bounds_row_extremes(vt_trans *tr, int32_t ri) {
+  vt_bounds *b = &tr->bd;
+  const int32_t L = tr->L;
+  const double *row = b->Ar + (size_t)ri * tr->ld;
+  double mx = -INFINITY, mag = 0;
+  int32_t q = INT32_MAX, n_mx = 0, n_mag = 0, n_q = 0;
+  for (int32_t j = 0; j < L; j++) {
+    const double v = row[j], a = fabs(v);
+    mx = dmax(mx, v);
+    mag = a != INFINITY && a > mag ? a : mag;
+    q = qmin(q, quantum_log2_flat(v));
+  }
+  for (int32_t j = 0; j < L; j++) {
+    const double v = row[j], a = fabs(v);
+    n_mx += v == mx;
+    n_mag += a != INFINITY && a == mag;
+    n_q += quantum_log2_flat(v) == q;
+  }
+  b->row_max[ri] = mx;
+  b->row_mag[ri] = mag;
+  b->row_q[ri] = q;
+  b->row_n[3 * (size_t)ri] = n_mx;
+  b->row_n[3 * (size_t)ri + 1] = n_mag;
+  b->row_n[3 * (size_t)ri + 2] = n_q;
+}
+
+int vt_bounds_row_change(vt_trans *tr, int32_t ri, double old, double v) {
+  vt_bounds *b = &tr->bd;
+  int32_t *n = b->row_n + 3 * (size_t)ri;
+  int lost = 0;
+  /* each extreme: a value beyond it replaces it (the old one was not beyond), one equal to it
+   * joins its count unless the old one was counted, and the old one leaves the count otherwise */
+  if (v > b->row_max[ri])
+    b->row_max[ri] = v, n[0] = 1;
+  else if (v == b->row_max[ri])
+    n[0] += old != v;
+  else if (old == b->row_max[ri])
+    lost |= --n[0] == 0;
+  const double ao = fabs(old) != INFINITY ? fabs(old) : -1, av = fabs(v) != INFINITY ? fabs(v) : -1;
+  if (av > b->row_mag[ri])
+    b->row_mag[ri] = av, n[1] = 1;
+  else if (av == b->row_mag[ri])
+    n[1] += ao != av;
+  else if (ao == b->row_mag[ri])
+    lost |= --n[1] == 0;
+  const int32_t qo = quantum_log2_flat(old), qv = quantum_log2_flat(v);
+  if (qv < b->row_q[ri])
+    b->row_q[ri] = qv, n[2] = 1;
+  else if (qv == b->row_q[ri])
+    n[2] += qo != qv;
+  else if (qo == b->row_q[ri])
+    lost |= --n[2] == 0;
+  return lost;
 }
 
 void vt_bounds_col(vt_trans *tr, int32_t rj) {
@@ -137,26 +216,11 @@ void vt_bounds_global(vt_trans *tr) {
   double amax = -INFINITY, mag = 0;
   int32_t q = INT32_MAX;
   for (int32_t i = 0; i < tr->L; i++) {
-    const double *row = b->Ar + (size_t)i * tr->ld;
-    for (int32_t j = 0; j < tr->L; j++) {
-      amax = dmax(amax, row[j]);
-      if (isfinite(row[j])) mag = dmax(mag, fabs(row[j]));
-      q = qmin(q, vt_quantum_log2(row[j]));
-    }
-  }
-  int64_t n_amax = 0, n_mag = 0, n_q = 0; /* how many cells attain each */
-  for (int32_t i = 0; i < tr->L; i++) {
-    const double *row = b->Ar + (size_t)i * tr->ld;
-    for (int32_t j = 0; j < tr->L; j++) {
-      n_amax += row[j] == amax;
-      n_mag += isfinite(row[j]) && fabs(row[j]) == mag;
-      n_q += vt_quantum_log2(row[j]) == q;
-    }
+    amax = dmax(amax, b->row_max[i]);
+    mag = dmax(mag, b->row_mag[i]);
+    q = qmin(q, b->row_q[i]);
   }
   b->a_max = amax;
   b->mag_a = mag;
   b->q_a = q;
-  b->n_amax = n_amax;
-  b->n_mag = n_mag;
-  b->n_q = n_q;
 }

@@ -31,9 +31,14 @@ typedef struct vt_bounds {
   int32_t q_a;      /* every finite A is a multiple of 2^q_a (vt_quantum_log2; INT32_MAX: none
                      * is finite and nonzero) */
   int32_t q_sf;     /* the same over S and F */
-  int64_t n_amax;   /* cells of A equal to a_max, finite ones with |A| = mag_a, ones whose */
-  int64_t n_mag;    /* quantum is q_a: vt_trans_update rescans A only when a change leaves */
-  int64_t n_q;      /* one of them at 0 */
+  double *row_max;  /* per rank row i: max_j Ar[i][j], max |Ar[i][j]| over finite entries and */
+  double *row_mag;  /* 0 without one, and the least quantum of the row (INT32_MAX: none finite */
+  int32_t *row_q;   /* and nonzero); a_max, mag_a and q_a are their extremes */
+  int32_t *row_n;   /* per rank row, 3 counts: cells at row_max, at row_mag, of quantum row_q; */
+                    /* vt_trans_update keeps them cell by cell, rescans a row when a count of */
+                    /* it falls to 0 (O(L)), and never rescans all of A */
+  int32_t *touched; /* scratch of vt_trans_update: the rank rows (then columns) it changed, */
+  uint8_t *seen;    /* 2 L each, and a state per rank row (then column) listed there */
 } vt_bounds;
 
 struct vt_trans {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
-_Static_assert(sizeof(struct vt_trans) == 184 && sizeof(vt_bounds) == 136,
+_Static_assert(sizeof(struct vt_trans) == 208 && sizeof(vt_bounds) == 160,
                "struct vt_trans changed: list its new arrays in `fields` of "
                "engine/core/trans_replica.c, then update this check");
 
@@ -20,6 +20,9 @@ static size_t ivec_bytes(const vt_trans *t) { return (size_t)t->L * 4; }
 static size_t kl_bytes(const vt_trans *t) { return k_or_1(t) * (size_t)t->L * 8; }
 static size_t kk_bytes(const vt_trans *t) { return k_or_1(t) * k_or_1(t) * 8; }
 static size_t k_bytes(const vt_trans *t) { return k_or_1(t) * 8; }
+static size_t ivec2_bytes(const vt_trans *t) { return 2 * (size_t)t->L * 4; }
+static size_t ivec3_bytes(const vt_trans *t) { return 3 * (size_t)t->L * 4; }
+static size_t flag2_bytes(const vt_trans *t) { return 2 * (size_t)t->L; }
 
 typedef struct field {
   size_t off;                          /* offset of the pointer inside struct vt_trans */
@@ -28,12 +31,26 @@ typedef struct field {
 
 #define FIELD(member, size)                                                                        \
   { offsetof(struct vt_trans, member), size }
-static const field fields[] = {
-    FIELD(A, mat_bytes),        FIELD(S, vec_bytes),          FIELD(F, vec_bytes),
-    FIELD(rank, ivec_bytes),    FIELD(rank_of, ivec_bytes),   FIELD(bd.Ar, mat_bytes),
-    FIELD(bd.Art, mat_bytes),   FIELD(bd.Sr, vec_bytes),      FIELD(bd.Fr, vec_bytes),
-    FIELD(bd.to_max, kl_bytes), FIELD(bd.from_max, kl_bytes), FIELD(bd.both_max, kk_bytes),
-    FIELD(bd.s_suf, k_bytes),   FIELD(bd.f_suf, k_bytes)};
+static const field fields[] = {FIELD(A, mat_bytes),
+                               FIELD(S, vec_bytes),
+                               FIELD(F, vec_bytes),
+                               FIELD(rank, ivec_bytes),
+                               FIELD(rank_of, ivec_bytes),
+                               FIELD(bd.Ar, mat_bytes),
+                               FIELD(bd.Art, mat_bytes),
+                               FIELD(bd.Sr, vec_bytes),
+                               FIELD(bd.Fr, vec_bytes),
+                               FIELD(bd.to_max, kl_bytes),
+                               FIELD(bd.from_max, kl_bytes),
+                               FIELD(bd.both_max, kk_bytes),
+                               FIELD(bd.s_suf, k_bytes),
+                               FIELD(bd.f_suf, k_bytes),
+                               FIELD(bd.row_max, vec_bytes),
+                               FIELD(bd.row_mag, vec_bytes),
+                               FIELD(bd.row_q, ivec_bytes),
+                               FIELD(bd.row_n, ivec3_bytes),
+                               FIELD(bd.touched, ivec2_bytes),
+                               FIELD(bd.seen, flag2_bytes)};
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
 static void *ptr_get(const vt_trans *t, size_t i) {

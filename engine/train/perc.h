@@ -31,17 +31,18 @@ typedef struct vt_perc_opts {
   /* Optional: after every epoch (dev evaluated); nonzero stops training. */
   int (*on_epoch)(void *ctx, const vt_epoch_report *r);
   void *ctx;
-  /* Iterative parameter mixing (train_ipm.c) when shards > 1 (or span is set): shard s holds the
-   * corpus's contiguous sentences [vt_ipm_shard_start(N, shards, s), .. of s + 1), which it
-   * trains on every epoch in its own shuffled order, in parallel with the other shards from the
-   * mixed weights, on at most `threads` threads (0: OpenMP's default); the result does not
-   * depend on `threads`. shards <= 1: the sequential perceptron. */
+  /* Parameter mixing (train_ipm.c) when shards > 1 (or span is set): shard s holds the corpus's
+   * contiguous sentences [vt_ipm_shard_start(N, shards, s), .. of s + 1), which it shuffles every
+   * epoch and trains on in rounds of a few sentences (vt_ipm_round_length), in parallel with the
+   * other shards from the mixed weights, which add the sum of the shards' deltas after every
+   * round; on at most `threads` threads (0: OpenMP's default); the result does not depend on
+   * `threads`. shards <= 1: the sequential perceptron. */
   int32_t shards, threads;
   /* Mini-batches (train_batch.c) when > 1 (and shards <= 1): the sentences of a batch are decoded
    * in parallel with the same weights, then updated in order; the result does not depend on
    * `threads`. */
   int32_t minibatch;
-  /* Iterative parameter mixing across processes (see vt_ipm_span): this process's shards, or
+  /* Parameter mixing across processes (see vt_ipm_span): this process's shards, or
    * NULL for a process training alone (then shards > 1 mixes all o->shards shards here). */
   const vt_ipm_span *span;
   /* Optional: the run's checkpoint (ckpt.h): read at the start, written after every

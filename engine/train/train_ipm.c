@@ -1,33 +1,42 @@
 /* engine/train/train_ipm.c: the averaged perceptron on several cores, or several processes, by
- * iterative parameter mixing (McDonald, Hall & Mann 2010; see vt_train_run_ipm in
- * train_ipm.h).
+ * parameter mixing in rounds (see vt_train_run_ipm in train_ipm.h).
  *
- * Threads share nothing they write: during an epoch a shard reads the mixed weights W (never
- * written then) and writes only its own deltas, transitions, decoder, order and buffers. The mix
- * that follows (train_mix.c) sums the deltas of this process's shards into its part, gathers
- * every process's part (this one's alone without a communicator) and adds them to W, in
- * parallel over features. Its sums are of integers, so exact whatever the order, and each
- * feature's keys reach W in ascending order: the weights, and the model, are the same bits for
- * any thread count and any split of the shards over processes.
+ * Every epoch each shard shuffles its sentences, then the shards train round by round: in a round
+ * every shard trains its next vt_ipm_round_length sentences (about VT_IPM_ROUND over all shards)
+ * from the mixed weights W, then the mix (train_mix.c) sums the deltas of this process's shards
+ * into its part, gathers every process's part (this one's alone without a communicator) and adds
+ * their sum to W. Mixing by sums this often is a mini-batch of about VT_IPM_ROUND sentences whose
+ * shards each see their own updates at once: it stays as accurate as the sequential perceptron,
+ * where mixing once an epoch by averages (McDonald, Hall & Mann 2010) lost 0.2-0.7 points of
+ * token accuracy at 2-4 shards in 5 epochs (perf/README.md). A round's cost beyond its sentences
+ * follows what it changed: the mix lists the features and transition cells the shards updated,
+ * and a shard brings only those cells of its transitions and decoder back to W, in one
+ * vt_trans_update with its round's last update (O(L) a changed row or column, never O(L^2)).
+ *
+ * Threads share nothing they write: during a round a shard reads W (never written then) and
+ * writes only its own deltas, transitions, decoder, order and buffers. The sums are of integers,
+ * so exact whatever the order, and each feature's keys reach W in ascending order: the weights,
+ * and the model, are the same bits for any thread count and any split of the shards over
+ * processes.
  *
  * Why the deltas are integers: shard_update adds +-1 to a weight (dw) and +-c to its
- * accumulator (du), where c = the mixed clock W->c (1, then advanced by the integer per_epoch
- * every epoch) plus the sentence's index in its shard. A sum of integers stays exact in doubles
- * while every partial sum is below 2^53 in magnitude. In an epoch a weight changes at most once
- * a token (each template gives a token one feature; a transition cell is the gold or the
- * predicted pair of a position, not both) by at most the last example number, so
- * vt_train_run_ipm refuses a job where n_tok x that number reaches 2^53. (A template written
- * twice with the same name would give a token the same feature twice and double the bound
- * unnoticed.) The mix checks every value it adds again: one that is not an integer fails the
- * job.
+ * accumulator (du), where c = the mixed clock W->c (1, then advanced after every round by the
+ * round's length in the largest shard, so by ceil(N / S) an epoch) plus the sentence's index in
+ * its round. A sum of integers stays exact in doubles while every partial sum is below 2^53 in
+ * magnitude. In an epoch a weight changes at most once a token (each template gives a token one
+ * feature; a transition cell is the gold or the predicted pair of a position, not both) by at
+ * most the last example number, so vt_train_run_ipm refuses a job where n_tok x that number
+ * reaches 2^53. (A template written twice with the same name would give a token the same feature
+ * twice and double the bound unnoticed.) The mix checks every value it adds again: one that is
+ * not an integer fails the job.
  *
- * A shard decodes with its current weights without a second pass over its deltas: the first
- * update of a feature copies the feature's mixed vector into the shard (vt_wover), and emissions
- * take a feature's vector from the shard when it owns one, else from W. Memory per shard: the
- * deltas and copies of the features it updated in the epoch, L x L transitions (current, deltas
- * and their accumulators: 3 L^2 doubles) and its bound transition model, and 4 bytes a feature
- * (its slot); per process, its part (20 bytes a changed weight, 2 L^2 + 4 L doubles) and the
- * gathered parts. */
+ * A shard decodes with its current weights: emissions add to W's vector of a feature the
+ * shard's delta of it when it has one (vt_wover; integers, so the same sums in any order), and
+ * its transitions are W's plus its deltas. Memory per shard: the deltas of the features it
+ * updated in the round, L x L transitions
+ * (current, deltas and their accumulators: 3 L^2 doubles), its bound transition model, 4 bytes a
+ * feature (its slot) and 1.5 L^2 / 8 doubles of cells to refresh; per process, the mixer (2 L^2
+ * doubles, 4 bytes a feature) and the gathered parts. */
 #define _POSIX_C_SOURCE 200809L
 #include <omp.h>
 #include <stdlib.h>
@@ -48,16 +57,27 @@ int64_t vt_ipm_shard_start(int64_t n_sent, int32_t shards, int32_t s) {
   return q * s + r * s / shards;
 }
 
+int64_t vt_ipm_round_length(int32_t shards) {
+  return shards > 0 && shards < VT_IPM_ROUND ? VT_IPM_ROUND / shards : 1;
+}
+
 /* One shard's state; everything here is written by the thread running the shard only. */
 typedef struct shard {
-  vt_wover own;     /* the features it updated this epoch: deltas and current weights */
+  vt_wover own;     /* the features it updated this round: their deltas */
   int64_t first, n; /* its sentences: local ids order[first .. first + n) */
   uint64_t rng;     /* its shuffle's generator, carried across epochs */
   double c;         /* example number of the sentence being trained */
-  double *dA, *dAu; /* this epoch's transition deltas and their accumulators (L x L) */
+  double *dA, *dAu; /* this round's transition deltas and their accumulators (L x L) */
   double *dS, *dSu, *dF, *dFu;
-  double *A, *S, *F; /* current transitions: the mixed ones plus the deltas */
-  vt_trans *tr;      /* bound to A, S, F (NULL for observation-dependent bigram models) */
+  int32_t *cells; /* the transition cells its deltas changed this round (repeats allowed) */
+  int64_t n_cells, cap_cells;
+  double *A, *S, *F;     /* current transitions: the mixed ones plus the deltas */
+  vt_trans *tr;          /* bound to A, S, F (NULL for observation-dependent bigram models) */
+  int synced;            /* A, S, F and tr have followed the mixes (else: copied afresh) */
+  int64_t late0, late1;  /* cells[late0..late1): the round's last update, which tr lacks */
+  int late_se;           /* and it changed S or F, which tr lacks too */
+  int32_t *rprev, *rcur; /* the cells to bring to the mixed weights, and their values */
+  double *rval;
   vt_arena *arena;
   double *E, *cval;
   int32_t *pred, *cprev, *ccur;
@@ -73,6 +93,10 @@ static void shard_free(shard *h) {
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) free(arrays[i]);
   vt_trans_destroy(h->tr);
   vt_arena_destroy(h->arena);
+  free(h->cells);
+  free(h->rprev);
+  free(h->rcur);
+  free(h->rval);
   free(h->pred);
   free(h->cprev);
   free(h->ccur);
@@ -90,30 +114,83 @@ static vt_status shard_alloc(shard *h, const vt_weights *W, size_t maxT) {
   h->dF = malloc(L * sizeof *h->dF);
   h->dFu = malloc(L * sizeof *h->dFu);
   h->A = malloc(L * L * sizeof *h->A);
-  h->S = malloc(L * sizeof *h->S);
-  h->F = malloc(L * sizeof *h->F);
+  h->S = calloc(L + 1, sizeof *h->S);
+  h->F = calloc(L + 1, sizeof *h->F);
   h->E = malloc(maxT * L * sizeof *h->E);
   h->pred = malloc(maxT * sizeof *h->pred);
   h->cprev = malloc(2 * maxT * sizeof *h->cprev);
   h->ccur = malloc(2 * maxT * sizeof *h->ccur);
   h->cval = malloc(2 * maxT * sizeof *h->cval);
-  if (!h->dA || !h->dAu || !h->dS || !h->dSu || !h->dF || !h->dFu || !h->A || !h->S || !h->F ||
-      !h->E || !h->pred || !h->cprev || !h->ccur || !h->cval ||
-      vt_arena_create(&h->arena, 0) != VT_OK)
+  h->rprev = malloc((L * L / 8 + 1) * sizeof *h->rprev);
+  h->rcur = malloc((L * L / 8 + 1) * sizeof *h->rcur);
+  h->rval = malloc((L * L / 8 + 1) * sizeof *h->rval);
+  if (!h->rprev || !h->rcur || !h->rval || !h->dA || !h->dAu || !h->dS || !h->dSu || !h->dF ||
+      !h->dFu || !h->A || !h->S || !h->F || !h->E || !h->pred || !h->cprev || !h->ccur ||
+      !h->cval || vt_arena_create(&h->arena, 0) != VT_OK)
     return VT_ENOMEM;
   return VT_OK;
 }
 
-/* Forgets the last epoch's deltas and private copies. */
-static void shard_clear(shard *h, int32_t L) {
-  const size_t l = (size_t)L;
+/* Notes cells g and q as changed this round. VT_OK or VT_ENOMEM. */
+static vt_status note_cells(shard *h, int32_t g, int32_t q) {
+  if (h->n_cells + 2 > h->cap_cells) {
+    const int64_t cap = h->cap_cells ? 2 * h->cap_cells : 256;
+    int32_t *c = realloc(h->cells, (size_t)cap * sizeof *c);
+    if (!c) return VT_ENOMEM;
+    h->cells = c;
+    h->cap_cells = cap;
+  }
+  h->cells[h->n_cells++] = g;
+  h->cells[h->n_cells++] = q;
+  return VT_OK;
+}
+
+/* Forgets the last round's deltas and private copies, and brings the shard's transitions (and
+ * its decoder) to the mixed ones of W: the cells it changed and those the last mix changed
+ * (`changed[0..n_changed)`), or all of them the first time or when that is most of them. The
+ * decoder gets the round's last update here too (shard_round leaves it late), in the same
+ * refresh. */
+static vt_status shard_sync(shard *h, const vt_weights *W, const int32_t *changed,
+                            int64_t n_changed, const int32_t *rank, int obs_bigram) {
+  const int32_t L = W->L;
+  const size_t l = (size_t)L, LL = l * l;
   vt_wover_clear(&h->own);
-  memset(h->dA, 0, l * l * sizeof *h->dA);
-  memset(h->dAu, 0, l * l * sizeof *h->dAu);
   memset(h->dS, 0, l * sizeof *h->dS);
   memset(h->dSu, 0, l * sizeof *h->dSu);
   memset(h->dF, 0, l * sizeof *h->dF);
   memset(h->dFu, 0, l * sizeof *h->dFu);
+  const int se =
+      h->late_se || memcmp(h->S, W->S, l * sizeof *h->S) || memcmp(h->F, W->F, l * sizeof *h->F);
+  memcpy(h->S, W->S, l * sizeof *h->S);
+  memcpy(h->F, W->F, l * sizeof *h->F);
+  int64_t n = h->n_cells + n_changed;
+  vt_status st = VT_OK;
+  if (!h->synced || n > (int64_t)(LL / 8)) {
+    memset(h->dA, 0, LL * sizeof *h->dA);
+    memset(h->dAu, 0, LL * sizeof *h->dAu);
+    memcpy(h->A, W->A, LL * sizeof *h->A);
+    vt_trans_destroy(h->tr);
+    h->tr = NULL;
+    if (!obs_bigram) st = vt_trans_create(&h->tr, L, h->A, h->S, h->F, rank);
+  } else {
+    int32_t k = 0; /* the cells whose value differs (the others' deltas) */
+    for (int64_t i = 0; i < n; i++) {
+      const int32_t c = i < h->n_cells ? h->cells[i] : changed[i - h->n_cells];
+      h->dA[c] = h->dAu[c] = 0;
+      if (h->A[c] == W->A[c] && (i < h->late0 || i >= h->late1)) continue;
+      h->A[c] = W->A[c];
+      h->rprev[k] = c / L;
+      h->rcur[k] = c % L;
+      h->rval[k++] = h->A[c];
+    }
+    if (h->tr && (k || se))
+      st =
+          vt_trans_update(h->tr, k, h->rprev, h->rcur, h->rval, se ? h->S : NULL, se ? h->F : NULL);
+  }
+  h->n_cells = h->late0 = h->late1 = 0;
+  h->late_se = 0;
+  h->synced = st == VT_OK;
+  return st;
 }
 
 /* The perceptron update of one sentence (gold y, prediction p) into the shard's deltas, at
@@ -138,6 +215,7 @@ static vt_status shard_update(shard *h, const vt_weights *W, const vt_tcorpus *c
   for (int32_t t = 1; t < T; t++) {
     if (y[t - 1] == p[t - 1] && y[t] == p[t]) continue;
     size_t g = (size_t)y[t - 1] * L + (size_t)y[t], q = (size_t)p[t - 1] * L + (size_t)p[t];
+    if (note_cells(h, (int32_t)g, (int32_t)q) != VT_OK) return VT_ENOMEM;
     h->dA[g] += 1.0;
     h->dAu[g] += cnt;
     h->dA[q] -= 1.0;
@@ -176,40 +254,37 @@ static vt_status shard_update(shard *h, const vt_weights *W, const vt_tcorpus *c
 typedef struct epoch_ctx {
   const vt_weights *W;
   const vt_tcorpus *train;
-  int64_t *order; /* each shard shuffles its own range */
+  const vt_mixer *m; /* the last mix: the transition cells it changed */
+  int64_t *order;    /* each shard shuffles its own range */
   const int32_t *rank;
   int obs_bigram;
   const vt_perc_opts *o;
   vt_decode_opts dopts;
   int32_t epoch;
-  int64_t done; /* sentences done by this process's shards (omp atomic) */
+  int64_t per_round; /* sentences a shard trains between two mixes (its last round: what is left) */
+  int64_t done;      /* sentences done by this process's shards this epoch (omp atomic) */
+  int64_t next;      /* the progress callback's next count (OpenMP's thread 0 only) */
 } epoch_ctx;
 
-/* The shard's epoch: its sentences in a new order of its own generator, from the mixed weights
- * x->W. */
-static vt_status shard_epoch(shard *h, epoch_ctx *x) {
+/* The shard's round r of the epoch: its sentences order[r m, min((r + 1) m, n)) (m = x->per_round)
+ * of this epoch's order, from the mixed weights x->W. */
+static vt_status shard_round(shard *h, epoch_ctx *x, int64_t r) {
   const vt_weights *W = x->W;
   const vt_tcorpus *tc = x->train;
   const int32_t L = W->L;
-  const size_t LL = (size_t)L * (size_t)L;
   const int64_t *order = x->order + h->first;
-  vt_status st;
-  shard_clear(h, L);
-  memcpy(h->A, W->A, LL * sizeof *h->A);
-  memcpy(h->S, W->S, (size_t)L * sizeof *h->S);
-  memcpy(h->F, W->F, (size_t)L * sizeof *h->F);
-  vt_trans_destroy(h->tr);
-  h->tr = NULL;
-  if (!x->obs_bigram && (st = vt_trans_create(&h->tr, L, h->A, h->S, h->F, x->rank)) != VT_OK)
-    return st;
-  vt_train_shuffle(x->order + h->first, h->n, &h->rng);
+  const int32_t *changed;
+  const int64_t n_changed = vt_mixer_changed(x->m, &changed);
+  vt_status st = shard_sync(h, W, changed, n_changed, x->rank, x->obs_bigram);
+  if (st != VT_OK) return st;
   const int64_t total = tc->n_sent, tick = total / 100 + 1;
   const double c0 = W->c;
-  int64_t next = 0;
-  for (int64_t i = 0; i < h->n; i++) {
+  const int64_t i0 = r * x->per_round < h->n ? r * x->per_round : h->n;
+  const int64_t i1 = i0 + x->per_round < h->n ? i0 + x->per_round : h->n;
+  for (int64_t i = i0; i < i1; i++) {
     const int64_t sid = order[i], t0 = tc->sent_off[sid];
     const int32_t T = (int32_t)(tc->sent_off[sid + 1] - t0);
-    h->c = c0 + (double)i;
+    h->c = c0 + (double)(i - i0);
     vt_weights_emit_over(W, &h->own, tc->ufeat + t0 * tc->n_u, tc->n_u, T, h->E);
     double score, d0 = vt_clock_seconds();
     int32_t np;
@@ -231,18 +306,24 @@ static vt_status shard_epoch(shard *h, epoch_ctx *x) {
       int se;
       h->tok_err += wrong;
       h->sent_err++;
+      const int64_t before = h->n_cells;
       if ((st = shard_update(h, W, tc, t0, T, &nc, &se)) != VT_OK) return st;
-      if (h->tr && (st = vt_trans_update(h->tr, nc, h->cprev, h->ccur, h->cval, se ? h->S : NULL,
-                                         se ? h->F : NULL)) != VT_OK)
+      if (i + 1 == i1) { /* the round's last update: the decoder gets it with the next sync */
+        h->late0 = before;
+        h->late1 = h->n_cells;
+        h->late_se = se;
+      } else if (h->tr && (st = vt_trans_update(h->tr, nc, h->cprev, h->ccur, h->cval,
+                                                se ? h->S : NULL, se ? h->F : NULL)) != VT_OK) {
         return st;
+      }
     }
     int64_t done;
 #pragma omp atomic capture
     done = ++x->done;
     /* callbacks run on the calling thread only (OpenMP's thread 0 is the caller) */
-    if (x->o->progress && omp_get_thread_num() == 0 && done >= next) {
+    if (x->o->progress && omp_get_thread_num() == 0 && done >= x->next) {
       x->o->progress(x->o->ctx, x->epoch, x->o->epochs, done, total);
-      next = done + tick;
+      x->next = done + tick;
     }
   }
   return VT_OK;
@@ -262,12 +343,12 @@ static vt_status agree(const vt_train_comm *comm, vt_status st, char *err, size_
   return st;
 }
 
-/* The epoch's mix: this process's part of its ns shards' deltas d (a failure part when `st`
- * is not VT_OK), every process's part by comm (this one's alone without), then W += their sum /
- * k and the clock W->c += per_epoch. Returns VT_OK or as vt_train_run_ipm says; with comm, the
+/* The round's mix: this process's part of its ns shards' deltas d (a failure part when `st`
+ * is not VT_OK), every process's part by comm (this one's alone without), then W += their sum
+ * and the clock W->c += tick. Returns VT_OK or as vt_train_run_ipm says; with comm, the
  * processes fail together. */
 static vt_status mix(vt_weights *W, vt_mixer *m, const vt_mix_deltas *d, int32_t ns, vt_status st,
-                     const vt_train_comm *comm, double k, double per_epoch, int nthreads, char *err,
+                     const vt_train_comm *comm, double tick, int nthreads, char *err,
                      size_t errlen) {
   void *gathered = NULL;
   const void *all = NULL;
@@ -290,7 +371,7 @@ static vt_status mix(vt_weights *W, vt_mixer *m, const vt_mix_deltas *d, int32_t
     all = gathered;
   }
   if (st == VT_OK) {
-    st = vt_mix_add(W, all, len, k, nthreads, &failed);
+    st = vt_mix_add(m, W, all, len, nthreads, &failed);
     if (st == VT_OK && failed)
       st = vt_fail_into(err, errlen, VT_ECANCELED, "training: another process failed");
     if (st == VT_ENOMEM) vt_errorf(err, errlen, NULL, "training: out of memory");
@@ -299,7 +380,7 @@ static vt_status mix(vt_weights *W, vt_mixer *m, const vt_mix_deltas *d, int32_t
                 "training: a process's deltas are malformed or not integers: "
                 "parameter mixing cannot be exact");
   }
-  if ((st = agree(comm, st, err, errlen)) == VT_OK) W->c += per_epoch;
+  if ((st = agree(comm, st, err, errlen)) == VT_OK) W->c += tick;
 done:
   free(gathered);
   return st;
@@ -348,8 +429,11 @@ vt_status vt_train_run_ipm(vt_weights *W, const vt_tcorpus *train, const vt_tcor
   const int32_t ns = st == VT_OK ? sp.s1 - sp.s0 : 0;
   int nthreads = o->threads > 0 ? o->threads : omp_get_max_threads();
   if (nthreads > ns) nthreads = ns > 0 ? ns : 1;
-  /* the averaging clock: examples of the largest shard */
-  const double per_epoch = st == VT_OK ? (double)((sp.n_sent + o->shards - 1) / o->shards) : 0;
+  /* the averaging clock: examples of the largest shard an epoch, a round's length a round */
+  const int64_t largest = st == VT_OK ? (sp.n_sent + o->shards - 1) / o->shards : 0;
+  const double per_epoch = (double)largest;
+  const int64_t per_round = vt_ipm_round_length(o->shards);
+  const int64_t rounds = (largest + per_round - 1) / per_round;
   shard *sh = NULL;
   vt_mix_deltas *d = NULL;
   int64_t *order = NULL;
@@ -363,13 +447,11 @@ vt_status vt_train_run_ipm(vt_weights *W, const vt_tcorpus *train, const vt_tcor
   const size_t maxT = (size_t)(train->max_T > 0 ? train->max_T : 1);
   for (int32_t k = 0; k < ns; k++) {
     if (shard_alloc(&sh[k], W, maxT) != VT_OK) goto setup;
-    d[k] =
-        (vt_mix_deltas){&sh[k].own, sh[k].dA, sh[k].dAu, sh[k].dS, sh[k].dSu, sh[k].dF, sh[k].dFu};
     const int32_t s = sp.s0 + k;
     sh[k].first = vt_ipm_shard_start(sp.n_sent, o->shards, s) - sp.sent0;
     sh[k].n = vt_ipm_shard_start(sp.n_sent, o->shards, s + 1) - sp.sent0 - sh[k].first;
     /* shard 0's generator is the sequential trainer's (vt_mix64(0) = 0): one shard trains as
-     * the sequential perceptron */
+     * the sequential perceptron (the same values of every weight) */
     sh[k].rng = o->seed ^ vt_mix64((uint64_t)s * 0x9E3779B97F4A7C15ull);
   }
   for (int64_t i = 0; i < train->n_sent; i++) order[i] = i;
@@ -385,39 +467,48 @@ vt_status vt_train_run_ipm(vt_weights *W, const vt_tcorpus *train, const vt_tcor
 setup:
   if (st == VT_ENOMEM) vt_errorf(err, errlen, NULL, "training: out of memory");
   if ((st = agree(comm, st, err, errlen)) != VT_OK) goto done;
-  epoch_ctx x = {W, train, order, rank, obs_bigram, o, {0}, 0, 0};
+  epoch_ctx x = {W, train, m, order, rank, obs_bigram, o, {0}, 0, per_round, 0, 0};
   vt_decode_opts_init(&x.dopts);
   x.dopts.algo = o->algo;
 
   for (int32_t epoch = o->done + 1; epoch <= o->epochs; epoch++) {
     double t_start = vt_clock_seconds();
     x.epoch = epoch;
-    x.done = 0;
-    if (ns > 0) {
-#pragma omp parallel num_threads(nthreads)
-      {
-        VT_OMP_BEGIN();
-#pragma omp for schedule(dynamic, 1)
-        for (int32_t k = 0; k < ns; k++) sh[k].st = shard_epoch(&sh[k], &x);
-        VT_OMP_END();
-      }
-      VT_OMP_JOINED();
-    }
+    x.done = x.next = 0;
+    for (int32_t k = 0; k < ns; k++) vt_train_shuffle(order + sh[k].first, sh[k].n, &sh[k].rng);
     int64_t tok_err = 0, sent_err = 0;
-    vt_status local = VT_OK;
-    for (int32_t k = 0; k < ns; k++) {
-      if (local == VT_OK && (local = sh[k].st) != VT_OK) {
-        if (local == VT_ENOMEM)
-          vt_errorf(err, errlen, NULL, "training: out of memory");
-        else
-          vt_errorf(err, errlen, NULL, "training: decoding failed: %s", vt_strerror(local));
+    for (int64_t r = 0; r < rounds; r++) {
+      if (ns > 0) {
+#pragma omp parallel num_threads(nthreads)
+        {
+          VT_OMP_BEGIN();
+#pragma omp for schedule(dynamic, 1)
+          for (int32_t k = 0; k < ns; k++) sh[k].st = shard_round(&sh[k], &x, r);
+          VT_OMP_END();
+        }
+        VT_OMP_JOINED();
       }
-      tok_err += sh[k].tok_err;
-      sent_err += sh[k].sent_err;
-      sh[k].tok_err = sh[k].sent_err = 0;
+      vt_status local = VT_OK;
+      for (int32_t k = 0; k < ns; k++) {
+        if (local == VT_OK && (local = sh[k].st) != VT_OK) {
+          if (local == VT_ENOMEM)
+            vt_errorf(err, errlen, NULL, "training: out of memory");
+          else
+            vt_errorf(err, errlen, NULL, "training: decoding failed: %s", vt_strerror(local));
+        }
+        tok_err += sh[k].tok_err;
+        sent_err += sh[k].sent_err;
+        sh[k].tok_err = sh[k].sent_err = 0;
+        const shard *h = &sh[k];
+        d[k] = (vt_mix_deltas){&h->own, h->dA,  h->dAu,   h->dS,     h->dSu,
+                               h->dF,   h->dFu, h->cells, h->n_cells};
+      }
+      /* the clock advances by the round's length in the largest shard */
+      const int64_t left = largest - r * x.per_round;
+      const double tick = (double)(left < x.per_round ? left : x.per_round);
+      st = mix(W, m, d, ns, local, comm, tick, nthreads, err, errlen);
+      if (st != VT_OK) goto done;
     }
-    st = mix(W, m, d, ns, local, comm, (double)o->shards, per_epoch, nthreads, err, errlen);
-    if (st != VT_OK) goto done;
     int stop = 0;
     st = vt_train_epoch_end(W, train, dev, rank, obs_bigram, o, epoch, tok_err, sent_err,
                             vt_clock_seconds() - t_start, rep, &stop, err, errlen);

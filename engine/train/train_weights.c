@@ -129,25 +129,6 @@ void vt_wvec_free(vt_wvec *v) {
   memset(v, 0, sizeof *v);
 }
 
-/* Makes dst (empty) a copy of src's weights without accumulators. VT_OK or VT_ENOMEM. */
-static vt_status wvec_copy_weights(vt_wvec *dst, const vt_wvec *src) {
-  vt_wvec_free(dst);
-  if (src->dw) {
-    dst->dw = malloc((size_t)src->n * sizeof *dst->dw);
-    if (!dst->dw) return VT_ENOMEM;
-    memcpy(dst->dw, src->dw, (size_t)src->n * sizeof *dst->dw);
-    dst->n = dst->cap = src->n;
-    return VT_OK;
-  }
-  int32_t cap = src->n > 2 ? src->n : 2;
-  dst->e = malloc((size_t)cap * sizeof *dst->e);
-  if (!dst->e) return VT_ENOMEM;
-  if (src->n > 0) memcpy(dst->e, src->e, (size_t)src->n * sizeof *dst->e);
-  dst->n = src->n;
-  dst->cap = cap;
-  return VT_OK;
-}
-
 vt_status vt_wover_init(vt_wover *o, int32_t n_feat) {
   memset(o, 0, sizeof *o);
   o->slot = malloc(((size_t)n_feat + 1) * sizeof *o->slot);
@@ -157,13 +138,9 @@ vt_status vt_wover_init(vt_wover *o, int32_t n_feat) {
 }
 
 void vt_wover_free(vt_wover *o) {
-  for (int64_t k = 0; k < o->cap; k++) {
-    vt_wvec_free(&o->d[k]);
-    vt_wvec_free(&o->p[k]);
-  }
+  for (int64_t k = 0; k < o->cap; k++) vt_wvec_free(&o->d[k]);
   free(o->slot);
   free(o->d);
-  free(o->p);
   free(o->feat);
   memset(o, 0, sizeof *o);
 }
@@ -172,7 +149,6 @@ void vt_wover_clear(vt_wover *o) {
   for (int64_t k = 0; k < o->n; k++) {
     o->slot[o->feat[k]] = -1;
     vt_wvec_reset(&o->d[k]);
-    vt_wvec_free(&o->p[k]); /* the next copy is made to its source's size */
   }
   o->n = 0;
 }
@@ -186,24 +162,26 @@ vt_status vt_wover_add(vt_wover *o, const vt_weights *W, int32_t f, int32_t key,
       vt_wvec *d = realloc(o->d, (size_t)cap * sizeof *d);
       if (!d) return VT_ENOMEM;
       o->d = d;
-      vt_wvec *p = realloc(o->p, (size_t)cap * sizeof *p);
-      if (!p) return VT_ENOMEM;
-      o->p = p;
       int32_t *feat = realloc(o->feat, (size_t)cap * sizeof *feat);
       if (!feat) return VT_ENOMEM;
       o->feat = feat;
       memset(o->d + o->cap, 0, (size_t)(cap - o->cap) * sizeof *d);
-      memset(o->p + o->cap, 0, (size_t)(cap - o->cap) * sizeof *p);
       o->cap = cap;
     }
     k = (int32_t)o->n;
-    if (wvec_copy_weights(&o->p[k], &W->v[f]) != VT_OK) return VT_ENOMEM;
     o->feat[k] = f;
     o->slot[f] = k;
     o->n++;
   }
-  if (vt_wvec_add(&o->d[k], W->L, W->bigram[f], key, delta, c * delta) != VT_OK) return VT_ENOMEM;
-  return vt_wvec_add(&o->p[k], W->L, W->bigram[f], key, delta, 0);
+  return vt_wvec_add(&o->d[k], W->L, W->bigram[f], key, delta, c * delta);
+}
+
+/* e[0..L) += v's current weights. */
+static void add_weights(double *e, const vt_wvec *v, int32_t L, vt_rowadd_f64_fn add) {
+  if (v->dw)
+    add(e, v->dw, (size_t)L);
+  else
+    for (int32_t k = 0; k < v->n; k++) e[v->e[k].key] += v->e[k].w;
 }
 
 void vt_weights_emit_over(const vt_weights *W, const vt_wover *o, const int32_t *ufeat, int32_t n_u,
@@ -212,18 +190,26 @@ void vt_weights_emit_over(const vt_weights *W, const vt_wover *o, const int32_t 
   const size_t nf = (size_t)T * (size_t)n_u;
   vt_rowadd_f64_fn add = vt_rowadd_f64();
   memset(E, 0, (size_t)T * (size_t)L * sizeof *E);
+  /* Prefetch the vectors' headers, then their weights, as vt_weights_emit does. */
   for (size_t i = 0; i < nf; i++)
-    if (ufeat[i] >= 0)
-      __builtin_prefetch(o->slot[ufeat[i]] >= 0 ? &o->p[o->slot[ufeat[i]]] : &W->v[ufeat[i]]);
+    if (ufeat[i] >= 0) {
+      __builtin_prefetch(&W->v[ufeat[i]]);
+      __builtin_prefetch(&o->slot[ufeat[i]]);
+    }
   for (size_t i = 0; i < nf; i++) {
     if (ufeat[i] < 0) continue;
-    const int32_t k = o->slot[ufeat[i]];
-    const vt_wvec *v = k >= 0 ? &o->p[k] : &W->v[ufeat[i]];
+    const vt_wvec *v = &W->v[ufeat[i]];
+    if (v->e)
+      __builtin_prefetch(v->e);
+    else if (v->dw)
+      __builtin_prefetch(v->dw);
+  }
+  for (size_t i = 0; i < nf; i++) {
+    if (ufeat[i] < 0) continue;
     double *e = E + (i / (size_t)n_u) * (size_t)L;
-    if (v->dw)
-      add(e, v->dw, (size_t)L);
-    else
-      for (int32_t j = 0; j < v->n; j++) e[v->e[j].key] += v->e[j].w;
+    add_weights(e, &W->v[ufeat[i]], L, add);
+    const int32_t k = o->slot[ufeat[i]];
+    if (k >= 0) add_weights(e, &o->d[k], L, add);
   }
 }
 

@@ -66,13 +66,12 @@ void vt_wvec_reset(vt_wvec *v);
 void vt_wvec_free(vt_wvec *v);
 
 /* A parameter-mixing shard's own vectors over the mixed weights W: the features it updated this
- * epoch, each with its delta (weights and accumulators, at the shard's example numbers) and a
- * copy of its current weights (W's when first updated, plus the delta). 4 bytes a feature plus
- * the vectors. */
+ * round, each with its delta (weights and accumulators, at the shard's example numbers); its
+ * current weights are W's plus the delta. 4 bytes a feature plus the deltas. */
 typedef struct vt_wover {
-  int32_t *slot;  /* per feature of W: index of its own vectors, -1 = none */
-  vt_wvec *d, *p; /* per own feature: delta, current weights (no accumulators) */
-  int32_t *feat;  /* per own feature: which */
+  int32_t *slot; /* per feature of W: index of its delta, -1 = none */
+  vt_wvec *d;    /* per own feature: its delta */
+  int32_t *feat; /* per own feature: which */
   int64_t n, cap;
 } vt_wover;
 
@@ -80,11 +79,11 @@ typedef struct vt_wover {
 vt_status vt_wover_init(vt_wover *o, int32_t n_feat);
 void vt_wover_free(vt_wover *o);
 
-/* Forgets every own feature (keeps memory for the next epoch's deltas). */
+/* Forgets every own feature (keeps memory for the next round's deltas). */
 void vt_wover_clear(vt_wover *o);
 
 /* Adds `delta` to feature f's weight for `key` at example number c: to its delta (accumulator
- * c * delta) and its current weights, copied from W at f's first update. VT_OK or VT_ENOMEM. */
+ * c * delta). W gives f's labels and kind. VT_OK or VT_ENOMEM. */
 vt_status vt_wover_add(vt_wover *o, const vt_weights *W, int32_t f, int32_t key, double delta,
                        double c);
 
@@ -98,8 +97,9 @@ static inline double vt_weights_avg(const vt_weights *W, double w, double u) {
 void vt_weights_emit(const vt_weights *W, const int32_t *ufeat, int32_t n_u, int32_t T, double *E,
                      int avg);
 
-/* As vt_weights_emit with current weights, where a feature that `o` owns takes its current
- * weights from o instead of W: a parameter-mixing shard's emissions. */
+/* As vt_weights_emit with current weights, where a feature that `o` owns adds its delta to W's
+ * weights: a parameter-mixing shard's emissions. Perceptron weights and deltas are integers, so
+ * the sums are exact in any order: the emissions of the weights W + o. */
 void vt_weights_emit_over(const vt_weights *W, const vt_wover *o, const int32_t *ufeat, int32_t n_u,
                           int32_t T, double *E);
 
