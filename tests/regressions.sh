@@ -197,6 +197,30 @@ check_logs)
     done
   fi
   ;;
+output_not_file)
+  # An output that is not a file: train writes a FIFO in place and a link's target, never renaming
+  # over them (a model staged beside /dev/null and renamed used to replace it, as root);
+  # tag --resume refuses them in one line.
+  printf 'He PRP B-NP\nran VBD B-VP\n\nShe PRP B-NP\nsat VBD B-VP\n\n' >c.txt
+  printf 'U00:%%x[0,0]\nU01:%%x[0,1]\nB\n' >t.tmpl
+  mkfifo pipe
+  cat pipe >got.model &
+  reader=$!
+  "$VITESSE" train --template t.tmpl --train c.txt --epochs 1 --quiet -o pipe 2>stderr ||
+    { kill $reader; fail "train -o FIFO: exit $? ($(cat stderr))"; }
+  [ -p pipe ] || { kill $reader; fail "the FIFO was replaced"; }
+  wait $reader
+  "$VITESSE" tag -m got.model c.txt >tagged.txt 2>stderr || fail "the model through the FIFO: $?"
+  [ -s tagged.txt ] || fail "nothing tagged with the model written through the FIFO"
+  ln -s real.model link.model
+  "$VITESSE" train --template t.tmpl --train c.txt --epochs 1 --quiet -o link.model 2>stderr ||
+    fail "train -o LINK: exit $?"
+  [ -L link.model ] && [ -s real.model ] || fail "the link was replaced, or its target not written"
+  mkdir out
+  expect_fail 2 "$VITESSE" tag -m got.model c.txt -o pipe --resume
+  grep -q 'pipe is not a regular file' stderr || fail "$(cat stderr)"
+  [ -p pipe ] || fail "tag --resume replaced the FIFO"
+  ;;
 signal_twice)
   # Two quick SIGINTs to `decode -o OUT`: the second kills the run (exit 130) and still leaves no
   # .OUT.tmp.* behind (it used to kill with the default action, before the first's clean-up);

@@ -400,6 +400,15 @@ int vt_cli_resume_begin(vt_cli_resume *rr, const char *cmd, const char *const *o
   *from = NULL;
   const char *ev = getenv("VITESSE_RESUME_INTERVAL");
   rr->every = ev && atof(ev) >= 0 ? atof(ev) : 2.0;
+  for (int i = 0; i < n_out; i++) { /* the end renames OUT.partial over OUT: a file, or none */
+    struct stat sb;
+    if (stat(rr->path[i], &sb) == 0 && !S_ISREG(sb.st_mode)) {
+      vt_cli_error("%s: --resume: %s is not a regular file (a resumable run ends by renaming its "
+                   "output into place; a device or a pipe takes a run without --resume)",
+                   cmd, rr->path[i]);
+      goto done;
+    }
+  }
   if (rr->id.nomem || paths(rr)) {
     vt_cli_error("out of memory");
     rc = VT_EXIT_FAIL;

@@ -287,6 +287,11 @@ static int ckpt_inputs(vt_cli_train *t) {
  * vt_cli_train_finish once everything else (the log) succeeded; 0 or -1 (printed). */
 static int stage_model(vt_cli_train *t) {
   if (!t->out_path || !strcmp(t->out_path, "-")) return 0;
+  /* Only a file, or a name yet to be one: a device or a pipe is written in place, and a
+   * symbolic link's target replaced (io/outfile), by the trainer itself; a rename over them
+   * would replace the device or the link. */
+  struct stat sb;
+  if (lstat(t->out_path, &sb) == 0 && !S_ISREG(sb.st_mode)) return 0;
   const size_t n = strlen(t->out_path) + 48;
   if (!(t->stage_path = malloc(n))) {
     vt_cli_error("out of memory");
