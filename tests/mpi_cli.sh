@@ -418,6 +418,28 @@ tag_resume)
     fail "the last rerun did not continue a run"
   cmp -s ref.txt out/r.txt || fail "the resumed job's output differs from vitesse tag's"
   [ "$(ls out)" = r.txt ] || fail "left beside OUT: $(ls out)"
+  # SIGTERM to the ranks: the last round written made durable, one line, exit 143; a rerun ends it.
+  rm -f out/r.txt
+  "$MPIEXEC" "$NP" 2 "$VMPI" tag -m model.bin a.txt b.txt -o out/r.txt --resume 2>stderr.all \
+    </dev/null &
+  job=$!
+  i=0
+  while kill -0 $job 2>/dev/null && [ $i -lt 6000 ]; do
+    at=$(place out/r.txt.progress)
+    [ -n "$at" ] && [ "$at" != "0 0" ] && break
+    sleep 0.02
+    i=$((i + 1))
+  done
+  # shellcheck disable=SC2046
+  kill -TERM $(pgrep -P $job -x vitesse-mpi) 2>/dev/null
+  wait $job
+  rc=$?
+  grep -v '^vitesse-mpi: [0-9]* ranks$' stderr.all >stderr
+  [ "$rc" -eq 143 ] && [ "$(wc -l <stderr)" -eq 1 ] &&
+    grep -q '^vitesse: interrupted by SIGTERM: [1-9][0-9]* sentences were tagged in order; out/r.txt.partial keeps them' stderr ||
+    fail "SIGTERM with --resume: exit status $rc"
+  run_mpi 3 tag -m model.bin a.txt b.txt -o out/r.txt --resume || fail "rerun after SIGTERM: $rc"
+  cmp -s ref.txt out/r.txt && [ "$(ls out)" = r.txt ] || fail "after SIGTERM: output differs"
   # Uninterrupted, on 3 ranks: the same bytes, nothing left; .gz and standard input refused.
   rm -f out/r.txt
   run_mpi 3 tag -m model.bin a.txt b.txt -o out/r.txt --resume || fail "P=3 exited $rc"
