@@ -3,7 +3,8 @@
  * parts, and tag_round.c tags and writes each round's parts), --stats and progress for the job. Any
  * model vitesse tag takes: a joint POS + chunk model with chunk-tag's options (its --eval counts
  * summed over the ranks), a CRFsuite model's item files cut at empty lines. With sep auto the
- * separator is decided once a file by its first token line, as the reader does. */
+ * separator is decided once a file by its first token line, as the reader does. --resume:
+ * tag_resume.c keeps the progress, and the run starts at its place. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
