@@ -86,7 +86,7 @@ int vt_mpi_out_open(const vt_mpi *w, vt_mpi_out *o, const char *path);
 int vt_mpi_out_write(const vt_mpi *w, vt_mpi_out *o, const char *data, size_t len);
 
 /* Sets the file's size, closes it on every rank, and after a barrier rank 0 renames it over the
- * target. Returns an agreed code. */
+ * target (when it has one: `of`). Returns an agreed code. */
 int vt_mpi_out_commit(const vt_mpi *w, vt_mpi_out *o);
 
 /* Closes the file on every rank and rank 0 removes it (collective; fine after a failed open). */

@@ -89,7 +89,7 @@ int vt_mpi_out_commit(const vt_mpi *w, vt_mpi_out *o) {
   }
   MPI_Barrier(w->comm); /* every rank's data is in the file before it takes the target's name */
   code = VT_MPI_OK;
-  if (w->rank == 0) {
+  if (w->rank == 0 && o->of) { /* none: a --resume run's OUT.partial, renamed by its caller */
     if (vt_output_commit(o->of) != VT_OK) {
       snprintf(msg, sizeof msg, "%s", vt_last_error());
       code = VT_MPI_FAIL;

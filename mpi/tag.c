@@ -3,7 +3,8 @@
  * parts, and tag_round.c tags and writes each round's parts), --stats and progress for the job. Any
  * model vitesse tag takes: a joint POS + chunk model with chunk-tag's options (its --eval counts
  * summed over the ranks), a CRFsuite model's item files cut at empty lines. With sep auto the
- * separator is decided once a file by its first token line, as the reader does. */
+ * separator is decided once a file by its first token line, as the reader does. --resume:
+ * tag_resume.c keeps the progress, and the run starts at its place. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -21,20 +22,7 @@
 
 #define MSG 1024
 
-static int setup_parse_opts(void *ctx);
-
-/* The options, and --resume refused: a cluster's run is one job, not resumable yet. */
 static int setup_parse(void *ctx) {
-  vt_mpi_tag_run *r = ctx;
-  int rc = setup_parse_opts(ctx);
-  if (rc < 0 && r->t.run.resume) {
-    vt_cli_error("tag: --resume: not with vitesse-mpi (vitesse tag --resume resumes)");
-    return 2;
-  }
-  return rc;
-}
-
-static int setup_parse_opts(void *ctx) {
   vt_mpi_tag_run *r = ctx;
   int rc = vt_cli_tag_setup(&r->t, r->argc, r->argv);
   if (!r->t.joint) {
@@ -203,25 +191,36 @@ int vt_mpi_tag(const vt_mpi *w, int argc, char **argv) {
   if ((rc = vt_mpi_setup(w, setup_engine, r)) >= 0) goto done;
   vt_cli_progress_init(&r->pg, quiet || w->rank != 0, 0);
   r->pg.unit = "sentences";
-  if ((code = vt_mpi_out_open(w, &r->out, r->t.out_path)) != VT_MPI_OK) {
+  r->resume = r->t.run.resume;
+  code = r->resume ? vt_mpi_tag_resume_begin(r, quiet) : vt_mpi_out_open(w, &r->out, r->t.out_path);
+  if (code != VT_MPI_OK) {
     rc = vt_mpi_exit_status(w, code);
     goto done;
   }
-  if (w->rank == 0) vt_cli_signals_temp(r->out.tmp); /* a second ^C removes it */
+  if (w->rank == 0 && !r->resume) vt_cli_signals_temp(r->out.tmp); /* a second ^C removes it */
   r->t0 = vt_mpi_now();
   double c0 = cpu_now();
   static const char *const stdin_only[] = {"-"};
   const char *const *files = r->t.n_files ? r->t.files : stdin_only;
   int n_files = r->t.n_files ? r->t.n_files : 1;
   code = VT_MPI_OK;
-  for (int i = 0; i < n_files && code == VT_MPI_OK; i++) code = tag_one(r, files[i]);
+  for (int i = r->from.file; i < n_files && code == VT_MPI_OK; i++) {
+    if (i > r->from.file) { /* a resumed run: the next file from its start */
+      r->at.file = i;
+      r->at.offset = r->at.lines = 0;
+    }
+    code = tag_one(r, files[i]);
+  }
   if (r->pg.enabled) {
     vt_progress p;
     memset(&p, 0, sizeof p);
     p.final = 1;
     vt_cli_progress_show(&r->pg, &p);
   }
+  if (code == VT_MPI_CANCELED && r->resume) /* the last round written made durable */
+    if (vt_mpi_tag_resume_mark(r, 1) != VT_MPI_OK) code = VT_MPI_FAIL;
   if (code == VT_MPI_OK) code = vt_mpi_out_commit(w, &r->out);
+  if (r->resume) code = vt_mpi_tag_resume_end(r, code);
   if (code != VT_MPI_OK) {
     vt_mpi_out_abort(w, &r->out);
     if (code == VT_MPI_CANCELED) {
@@ -229,7 +228,12 @@ int vt_mpi_tag(const vt_mpi *w, int argc, char **argv) {
       MPI_Reduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, 0, w->comm);
       int sig = atomic_load(&vt_cli_stop), top = 0;
       MPI_Allreduce(&sig, &top, 1, MPI_INT, MPI_MAX, w->comm);
-      if (w->rank == 0)
+      if (w->rank == 0 && r->resume)
+        vt_cli_error("interrupted by %s: %lld sentences were tagged in order; %s keeps them, "
+                     "and the same command continues after them",
+                     top == SIGTERM ? "SIGTERM" : "SIGINT", (long long)r->at.sentences,
+                     r->rr.partial[0]);
+      else if (w->rank == 0)
         vt_cli_error("interrupted by %s: %lld sentences were tagged; %s was not written",
                      top == SIGTERM ? "SIGTERM" : "SIGINT", all, r->t.out_path);
     }
@@ -241,6 +245,7 @@ int vt_mpi_tag(const vt_mpi *w, int argc, char **argv) {
   rc = 0;
 done:
   if (w->rank == 0) vt_cli_signals_temp(NULL);
+  vt_cli_resume_end(&r->rr);
   vt_cli_engine_stop(r->eng);
   vt_cli_tag_free(&r->t);
   free(r->in.p);

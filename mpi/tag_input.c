@@ -51,15 +51,16 @@ int vt_mpi_tag_ranges(vt_mpi_tag_run *r, const char *path, int64_t size, int sep
   if (sep != VT_SEP_AUTO) { /* the file's separator, once (the reader's auto rule) */
     r->t.to.reader.sep = (vt_sep)sep;
   }
-  /* Rounds of at most round_bytes a rank; a smaller file is shared evenly. */
-  const int64_t P = w->size, even = (size + P - 1) / P;
+  /* Rounds of at most round_bytes a rank from b0 (0, or a resumed run's place: a split point);
+   * a smaller file is shared evenly. */
+  const int64_t b0 = r->at.offset, P = w->size, even = (size - b0 + P - 1) / P;
   const int64_t R = even < r->round_bytes ? (even > 0 ? even : 1) : r->round_bytes;
-  const int64_t rounds = (size + R * P - 1) / (R * P);
-  int64_t lines_before = 0;
+  const int64_t rounds = (size - b0 + R * P - 1) / (R * P);
+  int64_t lines_before = r->at.lines;
   for (int64_t k = 0; k < rounds; k++) {
     double t = vt_mpi_now();
     int64_t j = k * P + w->rank;
-    int64_t q0 = j * R, q1 = (j + 1) * R;
+    int64_t q0 = b0 + j * R, q1 = b0 + (j + 1) * R;
     int64_t from = vt_mpi_split(src, q0 < size ? q0 : size);
     int64_t to = from < 0 ? from : vt_mpi_split(src, q1 < size ? q1 : size);
     code = VT_MPI_OK;
@@ -85,10 +86,16 @@ int vt_mpi_tag_ranges(vt_mpi_tag_run *r, const char *path, int64_t size, int sep
     code = vt_mpi_agree(w, code, msg);
     r->ph.exchange += vt_mpi_now() - t;
     if (code != VT_MPI_OK) goto done;
-    int64_t upto = (k + 1) * R * P;
+    int64_t upto = b0 + (k + 1) * R * P;
     code = vt_mpi_tag_round(r, path, lines_before + before, upto < size ? upto : size);
     if (code != VT_MPI_OK) goto done;
     lines_before += all;
+    if (r->resume) { /* the round's end: the last rank's, a split point */
+      if (w->rank == 0) r->at.offset = vt_mpi_split(src, upto < size ? upto : size);
+      r->at.lines = lines_before;
+      r->at.sentences = r->done_sents;
+      if ((code = vt_mpi_tag_resume_mark(r, 0)) != VT_MPI_OK) goto done;
+    }
   }
 done:
   if (src && src->fd >= 0) close(src->fd);

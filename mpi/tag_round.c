@@ -55,9 +55,11 @@ int vt_mpi_tag_round(vt_mpi_tag_run *r, const char *name, int64_t first_line, in
   r->rounds++;
   long long mine[2] = {rep.sentences, rep.tokens}, sum[2] = {0, 0};
   MPI_Reduce(mine, sum, 2, MPI_LONG_LONG, MPI_SUM, 0, w->comm);
-  if (w->rank == 0 && r->pg.enabled) {
+  if (w->rank == 0) {
     r->done_sents += sum[0];
     r->done_tokens += sum[1];
+  }
+  if (w->rank == 0 && r->pg.enabled) {
     vt_progress p;
     memset(&p, 0, sizeof p);
     p.items = r->done_sents;

@@ -1,7 +1,7 @@
 # vitesse-mpi (mpi/): mpirun with 1..4 ranks on this machine writes the bytes vitesse tag /
 # vitesse decode write, with tagger, joint and CRFsuite models (tests/mpi_cli.sh); only when CMake found MPI (VT_HAVE_MPI).
 if(VT_HAVE_MPI)
-  foreach(case tag_plain tag_edges tag_stream tag_joint tag_crfsuite decode errors)
+  foreach(case tag_plain tag_edges tag_stream tag_joint tag_crfsuite decode errors tag_resume)
     add_test(NAME mpi_cli.${case}
       COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/mpi_cli.sh $<TARGET_FILE:vitesse>
         $<TARGET_FILE:vitesse-mpi> ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${case}

@@ -11,7 +11,8 @@
 # ranks (two MPI installations can silently start P one-rank jobs). Failures: exit status 2, one
 # line "vitesse: ...", no output file; SIGTERM to the ranks or to mpirun likewise, with the
 # message of an interrupted run. Cases: tag_plain tag_edges tag_stream tag_joint tag_crfsuite
-# decode errors.
+# decode errors tag_resume (a job killed and rerun with --resume on another number of ranks
+# ends with vitesse tag's bytes; a rerun with other options refused).
 set -u
 
 if [ $# -ne 5 ] && [ $# -ne 6 ]; then
@@ -355,6 +356,100 @@ errors)
   run_mpi 3 decode --emissions lat/E.npy --lengths lat/N.npy --transitions lat/A.npy \
     --posteriors out/p.npy -o out/nodir/o.txt
   one_error "decode, -o in a missing folder"
+  ;;
+tag_resume)
+  # vitesse-mpi tag -o OUT --resume: the whole job (mpirun and its ranks) SIGKILLed once a place
+  # after some rounds is durable, rerun on 3 ranks and killed again further on, then on 2 ranks
+  # to its end: OUT is vitesse tag's bytes, nothing left beside it. Places are made durable at
+  # every round (VITESSE_RESUME_INTERVAL=0) of 1000 bytes a rank: the job runs for seconds.
+  train
+  corpus 1500 41 >a.txt
+  corpus 1500 42 "	" >b.txt
+  "$VITESSE" tag -m model.bin a.txt b.txt -o ref.txt 2>stderr || fail "vitesse tag exited $?"
+  export VITESSE_RESUME_INTERVAL=0 VITESSE_MPI_ROUND_BYTES=1000
+  # place FILE: the "at" line of progress file FILE (file, offset), or nothing.
+  place() { awk '/^at / {print $2, $3}' "$1" 2>/dev/null; }
+  # killed_job P BEYOND: starts the job on P ranks, SIGKILLs mpirun and its ranks at once as soon
+  # as the progress file's place is past the start and not BEYOND; fails when the job ended first.
+  killed_job() {
+    np=$1
+    beyond=$2
+    "$MPIEXEC" "$NP" "$np" "$VMPI" tag -m model.bin a.txt b.txt -o out/r.txt --resume \
+      2>stderr.all </dev/null &
+    job=$!
+    i=0
+    while kill -0 $job 2>/dev/null && [ $i -lt 6000 ]; do
+      at=$(place out/r.txt.progress)
+      [ -n "$at" ] && [ "$at" != "0 0" ] && [ "$at" != "$beyond" ] && break
+      sleep 0.02
+      i=$((i + 1))
+    done
+    ranks=$(pgrep -P $job -x vitesse-mpi | tr '\n' ' ')
+    # shellcheck disable=SC2086
+    kill -KILL $job $ranks 2>/dev/null
+    wait $job
+    grep -v '^vitesse-mpi: [0-9]* ranks$' stderr.all >stderr
+    [ ! -e out/r.txt ] || fail "P=$np: the job ended before it was killed (after $i waits)"
+    [ -f out/r.txt.partial ] && [ -n "$(place out/r.txt.progress)" ] ||
+      fail "P=$np: no OUT.partial and progress place after the kill"
+    i=0 # the ranks are gone before the next job
+    while [ -n "$ranks" ] && kill -0 $ranks 2>/dev/null && [ $i -lt 500 ]; do
+      sleep 0.02
+      i=$((i + 1))
+    done
+  }
+  mkdir -p out
+  killed_job 2 ""
+  first=$(place out/r.txt.progress)
+  # A rerun with other options, or by vitesse tag, is refused: one line, the progress kept.
+  run_mpi 2 tag -m model.bin -k 2 a.txt b.txt -o out/r.txt --resume
+  [ "$rc" -eq 2 ] && [ "$(wc -l <stderr)" -eq 1 ] && grep -q "the options differ" stderr ||
+    fail "a rerun with other options: exit status $rc"
+  "$VITESSE" tag -m model.bin a.txt b.txt -o out/r.txt --resume 2>stderr
+  rc=$?
+  [ "$rc" -eq 2 ] && [ "$(wc -l <stderr)" -eq 1 ] && grep -q "not one of vitesse tag" stderr ||
+    fail "vitesse tag --resume took vitesse-mpi's progress: exit status $rc"
+  [ "$(place out/r.txt.progress)" = "$first" ] && [ ! -e out/r.txt ] ||
+    fail "a refused rerun changed the progress or wrote OUT"
+  killed_job 3 "$first"
+  run_mpi 2 tag -m model.bin a.txt b.txt -o out/r.txt --resume ||
+    fail "the last rerun exited $rc"
+  grep -q "^vitesse: tag --resume: continuing after [1-9][0-9]* sentences" stderr ||
+    fail "the last rerun did not continue a run"
+  cmp -s ref.txt out/r.txt || fail "the resumed job's output differs from vitesse tag's"
+  [ "$(ls out)" = r.txt ] || fail "left beside OUT: $(ls out)"
+  # SIGTERM to the ranks: the last round written made durable, one line, exit 143; a rerun ends it.
+  rm -f out/r.txt
+  "$MPIEXEC" "$NP" 2 "$VMPI" tag -m model.bin a.txt b.txt -o out/r.txt --resume 2>stderr.all \
+    </dev/null &
+  job=$!
+  i=0
+  while kill -0 $job 2>/dev/null && [ $i -lt 6000 ]; do
+    at=$(place out/r.txt.progress)
+    [ -n "$at" ] && [ "$at" != "0 0" ] && break
+    sleep 0.02
+    i=$((i + 1))
+  done
+  # shellcheck disable=SC2046
+  kill -TERM $(pgrep -P $job -x vitesse-mpi) 2>/dev/null
+  wait $job
+  rc=$?
+  grep -v '^vitesse-mpi: [0-9]* ranks$' stderr.all >stderr
+  [ "$rc" -eq 143 ] && [ "$(wc -l <stderr)" -eq 1 ] &&
+    grep -q '^vitesse: interrupted by SIGTERM: [1-9][0-9]* sentences were tagged in order; out/r.txt.partial keeps them' stderr ||
+    fail "SIGTERM with --resume: exit status $rc"
+  run_mpi 3 tag -m model.bin a.txt b.txt -o out/r.txt --resume || fail "rerun after SIGTERM: $rc"
+  cmp -s ref.txt out/r.txt && [ "$(ls out)" = r.txt ] || fail "after SIGTERM: output differs"
+  # Uninterrupted, on 3 ranks: the same bytes, nothing left; .gz and standard input refused.
+  rm -f out/r.txt
+  run_mpi 3 tag -m model.bin a.txt b.txt -o out/r.txt --resume || fail "P=3 exited $rc"
+  cmp -s ref.txt out/r.txt && [ "$(ls out)" = r.txt ] || fail "P=3 --resume: output differs"
+  rm -f out/r.txt
+  gzip -c a.txt >a.txt.gz
+  run_mpi 2 tag -m model.bin a.txt.gz -o out/r.txt --resume
+  one_error "--resume with a .gz input"
+  run_mpi 2 tag -m model.bin -o out/r.txt --resume
+  one_error "--resume with standard input"
   ;;
 *)
   echo "mpi_cli.sh: unknown case '$CASE'" >&2

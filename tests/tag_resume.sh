@@ -7,8 +7,8 @@
 #   term     SIGTERM: exit 143, OUT not written, OUT.partial kept; the rerun ends the same bytes;
 #   refuse   a rerun with other options, another input, a changed input, another model or a
 #            changed --tag-dict is refused with one line naming what differs (exit 2), OUT not
-#            written, the progress kept; standard input, no -o, -t, --eval and vitesse-mpi are
-#            refused (decode --resume: tests/decode_resume.sh);
+#            written, the progress kept; standard input, no -o, -t and --eval are refused
+#            (decode --resume: tests/decode_resume.sh; vitesse-mpi: tests/mpi_cli.sh);
 #   plain    without --resume nothing is left beside OUT and the bytes are today's; a run with
 #            --resume that is not killed leaves OUT alone beside it.
 set -u
@@ -249,12 +249,6 @@ refuse)
   "$VITESSE" chunk-train --train j.txt --epochs 1 -o j.model --quiet 2>stderr ||
     fail "joint training failed"
   expect_bad "not with --eval" "$VITESSE" chunk-tag -m j.model --eval j.txt -o out/j --resume
-  MPI="$(dirname "$VITESSE")/vitesse-mpi"
-  if [ -x "$MPI" ]; then
-    "$MPI" tag -m m.bin a.txt -o out/m --resume >stdout 2>stderr
-    rc=$?
-    [ $rc -eq 2 ] && grep -q "not with vitesse-mpi" stderr || fail "vitesse-mpi took --resume ($rc)"
-  fi
   ;;
 plain)
   template_model

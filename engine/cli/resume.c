@@ -320,6 +320,11 @@ int vt_cli_resume_durable(vt_cli_resume *rr) {
   return err ? err : progress_write(rr, &rr->at, out);
 }
 
+int vt_cli_resume_save(vt_cli_resume *rr, const vt_corpus_pos *at, const long long *out_len) {
+  rr->at = *at;
+  return progress_write(rr, at, out_len);
+}
+
 /* Where the saved progress says the run is, into rr->at and out[]; -1 when no place line parses
  * or it does not fit the run. */
 static int saved_place(vt_cli_resume *rr, const char *saved, int n_files, long long *out) {

@@ -90,6 +90,12 @@ void vt_cli_resume_mark(void *ctx, const vt_corpus_pos *after);
  * file), the background thread stopped. 0 or an errno. */
 int vt_cli_resume_durable(vt_cli_resume *rr);
 
+/* Makes `at` the run's durable place, its outputs `out_len` bytes long there: writes the progress
+ * file (beside, synced, renamed over). For a writer that makes its outputs' data durable itself
+ * (vitesse-mpi's ranks write OUT.partial with MPI-IO and sync it together) and never calls
+ * vt_cli_resume_mark. 0 or an errno. */
+int vt_cli_resume_save(vt_cli_resume *rr, const vt_corpus_pos *at, const long long *out_len);
+
 /* Ends a run that wrote everything: the outputs closed, the second renamed into place, then
  * OUT, then the progress file removed. Returns 0, or the exit status (printed). */
 int vt_cli_resume_commit(vt_cli_resume *rr);

@@ -20,10 +20,9 @@ static const char *const neutral_no_arg[] = {"quiet", "stats", "resume", "progre
 
 /* The identity of the run `r` into *id: model, inputs, options, the files options name. -1
  * after printing one line. */
-static int identity(const vt_cli_tag_run *r, vt_cli_resume_id *id) {
+static int identity(const vt_cli_tag_run *r, const char *head, vt_cli_resume_id *id) {
   char says[600];
-  vt_cli_resume_id_line(id, "the progress file is not one of vitesse tag --resume",
-                        "vitesse-tag-resume 1");
+  vt_cli_resume_id_line(id, "the progress file is not one of vitesse tag --resume", "%s", head);
   snprintf(says, sizeof says, "the model %s differs (size mtime hash)",
            r->model_path ? r->model_path : "-");
   if (!r->model_path) {
@@ -76,18 +75,24 @@ static int refuse(const vt_cli_tag_run *r) {
   return VT_EXIT_USAGE;
 }
 
+int vt_cli_tag_resume_id(const vt_cli_tag_run *r, const char *head, vt_cli_resume_id *id) {
+  int rc = refuse(r);
+  memset(id, 0, sizeof *id);
+  if (rc >= 0) return rc;
+  if (identity(r, head, id)) {
+    vt_cli_resume_id_free(id);
+    return VT_EXIT_USAGE;
+  }
+  return -1;
+}
+
 int vt_cli_tag_resume_drive(const vt_cli_tag_run *r) {
   vt_cli_resume rr;
   vt_cli_resume_id id;
   vt_engine *eng = NULL;
-  int rc = refuse(r);
+  int rc = vt_cli_tag_resume_id(r, "vitesse-tag-resume 1", &id);
   memset(&rr, 0, sizeof rr);
-  memset(&id, 0, sizeof id);
   if (rc >= 0) return rc;
-  if (identity(r, &id)) {
-    vt_cli_resume_id_free(&id);
-    return VT_EXIT_USAGE;
-  }
   const vt_corpus_pos *from;
   const char *const outs[1] = {r->out_path};
   if ((rc = vt_cli_resume_begin(&rr, "tag", outs, 1, &id, r->files, r->n_files, r->run->quiet,

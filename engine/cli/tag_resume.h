@@ -6,7 +6,15 @@
 #ifndef VT_CLI_TAG_RESUME_H
 #define VT_CLI_TAG_RESUME_H
 
+#include "cli/resume.h"
 #include "cli/tag_drive.h"
+
+/* The checks and the identity of a resumable run of `r` whose progress file starts with the line
+ * `head` ("vitesse-tag-resume 1"; vitesse-mpi's differs, its places being its own): refuses
+ * standard input, an output on stdout, a filter (-t, -q) or --eval (one line, exit 2), else
+ * puts the identity (the model, the inputs, the options that change the output, the files they
+ * name) into *id. Returns -1 to go on, else the exit status (printed; *id freed). */
+int vt_cli_tag_resume_id(const vt_cli_tag_run *r, const char *head, vt_cli_resume_id *id);
 
 /* Runs `r` (the commands call it instead of vt_cli_tag_drive when --resume is given) resumably:
  * refuses standard input, an output on stdout, a filter (-t, -q) or joint --eval, and a progress
