@@ -1,5 +1,6 @@
 /* mpi/main.c: `vitesse-mpi`, vitesse's tag and decode across the ranks of an MPI job (mpirun,
  * srun): the same options and the same output bytes as `vitesse tag` / `vitesse decode`. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,11 @@ static void usage(FILE *f) {
 int main(int argc, char **argv) {
   int provided = 0, rc = VT_EXIT_USAGE;
   vt_cli_blas_pool_stop();
+  /* A rank that waits on the others yields its core: each rank runs worker threads of its own,
+   * and the trainers meet at a collective every few sentences (--shards), so ranks that spin in
+   * Open MPI's progress loop take the cores the working ranks need (the shard test of 4 ranks
+   * of 2 threads on 2 cores: 66 s spinning, 0.6 s yielding). The user's setting wins. */
+  setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     fprintf(stderr, "vitesse: MPI_Init_thread failed\n");
     return VT_EXIT_FAIL;
