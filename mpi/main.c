@@ -47,6 +47,9 @@ int main(int argc, char **argv) {
    * Open MPI's progress loop take the cores the working ranks need (the shard test of 4 ranks
    * of 2 threads on 2 cores: 66 s spinning, 0.6 s yielding). The user's setting wins. */
   setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
+  /* train's OpenMP teams wait passively too, as `vitesse train`'s (engine/cli/omp_wait.c): run
+   * again before MPI starts (3 ranks of 2 threads on 2 cores with --dev: 20 s spinning, 1.2 s). */
+  if (argc >= 2 && !strcmp(argv[1], "train")) vt_cli_omp_passive(argv);
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     fprintf(stderr, "vitesse: MPI_Init_thread failed\n");
     return VT_EXIT_FAIL;
