@@ -219,6 +219,7 @@ static int64_t list_features(vt_mixer *m, const vt_mix_deltas *d, int32_t ns) {
   if (!all) return -1;
   n = 0;
   for (int32_t s = 0; s < ns; s++) {
+    if (!d[s].own->n) continue; /* an empty list may have no array at all */
     memcpy(all + n, d[s].own->feat, (size_t)d[s].own->n * sizeof *all);
     n += d[s].own->n;
   }
