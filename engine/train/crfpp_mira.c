@@ -1,4 +1,5 @@
 /* engine/train/crfpp_mira.c: crf_learn's MIRA over the CRF++ lattice (crfpp_mira.h). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime (core/clock.h) */
 #include "train/crfpp_mira.h"
 
 #include <math.h>
