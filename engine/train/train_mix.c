@@ -172,7 +172,9 @@ struct vt_mixer {
   int32_t *cells; /* the listed cells */
   int64_t n_cells;
   int32_t *tmp; /* L^2 cells of scratch to sort them */
-  bytes part;   /* this process's part */
+  int32_t *ids; /* every shard's listed features, then sort scratch (list_features) */
+  int64_t cap_ids;
+  bytes part; /* this process's part */
 };
 
 void vt_mixer_destroy(vt_mixer *m) {
@@ -186,6 +188,7 @@ void vt_mixer_destroy(vt_mixer *m) {
   free(m->mark);
   free(m->cells);
   free(m->tmp);
+  free(m->ids);
   free(m->part.p);
   free(m);
 }
@@ -215,8 +218,13 @@ vt_mixer *vt_mixer_create(const vt_weights *W) {
 static int64_t list_features(vt_mixer *m, const vt_mix_deltas *d, int32_t ns) {
   int64_t n = 0;
   for (int32_t s = 0; s < ns; s++) n += d[s].own->n;
-  int32_t *all = malloc((2 * (size_t)n + 1) * sizeof *all); /* the list, then sort scratch */
-  if (!all) return -1;
+  if (2 * n + 1 > m->cap_ids) { /* kept from round to round: the rounds come every few sentences */
+    int32_t *grown = realloc(m->ids, (2 * (size_t)n + 1) * sizeof *grown);
+    if (!grown) return -1;
+    m->ids = grown;
+    m->cap_ids = 2 * n + 1;
+  }
+  int32_t *all = m->ids; /* the list, then sort scratch */
   n = 0;
   for (int32_t s = 0; s < ns; s++) {
     if (!d[s].own->n) continue; /* an empty list may have no array at all */
@@ -227,7 +235,6 @@ static int64_t list_features(vt_mixer *m, const vt_mix_deltas *d, int32_t ns) {
   int64_t k = 0;
   for (int64_t i = 0; i < n; i++)
     if (k == 0 || all[i] != m->feat[k - 1]) m->feat[k++] = all[i];
-  free(all);
   return m->n_feat = k;
 }
 
