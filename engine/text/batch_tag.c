@@ -35,22 +35,6 @@ void vt_textbuf_free(vt_textbuf *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* Adds the weights of unigram record `rec` to emission row e (L entries). */
-static inline __attribute__((always_inline)) void add_unigram(const uint8_t *rec, int key_bytes,
-                                                              double *e, vt_rowadd_f32_fn add) {
-  vt_feat f;
-  vt_feat_read(rec, key_bytes, &f);
-  if (f.dense) {
-    add(e, f.vals, f.nnz);
-  } else if (key_bytes == 2) {
-    const uint16_t *k = f.keys;
-    for (uint32_t i = 0; i < f.nnz; i++) e[k[i]] += f.vals[i];
-  } else {
-    const uint32_t *k = f.keys;
-    for (uint32_t i = 0; i < f.nnz; i++) e[k[i]] += f.vals[i];
-  }
-}
-
 /* The record `v` (a non-empty slot) points to, when its hash tag matches `h`, else NULL. */
 static const uint8_t *slot_record(const vt_textmodel *m, uint32_t v, uint64_t h) {
   if (m->off_bits >= 32) return m->recs + 4 * (uint64_t)(v - 1);
@@ -62,7 +46,7 @@ static const uint8_t *slot_record(const vt_textmodel *m, uint32_t v, uint64_t h)
  * emission row `row`; returns how many feature strings the model lacks. */
 static int64_t add_features(const vt_textmodel *m, const uint8_t *const *recs, const char *sbuf,
                             const uint32_t *soff, const uint8_t *exact, size_t i0, size_t i1,
-                            double *row, vt_rowadd_f32_fn add, vt_rowadd_f64_fn add64) {
+                            double *row, vt_rowadd_f32_fn add) {
   int64_t unknown = 0;
   for (size_t i = i0; i < i1; i++) {
     const uint8_t *rec = recs[i];
@@ -70,12 +54,8 @@ static int64_t add_features(const vt_textmodel *m, const uint8_t *const *recs, c
       unknown++;
       continue;
     }
-    if (exact[i] == 2) { /* found through the index, as a row of doubles */
-      add64(row, (const double *)(const void *)rec, (size_t)m->L);
-      continue;
-    }
     if (exact[i]) { /* found through the index: the template's string is the record's */
-      add_unigram(rec, m->key_bytes, row, add);
+      vt_feat_add_unigram(rec, m->key_bytes, row, add);
       continue;
     }
     const char *s = sbuf + soff[i];
@@ -88,7 +68,7 @@ static int64_t add_features(const vt_textmodel *m, const uint8_t *const *recs, c
         continue;
       }
     }
-    add_unigram(rec, m->key_bytes, row, add);
+    vt_feat_add_unigram(rec, m->key_bytes, row, add);
   }
   return unknown;
 }
@@ -167,7 +147,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
     if (b > need) need = b;
   }
   const vt_tmpl_index *x = m->tix;
-  if (x && x->all_fast && x->rows && !cache) { /* every unigram row through the index */
+  if (x && x->all_fast && !cache) { /* every unigram row through the index */
     int32_t *cid = vt_tix_cells(x, ts, tk, NULL, arena);
     int64_t unknown = 0;
     if (!cid || vt_tix_emissions(m, cid, T, arena, E, &unknown) != VT_OK) return VT_ENOMEM;
@@ -250,13 +230,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
           uint64_t key = hh[i];
           if (n_tail) vt_tix_key_at(x, ts, k, cid, t, T, &key, tail);
           const vt_tix_entry *e = vt_tix_find(x, at[i], key, tail, n_tail);
-          if (e && e->row) { /* the record as a row of doubles */
-            const double *r = x->rows + (size_t)(e->row - 1) * (size_t)L;
-            for (size_t b = 0; b < (size_t)L * sizeof *r; b += 64)
-              __builtin_prefetch((const char *)r + b);
-            rec = (const uint8_t *)r;
-            exact[i] = 2;
-          } else if (e) {
+          if (e) {
             rec = m->recs + 4 * (uint64_t)(e->rec - 1);
             __builtin_prefetch(rec);
             __builtin_prefetch(rec + 64);
@@ -276,7 +250,6 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
       }
     }
   vt_rowadd_f32_fn add = vt_rowadd_f32();
-  vt_rowadd_f64_fn add64 = vt_rowadd_f64();
   int64_t unknown = 0;
   for (int32_t t = 0; t < T; t++) {
     double *row = E + (size_t)t * (size_t)L;
@@ -288,7 +261,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
       if (stats) stats->cache_hits++;
     } else {
       memset(row, 0, (size_t)L * sizeof *row);
-      int64_t u = add_features(m, recs, sbuf, soff, exact, i0, i0 + (size_t)nloc, row, add, add64);
+      int64_t u = add_features(m, recs, sbuf, soff, exact, i0, i0 + (size_t)nloc, row, add);
       unknown += u;
       i0 += (size_t)nloc;
       if (fill[t] >= 0) { /* the local sum is complete: remember it */
@@ -301,7 +274,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
         cache->misses++;
       }
     }
-    unknown += add_features(m, recs, sbuf, soff, exact, i0, i1, row, add, add64);
+    unknown += add_features(m, recs, sbuf, soff, exact, i0, i1, row, add);
   }
   if (stats) {
     stats->lookups += (int64_t)nl;

@@ -20,7 +20,6 @@ void vt_tmpl_index_free(vt_tmpl_index *x) {
   free(x->fast);
   free(x->ncell);
   free(x->cell0);
-  free(x->rows);
   free(x->cells);
   free(x->cs_col);
   free(x->cs_item);

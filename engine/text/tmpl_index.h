@@ -32,8 +32,6 @@
 #define VT_TIX_MAX_TMPL 4095
 #define VT_TIX_MAX_ID 0x3FFFFFE
 #define VT_TIX_NO_ID 0x3FFFFFF /* the second id of a one-cell template */
-/* The most memory the index spends on rows of doubles. */
-#define VT_TIX_ROW_BYTES ((uint64_t)64 << 20)
 /* Sentinel ids kept per side (positions before the sentence, after it). */
 #define VT_TIX_SENT 32
 /* Cells (macros) a template the index finds may have. */
@@ -43,7 +41,6 @@ typedef struct vt_tix_entry {
   uint64_t key;  /* template << 52 | id1 << 26 | id2 */
   uint32_t rec;  /* record word offset + 1; 0 = empty */
   uint32_t tail; /* the ids of cells 3.. in tails, from here */
-  uint32_t row;  /* the record's weights as a row of L doubles in rows, + 1; 0: none */
 } vt_tix_entry;
 
 /* A cell of a template the index finds: where its macro reads. */
@@ -70,12 +67,6 @@ typedef struct vt_tmpl_index {
   uint32_t *tails;
   uint64_t tails_len, tails_cap;
   int32_t n_tmpl;
-  /* Unigram records as rows of L doubles, by label (0.0 where the record has no weight: an
-   * emission row starts at +0.0, so is never -0.0, and x + 0.0 = x for every other x, so adding
-   * a row gives the bits adding the record gives); NULL when they would take more memory than
-   * VT_TIX_ROW_BYTES or 4x the records. */
-  double *rows;
-  uint32_t n_rows;
   int32_t L;
   uint8_t *fast;      /* per template: found through the table */
   uint8_t *ncell;     /* per template: its cells (macros) */

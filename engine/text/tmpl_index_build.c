@@ -101,10 +101,6 @@ typedef struct split_ctx {
   const char *s; /* the record's string */
   size_t len;
   uint32_t rec; /* its word offset + 1 */
-  uint32_t row; /* its row + 1 once an entry leads to it (unigram records), else 0 */
-  int unigram;
-  uint32_t *row_rec; /* per row: its record's word offset + 1 */
-  uint32_t row_cap;
   size_t cell_at[MAX_CELLS], cell_len[MAX_CELLS];
   int splits, steps;
   int bad; /* 1: too many ways, two records with one key, or out of memory (oom also set) */
@@ -151,24 +147,9 @@ static void emit(split_ctx *c, int ncell) {
     memcpy(x->tails + tail, id + 2, n_tail * sizeof *id);
     x->tails_len += n_tail;
   }
-  if (c->unigram && !c->row) { /* the record's first entry: it gets a row */
-    if (x->n_rows == c->row_cap) {
-      uint32_t ncap = c->row_cap ? c->row_cap * 2 : 1024;
-      uint32_t *nr = ncap > c->row_cap ? realloc(c->row_rec, (size_t)ncap * sizeof *nr) : NULL;
-      if (!nr) {
-        c->bad = c->oom = 1;
-        return;
-      }
-      c->row_rec = nr;
-      c->row_cap = ncap;
-    }
-    c->row_rec[x->n_rows++] = c->rec;
-    c->row = x->n_rows;
-  }
   x->slots[i].key = key;
   x->slots[i].rec = c->rec;
   x->slots[i].tail = tail;
-  x->slots[i].row = c->row;
   x->n_ent++;
   if (x->n_ent * 2 > (uint64_t)x->mask + 1 && entries_grow(x)) c->bad = c->oom = 1;
 }
@@ -214,34 +195,6 @@ static void split(split_ctx *c, uint32_t j, size_t pos, int cell) {
     c->cell_len[cell] = q - pos;
     split(c, j + 1, q, cell + 1);
   }
-}
-
-/* Lays the rows (row_rec: each row's record) when they fit the budget; else every entry's row
- * becomes 0. Returns 0, or -1 when out of memory. */
-static int make_rows(vt_tmpl_index *x, const vt_textmodel *m, const uint32_t *row_rec) {
-  const uint64_t bytes = (uint64_t)x->n_rows * (uint64_t)m->L * sizeof(double);
-  if (x->n_rows && bytes <= VT_TIX_ROW_BYTES && bytes <= 4 * m->recs_len + 65536)
-    x->rows = calloc((size_t)x->n_rows * (size_t)m->L, sizeof *x->rows);
-  if (!x->rows) {
-    for (uint64_t i = 0; i <= x->mask; i++) x->slots[i].row = 0;
-    x->n_rows = 0;
-    return 0;
-  }
-  for (uint32_t r = 0; r < x->n_rows; r++) {
-    vt_feat f;
-    vt_feat_read(m->recs + 4 * (uint64_t)(row_rec[r] - 1), m->key_bytes, &f);
-    double *row = x->rows + (size_t)r * (size_t)m->L;
-    if (f.dense) {
-      for (uint32_t i = 0; i < f.nnz; i++) row[i] = f.vals[i];
-    } else if (m->key_bytes == 2) {
-      const uint16_t *k = f.keys;
-      for (uint32_t i = 0; i < f.nnz; i++) row[k[i]] += f.vals[i];
-    } else {
-      const uint32_t *k = f.keys;
-      for (uint32_t i = 0; i < f.nnz; i++) row[k[i]] += f.vals[i];
-    }
-  }
-  return 0;
 }
 
 /* A template and the first bytes of its first literal. */
@@ -302,7 +255,11 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
   x->vmask = 1023;
   x->val_cap = 1024;
   x->vpool_cap = 16384;
+  /* room for every record at half load: most records split one way, so the table rarely grows
+   * (a growth holds the old and new tables at once: the load's peak) */
   x->mask = 1023;
+  while (x->mask < UINT32_MAX / 4 && (uint64_t)x->mask + 1 < 2 * (uint64_t)m->n_feat)
+    x->mask = x->mask * 2 + 1;
   x->vslots = calloc((size_t)x->vmask + 1, sizeof *x->vslots);
   x->voff = calloc((size_t)x->val_cap + 1, sizeof *x->voff);
   x->vpool = malloc((size_t)x->vpool_cap);
@@ -412,7 +369,6 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
       c.s = f.str;
       c.len = f.len;
       c.rec = (uint32_t)(pos / 4 + 1);
-      c.unigram = !f.bigram;
       c.splits = c.steps = c.bad = 0;
       split(&c, 0, 0, 0);
       work += (uint64_t)c.steps;
@@ -423,12 +379,8 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
       if (c.bad) x->fast[k] = 0;
     }
     pos += vt_feat_size(f.len, f.nnz, vt_feat_key_bytes(&f, m->key_bytes));
-    c.row = 0;
   }
   free(pre);
-  if (make_rows(x, m, c.row_rec)) goto fail;
-  free(c.row_rec);
-  c.row_rec = NULL;
   x->cs_shared = calloc((size_t)x->n_cs + 1, 1);
   if (!x->cs_shared) goto fail;
   for (int32_t k = 0; k < ts->n; k++) { /* the slots a token's neighbours or bigrams read */
@@ -460,7 +412,6 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
   *out = x;
   return VT_OK;
 fail:
-  free(c.row_rec);
   vt_tmpl_index_free(x);
   return st;
 }

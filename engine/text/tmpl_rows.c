@@ -118,16 +118,16 @@ vt_status vt_tix_emissions(const vt_textmodel *m, const int32_t *cid, int32_t T,
   const size_t nu = (size_t)ts->n_u, L = (size_t)m->L, nl = (size_t)T * nu;
   uint64_t *key = VT_ARENA_NEW(arena, uint64_t, nl + 1);
   uint32_t *at = VT_ARENA_NEW(arena, uint32_t, nl + 1);
-  const double **row = VT_ARENA_NEW(arena, const double *, nl + 1);
-  if (!key || !at || !row) return VT_ENOMEM;
-  /* the keys, template by template; then the slots, prefetching the rows they lead to; then the
-   * sums, token by token in template order: the misses of a sentence overlap */
+  const uint8_t **rec = VT_ARENA_NEW(arena, const uint8_t *, nl + 1);
+  if (!key || !at || !rec) return VT_ENOMEM;
+  /* the keys, template by template; then the slots, prefetching the records they lead to; then
+   * the sums, token by token in template order: the misses of a sentence overlap */
   for (size_t j = 0; j < nu; j++) template_keys(x, ts, ts->u_ord[j], cid, T, nu, key + j, at + j);
   int32_t tail[VT_TIX_MAX_CELLS];
   for (int32_t t = 0; t < T; t++)
     for (size_t j = 0; j < nu; j++) {
       const size_t i = (size_t)t * nu + j;
-      row[i] = NULL;
+      rec[i] = NULL;
       if (key[i] == UINT64_MAX) continue;
       const int32_t k = ts->u_ord[j];
       const uint32_t n_tail = x->ncell[k] > 2 ? x->ncell[k] - 2u : 0;
@@ -135,19 +135,18 @@ vt_status vt_tix_emissions(const vt_textmodel *m, const int32_t *cid, int32_t T,
       if (n_tail) vt_tix_key_at(x, ts, k, cid, t, T, &kk, tail);
       const vt_tix_entry *e = vt_tix_find(x, at[i], kk, tail, n_tail);
       if (!e) continue;
-      const double *r = x->rows + (size_t)(e->row - 1) * L;
-      prefetch_bytes(r, L * sizeof *r);
-      row[i] = r;
+      rec[i] = m->recs + 4 * (uint64_t)(e->rec - 1);
+      prefetch_bytes(rec[i], 72 + 4 * L); /* a dense record with a name of up to 64 bytes */
     }
-  vt_rowadd_f64_fn add = vt_rowadd_f64();
+  vt_rowadd_f32_fn add = vt_rowadd_f32();
   int64_t miss = 0;
   for (int32_t t = 0; t < T; t++) {
     double *e = E + (size_t)t * L;
     memset(e, 0, L * sizeof *e);
     for (size_t j = 0; j < nu; j++) {
-      const double *r = row[(size_t)t * nu + j];
+      const uint8_t *r = rec[(size_t)t * nu + j];
       if (r)
-        add(e, r, L);
+        vt_feat_add_unigram(r, m->key_bytes, e, add);
       else
         miss++;
     }
