@@ -130,9 +130,8 @@ static inline void vt_feat_read(const uint8_t *rec, int key_bytes, vt_feat *f) {
 }
 
 /* Adds the weights of unigram record `rec` to emission row e (L entries). */
-static inline __attribute__((always_inline)) void vt_feat_add_unigram(const uint8_t *rec,
-                                                                      int key_bytes, double *e,
-                                                                      vt_rowadd_f32_fn add) {
+static inline __attribute__((always_inline)) void
+vt_feat_add_unigram(const uint8_t *rec, int key_bytes, double *e, vt_rowadd_f32_fn add) {
   vt_feat f;
   vt_feat_read(rec, key_bytes, &f);
   if (f.dense) {
