@@ -248,23 +248,29 @@ static PyObject *train_result(callbacks *cb, vt_status st, const char *what,
 
 PyObject *vtpy_train(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
-  static char *kwlist[] = {"template",  "template_name", "train",        "dev",         "files",
-                           "path",      "epochs",        "decoder",      "seed",        "min_count",
-                           "label_col", "on_start",      "on_epoch",     "on_progress", "algorithm",
-                           "crf",       "threads",       "on_iteration", NULL};
-  const char *tmpl, *tmpl_name, *decoder = NULL;
+  static char *kwlist[] = {
+      "template",   "template_name",    "train",         "dev",       "files",     "path",
+      "epochs",     "decoder",          "seed",          "min_count", "label_col", "on_start",
+      "on_epoch",   "on_progress",      "algorithm",     "crf",       "threads",   "on_iteration",
+      "checkpoint", "checkpoint_every", "checkpoint_id", NULL};
+  const char *tmpl, *tmpl_name, *decoder = NULL, *ck_id = NULL;
   Py_ssize_t tmpl_len;
-  PyObject *train, *dev, *out_obj = NULL, *crf = Py_None;
+  PyObject *train, *dev, *out_obj = NULL, *crf = Py_None, *ck_arg = Py_None, *ck_obj = NULL;
   int files, epochs = 10, label_col = -1, algorithm = VT_TRAIN_PERCEPTRON, threads = 0;
+  int ck_every = 0;
   unsigned long long seed = 1;
   unsigned int min_count = 1;
   callbacks cb = {Py_None, Py_None, Py_None, Py_None, NULL, NULL, NULL};
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#sOOpO&|$izKIiOOOiOiO:train", kwlist, &tmpl,
-                                   &tmpl_len, &tmpl_name, &train, &dev, &files,
-                                   PyUnicode_FSConverter, &out_obj, &epochs, &decoder, &seed,
-                                   &min_count, &label_col, &cb.on_start, &cb.on_epoch,
-                                   &cb.on_progress, &algorithm, &crf, &threads, &cb.on_iteration))
+  if (!PyArg_ParseTupleAndKeywords(
+          args, kw, "s#sOOpO&|$izKIiOOOiOiOOiz:train", kwlist, &tmpl, &tmpl_len, &tmpl_name, &train,
+          &dev, &files, PyUnicode_FSConverter, &out_obj, &epochs, &decoder, &seed, &min_count,
+          &label_col, &cb.on_start, &cb.on_epoch, &cb.on_progress, &algorithm, &crf, &threads,
+          &cb.on_iteration, &ck_arg, &ck_every, &ck_id))
     return NULL;
+  if (ck_arg != Py_None && !PyUnicode_FSConverter(ck_arg, &ck_obj)) {
+    Py_DECREF(out_obj);
+    return NULL;
+  }
   PyObject *result = NULL, *keep = PyList_New(0);
   const char **tf = NULL, **df = NULL;
   vtpy_sentences ts, ds;
@@ -287,6 +293,9 @@ PyObject *vtpy_train(PyObject *self, PyObject *args, PyObject *kw) {
   o.ctx = &cb;
   o.algorithm = algorithm;
   o.threads = threads;
+  o.checkpoint = ck_obj ? PyBytes_AS_STRING(ck_obj) : NULL;
+  o.checkpoint_every = ck_every;
+  o.checkpoint_id = ck_id;
   if (!keep || crf_opts_set(crf, &o) < 0 || vtpy_threads_check(threads) < 0) goto done;
   if (epochs < 1) {
     PyErr_Format(PyExc_ValueError, "epochs must be >= 1, not %d", epochs);
@@ -332,25 +341,28 @@ done:
   vtpy_sentences_free(&ds);
   Py_XDECREF(keep);
   Py_XDECREF(out_obj);
+  Py_XDECREF(ck_obj);
   return result;
 }
 
 const char vtpy_train_doc[] =
     "train(template, template_name, train, dev, files, path, *, epochs=10, decoder=None, "
     "seed=1, min_count=1, label_col=-1, on_start=None, on_epoch=None, on_progress=None, "
-    "algorithm=0, crf=None, threads=0, on_iteration=None)\n--\n\n"
+    "algorithm=0, crf=None, threads=0, on_iteration=None, checkpoint=None, checkpoint_every=0, "
+    "checkpoint_id=None)\n--\n\n"
     "The trainer under vitesse.train: writes the model to `path` and returns the training "
     "report (a dict). `files`: train and dev are lists of corpus paths, else lists of "
     "sentences. `algorithm`: 0 the averaged perceptron, 1 L-BFGS, 2 SGD (a CRF, with the "
     "parameters of the dict `crf`). on_epoch(report) (perceptron) and on_iteration(report) "
-    "(CRF) returning true stop training.";
+    "(CRF) returning true stop training. `checkpoint`, `checkpoint_every`, `checkpoint_id`: as "
+    "train_items's.";
 
 PyObject *vtpy_train_items(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
-  static char *kwlist[] = {"train",        "dev",        "path",          "algorithm",
-                           "crf",          "init_model", "seed",          "threads",
-                           "on_start",     "on_iteration", "checkpoint", "checkpoint_every",
-                           "checkpoint_id", NULL};
+  static char *kwlist[] = {
+      "train",         "dev",     "path",     "algorithm",    "crf",        "init_model",
+      "seed",          "threads", "on_start", "on_iteration", "checkpoint", "checkpoint_every",
+      "checkpoint_id", NULL};
   PyObject *train, *dev, *out_obj = NULL, *init_arg = Py_None, *init_obj = NULL, *crf = Py_None;
   PyObject *ck_arg = Py_None, *ck_obj = NULL;
   const char *ck_id = NULL;

@@ -1,4 +1,4 @@
-"""Checkpoints in the CRFsuite drop-ins (vitesse's own): python-crfsuite's
+"""Checkpoints (vitesse's own) in vitesse.train and in the CRFsuite drop-ins: python-crfsuite's
 Trainer(checkpoint=PATH) and sklearn-crfsuite's CRF(checkpoint=PATH) keep the training state
 in PATH; a training stopped midway and started again continues from it and makes the model an
 uninterrupted one makes; a checkpoint of other data or parameters is refused."""
@@ -7,6 +7,7 @@ import pytest
 import vitesse
 import vitesse.pycrfsuite as pycrfsuite
 from vitesse.sklearn import CRF
+from conftest import TEMPLATE
 from test_train_crf import item_corpus
 
 
@@ -69,3 +70,45 @@ def test_sklearn_crf_checkpoint(tmp_path):
     with pytest.raises(vitesse.Error, match="a checkpoint of another run: inputs train="):
         CRF(max_iterations=30, checkpoint=str(ck)).fit(X[1:], y[1:])
     assert ck.exists()
+
+
+@pytest.mark.parametrize("algorithm,stop_key,kw", [
+    ("perceptron", "callback", dict(epochs=6)),
+    ("lbfgs", "on_iteration", dict(max_iterations=25)),
+])
+def test_template_train_continues_from_its_checkpoint(corpus, tmp_path, algorithm, stop_key, kw):
+    d, train, test = corpus
+    ref, out, ck = tmp_path / "ref.model", tmp_path / "out.model", tmp_path / "ck"
+    vitesse.train(TEMPLATE, train, dev=test, algorithm=algorithm, path=ref, **kw)
+    at = 4 if algorithm == "perceptron" else 12
+    place = "epoch" if algorithm == "perceptron" else "iteration"
+
+    def stop(r):  # an exception, as an interrupt would be
+        if r[place] == at:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):  # sentences in memory: their file is identified
+        vitesse.train(TEMPLATE, train, dev=test, algorithm=algorithm, path=out, checkpoint=ck,
+                      checkpoint_every=3, **{stop_key: stop}, **kw)
+    assert ck.exists()
+    seen = []
+    vitesse.train(TEMPLATE, train, dev=test, algorithm=algorithm, path=out, checkpoint=ck,
+                  checkpoint_every=3, **{stop_key: lambda r: seen.append(r[place])}, **kw)
+    assert out.read_bytes() == ref.read_bytes()
+    assert not ck.exists()
+    assert seen[0] == (at - 1) // 3 * 3 + 1  # on from the last checkpoint before the stop
+
+
+def test_template_train_refuses_another_runs_checkpoint(corpus, tmp_path):
+    d, train, test = corpus
+    ck = tmp_path / "ck"
+
+    def stop(r):
+        if r["epoch"] == 2:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        vitesse.train(TEMPLATE, train, epochs=4, checkpoint=ck, checkpoint_every=1, callback=stop)
+    with pytest.raises(vitesse.Error, match="a checkpoint of another run: options"):
+        vitesse.train(TEMPLATE + "U05:%x[-2,0]\n", train, epochs=4, checkpoint=ck)
+    with pytest.raises(vitesse.Error, match="a checkpoint of another run: inputs train="):
+        vitesse.train(TEMPLATE, train[1:], epochs=4, checkpoint=ck)
+    assert ck.exists()  # refused, left as it was

@@ -93,7 +93,8 @@ def train(template: Union[str, "os.PathLike[str]"],
           calibration_max_trials: int = ..., min_freq: float = ...,
           all_possible_states: bool = ..., all_possible_transitions: bool = ...,
           on_iteration: Optional[Callable[[Dict[str, Any]], Any]] = ...,
-          threads: Optional[int] = ...) -> Model: ...
+          threads: Optional[int] = ..., checkpoint: Optional[Path] = ...,
+          checkpoint_every: Optional[int] = ...) -> Model: ...
 
 def train_items(train: Items, *, dev: Optional[Items] = ...,
                 algorithm: Literal["lbfgs", "l2sgd", "ap", "pa", "arow"] = ..., c1: float = ...,

@@ -122,7 +122,7 @@ def train(template, train, *, dev=None, epochs=10, decoder=None, seed=1, min_cou
           calibration_eta=0.1, calibration_rate=2.0, calibration_samples=1000,
           calibration_candidates=10, calibration_max_trials=20, min_freq=0,
           all_possible_states=False, all_possible_transitions=False, on_iteration=None,
-          threads=None):
+          threads=None, checkpoint=None, checkpoint_every=None):
     """Train a tagger over feature templates and return it as a Model: an averaged perceptron
     (Collins 2002, the default) or a linear-chain CRF (``algorithm='lbfgs'`` or ``'l2sgd'``).
 
@@ -196,6 +196,17 @@ def train(template, train, *, dev=None, epochs=10, decoder=None, seed=1, min_cou
     threads : int, optional
         CRF: threads of the gradient and of the dev evaluation (None or 0: one per core);
         the model is the same bytes for any count. The perceptron trains on one.
+    checkpoint : str or os.PathLike, optional
+        A file where the whole training state is kept (``vitesse train --checkpoint``): written
+        atomically every `checkpoint_every` epochs or iterations (None: every epoch of the
+        perceptron and l2sgd, every 10 iterations of lbfgs, but no sooner than 50 times the
+        last checkpoint's writing time). A training stopped midway (killed, interrupted) and
+        called again with the same arguments continues from it and makes the model an
+        uninterrupted run makes. A checkpoint of other templates, data or parameters is
+        refused (vitesse.Error, naming what differs). Removed once the model is written.
+        Sentences held in memory are written to a temporary file for it.
+    checkpoint_every : int, optional
+        Epochs or iterations between two checkpoints.
 
     The CRF parameters with the perceptron, and `callback`, `progress` or `epochs` with a
     CRF, raise ValueError when set to anything but their defaults.
@@ -237,13 +248,17 @@ def train(template, train, *, dev=None, epochs=10, decoder=None, seed=1, min_cou
     dv, dv_files = _corpus(dev, "dev")
     tmpdir = tempfile.TemporaryDirectory(prefix="vitesse-train-")
     try:
-        if dv is not None and dv_files != tr_files:  # one kind for both: files then
-            if not tr_files:
-                tr, tr_files = [os.path.join(tmpdir.name, "train.txt")], True
-                _write_sentences(train, tr[0])
-            else:
-                dv = [os.path.join(tmpdir.name, "dev.txt")]
-                _write_sentences(dev, dv[0])
+        # one kind for both: files then; files too with a checkpoint, whose identity is theirs
+        if not tr_files and (checkpoint is not None or (dv is not None and dv_files)):
+            tr, tr_files = [os.path.join(tmpdir.name, "train.txt")], True
+            _write_sentences(train, tr[0])
+        if dv is not None and not dv_files and tr_files:
+            dv, dv_files = [os.path.join(tmpdir.name, "dev.txt")], True
+            _write_sentences(dev, dv[0])
+        ck = {}
+        if checkpoint is not None:
+            ck = dict(checkpoint=checkpoint, checkpoint_every=int(checkpoint_every or 0),
+                      checkpoint_id=_inputs_id(tr, dv, None))
         out = os.fspath(path) if path is not None else os.path.join(tmpdir.name, "model")
 
         def on_epoch(r):
@@ -260,8 +275,10 @@ def train(template, train, *, dev=None, epochs=10, decoder=None, seed=1, min_cou
                                 decoder=decoder, seed=seed, min_count=min_count,
                                 label_col=label_col, on_epoch=on_epoch, on_progress=progress,
                                 algorithm=algo, crf=crf if algo else None,
-                                threads=_threads(threads), on_iteration=iters)
+                                threads=_threads(threads), on_iteration=iters, **ck)
         model = _model(out, path)
+        if checkpoint is not None and os.path.exists(checkpoint):
+            os.remove(checkpoint)  # the model is made: its checkpoint is done with
     finally:
         tmpdir.cleanup()
     report["algorithm"] = algorithm
