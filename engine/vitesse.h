@@ -1254,6 +1254,13 @@ typedef struct vt_train_opts {
    * and the epochs or iterations done. */
   int64_t (*on_checkpoint)(void *ctx);
   void (*on_resume)(void *ctx, int64_t mark, int64_t done);
+  /* With a checkpoint, optional, with `ctx`, one process only (the _part forms across processes
+   * ignore it): polled as each epoch or iteration ends (not the last); once it returns nonzero,
+   * the checkpoint is written there at once, whatever its interval, and training returns
+   * VT_ECANCELED ("train: stopped after epoch|iteration N; the checkpoint CK holds it"), no model
+   * written. A run with the same options then continues from there (a SIGTERM before a job's
+   * time limit, say). */
+  int (*on_cancel)(void *ctx);
   const char *checkpoint_id; /* the caller's identity of the inputs, lines "key value\n" (the
                                 files' sizes and hashes, say), kept in the checkpoint and compared
                                 on resume; NULL: none (the options are compared still) */

@@ -17,9 +17,10 @@ foreach(case tag decode train)
   set_tests_properties(progress_lines.${case} PROPERTIES LABELS unit)
 endforeach()
 
-# train_ckpt.CASE: `vitesse train --checkpoint CK` killed and rerun, lbfgs.c against liblbfgs,
+# train_ckpt.CASE: `vitesse train --checkpoint CK` killed and rerun, stopped by SIGTERM/SIGINT
+# and rerun, lbfgs.c against liblbfgs,
 # refusals (tests/train_ckpt.sh); the MPI case is in mpi.cmake.
-foreach(case kill_perceptron kill_crf lbfgs_same refuse)
+foreach(case kill_perceptron kill_crf lbfgs_same refuse term)
   add_test(NAME train_ckpt.${case}
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/train_ckpt.sh $<TARGET_FILE:vitesse> ${case})
   set_tests_properties(train_ckpt.${case} PROPERTIES LABELS unit)

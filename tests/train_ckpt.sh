@@ -13,7 +13,10 @@
 #                    refused with one line naming what differs, exit 2, CK kept, no model; a
 #                    damaged CK, standard input and --checkpoint-every alone are refused;
 #   mpi              vitesse-mpi train --checkpoint: ranks SIGKILLed once CK is there, the job
-#                    rerun on another number of ranks writes the model vitesse train writes.
+#                    rerun on another number of ranks writes the model vitesse train writes;
+#   term             SIGTERM during a run with CK: the checkpoint is written at the
+#                    next epoch or iteration whatever its interval, exit 128 + the signal, no
+#                    model; the rerun continues from it to an uninterrupted run's bytes.
 set -u
 if [ $# -lt 2 ]; then
   echo "usage: $0 VITESSE CASE [VITESSE_MPI MPIEXEC NPFLAG]" >&2
@@ -291,6 +294,45 @@ mpi)
   "$VITESSE" train --algo lbfgs --items train.items --max-iterations 60 --quiet -o ref.model \
     2>stderr || fail "vitesse train lbfgs failed"
   mpi_resume 3 2 --algo lbfgs --items train.items --max-iterations 60 --checkpoint-every 1
+  ;;
+term)
+  template
+  corpus 20000 1 4000 >train.txt
+  items 30000 2 3000 >train.items
+  # (SIGTERM only: a shell starts its background jobs with SIGINT ignored, and so does vitesse)
+  for opts in "--template tmpl --train train.txt --epochs 8" \
+    "--template tmpl --train train.txt --epochs 6 --shards 3" \
+    "--template tmpl --train train.txt --epochs 6 --minibatch 8" \
+    "--algo lbfgs --items train.items --max-iterations 40" \
+    "--algo lbfgs --template tmpl --train train.txt --max-iterations 25" \
+    "--algo l2sgd --items train.items --max-iterations 10" \
+    "--algo ap --items train.items --max-iterations 10"; do
+    # shellcheck disable=SC2086
+    "$VITESSE" train $opts --quiet -o ref.model 2>stderr || fail "training failed: $opts"
+    rm -f ck out.model
+    # shellcheck disable=SC2086
+    "$VITESSE" train $opts -o out.model --checkpoint ck --checkpoint-every 1000 2>stderr &
+    pid=$!
+    n=0 # the second epoch or iteration is under way: past the reading
+    while ! grep -Eq '^(epoch|iteration) 2[:/]' stderr && kill -0 $pid 2>/dev/null &&
+      [ $n -lt 6000 ]; do
+      sleep 0.01
+      n=$((n + 1))
+    done
+    kill -TERM $pid
+    wait $pid
+    rc=$?
+    [ $rc -eq 143 ] || fail "SIGTERM: exit $rc, not 143: $opts"
+    grep -q "interrupted by SIGTERM: train: stopped after .*; the checkpoint ck holds it" stderr ||
+      fail "SIGTERM: no line saying where it stopped: $opts"
+    [ -f ck ] && [ ! -e out.model ] || fail "SIGTERM: no checkpoint, or a model: $opts"
+    # shellcheck disable=SC2086
+    "$VITESSE" train $opts -o out.model --checkpoint ck --checkpoint-every 1000 2>stderr ||
+      fail "the rerun failed: $opts"
+    grep -q "continuing from ck" stderr || fail "the rerun ignored ck: $opts"
+    cmp -s ref.model out.model || fail "the continued model differs from an uninterrupted run's: $opts"
+    [ ! -e ck ] || fail "the checkpoint is left after the model: $opts"
+  done
   ;;
 *)
   echo "train_ckpt: unknown case $CASE" >&2

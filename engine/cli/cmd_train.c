@@ -3,6 +3,7 @@
  * options and the lines it prints are train_setup.h's. */
 #include "cli/chunk_cli.h"
 #include "cli/cli.h"
+#include "cli/signals.h"
 #include "cli/text_cli.h"
 #include "cli/train_setup.h"
 #include "vitesse.h"
@@ -13,6 +14,8 @@ int vt_cmd_train(int argc, char **argv) {
   vt_train_report rep;
   int rc = vt_cli_train_setup(&t, argc, argv);
   if (rc < 0) rc = vt_cli_train_callbacks(&t);
+  if (rc < 0 && t.to.checkpoint) /* SIGTERM/SIGINT: a checkpoint at the next epoch or iteration */
+    vt_cli_signals_install(NULL);
   if (rc < 0) {
     const char *const train_files[1] = {t.crf.items ? t.crf.items : t.train_path};
     const char *const dev_files[1] = {t.dev_path};
@@ -22,6 +25,7 @@ int vt_cmd_train(int argc, char **argv) {
                                : vt_train_tagger(&t.to, train_files, 1, dev_files, n_dev,
                                                  vt_cli_train_model_path(&t), &rep);
     rc = vt_cli_train_finish(&t, st, &rep);
+    if (t.to.checkpoint) vt_cli_signals_restore();
   }
   vt_cli_train_free(&t);
   return rc;

@@ -4,6 +4,7 @@
 #include "cli/train_setup.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/resume.h"
 #include "cli/same_file.h"
+#include "cli/signals.h"
 #include "cli/text_cli.h"
 #include "cli/train_unused.h"
 
@@ -456,11 +458,18 @@ static void ckpt_resume(void *ctx, int64_t mark, int64_t done) {
             (long long)done);
 }
 
+/* Whether a SIGINT or SIGTERM asked the run to stop (vitesse train installs the handlers). */
+static int ckpt_cancel(void *ctx) {
+  (void)ctx;
+  return atomic_load(&vt_cli_stop) != 0;
+}
+
 int vt_cli_train_callbacks(vt_cli_train *t) {
   vt_train_opts *to = &t->to;
   if (to->checkpoint) {
     to->on_checkpoint = ckpt_mark;
     to->on_resume = ckpt_resume;
+    to->on_cancel = ckpt_cancel;
   }
   if (t->crf.items || to->algorithm != VT_TRAIN_PERCEPTRON) { /* iterations, not epochs */
     if (crf_log_open(&t->crf, &t->cp, t->quiet, to->checkpoint && !access(to->checkpoint, F_OK)))
@@ -489,6 +498,11 @@ int vt_cli_train_finish(vt_cli_train *t, vt_status st, const vt_train_report *re
     vt_cli_error("%s: cannot write the log: %s; no model written", t->crf.log_path,
                  t->cp.log_errno ? strerror(t->cp.log_errno) : "write error");
     rc = VT_EXIT_USAGE;
+  } else if (st == VT_ECANCELED && atomic_load(&vt_cli_stop)) {
+    const int sig = atomic_load(&vt_cli_stop);
+    vt_cli_error("interrupted by %s: %s, and the same command continues from there (no model written)",
+                 sig == SIGTERM ? "SIGTERM" : "SIGINT", vt_last_error());
+    rc = 128 + sig;
   } else if (st != VT_OK) {
     vt_cli_error("%s", vt_last_error());
     rc =

@@ -150,7 +150,16 @@ const char *vt_ckpt_trainer(int32_t algorithm) {
 }
 
 int vt_ckpt_on_interval(const vt_ckpt *ck, int64_t k, int64_t last) {
-  return ck && ck->path && k > 0 && k % ck->every == 0 && (last <= 0 || k < last);
+  if (!ck || !ck->path || k <= 0 || (last > 0 && k >= last)) return 0;
+  if (ck->cancel && !*ck->stopping && ck->cancel(ck->cancel_ctx)) *ck->stopping = 1;
+  return *ck->stopping || k % ck->every == 0;
+}
+
+vt_status vt_ckpt_stop(const vt_ckpt *ck, int64_t k, int iterations, char *err, size_t errlen) {
+  if (!ck || !ck->stopping || !*ck->stopping) return VT_OK;
+  return vt_fail_into(err, errlen, VT_ECANCELED,
+                      "train: stopped after %s %lld; the checkpoint %s holds it",
+                      iterations ? "iteration" : "epoch", (long long)k, ck->path);
 }
 
 /* Checkpoints take at most 1 / GATE of the time with the default interval. */
@@ -158,7 +167,8 @@ int vt_ckpt_on_interval(const vt_ckpt *ck, int64_t k, int64_t last) {
 
 int vt_ckpt_due(const vt_ckpt *ck, int64_t k, int64_t last) {
   if (!vt_ckpt_on_interval(ck, k, last)) return 0;
-  return ck->fixed || !ck->writer || vt_clock_seconds() - ck->clock[0] >= GATE * ck->clock[1];
+  return *ck->stopping || ck->fixed || !ck->writer ||
+         vt_clock_seconds() - ck->clock[0] >= GATE * ck->clock[1];
 }
 
 vt_status vt_ckpt_setup(vt_ckpt *ck, const vt_train_opts *o, const char *trainer, int writer,
@@ -173,8 +183,9 @@ vt_status vt_ckpt_setup(vt_ckpt *ck, const vt_train_opts *o, const char *trainer
   ck->path = malloc(n + 1);
   ck->tmp = malloc(n + 5);
   ck->clock = calloc(2, sizeof *ck->clock);
+  ck->stopping = calloc(1, sizeof *ck->stopping);
   ck->identity = identity_of(o);
-  if (!ck->path || !ck->tmp || !ck->clock || !ck->identity) {
+  if (!ck->path || !ck->tmp || !ck->clock || !ck->stopping || !ck->identity) {
     vt_ckpt_free(ck);
     return vt_fail_into(err, errlen, VT_ENOMEM, "train: out of memory");
   }
@@ -190,6 +201,8 @@ vt_status vt_ckpt_setup(vt_ckpt *ck, const vt_train_opts *o, const char *trainer
     ck->mark = o->on_checkpoint;
     ck->resume = o->on_resume;
     ck->ctx = o->ctx;
+    ck->cancel = o->on_cancel;
+    ck->cancel_ctx = o->ctx;
   }
   vt_ckpt_io io;
   int found = 0;
@@ -204,6 +217,7 @@ void vt_ckpt_free(vt_ckpt *ck) {
   free(ck->tmp);
   free(ck->identity);
   free(ck->clock);
+  free(ck->stopping);
   memset(ck, 0, sizeof *ck);
 }
 

@@ -29,6 +29,11 @@ typedef struct vt_ckpt {
   int64_t (*mark)(void *ctx);
   void (*resume)(void *ctx, int64_t mark, int64_t done);
   void *ctx;
+  /* vt_train_opts.on_cancel (NULL across processes: set by the caller of vt_ckpt_setup), its
+   * context, and whether it asked to stop (latched by vt_ckpt_on_interval) */
+  int (*cancel)(void *ctx);
+  void *cancel_ctx;
+  int *stopping;
 } vt_ckpt;
 
 /* A checkpoint being written or read: the state's bytes go through a buffer of VT_CKPT_CHUNK
@@ -64,8 +69,14 @@ const char *vt_ckpt_trainer(int32_t algorithm);
 void vt_ckpt_free(vt_ckpt *ck);
 
 /* Whether epoch or iteration `k` of at most `last` (0: no cap) ends an interval: every
- * ck->every, never the last one (the model follows at once). The same on every process. */
+ * ck->every, never the last one (the model follows at once). The same on every process. On one
+ * process, also every k once ck->cancel asked to stop (it is polled here). */
 int vt_ckpt_on_interval(const vt_ckpt *ck, int64_t k, int64_t last);
+
+/* VT_ECANCELED, with "train: stopped after epoch|iteration k; the checkpoint CK holds it" in err,
+ * once ck->cancel asked to stop (a trainer calls it after the checkpoint of k is written); else
+ * VT_OK. */
+vt_status vt_ckpt_stop(const vt_ckpt *ck, int64_t k, int iterations, char *err, size_t errlen);
 
 /* Whether this process writes a checkpoint after k: at the end of an interval, and with the
  * default interval (no vt_train_opts.checkpoint_every) only once 50 times what writing the last

@@ -40,7 +40,8 @@ typedef struct run_ctx {
   const vt_ckpt *ck;         /* the run's checkpoint (lbfgs.c runs), or NULL */
   char *err;                 /* where a checkpoint's failure is said */
   size_t errlen;
-  vt_status ck_fail; /* a checkpoint could not be written (here or on process 0) */
+  vt_status ck_fail; /* a checkpoint could not be written (here or on process 0), or the run
+                        stopped after one as on_cancel asked (VT_ECANCELED) */
 } run_ctx;
 
 static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloatval_t *g,
@@ -217,6 +218,7 @@ static int boundary(void *inst, const vt_lbfgs *L) {
       st = vt_fail_into(c->err, c->errlen, VT_EIO, "train: process 0 could not write %s",
                         c->ck->path);
   }
+  if (st == VT_OK) st = vt_ckpt_stop(c->ck, done, 1, c->err, c->errlen);
   c->ck_fail = st;
   return st != VT_OK;
 }

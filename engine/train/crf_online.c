@@ -359,7 +359,9 @@ vt_status vt_crf_train_online(const vt_crf_data *d, const vt_crf_feats *f, const
       if (out != w) memcpy(w, out, (size_t)f->n * sizeof *w);
       break;
     }
-    if ((st = online_ckpt_save(&g, ck, e, epochs, count, err, errlen)) != VT_OK) goto done;
+    if ((st = online_ckpt_save(&g, ck, e, epochs, count, err, errlen)) != VT_OK ||
+        (st = vt_ckpt_stop(ck, e, 0, err, errlen)) != VT_OK)
+      goto done;
   }
   r->seconds = vt_clock_seconds() - t_start - cb_time;
   goto done;

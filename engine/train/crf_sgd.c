@@ -317,7 +317,9 @@ vt_status vt_crf_train_sgd(const vt_crf_data *d, const vt_crf_feats *f, const vt
     }
     if (e == epochs) r->stop = "epoch cap reached";
     const sgd_state now_s = {e, t, t0, g.scale, r->initial_loss};
-    if ((st = sgd_ckpt_save(&g, ck, &now_s, hist, epochs, err, errlen)) != VT_OK) goto done;
+    if ((st = sgd_ckpt_save(&g, ck, &now_s, hist, epochs, err, errlen)) != VT_OK ||
+        (st = vt_ckpt_stop(ck, now_s.done, 0, err, errlen)) != VT_OK)
+      goto done;
   }
   for (int64_t i = 0; i < f->n; i++) w[i] *= g.scale;
   r->seconds = vt_clock_seconds() - t_start - cb_time;

@@ -205,6 +205,7 @@ vt_status vt_pipeline_items_run(const vt_train_opts *o, const char *const *train
   }
   /* A checkpoint of another run is refused now, before the items are read. */
   st = vt_ckpt_setup(&ck, o, vt_ckpt_trainer(o->algorithm), writer, err, errlen);
+  if (comm) ck.cancel = NULL; /* one process's request cannot stop the others at one place */
   if (comm) st = agree(comm, st, err, errlen);
   if (st != VT_OK) goto done;
   if (vt_crf_names_init(&names) != VT_OK) goto nomem;

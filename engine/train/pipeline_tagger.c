@@ -213,6 +213,7 @@ vt_status vt_pipeline_tagger_run(const vt_train_opts *o, const vt_corpus_src *tr
   }
   /* A checkpoint of another run is refused now, before the corpus is read. */
   st = vt_ckpt_setup(&ck, o, vt_ckpt_trainer(o->algorithm), writer, err, errlen);
+  if (comm) ck.cancel = NULL; /* one process's request cannot stop the others at one place */
   if (comm) st = agree(comm, st, err, errlen);
   if (st != VT_OK) goto done;
   const size_t tmpl_len = o->templates_len ? o->templates_len : strlen(o->templates);

@@ -261,7 +261,9 @@ vt_status vt_train_run_batch(vt_weights *W, const vt_tcorpus *train, const vt_tc
                             vt_clock_seconds() - t_start, rep, &stop, err, errlen);
     if (st != VT_OK) goto fail;
     if (stop) break;
-    if ((st = vt_perc_ckpt_save(o->ckpt, W, epoch, o->epochs, err, errlen)) != VT_OK) goto done;
+    if ((st = vt_perc_ckpt_save(o->ckpt, W, epoch, o->epochs, err, errlen)) != VT_OK ||
+        (st = vt_ckpt_stop(o->ckpt, epoch, 0, err, errlen)) != VT_OK)
+      goto done;
   }
   st = VT_OK;
   goto done;

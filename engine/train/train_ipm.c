@@ -527,6 +527,7 @@ setup:
       if (want && (st = agree(comm, vt_perc_ckpt_save(o->ckpt, W, epoch, o->epochs, err, errlen),
                               err, errlen)) != VT_OK)
         goto done;
+      if ((st = vt_ckpt_stop(o->ckpt, epoch, 0, err, errlen)) != VT_OK) goto done;
     }
   }
   st = VT_OK;
