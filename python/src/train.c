@@ -11,10 +11,13 @@
 #include <string.h>
 
 /* The callbacks and the first exception one of them raised (training stops at the next epoch's
- * end then; a KeyboardInterrupt seen between callbacks counts too). */
+ * end then; a KeyboardInterrupt seen between callbacks counts too). With a checkpoint, the
+ * training writes it there and returns VT_ECANCELED (on_cancel), no model; without, it stops
+ * as a callback's true result stops it. */
 typedef struct {
   PyObject *on_start, *on_epoch, *on_progress, *on_iteration; /* callables or None */
   PyObject *type, *value, *tb;                                /* the stored exception */
+  int checkpoint;                                             /* the run keeps one */
 } callbacks;
 
 /* Keeps the pending exception, if any and if none is kept yet. GIL held. */
@@ -79,9 +82,20 @@ static int cb_epoch(void *ctx, const vt_epoch_report *r) {
     Py_XDECREF(d);
   }
   keep_error(c);
-  if (c->type) stop = 1;
+  if (c->type && !c->checkpoint) stop = 1;
   PyGILState_Release(g);
   return stop;
+}
+
+/* Whether an exception is kept, or a signal (^C) raised one since the last callback: the
+ * checkpoint is then written and training stops (vt_train_opts.on_cancel). */
+static int cb_cancel(void *ctx) {
+  callbacks *c = ctx;
+  PyGILState_STATE g = PyGILState_Ensure();
+  if (!c->type && PyErr_CheckSignals() != 0) keep_error(c);
+  const int cancel = c->type != NULL;
+  PyGILState_Release(g);
+  return cancel;
 }
 
 /* A CRF iteration (vt_iter_report) to on_iteration as a dict; its true result stops training. */
@@ -102,7 +116,7 @@ static int cb_iteration(void *ctx, const vt_iter_report *r) {
     Py_XDECREF(d);
   }
   keep_error(c);
-  if (c->type) stop = 1;
+  if (c->type && !c->checkpoint) stop = 1;
   PyGILState_Release(g);
   return stop;
 }
@@ -260,7 +274,7 @@ PyObject *vtpy_train(PyObject *self, PyObject *args, PyObject *kw) {
   int ck_every = 0;
   unsigned long long seed = 1;
   unsigned int min_count = 1;
-  callbacks cb = {Py_None, Py_None, Py_None, Py_None, NULL, NULL, NULL};
+  callbacks cb = {Py_None, Py_None, Py_None, Py_None, NULL, NULL, NULL, 0};
   if (!PyArg_ParseTupleAndKeywords(
           args, kw, "s#sOOpO&|$izKIiOOOiOiOOiz:train", kwlist, &tmpl, &tmpl_len, &tmpl_name, &train,
           &dev, &files, PyUnicode_FSConverter, &out_obj, &epochs, &decoder, &seed, &min_count,
@@ -296,6 +310,8 @@ PyObject *vtpy_train(PyObject *self, PyObject *args, PyObject *kw) {
   o.checkpoint = ck_obj ? PyBytes_AS_STRING(ck_obj) : NULL;
   o.checkpoint_every = ck_every;
   o.checkpoint_id = ck_id;
+  o.on_cancel = cb_cancel;
+  cb.checkpoint = ck_obj != NULL;
   if (!keep || crf_opts_set(crf, &o) < 0 || vtpy_threads_check(threads) < 0) goto done;
   if (epochs < 1) {
     PyErr_Format(PyExc_ValueError, "epochs must be >= 1, not %d", epochs);
@@ -368,7 +384,7 @@ PyObject *vtpy_train_items(PyObject *self, PyObject *args, PyObject *kw) {
   const char *ck_id = NULL;
   int algorithm = VT_TRAIN_LBFGS, threads = 0, ck_every = 0;
   unsigned long long seed = 1;
-  callbacks cb = {Py_None, Py_None, Py_None, Py_None, NULL, NULL, NULL};
+  callbacks cb = {Py_None, Py_None, Py_None, Py_None, NULL, NULL, NULL, 0};
   if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO&|$iOOKiOOOiz:train_items", kwlist, &train, &dev,
                                    PyUnicode_FSConverter, &out_obj, &algorithm, &crf, &init_arg,
                                    &seed, &threads, &cb.on_start, &cb.on_iteration, &ck_arg,
@@ -391,6 +407,8 @@ PyObject *vtpy_train_items(PyObject *self, PyObject *args, PyObject *kw) {
   o.checkpoint = ck_obj ? PyBytes_AS_STRING(ck_obj) : NULL;
   o.checkpoint_every = ck_every;
   o.checkpoint_id = ck_id;
+  o.on_cancel = cb_cancel;
+  cb.checkpoint = ck_obj != NULL;
   o.on_start = cb_start;
   o.on_iteration = cb_iteration;
   o.ctx = &cb;

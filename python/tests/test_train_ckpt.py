@@ -25,7 +25,8 @@ def trainer(cls, seqs, algorithm, **kw):
 
 
 class StopAt12(pycrfsuite.Trainer):
-    """Stops (by an exception, as a kill would, without a model) after iteration 12."""
+    """Stops by an exception after iteration 12 (as ^C would): with a checkpoint, it is written
+    there, and no model."""
 
     def _on_iteration(self, r):
         super()._on_iteration(r)
@@ -41,13 +42,13 @@ def test_trainer_continues_from_its_checkpoint(tmp_path, algorithm):
     stopped = trainer(StopAt12, seqs, algorithm, checkpoint=str(ck), checkpoint_every=5)
     with pytest.raises(Stop):
         stopped.train(str(out))
-    assert ck.exists()
+    assert ck.exists() and not out.exists()
     again = trainer(pycrfsuite.Trainer, seqs, algorithm, checkpoint=str(ck), checkpoint_every=5)
     again.train(str(out))
     assert out.read_bytes() == ref.read_bytes()
     assert not ck.exists()
-    # the rest of the iterations only: those after the checkpoint of iteration 10
-    assert [i["num"] for i in again.logparser.iterations][0] == 11
+    # the rest of the iterations only: the exception had the checkpoint written at iteration 12
+    assert [i["num"] for i in again.logparser.iterations][0] == 13
 
 
 def test_sklearn_crf_checkpoint(tmp_path):
@@ -83,19 +84,19 @@ def test_template_train_continues_from_its_checkpoint(corpus, tmp_path, algorith
     at = 4 if algorithm == "perceptron" else 12
     place = "epoch" if algorithm == "perceptron" else "iteration"
 
-    def stop(r):  # an exception, as an interrupt would be
+    def stop(r):  # an exception, as ^C would raise: the checkpoint is written there, no model
         if r[place] == at:
             raise KeyboardInterrupt
     with pytest.raises(KeyboardInterrupt):  # sentences in memory: their file is identified
         vitesse.train(TEMPLATE, train, dev=test, algorithm=algorithm, path=out, checkpoint=ck,
                       checkpoint_every=3, **{stop_key: stop}, **kw)
-    assert ck.exists()
+    assert ck.exists() and not out.exists()
     seen = []
     vitesse.train(TEMPLATE, train, dev=test, algorithm=algorithm, path=out, checkpoint=ck,
                   checkpoint_every=3, **{stop_key: lambda r: seen.append(r[place])}, **kw)
     assert out.read_bytes() == ref.read_bytes()
     assert not ck.exists()
-    assert seen[0] == (at - 1) // 3 * 3 + 1  # on from the last checkpoint before the stop
+    assert seen[0] == at + 1  # on from where the exception stopped it
 
 
 def test_template_train_refuses_another_runs_checkpoint(corpus, tmp_path):
