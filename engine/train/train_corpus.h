@@ -34,8 +34,8 @@ typedef struct vt_trainset {
   uint8_t *col_used;  /* col_used[c]: a template reads column c (c <= ts->max_col) */
   char *buf;          /* a token's feature strings, one slot of `slot` bytes a template */
   size_t buf_cap, slot;
-  size_t *flen;       /* ts->n: their lengths */
-  uint64_t *fhash;    /* ts->n: their hashes (vt_featdict_hash) */
+  size_t *flen;    /* ts->n: their lengths */
+  uint64_t *fhash; /* ts->n: their hashes (vt_featdict_hash) */
   int frozen;
   int32_t n_weights; /* features kept by vt_trainset_freeze */
   int32_t *remap;    /* feature dictionary id -> weight id, or -1 */
