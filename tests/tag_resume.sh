@@ -18,10 +18,12 @@ if [ $# -lt 2 ]; then
 fi
 VITESSE=$1
 CASE=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
 base=$(mktemp -d "${TMPDIR:-/tmp}/vt_tag_resume.XXXXXX") || exit 1
 trap 'rm -rf "$base"' EXIT
 trap 'exit 130' INT TERM
 cd "$base" || exit 1
+. "$HERE/kill_rerun.sh"
 # Places made durable often, so that kills land between them.
 VITESSE_RESUME_INTERVAL=0.01
 export VITESSE_RESUME_INTERVAL
@@ -61,58 +63,15 @@ template_model() {
     fail "training failed"
 }
 
-# now_ms: the wall clock in milliseconds.
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# timed CMD...: runs CMD; $took is its wall time in ms (the kills below land within it, so the
-# test does not depend on the machine's speed).
-timed() {
-  t0=$(now_ms)
-  "$@"
-  rc=$?
-  took=$(($(now_ms) - t0))
-  return $rc
-}
-# delay HALVINGS: a delay of 5% .. 70% of the last timed run, halved HALVINGS times, different
-# on every call.
-n_delay=0
-delay() {
-  n_delay=$((n_delay + 1))
-  awk -v s="$$$n_delay" -v ms="$took" -v h="$1" \
-    'BEGIN { srand(s); printf "%.3f\n", ms * (0.05 + rand() * 0.65) / 1000 / 2 ^ h }'
-}
-
-# killed_run REF OUT ARGS...: runs `vitesse tag ARGS -o OUT --resume`, SIGKILLed after a random
-# delay, until 5 runs were killed before their end (at most 12 tries; a run that ended first is
-# started over, and the next delay is shorter), then to its end; OUT must be the bytes of REF,
-# nothing left beside it.
+# killed_run REF OUT ARGS...: `vitesse tag ARGS -o OUT --resume` SIGKILLed at random points until
+# 5 runs were killed before their end (at most 12 tries; a run that ended first is started over,
+# and the next delay is shorter), then run to its end (tests/kill_rerun.sh); OUT must be the
+# bytes of REF, nothing left beside it.
 killed_run() {
   ref=$1
   out=$2
   shift 2
-  kills=0
-  misses=0
-  i=0
-  while [ $i -lt 12 ] && [ $kills -lt 5 ]; do
-    d=$(delay $misses)
-    "$VITESSE" tag "$@" -o "$out" --resume --quiet 2>stderr &
-    pid=$!
-    sleep "$d"
-    kill -9 $pid 2>/dev/null
-    wait $pid 2>/dev/null
-    i=$((i + 1))
-    if [ -f "$out" ]; then # it ended before the kill: start the job over
-      rm -f "$out"
-      misses=$((misses + 1))
-    else
-      kills=$((kills + 1))
-    fi
-    if [ -f "$out.progress" ]; then
-      grep -q '^at ' "$out.progress" || fail "a progress file without a place"
-    fi
-  done
-  [ $kills -gt 0 ] || fail "no run was killed: the data is too small for this machine"
-  "$VITESSE" tag "$@" -o "$out" --resume --quiet 2>stderr || fail "the last rerun failed: $*"
-  cmp -s "$ref" "$out" || fail "resumed output differs from an uninterrupted run: $*"
+  kill_rerun 12 5 "$ref" "$out" "$VITESSE" tag "$@" -o "$out" --resume --quiet
   [ ! -e "$out.partial" ] && [ ! -e "$out.progress" ] || fail "left beside $out: $(ls "$out".*)"
 }
 
@@ -162,7 +121,7 @@ term)
   cmp -s ref.out res.out || fail "resumed output differs"
   ;;
 refuse)
-  . "$(cd "$(dirname "$0")" && pwd)/expect_bad.sh"
+  . "$HERE/expect_bad.sh"
   template_model
   corpus 60000 2 >a.txt
   corpus 60000 3 >b.txt

@@ -26,6 +26,7 @@ base=$(mktemp -d "${TMPDIR:-/tmp}/vt_train_ckpt.XXXXXX") || exit 1
 trap 'rm -rf "$base"' EXIT
 trap 'exit 130' INT TERM
 cd "$base" || exit 1
+. "$HERE/kill_rerun.sh"
 
 fail() {
   printf 'train_ckpt.%s: FAIL: %s\n' "$CASE" "$*" >&2
@@ -50,25 +51,6 @@ items() {
 }
 template() { printf 'U00:%%x[0,0]\nU01:%%x[-1,0]\nU02:%%x[0,1]\nU03:%%x[1,0]/%%x[0,0]\nB\n' >tmpl; }
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# timed CMD...: runs CMD; $took is its wall time in ms (the kills land within it).
-timed() {
-  t0=$(now_ms)
-  "$@"
-  rc=$?
-  took=$(($(now_ms) - t0))
-  return $rc
-}
-# delay HALVINGS: 5% .. 90% of the last timed run, halved HALVINGS times, new on every call.
-# (delay 1 after a checkpoint is written: a kill lands somewhere in the epochs or iterations
-# that follow it, or the run ends first.)
-n_delay=0
-delay() {
-  n_delay=$((n_delay + 1))
-  awk -v s="$$$n_delay" -v ms="$took" -v h="$1" \
-    'BEGIN { srand(s); printf "%.3f\n", ms * (0.05 + rand() * 0.85) / 1000 / 2 ^ h }'
-}
-
 # ck_id: the checkpoint's inode and modification time ("none" without one): a new checkpoint
 # is a new file renamed over the old one.
 ck_id() { if [ -f ck ]; then stat -c '%i %y' ck; else echo none; fi; }
@@ -76,45 +58,41 @@ ck_id() { if [ -f ck ]; then stat -c '%i %y' ck; else echo none; fi; }
 # killed_run REF ARGS...: `vitesse train ARGS -o out.model --checkpoint ck` (not --quiet: the
 # line that says a run continues is counted), each run SIGKILLed a random delay (up to about half
 # the last timed run) after it wrote a new checkpoint, until 4 runs were killed before their end
-# (at most 16 tries), the reruns with --threads 1 and 2 in turn; then run to its end: out.model
-# must be REF's bytes, CK gone, and the reruns must have continued from the checkpoints.
+# (at most 16 tries), the reruns with --threads 1 and 2 in turn; then run to its end with
+# --threads 2 (tests/kill_rerun.sh): out.model must be REF's bytes, CK gone, and the reruns must
+# have continued from the checkpoints.
 killed_run() {
   ref=$1
   shift
   rm -f out.model ck ck.tmp
-  kills=0 misses=0 i=0 resumed=0
-  while [ $i -lt 16 ] && [ $kills -lt 4 ]; do
-    before=$(ck_id)
-    "$VITESSE" train "$@" -o out.model --checkpoint ck --threads $((i % 2 + 1)) 2>stderr &
-    pid=$!
-    n=0
-    while [ "$(ck_id)" = "$before" ] && kill -0 $pid 2>/dev/null && [ $n -lt 3000 ]; do
-      sleep 0.01
-      n=$((n + 1))
-    done
-    sleep "$(delay 1)"
-    kill -9 $pid 2>/dev/null
-    wait $pid 2>/dev/null
-    [ "$before" = none ] || grep -q "continuing from ck" stderr || fail "a rerun ignored ck: $*"
-    [ "$before" = none ] || resumed=$((resumed + 1))
-    i=$((i + 1))
-    if [ -f out.model ]; then # it ended first: start over
-      rm -f out.model ck
-      misses=$((misses + 1))
-    else
-      kills=$((kills + 1))
-    fi
-  done
-  [ $kills -gt 0 ] || fail "no run was killed: the data is too small for this machine"
-  [ -f ck ] && had_ck=1 || had_ck=0
-  "$VITESSE" train "$@" -o out.model --checkpoint ck --threads 2 2>stderr ||
-    fail "the last rerun failed: $*"
-  [ $had_ck -eq 0 ] || grep -q "continuing from ck" stderr || fail "the rerun ignored ck: $*"
-  [ $had_ck -eq 0 ] || resumed=$((resumed + 1))
-  cmp -s "$ref" out.model || fail "the resumed model differs from an uninterrupted run's: $*"
+  job=$*
+  resumed=0
+  kill_rerun 16 4 "$ref" out.model "$VITESSE" train "$@" -o out.model --checkpoint ck
+  [ "$before" = none ] || grep -q "continuing from ck" stderr || fail "the rerun ignored ck: $*"
+  [ "$before" = none ] || resumed=$((resumed + 1))
   [ ! -e ck ] && [ ! -e ck.tmp ] || fail "the checkpoint is left after the model: $*"
   [ $resumed -gt 1 ] ||
     fail "fewer than 2 reruns continued from a checkpoint ($kills kills, $misses ended first): $*"
+}
+kill_before() {
+  before=$(ck_id)
+  kill_args="--threads 2" # the last run; the others 1 and 2 in turn
+  [ "$try" = last ] || kill_args="--threads $((try % 2 + 1))"
+}
+kill_wait() { # until the run wrote a new checkpoint (or ended; 30 s at most)
+  n=0
+  while [ "$(ck_id)" = "$before" ] && kill -0 "$1" 2>/dev/null && [ $n -lt 3000 ]; do
+    sleep 0.01
+    n=$((n + 1))
+  done
+}
+# delay 1 after a checkpoint is written: a kill lands somewhere in the epochs or iterations that
+# follow it, or the run ends first.
+kill_delay() { delay 1 0.85; }
+kill_after() {
+  [ "$1" -eq 0 ] || rm -f ck # it ended first: start over
+  [ "$before" = none ] || grep -q "continuing from ck" stderr || fail "a rerun ignored ck: $job"
+  [ "$before" = none ] || resumed=$((resumed + 1))
 }
 
 case $CASE in

@@ -1,0 +1,84 @@
+# tests/kill_rerun.sh: sourced by the kill tests (tag_resume.sh, decode_resume.sh, train_ckpt.sh):
+# a job is SIGKILLed at random fractions of an uninterrupted run's time, rerun until it ends, and
+# what it wrote must be the uninterrupted run's bytes. The caller defines fail MESSAGE, times its
+# uninterrupted run with `timed` and then calls kill_rerun with the job's command; it may redefine
+# the hooks below (after sourcing this file) for what its job keeps besides OUT.
+
+# now_ms: the wall clock in milliseconds.
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# timed CMD...: runs CMD; $took is its wall time in ms (the kills land within it, so a test does
+# not depend on the machine's speed).
+timed() {
+  t0=$(now_ms)
+  "$@"
+  rc=$?
+  took=$(($(now_ms) - t0))
+  return $rc
+}
+# delay HALVINGS [SPAN]: a delay in seconds of 5% .. 5+SPAN% (SPAN 0.65 unless given) of the last
+# timed run, halved HALVINGS times, different on every call.
+n_delay=0
+delay() {
+  n_delay=$((n_delay + 1))
+  awk -v s="$$$n_delay" -v ms="$took" -v h="$1" -v span="${2:-0.65}" \
+    'BEGIN { srand(s); printf "%.3f\n", ms * (0.05 + rand() * span) / 1000 / 2 ^ h }'
+}
+
+# Hooks (the defaults do nothing but kill_delay):
+# kill_before: before each run, the last one too ($try is "last" then); it may set $kill_args,
+#   words added to the run's command line.
+kill_before() { :; }
+# kill_wait PID: once the run started, before the delay (e.g. until it wrote a checkpoint).
+kill_wait() { :; }
+# kill_delay: prints the delay before the kill: `delay $misses` (shorter after each run that ended
+#   before its kill).
+kill_delay() { delay "$misses"; }
+# kill_after ENDED: after each killed run (ENDED 0), or one that ended before the kill (ENDED 1,
+#   OUT removed already: remove what else it wrote, to start the job over).
+kill_after() { :; }
+kill_args=
+
+# kill_rerun TRIES KILLS REF OUT CMD...: runs CMD (which writes OUT, stderr to ./stderr) in the
+# background up to TRIES times, each SIGKILLed after kill_wait and kill_delay, until KILLS runs
+# were killed before their end; a run that ended first is started over. A progress file
+# OUT.progress, where the job keeps one, must name a place. Then CMD runs to its end: it must
+# succeed and OUT must be REF's bytes. Leaves $kills, $misses (runs that ended first) and the last
+# run's ./stderr for the caller's own checks.
+kill_rerun() {
+  tries=$1
+  want=$2
+  ref=$3
+  out=$4
+  shift 4
+  kills=0
+  misses=0
+  try=0
+  while [ $try -lt "$tries" ] && [ $kills -lt "$want" ]; do
+    kill_before
+    # shellcheck disable=SC2086
+    "$@" $kill_args 2>stderr &
+    pid=$!
+    kill_wait $pid
+    sleep "$(kill_delay)"
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    try=$((try + 1))
+    if [ -f "$out" ]; then # it ended before the kill: start the job over
+      rm -f "$out"
+      misses=$((misses + 1))
+      kill_after 1
+    else
+      kills=$((kills + 1))
+      kill_after 0
+    fi
+    if [ -f "$out.progress" ]; then
+      grep -q '^at ' "$out.progress" || fail "a progress file without a place"
+    fi
+  done
+  [ $kills -gt 0 ] || fail "no run was killed: the data is too small for this machine"
+  try=last
+  kill_before
+  # shellcheck disable=SC2086
+  "$@" $kill_args 2>stderr || fail "the last rerun failed: $*"
+  cmp -s "$ref" "$out" || fail "the resumed output differs from an uninterrupted run's: $*"
+}
