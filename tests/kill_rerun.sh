@@ -16,12 +16,14 @@ timed() {
   return $rc
 }
 # delay HALVINGS [SPAN]: a delay in seconds of 5% .. 5+SPAN% (SPAN 0.65 unless given) of the last
-# timed run, halved HALVINGS times, different on every call.
+# timed run, halved HALVINGS times: from the $n_delay-th number of a stream seeded by the shell's
+# pid (seeds in a row give numbers in a row). It is called in $(...), a subshell, so the caller
+# steps $n_delay: kill_rerun does before each run's delay.
 n_delay=0
 delay() {
-  n_delay=$((n_delay + 1))
-  awk -v s="$$$n_delay" -v ms="$took" -v h="$1" -v span="${2:-0.65}" \
-    'BEGIN { srand(s); printf "%.3f\n", ms * (0.05 + rand() * span) / 1000 / 2 ^ h }'
+  awk -v s="$$" -v n="$n_delay" -v ms="$took" -v h="$1" -v span="${2:-0.65}" \
+    'BEGIN { srand(s); for (i = 0; i <= n; i++) r = rand()
+      printf "%.3f\n", ms * (0.05 + r * span) / 1000 / 2 ^ h }'
 }
 
 # Hooks (the defaults do nothing but kill_delay):
@@ -59,6 +61,7 @@ kill_rerun() {
     "$@" $kill_args 2>stderr &
     pid=$!
     kill_wait $pid
+    n_delay=$((n_delay + 1))
     sleep "$(kill_delay)"
     kill -9 $pid 2>/dev/null
     wait $pid 2>/dev/null
