@@ -98,20 +98,7 @@ term)
   "$VITESSE" decode $LAT --posteriors res.npy -o res.out --resume --quiet --threads 1 \
     --batch-tokens 200 2>stderr &
   pid=$!
-  # The signal once some output is durable (a loaded machine may start the run late), or at
-  # 40% of the uninterrupted run's time, whichever comes later.
-  sleep "$(awk -v ms="$took" 'BEGIN { printf "%.3f\n", ms * 0.4 / 1000 }')"
-  i=0
-  while [ ! -s res.out.partial ] && kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do
-    sleep 0.05
-    i=$((i + 1))
-  done
-  kill -TERM $pid 2>/dev/null
-  wait $pid
-  rc=$?
-  if [ ! -f res.out ]; then # the signal came in time
-    [ $rc -eq 143 ] || fail "exit $rc after SIGTERM, want 143"
-    grep -q "res.out.partial keeps them" stderr || fail "the message does not say what is kept"
+  if term_in_time $pid res.out; then # the signal came in time
     [ -f res.out.partial ] && [ -f res.npy.partial ] && [ -f res.out.progress ] ||
       fail "the progress was not kept"
     [ ! -e res.npy ] || fail "the posteriors were written"
@@ -132,16 +119,8 @@ refuse)
   mkdir out
   # A run stopped once its progress file (identity first) is there.
   # shellcheck disable=SC2086
-  "$VITESSE" decode $LAT --posteriors out/p.npy -o out/r --resume --quiet --threads 1 \
-    --batch-tokens 100 2>stderr &
-  pid=$!
-  i=0
-  while [ ! -f out/r.progress ] && [ $i -lt 500 ]; do
-    sleep 0.01
-    i=$((i + 1))
-  done
-  kill -9 $pid 2>/dev/null
-  wait $pid 2>/dev/null
+  kill_once_there out/r.progress 500 "$VITESSE" decode $LAT --posteriors out/p.npy -o out/r \
+    --resume --quiet --threads 1 --batch-tokens 100
   if [ -f out/r ]; then
     echo "decode_resume.refuse: SKIP: the run ended before it could be stopped" >&2
     exit 0
@@ -150,13 +129,8 @@ refuse)
   cp out/r.progress saved.progress
   # What differs is named; nothing is written; the progress stays.
   bad() {
-    what=$1
+    expect_refused "$@"
     shift
-    "$@" >stdout 2>stderr
-    rc=$?
-    [ "$rc" -eq 2 ] || fail "exit $rc, want 2: $*"
-    [ "$(wc -l <stderr)" -eq 1 ] || fail "stderr has $(wc -l <stderr) lines, want 1: $*"
-    grep -q "^vitesse: .*$what" stderr || fail "message lacks '$what': $(cat stderr)"
     [ ! -e out/r ] && [ ! -e out/p.npy ] || fail "OUT written: $*"
     cmp -s saved.progress out/r.progress || fail "the progress file changed: $*"
   }

@@ -85,3 +85,40 @@ kill_rerun() {
   "$@" $kill_args 2>stderr || fail "the last rerun failed: $*"
   cmp -s "$ref" "$out" || fail "the resumed output differs from an uninterrupted run's: $*"
 }
+
+# kill_once_there FILE WAITS CMD...: runs CMD in the background (stderr to ./stderr) and SIGKILLs it
+# once FILE is there, polled every 10 ms at most WAITS times (e.g. a run stopped once its progress
+# file or checkpoint exists).
+kill_once_there() {
+  file=$1
+  waits=$2
+  shift 2
+  "$@" 2>stderr &
+  pid=$!
+  n=0
+  while [ ! -f "$file" ] && [ $n -lt "$waits" ]; do
+    sleep 0.01
+    n=$((n + 1))
+  done
+  kill -9 $pid 2>/dev/null
+  wait $pid 2>/dev/null
+}
+
+# term_in_time PID OUT: SIGTERM to the job PID (writing OUT with --resume, stderr in ./stderr) once
+# some output is durable in OUT.partial (a loaded machine may start it late; 30 s at most), and
+# not before 40% of the last timed run. Returns 1 when the job ended before the signal (OUT there);
+# otherwise it must have exited 143 saying that OUT.partial keeps the output.
+term_in_time() {
+  sleep "$(awk -v ms="$took" 'BEGIN { printf "%.3f\n", ms * 0.4 / 1000 }')"
+  n=0
+  while [ ! -s "$2.partial" ] && kill -0 "$1" 2>/dev/null && [ $n -lt 600 ]; do
+    sleep 0.05
+    n=$((n + 1))
+  done
+  kill -TERM "$1" 2>/dev/null
+  wait "$1"
+  rc=$?
+  [ ! -f "$2" ] || return 1
+  [ $rc -eq 143 ] || fail "exit $rc after SIGTERM, want 143"
+  grep -q "$2.partial keeps them" stderr || fail "the message does not say what is kept"
+}

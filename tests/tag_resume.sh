@@ -106,13 +106,7 @@ term)
   "$VITESSE" tag -m m.bin a.txt -o res.out --resume --quiet --threads 1 --batch-tokens 200 \
     2>stderr &
   pid=$!
-  sleep "$(awk -v ms="$took" 'BEGIN { printf "%.3f\n", ms * 0.4 / 1000 }')"
-  kill -TERM $pid 2>/dev/null
-  wait $pid
-  rc=$?
-  if [ ! -f res.out ]; then # the signal came in time
-    [ $rc -eq 143 ] || fail "exit $rc after SIGTERM, want 143"
-    grep -q "res.out.partial keeps them" stderr || fail "the message does not say what is kept"
+  if term_in_time $pid res.out; then # the signal came in time
     [ -f res.out.partial ] && [ -f res.out.progress ] || fail "the progress was not kept"
     "$VITESSE" tag -m m.bin a.txt -o res.out --resume --threads 2 2>stderr ||
       fail "the rerun failed"
@@ -128,16 +122,8 @@ refuse)
   cp -p a.txt keep.txt
   mkdir out
   # A run stopped once its progress file (identity first) is there.
-  "$VITESSE" tag -m m.bin a.txt b.txt -o out/r --resume --quiet --threads 1 --batch-tokens 100 \
-    2>stderr &
-  pid=$!
-  i=0
-  while [ ! -f out/r.progress ] && [ $i -lt 500 ]; do
-    sleep 0.01
-    i=$((i + 1))
-  done
-  kill -9 $pid 2>/dev/null
-  wait $pid 2>/dev/null
+  kill_once_there out/r.progress 500 "$VITESSE" tag -m m.bin a.txt b.txt -o out/r --resume \
+    --quiet --threads 1 --batch-tokens 100
   if [ -f out/r ]; then
     echo "tag_resume.refuse: SKIP: the run ended before it could be stopped" >&2
     exit 0
@@ -146,13 +132,8 @@ refuse)
   cp out/r.progress saved.progress
   # What differs is named; nothing is written; the progress stays.
   bad() {
-    what=$1
+    expect_refused "$@"
     shift
-    "$@" >stdout 2>stderr
-    rc=$?
-    [ "$rc" -eq 2 ] || fail "exit $rc, want 2: $*"
-    [ "$(wc -l <stderr)" -eq 1 ] || fail "stderr has $(wc -l <stderr) lines, want 1: $*"
-    grep -q "^vitesse: .*$what" stderr || fail "message lacks '$what': $(cat stderr)"
     [ ! -e out/r ] || fail "OUT written: $*"
     cmp -s saved.progress out/r.progress || fail "the progress file changed: $*"
   }
@@ -179,16 +160,8 @@ refuse)
   mkdir out
   cp -p keep.txt a.txt
   printf 'w1 A B\nw2 C\n' >d.dict
-  "$VITESSE" tag -m m.bin --tag-dict d.dict a.txt b.txt -o out/r --resume --quiet --threads 1 \
-    --batch-tokens 100 2>stderr &
-  pid=$!
-  i=0
-  while [ ! -f out/r.progress ] && [ $i -lt 500 ]; do
-    sleep 0.01
-    i=$((i + 1))
-  done
-  kill -9 $pid 2>/dev/null
-  wait $pid 2>/dev/null
+  kill_once_there out/r.progress 500 "$VITESSE" tag -m m.bin --tag-dict d.dict a.txt b.txt \
+    -o out/r --resume --quiet --threads 1 --batch-tokens 100
   if [ ! -f out/r ]; then
     cp out/r.progress saved.progress
     printf 'w3 D\n' >>d.dict

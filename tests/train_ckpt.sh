@@ -170,26 +170,15 @@ refuse)
   corpus 20000 2 4000 >other.txt
   cp -p train.txt keep.txt
   # A run stopped once its first checkpoint is there.
-  "$VITESSE" train --template tmpl --train train.txt --epochs 50 -o m.model --checkpoint ck \
-    --quiet 2>stderr &
-  pid=$!
-  i=0
-  while [ ! -f ck ] && [ $i -lt 1000 ]; do
-    sleep 0.01
-    i=$((i + 1))
-  done
-  kill -9 $pid 2>/dev/null
-  wait $pid 2>/dev/null
+  kill_once_there ck 1000 "$VITESSE" train --template tmpl --train train.txt --epochs 50 \
+    -o m.model --checkpoint ck --quiet
   [ -f ck ] || fail "no checkpoint after 10 s"
   cp ck saved.ck
+  . "$HERE/expect_bad.sh"
   bad() { # bad WHAT ARGS...: refused in one line naming WHAT, exit 2, CK kept, no model
     what=$1
     shift
-    "$VITESSE" train "$@" >stdout 2>stderr
-    rc=$?
-    [ "$rc" -eq 2 ] || fail "exit $rc, want 2: $*"
-    [ "$(wc -l <stderr)" -eq 1 ] || fail "stderr has $(wc -l <stderr) lines, want 1: $*"
-    grep -q "^vitesse: .*$what" stderr || fail "message lacks '$what': $(cat stderr)"
+    expect_refused "$what" "$VITESSE" train "$@"
     [ ! -e m.model ] || fail "a model was written: $*"
     cmp -s saved.ck ck || fail "the checkpoint changed: $*"
   }
