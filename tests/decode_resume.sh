@@ -15,27 +15,13 @@
 #   plain    without --resume nothing is left beside OUT and the bytes are those of a run to
 #            stdout; a run with --resume that is not killed leaves OUT alone beside it.
 set -u
-if [ $# -lt 2 ]; then
-  echo "usage: $0 VITESSE CASE" >&2
-  exit 64
-fi
-VITESSE=$1
-CASE=$2
+SUITE=decode_resume
 HERE=$(cd "$(dirname "$0")" && pwd)
-base=$(mktemp -d "${TMPDIR:-/tmp}/vt_decode_resume.XXXXXX") || exit 1
-trap 'rm -rf "$base"' EXIT
-trap 'exit 130' INT TERM
-cd "$base" || exit 1
+. "$HERE/case_env.sh"
 . "$HERE/kill_rerun.sh"
 # Places made durable often, so that kills land between them.
 VITESSE_RESUME_INTERVAL=0.01
 export VITESSE_RESUME_INTERVAL
-
-fail() {
-  printf 'decode_resume.%s: FAIL: %s\n' "$CASE" "$*" >&2
-  [ -s stderr ] && { printf -- '--- stderr:\n' >&2; cat stderr >&2; }
-  exit 1
-}
 
 # lattices DIR N: N sentences of 40 labels (seeded), and 40 label names.
 lattices() {
