@@ -26,6 +26,11 @@ delay() {
       printf "%.3f\n", ms * (0.05 + r * span) / 1000 / 2 ^ h }'
 }
 
+# The --resume jobs (tag, decode; train --checkpoint does not read it) make their place durable
+# often, so that kills land between them.
+VITESSE_RESUME_INTERVAL=0.01
+export VITESSE_RESUME_INTERVAL
+
 # Hooks (the defaults do nothing but kill_delay):
 # kill_before: before each run, the last one too ($try is "last" then); it may set $kill_args,
 #   words added to the run's command line.
@@ -121,4 +126,30 @@ term_in_time() {
   [ ! -f "$2" ] || return 1
   [ $rc -eq 143 ] || fail "exit $rc after SIGTERM, want 143"
   grep -q "$2.partial keeps them" stderr || fail "the message does not say what is kept"
+}
+
+# stop_at_progress OUT CMD...: runs the --resume job CMD (writing OUT) and SIGKILLs it once
+# OUT.progress is there (5 s at most), then keeps a copy of it in ./saved.progress. The case is
+# skipped (exit 0, a SKIP line naming $SUITE.$CASE) when the job ended first.
+stop_at_progress() {
+  out=$1
+  shift
+  kill_once_there "$out.progress" 500 "$@"
+  if [ -f "$out" ]; then
+    echo "$SUITE.$CASE: SKIP: the run ended before it could be stopped" >&2
+    exit 0
+  fi
+  [ -f "$out.progress" ] || fail "no progress file beside OUT"
+  cp "$out.progress" saved.progress
+}
+# refused_kept OUT WHAT CMD...: the rerun CMD of the job stopped by stop_at_progress is refused as
+# expect_refused says (tests/expect_bad.sh, sourced by the caller), OUT is not written and its
+# progress file is unchanged.
+refused_kept() {
+  out=$1
+  shift
+  expect_refused "$@"
+  shift
+  [ ! -e "$out" ] || fail "OUT written: $*"
+  cmp -s saved.progress "$out.progress" || fail "the progress file changed: $*"
 }

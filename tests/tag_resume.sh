@@ -16,9 +16,6 @@ SUITE=tag_resume
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/case_env.sh"
 . "$HERE/kill_rerun.sh"
-# Places made durable often, so that kills land between them.
-VITESSE_RESUME_INTERVAL=0.01
-export VITESSE_RESUME_INTERVAL
 
 # corpus N SEED: N sentences of "WORD<TAB>SHAPE<TAB>LABEL" lines, 5 labels.
 corpus() {
@@ -108,21 +105,10 @@ refuse)
   cp -p a.txt keep.txt
   mkdir out
   # A run stopped once its progress file (identity first) is there.
-  kill_once_there out/r.progress 500 "$VITESSE" tag -m m.bin a.txt b.txt -o out/r --resume \
-    --quiet --threads 1 --batch-tokens 100
-  if [ -f out/r ]; then
-    echo "tag_resume.refuse: SKIP: the run ended before it could be stopped" >&2
-    exit 0
-  fi
-  [ -f out/r.progress ] || fail "no progress file beside OUT"
-  cp out/r.progress saved.progress
+  stop_at_progress out/r "$VITESSE" tag -m m.bin a.txt b.txt -o out/r --resume --quiet \
+    --threads 1 --batch-tokens 100
   # What differs is named; nothing is written; the progress stays.
-  bad() {
-    expect_refused "$@"
-    shift
-    [ ! -e out/r ] || fail "OUT written: $*"
-    cmp -s saved.progress out/r.progress || fail "the progress file changed: $*"
-  }
+  bad() { refused_kept out/r "$@"; }
   bad "the options differ" "$VITESSE" tag -m m.bin a.txt b.txt -o out/r --resume -k 2
   bad "the options differ" "$VITESSE" tag -m m.bin a.txt b.txt -o out/r --resume --label-sep space
   bad "the input b.txt differs" "$VITESSE" tag -m m.bin b.txt b.txt -o out/r --resume
