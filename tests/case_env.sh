@@ -8,6 +8,7 @@ if [ $# -lt 2 ]; then
   echo "usage: $0 VITESSE CASE" >&2
   exit 64
 fi
+# shellcheck disable=SC2034 # the caller's
 VITESSE=$1
 CASE=$2
 base=$(mktemp -d "${TMPDIR:-/tmp}/vt_$SUITE.XXXXXX") || exit 1

@@ -27,6 +27,7 @@
 #   models   -t writes MODEL and MODEL.txt; -C of MODEL.txt is MODEL byte for byte; vitesse tag
 #            and vitesse convert read both alike; the converged model tags the test corpus far
 #            above its most frequent label.
+# shellcheck source-path=SCRIPTDIR
 set -u
 SUITE=crf_learn_cli
 HERE=$(cd "$(dirname "$0")" && pwd)

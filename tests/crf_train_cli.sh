@@ -16,6 +16,7 @@
 #   bad       bad items (a:nan, a:1e999, a:, no label, a NUL byte), an empty corpus, --init with
 #             a model of another kind, bad options: one line naming the file (and line), exit 2,
 #             no model written.
+# shellcheck source-path=SCRIPTDIR
 set -u
 SUITE=crf_train_cli
 HERE=$(cd "$(dirname "$0")" && pwd)

@@ -14,6 +14,7 @@
 #            are refused;
 #   plain    without --resume nothing is left beside OUT and the bytes are those of a run to
 #            stdout; a run with --resume that is not killed leaves OUT alone beside it.
+# shellcheck source-path=SCRIPTDIR
 set -u
 SUITE=decode_resume
 HERE=$(cd "$(dirname "$0")" && pwd)

@@ -20,6 +20,7 @@
 #            and arow (-e 2) and pa (-e 1: the held-out set before the training set, whose labels
 #            crfsuite numbers first) equal crfsuite's but for the times and the active features
 #            after the first step; skipped (77) without it.
+# shellcheck source-path=SCRIPTDIR
 set -u
 SUITE=learn_cli
 HERE=$(cd "$(dirname "$0")" && pwd)

@@ -11,6 +11,7 @@
 #            (decode --resume: tests/decode_resume.sh; vitesse-mpi: tests/mpi_cli.sh);
 #   plain    without --resume nothing is left beside OUT and the bytes are today's; a run with
 #            --resume that is not killed leaves OUT alone beside it.
+# shellcheck source-path=SCRIPTDIR
 set -u
 SUITE=tag_resume
 HERE=$(cd "$(dirname "$0")" && pwd)

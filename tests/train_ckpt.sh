@@ -14,6 +14,7 @@
 #                    damaged CK, standard input and --checkpoint-every alone are refused;
 #   mpi              vitesse-mpi train --checkpoint: ranks SIGKILLed once CK is there, the job
 #                    rerun on another number of ranks writes the model vitesse train writes.
+# shellcheck source-path=SCRIPTDIR
 set -u
 if [ $# -lt 2 ]; then
   echo "usage: $0 VITESSE CASE [VITESSE_MPI MPIEXEC NPFLAG]" >&2
