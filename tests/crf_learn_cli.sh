@@ -27,28 +27,15 @@
 #   models   -t writes MODEL and MODEL.txt; -C of MODEL.txt is MODEL byte for byte; vitesse tag
 #            and vitesse convert read both alike; the converged model tags the test corpus far
 #            above its most frequent label.
+# shellcheck source-path=SCRIPTDIR
 set -u
-if [ $# -lt 2 ]; then
-  echo "usage: $0 VITESSE CASE" >&2
-  exit 64
-fi
-VITESSE=$1
-CASE=$2
+SUITE=crf_learn_cli
 HERE=$(cd "$(dirname "$0")" && pwd)
 FX=$HERE/crf_learn
-base=$(mktemp -d "${TMPDIR:-/tmp}/vt_crf_learn.XXXXXX") || exit 1
-trap 'rm -rf "$base"' EXIT
-trap 'exit 130' INT TERM
-cd "$base" || exit 1
+. "$HERE/case_env.sh"
 awk -f "$FX/corpus.awk" >train.txt || exit 1
 awk -v N=20 -v SEED=7 -f "$FX/corpus.awk" >test.txt || exit 1
 cp "$FX/chunk.tmpl" t.tmpl
-
-fail() {
-  printf 'crf_learn_cli.%s: FAIL: %s\n' "$CASE" "$*" >&2
-  [ -s stderr ] && { printf -- '--- stderr:\n' >&2; cat stderr >&2; }
-  exit 1
-}
 
 learn() { "$VITESSE" crf_learn "$@" >stdout 2>stderr; }
 

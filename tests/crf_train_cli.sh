@@ -16,40 +16,20 @@
 #   bad       bad items (a:nan, a:1e999, a:, no label, a NUL byte), an empty corpus, --init with
 #             a model of another kind, bad options: one line naming the file (and line), exit 2,
 #             no model written.
+# shellcheck source-path=SCRIPTDIR
 set -u
-if [ $# -lt 2 ]; then
-  echo "usage: $0 VITESSE CASE" >&2
-  exit 64
-fi
-VITESSE=$1
-CASE=$2
+SUITE=crf_train_cli
 HERE=$(cd "$(dirname "$0")" && pwd)
 FX=$HERE/crf_train
-base=$(mktemp -d "${TMPDIR:-/tmp}/vt_crf_train.XXXXXX") || exit 1
-trap 'rm -rf "$base"' EXIT
-trap 'exit 130' INT TERM
-cd "$base" || exit 1
+. "$HERE/case_env.sh"
 mkdir out
 awk -v N=60 -f "$FX/items.awk" >train.items || exit 1
-
-fail() {
-  printf 'crf_train_cli.%s: FAIL: %s\n' "$CASE" "$*" >&2
-  [ -s stderr ] && { printf -- '--- stderr:\n' >&2; cat stderr >&2; }
-  exit 1
-}
 
 # The "loss" values of a --log file, one a line, iteration 0 first.
 losses() { sed -n 's/.*"loss": \([^,]*\),.*/\1/p' "$1"; }
 
-# Compares two files of numbers line by line to a relative tolerance.
-close_lines() {
-  paste "$1" "$2" | awk -v tol="$3" '
-    { n++; d = $1 - $2; if (d < 0) d = -d; m = ($1 < 0 ? -$1 : $1) + 1
-      if (NF != 2 || d > tol * m) { print "line " n ": " $1 " vs " $2; bad = 1 } }
-    END { if (n == 0) { print "no lines"; bad = 1 } exit bad }'
-}
-
 . "$HERE/expect_bad.sh"
+. "$HERE/close_lines.sh"
 
 # The loss and feature norm of every iteration of a --log file, %f each.
 loss_norms() { sed -n 's/.*"loss": \([^,]*\), "feature_norm": \([^,]*\),.*/\1 \2/p' "$1" |

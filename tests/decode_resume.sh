@@ -14,26 +14,12 @@
 #            are refused;
 #   plain    without --resume nothing is left beside OUT and the bytes are those of a run to
 #            stdout; a run with --resume that is not killed leaves OUT alone beside it.
+# shellcheck source-path=SCRIPTDIR
 set -u
-if [ $# -lt 2 ]; then
-  echo "usage: $0 VITESSE CASE" >&2
-  exit 64
-fi
-VITESSE=$1
-CASE=$2
-base=$(mktemp -d "${TMPDIR:-/tmp}/vt_decode_resume.XXXXXX") || exit 1
-trap 'rm -rf "$base"' EXIT
-trap 'exit 130' INT TERM
-cd "$base" || exit 1
-# Places made durable often, so that kills land between them.
-VITESSE_RESUME_INTERVAL=0.01
-export VITESSE_RESUME_INTERVAL
-
-fail() {
-  printf 'decode_resume.%s: FAIL: %s\n' "$CASE" "$*" >&2
-  [ -s stderr ] && { printf -- '--- stderr:\n' >&2; cat stderr >&2; }
-  exit 1
-}
+SUITE=decode_resume
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/case_env.sh"
+. "$HERE/kill_rerun.sh"
 
 # lattices DIR N: N sentences of 40 labels (seeded), and 40 label names.
 lattices() {
@@ -43,29 +29,11 @@ lattices() {
 }
 LAT="--emissions l/E.npy --lengths l/N.npy --transitions l/A.npy --start l/S.npy --end l/F.npy"
 
-# now_ms: the wall clock in milliseconds.
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# timed CMD...: runs CMD; $took is its wall time in ms (the kills below land within it).
-timed() {
-  t0=$(now_ms)
-  "$@"
-  rc=$?
-  took=$(($(now_ms) - t0))
-  return $rc
-}
-# delay HALVINGS: a delay of 5% .. 70% of the last timed run, halved HALVINGS times, different
-# on every call.
-n_delay=0
-delay() {
-  n_delay=$((n_delay + 1))
-  awk -v s="$$$n_delay" -v ms="$took" -v h="$1" \
-    'BEGIN { srand(s); printf "%.3f\n", ms * (0.05 + rand() * 0.65) / 1000 / 2 ^ h }'
-}
-
-# killed_run REF POSTREF OUT POST ARGS...: runs `vitesse decode $LAT ARGS -o OUT --resume` (with
-# --posteriors POST unless POST is -), SIGKILLed after a random delay, until 5 runs were killed
-# before their end (at most 12 tries; a run that ended first is started over, the next delay
-# shorter), then to its end; OUT (and POST) must be the bytes of REF (and POSTREF).
+# killed_run REF POSTREF OUT POST ARGS...: `vitesse decode $LAT ARGS -o OUT --resume` (with
+# --posteriors POST unless POST is -) SIGKILLed at random points until 5 runs were killed before
+# their end (at most 12 tries; a run that ended first is started over, the next delay shorter),
+# then run to its end (tests/kill_rerun.sh); OUT (and POST) must be the bytes of REF (and
+# POSTREF), nothing left beside.
 killed_run() {
   ref=$1
   pref=$2
@@ -73,39 +41,20 @@ killed_run() {
   post=$4
   shift 4
   [ "$post" = - ] || set -- "$@" --posteriors "$post"
-  kills=0
-  misses=0
-  i=0
-  while [ $i -lt 12 ] && [ $kills -lt 5 ]; do
-    d=$(delay $misses)
-    # shellcheck disable=SC2086
-    "$VITESSE" decode $LAT "$@" -o "$out" --resume --quiet 2>stderr &
-    pid=$!
-    sleep "$d"
-    kill -9 $pid 2>/dev/null
-    wait $pid 2>/dev/null
-    i=$((i + 1))
-    if [ -f "$out" ]; then # it ended before the kill: start the job over
-      rm -f "$out"
-      [ "$post" = - ] || rm -f "$post"
-      misses=$((misses + 1))
-    else
-      kills=$((kills + 1))
-      [ "$post" = - ] || [ ! -f "$post" ] || [ -f "$out.partial" ] ||
-        fail "the posteriors were committed before OUT's .partial went"
-    fi
-    if [ -f "$out.progress" ]; then
-      grep -q '^at ' "$out.progress" || fail "a progress file without a place"
-    fi
-  done
-  [ $kills -gt 0 ] || fail "no run was killed: the data is too small for this machine"
   # shellcheck disable=SC2086
-  "$VITESSE" decode $LAT "$@" -o "$out" --resume --quiet 2>stderr || fail "the last rerun failed: $*"
-  cmp -s "$ref" "$out" || fail "resumed output differs from an uninterrupted run: $*"
+  kill_rerun 12 5 "$ref" "$out" "$VITESSE" decode $LAT "$@" -o "$out" --resume --quiet
   if [ "$post" != - ]; then
     cmp -s "$pref" "$post" || fail "resumed posteriors differ from an uninterrupted run: $*"
   fi
   [ -z "$(ls -d "$out".* "$post".* 2>/dev/null)" ] || fail "left beside: $(ls -d "$out".* "$post".*)"
+}
+# The posteriors go with OUT: removed when a run ended first, and never committed while OUT's
+# .partial is there.
+kill_after() {
+  [ "$post" = - ] && return
+  [ "$1" -eq 0 ] || rm -f "$post"
+  [ ! -f "$post" ] || [ -f "$out.partial" ] ||
+    fail "the posteriors were committed before OUT's .partial went"
 }
 
 case $CASE in
@@ -133,20 +82,7 @@ term)
   "$VITESSE" decode $LAT --posteriors res.npy -o res.out --resume --quiet --threads 1 \
     --batch-tokens 200 2>stderr &
   pid=$!
-  # The signal once some output is durable (a loaded machine may start the run late), or at
-  # 40% of the uninterrupted run's time, whichever comes later.
-  sleep "$(awk -v ms="$took" 'BEGIN { printf "%.3f\n", ms * 0.4 / 1000 }')"
-  i=0
-  while [ ! -s res.out.partial ] && kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do
-    sleep 0.05
-    i=$((i + 1))
-  done
-  kill -TERM $pid 2>/dev/null
-  wait $pid
-  rc=$?
-  if [ ! -f res.out ]; then # the signal came in time
-    [ $rc -eq 143 ] || fail "exit $rc after SIGTERM, want 143"
-    grep -q "res.out.partial keeps them" stderr || fail "the message does not say what is kept"
+  if term_in_time $pid res.out; then # the signal came in time
     [ -f res.out.partial ] && [ -f res.npy.partial ] && [ -f res.out.progress ] ||
       fail "the progress was not kept"
     [ ! -e res.npy ] || fail "the posteriors were written"
@@ -159,7 +95,7 @@ term)
   cmp -s ref.npy res.npy || fail "resumed posteriors differ"
   ;;
 refuse)
-  . "$(cd "$(dirname "$0")" && pwd)/expect_bad.sh"
+  . "$HERE/expect_bad.sh"
   lattices l 12000
   "$VITESSE" synth -o l2 --labels 40 --sentences 12000 --mean-length 20 --seed 8 2>stderr ||
     fail "synth failed"
@@ -167,33 +103,13 @@ refuse)
   mkdir out
   # A run stopped once its progress file (identity first) is there.
   # shellcheck disable=SC2086
-  "$VITESSE" decode $LAT --posteriors out/p.npy -o out/r --resume --quiet --threads 1 \
-    --batch-tokens 100 2>stderr &
-  pid=$!
-  i=0
-  while [ ! -f out/r.progress ] && [ $i -lt 500 ]; do
-    sleep 0.01
-    i=$((i + 1))
-  done
-  kill -9 $pid 2>/dev/null
-  wait $pid 2>/dev/null
-  if [ -f out/r ]; then
-    echo "decode_resume.refuse: SKIP: the run ended before it could be stopped" >&2
-    exit 0
-  fi
-  [ -f out/r.progress ] || fail "no progress file beside OUT"
-  cp out/r.progress saved.progress
+  stop_at_progress out/r "$VITESSE" decode $LAT --posteriors out/p.npy -o out/r --resume \
+    --quiet --threads 1 --batch-tokens 100
   # What differs is named; nothing is written; the progress stays.
   bad() {
-    what=$1
+    refused_kept out/r "$@"
     shift
-    "$@" >stdout 2>stderr
-    rc=$?
-    [ "$rc" -eq 2 ] || fail "exit $rc, want 2: $*"
-    [ "$(wc -l <stderr)" -eq 1 ] || fail "stderr has $(wc -l <stderr) lines, want 1: $*"
-    grep -q "^vitesse: .*$what" stderr || fail "message lacks '$what': $(cat stderr)"
-    [ ! -e out/r ] && [ ! -e out/p.npy ] || fail "OUT written: $*"
-    cmp -s saved.progress out/r.progress || fail "the progress file changed: $*"
+    [ ! -e out/p.npy ] || fail "the posteriors written: $*"
   }
   # shellcheck disable=SC2086
   bad "the options differ" "$VITESSE" decode $LAT --posteriors out/p.npy -o out/r --resume --logz

@@ -12,6 +12,7 @@ if [ $# -ne 1 ]; then
   exit 64
 fi
 VITESSE=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
 base=$(mktemp -d "${TMPDIR:-/tmp}/vt_filter_cli.XXXXXX") || exit 1
 trap 'rm -rf "$base"' EXIT
 trap 'exit 130' INT TERM
@@ -23,26 +24,12 @@ fail() {
   exit 1
 }
 
-corpus() {
-  awk -v n="$1" -v seed="$2" 'BEGIN {
-    split("NN VB DT JJ B-NP I-NP O", lab, " ");
-    s = seed;
-    for (i = 0; i < n; i++) {
-      s = (s * 1103515245 + 12345) % 2147483648; T = 1 + int(s / 65536) % 9; prev = 9;
-      for (t = 0; t < T; t++) {
-        s = (s * 1103515245 + 12345) % 2147483648; w = int(s / 65536) % 8;
-        printf "w%d x%d %s\n", w, w % 3, lab[1 + (w * 5 + prev * 3) % 7]; prev = w;
-      }
-      printf "\n";
-    }
-  }'
-}
-
 printf 'U00:%%x[0,0]\nU01:%%x[-1,0]/%%x[0,0]\nU02:%%x[0,1]\nB\n' >tmpl
-corpus 300 7 >train.txt
+awk -v N=300 -v SEED=7 -f "$HERE/toy_corpus.awk" >train.txt
 "$VITESSE" train --template tmpl --train train.txt --epochs 5 --quiet -o model.bin 2>stderr ||
   fail "train exited $?"
-corpus 700 9 | sed '100s/$/\r/' >corpus.txt # one CRLF line too
+# one CRLF line too
+awk -v N=700 -v SEED=9 -f "$HERE/toy_corpus.awk" | sed '100s/$/\r/' >corpus.txt
 "$VITESSE" tag -m model.bin corpus.txt >ref.txt 2>stderr || fail "vitesse tag exited $?"
 
 # The README's pre-sharding: a new shard after a blank line once a shard has 200 lines.

@@ -20,39 +20,19 @@
 #            and arow (-e 2) and pa (-e 1: the held-out set before the training set, whose labels
 #            crfsuite numbers first) equal crfsuite's but for the times and the active features
 #            after the first step; skipped (77) without it.
+# shellcheck source-path=SCRIPTDIR
 set -u
-if [ $# -lt 2 ]; then
-  echo "usage: $0 VITESSE CASE" >&2
-  exit 64
-fi
-VITESSE=$1
-CASE=$2
+SUITE=learn_cli
 HERE=$(cd "$(dirname "$0")" && pwd)
 FX=$HERE/crf_train
-base=$(mktemp -d "${TMPDIR:-/tmp}/vt_learn.XXXXXX") || exit 1
-trap 'rm -rf "$base"' EXIT
-trap 'exit 130' INT TERM
-cd "$base" || exit 1
+. "$HERE/case_env.sh"
 mkdir out
 awk -v N=60 -f "$FX/items.awk" >train.items || exit 1
 # A second data set: the last 20 sequences (a blank line ends each).
 awk -v N=80 -f "$FX/items.awk" | awk 'BEGIN { RS = ""; ORS = "\n\n" } NR > 60' >test.items
 
-fail() {
-  printf 'learn_cli.%s: FAIL: %s\n' "$CASE" "$*" >&2
-  [ -s stderr ] && { printf -- '--- stderr:\n' >&2; cat stderr >&2; }
-  exit 1
-}
-
 . "$HERE/expect_bad.sh"
-
-# Compares two files of numbers line by line to a relative tolerance.
-close_lines() {
-  paste "$1" "$2" | awk -v tol="$3" '
-    { n++; d = $1 - $2; if (d < 0) d = -d; m = ($1 < 0 ? -$1 : $1) + 1
-      if (NF != 2 || d > tol * m) { print "line " n ": " $1 " vs " $2; bad = 1 } }
-    END { if (n == 0) { print "no lines"; bad = 1 } exit bad }'
-}
+. "$HERE/close_lines.sh"
 
 # The value of every "NAME: VALUE" line of a log.
 values() { sed -n "s/^$1: //p" "$2"; }

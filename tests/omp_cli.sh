@@ -7,6 +7,7 @@
 # found by a worker is reported as the reader would, before a later bad line.
 set -u
 VITESSE=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
 base=$(mktemp -d "${TMPDIR:-/tmp}/vt_ompcli.XXXXXX") || exit 1
 trap 'rm -rf "$base"' EXIT
 cd "$base" || exit 1
@@ -18,24 +19,9 @@ fail() {
 # json KEY FILE: the value of "KEY": in a --stats line (numbers and strings).
 json() { sed -n "s/.*\"$1\": \"\{0,1\}\([a-z0-9.e+-]*\).*/\1/p" "$2"; }
 
-# A corpus of N sentences "word tag label" (the label depends on the word and the previous one).
-corpus() {
-  awk -v n="$1" -v seed="$2" 'BEGIN {
-    split("NN VB DT JJ B-NP I-NP O", lab, " ");
-    s = seed;
-    for (i = 0; i < n; i++) {
-      s = (s * 1103515245 + 12345) % 2147483648; T = 1 + int(s / 65536) % 9; prev = 9;
-      for (t = 0; t < T; t++) {
-        s = (s * 1103515245 + 12345) % 2147483648; w = int(s / 65536) % 8;
-        printf "w%d x%d %s\n", w, w % 3, lab[1 + (w * 5 + prev * 3) % 7]; prev = w;
-      }
-      printf "\n";
-    }
-  }'
-}
 printf 'U00:%%x[0,0]\nU01:%%x[-1,0]/%%x[0,0]\nU02:%%x[0,1]\nB\n' >tmpl
-corpus 200 7 >train.txt
-corpus 600 11 >test.txt
+awk -v N=200 -v SEED=7 -f "$HERE/toy_corpus.awk" >train.txt
+awk -v N=600 -v SEED=11 -f "$HERE/toy_corpus.awk" >test.txt
 "$VITESSE" train --template tmpl --train train.txt --epochs 5 --quiet -o model.bin 2>err ||
   { fail "train: $(cat err)"; exit 1; }
 

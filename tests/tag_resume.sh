@@ -11,26 +11,12 @@
 #            (decode --resume: tests/decode_resume.sh; vitesse-mpi: tests/mpi_cli.sh);
 #   plain    without --resume nothing is left beside OUT and the bytes are today's; a run with
 #            --resume that is not killed leaves OUT alone beside it.
+# shellcheck source-path=SCRIPTDIR
 set -u
-if [ $# -lt 2 ]; then
-  echo "usage: $0 VITESSE CASE" >&2
-  exit 64
-fi
-VITESSE=$1
-CASE=$2
-base=$(mktemp -d "${TMPDIR:-/tmp}/vt_tag_resume.XXXXXX") || exit 1
-trap 'rm -rf "$base"' EXIT
-trap 'exit 130' INT TERM
-cd "$base" || exit 1
-# Places made durable often, so that kills land between them.
-VITESSE_RESUME_INTERVAL=0.01
-export VITESSE_RESUME_INTERVAL
-
-fail() {
-  printf 'tag_resume.%s: FAIL: %s\n' "$CASE" "$*" >&2
-  [ -s stderr ] && { printf -- '--- stderr:\n' >&2; cat stderr >&2; }
-  exit 1
-}
+SUITE=tag_resume
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/case_env.sh"
+. "$HERE/kill_rerun.sh"
 
 # corpus N SEED: N sentences of "WORD<TAB>SHAPE<TAB>LABEL" lines, 5 labels.
 corpus() {
@@ -61,58 +47,15 @@ template_model() {
     fail "training failed"
 }
 
-# now_ms: the wall clock in milliseconds.
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# timed CMD...: runs CMD; $took is its wall time in ms (the kills below land within it, so the
-# test does not depend on the machine's speed).
-timed() {
-  t0=$(now_ms)
-  "$@"
-  rc=$?
-  took=$(($(now_ms) - t0))
-  return $rc
-}
-# delay HALVINGS: a delay of 5% .. 70% of the last timed run, halved HALVINGS times, different
-# on every call.
-n_delay=0
-delay() {
-  n_delay=$((n_delay + 1))
-  awk -v s="$$$n_delay" -v ms="$took" -v h="$1" \
-    'BEGIN { srand(s); printf "%.3f\n", ms * (0.05 + rand() * 0.65) / 1000 / 2 ^ h }'
-}
-
-# killed_run REF OUT ARGS...: runs `vitesse tag ARGS -o OUT --resume`, SIGKILLed after a random
-# delay, until 5 runs were killed before their end (at most 12 tries; a run that ended first is
-# started over, and the next delay is shorter), then to its end; OUT must be the bytes of REF,
-# nothing left beside it.
+# killed_run REF OUT ARGS...: `vitesse tag ARGS -o OUT --resume` SIGKILLed at random points until
+# 5 runs were killed before their end (at most 12 tries; a run that ended first is started over,
+# and the next delay is shorter), then run to its end (tests/kill_rerun.sh); OUT must be the
+# bytes of REF, nothing left beside it.
 killed_run() {
   ref=$1
   out=$2
   shift 2
-  kills=0
-  misses=0
-  i=0
-  while [ $i -lt 12 ] && [ $kills -lt 5 ]; do
-    d=$(delay $misses)
-    "$VITESSE" tag "$@" -o "$out" --resume --quiet 2>stderr &
-    pid=$!
-    sleep "$d"
-    kill -9 $pid 2>/dev/null
-    wait $pid 2>/dev/null
-    i=$((i + 1))
-    if [ -f "$out" ]; then # it ended before the kill: start the job over
-      rm -f "$out"
-      misses=$((misses + 1))
-    else
-      kills=$((kills + 1))
-    fi
-    if [ -f "$out.progress" ]; then
-      grep -q '^at ' "$out.progress" || fail "a progress file without a place"
-    fi
-  done
-  [ $kills -gt 0 ] || fail "no run was killed: the data is too small for this machine"
-  "$VITESSE" tag "$@" -o "$out" --resume --quiet 2>stderr || fail "the last rerun failed: $*"
-  cmp -s "$ref" "$out" || fail "resumed output differs from an uninterrupted run: $*"
+  kill_rerun 12 5 "$ref" "$out" "$VITESSE" tag "$@" -o "$out" --resume --quiet
   [ ! -e "$out.partial" ] && [ ! -e "$out.progress" ] || fail "left beside $out: $(ls "$out".*)"
 }
 
@@ -147,13 +90,7 @@ term)
   "$VITESSE" tag -m m.bin a.txt -o res.out --resume --quiet --threads 1 --batch-tokens 200 \
     2>stderr &
   pid=$!
-  sleep "$(awk -v ms="$took" 'BEGIN { printf "%.3f\n", ms * 0.4 / 1000 }')"
-  kill -TERM $pid 2>/dev/null
-  wait $pid
-  rc=$?
-  if [ ! -f res.out ]; then # the signal came in time
-    [ $rc -eq 143 ] || fail "exit $rc after SIGTERM, want 143"
-    grep -q "res.out.partial keeps them" stderr || fail "the message does not say what is kept"
+  if term_in_time $pid res.out; then # the signal came in time
     [ -f res.out.partial ] && [ -f res.out.progress ] || fail "the progress was not kept"
     "$VITESSE" tag -m m.bin a.txt -o res.out --resume --threads 2 2>stderr ||
       fail "the rerun failed"
@@ -162,41 +99,17 @@ term)
   cmp -s ref.out res.out || fail "resumed output differs"
   ;;
 refuse)
-  . "$(cd "$(dirname "$0")" && pwd)/expect_bad.sh"
+  . "$HERE/expect_bad.sh"
   template_model
   corpus 60000 2 >a.txt
   corpus 60000 3 >b.txt
   cp -p a.txt keep.txt
   mkdir out
   # A run stopped once its progress file (identity first) is there.
-  "$VITESSE" tag -m m.bin a.txt b.txt -o out/r --resume --quiet --threads 1 --batch-tokens 100 \
-    2>stderr &
-  pid=$!
-  i=0
-  while [ ! -f out/r.progress ] && [ $i -lt 500 ]; do
-    sleep 0.01
-    i=$((i + 1))
-  done
-  kill -9 $pid 2>/dev/null
-  wait $pid 2>/dev/null
-  if [ -f out/r ]; then
-    echo "tag_resume.refuse: SKIP: the run ended before it could be stopped" >&2
-    exit 0
-  fi
-  [ -f out/r.progress ] || fail "no progress file beside OUT"
-  cp out/r.progress saved.progress
+  stop_at_progress out/r "$VITESSE" tag -m m.bin a.txt b.txt -o out/r --resume --quiet \
+    --threads 1 --batch-tokens 100
   # What differs is named; nothing is written; the progress stays.
-  bad() {
-    what=$1
-    shift
-    "$@" >stdout 2>stderr
-    rc=$?
-    [ "$rc" -eq 2 ] || fail "exit $rc, want 2: $*"
-    [ "$(wc -l <stderr)" -eq 1 ] || fail "stderr has $(wc -l <stderr) lines, want 1: $*"
-    grep -q "^vitesse: .*$what" stderr || fail "message lacks '$what': $(cat stderr)"
-    [ ! -e out/r ] || fail "OUT written: $*"
-    cmp -s saved.progress out/r.progress || fail "the progress file changed: $*"
-  }
+  bad() { refused_kept out/r "$@"; }
   bad "the options differ" "$VITESSE" tag -m m.bin a.txt b.txt -o out/r --resume -k 2
   bad "the options differ" "$VITESSE" tag -m m.bin a.txt b.txt -o out/r --resume --label-sep space
   bad "the input b.txt differs" "$VITESSE" tag -m m.bin b.txt b.txt -o out/r --resume
@@ -220,16 +133,8 @@ refuse)
   mkdir out
   cp -p keep.txt a.txt
   printf 'w1 A B\nw2 C\n' >d.dict
-  "$VITESSE" tag -m m.bin --tag-dict d.dict a.txt b.txt -o out/r --resume --quiet --threads 1 \
-    --batch-tokens 100 2>stderr &
-  pid=$!
-  i=0
-  while [ ! -f out/r.progress ] && [ $i -lt 500 ]; do
-    sleep 0.01
-    i=$((i + 1))
-  done
-  kill -9 $pid 2>/dev/null
-  wait $pid 2>/dev/null
+  kill_once_there out/r.progress 500 "$VITESSE" tag -m m.bin --tag-dict d.dict a.txt b.txt \
+    -o out/r --resume --quiet --threads 1 --batch-tokens 100
   if [ ! -f out/r ]; then
     cp out/r.progress saved.progress
     printf 'w3 D\n' >>d.dict

@@ -14,9 +14,10 @@
 #                    damaged CK, standard input and --checkpoint-every alone are refused;
 #   mpi              vitesse-mpi train --checkpoint: ranks SIGKILLed once CK is there, the job
 #                    rerun on another number of ranks writes the model vitesse train writes;
-#   term             SIGTERM during a run with CK: the checkpoint is written at the
-#                    next epoch or iteration whatever its interval, exit 128 + the signal, no
-#                    model; the rerun continues from it to an uninterrupted run's bytes.
+#   term             SIGTERM during a run with CK: the checkpoint is written at the next epoch
+#                    or iteration whatever its interval, exit 143, no model; the rerun continues
+#                    from it to an uninterrupted run's bytes.
+# shellcheck source-path=SCRIPTDIR
 set -u
 if [ $# -lt 2 ]; then
   echo "usage: $0 VITESSE CASE [VITESSE_MPI MPIEXEC NPFLAG]" >&2
@@ -29,6 +30,7 @@ base=$(mktemp -d "${TMPDIR:-/tmp}/vt_train_ckpt.XXXXXX") || exit 1
 trap 'rm -rf "$base"' EXIT
 trap 'exit 130' INT TERM
 cd "$base" || exit 1
+. "$HERE/kill_rerun.sh"
 
 fail() {
   printf 'train_ckpt.%s: FAIL: %s\n' "$CASE" "$*" >&2
@@ -53,25 +55,6 @@ items() {
 }
 template() { printf 'U00:%%x[0,0]\nU01:%%x[-1,0]\nU02:%%x[0,1]\nU03:%%x[1,0]/%%x[0,0]\nB\n' >tmpl; }
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# timed CMD...: runs CMD; $took is its wall time in ms (the kills land within it).
-timed() {
-  t0=$(now_ms)
-  "$@"
-  rc=$?
-  took=$(($(now_ms) - t0))
-  return $rc
-}
-# delay HALVINGS: 5% .. 90% of the last timed run, halved HALVINGS times, new on every call.
-# (delay 1 after a checkpoint is written: a kill lands somewhere in the epochs or iterations
-# that follow it, or the run ends first.)
-n_delay=0
-delay() {
-  n_delay=$((n_delay + 1))
-  awk -v s="$$$n_delay" -v ms="$took" -v h="$1" \
-    'BEGIN { srand(s); printf "%.3f\n", ms * (0.05 + rand() * 0.85) / 1000 / 2 ^ h }'
-}
-
 # ck_id: the checkpoint's inode and modification time ("none" without one): a new checkpoint
 # is a new file renamed over the old one.
 ck_id() { if [ -f ck ]; then stat -c '%i %y' ck; else echo none; fi; }
@@ -79,45 +62,41 @@ ck_id() { if [ -f ck ]; then stat -c '%i %y' ck; else echo none; fi; }
 # killed_run REF ARGS...: `vitesse train ARGS -o out.model --checkpoint ck` (not --quiet: the
 # line that says a run continues is counted), each run SIGKILLed a random delay (up to about half
 # the last timed run) after it wrote a new checkpoint, until 4 runs were killed before their end
-# (at most 16 tries), the reruns with --threads 1 and 2 in turn; then run to its end: out.model
-# must be REF's bytes, CK gone, and the reruns must have continued from the checkpoints.
+# (at most 16 tries), the reruns with --threads 1 and 2 in turn; then run to its end with
+# --threads 2 (tests/kill_rerun.sh): out.model must be REF's bytes, CK gone, and the reruns must
+# have continued from the checkpoints.
 killed_run() {
   ref=$1
   shift
   rm -f out.model ck ck.tmp
-  kills=0 misses=0 i=0 resumed=0
-  while [ $i -lt 16 ] && [ $kills -lt 4 ]; do
-    before=$(ck_id)
-    "$VITESSE" train "$@" -o out.model --checkpoint ck --threads $((i % 2 + 1)) 2>stderr &
-    pid=$!
-    n=0
-    while [ "$(ck_id)" = "$before" ] && kill -0 $pid 2>/dev/null && [ $n -lt 3000 ]; do
-      sleep 0.01
-      n=$((n + 1))
-    done
-    sleep "$(delay 1)"
-    kill -9 $pid 2>/dev/null
-    wait $pid 2>/dev/null
-    [ "$before" = none ] || grep -q "continuing from ck" stderr || fail "a rerun ignored ck: $*"
-    [ "$before" = none ] || resumed=$((resumed + 1))
-    i=$((i + 1))
-    if [ -f out.model ]; then # it ended first: start over
-      rm -f out.model ck
-      misses=$((misses + 1))
-    else
-      kills=$((kills + 1))
-    fi
-  done
-  [ $kills -gt 0 ] || fail "no run was killed: the data is too small for this machine"
-  [ -f ck ] && had_ck=1 || had_ck=0
-  "$VITESSE" train "$@" -o out.model --checkpoint ck --threads 2 2>stderr ||
-    fail "the last rerun failed: $*"
-  [ $had_ck -eq 0 ] || grep -q "continuing from ck" stderr || fail "the rerun ignored ck: $*"
-  [ $had_ck -eq 0 ] || resumed=$((resumed + 1))
-  cmp -s "$ref" out.model || fail "the resumed model differs from an uninterrupted run's: $*"
+  job=$*
+  resumed=0
+  kill_rerun 16 4 "$ref" out.model "$VITESSE" train "$@" -o out.model --checkpoint ck
+  [ "$before" = none ] || grep -q "continuing from ck" stderr || fail "the rerun ignored ck: $*"
+  [ "$before" = none ] || resumed=$((resumed + 1))
   [ ! -e ck ] && [ ! -e ck.tmp ] || fail "the checkpoint is left after the model: $*"
   [ $resumed -gt 1 ] ||
     fail "fewer than 2 reruns continued from a checkpoint ($kills kills, $misses ended first): $*"
+}
+kill_before() {
+  before=$(ck_id)
+  kill_args="--threads 2" # the last run; the others 1 and 2 in turn
+  [ "$try" = last ] || kill_args="--threads $((try % 2 + 1))"
+}
+kill_wait() { # until the run wrote a new checkpoint (or ended; 30 s at most)
+  n=0
+  while [ "$(ck_id)" = "$before" ] && kill -0 "$1" 2>/dev/null && [ $n -lt 3000 ]; do
+    sleep 0.01
+    n=$((n + 1))
+  done
+}
+# delay 1 after a checkpoint is written: a kill lands somewhere in the epochs or iterations that
+# follow it, or the run ends first.
+kill_delay() { delay 1 0.85; }
+kill_after() {
+  [ "$1" -eq 0 ] || rm -f ck # it ended first: start over
+  [ "$before" = none ] || grep -q "continuing from ck" stderr || fail "a rerun ignored ck: $job"
+  [ "$before" = none ] || resumed=$((resumed + 1))
 }
 
 case $CASE in
@@ -195,26 +174,15 @@ refuse)
   corpus 20000 2 4000 >other.txt
   cp -p train.txt keep.txt
   # A run stopped once its first checkpoint is there.
-  "$VITESSE" train --template tmpl --train train.txt --epochs 50 -o m.model --checkpoint ck \
-    --quiet 2>stderr &
-  pid=$!
-  i=0
-  while [ ! -f ck ] && [ $i -lt 1000 ]; do
-    sleep 0.01
-    i=$((i + 1))
-  done
-  kill -9 $pid 2>/dev/null
-  wait $pid 2>/dev/null
+  kill_once_there ck 1000 "$VITESSE" train --template tmpl --train train.txt --epochs 50 \
+    -o m.model --checkpoint ck --quiet
   [ -f ck ] || fail "no checkpoint after 10 s"
   cp ck saved.ck
+  . "$HERE/expect_bad.sh"
   bad() { # bad WHAT ARGS...: refused in one line naming WHAT, exit 2, CK kept, no model
     what=$1
     shift
-    "$VITESSE" train "$@" >stdout 2>stderr
-    rc=$?
-    [ "$rc" -eq 2 ] || fail "exit $rc, want 2: $*"
-    [ "$(wc -l <stderr)" -eq 1 ] || fail "stderr has $(wc -l <stderr) lines, want 1: $*"
-    grep -q "^vitesse: .*$what" stderr || fail "message lacks '$what': $(cat stderr)"
+    expect_refused "$what" "$VITESSE" train "$@"
     [ ! -e m.model ] || fail "a model was written: $*"
     cmp -s saved.ck ck || fail "the checkpoint changed: $*"
   }
@@ -330,7 +298,8 @@ term)
     "$VITESSE" train $opts -o out.model --checkpoint ck --checkpoint-every 1000 2>stderr ||
       fail "the rerun failed: $opts"
     grep -q "continuing from ck" stderr || fail "the rerun ignored ck: $opts"
-    cmp -s ref.model out.model || fail "the continued model differs from an uninterrupted run's: $opts"
+    cmp -s ref.model out.model ||
+      fail "the continued model differs from an uninterrupted run's: $opts"
     [ ! -e ck ] || fail "the checkpoint is left after the model: $opts"
   done
   ;;
