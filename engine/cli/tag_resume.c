@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/resume.h"
@@ -100,9 +99,7 @@ int vt_cli_tag_resume_drive(const vt_cli_tag_run *r) {
   rc = VT_EXIT_USAGE;
   if (vt_cli_engine_start(r->run, 0, &eng) != 0) goto done;
   vt_cli_progress_log_from(&r->run->log, from ? from->sentences : 0);
-  const double t0 = vt_cli_now();
-  struct timespec c0;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+  const double t0 = vt_cli_now(), c0 = vt_cli_cpu_now();
   vt_run_report rep;
   vt_status st = vt_engine_tag_from(eng, r->m, r->to, r->files, r->n_files, from,
                                     vt_cli_resume_mark, &rr, vt_sink_file, rr.out[0], &rep);
@@ -114,15 +111,7 @@ int vt_cli_tag_resume_drive(const vt_cli_tag_run *r) {
   if ((rc = vt_cli_resume_finish(&rr, st, rep.write_errno, what,
                                  bad ? VT_EXIT_USAGE : VT_EXIT_FAIL)) != 0)
     goto done;
-  struct timespec c1;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
-  const double secs = vt_cli_now() - t0,
-               cpu = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
-  if (r->report) r->report(r->ctx, &rep, secs, cpu, stderr);
-  if (r->run->stats) {
-    vt_engine_stats_json(eng, stderr);
-    fputs("}\n", stderr);
-  }
+  vt_cli_tag_report(r, &rep, eng, t0, c0);
   rc = VT_EXIT_OK;
 done:
   vt_cli_resume_end(&rr);
