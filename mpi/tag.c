@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/chunk_cli.h"
@@ -111,13 +110,6 @@ static int tag_one(vt_mpi_tag_run *r, const char *path) {
   return code;
 }
 
-/* CPU seconds of this process. */
-static double cpu_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Rank 0 prints the job's --eval line (joint models) and --stats object: the tagging figures
  * summed over ranks, the phases' slowest rank, and rank 0's engine. Collective. */
 static void print_report(vt_mpi_tag_run *r, double secs, double cpu) {
@@ -199,7 +191,7 @@ int vt_mpi_tag(const vt_mpi *w, int argc, char **argv) {
   }
   if (w->rank == 0 && !r->resume) vt_cli_signals_temp(r->out.tmp); /* a second ^C removes it */
   r->t0 = vt_mpi_now();
-  double c0 = cpu_now();
+  double c0 = vt_cli_cpu_now();
   static const char *const stdin_only[] = {"-"};
   const char *const *files = r->t.n_files ? r->t.files : stdin_only;
   int n_files = r->t.n_files ? r->t.n_files : 1;
@@ -241,7 +233,7 @@ int vt_mpi_tag(const vt_mpi *w, int argc, char **argv) {
     goto done;
   }
   if (r->t.run.stats || (r->joint && r->t.to.eval))
-    print_report(r, vt_mpi_now() - r->t0, cpu_now() - c0);
+    print_report(r, vt_mpi_now() - r->t0, vt_cli_cpu_now() - c0);
   rc = 0;
 done:
   if (w->rank == 0) vt_cli_signals_temp(NULL);

@@ -8,19 +8,15 @@
 # median sentences/s (from --stats) for OLD and NEW and their ratio NEW/OLD, and checks both
 # write the same bytes.
 set -eu
-if [ $# -lt 3 ]; then
-  echo "usage: $0 OLD NEW DATA [ROUNDS]" >&2
-  exit 64
-fi
-abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
-OLD=$(abs "$1")
-NEW=$(abs "$2")
+# shellcheck source=perf/ab_loop.sh
+. "$(dirname "$0")/ab_loop.sh"
+ab_need 3 "OLD NEW DATA [ROUNDS]" "$@"
+ab_binaries "$1" "$2"
 D=$3
 ROUNDS=${4:-5}
 T=$(cd "$(dirname "$0")" && pwd)/templates
-W=$(mktemp -d "${TMPDIR:-/tmp}/vt_ab.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+ab_workdir vt_ab
+cd "$ab_dir"
 
 for f in train test; do
   awk '{ if (NF) print $1, $2 "|" $3; else print "" }' "$D/conll2000/$f.txt" >"$f.joint"
@@ -35,38 +31,33 @@ done
 run() {
   name=$1 bin=$2 key=$3
   shift 3
-  tag=$( [ "$bin" = "$OLD" ] && echo old || echo new)
+  tag=$(ab_which "$bin")
   "$bin" "$@" --stats -o "$name.$tag.out" 2>"$name.$tag.json"
   sed -n "s/.*\"$key\": \([0-9.e+-]*\).*/\1/p" "$name.$tag.json" >>"$name.$tag.sps"
 }
 
 configs='tag1 tag2 dec_sta dec_vit chunk'
-one_round() {
-  for bin in "$OLD" "$NEW"; do
-    # The decoder named: both binaries decode the same way whatever their defaults.
-    run tag1 "$bin" sentences_per_second tag -m joint.bin test.joint --threads 1 \
-      --algo staggered-col
-    run tag2 "$bin" sentences_per_second tag -m joint.bin test.joint --threads 2 \
-      --algo staggered-col
-    for a in staggered-col viterbi; do
-      name=dec_$(echo $a | cut -c1-3)
-      run "$name" "$bin" sentences_per_second decode --emissions lat/E.npy --lengths lat/N.npy \
-        --transitions lat/A.npy --start lat/S.npy --end lat/F.npy --rank lat/R.npy --algo "$a" \
-        --threads 1
-    done
-    run chunk "$bin" sentences_per_second tag -m chunk.bin "$D/conll2000/test.txt" --threads 1
+# one_side BIN: every configuration once with BIN.
+one_side() {
+  bin=$1
+  # The decoder named: both binaries decode the same way whatever their defaults.
+  run tag1 "$bin" sentences_per_second tag -m joint.bin test.joint --threads 1 \
+    --algo staggered-col
+  run tag2 "$bin" sentences_per_second tag -m joint.bin test.joint --threads 2 \
+    --algo staggered-col
+  for a in staggered-col viterbi; do
+    name=dec_$(echo $a | cut -c1-3)
+    run "$name" "$bin" sentences_per_second decode --emissions lat/E.npy --lengths lat/N.npy \
+      --transitions lat/A.npy --start lat/S.npy --end lat/F.npy --rank lat/R.npy --algo "$a" \
+      --threads 1
   done
+  run chunk "$bin" sentences_per_second tag -m chunk.bin "$D/conll2000/test.txt" --threads 1
 }
-r=0
-while [ $r -lt "$ROUNDS" ]; do
-  one_round
-  r=$((r + 1))
-done
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+ab_alternate "$ROUNDS" one_side : "$OLD" "$NEW"
 printf '%-10s %14s %14s %10s  %s\n' config old_sent/s new_sent/s new/old output
 for c in $configs; do
-  o=$(median <"$c.old.sps")
-  n=$(median <"$c.new.sps")
-  same=$(cmp -s "$c.old.out" "$c.new.out" && echo identical || echo DIFFERENT)
+  o=$(ab_median <"$c.old.sps")
+  n=$(ab_median <"$c.new.sps")
+  same=$(ab_same "$c.old.out" "$c.new.out")
   printf '%-10s %14.1f %14.1f %10.3f  %s\n' "$c" "$o" "$n" "$(echo "$n / $o" | bc -l)" "$same"
 done

@@ -6,35 +6,26 @@
 # The two models must be the same bytes (for L-BFGS: liblbfgs's
 # without, lbfgs.c's with).
 set -eu
-if [ $# -lt 3 ]; then
-  echo "usage: $0 VITESSE ROUNDS TRAIN-ARGS..." >&2
-  exit 64
-fi
+# shellcheck source=perf/ab_loop.sh
+. "$(dirname "$0")/ab_loop.sh"
+ab_need 3 "VITESSE ROUNDS TRAIN-ARGS..." "$@"
 V=$1 R=$2
 shift 2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-i=0
-while [ "$i" -lt "$R" ]; do
-  for mode in plain ckpt; do
-    rm -f "$tmp/m.$mode" "$tmp/ck"
-    s=$(date +%s.%N)
-    if [ "$mode" = ckpt ]; then
-      perf stat -x, -e task-clock -o "$tmp/st" "$V" train "$@" -o "$tmp/m.$mode" --quiet \
-        --checkpoint "$tmp/ck" ${CKPT_EVERY:+--checkpoint-every "$CKPT_EVERY"}
-    else
-      perf stat -x, -e task-clock -o "$tmp/st" "$V" train "$@" -o "$tmp/m.$mode" --quiet
-    fi
-    e=$(date +%s.%N)
-    printf '%s %s %s\n' "$mode" "$(grep task-clock "$tmp/st" | cut -d, -f1)" \
-      "$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }')" >>"$tmp/times"
-  done
-  cmp -s "$tmp/m.plain" "$tmp/m.ckpt" || { echo "models differ" >&2; exit 1; }
-  i=$((i + 1))
-done
-# stat FIELD: "min median" of column FIELD of the lines in standard input.
-stat() { sort -n -k"$1" | awk -v f="$1" '{ v[NR] = $f } END { print v[1], v[int((NR + 1) / 2)] }'; }
-for mode in plain ckpt; do
-  printf '%s: cpu ms (min median) %s; wall s (min median) %s\n' "$mode" \
-    "$(grep "^$mode " "$tmp/times" | stat 2)" "$(grep "^$mode " "$tmp/times" | stat 3)"
-done
+ab_workdir vt_ckpt_ab
+# one_side MODE TRAIN-ARGS...: one training run, with --checkpoint for MODE ckpt.
+one_side() {
+  mode=$1
+  shift
+  rm -f "$ab_dir/m.$mode" "$ab_dir/ck"
+  if [ "$mode" = ckpt ]; then
+    ab_timed "$mode" ab_perf "$V" train "$@" -o "$ab_dir/m.$mode" --quiet \
+      --checkpoint "$ab_dir/ck" ${CKPT_EVERY:+--checkpoint-every "$CKPT_EVERY"}
+  else
+    ab_timed "$mode" ab_perf "$V" train "$@" -o "$ab_dir/m.$mode" --quiet
+  fi
+}
+same_models() {
+  cmp -s "$ab_dir/m.plain" "$ab_dir/m.ckpt" || { echo "models differ" >&2; exit 1; }
+}
+ab_alternate "$R" one_side same_models plain ckpt "$@"
+ab_times plain ckpt

@@ -8,16 +8,14 @@
 # deterministic; VT_CALLGRIND_DIR names a smaller lattice set for it, default DIR). The outputs
 # must be the same bytes.
 set -eu
-if [ $# -lt 2 ]; then
-  echo "usage: $0 VITESSE DIR [ROUNDS] [THREADS] [OPTIONS...]" >&2
-  exit 64
-fi
+# shellcheck source=perf/ab_loop.sh
+. "$(dirname "$0")/ab_loop.sh"
+ab_need 2 "VITESSE DIR [ROUNDS] [THREADS] [OPTIONS...]" "$@"
 V=$1 D=$2 R=${3:-6} T=${4:-1}
 shift $(($# < 4 ? $# : 4))
 post=0
 for a in "$@"; do [ "$a" = --posteriors ] && post=1; done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+ab_workdir vt_decode_resume_ab
 # lat DIR: the lattice options of DIR.
 lat() {
   printf -- '--emissions %s/E.npy --lengths %s/N.npy --transitions %s/A.npy' "$1" "$1" "$1"
@@ -45,29 +43,20 @@ for a in "$@"; do
   if [ "$prev" = --posteriors ]; then OPTS="$OPTS @POST@"; else OPTS="$OPTS $a"; fi
   prev=$a
 done
-i=0
-while [ "$i" -lt "$R" ]; do
-  for mode in plain resume; do
-    rm -f "$tmp/o.$mode" "$tmp/o.$mode.npy"
-    s=$(date +%s.%N)
-    run "$mode" "$D" "$tmp/o.$mode" perf stat -x, -e task-clock -o "$tmp/st"
-    e=$(date +%s.%N)
-    printf '%s %s %s\n' "$mode" "$(grep task-clock "$tmp/st" | cut -d, -f1)" \
-      "$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }')" >>"$tmp/times"
-  done
-  cmp -s "$tmp/o.plain" "$tmp/o.resume" || { echo "outputs differ" >&2; exit 1; }
-  [ $post -eq 0 ] || cmp -s "$tmp/o.plain.npy" "$tmp/o.resume.npy" ||
+# one_side MODE: one timed run, with --resume for MODE resume.
+one_side() {
+  rm -f "$ab_dir/o.$1" "$ab_dir/o.$1.npy"
+  ab_timed "$1" run "$1" "$D" "$ab_dir/o.$1" ab_perf
+}
+same_outputs() {
+  cmp -s "$ab_dir/o.plain" "$ab_dir/o.resume" || { echo "outputs differ" >&2; exit 1; }
+  [ $post -eq 0 ] || cmp -s "$ab_dir/o.plain.npy" "$ab_dir/o.resume.npy" ||
     { echo "posteriors differ" >&2; exit 1; }
-  i=$((i + 1))
-done
-# stat FIELD: "min median" of column FIELD of the lines in standard input.
-stat() { sort -n -k"$1" | awk -v f="$1" '{ v[NR] = $f } END { print v[1], v[int((NR + 1) / 2)] }'; }
-for mode in plain resume; do
-  printf '%s: cpu ms (min median) %s; wall s (min median) %s\n' "$mode" \
-    "$(grep "^$mode " "$tmp/times" | stat 2)" "$(grep "^$mode " "$tmp/times" | stat 3)"
-done
+}
+ab_alternate "$R" one_side same_outputs plain resume
+ab_times plain resume
 T=1
 for mode in plain resume; do
-  run "$mode" "${VT_CALLGRIND_DIR:-$D}" "$tmp/c.$mode" valgrind --tool=callgrind \
-    --callgrind-out-file="$tmp/cg" 2>&1 | sed -n "s/.*Collected : /$mode instructions: /p"
+  run "$mode" "${VT_CALLGRIND_DIR:-$D}" "$ab_dir/c.$mode" valgrind --tool=callgrind \
+    --callgrind-out-file="$ab_dir/cg" 2>&1 | sed -n "s/.*Collected : /$mode instructions: /p"
 done

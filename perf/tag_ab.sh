@@ -11,20 +11,16 @@
 # the whole command, loading included) for OLD and NEW, their ratios NEW/OLD, and whether both
 # wrote the same bytes. The corpora are converted in a temporary directory.
 set -eu
-if [ $# -lt 3 ]; then
-  echo "usage: $0 OLD NEW DATA [ROUNDS [REPEAT]]" >&2
-  exit 64
-fi
-abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
-OLD=$(abs "$1")
-NEW=$(abs "$2")
+# shellcheck source=perf/ab_loop.sh
+. "$(dirname "$0")/ab_loop.sh"
+ab_need 3 "OLD NEW DATA [ROUNDS [REPEAT]]" "$@"
+ab_binaries "$1" "$2"
 D=$3
 ROUNDS=${4:-7}
 REPEAT=${5:-5}
 T=$(cd "$(dirname "$0")" && pwd)/templates
-W=$(mktemp -d "${TMPDIR:-/tmp}/vt_tag_ab.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+ab_workdir vt_tag_ab
+cd "$ab_dir"
 
 for f in train test; do
   awk '{ if (NF) print $1, $2 "|" $3; else print "" }' "$D/conll2000/$f.txt" >"$f.joint"
@@ -46,33 +42,30 @@ div() { awk -v a="$1" -v b="$2" 'BEGIN { print (b > 0 ? a / b : 0) }'; }
 run() {
   name=$1 bin=$2
   shift 2
-  tag=$([ "$bin" = "$OLD" ] && echo old || echo new)
+  tag=$(ab_which "$bin")
   "$bin" tag --threads 1 --stats "$@" -o "$name.$tag.out" 2>"$name.$tag.json"
   echo "$(json sentences_per_second "$name.$tag.json")" \
     "$(div "$(json sentences "$name.$tag.json")" "$(json cpu_seconds "$name.$tag.json")")" \
     >>"$name.$tag"
 }
 configs='joint joint_stc greek'
-r=0
-while [ $r -lt "$ROUNDS" ]; do
-  for bin in "$OLD" "$NEW"; do
-    run joint "$bin" -m joint.bin joint.in
-    run joint_stc "$bin" -m joint.bin --algo staggered-col joint.in
-    run greek "$bin" -m greek.bin greek.in
-  done
-  r=$((r + 1))
-done
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# one_side BIN: every configuration once with BIN.
+one_side() {
+  run joint "$1" -m joint.bin joint.in
+  run joint_stc "$1" -m joint.bin --algo staggered-col joint.in
+  run greek "$1" -m greek.bin greek.in
+}
+ab_alternate "$ROUNDS" one_side : "$OLD" "$NEW"
 echo "# $(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
   "$ROUNDS rounds, test sets x$REPEAT"
 printf '%-10s %12s %12s %8s %12s %12s %8s  %s\n' config old_sent/s new_sent/s new/old \
   old_per_cpu new_per_cpu new/old output
 for c in $configs; do
-  o=$(cut -d' ' -f1 "$c.old" | median)
-  n=$(cut -d' ' -f1 "$c.new" | median)
-  oc=$(cut -d' ' -f2 "$c.old" | median)
-  nc=$(cut -d' ' -f2 "$c.new" | median)
-  same=$(cmp -s "$c.old.out" "$c.new.out" && echo identical || echo DIFFERENT)
+  o=$(cut -d' ' -f1 "$c.old" | ab_median)
+  n=$(cut -d' ' -f1 "$c.new" | ab_median)
+  oc=$(cut -d' ' -f2 "$c.old" | ab_median)
+  nc=$(cut -d' ' -f2 "$c.new" | ab_median)
+  same=$(ab_same "$c.old.out" "$c.new.out")
   printf '%-10s %12.1f %12.1f %8.3f %12.1f %12.1f %8.3f  %s\n' "$c" "$o" "$n" \
     "$(div "$n" "$o")" "$oc" "$nc" "$(div "$nc" "$oc")" "$same"
 done

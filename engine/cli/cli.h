@@ -53,6 +53,9 @@ void vt_cli_option_refused(const char *cmd, const char *optstring, int opt, cons
 /* Monotonic clock in seconds. */
 double vt_cli_now(void);
 
+/* CPU time of the whole process (all threads), in seconds. */
+double vt_cli_cpu_now(void);
+
 /* Reads all of `path` into a NUL-terminated heap buffer (*len bytes; the caller frees it); a file
  * of more than max_bytes bytes is refused as too large for `what` ("a template file"). Prints
  * the problem and returns NULL on failure. */

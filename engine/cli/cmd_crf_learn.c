@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -76,13 +75,6 @@ static int on_iteration(void *ctx, const vt_crfpp_iteration *it) {
            it->serr, (long long)it->act, it->obj, it->diff);
   fflush(stdout);
   return 0;
-}
-
-/* CPU seconds of the process so far. */
-static double cpu_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 int vt_cmd_crf_learn(int argc, char **argv) {
@@ -187,7 +179,7 @@ int vt_cmd_crf_learn(int argc, char **argv) {
   o.on_start = on_start;
   o.on_iteration = on_iteration;
   o.ctx = &o;
-  const double c0 = cpu_seconds();
+  const double c0 = vt_cli_cpu_now();
   vt_crfpp_learn_report r;
   vt_status st = vt_crfpp_learn(file[0], file[1], file[2], &o, &r);
   if (st != VT_OK) {
@@ -195,6 +187,6 @@ int vt_cmd_crf_learn(int argc, char **argv) {
     vt_cli_error("crf_learn: %s", vt_last_error());
     return st == VT_ENOMEM ? VT_EXIT_FAIL : VT_EXIT_USAGE;
   }
-  printf("\nDone!%.2f s (CPU; %d iterations, %s)\n", cpu_seconds() - c0, r.iterations, r.stop);
+  printf("\nDone!%.2f s (CPU; %d iterations, %s)\n", vt_cli_cpu_now() - c0, r.iterations, r.stop);
   return VT_EXIT_OK;
 }

@@ -4,7 +4,6 @@
  * the files beside OUT. */
 #include "cli/decode_resume.h"
 
-#include <signal.h>
 #include <string.h>
 
 #include "cli/resume.h"
@@ -89,29 +88,10 @@ int vt_cli_decode_resume_run(vt_cli_decode *d, char *const *opts, int n_opts) {
           : vt_engine_decode_from(eng, d->trans, &d->opts, &d->conf, d->lat, first,
                                   vt_cli_resume_mark, &rr, vt_sink_file, rr.out[0], &rs);
   vt_cli_omp_release();
-  int err = vt_cli_resume_durable(&rr);
-  if (st == VT_ECANCELED && !err) {
-    int sig = atomic_load(&vt_cli_stop);
-    vt_cli_error("interrupted by %s: %lld of %lld sentences were decoded in order; %s keeps "
-                 "them, and the same command continues after them",
-                 sig == SIGTERM ? "SIGTERM" : "SIGINT", (long long)rr.at.sentences,
-                 (long long)n_sent, rr.partial[0]);
-    rc = 128 + (sig ? sig : SIGINT);
-    goto done;
-  }
-  if (rs.write_errno || err) { /* kept: the run continues once there is room */
-    vt_cli_error("%s: write failed: %s", rr.partial[0],
-                 strerror(rs.write_errno ? rs.write_errno : err));
-    rc = VT_EXIT_FAIL;
-    goto done;
-  }
-  if (st != VT_OK) {
-    vt_cli_error("%s", vt_last_error());
-    rc = VT_EXIT_FAIL;
-    vt_cli_resume_discard(&rr);
-    goto done;
-  }
-  if ((rc = vt_cli_resume_commit(&rr)) != 0) goto done;
+  char what[160];
+  snprintf(what, sizeof what, "%lld of %lld sentences were decoded in order",
+           (long long)rr.at.sentences, (long long)n_sent);
+  if ((rc = vt_cli_resume_finish(&rr, st, rs.write_errno, what, VT_EXIT_FAIL)) != 0) goto done;
   if (d->run.stats) {
     vt_cli_decode_stats(d, &rs, stderr);
     vt_engine_stats_json(eng, stderr);

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/signals.h"
 
 #define HASH_SPAN 65536 /* bytes hashed at each end of a file */
 
@@ -485,6 +487,27 @@ void vt_cli_resume_discard(vt_cli_resume *rr) {
   syncer_stop(rr);
   for (int i = 0; i < rr->n_out; i++) unlink(rr->partial[i]);
   unlink(rr->progress);
+}
+
+int vt_cli_resume_finish(vt_cli_resume *rr, vt_status st, int write_errno, const char *done,
+                         int bad_input) {
+  int err = vt_cli_resume_durable(rr);
+  if (st == VT_ECANCELED && !err) {
+    int sig = atomic_load(&vt_cli_stop);
+    vt_cli_error("interrupted by %s: %s; %s keeps them, and the same command continues after them",
+                 sig == SIGTERM ? "SIGTERM" : "SIGINT", done, rr->partial[0]);
+    return 128 + (sig ? sig : SIGINT);
+  }
+  if (write_errno || err) { /* kept: the run continues once there is room */
+    vt_cli_error("%s: write failed: %s", rr->partial[0], strerror(write_errno ? write_errno : err));
+    return VT_EXIT_FAIL;
+  }
+  if (st != VT_OK) { /* bad input: nothing half-written is left */
+    vt_cli_error("%s", vt_last_error());
+    vt_cli_resume_discard(rr);
+    return bad_input;
+  }
+  return vt_cli_resume_commit(rr);
 }
 
 void vt_cli_resume_end(vt_cli_resume *rr) {

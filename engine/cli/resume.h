@@ -2,8 +2,8 @@
  * keeps beside its output OUT, and how (resume.c): OUT.partial, the output so far (and a second
  * output's P.partial, decode's --posteriors), and OUT.progress, the run's identity and the place
  * in the input after the last batch made durable. The commands build the identity, run the
- * engine from the place with vt_cli_resume_mark as its mark, and end with commit, keep or
- * discard. */
+ * engine from the place with vt_cli_resume_mark as its mark, and end with vt_cli_resume_finish
+ * (commit, keep or discard). */
 #ifndef VT_CLI_RESUME_H
 #define VT_CLI_RESUME_H
 
@@ -102,6 +102,20 @@ int vt_cli_resume_commit(vt_cli_resume *rr);
 
 /* Ends a run on bad input: the .partial files and the progress file removed. */
 void vt_cli_resume_discard(vt_cli_resume *rr);
+
+/* Ends a run after the engine returned `st` (write_errno: its sink's first write error, 0 for
+ * none): makes the place durable (vt_cli_resume_durable), then
+ * - interrupted (st VT_ECANCELED, the place durable): prints "interrupted by SIGINT: DONE;
+ *   OUT.partial keeps them, and the same command continues after them" (`done` says what was
+ *   done: "12 sentences were tagged in order") and returns 128 + the signal;
+ * - a write failed (the sink's, or making the place durable): prints "OUT.partial: write failed:
+ *   ...", keeps the files (the run continues once there is room), returns VT_EXIT_FAIL;
+ * - another failure (bad input): prints vt_last_error(), discards the files
+ *   (vt_cli_resume_discard), returns `bad_input`;
+ * - else commits: vt_cli_resume_commit's status (0 when the outputs are in place).
+ * The caller still ends with vt_cli_resume_end. */
+int vt_cli_resume_finish(vt_cli_resume *rr, vt_status st, int write_errno, const char *done,
+                         int bad_input);
 
 /* Stops the thread, closes what is open and frees `rr` (the files are kept as they are). */
 void vt_cli_resume_end(vt_cli_resume *rr);

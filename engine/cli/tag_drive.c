@@ -6,15 +6,17 @@
 #include "cli/tag_drive.h"
 
 #include <errno.h>
-#include <time.h>
 
 #include "cli/cli.h"
 
-/* CPU time of the whole process (all threads), in seconds. */
-static double cpu_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+void vt_cli_tag_report(const vt_cli_tag_run *r, const vt_run_report *rep, vt_engine *eng, double t0,
+                       double c0) {
+  const double secs = vt_cli_now() - t0, cpu = vt_cli_cpu_now() - c0;
+  if (r->report) r->report(r->ctx, rep, secs, cpu, stderr);
+  if (r->run->stats) {
+    vt_engine_stats_json(eng, stderr);
+    fputs("}\n", stderr);
+  }
 }
 
 int vt_cli_tag_drive(const vt_cli_tag_run *r) {
@@ -32,7 +34,7 @@ int vt_cli_tag_drive(const vt_cli_tag_run *r) {
     goto done;
   }
   vt_cli_signals_temp(vt_output_temp_path(of)); /* a second ^C removes it */
-  const double t0 = vt_cli_now(), c0 = cpu_now();
+  const double t0 = vt_cli_now(), c0 = vt_cli_cpu_now();
   vt_run_report rep;
   if (r->filter) *r->filter_out = vt_output_file(of);
   vt_status st =
@@ -49,12 +51,7 @@ int vt_cli_tag_drive(const vt_cli_tag_run *r) {
                       st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EIO ? VT_EXIT_USAGE
                                                                                 : VT_EXIT_FAIL);
   if (rc >= 0) goto done;
-  const double secs = vt_cli_now() - t0, cpu = cpu_now() - c0;
-  if (r->report) r->report(r->ctx, &rep, secs, cpu, stderr);
-  if (r->run->stats) {
-    vt_engine_stats_json(eng, stderr);
-    fputs("}\n", stderr);
-  }
+  vt_cli_tag_report(r, &rep, eng, t0, c0);
   rc = VT_EXIT_OK;
 done:
   vt_output_abort(of); /* removed before it is forgotten: see vt_cli_signals_temp */

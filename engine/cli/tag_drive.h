@@ -36,6 +36,12 @@ typedef struct vt_cli_tag_run {
   vt_status (*filter_end)(void *filter_ctx, double secs);
 } vt_cli_tag_run;
 
+/* After a run of `r` that succeeded (its report `rep`, on the engine `eng`): r->report's lines
+ * (the wall and CPU seconds since t0 and c0, vt_cli_now and vt_cli_cpu_now), then with --stats
+ * the engine's figures and the closing brace, on stderr. */
+void vt_cli_tag_report(const vt_cli_tag_run *r, const vt_run_report *rep, vt_engine *eng, double t0,
+                       double c0);
+
 /* Runs `r`: starts the engine, opens the output, tags, ends as vt_cli_tag_end (bad input exits
  * 2, a failure 1, a cancel 128 + the signal, nothing left behind), reports. Returns the exit
  * status. */

@@ -5,9 +5,7 @@
 #include "cli/tag_resume.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/resume.h"
@@ -101,45 +99,19 @@ int vt_cli_tag_resume_drive(const vt_cli_tag_run *r) {
   rc = VT_EXIT_USAGE;
   if (vt_cli_engine_start(r->run, 0, &eng) != 0) goto done;
   vt_cli_progress_log_from(&r->run->log, from ? from->sentences : 0);
-  const double t0 = vt_cli_now();
-  struct timespec c0;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+  const double t0 = vt_cli_now(), c0 = vt_cli_cpu_now();
   vt_run_report rep;
   vt_status st = vt_engine_tag_from(eng, r->m, r->to, r->files, r->n_files, from,
                                     vt_cli_resume_mark, &rr, vt_sink_file, rr.out[0], &rep);
   vt_cli_omp_release();
-  int err = vt_cli_resume_durable(&rr);
-  if (st == VT_ECANCELED && !err) {
-    int sig = atomic_load(&vt_cli_stop);
-    vt_cli_error("interrupted by %s: %lld sentences were tagged in order; %s keeps them, and "
-                 "the same command continues after them",
-                 sig == SIGTERM ? "SIGTERM" : "SIGINT",
-                 (long long)(rr.at.sentences ? rr.at.sentences : rep.sentences), rr.partial[0]);
-    rc = 128 + (sig ? sig : SIGINT);
+  char what[160];
+  snprintf(what, sizeof what, "%lld sentences were tagged in order",
+           (long long)(rr.at.sentences ? rr.at.sentences : rep.sentences));
+  const int bad = st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EIO;
+  if ((rc = vt_cli_resume_finish(&rr, st, rep.write_errno, what,
+                                 bad ? VT_EXIT_USAGE : VT_EXIT_FAIL)) != 0)
     goto done;
-  }
-  if (rep.write_errno || err) { /* kept: the run continues once there is room */
-    vt_cli_error("%s: write failed: %s", rr.partial[0],
-                 strerror(rep.write_errno ? rep.write_errno : err));
-    rc = VT_EXIT_FAIL;
-    goto done;
-  }
-  if (st != VT_OK) { /* bad input: nothing half-written is left */
-    vt_cli_error("%s", vt_last_error());
-    rc = st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EIO ? VT_EXIT_USAGE : VT_EXIT_FAIL;
-    vt_cli_resume_discard(&rr);
-    goto done;
-  }
-  if ((rc = vt_cli_resume_commit(&rr)) != 0) goto done;
-  struct timespec c1;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
-  const double secs = vt_cli_now() - t0,
-               cpu = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
-  if (r->report) r->report(r->ctx, &rep, secs, cpu, stderr);
-  if (r->run->stats) {
-    vt_engine_stats_json(eng, stderr);
-    fputs("}\n", stderr);
-  }
+  vt_cli_tag_report(r, &rep, eng, t0, c0);
   rc = VT_EXIT_OK;
 done:
   vt_cli_resume_end(&rr);

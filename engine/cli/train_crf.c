@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/cli.h"
 
@@ -169,12 +168,6 @@ static void json_num(FILE *f, const char *key, double v, const char *fmt) {
     fputs("null", f);
 }
 
-double vt_crf_cli_cpu_now(void) {
-  struct timespec ts;
-  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)) return 0;
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int vt_crf_cli_on_iteration(void *ctx, const vt_iter_report *r) {
   vt_crf_print *p = ctx;
   if (r->calibration_trial > 0) { /* SGD's calibration, as crfsuite prints its trials */
@@ -185,7 +178,7 @@ int vt_crf_cli_on_iteration(void *ctx, const vt_iter_report *r) {
     }
     return 0;
   }
-  const double cpu_now = vt_crf_cli_cpu_now(), cpu = cpu_now - p->cpu;
+  const double cpu_now = vt_cli_cpu_now(), cpu = cpu_now - p->cpu;
   p->last_active = r->active_features;
   if (p->progress && r->iteration > 0)
     fprintf(stderr, "vitesse progress: iteration=%d loss=%.6f seconds=%.3f\n", r->iteration,
@@ -216,7 +209,7 @@ int vt_crf_cli_on_iteration(void *ctx, const vt_iter_report *r) {
       p->log_fail = 1;
     }
   }
-  p->cpu = vt_crf_cli_cpu_now();
+  p->cpu = vt_cli_cpu_now();
   return p->log_fail; /* a log that cannot be written stops the run (no model is kept) */
 }
 

@@ -93,12 +93,9 @@ typedef struct vt_crf_print {
   int log_fail;        /* writing the log failed (training is then stopped) */
   int log_errno;       /* errno of that failure */
   double cpu;          /* the process's CPU seconds when the last report ended (or training
-                          began: vt_crf_cli_cpu_start) */
+                          began: vt_cli_cpu_now) */
   int64_t last_active; /* the last iteration's active features */
 } vt_crf_print;
-
-/* The process's CPU seconds (every thread) so far. */
-double vt_crf_cli_cpu_now(void);
 
 /* The vt_train_opts.on_iteration of the CLI (ctx: a vt_crf_print): a line on stderr, a JSON
  * object on the log (non-finite numbers as null; `cpu_seconds` the process's CPU time since the

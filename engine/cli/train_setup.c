@@ -151,13 +151,13 @@ static void crf_on_start(void *vctx, const vt_train_report *r) {
 static void crf_items_start(void *ctx, const vt_train_report *r) {
   vt_crf_print *p = ctx;
   if (p->lines) crf_on_start(ctx, r);
-  p->cpu = vt_crf_cli_cpu_now();
+  p->cpu = vt_cli_cpu_now();
 }
 
 static void crf_templates_start(void *ctx, const vt_train_report *r) {
   vt_crf_print *p = ctx;
   if (p->lines) on_start(ctx, r);
-  p->cpu = vt_crf_cli_cpu_now();
+  p->cpu = vt_cli_cpu_now();
 }
 
 /* Opens the --log file ("-": standard output) and sets whether iteration lines are printed; a
