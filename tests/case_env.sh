@@ -1,5 +1,6 @@
 # tests/case_env.sh: the start the test scripts called as `SCRIPT VITESSE CASE` share
-# (tag_resume.sh, decode_resume.sh, crf_train_cli.sh, learn_cli.sh, crf_learn_cli.sh), sourced at
+# (tag_resume.sh, decode_resume.sh, crf_train_cli.sh, learn_cli.sh, crf_learn_cli.sh,
+# progress_lines.sh, text_cli.sh, train_harden.sh), sourced at
 # their top with SUITE set (the name their messages begin with) and their arguments unchanged:
 # checks the arguments, sets VITESSE and CASE, makes a scratch folder (removed at exit) and goes
 # into it, and defines fail MESSAGE: "SUITE.CASE: FAIL: MESSAGE" and ./stderr (when not empty) on

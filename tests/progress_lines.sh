@@ -12,22 +12,10 @@
 #           sentences, seconds) or an iteration (CRF: iteration, loss, seconds), numbered 1..N,
 #           with --quiet too; none without the flag.
 set -u
-if [ $# -lt 2 ]; then
-  echo "usage: $0 VITESSE CASE" >&2
-  exit 64
-fi
-VITESSE=$1
-CASE=$2
-base=$(mktemp -d "${TMPDIR:-/tmp}/vt_progress_lines.XXXXXX") || exit 1
-trap 'rm -rf "$base"' EXIT
-trap 'exit 130' INT TERM
-cd "$base" || exit 1
-
-fail() {
-  printf 'progress_lines.%s: FAIL: %s\n' "$CASE" "$*" >&2
-  [ -s stderr ] && { printf -- '--- stderr:\n' >&2; head -40 stderr >&2; }
-  exit 1
-}
+SUITE=progress_lines
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR
+. "$HERE/case_env.sh"
 
 # corpus N SEED: N sentences of "WORD<TAB>LABEL" lines, 3 labels.
 corpus() {

@@ -4,27 +4,11 @@
 # one line "vitesse: FILE:LINE: problem" (or "vitesse: FILE: problem") on stderr, and no output
 # file (nor temp file) left behind.
 set -u
-
-if [ $# -ne 2 ]; then
-  echo "usage: $0 VITESSE CASE" >&2
-  exit 64
-fi
-VITESSE=$1
-CASE=$2
-base=$(mktemp -d "${TMPDIR:-/tmp}/vt_text_cli.XXXXXX") || exit 1
-trap 'rm -rf "$base"' EXIT
-trap 'exit 130' INT TERM
-cd "$base" || exit 1
+SUITE=text_cli
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR
+. "$HERE/case_env.sh"
 mkdir out
-
-fail() {
-  printf 'text_cli.%s: FAIL: %s\n' "$CASE" "$*" >&2
-  if [ -s stderr ]; then
-    printf -- '--- stderr of vitesse:\n' >&2
-    cat stderr >&2
-  fi
-  exit 1
-}
 
 # A corpus of N sentences "word tag label": the label is a function of the word and of the
 # previous word (so U01 below separates it exactly).

@@ -15,24 +15,11 @@
 #              file) is refused at read time with FILE:LINE, in item files, column corpora and
 #              joint corpora (POS tags, chunk labels), by every trainer; a CRLF column corpus trains as LF; what trains, tag reloads.
 set -u
+SUITE=train_harden
 HERE=$(cd "$(dirname "$0")" && pwd)
-if [ $# -lt 2 ]; then
-  echo "usage: $0 VITESSE CASE" >&2
-  exit 64
-fi
-VITESSE=$1
-CASE=$2
-base=$(mktemp -d "${TMPDIR:-/tmp}/vt_train_harden.XXXXXX") || exit 1
-trap 'rm -rf "$base"' EXIT
-trap 'exit 130' INT TERM
-cd "$base" || exit 1
+# shellcheck source-path=SCRIPTDIR
+. "$HERE/case_env.sh"
 mkdir out
-
-fail() {
-  printf 'train_harden.%s: FAIL: %s\n' "$CASE" "$*" >&2
-  [ -s stderr ] && { printf -- '--- stderr:\n' >&2; cat stderr >&2; }
-  exit 1
-}
 
 . "$HERE/expect_bad.sh"
 
