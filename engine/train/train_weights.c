@@ -184,6 +184,19 @@ static void add_weights(double *e, const vt_wvec *v, int32_t L, vt_rowadd_f64_fn
     for (int32_t k = 0; k < v->n; k++) e[v->e[k].key] += v->e[k].w;
 }
 
+/* Prefetches the weights of the vectors of features ufeat[0, nf) (-1: none), whose headers the
+ * caller prefetched a loop earlier, so that the misses overlap. */
+static void prefetch_weights(const vt_weights *W, const int32_t *ufeat, size_t nf) {
+  for (size_t i = 0; i < nf; i++) {
+    if (ufeat[i] < 0) continue;
+    const vt_wvec *v = &W->v[ufeat[i]];
+    if (v->e)
+      __builtin_prefetch(v->e);
+    else if (v->dw)
+      __builtin_prefetch(v->dw);
+  }
+}
+
 void vt_weights_emit_over(const vt_weights *W, const vt_wover *o, const int32_t *ufeat, int32_t n_u,
                           int32_t T, double *E) {
   const int32_t L = W->L;
@@ -196,14 +209,7 @@ void vt_weights_emit_over(const vt_weights *W, const vt_wover *o, const int32_t 
       __builtin_prefetch(&W->v[ufeat[i]]);
       __builtin_prefetch(&o->slot[ufeat[i]]);
     }
-  for (size_t i = 0; i < nf; i++) {
-    if (ufeat[i] < 0) continue;
-    const vt_wvec *v = &W->v[ufeat[i]];
-    if (v->e)
-      __builtin_prefetch(v->e);
-    else if (v->dw)
-      __builtin_prefetch(v->dw);
-  }
+  prefetch_weights(W, ufeat, nf);
   for (size_t i = 0; i < nf; i++) {
     if (ufeat[i] < 0) continue;
     double *e = E + (i / (size_t)n_u) * (size_t)L;
@@ -222,24 +228,13 @@ void vt_weights_emit(const vt_weights *W, const int32_t *ufeat, int32_t n_u, int
   /* Prefetch the vectors' headers, then their weights, so that the misses overlap. */
   for (size_t i = 0; i < nf; i++)
     if (ufeat[i] >= 0) __builtin_prefetch(&W->v[ufeat[i]]);
-  for (size_t i = 0; i < nf; i++) {
-    if (ufeat[i] < 0) continue;
-    const vt_wvec *v = &W->v[ufeat[i]];
-    if (v->e)
-      __builtin_prefetch(v->e);
-    else if (v->dw)
-      __builtin_prefetch(v->dw);
-  }
+  prefetch_weights(W, ufeat, nf);
   for (size_t i = 0; i < nf; i++) {
     if (ufeat[i] < 0) continue;
     double *e = E + (i / (size_t)n_u) * (size_t)L;
     const vt_wvec *v = &W->v[ufeat[i]];
     if (!avg) {
-      if (v->dw) {
-        add(e, v->dw, (size_t)L);
-      } else {
-        for (int32_t k = 0; k < v->n; k++) e[v->e[k].key] += v->e[k].w;
-      }
+      add_weights(e, v, L, add);
     } else {
       for (int32_t k = 0; k < v->n; k++)
         e[vt_wvec_key(v, k)] += vt_weights_avg(W, vt_wvec_w(v, k), v->u[k]);
