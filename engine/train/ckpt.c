@@ -246,6 +246,7 @@ static void flush_chunk(vt_ckpt_io *io) {
 vt_status vt_ckpt_begin(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, int64_t done,
                         char *err, size_t errlen) {
   memset(io, 0, sizeof *io);
+  io->writing = 1;
   io->ck = ck;
   io->hash = 0xcbf29ce484222325ULL;
   io->t0 = vt_clock_seconds();
@@ -389,6 +390,13 @@ fail:
   if (io->fp) fclose(io->fp);
   io->fp = NULL;
   return st;
+}
+
+void vt_ckpt_rw(vt_ckpt_io *io, void *p, size_t n) {
+  if (io->writing)
+    vt_ckpt_put(io, p, n);
+  else
+    vt_ckpt_get(io, p, n);
 }
 
 void vt_ckpt_get(vt_ckpt_io *io, void *p, size_t n) {

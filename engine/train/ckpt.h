@@ -49,6 +49,7 @@ typedef struct vt_ckpt_io {
   uint64_t hash;      /* of the chunks so far */
   int bad;            /* a read or write failed, or a read went past the state's end */
   int64_t done, mark; /* read: the epochs or iterations done, the caller's place */
+  int writing;        /* opened by vt_ckpt_begin (else by vt_ckpt_open) */
 } vt_ckpt_io;
 
 #define VT_CKPT_CHUNK ((size_t)1 << 20)
@@ -105,6 +106,10 @@ vt_status vt_ckpt_open(vt_ckpt_io *io, const vt_ckpt *ck, const char *trainer, i
 
 /* Reads n bytes of state (past the end: zeros, and the failure is remembered). */
 void vt_ckpt_get(vt_ckpt_io *io, void *p, size_t n);
+
+/* vt_ckpt_put of the n bytes at p when io is being written, else vt_ckpt_get into them: one
+ * list of a state's pieces serves both ways. */
+void vt_ckpt_rw(vt_ckpt_io *io, void *p, size_t n);
 
 /* Checks that the state ended exactly where its hash says and closes CK; then tells the caller
  * (ck->resume) where training continues. VT_OK, or VT_EFORMAT with "CK: damaged or truncated

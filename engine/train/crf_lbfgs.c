@@ -158,31 +158,29 @@ static int progress_own(void *inst, const double *x, const double *g, double fx,
 
 /* The checkpoint's state: the optimiser's (its counters, the iterate, gradient, direction,
  * corrections and past objectives) and the run's (iterations reported, the starting loss). */
-static void state_io(vt_ckpt_io *io, vt_lbfgs *L, run_ctx *c, int writing) {
-  void (*rw)(vt_ckpt_io *, void *, size_t) =
-      writing ? (void (*)(vt_ckpt_io *, void *, size_t))vt_ckpt_put : vt_ckpt_get;
+static void state_io(vt_ckpt_io *io, vt_lbfgs *L, run_ctx *c) {
   int64_t shape[4] = {L->n, L->m, L->past, L->c1 != 0.};
   const int64_t want[4] = {L->n, L->m, L->past, L->c1 != 0.};
-  rw(io, shape, sizeof shape);
+  vt_ckpt_rw(io, shape, sizeof shape);
   if (memcmp(shape, want, sizeof shape)) {
     vt_ckpt_bad(io);
     return;
   }
   const size_t n = (size_t)L->n, m = (size_t)L->m;
-  rw(io, &L->k, sizeof L->k);
-  rw(io, &L->end, sizeof L->end);
-  rw(io, &L->fx, sizeof L->fx);
-  rw(io, &L->step, sizeof L->step);
-  rw(io, &c->iters, sizeof c->iters);
-  rw(io, &c->x0_loss, sizeof c->x0_loss);
-  rw(io, L->x, n * sizeof *L->x);
-  rw(io, L->g, n * sizeof *L->g);
-  rw(io, L->d, n * sizeof *L->d);
-  rw(io, L->s, m * n * sizeof *L->s);
-  rw(io, L->y, m * n * sizeof *L->y);
-  rw(io, L->ys, m * sizeof *L->ys);
-  if (L->pf) rw(io, L->pf, (size_t)L->past * sizeof *L->pf);
-  if (!writing && (L->k < 2 || L->end < 0 || L->end >= L->m)) vt_ckpt_bad(io);
+  vt_ckpt_rw(io, &L->k, sizeof L->k);
+  vt_ckpt_rw(io, &L->end, sizeof L->end);
+  vt_ckpt_rw(io, &L->fx, sizeof L->fx);
+  vt_ckpt_rw(io, &L->step, sizeof L->step);
+  vt_ckpt_rw(io, &c->iters, sizeof c->iters);
+  vt_ckpt_rw(io, &c->x0_loss, sizeof c->x0_loss);
+  vt_ckpt_rw(io, L->x, n * sizeof *L->x);
+  vt_ckpt_rw(io, L->g, n * sizeof *L->g);
+  vt_ckpt_rw(io, L->d, n * sizeof *L->d);
+  vt_ckpt_rw(io, L->s, m * n * sizeof *L->s);
+  vt_ckpt_rw(io, L->y, m * n * sizeof *L->y);
+  vt_ckpt_rw(io, L->ys, m * sizeof *L->ys);
+  if (L->pf) vt_ckpt_rw(io, L->pf, (size_t)L->past * sizeof *L->pf);
+  if (!io->writing && (L->k < 2 || L->end < 0 || L->end >= L->m)) vt_ckpt_bad(io);
 }
 
 /* After every iteration that goes on: a checkpoint when one is due (process 0 writes it; every
@@ -204,7 +202,7 @@ static int boundary(void *inst, const vt_lbfgs *L) {
   if (c->ck->writer) {
     vt_ckpt_io io;
     if ((st = vt_ckpt_begin(&io, c->ck, "lbfgs", done, c->err, c->errlen)) == VT_OK) {
-      state_io(&io, (vt_lbfgs *)L, c, 1);
+      state_io(&io, (vt_lbfgs *)L, c);
       st = vt_ckpt_commit(&io, c->err, c->errlen);
     }
   }
@@ -228,7 +226,7 @@ static vt_status resume(vt_lbfgs *L, run_ctx *c, int *found) {
   vt_ckpt_io io;
   vt_status st = vt_ckpt_open(&io, c->ck, "lbfgs", found, c->err, c->errlen);
   if (st != VT_OK || !*found) return st;
-  state_io(&io, L, c, 0);
+  state_io(&io, L, c);
   if ((st = vt_ckpt_close(&io, c->err, c->errlen)) != VT_OK) return st;
   L->started = 1;
   return VT_OK;
