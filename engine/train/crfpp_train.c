@@ -239,6 +239,14 @@ done:
   return st;
 }
 
+/* Whether n weights are more than liblbfgs takes (then said in err). */
+static int too_many(int64_t n, char *err, size_t errlen) {
+  if (n <= INT32_MAX) return 0;
+  vt_fail_into(err, errlen, VT_EINVAL, "crf_learn: %lld weights, liblbfgs takes at most %d",
+               (long long)n, INT32_MAX);
+  return 1;
+}
+
 vt_status vt_crfpp_train(const vt_crf_data *d, const vt_crf_feats *f, double *w,
                          const vt_crfpp_learn_opts *o, vt_crfpp_learn_report *r, char *err,
                          size_t errlen) {
@@ -246,10 +254,7 @@ vt_status vt_crfpp_train(const vt_crf_data *d, const vt_crf_feats *f, double *w,
   vt_crf_grad *G = NULL;
   run_ctx c;
   memset(&c, 0, sizeof c);
-  if (f->n > INT32_MAX)
-    return vt_fail_into(err, errlen, VT_EINVAL,
-                        "crf_learn: %lld weights, liblbfgs takes at most %d", (long long)f->n,
-                        INT32_MAX);
+  if (too_many(f->n, err, errlen)) return VT_EINVAL;
   if ((st = vt_crf_grad_create(&G, d, f, o->threads, NULL)) != VT_OK)
     return vt_fail_into(err, errlen, st == VT_OK ? VT_ENOMEM : st,
                         st == VT_EINVAL ? "crf_learn: the corpus does not fit"
@@ -268,10 +273,7 @@ vt_status vt_crfpp_train_problem(const vt_crfpp_problem *p, double *w, const vt_
   vt_crfpp_lattice lat;
   run_ctx c;
   memset(&c, 0, sizeof c);
-  if (p->n > INT32_MAX)
-    return vt_fail_into(err, errlen, VT_EINVAL,
-                        "crf_learn: %lld weights, liblbfgs takes at most %d", (long long)p->n,
-                        INT32_MAX);
+  if (too_many(p->n, err, errlen)) return VT_EINVAL;
   if (vt_crfpp_lattice_init(&lat, p->L, p->max_T) != VT_OK)
     return vt_fail_into(err, errlen, VT_ENOMEM, "crf_learn: out of memory");
   c.P = p;
