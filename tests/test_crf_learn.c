@@ -64,15 +64,6 @@ static double path_score(const vt_crf_data *d, const vt_crf_feats *f, const doub
   return sc;
 }
 
-/* Visits every labelling of sequence s: y filled, returns 0 past the last. */
-static int next_labelling(int32_t *y, int64_t T, int32_t L) {
-  for (int64_t t = 0; t < T; t++) {
-    if (++y[t] < L) return 1;
-    y[t] = 0;
-  }
-  return 0;
-}
-
 /* CRF++'s objective by enumeration (long double), and the token and sentence errors of the best
  * labelling (first best in the enumeration order that makes ties go to the lowest labels). */
 static double brute(const vt_crf_data *d, const vt_crf_feats *f, const double *w, double C, int l1,
@@ -89,11 +80,11 @@ static double brute(const vt_crf_data *d, const vt_crf_feats *f, const double *w
         mx = sc;
         memcpy(best, y, sizeof y);
       }
-    } while (next_labelling(y, T, f->L));
+    } while (test_next_labelling(y, T, f->L));
     long double z = 0;
     memset(y, 0, sizeof y);
     do z += expl((long double)path_score(d, f, w, s, y) - mx);
-    while (next_labelling(y, T, f->L));
+    while (test_next_labelling(y, T, f->L));
     total += (long double)mx + logl(z) - path_score(d, f, w, s, d->gold + t0);
     int64_t wrong = 0;
     for (int64_t t = 0; t < T; t++) wrong += best[t] != d->gold[t0 + t];

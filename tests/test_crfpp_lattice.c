@@ -85,15 +85,6 @@ static double path_score(const vt_crfpp_problem *p, const double *w, int64_t s, 
   return sc;
 }
 
-/* Visits every labelling: y filled, returns 0 past the last. */
-static int next_labelling(int32_t *y, int64_t T, int32_t L) {
-  for (int64_t t = 0; t < T; t++) {
-    if (++y[t] < L) return 1;
-    y[t] = 0;
-  }
-  return 0;
-}
-
 /* The objective (L2) by enumeration (long double) and the errors of the best labelling. */
 static double brute(const vt_crfpp_problem *p, const double *w, double C, int64_t *tok_err,
                     int64_t *sent_err) {
@@ -109,11 +100,11 @@ static double brute(const vt_crfpp_problem *p, const double *w, double C, int64_
         mx = sc;
         memcpy(best, y, sizeof y);
       }
-    } while (next_labelling(y, T, p->L));
+    } while (test_next_labelling(y, T, p->L));
     long double z = 0;
     memset(y, 0, sizeof y);
     do z += expl((long double)path_score(p, w, s, y) - mx);
-    while (next_labelling(y, T, p->L));
+    while (test_next_labelling(y, T, p->L));
     total += (long double)mx + logl(z) - path_score(p, w, s, p->gold + t0);
     int64_t wrong = 0;
     for (int64_t t = 0; t < T; t++) wrong += best[t] != p->gold[t0 + t];

@@ -14,6 +14,16 @@ typedef struct test_rng {
   uint64_t s;
 } test_rng;
 
+/* Visits every labelling of T positions over L labels, the first position counting fastest:
+ * y (all 0 at first) gets the next one; returns 0 past the last. */
+static inline int test_next_labelling(int32_t *y, int64_t T, int32_t L) {
+  for (int64_t t = 0; t < T; t++) {
+    if (++y[t] < L) return 1;
+    y[t] = 0;
+  }
+  return 0;
+}
+
 /* Reads the whole file `path` into a heap buffer (*n bytes); NULL when it cannot be opened. */
 static inline unsigned char *test_slurp(const char *path, size_t *n) {
   FILE *f = fopen(path, "rb");
