@@ -61,8 +61,8 @@ const uint8_t *vt_tix_record(const vt_textmodel *m, const int32_t *cid, int32_t 
                              int32_t T);
 
 /* Writes the T x L emissions of the tokens whose value ids are cid into E (every entry) when
- * m->tix finds every unigram template and holds their rows: per token the rows of the unigram
- * templates in emission order (u_ord) added from 0.0, the bits vt_text_emissions gives.
+ * m->tix finds every unigram template: per token the records of the unigram templates in
+ * emission order (u_ord) added from 0.0, the bits vt_text_emissions gives.
  * *unknown gets how many of the T * n_u features the model lacks. Scratch from `arena`.
  * Returns VT_OK or VT_ENOMEM. */
 vt_status vt_tix_emissions(const vt_textmodel *m, const int32_t *cid, int32_t T, vt_arena *arena,
