@@ -3,14 +3,12 @@
 #include "io/binfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/errmsg.h"
+#include "io/filemap.h"
 #include "io/outfile.h"
 
 #define CORRUPT "corrupt model file: "
@@ -100,71 +98,13 @@ int vt_binfile_write_mem(const vt_binfile_format *fmt, const vt_binfile_section 
   return VT_OK;
 }
 
-/* Reads a whole non-mappable file (a pipe) into 64-byte aligned memory. */
-static int read_all(int fd, void **out, size_t *len) {
-  size_t cap = 1 << 20, n = 0;
-  char *buf = aligned_alloc(64, cap);
-  if (!buf) return VT_ENOMEM;
-  for (;;) {
-    if (n == cap) {
-      char *nb = aligned_alloc(64, cap * 2);
-      if (!nb) {
-        free(buf);
-        return VT_ENOMEM;
-      }
-      memcpy(nb, buf, n);
-      free(buf);
-      buf = nb;
-      cap *= 2;
-    }
-    ssize_t r = read(fd, buf + n, cap - n);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      free(buf);
-      return VT_EIO;
-    }
-    if (r == 0) break;
-    n += (size_t)r;
-  }
-  *out = buf;
-  *len = n;
-  return VT_OK;
-}
-
 /* Maps (or reads) the whole of `path` into f->map. Returns VT_OK or VT_EIO / VT_ENOMEM. */
 static int map_file(vt_binfile *f, const char *path, char *err, size_t errlen) {
-  int st = VT_EIO;
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) {
-    vt_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
-    return VT_EIO;
-  }
-  struct stat sb;
-  if (fstat(fd, &sb) != 0) {
-    vt_errorf(err, errlen, path, "cannot stat: %s", strerror(errno));
-    goto done;
-  }
-  if (S_ISDIR(sb.st_mode)) {
-    vt_errorf(err, errlen, path, "is a directory");
-    goto done;
-  }
-  if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
-    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p != MAP_FAILED) {
-      f->map = p;
-      f->map_len = (size_t)sb.st_size;
-      st = VT_OK;
-      goto done;
-    }
-  }
-  st = read_all(fd, &f->map, &f->map_len);
-  if (st != VT_OK)
-    vt_errorf(err, errlen, path, "cannot read: %s",
-              st == VT_EIO ? strerror(errno) : "out of memory");
-  else
-    f->map_is_heap = 1;
-done:
-  close(fd);
+  vt_filemap m;
+  vt_status st = vt_filemap_open(&m, path, err, errlen);
+  f->map = m.p;
+  f->map_len = m.len;
+  f->map_is_heap = m.heap;
   return st;
 }
 

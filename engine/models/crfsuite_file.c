@@ -12,8 +12,8 @@
 #include "core/errmsg.h"
 #include "core/memlimit.h"
 #include "io/binfile.h"
+#include "io/filemap.h"
 #include "io/outfile.h"
-#include "io/readall.h"
 #include "text/strhash.h"
 
 #define CRF1D_HEADER 48
@@ -388,8 +388,7 @@ int vt_crfs_load_mem(vt_crfs **out, const void *data, size_t size, const char *n
 
 int vt_crfs_load(vt_crfs **out, const char *path, char *err, size_t errlen) {
   unsigned char head[8];
-  size_t n = 0, len = 0;
-  unsigned char *buf = NULL;
+  size_t n = 0;
   int st = VT_EIO;
   *out = NULL;
   FILE *f = fopen(path, "rb");
@@ -405,11 +404,11 @@ int vt_crfs_load(vt_crfs **out, const char *path, char *err, size_t errlen) {
     st = st != VT_OK ? st : load_native(out, &bf, path, err, errlen);
     return index_finish(out, st, "model file", path, err, errlen);
   }
-  rewind(f);
-  if ((st = vt_read_stream(f, path, 0, (char **)&buf, &len, err, errlen)) != VT_OK) goto done;
-  st = load_crf1d(out, buf, len, path, err, errlen);
-done:
   fclose(f);
-  free(buf);
+  /* Mapped, not read: the loader reads every byte once, from the page cache. */
+  vt_filemap map;
+  if ((st = vt_filemap_open(&map, path, err, errlen)) == VT_OK)
+    st = load_crf1d(out, map.p ? map.p : "", map.len, path, err, errlen);
+  vt_filemap_close(&map);
   return index_finish(out, st, "CRFsuite model", path, err, errlen);
 }

@@ -1,0 +1,91 @@
+/* io/filemap.c: a whole file mapped or read into memory (see filemap.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "io/filemap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/errmsg.h"
+
+/* Reads a whole non-mappable file (a pipe) into 64-byte aligned memory. */
+static vt_status read_all(int fd, void **out, size_t *len) {
+  size_t cap = 1 << 20, n = 0;
+  char *buf = aligned_alloc(64, cap);
+  if (!buf) return VT_ENOMEM;
+  for (;;) {
+    if (n == cap) {
+      char *nb = aligned_alloc(64, cap * 2);
+      if (!nb) {
+        free(buf);
+        return VT_ENOMEM;
+      }
+      memcpy(nb, buf, n);
+      free(buf);
+      buf = nb;
+      cap *= 2;
+    }
+    ssize_t r = read(fd, buf + n, cap - n);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      free(buf);
+      return VT_EIO;
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  *out = buf;
+  *len = n;
+  return VT_OK;
+}
+
+vt_status vt_filemap_open(vt_filemap *m, const char *path, char *err, size_t errlen) {
+  vt_status st = VT_EIO;
+  memset(m, 0, sizeof *m);
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) {
+    vt_errorf(err, errlen, path, "cannot open: %s", strerror(errno));
+    return VT_EIO;
+  }
+  struct stat sb;
+  if (fstat(fd, &sb) != 0) {
+    vt_errorf(err, errlen, path, "cannot stat: %s", strerror(errno));
+    goto done;
+  }
+  if (S_ISDIR(sb.st_mode)) {
+    vt_errorf(err, errlen, path, "is a directory");
+    goto done;
+  }
+  if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
+    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p != MAP_FAILED) {
+      m->p = p;
+      m->len = (size_t)sb.st_size;
+      st = VT_OK;
+      goto done;
+    }
+  }
+  st = read_all(fd, &m->p, &m->len);
+  if (st != VT_OK)
+    vt_errorf(err, errlen, path, "cannot read: %s",
+              st == VT_EIO ? strerror(errno) : "out of memory");
+  else
+    m->heap = 1;
+done:
+  close(fd);
+  return st;
+}
+
+void vt_filemap_close(vt_filemap *m) {
+  if (m->p) {
+    if (m->heap)
+      free(m->p);
+    else
+      munmap(m->p, m->len);
+  }
+  memset(m, 0, sizeof *m);
+}

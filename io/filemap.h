@@ -1,0 +1,24 @@
+/* io/filemap.h: a whole file in memory, read only: a regular file mapped (MAP_PRIVATE, so that
+ * the page cache is used where it lies, with no copy), anything else (a pipe, a character
+ * device) read into 64-byte aligned heap memory. Model loaders read their files through here. */
+#ifndef VT_IO_FILEMAP_H
+#define VT_IO_FILEMAP_H
+
+#include <stddef.h>
+
+#include "vitesse.h"
+
+typedef struct vt_filemap {
+  void *p;    /* len bytes (NULL only for an empty mapped file) */
+  size_t len;
+  int heap;   /* 1: p is heap memory (free), 0: a mapping (munmap) */
+} vt_filemap;
+
+/* Opens `path` into *m. Returns VT_OK, or VT_EIO / VT_ENOMEM with one line "PATH: problem" in
+ * err (cannot open, cannot stat, is a directory, cannot read); *m is then zeroed. */
+vt_status vt_filemap_open(vt_filemap *m, const char *path, char *err, size_t errlen);
+
+/* Unmaps or frees the file and zeroes *m. A no-op on a zeroed struct. */
+void vt_filemap_close(vt_filemap *m);
+
+#endif
