@@ -9,9 +9,9 @@
 #include "vitesse.h"
 
 typedef struct vt_filemap {
-  void *p;    /* len bytes (NULL only for an empty mapped file) */
+  void *p; /* len bytes (NULL only for an empty mapped file) */
   size_t len;
-  int heap;   /* 1: p is heap memory (free), 0: a mapping (munmap) */
+  int heap; /* 1: p is heap memory (free), 0: a mapping (munmap) */
 } vt_filemap;
 
 /* Opens `path` into *m. Returns VT_OK, or VT_EIO / VT_ENOMEM with one line "PATH: problem" in
