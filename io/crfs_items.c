@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +16,17 @@
 #include "io/outfile.h"
 
 #define READ_CHUNK (1 << 16)
+#define PAGE 4096
 
 struct vt_items {
   gzFile gz; /* NULL: memory (vt_items_open_mem), buf borrowed and read only */
   const char *name;
+  /* Reading a file, buf is the heap text of the batch being read while vt_items_read runs (the
+   * file is read into it, its lines stay where they were read), and between batches the bytes
+   * read past the last one. */
   char *buf;
   size_t start, end, cap; /* unread bytes: buf[start, end) */
+  size_t target;          /* the size of the batch being read */
   int eof;
   uint64_t lineno; /* lines consumed */
   int64_t size, got;
@@ -97,10 +103,11 @@ void vt_items_close(vt_items *r) {
 }
 
 void vt_items_batch_free(vt_items_batch *b) {
-  free(b->text);
+  free(b->heap);
   free(b->n_items);
   free(b->line0);
   free(b->lens);
+  free(b->at);
   memset(b, 0, sizeof *b);
 }
 
@@ -150,22 +157,22 @@ static int next_line(vt_items *r, const char **line, size_t *len, char *err, siz
     }
     if (r->eof) return 0;
     scan = r->end;
-    if (r->start > 0) { /* keep the partial line at the front */
-      memmove(r->buf, r->buf + r->start, r->end - r->start);
-      scan -= r->start;
-      r->end -= r->start;
-      r->start = 0;
-    }
-    if (r->cap - r->end < READ_CHUNK) {
-      char *nb = realloc(r->buf, 2 * r->cap);
+    /* buf is the batch's text: the lines before start stay, and it grows. It is read up to a
+     * page past the batch's size, then a page at a time, so that little is read past its end
+     * (bytes batch_end copies). */
+    const size_t want = r->end + PAGE < r->target ? r->target - r->end + PAGE : PAGE;
+    if (r->cap - r->end < want) {
+      size_t c = 2 * r->cap;
+      while (c - r->end < want) c *= 2;
+      char *nb = realloc(r->buf, c);
       if (!nb) {
         vt_errorf(err, errlen, r->name, "out of memory");
         return VT_ENOMEM;
       }
       r->buf = nb;
-      r->cap *= 2;
+      r->cap = c;
     }
-    int got = gzread(r->gz, r->buf + r->end, (unsigned)(r->cap - r->end));
+    int got = gzread(r->gz, r->buf + r->end, (unsigned)(want < INT_MAX ? want : INT_MAX));
     int zerr = Z_OK;
     const char *msg = got <= 0 ? gzerror(r->gz, &zerr) : "";
     /* A cut or damaged .gz ends with an error, not a short clean end: never items read so far. */
@@ -185,28 +192,81 @@ static int next_line(vt_items *r, const char **line, size_t *len, char *err, siz
   }
 }
 
-/* Appends n bytes to the batch text, then '\n', and notes the length; 0 or -1. */
-static int text_put(vt_items_batch *b, const char *s, size_t n) {
+/* Notes item `s` (n bytes) as the batch's next: read from a file, where it lies in the batch's
+ * text (r->buf); from memory, copied into the batch's heap text, followed by '\n'. 0 or -1. */
+static int item_put(const vt_items *r, vt_items_batch *b, const char *s, size_t n) {
   if (b->items >= b->cap_items) {
     const int64_t c = b->cap_items ? 2 * b->cap_items : 4096;
     size_t *l = realloc(b->lens, (size_t)c * sizeof *l);
-    if (!l) return -1;
-    b->lens = l;
+    if (l) b->lens = l;
+    size_t *a = l ? realloc(b->at, (size_t)c * sizeof *a) : NULL;
+    if (!a) return -1;
+    b->at = a;
     b->cap_items = c;
   }
   b->lens[b->items] = n;
+  if (r->gz) {
+    b->at[b->items] = (size_t)(s - r->buf);
+    return 0;
+  }
   if (b->cap - b->len < n + 1) {
     size_t c = b->cap ? b->cap : READ_CHUNK;
     while (c - b->len < n + 1) c *= 2;
-    char *p = realloc(b->text, c);
+    char *p = realloc(b->heap, c);
     if (!p) return -1;
+    b->heap = p;
     b->text = p;
     b->cap = c;
   }
-  memcpy(b->text + b->len, s, n);
-  b->text[b->len + n] = '\n';
+  b->at[b->items] = b->len;
+  memcpy(b->heap + b->len, s, n);
+  b->heap[b->len + n] = '\n';
   b->len += n + 1;
   return 0;
+}
+
+/* Reading a file: the batch's heap becomes the reader's buffer, starting with the bytes read past
+ * the last batch (r->buf, kept in *stash). -1 when out of memory. */
+static int batch_begin(vt_items *r, vt_items_batch *b, char **stash, size_t *stash_cap) {
+  const size_t tail = r->end - r->start;
+  if (b->cap < tail + 2 * READ_CHUNK) {
+    free(b->heap);
+    b->cap = 0;
+    if (!(b->heap = malloc(tail + 2 * READ_CHUNK))) return -1;
+    b->cap = tail + 2 * READ_CHUNK;
+  }
+  memcpy(b->heap, r->buf + r->start, tail);
+  *stash = r->buf;
+  *stash_cap = r->cap;
+  r->buf = b->heap;
+  r->cap = b->cap;
+  r->start = 0;
+  r->end = tail;
+  return 0;
+}
+
+/* Reading a file: bytes [0, start) of the buffer are the batch's text, and the rest (read past
+ * it) goes back to the stash, which becomes the reader's buffer again. -1 when out of memory. */
+static int batch_end(vt_items *r, vt_items_batch *b, char *stash, size_t stash_cap) {
+  const size_t tail = r->end - r->start;
+  if (stash_cap < tail) {
+    char *s = realloc(stash, tail);
+    if (s) {
+      stash = s;
+      stash_cap = tail;
+    }
+  }
+  const int bad = stash_cap < tail;
+  if (!bad) memcpy(stash, r->buf + r->start, tail);
+  b->heap = r->buf;
+  b->cap = r->cap;
+  b->text = b->heap;
+  b->len = r->start;
+  r->buf = stash;
+  r->cap = stash_cap;
+  r->start = 0;
+  r->end = bad ? 0 : tail;
+  return bad ? -1 : 0;
 }
 
 /* Starts sequence number b->n_seq at line `line0`; 0 or -1. */
@@ -227,20 +287,28 @@ static int seq_start(vt_items_batch *b, uint64_t line0) {
 
 vt_status vt_items_read(vt_items *r, vt_items_batch *b, size_t max_bytes, char *err,
                         size_t errlen) {
+  vt_status st = VT_OK;
+  char *stash = NULL;
+  size_t stash_cap = 0;
+  b->text = b->heap;
   b->len = 0;
   b->n_seq = 0;
   b->items = 0;
   b->file = r->name;
+  r->target = max_bytes;
+  if (r->gz && batch_begin(r, b, &stash, &stash_cap)) goto nomem;
   int in_seq = 0;
   for (;;) {
-    const char *line;
-    size_t len;
+    const char *line = NULL;
+    size_t len = 0;
     int got = next_line(r, &line, &len, err, errlen);
-    if (got < 0) return (vt_status)got;
-    if (got == 0) return VT_OK;
+    if (got <= 0) {
+      st = (vt_status)got;
+      break;
+    }
     if (len == 0) { /* the end of a sequence (or of none) */
       in_seq = 0;
-      if (b->len >= max_bytes) return VT_OK;
+      if ((r->gz ? r->start : b->len) >= max_bytes) break;
       continue;
     }
     if (!in_seq && seq_start(b, r->lineno)) goto nomem;
@@ -248,12 +316,17 @@ vt_status vt_items_read(vt_items *r, vt_items_batch *b, size_t max_bytes, char *
     if (++b->n_items[b->n_seq - 1] > r->max_items) {
       vt_errorf(err, errlen, NULL, "%s:%llu: a sequence of more than %d items (--max-tokens)",
                 r->name, (unsigned long long)r->lineno, r->max_items);
-      return VT_EFORMAT;
+      st = VT_EFORMAT;
+      break;
     }
-    if (text_put(b, line, len)) goto nomem;
+    if (item_put(r, b, line, len)) goto nomem;
     b->items++;
   }
+  if (r->gz && batch_end(r, b, stash, stash_cap)) goto nomem_ended;
+  return st;
 nomem:
+  if (r->gz && stash) batch_end(r, b, stash, stash_cap);
+nomem_ended:
   vt_errorf(err, errlen, r->name, "out of memory");
   return VT_ENOMEM;
 }

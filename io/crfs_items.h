@@ -13,17 +13,22 @@
 
 typedef struct vt_items vt_items;
 
-/* A batch of whole sequences: their lines, each followed by '\n', back to back in text[0, len)
- * (sequence after sequence, no empty line between), with per line its length, and per sequence
- * its item count and the line number of its first item. */
+/* A batch of whole sequences: item i is the line of lens[i] bytes at text + at[i] (no '\n' in
+ * it), in file order, with per sequence its item count and the line number of its first item.
+ * text[0, len) is either a copy of the items (each followed by '\n') in heap memory of the batch,
+ * or, read from a file, the bytes as read (blank lines included), which the reader wrote there
+ * directly. */
 typedef struct vt_items_batch {
-  char *text;
-  size_t len, cap;
+  const char *text;
+  size_t len;
+  char *heap; /* the copy's memory (cap bytes) */
+  size_t cap;
   int32_t *n_items; /* per sequence */
   uint64_t *line0;  /* per sequence */
   int32_t n_seq, cap_seq;
   int64_t items;
   size_t *lens; /* per item, in text order (cap_items) */
+  size_t *at;   /* per item: its line's offset in text (cap_items) */
   int64_t cap_items;
   const char *file; /* the file they come from ("-": standard input) */
 } vt_items_batch;

@@ -88,7 +88,6 @@ static vt_status tag_batch(const vt_corpus_work *w) {
   const int ref = w->o->crfsuite_out & VT_CRFS_REF;
   const vt_items_batch *ib = w->ib;
   const int32_t L = m->L, k = opts->k;
-  const char *p = ib->text;
   int64_t item = 0; /* the sequence's first item in the batch */
   vt_textbuf *out = w->out;
   char err[200];
@@ -105,10 +104,7 @@ static vt_status tag_batch(const vt_corpus_work *w) {
       snprintf(w->err, w->errlen, "out of memory");
       return VT_ENOMEM;
     }
-    for (int32_t t = 0; t < T; t++) {
-      lines[t] = p;
-      p += lens[t] + 1;
-    }
+    for (int32_t t = 0; t < T; t++) lines[t] = ib->text + ib->at[item + t];
     item += T;
     crfs_worker *cw = w->worker;
     vt_status st = vt_crfs_tag(m, opts, w->arena, lines, lens, T, labels, scores, &n_paths, marg,

@@ -162,17 +162,15 @@ vt_status vt_crf_items_compile(vt_crf_names *n, int frozen, vt_crf_data *d, vt_i
     d->tok_off[0] = 0;
   }
   while ((st = vt_items_read(r, &b, (size_t)1 << 22, err, errlen)) == VT_OK && b.n_seq > 0) {
-    const char *p = b.text;
+    int64_t item = 0;
     for (int32_t s = 0; s < b.n_seq; s++) {
-      for (int32_t i = 0; i < b.n_items[s]; i++) {
-        const char *nl = memchr(p, '\n', (size_t)(b.text + b.len - p));
-        const size_t len = (size_t)(nl - p);
+      for (int32_t i = 0; i < b.n_items[s]; i++, item++) {
+        const size_t len = b.lens[item];
         if (line_attrs_fit(&la, len)) goto nomem;
-        st = item_add(n, frozen, d, p, len, &la, b.file,
+        st = item_add(n, frozen, d, b.text + b.at[item], len, &la, b.file,
                       (unsigned long long)(b.line0[s] + (uint64_t)i), err, errlen);
         if (st == VT_ENOMEM) goto nomem;
         if (st != VT_OK) goto done;
-        p = nl + 1;
       }
       if (reserve2((void **)&d->sent_off, sizeof *d->sent_off, NULL, 0, &d->cap_sent,
                    d->n_sent + 2))

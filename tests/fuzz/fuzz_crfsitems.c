@@ -63,7 +63,6 @@ static void fz_read_all(const char *path, const uint8_t *mem, size_t mem_len, si
   char *text = NULL;
   size_t len = 0, cap = 0;
   while (vt_items_read(r, &ib, max_bytes, err, sizeof err) == VT_OK && ib.n_seq > 0) {
-    const char *p = ib.text;
     int64_t item = 0;
     for (int32_t s = 0; s < ib.n_seq; s++) {
       int32_t T = ib.n_items[s], n_paths, bad;
@@ -74,13 +73,15 @@ static void fz_read_all(const char *path, const uint8_t *mem, size_t mem_len, si
       double *marg = VT_ARENA_NEW(arena, double, (size_t)T * 3);
       double scores[2], logz = 0;
       if (!lines || !lens || !labels || !marg) abort();
-      for (int32_t t = 0; t < T; t++) {
-        const char *nl = memchr(p, '\n', (size_t)(ib.text + ib.len - p));
-        if (!nl) abort();
-        lines[t] = p;
-        lens[t] = (size_t)(nl - p);
-        if (lens[t] != ib.lens[item++]) abort(); /* the reader's lengths are the lines' */
-        p = nl + 1;
+      for (int32_t t = 0; t < T; t++, item++) {
+        /* The reader's items are whole lines of its text, in order, each within the text and
+         * ending at a '\n' or at the text's end. */
+        const size_t at = ib.at[item], n = ib.lens[item];
+        if (at > ib.len || n > ib.len - at || memchr(ib.text + at, '\n', n) ||
+            (at + n < ib.len && ib.text[at + n] != '\n') || (item && at <= ib.at[item - 1]))
+          abort();
+        lines[t] = ib.text + at;
+        lens[t] = n;
       }
       for (int i = 0; i < 1 + full; i++) {
         len = 0;
@@ -92,7 +93,7 @@ static void fz_read_all(const char *path, const uint8_t *mem, size_t mem_len, si
                                i ? marg : NULL, logz, lines, lens, &text, &len, &cap);
       }
     }
-    if (p != ib.text + ib.len || item != ib.items) abort();
+    if (item != ib.items) abort();
   }
   free(text);
   vt_items_batch_free(&ib);
