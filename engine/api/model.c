@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "alloc/heap_trim.h"
 #include "api/model_impl.h"
 #include "core/errmsg.h"
 #include "models/peer_model.h"
@@ -83,6 +84,7 @@ static vt_status open_end(vt_model *m, vt_status st, const char *name, char *err
     return vt_fail(st, "%s", err);
   }
   *out = m;
+  vt_heap_trim(); /* the loader's scratch is not kept resident through tagging */
   return VT_OK;
 }
 
@@ -93,6 +95,7 @@ static vt_status open_stream(vt_model **out, const char *path) {
   vt_status st = vt_file_read(path, 0, &buf, &len);
   if (st == VT_OK) st = vt_model_open_memory(out, buf, len, path);
   free(buf);
+  if (st == VT_OK) vt_heap_trim();
   return st;
 }
 
