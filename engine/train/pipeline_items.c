@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/heap_trim.h"
 #include "core/clock.h"
 #include "core/errmsg.h"
 #include "io/crfs_items.h"
@@ -255,6 +256,7 @@ vt_status vt_pipeline_items_run(const vt_train_opts *o, const char *const *train
   if (comm) st = agree(comm, st, err, errlen);
   if (st != VT_OK) goto done;
   if (writer && o->on_start) o->on_start(o->ctx, rep);
+  vt_heap_trim(); /* the reader's and the feature build's scratch, not kept through training */
   vt_crf_result res;
   const vt_crf_span span = {tok_before, n_tok, comm};
   st = vt_crf_train(&td, &f, n_dev > 0 ? &dd : NULL, w, o, &res, err, errlen, comm ? &span : NULL,
