@@ -18,7 +18,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#if defined(__SSE2__)
+#if defined(__AVX2__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -102,6 +104,22 @@ static int line_tabs(const char *line, size_t len, uint64_t *tabs) {
   memset(tabs, 0, ((len + 63) / 64) * sizeof *tabs);
   size_t k = 0;
   int other = 0;
+#if defined(__AVX2__) /* 32 bytes a step while they last, then the 16-byte steps below */
+  {
+    const __m256i tab = _mm256_set1_epi8('\t'), colon = _mm256_set1_epi8(':'),
+                  bs = _mm256_set1_epi8('\\'), nul = _mm256_setzero_si256();
+    __m256i o = _mm256_setzero_si256();
+    for (; k + 32 <= len; k += 32) {
+      const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(line + k));
+      tabs[k / 64] |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, tab))
+                      << (k % 64);
+      o = _mm256_or_si256(o, _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, colon),
+                                                              _mm256_cmpeq_epi8(v, bs)),
+                                             _mm256_cmpeq_epi8(v, nul)));
+    }
+    other = _mm256_movemask_epi8(o) != 0;
+  }
+#endif
 #if defined(__SSE2__)
   const __m128i tab = _mm_set1_epi8('\t'), colon = _mm_set1_epi8(':'), bs = _mm_set1_epi8('\\'),
                 nul = _mm_setzero_si128();
@@ -121,7 +139,7 @@ static int line_tabs(const char *line, size_t len, uint64_t *tabs) {
                                      _mm_cmpeq_epi8(v, nul)));
     k = len;
   }
-  other = _mm_movemask_epi8(o) != 0;
+  other |= _mm_movemask_epi8(o) != 0;
 #endif
   for (; k < len; k++) { /* a line shorter than 16 bytes, or no SSE2 */
     tabs[k / 64] |= (uint64_t)(line[k] == '\t') << (k % 64);
