@@ -113,9 +113,9 @@ static int line_tabs(const char *line, size_t len, uint64_t *tabs) {
       const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(line + k));
       tabs[k / 64] |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, tab))
                       << (k % 64);
-      o = _mm256_or_si256(o, _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, colon),
-                                                              _mm256_cmpeq_epi8(v, bs)),
-                                             _mm256_cmpeq_epi8(v, nul)));
+      o = _mm256_or_si256(
+          o, _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, colon), _mm256_cmpeq_epi8(v, bs)),
+                             _mm256_cmpeq_epi8(v, nul)));
     }
     other = _mm256_movemask_epi8(o) != 0;
   }
