@@ -187,12 +187,8 @@ int vt_binfile_open_mem(vt_binfile *f, const void *data, size_t size, const char
 }
 
 void vt_binfile_close(vt_binfile *f) {
-  if (f->map) {
-    if (f->map_is_heap)
-      free(f->map);
-    else
-      munmap(f->map, f->map_len);
-  }
+  vt_filemap m = {f->map, f->map_len, f->map_is_heap};
+  vt_filemap_close(&m);
   memset(f, 0, sizeof *f);
 }
 
