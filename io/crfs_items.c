@@ -296,9 +296,8 @@ vt_status vt_items_read(vt_items *r, vt_items_batch *b, size_t max_bytes, char *
   b->items = 0;
   b->file = r->name;
   r->target = max_bytes;
-  if (r->gz && batch_begin(r, b, &stash, &stash_cap)) goto nomem;
-  int in_seq = 0;
-  for (;;) {
+  int oom = r->gz && batch_begin(r, b, &stash, &stash_cap);
+  for (int in_seq = 0; !oom;) {
     const char *line = NULL;
     size_t len = 0;
     int got = next_line(r, &line, &len, err, errlen);
@@ -311,7 +310,7 @@ vt_status vt_items_read(vt_items *r, vt_items_batch *b, size_t max_bytes, char *
       if ((r->gz ? r->start : b->len) >= max_bytes) break;
       continue;
     }
-    if (!in_seq && seq_start(b, r->lineno)) goto nomem;
+    if (!in_seq && (oom = seq_start(b, r->lineno) != 0)) break;
     in_seq = 1;
     if (++b->n_items[b->n_seq - 1] > r->max_items) {
       vt_errorf(err, errlen, NULL, "%s:%llu: a sequence of more than %d items (--max-tokens)",
@@ -319,14 +318,13 @@ vt_status vt_items_read(vt_items *r, vt_items_batch *b, size_t max_bytes, char *
       st = VT_EFORMAT;
       break;
     }
-    if (item_put(r, b, line, len)) goto nomem;
+    if ((oom = item_put(r, b, line, len) != 0)) break;
     b->items++;
   }
-  if (r->gz && batch_end(r, b, stash, stash_cap)) goto nomem_ended;
+  if (stash && batch_end(r, b, stash, stash_cap)) oom = 1;
+  if (oom) {
+    vt_errorf(err, errlen, r->name, "out of memory");
+    st = VT_ENOMEM;
+  }
   return st;
-nomem:
-  if (r->gz && stash) batch_end(r, b, stash, stash_cap);
-nomem_ended:
-  vt_errorf(err, errlen, r->name, "out of memory");
-  return VT_ENOMEM;
 }
