@@ -9,7 +9,7 @@
 #include "vitesse.h"
 
 typedef struct vt_filemap {
-  void *p; /* len bytes (NULL only for an empty mapped file) */
+  void *p; /* len bytes; not NULL once opened (an empty file is an empty heap block) */
   size_t len;
   int heap; /* 1: p is heap memory (free), 0: a mapping (munmap) */
 } vt_filemap;

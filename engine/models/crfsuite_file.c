@@ -408,7 +408,7 @@ int vt_crfs_load(vt_crfs **out, const char *path, char *err, size_t errlen) {
   /* Mapped, not read: the loader reads every byte once, from the page cache. */
   vt_filemap map;
   if ((st = vt_filemap_open(&map, path, err, errlen)) == VT_OK)
-    st = load_crf1d(out, map.p ? map.p : "", map.len, path, err, errlen);
+    st = load_crf1d(out, map.p, map.len, path, err, errlen);
   vt_filemap_close(&map);
   return index_finish(out, st, "CRFsuite model", path, err, errlen);
 }
