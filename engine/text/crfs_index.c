@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/prefault.h"
 #include "text/strhash.h"
 
 /* Bytes of a record's name, padded. */
@@ -63,6 +64,8 @@ vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs_attrs *m, uint32_t
   x->slots = calloc((size_t)n_slots, sizeof *x->slots);
   x->recs = aligned_alloc(64, (size_t)((bytes + 63) & ~63ull));
   if (!x->slots || !x->recs) goto done;
+  vt_mem_prefault(x->slots, (size_t)n_slots * sizeof *x->slots); /* both written all over */
+  vt_mem_prefault(x->recs, (size_t)bytes);
   x->mask = (uint32_t)(n_slots - 1);
   x->rec_bytes = bytes;
   memset(x->recs, 0, 16);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/prefault.h"
 #include "text/textmodel.h"
 
 /* Bounds on the splitting of one record against one template: ways it reads, steps tried. A
@@ -267,6 +268,8 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
   if (!x->fast || !x->ncell || !x->cell0 || !x->cells || !x->cs_col || !x->cs_item || !x->vslots ||
       !x->voff || !x->vpool || !x->slots)
     goto fail;
+  /* at half load, the entries land on every page of the table */
+  vt_mem_prefault(x->slots, ((size_t)x->mask + 1) * sizeof *x->slots);
   int any = 0;
   uint32_t n_cells = 0;
   for (int32_t k = 0; k < ts->n; k++) {
