@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/prefault.h"
 #include "core/errmsg.h"
 #include "core/memlimit.h"
 #include "io/binfile.h"
@@ -41,6 +42,7 @@ static vt_crfs *crfs_new(void) { return calloc(1, sizeof(vt_crfs)); }
 static void *own(vt_crfs *m, size_t n) {
   void *p = malloc(n ? n : 1);
   if (p) m->own[m->n_own++] = p;
+  vt_mem_prefault(p, n); /* each block is written whole right after */
   return p;
 }
 
