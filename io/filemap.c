@@ -1,9 +1,10 @@
 /* io/filemap.c: a whole file mapped or read into memory (see filemap.h). */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise; implies _POSIX_C_SOURCE 200809L */
 #include "io/filemap.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -78,6 +79,14 @@ vt_status vt_filemap_open(vt_filemap *m, const char *path, char *err, size_t err
 done:
   close(fd);
   return st;
+}
+
+void vt_filemap_drop(const vt_filemap *m, const void *p, size_t n) {
+  if (m->heap || !m->p || !p || !n) return;
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  const uintptr_t b0 = ((uintptr_t)p + page - 1) & ~(page - 1);
+  const uintptr_t b1 = ((uintptr_t)p + n) & ~(page - 1);
+  if (b1 > b0) (void)madvise((void *)b0, b1 - b0, MADV_DONTNEED); /* clean pages: dropped */
 }
 
 void vt_filemap_close(vt_filemap *m) {

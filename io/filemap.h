@@ -18,6 +18,11 @@ typedef struct vt_filemap {
  * err (cannot open, cannot stat, is a directory, cannot read); *m is then zeroed. */
 vt_status vt_filemap_open(vt_filemap *m, const char *path, char *err, size_t errlen);
 
+/* Drops from memory the whole pages inside [p, p + n) of mapping m, a part its owner no longer
+ * reads: they come back from the file, unchanged, if it is read again. A no-op for heap memory
+ * (whose pages would come back zeroed). */
+void vt_filemap_drop(const vt_filemap *m, const void *p, size_t n);
+
 /* Unmaps or frees the file and zeroes *m. A no-op on a zeroed struct. */
 void vt_filemap_close(vt_filemap *m);
 

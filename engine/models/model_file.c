@@ -10,6 +10,7 @@
 #include "core/errmsg.h"
 #include "core/memlimit.h"
 #include "io/binfile.h"
+#include "io/filemap.h"
 #include "io/outfile.h"
 #include "text/strhash.h"
 #include "text/tmpl_index_build.h"
@@ -335,6 +336,10 @@ static int load(vt_textmodel **out, const char *path, const void *mem, size_t me
     goto fail;
   }
   if (vt_tmpl_index_build(m, &m->tix) != VT_OK) goto nomem;
+  if (m->tix) { /* tagging reads the hash table only for templates the index does not find */
+    const vt_filemap fm = {m->map, m->map_len, m->map_is_heap};
+    vt_filemap_drop(&fm, m->slots, (size_t)sz[SEC_HASH]);
+  }
   *out = m;
   return VT_OK;
 nomem:

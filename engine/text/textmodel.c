@@ -4,8 +4,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "io/filemap.h"
 #include "text/strhash.h"
 #include "text/tmpl_index.h"
 
@@ -40,11 +40,7 @@ void vt_textmodel_free(vt_textmodel *m) {
   free(m->A);
   free(m->S);
   free(m->F);
-  if (m->map) {
-    if (m->map_is_heap)
-      free(m->map);
-    else
-      munmap(m->map, m->map_len);
-  }
+  vt_filemap fm = {m->map, m->map_len, m->map_is_heap};
+  vt_filemap_close(&fm);
   free(m);
 }
