@@ -1,5 +1,7 @@
-# tests/io.cmake: tests of io/ (.npy reader/writer, atomic output files, lattice-set validation).
+# tests/io.cmake: tests of io/ (.npy reader/writer, atomic output files, lattice-set validation,
+# whole files mapped or read, and the page advice the loaders give).
 vt_add_test(test_npy unit)
+vt_add_test(test_filemap unit)
 
 # badinput.CASE: `vitesse decode` on one malformed input exits 2 with one line naming the file
 # and leaves no output; `good` is the control case.
