@@ -4,7 +4,6 @@
  * the round's outputs go into the output file at their prefix-sum offsets (outfile.c); with
  * --posteriors, the marginals likewise into their own file (rank 0's first range brings the .npy
  * header). */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,7 +137,7 @@ int vt_mpi_decode(const vt_mpi *w, int argc, char **argv) {
       MPI_Allreduce(&sig, &top, 1, MPI_INT, MPI_MAX, w->comm);
       if (w->rank == 0)
         vt_cli_error("interrupted by %s: %lld of %lld sentences were decoded; %s was not written",
-                     top == SIGTERM ? "SIGTERM" : "SIGINT", all, (long long)n_sent, r.d.out_path);
+                     vt_cli_signal_name(top), all, (long long)n_sent, r.d.out_path);
     }
     rc = vt_mpi_exit_status(w, code);
     goto done;

@@ -8,7 +8,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,11 +222,10 @@ int vt_mpi_tag(const vt_mpi *w, int argc, char **argv) {
       if (w->rank == 0 && r->resume)
         vt_cli_error("interrupted by %s: %lld sentences were tagged in order; %s keeps them, "
                      "and the same command continues after them",
-                     top == SIGTERM ? "SIGTERM" : "SIGINT", (long long)r->at.sentences,
-                     r->rr.partial[0]);
+                     vt_cli_signal_name(top), (long long)r->at.sentences, r->rr.partial[0]);
       else if (w->rank == 0)
         vt_cli_error("interrupted by %s: %lld sentences were tagged; %s was not written",
-                     top == SIGTERM ? "SIGTERM" : "SIGINT", all, r->t.out_path);
+                     vt_cli_signal_name(top), all, r->t.out_path);
     }
     rc = vt_mpi_exit_status(w, code);
     goto done;

@@ -55,12 +55,10 @@ int vt_cmd_decode(int argc, char **argv) {
     if (vt_output_is_atomic(of))
       vt_cli_error("interrupted by %s: %lld of %lld sentences were decoded in order; %s was "
                    "not written",
-                   sig == SIGTERM ? "SIGTERM" : "SIGINT", (long long)rs.sentences,
-                   (long long)n_sent, out_path);
+                   vt_cli_signal_name(sig), (long long)rs.sentences, (long long)n_sent, out_path);
     else
       vt_cli_error("interrupted by %s: the first %lld of %lld sentences were written",
-                   sig == SIGTERM ? "SIGTERM" : "SIGINT", (long long)rs.sentences,
-                   (long long)n_sent);
+                   vt_cli_signal_name(sig), (long long)rs.sentences, (long long)n_sent);
     rc = 128 + (sig ? sig : SIGINT);
     goto done;
   }

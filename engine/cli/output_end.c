@@ -29,9 +29,8 @@ int vt_cli_tag_end(vt_status st, const vt_run_report *rep, vt_output **of, const
   if (st == VT_ECANCELED) {
     int sig = atomic_load(&vt_cli_stop);
     vt_cli_error("interrupted by %s: %lld sentences were tagged in order%s%s%s",
-                 sig == SIGTERM ? "SIGTERM" : "SIGINT", (long long)rep->sentences,
-                 atomic ? "; " : " and written", atomic ? out_path : "",
-                 atomic ? " was not written" : "");
+                 vt_cli_signal_name(sig), (long long)rep->sentences, atomic ? "; " : " and written",
+                 atomic ? out_path : "", atomic ? " was not written" : "");
     return 128 + (sig ? sig : SIGINT);
   }
   if (st != VT_OK) {

@@ -495,7 +495,7 @@ int vt_cli_resume_finish(vt_cli_resume *rr, vt_status st, int write_errno, const
   if (st == VT_ECANCELED && !err) {
     int sig = atomic_load(&vt_cli_stop);
     vt_cli_error("interrupted by %s: %s; %s keeps them, and the same command continues after them",
-                 sig == SIGTERM ? "SIGTERM" : "SIGINT", done, rr->partial[0]);
+                 vt_cli_signal_name(sig), done, rr->partial[0]);
     return 128 + (sig ? sig : SIGINT);
   }
   if (write_errno || err) { /* kept: the run continues once there is room */

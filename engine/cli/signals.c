@@ -80,6 +80,8 @@ void vt_cli_signals_install(vt_engine *eng) {
   signal(SIGPIPE, SIG_IGN);
 }
 
+const char *vt_cli_signal_name(int sig) { return sig == SIGTERM ? "SIGTERM" : "SIGINT"; }
+
 void vt_cli_signals_restore(void) {
   atomic_store(&stop_engine, NULL);
   temp_set[0] = temp_set[1] = 0;

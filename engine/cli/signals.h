@@ -33,6 +33,9 @@ void vt_cli_signals_temp_extra(const char *path);
  * own clean-up. */
 void vt_cli_signals_unlink_first(int on);
 
+/* The name the messages give signal `sig`: "SIGTERM" for SIGTERM, else "SIGINT". */
+const char *vt_cli_signal_name(int sig);
+
 /* Restores the default actions. */
 void vt_cli_signals_restore(void);
 

@@ -4,7 +4,6 @@
 #include "cli/train_setup.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -502,8 +501,9 @@ int vt_cli_train_finish(vt_cli_train *t, vt_status st, const vt_train_report *re
     rc = VT_EXIT_USAGE;
   } else if (st == VT_ECANCELED && atomic_load(&vt_cli_stop)) {
     const int sig = atomic_load(&vt_cli_stop);
-    vt_cli_error("interrupted by %s: %s, and the same command continues from there (no model written)",
-                 sig == SIGTERM ? "SIGTERM" : "SIGINT", vt_last_error());
+    vt_cli_error(
+        "interrupted by %s: %s, and the same command continues from there (no model written)",
+        vt_cli_signal_name(sig), vt_last_error());
     rc = 128 + sig;
   } else if (st != VT_OK) {
     vt_cli_error("%s", vt_last_error());
