@@ -9,6 +9,10 @@
 
 #include "cli/cli.h"
 
+int vt_cli_tag_fail_code(vt_status st) {
+  return st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EIO ? VT_EXIT_USAGE : VT_EXIT_FAIL;
+}
+
 void vt_cli_tag_report(const vt_cli_tag_run *r, const vt_run_report *rep, vt_engine *eng, double t0,
                        double c0) {
   const double secs = vt_cli_now() - t0, cpu = vt_cli_cpu_now() - c0;
@@ -45,11 +49,7 @@ int vt_cli_tag_drive(const vt_cli_tag_run *r) {
     st = VT_EIO; /* the output could not be written */
     rep.write_errno = errno ? errno : EIO;
   }
-  /* Bad input (a malformed corpus, an option the model does not take, an unreadable file)
-   * exits 2; anything else, 1. */
-  rc = vt_cli_tag_end(st, &rep, &of, r->out_path,
-                      st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EIO ? VT_EXIT_USAGE
-                                                                                : VT_EXIT_FAIL);
+  rc = vt_cli_tag_end(st, &rep, &of, r->out_path, vt_cli_tag_fail_code(st));
   if (rc >= 0) goto done;
   vt_cli_tag_report(r, &rep, eng, t0, c0);
   rc = VT_EXIT_OK;

@@ -36,6 +36,11 @@ typedef struct vt_cli_tag_run {
   vt_status (*filter_end)(void *filter_ctx, double secs);
 } vt_cli_tag_run;
 
+/* The exit status of a tagging run that failed with `st`: bad input (a malformed corpus, an
+ * option the model does not take, an unreadable file) VT_EXIT_USAGE, anything else
+ * VT_EXIT_FAIL. */
+int vt_cli_tag_fail_code(vt_status st);
+
 /* After a run of `r` that succeeded (its report `rep`, on the engine `eng`): r->report's lines
  * (the wall and CPU seconds since t0 and c0, vt_cli_now and vt_cli_cpu_now), then with --stats
  * the engine's figures and the closing brace, on stderr. */

@@ -107,9 +107,7 @@ int vt_cli_tag_resume_drive(const vt_cli_tag_run *r) {
   char what[160];
   snprintf(what, sizeof what, "%lld sentences were tagged in order",
            (long long)(rr.at.sentences ? rr.at.sentences : rep.sentences));
-  const int bad = st == VT_EFORMAT || st == VT_EUNSUPPORTED || st == VT_EIO;
-  if ((rc = vt_cli_resume_finish(&rr, st, rep.write_errno, what,
-                                 bad ? VT_EXIT_USAGE : VT_EXIT_FAIL)) != 0)
+  if ((rc = vt_cli_resume_finish(&rr, st, rep.write_errno, what, vt_cli_tag_fail_code(st))) != 0)
     goto done;
   vt_cli_tag_report(r, &rep, eng, t0, c0);
   rc = VT_EXIT_OK;
