@@ -21,7 +21,7 @@
 struct vt_items {
   gzFile gz; /* NULL: memory (vt_items_open_mem), buf borrowed and read only */
   const char *name;
-  /* Reading a file, buf is the heap text of the batch being read while vt_items_read runs (the
+  /* Reading a file, buf is the text of the batch being read while vt_items_read runs (the
    * file is read into it, its lines stay where they were read), and between batches the bytes
    * read past the last one. */
   char *buf;
@@ -103,7 +103,7 @@ void vt_items_close(vt_items *r) {
 }
 
 void vt_items_batch_free(vt_items_batch *b) {
-  free(b->heap);
+  free(b->text);
   free(b->n_items);
   free(b->line0);
   free(b->lens);
@@ -193,7 +193,7 @@ static int next_line(vt_items *r, const char **line, size_t *len, char *err, siz
 }
 
 /* Notes item `s` (n bytes) as the batch's next: read from a file, where it lies in the batch's
- * text (r->buf); from memory, copied into the batch's heap text, followed by '\n'. 0 or -1. */
+ * text (r->buf); from memory, copied into the batch's text, followed by '\n'. 0 or -1. */
 static int item_put(const vt_items *r, vt_items_batch *b, const char *s, size_t n) {
   if (b->items >= b->cap_items) {
     const int64_t c = b->cap_items ? 2 * b->cap_items : 4096;
@@ -212,33 +212,32 @@ static int item_put(const vt_items *r, vt_items_batch *b, const char *s, size_t 
   if (b->cap - b->len < n + 1) {
     size_t c = b->cap ? b->cap : READ_CHUNK;
     while (c - b->len < n + 1) c *= 2;
-    char *p = realloc(b->heap, c);
+    char *p = realloc(b->text, c);
     if (!p) return -1;
-    b->heap = p;
     b->text = p;
     b->cap = c;
   }
   b->at[b->items] = b->len;
-  memcpy(b->heap + b->len, s, n);
-  b->heap[b->len + n] = '\n';
+  memcpy(b->text + b->len, s, n);
+  b->text[b->len + n] = '\n';
   b->len += n + 1;
   return 0;
 }
 
-/* Reading a file: the batch's heap becomes the reader's buffer, starting with the bytes read past
+/* Reading a file: the batch's text becomes the reader's buffer, starting with the bytes read past
  * the last batch (r->buf, kept in *stash). -1 when out of memory. */
 static int batch_begin(vt_items *r, vt_items_batch *b, char **stash, size_t *stash_cap) {
   const size_t tail = r->end - r->start;
   if (b->cap < tail + 2 * READ_CHUNK) {
-    free(b->heap);
+    free(b->text);
     b->cap = 0;
-    if (!(b->heap = malloc(tail + 2 * READ_CHUNK))) return -1;
+    if (!(b->text = malloc(tail + 2 * READ_CHUNK))) return -1;
     b->cap = tail + 2 * READ_CHUNK;
   }
-  memcpy(b->heap, r->buf + r->start, tail);
+  memcpy(b->text, r->buf + r->start, tail);
   *stash = r->buf;
   *stash_cap = r->cap;
-  r->buf = b->heap;
+  r->buf = b->text;
   r->cap = b->cap;
   r->start = 0;
   r->end = tail;
@@ -258,9 +257,8 @@ static int batch_end(vt_items *r, vt_items_batch *b, char *stash, size_t stash_c
   }
   const int bad = stash_cap < tail;
   if (!bad) memcpy(stash, r->buf + r->start, tail);
-  b->heap = r->buf;
+  b->text = r->buf;
   b->cap = r->cap;
-  b->text = b->heap;
   b->len = r->start;
   r->buf = stash;
   r->cap = stash_cap;
@@ -290,7 +288,6 @@ vt_status vt_items_read(vt_items *r, vt_items_batch *b, size_t max_bytes, char *
   vt_status st = VT_OK;
   char *stash = NULL;
   size_t stash_cap = 0;
-  b->text = b->heap;
   b->len = 0;
   b->n_seq = 0;
   b->items = 0;

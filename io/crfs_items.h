@@ -15,14 +15,12 @@ typedef struct vt_items vt_items;
 
 /* A batch of whole sequences: item i is the line of lens[i] bytes at text + at[i] (no '\n' in
  * it), in file order, with per sequence its item count and the line number of its first item.
- * text[0, len) is either a copy of the items (each followed by '\n') in heap memory of the batch,
- * or, read from a file, the bytes as read (blank lines included), which the reader wrote there
- * directly. */
+ * text[0, len) (cap bytes of the batch's own memory) holds, read from a file, the bytes as read
+ * (blank lines included), which the reader wrote there directly; from memory, a copy of the items,
+ * each followed by '\n'. */
 typedef struct vt_items_batch {
-  const char *text;
-  size_t len;
-  char *heap; /* the copy's memory (cap bytes) */
-  size_t cap;
+  char *text;
+  size_t len, cap;
   int32_t *n_items; /* per sequence */
   uint64_t *line0;  /* per sequence */
   int32_t n_seq, cap_seq;
