@@ -59,7 +59,7 @@ vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs_attrs *m, uint32_t
   }
   if (bytes / 8 > UINT32_MAX) goto done;
   uint64_t n_slots = 16;
-  while (n_slots < (uint64_t)A + A / 3 + 1) n_slots *= 2;
+  while (n_slots < (uint64_t)A + A / 2 + 1) n_slots *= 2; /* at most two-thirds full */
   if (n_slots - 1 > UINT32_MAX) goto done;
   x->slots = calloc((size_t)n_slots, sizeof *x->slots);
   x->recs = aligned_alloc(64, (size_t)((bytes + 63) & ~63ull));
