@@ -16,9 +16,10 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
 endif()
 
 # No FMA for AVX2: every level must round exactly as the scalar code (ISO C mode also turns
-# contraction off). AVX-512 is F + VL (the 256-bit compress of the degenerate lattice's scan).
+# contraction off). AVX-512 is F + VL (the 256-bit compress of the degenerate lattice's scan) +
+# BW (byte masks: the attribute index compares a name in one masked step).
 set(VT_ISA_FLAGS_avx2 -mavx2)
-set(VT_ISA_FLAGS_avx512 -mavx512f -mavx512vl)
+set(VT_ISA_FLAGS_avx512 -mavx512f -mavx512vl -mavx512bw)
 
 # What the sources and their users see: VT_HAVE_AVX2 / VT_HAVE_AVX512 when the per-level tables
 # are built (the CPU check stays at run time, vt_simd_supported).

@@ -825,7 +825,7 @@ TEST(flooded_attributes) {
     if (run > longest) longest = run;
   }
   EXPECT(c->slots == NULL, "a crf1d model's lookups go through its index alone");
-  /* A table three quarters full has runs of a hundred slots at worst (fingerprints only); the
+  /* A table two-thirds full has runs of a hundred slots at worst (fingerprints only); the
    * flood would make one run of all 3,000. */
   EXPECT(longest < 512, "the longest run of the built index is %llu slots",
          (unsigned long long)longest);
@@ -1062,7 +1062,103 @@ TEST(rows_match_reference) {
          cases);
 }
 
-TEST_MAIN(CASE(rows_match_reference), CASE(brute_force), CASE(convert_roundtrip), CASE(overflow),
-          CASE(control_labels), CASE(damaged_models), CASE(bad_items), CASE(parts), CASE(cli),
-          CASE(peer), CASE(flooded_attributes), CASE(label_count_bound),
-          CASE(shared_reference_lists))
+/* Two names of `len` bytes whose hashes in index x share the fingerprint (the top half) and the
+ * start of their probe in a table of 16 slots, so that a lookup of one meets the other's slot
+ * first: a birthday search over numbered names under this process's key (36 bits: some 300,000
+ * names on average, never near the 1.5 million tried). */
+static int twin_names(const vt_crfs_index *x, size_t len, char *a, char *b) {
+  enum { BITS = 21 };
+  const uint32_t mask = (1u << BITS) - 1;
+  uint64_t *seen = calloc((size_t)1 << BITS, sizeof *seen); /* fp << 32 | start << 24 | id + 1 */
+  char s[128];
+  int found = 0;
+  for (uint32_t id = 0; seen && !found && id < 1500000; id++) {
+    const int n = snprintf(s, sizeof s, "%0*u", (int)len, id);
+    const uint64_t h = vt_crfs_index_hash(x, s, (size_t)n);
+    const uint64_t key = (h >> 32) << 32 | (h & 15) << 24;
+    uint32_t i = (uint32_t)(h >> 32) & mask;
+    for (; seen[i] && !found; i = (i + 1) & mask)
+      if ((seen[i] & ~0xFFFFFFull) == key) {
+        snprintf(a, 128, "%0*u", (int)len, (unsigned)(seen[i] & 0xFFFFFF) - 1);
+        snprintf(b, 128, "%s", s);
+        found = 1;
+      }
+    if (!found) seen[i] = key | (id + 1);
+  }
+  free(seen);
+  return found;
+}
+
+/* Names that share a fingerprint: the lookup compares the name past the fingerprint, at every
+ * level, for short names and for names longer than the one-step compare's 64 bytes: a model
+ * with one twin does not find the other, a model with both finds each, and the rows are the
+ * reference reader's. */
+TEST(fingerprint_twins) {
+  char err[512];
+  crf1d_buf b;
+  const char *probe_names[1] = {"x"};
+  crf1d_feat pf[2] = {{0, 0, 0, 1.0}, {1, 0, 0, 0.5}};
+  crf1d_build(&b, LABEL_NAMES, 2, probe_names, 1, pf, 2);
+  vt_crfs *probe = NULL;
+  REQUIRE(vt_crfs_load_mem(&probe, b.p, b.len, "probe", err, sizeof err) == VT_OK, "%s", err);
+  free(b.p);
+  static const size_t LENS[] = {6, 70};
+  for (size_t li = 0; li < sizeof LENS / sizeof *LENS; li++) {
+    char t1[128], t2[128];
+    REQUIRE(twin_names(&probe->idx, LENS[li], t1, t2) && strcmp(t1, t2), "twins of %zu bytes",
+            LENS[li]);
+    const uint64_t h1 = vt_crfs_index_hash(&probe->idx, t1, strlen(t1)),
+                   h2 = vt_crfs_index_hash(&probe->idx, t2, strlen(t2));
+    EXPECT(h1 >> 32 == h2 >> 32 && (h1 & 15) == (h2 & 15),
+           "%s and %s share a fingerprint and a start", t1, t2);
+    for (int both = 0; both < 2; both++) {
+      const char *names[2] = {t1, t2};
+      crf1d_feat f[4] = {{0, 0, 0, 1.5}, {0, 0, 1, -0.25}, {1, 0, 1, 0.5}, {0, 1, 1, 2.0}};
+      crf1d_build(&b, LABEL_NAMES, 2, names, both ? 2 : 1, f, both ? 4 : 3);
+      vt_crfs *c = NULL;
+      REQUIRE(vt_crfs_load_mem(&c, b.p, b.len, "twins", err, sizeof err) == VT_OK, "%s", err);
+      free(b.p);
+      REQUIRE(c->idx.mask == 15, "a table of 16 slots");
+      EXPECT_EQ_INT(vt_crfs_attr_find(c, t1, strlen(t1)), 0, "the first twin");
+      EXPECT_EQ_INT(vt_crfs_attr_find(c, t2, strlen(t2)), both ? 1 : -1, "the second twin");
+      char lines[3][400];
+      snprintf(lines[0], sizeof lines[0], "L0\t%s", t1);
+      snprintf(lines[1], sizeof lines[1], "L0\t%s", t2);
+      snprintf(lines[2], sizeof lines[2], "L0\t%s\t%s:2\t%s", t2, t1, t2);
+      const char *lp[3] = {lines[0], lines[1], lines[2]};
+      size_t lens[3];
+      double E1[3 * 2], E2[3 * 2 + VT_CRFS_ROW_PAD];
+      memset(E1, 0, sizeof E1);
+      for (int t = 0; t < 3; t++) {
+        char scratch[402];
+        lens[t] = strlen(lines[t]);
+        REQUIRE(vt_crfs_item_row(c, lp[t], lens[t], scratch, E1 + 2 * t, NULL, err, sizeof err) ==
+                    0,
+                "%s", err);
+      }
+      EXPECT(E1[0] == 1.5 && E1[1] == -0.25, "the first twin's row");
+      EXPECT(E1[2] == 0.0 && E1[3] == (both ? 2.0 : 0.0), "the second twin's row");
+      vt_arena *arena = NULL;
+      REQUIRE(vt_arena_create(&arena, 1 << 12) == VT_OK, "arena");
+      for (int lv = VT_SIMD_SCALAR; lv <= VT_SIMD_AVX512; lv++) {
+        const vt_crfs_rows_ops *k = vt_crfs_rows_get((vt_simd)lv);
+        if (!k) continue;
+        memset(E2, 0, sizeof E2);
+        int32_t bad = -1;
+        vt_arena_reset(arena);
+        EXPECT(k->rows(&c->idx, c->L, arena, lp, lens, 3, E2, &bad, err, sizeof err) == 0 &&
+                   !memcmp(E1, E2, sizeof E1),
+               "%s, %zu-byte twins, %s: the reference's rows", vt_simd_name((vt_simd)lv), LENS[li],
+               both ? "both in the model" : "one in the model");
+      }
+      vt_arena_destroy(arena);
+      vt_crfs_free(c);
+    }
+  }
+  vt_crfs_free(probe);
+}
+
+TEST_MAIN(CASE(rows_match_reference), CASE(fingerprint_twins), CASE(brute_force),
+          CASE(convert_roundtrip), CASE(overflow), CASE(control_labels), CASE(damaged_models),
+          CASE(bad_items), CASE(parts), CASE(cli), CASE(peer), CASE(flooded_attributes),
+          CASE(label_count_bound), CASE(shared_reference_lists))

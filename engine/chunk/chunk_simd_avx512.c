@@ -1,5 +1,5 @@
 /* engine/chunk/chunk_simd_avx512.c: the label-table step for AVX-512F, 8 chunk starts per vector.
- * Built with -mavx512f -mavx512vl (cmake/VtIsa.cmake, x86-64 only); nothing here runs unless
+ * Built with the AVX-512 flags (cmake/VtIsa.cmake, x86-64 only); nothing here runs unless
  * the dispatcher saw the CPU run it. */
 #include <immintrin.h>
 

@@ -1,4 +1,4 @@
-/* engine/core/kernel_avx512.c: the max-plus kernel for AVX-512 (F + VL), 8 doubles per vector.
+/* engine/core/kernel_avx512.c: the max-plus kernel for AVX-512, 8 doubles per vector.
  * Register-blocked: a block of up to NV vectors of out[] and their argmax stay in registers while
  * the loop runs over every previous label, so each A row segment is loaded once per block. */
 #include <immintrin.h>

@@ -1,5 +1,5 @@
 /* engine/core/rowadd_avx512.c: the row additions for AVX-512: rowadd_scalar.c's loops, which
- * the compiler vectorizes with this file's -mavx512f -mavx512vl (cmake/VtIsa.cmake). Keep them
+ * the compiler vectorizes with this file's AVX-512 flags (cmake/VtIsa.cmake). Keep them
  * the same as rowadd_scalar.c's (tests/test_isa_rowadd.c checks the bits). */
 #include "core/rowadd.h"
 

@@ -23,7 +23,8 @@ int vt_simd_supported(vt_simd level) {
 #if defined(VT_HAVE_AVX512)
   case VT_SIMD_AVX512:
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") ? 1 : 0;
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512bw");
 #endif
   default: return 0;
   }

@@ -1,5 +1,5 @@
 /* engine/decode/degen_ops_avx512.c: the degenerate lattice's row operations for AVX-512, built
- * with -mavx512f -mavx512vl (cmake/VtIsa.cmake, x86-64 only). The scan and the keys use
+ * with the AVX-512 flags (cmake/VtIsa.cmake, x86-64 only). The scan and the keys use
  * intrinsics; the plain loops are degen_ops_loops.h's, which the compiler vectorizes for AVX-512
  * here (tests/test_isa_degen_ops.c checks the bits against the scalar level). */
 #include <immintrin.h>

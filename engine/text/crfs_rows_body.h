@@ -174,6 +174,20 @@ static inline void rec_add(const vt_crfs_rec *r, double v, double *restrict row)
     for (uint32_t f = 0; f < n; f++) row[lab[f]] += w[f] * v;
 }
 
+/* Whether record r is named by the `n` bytes at s: with AVX-512, a name of up to 64 bytes is one
+ * masked compare (the masked loads read no byte past either name). */
+static inline int rec_named(const vt_crfs_rec *r, const char *s, size_t n) {
+#if defined(__AVX512BW__)
+  if (n <= 64) {
+    const __mmask64 m = n == 64 ? ~0ull : (1ull << n) - 1;
+    const __m512i a = _mm512_maskz_loadu_epi8(m, vt_crfs_rec_name(r));
+    const __m512i b = _mm512_maskz_loadu_epi8(m, s);
+    return r->len == n && !_mm512_cmpneq_epi8_mask(a, b);
+  }
+#endif
+  return vt_crfs_rec_is(r, s, n);
+}
+
 /* Looks up the group's attributes and adds their rows into E. */
 static void group_flush(const vt_crfs_index *x, pending *g, int n, double *E, int32_t L) {
   for (int i = 0; i < n; i++) { /* probe by fingerprint only; prefetch the record */
@@ -192,7 +206,7 @@ static void group_flush(const vt_crfs_index *x, pending *g, int n, double *E, in
   }
   for (int i = 0; i < n; i++) {
     const vt_crfs_rec *r = g[i].r;
-    if (r && !vt_crfs_rec_is(r, g[i].s, g[i].n)) { /* a fingerprint's collision: go on */
+    if (r && !rec_named(r, g[i].s, g[i].n)) { /* a fingerprint's collision: go on */
       uint32_t at = (g[i].at + 1) & x->mask;
       r = vt_crfs_index_probe(x, g[i].h, g[i].s, g[i].n, &at);
     }

@@ -1,5 +1,5 @@
 /* engine/train/crf_kern_avx512.c: the CRF forward-backward for crf_kern_body.h's loops
- * compiled with -mavx512f -mavx512vl (cmake/VtIsa.cmake). */
+ * compiled with the AVX-512 flags (cmake/VtIsa.cmake). */
 #include "train/crf_kern.h"
 #include "train/crf_kern_body.h"
 
