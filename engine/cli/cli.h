@@ -13,6 +13,11 @@ enum { VT_EXIT_OK = 0, VT_EXIT_FAIL = 1, VT_EXIT_USAGE = 2 };
  * first thing in main. */
 void vt_cli_blas_pool_stop(void);
 
+/* Keeps hwloc from loading its device plugins (hwloc_plugins.c): the engine's topology needs none
+ * of them. Call in main, before any topology is built; a choice the user made in the environment
+ * (HWLOC_PLUGINS_BLACKLIST) is kept. */
+void vt_cli_hwloc_plugins_off(void);
+
 /* Runs the process again (argv: main's, whole) with OMP_WAIT_POLICY=PASSIVE unless the user set
  * it or GOMP_SPINCOUNT (omp_wait.c): for commands whose OpenMP teams meet at barriers. Returns
  * only when nothing was done or the exec failed. */
