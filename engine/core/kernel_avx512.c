@@ -52,6 +52,10 @@ static void maxplus_avx512(const double *prev, int32_t n_prev, const double *M, 
     j0 += 4 * W;
     rest -= 4;
   }
+  if (rest == 3) { /* three chains side by side, not two and then one */
+    block512(prev, n_prev, M, ldm, add, j0, n_cur, out, arg, 3);
+    return;
+  }
   if (rest >= 2) {
     block512(prev, n_prev, M, ldm, add, j0, n_cur, out, arg, 2);
     j0 += 2 * W;
