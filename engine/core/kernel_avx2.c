@@ -53,10 +53,14 @@ static void maxplus_avx2(const double *prev, int32_t n_prev, const double *M, in
   int32_t j0 = 0;
   for (; j0 + 4 * W <= n_cur; j0 += 4 * W)
     block256(prev, n_prev, M, ldm, add, j0, n_cur, out, arg, 4);
-  int32_t rest = (n_cur - j0 + W - 1) / W; /* 0..4 vectors, the last maybe partial */
-  for (; rest >= 2; rest -= 2, j0 += 2 * W)
-    block256(prev, n_prev, M, ldm, add, j0, n_cur, out, arg, 2);
-  if (rest == 1) block256(prev, n_prev, M, ldm, add, j0, n_cur, out, arg, 1);
+  /* The rest in one block, as the AVX-512 kernel does (its chains side by side). */
+  switch ((n_cur - j0 + W - 1) / W) { /* 0..4 vectors, the last maybe partial */
+  case 1: block256(prev, n_prev, M, ldm, add, j0, n_cur, out, arg, 1); break;
+  case 2: block256(prev, n_prev, M, ldm, add, j0, n_cur, out, arg, 2); break;
+  case 3: block256(prev, n_prev, M, ldm, add, j0, n_cur, out, arg, 3); break;
+  case 4: block256(prev, n_prev, M, ldm, add, j0, n_cur, out, arg, 4); break;
+  default: break;
+  }
 }
 
 static void range_avx2(const double *x, int32_t n, double *mx, double *mn) {
