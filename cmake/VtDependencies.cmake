@@ -48,4 +48,7 @@ endif()
 # OpenBLAS: the CRF trainer's forward-backward runs a batch of sentences at once as matrix
 # products. liblbfgs: its L-BFGS / OWL-QN optimiser (the one CRFsuite uses).
 vt_require_pkg(OPENBLAS "openblas" "OpenBLAS" libopenblas-dev)
+# Where the library this build compiles against lies: the trainer loads that one first.
+pkg_get_variable(VT_OPENBLAS_LIBDIR openblas libdir)
+find_package(Threads REQUIRED)
 vt_require_pkg(LBFGS "liblbfgs" "liblbfgs" liblbfgs-dev)

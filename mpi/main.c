@@ -41,7 +41,6 @@ static void usage(FILE *f) {
 
 int main(int argc, char **argv) {
   int provided = 0, rc = VT_EXIT_USAGE;
-  vt_cli_blas_pool_stop();
   /* A rank that waits on the others yields its core: each rank runs worker threads of its own,
    * and the trainers meet at a collective every few sentences (--shards), so ranks that spin in
    * Open MPI's progress loop take the cores the working ranks need (the shard test of 4 ranks

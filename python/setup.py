@@ -58,9 +58,10 @@ def library():
                              % (archive, build))
         if not os.path.isfile(os.path.join(include, "vitesse.h")):
             raise SystemExit("vitesse: no vitesse.h in %s: set VITESSE_INCLUDE_DIR" % include)
-        # What libvitesse.a itself links: hwloc, zlib, and OpenBLAS and liblbfgs (the CRF trainer).
-        deps = pkg_config("--libs", "hwloc", "zlib", "openblas", "liblbfgs")
-        return [include], [archive], deps + ["-fopenmp", "-lm"]
+        # What libvitesse.a itself links: hwloc, zlib and liblbfgs (the CRF trainer; it loads
+        # OpenBLAS when it starts).
+        deps = pkg_config("--libs", "hwloc", "zlib", "liblbfgs")
+        return [include], [archive], deps + ["-fopenmp", "-lm", "-ldl", "-pthread"]
     include = [w[2:] for w in pkg_config("--cflags-only-I", "vitesse")]
     libdir = pkg_config("--variable=libdir", "vitesse")[0]
     archive = os.path.join(libdir, "libvitesse.a")

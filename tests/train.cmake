@@ -41,3 +41,9 @@ foreach(case same_file gz log unused nonfinite stop labels)
     COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/train_harden.sh $<TARGET_FILE:vitesse> ${case})
   set_tests_properties(train_harden.${case} PROPERTIES LABELS badinput)
 endforeach()
+
+# test_blas_load: OpenBLAS is mapped when a trainer starts, not with the library; its header
+# comes from pkg-config as the trainer's does.
+vt_add_test(test_blas_load unit)
+target_include_directories(test_blas_load PRIVATE
+  $<TARGET_PROPERTY:PkgConfig::OPENBLAS,INTERFACE_INCLUDE_DIRECTORIES>)

@@ -9,10 +9,6 @@
 /* Exit statuses of the CLI. */
 enum { VT_EXIT_OK = 0, VT_EXIT_FAIL = 1, VT_EXIT_USAGE = 2 };
 
-/* Stops OpenBLAS's idle thread pool (blas_pool.c): the tools never use it, and it spins. Call
- * first thing in main. */
-void vt_cli_blas_pool_stop(void);
-
 /* Keeps hwloc from loading its device plugins (hwloc_plugins.c): the engine's topology needs none
  * of them. Call in main, before any topology is built; a choice the user made in the environment
  * (HWLOC_PLUGINS_BLACKLIST) is kept. */

@@ -32,7 +32,6 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
-  vt_cli_blas_pool_stop();
   vt_cli_hwloc_plugins_off();
   if (argc < 2) {
     usage(stderr);

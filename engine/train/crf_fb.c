@@ -1,11 +1,11 @@
 /* engine/train/crf_fb.c: batched exp-space forward-backward (crf_fb.h). */
 #include "train/crf_fb.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "train/blas.h"
 #include "train/crf_sparse.h"
 
 void vt_crf_batch_free(vt_crf_batch *b) {
@@ -130,6 +130,6 @@ void vt_crf_fb_scores(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats 
 
 void vt_crf_fb_trans_grad(const vt_crf_batch *b, int32_t L, int32_t i0, int32_t i1, double *GA) {
   if (i1 <= i0 || b->rows == 0) return;
-  cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, i1 - i0, L, (int)b->rows, 1.0, b->Al + i0, L,
-              b->Y, L, 1.0, GA + (size_t)i0 * (size_t)L, L);
+  vt_blas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, i1 - i0, L, (int)b->rows, 1.0, b->Al + i0,
+                L, b->Y, L, 1.0, GA + (size_t)i0 * (size_t)L, L);
 }

@@ -2,13 +2,13 @@
  * exactly (crf_grad.h). */
 #include "train/crf_grad.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/fix128.h"
+#include "train/blas.h"
 #include "train/crf_fb.h"
 #include "train/crf_kern.h"
 #include "train/crf_plan.h"
@@ -125,8 +125,6 @@ vt_status vt_crf_grad_create(vt_crf_grad **out, const vt_crf_data *d, const vt_c
     st = VT_EINVAL;
     goto done;
   }
-  /* The BLAS calls run inside the threads of this file: BLAS itself stays on one. */
-  openblas_set_num_threads(1);
   const size_t LL = (size_t)f->L * (size_t)f->L;
   G->batch_off = malloc(((size_t)d->n_sent + 1) * sizeof *G->batch_off);
   G->bt = calloc((size_t)G->threads, sizeof *G->bt);
@@ -226,8 +224,8 @@ static void trans_add(const vt_crf_batch *b, const vt_crf_feats *f, const double
                       int32_t i1, double *TB, vt_fix128 *acc) {
   const int32_t L = f->L;
   if (i1 <= i0 || b->rows == 0) return;
-  cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, i1 - i0, L, (int)b->rows, 1.0, b->Al + i0, L,
-              b->Y, L, 0.0, TB, L);
+  vt_blas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, i1 - i0, L, (int)b->rows, 1.0, b->Al + i0,
+                L, b->Y, L, 0.0, TB, L);
   for (int32_t i = i0; i < i1; i++)
     for (int32_t j = 0; j < L; j++) {
       const size_t ij = (size_t)i * (size_t)L + (size_t)j;

@@ -6,11 +6,11 @@
 #ifndef VT_TRAIN_CRF_KERN_BODY_H
 #define VT_TRAIN_CRF_KERN_BODY_H
 
-#include <cblas.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
+#include "train/blas.h"
 #include "train/crf_exp.h"
 #include "train/crf_fb.h"
 #include "train/crf_plan.h"
@@ -125,8 +125,8 @@ static int fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f
       sparse_fwd(sp, aT, n, b->tO);
       untranspose(b->tO, n, L, Al);
     } else {
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, L, L, 1.0, prev, L, M, L, 0.0, Al,
-                  L);
+      vt_blas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, L, L, 1.0, prev, L, M, L, 0.0, Al,
+                    L);
     }
     for (int32_t k = 0; k < n; k++) {
       double *row = Al + (size_t)k * Ls;
@@ -167,7 +167,7 @@ static int fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f
       sparse_bwd(sp, b->tA, b->ysum, b->AlT + (size_t)b->off_at[t - 1] * Ls, n, b->tO, G);
       untranspose(b->tO, n, L, Bp);
     } else {
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, L, L, 1.0, Yp, L, M, L, 0.0, Bp, L);
+      vt_blas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, L, L, 1.0, Yp, L, M, L, 0.0, Bp, L);
     }
   }
   /* The rows of the last position have no Y. */

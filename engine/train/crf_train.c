@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "core/errmsg.h"
+#include "train/blas.h"
 #include "train/crf_lbfgs.h"
 #include "train/crf_online.h"
 #include "train/crf_sgd.h"
@@ -58,6 +59,8 @@ vt_status vt_crf_train(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf
     return vt_fail_into(err, errlen, VT_EINVAL,
                         "training across processes: algorithm %s trains on one process only",
                         algo_name((int)o->algorithm));
+  vt_status st = vt_blas_load(err, errlen);
+  if (st != VT_OK) return st;
   double sum = 0;
   if (value_sum(d, span, &sum) != 0)
     return vt_fail_into(err, errlen, VT_ECANCELED, "train: a collective call failed");
@@ -66,7 +69,6 @@ vt_status vt_crf_train(const vt_crf_data *d, const vt_crf_feats *f, const vt_crf
                         "train: the attribute values add up to %.3g in absolute value; training "
                         "takes less than 2^62 (4.6e18): scale them down",
                         isfinite(sum) ? sum : DBL_MAX);
-  vt_status st;
   if (o->algorithm == VT_TRAIN_L2SGD)
     st = vt_crf_train_sgd(d, f, dev, w, o, r, err, errlen, ck);
   else if (o->algorithm == VT_TRAIN_AP || o->algorithm == VT_TRAIN_PA ||

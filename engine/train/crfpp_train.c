@@ -10,6 +10,7 @@
 
 #include "core/clock.h"
 #include "core/errmsg.h"
+#include "train/blas.h"
 #include "train/crf_report.h"
 #include "train/crfpp_lattice.h"
 
@@ -255,6 +256,7 @@ vt_status vt_crfpp_train(const vt_crf_data *d, const vt_crf_feats *f, double *w,
   run_ctx c;
   memset(&c, 0, sizeof c);
   if (too_many(f->n, err, errlen)) return VT_EINVAL;
+  if ((st = vt_blas_load(err, errlen)) != VT_OK) return st;
   if ((st = vt_crf_grad_create(&G, d, f, o->threads, NULL)) != VT_OK)
     return vt_fail_into(err, errlen, st == VT_OK ? VT_ENOMEM : st,
                         st == VT_EINVAL ? "crf_learn: the corpus does not fit"
