@@ -65,6 +65,10 @@ def test_many_small_calls_keep_rss_flat():
 def test_ctrl_c_stops_an_engine_run():
     """SIGINT during a run of many batches: the engine stops after the running ones."""
     import signal
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # a process started in the background by a shell without job control ignores SIGINT
+        # from its start, and Python then leaves it ignored: no KeyboardInterrupt can come
+        pytest.skip("SIGINT is ignored in this process")
     rng = np.random.default_rng(3)
     L, n = 200, 16  # 16 batches of 4096 tokens (the engine's default batch)
     E = rng.normal(size=(n * 4096, L)).astype(np.float32)
