@@ -1,16 +1,16 @@
 /* io/filemap.c: a whole file mapped or read into memory (see filemap.h). */
-#define _DEFAULT_SOURCE /* madvise; implies _POSIX_C_SOURCE 200809L */
+#define _DEFAULT_SOURCE /* MADV_DONTNEED; implies _POSIX_C_SOURCE 200809L */
 #include "io/filemap.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc/prefault.h"
 #include "core/errmsg.h"
 
 /* Reads a whole non-mappable file (a pipe) into 64-byte aligned memory. */
@@ -83,10 +83,7 @@ done:
 
 void vt_filemap_drop(const vt_filemap *m, const void *p, size_t n) {
   if (m->heap || !m->p || !p || !n) return;
-  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-  const uintptr_t b0 = ((uintptr_t)p + page - 1) & ~(page - 1);
-  const uintptr_t b1 = ((uintptr_t)p + n) & ~(page - 1);
-  if (b1 > b0) (void)madvise((void *)b0, b1 - b0, MADV_DONTNEED); /* clean pages: dropped */
+  (void)vt_mem_advise_pages(p, n, MADV_DONTNEED); /* clean pages of a file: dropped */
 }
 
 void vt_filemap_close(vt_filemap *m) {
