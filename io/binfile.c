@@ -78,22 +78,43 @@ int vt_binfile_write(const char *path, const vt_binfile_format *fmt, const vt_bi
   return vt_outfile_commit(&of, err, errlen);
 }
 
-int vt_binfile_write_mem(const vt_binfile_format *fmt, const vt_binfile_section *sec, void **data,
-                         size_t *len) {
-  char *buf = NULL;
-  size_t n = 0;
-  *data = NULL;
-  *len = 0;
-  FILE *fp = open_memstream(&buf, &n);
-  if (!fp) return VT_ENOMEM;
-  int bad = emit(fp, fmt, sec);
-  bad |= fclose(fp);
-  if (bad) {
-    free(buf);
-    return VT_ENOMEM;
+int vt_binfile_layout(const vt_binfile_format *fmt, const vt_binfile_section *sec, vt_binfile *f) {
+  memset(f, 0, sizeof *f);
+  const uint64_t head = VT_BINFILE_HEADER + (uint64_t)fmt->n_sec * VT_BINFILE_ENTRY;
+  uint64_t at = vt_bin_align64(head), end = at;
+  for (int i = 0; i < fmt->n_sec; i++) {
+    uint64_t n = 0;
+    for (int k = 0; k < sec[i].n_parts; k++) n += sec[i].n[k];
+    end = at + n;
+    at = vt_bin_align64(end);
   }
-  *data = buf;
-  *len = n;
+  unsigned char *b = aligned_alloc(64, (size_t)vt_bin_align64(end));
+  if (!b) return VT_ENOMEM;
+  memset(b, 0, (size_t)vt_bin_align64(head)); /* the header and table: magic and sizes only */
+  memcpy(b, fmt->magic, 8);
+  vt_bin_put32(b + 8, fmt->version);
+  vt_bin_put32(b + 12, (uint32_t)fmt->n_sec);
+  vt_bin_put64(b + 16, end);
+  at = vt_bin_align64(head);
+  for (int i = 0; i < fmt->n_sec; i++) {
+    unsigned char *p = b + at;
+    for (int k = 0; k < sec[i].n_parts; k++) {
+      if (sec[i].n[k]) memcpy(p, sec[i].p[k], (size_t)sec[i].n[k]);
+      p += sec[i].n[k];
+    }
+    const uint64_t n = (uint64_t)(p - (b + at));
+    unsigned char *e = b + VT_BINFILE_HEADER + i * VT_BINFILE_ENTRY;
+    vt_bin_put32(e, (uint32_t)(i + 1));
+    vt_bin_put64(e + 8, at);
+    vt_bin_put64(e + 16, n);
+    f->sec[i + 1] = (vt_binsec){b + at, n};
+    const uint64_t next = vt_bin_align64(at + n);
+    if (i + 1 < fmt->n_sec) memset(p, 0, (size_t)(next - (at + n)));
+    at = next;
+  }
+  f->map = b;
+  f->map_len = (size_t)end;
+  f->map_is_heap = 1;
   return VT_OK;
 }
 

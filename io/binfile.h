@@ -1,5 +1,6 @@
 /* io/binfile.h: the checksummed, sectioned binary container both model files use
- * (engine/models/model_file.c, the text tagger's; engine/models/chunk_model_file.c, the joint label-chunk model's).
+ * (engine/models/model_file.c, the text tagger's; engine/models/chunk_model_file.c, the joint
+ * label-chunk model's).
  *
  * Layout, little-endian (vitesse runs on little-endian hosts only, see npy.h):
  *   header, 64 bytes: magic[8] (names the model type), u32 version, u32 section count,
@@ -71,10 +72,11 @@ void vt_binfile_section_add(vt_binfile_section *s, const void *p, uint64_t n);
 int vt_binfile_write(const char *path, const vt_binfile_format *fmt, const vt_binfile_section *sec,
                      char *err, size_t errlen);
 
-/* As vt_binfile_write, into memory: *data (the caller frees it) gets the file's *len bytes.
- * Returns VT_OK or VT_ENOMEM. */
-int vt_binfile_write_mem(const vt_binfile_format *fmt, const vt_binfile_section *sec, void **data,
-                         size_t *len);
+/* The container of sections sec[0..fmt->n_sec-1], laid out in 64-byte aligned heap memory as
+ * vt_binfile_open would leave it in *f (end with vt_binfile_close or vt_binfile_release), for a
+ * loader in the same process: one copy of the sections, and no checksums (the fields are zero:
+ * the bytes were never a file). Returns VT_OK or VT_ENOMEM (*f zeroed). */
+int vt_binfile_layout(const vt_binfile_format *fmt, const vt_binfile_section *sec, vt_binfile *f);
 
 /* Opens `path` (a file or a pipe) and checks the container: magic, version, file size, section
  * table, every section inside the file and 64-byte aligned, no known id twice, every known id

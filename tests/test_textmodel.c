@@ -268,6 +268,55 @@ static int model_ready(int want) {
   return 1;
 }
 
+/* A model built in memory from the parts of a loaded one (as a converted peer model is) holds the
+ * same records, hash table and transitions as the file, and tags the corpus to the same bytes,
+ * with and without observation-dependent bigram templates. */
+TEST(image_in_memory) {
+  const int want[] = {MODEL_PLAIN, MODEL_OBS_BIGRAM};
+  for (int w = 0; w < 2; w++) {
+    REQUIRE(model_ready(want[w]), "model");
+    char err[256];
+    vt_textmodel *m = NULL, *im = NULL;
+    REQUIRE(vt_textmodel_load(&m, model, err, sizeof err) == VT_OK, "load: %s", err);
+    const size_t L = (size_t)m->L, LL = L * L;
+    float *t = malloc((LL + 2 * L) * sizeof *t);
+    REQUIRE(t != NULL, "memory");
+    for (size_t i = 0; i < LL; i++) t[i] = (float)m->A[i];
+    for (size_t y = 0; y < L; y++) {
+      t[LL + y] = (float)m->S[y];
+      t[LL + L + y] = (float)m->F[y];
+    }
+    vt_textmodel_image img = {m->L,        m->label_bytes, m->label_off, m->label_freq,
+                              m->rank,     m->tmpl_text,   m->tmpl_len,  m->recs,
+                              m->recs_len, m->n_feat,      m->key_bytes, m->obs_bigram,
+                              t,           t + LL,         t + LL + L,   m->meta};
+    int st = vt_textmodel_from_image(&im, &img, "in memory", err, sizeof err);
+    free(t);
+    EXPECT(st == VT_OK, "from image: %s", err);
+    if (st == VT_OK) {
+      EXPECT(im->L == m->L && im->n_feat == m->n_feat && im->key_bytes == m->key_bytes &&
+                 im->obs_bigram == m->obs_bigram && im->meta.epochs == m->meta.epochs,
+             "header fields");
+      EXPECT(im->recs_len == m->recs_len && !memcmp(im->recs, m->recs, m->recs_len), "records");
+      EXPECT(im->slot_mask == m->slot_mask &&
+                 !memcmp(im->slots, m->slots, 4 * ((size_t)m->slot_mask + 1)),
+             "hash table");
+      EXPECT(!memcmp(im->A, m->A, LL * sizeof *m->A) && !memcmp(im->S, m->S, L * sizeof *m->S) &&
+                 !memcmp(im->F, m->F, L * sizeof *m->F),
+             "transitions");
+      EXPECT((im->tix != NULL) == (m->tix != NULL), "template index");
+      size_t la = 0, lb = 0;
+      char *a = tag_all(m, VT_ALGO_VITERBI, 1, 7, &la),
+           *b = tag_all(im, VT_ALGO_VITERBI, 1, 7, &lb);
+      EXPECT(a && la > 0 && la == lb && !memcmp(a, b, la), "tagged bytes (%zu, %zu)", la, lb);
+      free(a);
+      free(b);
+    }
+    vt_textmodel_free(im);
+    vt_textmodel_free(m);
+  }
+}
+
 /* Training reaches 100% on the separable corpus; the saved model loads back with its labels,
  * metadata and features; tagging gives the same bytes whatever the chunking. */
 TEST(train_and_roundtrip) {
@@ -703,6 +752,6 @@ TEST(flooded_model_refused) {
 }
 
 TEST_MAIN(CASE(strhash_padded), CASE(hash_flooding), CASE(flooded_model_refused),
-          CASE(train_and_roundtrip), CASE(rowcache), CASE(replicas_plain_model), CASE(corruption),
-          CASE(obs_bigram), CASE(replicas_obs_bigram_model), CASE(parameter_mixing),
-          CASE(minibatches))
+          CASE(image_in_memory), CASE(train_and_roundtrip), CASE(rowcache),
+          CASE(replicas_plain_model), CASE(corruption), CASE(obs_bigram),
+          CASE(replicas_obs_bigram_model), CASE(parameter_mixing), CASE(minibatches))

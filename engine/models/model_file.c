@@ -29,10 +29,10 @@ static const vt_binfile_format FORMAT = {{0x89, 'V', 'T', 'M', 'O', 'D', 'L', '\
 /* ---- writing ----------------------------------------------------------------------------------
  */
 
-/* Writes `img` to `path`, or, when `mem` is not NULL, into *mem (*mem_len bytes; the caller frees
- * it; `path` names it in messages). */
-static int write_image(const char *path, const vt_textmodel_image *img, void **mem, size_t *mem_len,
-                       char *err, size_t errlen) {
+/* Writes `img` to `path`, or, when `mem` is not NULL, lays it out in memory as an opened container
+ * (vt_binfile_layout; `path` names it in messages). */
+static int write_image(const char *path, const vt_textmodel_image *img, vt_binfile *mem, char *err,
+                       size_t errlen) {
   int st = VT_ENOMEM;
   const int32_t L = img->L;
   unsigned char meta[META_SIZE];
@@ -110,7 +110,7 @@ static int write_image(const char *path, const vt_textmodel_image *img, void **m
     st = vt_binfile_write(path, &FORMAT, sec, err, errlen);
     goto done;
   }
-  st = vt_binfile_write_mem(&FORMAT, sec, mem, mem_len);
+  st = vt_binfile_layout(&FORMAT, sec, mem);
   if (st == VT_OK) goto done;
 fail:
   vt_errorf(err, errlen, path, "out of memory");
@@ -122,12 +122,7 @@ done:
 }
 
 int vt_textmodel_write(const char *path, const vt_textmodel_image *img, char *err, size_t errlen) {
-  return write_image(path, img, NULL, NULL, err, errlen);
-}
-
-int vt_textmodel_write_mem(const vt_textmodel_image *img, void **data, size_t *len,
-                           const char *name, char *err, size_t errlen) {
-  return write_image(name, img, data, len, err, errlen);
+  return write_image(path, img, NULL, err, errlen);
 }
 
 int vt_textmodel_save(const vt_textmodel *m, const char *path, char *err, size_t errlen) {
@@ -192,19 +187,25 @@ int vt_textmodel_sniff(const unsigned char *head, size_t n) {
   return n >= 8 && memcmp(head, FORMAT.magic, 8) == 0;
 }
 
-/* Loads from `path`, or, when `mem` is not NULL, from its `mem_len` bytes named `path`. */
-static int load(vt_textmodel **out, const char *path, const void *mem, size_t mem_len, char *err,
-                size_t errlen) {
+/* Loads from `path`; when `mem` is not NULL, from its `mem_len` bytes named `path`; when `laid` is
+ * not NULL, from that container (vt_binfile_layout), which it takes. */
+static int load(vt_textmodel **out, const char *path, const void *mem, size_t mem_len,
+                vt_binfile *laid, char *err, size_t errlen) {
   int st = VT_ENOMEM;
   *out = NULL;
   uint8_t *starts = NULL;
   vt_binfile bf;
   memset(&bf, 0, sizeof bf);
+  if (laid) { /* taken: freed below on any failure */
+    bf = *laid;
+    memset(laid, 0, sizeof *laid);
+  }
   vt_textmodel *m = calloc(1, sizeof *m);
   if (!m) goto nomem;
   m->tmpl.max_col = -1;
-  st = (mem ? vt_binfile_open_mem(&bf, mem, mem_len, path, &FORMAT, err, errlen)
-            : vt_binfile_open(&bf, path, &FORMAT, err, errlen));
+  st = laid  ? VT_OK
+       : mem ? vt_binfile_open_mem(&bf, mem, mem_len, path, &FORMAT, err, errlen)
+             : vt_binfile_open(&bf, path, &FORMAT, err, errlen);
   if (st != VT_OK) goto fail;
   const unsigned char *sp[N_SEC + 1];
   uint64_t sz[N_SEC + 1];
@@ -353,10 +354,18 @@ fail:
 }
 
 int vt_textmodel_load(vt_textmodel **out, const char *path, char *err, size_t errlen) {
-  return load(out, path, NULL, 0, err, errlen);
+  return load(out, path, NULL, 0, NULL, err, errlen);
 }
 
 int vt_textmodel_load_mem(vt_textmodel **out, const void *data, size_t size, const char *name,
                           char *err, size_t errlen) {
-  return load(out, name, data ? data : "", size, err, errlen);
+  return load(out, name, data ? data : "", size, NULL, err, errlen);
+}
+
+int vt_textmodel_from_image(vt_textmodel **out, const vt_textmodel_image *img, const char *name,
+                            char *err, size_t errlen) {
+  vt_binfile bf;
+  *out = NULL;
+  int st = write_image(name, img, &bf, err, errlen);
+  return st != VT_OK ? st : load(out, name, NULL, 0, &bf, err, errlen);
 }

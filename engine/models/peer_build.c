@@ -190,8 +190,6 @@ vt_status vt_peer_build_finish(vt_peer_build *b, const char *name, vt_textmodel 
   vt_status st = VT_ENOMEM;
   const int32_t L = b->L;
   const size_t LL = (size_t)L * (size_t)L;
-  void *file = NULL;
-  size_t file_len = 0;
   vt_textmodel_image img;
   memset(&img, 0, sizeof img);
   *out = NULL;
@@ -235,16 +233,11 @@ vt_status vt_peer_build_finish(vt_peer_build *b, const char *name, vt_textmodel 
   img.meta.origin = b->origin;
   img.obs_bigram = b->obs_bigram;
   if (!img.recs) img.recs = (const uint8_t *)"";
-  st = vt_textmodel_write_mem(&img, &file, &file_len, name, err, errlen);
-  free(A);
-  A = NULL;
-  if (st != VT_OK) goto done;
-  st = vt_textmodel_load_mem(out, file, file_len, name, err, errlen);
+  st = vt_textmodel_from_image(out, &img, name, err, errlen);
   goto done;
 nomem:
   vt_errorf(err, errlen, name, "out of memory");
 done:
-  free(file);
   free(freq);
   free(rank);
   free(A);
