@@ -49,6 +49,50 @@ TEST(rowadd_same_bits) {
   }
 }
 
+/* The sum of n_rows float rows at level k against scalar, and the scalar sum against zeroing the
+ * row and adding each row in turn (f32): the same bits; nothing past n changes. */
+static void sum_case(test_rng *r, const vt_rowadd_ops *k, int n, int n_rows, score_mode m) {
+  const int w = n + ISA_PAD;
+  double *d0 = malloc(sizeof(double) * w), *d1 = malloc(sizeof(double) * w);
+  double *d2 = malloc(sizeof(double) * w), *s = malloc(sizeof(double) * w);
+  float *pool = malloc(sizeof(float) * (size_t)(n_rows ? n_rows : 1) * (size_t)w);
+  const float *rows[12];
+  for (int q = 0; q < n_rows; q++) {
+    fill_row(r, s, w, m);
+    for (int i = 0; i < w; i++) pool[(size_t)q * (size_t)w + (size_t)i] = (float)s[i] * 0.3f;
+    rows[q] = pool + (size_t)q * (size_t)w;
+  }
+  fill_row(r, d0, w, m);
+  memcpy(d1, d0, sizeof(double) * w);
+  memcpy(d2, d0, sizeof(double) * w);
+  char c[96];
+  snprintf(c, sizeof c, "%s n=%d rows=%d mode=%d", vt_simd_name(k->level), n, n_rows, (int)m);
+  vt_rowadd_scalar.sum_f32(d0, rows, (size_t)n_rows, (size_t)n);
+  k->sum_f32(d1, rows, (size_t)n_rows, (size_t)n);
+  EXPECT(isa_same(d0, d1, sizeof(double) * w), "%s: sum", c);
+  for (int i = 0; i < n; i++) d2[i] = 0.0;
+  for (int q = 0; q < n_rows; q++) vt_rowadd_scalar.f32(d2, rows[q], (size_t)n);
+  EXPECT(isa_same(d0, d2, sizeof(double) * w), "%s: sum against adds", c);
+  free(d0);
+  free(d1);
+  free(d2);
+  free(s);
+  free(pool);
+}
+
+TEST(rowsum_same_bits) {
+  test_rng r = {22};
+  for (int lv = VT_SIMD_SCALAR; lv <= VT_SIMD_AVX512; lv++) {
+    if (!isa_level_runs((vt_simd)lv)) continue;
+    const vt_rowadd_ops *k = vt_rowadd_get((vt_simd)lv);
+    REQUIRE(k != NULL && k->level == (vt_simd)lv, "no row sums for %s", vt_simd_name((vt_simd)lv));
+    for (int li = 0; li < ISA_N_LENGTHS; li++)
+      for (int m = SCORE_REAL; m <= SCORE_NEGINF; m++)
+        for (int n_rows = 0; n_rows <= 12; n_rows += 1 + n_rows / 3)
+          sum_case(&r, k, isa_lengths[li], n_rows, (score_mode)m);
+  }
+}
+
 /* The scalar reference itself: one addition per element, in double. */
 TEST(rowadd_scalar_is_elementwise) {
   double d[5] = {1.0, -INFINITY, 0.5, -0.0, 3.0};
@@ -67,11 +111,13 @@ TEST(rowadd_scalar_is_elementwise) {
 TEST(rowadd_active_level) {
   const vt_rowadd_ops *k = vt_rowadd_get(vt_simd_active());
   REQUIRE(k != NULL, "no row adds for the active level");
-  EXPECT(vt_rowadd_f64() == k->f64 && vt_rowadd_f32() == k->f32, "active functions");
+  EXPECT(vt_rowadd_f64() == k->f64 && vt_rowadd_f32() == k->f32 && vt_rowsum_f32() == k->sum_f32,
+         "active functions");
   EXPECT(vt_rowadd_get(VT_SIMD_SCALAR) == &vt_rowadd_scalar, "scalar table");
   for (int lv = VT_SIMD_SCALAR; lv <= VT_SIMD_AVX512; lv++)
     EXPECT((vt_rowadd_get((vt_simd)lv) != NULL) == vt_simd_supported((vt_simd)lv),
            "%s: a table exactly when supported", vt_simd_name((vt_simd)lv));
 }
 
-TEST_MAIN(CASE(rowadd_same_bits), CASE(rowadd_scalar_is_elementwise), CASE(rowadd_active_level))
+TEST_MAIN(CASE(rowadd_same_bits), CASE(rowsum_same_bits), CASE(rowadd_scalar_is_elementwise),
+          CASE(rowadd_active_level))

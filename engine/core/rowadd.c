@@ -18,3 +18,5 @@ const vt_rowadd_ops *vt_rowadd_get(vt_simd level) {
 vt_rowadd_f64_fn vt_rowadd_f64(void) { return vt_rowadd_get(vt_simd_active())->f64; }
 
 vt_rowadd_f32_fn vt_rowadd_f32(void) { return vt_rowadd_get(vt_simd_active())->f32; }
+
+vt_rowsum_f32_fn vt_rowsum_f32(void) { return vt_rowadd_get(vt_simd_active())->sum_f32; }

@@ -13,12 +13,19 @@ typedef void (*vt_rowadd_f64_fn)(double *dst, const double *src, size_t n);
 /* dst[i] += (double)src[i] for i < n. */
 typedef void (*vt_rowadd_f32_fn)(double *dst, const float *src, size_t n);
 
+/* dst[i] = (double)rows[0][i] + (double)rows[1][i] + ... for i < n, summed from +0.0 in row
+ * order: the bits of zeroing dst and adding each row with vt_rowadd_f32_fn in turn, with the sums
+ * held in registers, not stored and loaded once a row. n_rows may be 0 (dst is zeroed). */
+typedef void (*vt_rowsum_f32_fn)(double *dst, const float *const *rows, size_t n_rows, size_t n);
+
 /* The row additions of one level. Every level gives the same bits: one addition per element, in
- * double (the loops are plain C that the compiler vectorizes for the level's instruction set). */
+ * double (the loops are plain C that the compiler vectorizes for the level's instruction set;
+ * the sums, intrinsics that keep a block of them in registers). */
 typedef struct vt_rowadd_ops {
   vt_simd level;
   vt_rowadd_f64_fn f64;
   vt_rowadd_f32_fn f32;
+  vt_rowsum_f32_fn sum_f32;
 } vt_rowadd_ops;
 
 /* Returns the row additions of `level`, or NULL when this build or CPU cannot run them. */
@@ -27,6 +34,7 @@ const vt_rowadd_ops *vt_rowadd_get(vt_simd level);
 /* The functions of the active SIMD level (vt_simd_active). */
 vt_rowadd_f64_fn vt_rowadd_f64(void);
 vt_rowadd_f32_fn vt_rowadd_f32(void);
+vt_rowsum_f32_fn vt_rowsum_f32(void);
 
 /* Per-level tables, defined in rowadd_<level>.c. */
 extern const vt_rowadd_ops vt_rowadd_scalar;
