@@ -72,6 +72,11 @@ static void run(check which, int32_t L, int32_t T, score_mode mode, int with_del
     vt_obs_decode(&lat, &o, arena, labels, scores, &n_paths, NULL);
     EXPECT(n_paths == (finite ? 1 : 0) && (!finite || scores[0] == all[0]),
            "%s: viterbi %d paths, score %g, best %g", ctx, n_paths, scores[0], all[0]);
+    if (n_paths) { /* the decoder's own score is the path's, summed as vt_obs_path_score sums it */
+      const double ps = vt_obs_path_score(&lat, labels);
+      EXPECT(!memcmp(&ps, &scores[0], sizeof ps), "%s: viterbi score %a, its path sums to %a", ctx,
+             scores[0], ps);
+    }
     if (!with_deltas && mode == SCORE_REAL) {
       vt_trans *tr;
       vt_trans_create(&tr, L, A, S, F, NULL);

@@ -48,7 +48,7 @@ double vt_obs_path_score(const vt_obs_lattice *lat, const int32_t *y) {
  * each position adds its deltas in their order (as edges_at), and puts A's entries back after its
  * step. Its rows are read to vt_pad_up(L) entries: the last one's run into zeroed padding. */
 static vt_status viterbi(const vt_obs_lattice *lat, vt_maxplus_fn mp, vt_arena *arena,
-                         int32_t *labels) {
+                         int32_t *labels, double *score) {
   const int32_t L = lat->L, T = lat->T;
   const size_t LL = (size_t)L * (size_t)L, pad = (size_t)vt_pad_up(L);
   double *M = VT_ARENA_NEW(arena, double, LL + pad);
@@ -78,6 +78,9 @@ static vt_status viterbi(const vt_obs_lattice *lat, vt_maxplus_fn mp, vt_arena *
   }
   labels[T - 1] = arg;
   for (int32_t t = T - 1; t > 0; t--) labels[t - 1] = bp[(size_t)t * L + labels[t]];
+  /* the path's score, as vt_obs_path_score sums it: each column's entry on the path is its
+   * predecessor's plus the same edge (A, then the position's deltas in order) plus E */
+  *score = best;
   return VT_OK;
 }
 
@@ -239,11 +242,14 @@ vt_status vt_obs_decode(const vt_obs_lattice *lat, const vt_decode_opts *opts, v
   switch (opts->algo) {
   case VT_ALGO_KBEST_VITERBI: st = kbest(lat, opts->k, arena, labels, &n); break;
   case VT_ALGO_BEAM: st = beam(lat, opts->beam, opts->k, arena, labels, &n); break;
-  case VT_ALGO_VITERBI_SCALAR: st = viterbi(lat, vt_kernels_scalar.maxplus, arena, labels); break;
-  default: st = viterbi(lat, vt_kernels_active()->maxplus, arena, labels); break;
+  case VT_ALGO_VITERBI_SCALAR:
+    st = viterbi(lat, vt_kernels_scalar.maxplus, arena, labels, scores);
+    break;
+  default: st = viterbi(lat, vt_kernels_active()->maxplus, arena, labels, scores); break;
   }
   if (st != VT_OK) return st;
-  for (int32_t p = 0; p < n; p++) scores[p] = vt_obs_path_score(lat, labels + (size_t)p * lat->T);
+  if (opts->algo == VT_ALGO_KBEST_VITERBI || opts->algo == VT_ALGO_BEAM)
+    for (int32_t p = 0; p < n; p++) scores[p] = vt_obs_path_score(lat, labels + (size_t)p * lat->T);
   if (n == 1 && opts->algo != VT_ALGO_KBEST_VITERBI && opts->algo != VT_ALGO_BEAM &&
       scores[0] == -INFINITY)
     n = 0;
