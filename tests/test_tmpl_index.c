@@ -188,6 +188,10 @@ TEST(crfpp_mixed) {
   EXPECT(!x->fast[9] && !x->all_fast,
          "four adjacent macros over long tokens read too many ways: strings");
   EXPECT(m->obs_bigram && x->fast[8], "the bigram template is found through the index");
+  EXPECT(x->dpos && x->dpos[1] >= 0 && x->dpos[5] >= 0 && x->dpos[6] >= 0,
+         "the one-cell templates (a field, a regex, a field and a literal) are direct");
+  EXPECT(x->dpos && x->dpos[0] < 0 && x->dpos[2] < 0 && x->dpos[4] < 0 && x->dpos[8] < 0,
+         "two and three cells, the bias and the bigram go through the table");
   EXPECT_EQ_INT(compare(m, &r), 0, "sentences whose features differ with the index");
   vt_textmodel_free(m);
 }
@@ -222,6 +226,10 @@ TEST(wapiti) {
                                VT_ORIGIN_WAPITI, &r);
   REQUIRE(m && m->tix && m->tmpl.wapiti, "a Wapiti model with an index");
   EXPECT(m->tix->all_fast, "every unigram template, %%X too, through the index");
+  /* templates: u00, *01 as a unigram and a bigram, u02, u03 */
+  EXPECT(m->tix->dpos && m->tix->dpos[1] >= 0 && m->tix->dpos[4] >= 0 && m->tix->dpos[0] < 0 &&
+             m->tix->dpos[2] < 0,
+         "the one-cell unigrams are direct; the two-cell one and the bigram are not");
   EXPECT(m->obs_bigram, "the `*` template has a bigram");
   EXPECT_EQ_INT(compare(m, &r), 0, "sentences whose features differ with the index");
   vt_textmodel_free(m);

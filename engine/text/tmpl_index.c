@@ -25,6 +25,10 @@ void vt_tmpl_index_free(vt_tmpl_index *x) {
   free(x->cs_item);
   free(x->cs_shared);
   free(x->sent);
+  free(x->dpos);
+  free(x->dn);
+  free(x->dbase);
+  free(x->drec);
   free(x);
 }
 

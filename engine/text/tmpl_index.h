@@ -84,11 +84,21 @@ typedef struct vt_tmpl_index {
                          of vt_tix_cells directly */
   int32_t *sent;      /* per slot, before and after the sentence, distance 0..VT_TIX_SENT: the id
                          of the text the slot makes of the sentinel there (distance 0 unused) */
-  int any_fast;       /* some unigram template is fast */
-  int all_fast;       /* every unigram template is fast */
-  int wapiti;         /* the templates' dialect (sentinels) */
-  int local_fast;     /* every local unigram template (rowcache.h) is fast: a row cache saves
-                         nothing */
+  /* Direct templates: unigram templates of one cell on a near row (at most pad away), found by
+   * the cell's value id without the table. Per text slot sl, its direct templates have places
+   * 0..dn[sl]-1 and each value id a row of dn[sl] records: template k's record for id v is
+   * drec[dbase[sl] + v * dn[sl] + dpos[k]] (word offset + 1; 0: none), the entry of key
+   * (k, v) in the table. dpos is NULL when there are none (or their rows would outweigh the
+   * table); dpos[k] is -1 for a template that is not direct. */
+  int32_t *dpos;
+  uint32_t *dn;
+  uint64_t *dbase;
+  uint32_t *drec;
+  int any_fast;   /* some unigram template is fast */
+  int all_fast;   /* every unigram template is fast */
+  int wapiti;     /* the templates' dialect (sentinels) */
+  int local_fast; /* every local unigram template (rowcache.h) is fast: a row cache saves
+                     nothing */
 } vt_tmpl_index;
 
 /* The keyed hash of `n` bytes at s (reads only those bytes). */

@@ -2,6 +2,7 @@
  * tmpl_index.h) from a loaded model's records. */
 #include "text/tmpl_index_build.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,6 +154,44 @@ static void emit(split_ctx *c, int ncell) {
   x->slots[i].tail = tail;
   x->n_ent++;
   if (x->n_ent * 2 > (uint64_t)x->mask + 1 && entries_grow(x)) c->bad = c->oom = 1;
+}
+
+/* Lays out the direct templates' records by value id (tmpl_index.h), from the table's entries,
+ * once every template's fast flag is final. Leaves dpos NULL when no template is direct or their
+ * rows would hold more bytes than the table. Returns 0, or -1 when out of memory. */
+static int direct_build(vt_tmpl_index *x, const vt_tmplset *ts) {
+  uint64_t places = 0;
+  for (int32_t k = 0; k < ts->n; k++) {
+    const vt_tix_cell *c = x->cells + x->cell0[k];
+    places += x->fast[k] && !ts->t[k].bigram && x->ncell[k] == 1 && !c->abs && c->row >= -x->pad &&
+              c->row <= x->pad;
+  }
+  if (!places || places * (uint64_t)x->n_val * 4 > ((uint64_t)x->mask + 1) * sizeof *x->slots)
+    return 0;
+  x->dpos = malloc((size_t)ts->n * sizeof *x->dpos);
+  x->dn = calloc((size_t)x->n_cs + 1, sizeof *x->dn);
+  x->dbase = calloc((size_t)x->n_cs + 1, sizeof *x->dbase);
+  x->drec = calloc((size_t)(places * (uint64_t)x->n_val) + 1, sizeof *x->drec);
+  if (!x->dpos || !x->dn || !x->dbase || !x->drec) return -1;
+  for (int32_t k = 0; k < ts->n; k++) {
+    const vt_tix_cell *c = x->cells + x->cell0[k];
+    x->dpos[k] = -1;
+    if (x->fast[k] && !ts->t[k].bigram && x->ncell[k] == 1 && !c->abs && c->row >= -x->pad &&
+        c->row <= x->pad)
+      x->dpos[k] = (int32_t)x->dn[c->slot]++;
+  }
+  for (int32_t sl = 1; sl <= x->n_cs; sl++)
+    x->dbase[sl] = x->dbase[sl - 1] + (uint64_t)x->dn[sl - 1] * (uint64_t)x->n_val;
+  for (uint64_t i = 0; i <= x->mask; i++) {
+    const vt_tix_entry *e = &x->slots[i];
+    if (!e->rec) continue;
+    const int32_t k = (int32_t)(e->key >> 52);
+    if (x->dpos[k] < 0) continue;
+    const int32_t sl = x->cells[x->cell0[k]].slot;
+    const uint64_t v = e->key >> 26 & 0x3FFFFFF;
+    x->drec[x->dbase[sl] + v * x->dn[sl] + (uint64_t)x->dpos[k]] = e->rec;
+  }
+  return 0;
 }
 
 /* Reads the string from byte `pos` as items j.. of the template (`cell` cells read so far). */
@@ -397,6 +436,7 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
       const int64_t d = x->cells[i].row < 0 ? -(int64_t)x->cells[i].row : x->cells[i].row;
       if (d > x->pad) x->pad = d > VT_TIX_SENT ? VT_TIX_SENT : (int32_t)d;
     }
+  if (direct_build(x, ts)) goto fail;
   x->sent = malloc(((size_t)x->n_cs * 2 * (VT_TIX_SENT + 1) + 1) * sizeof *x->sent);
   if (!x->sent) goto fail;
   for (int32_t sl = 0; sl < x->n_cs; sl++)

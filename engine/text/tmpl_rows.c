@@ -102,6 +102,23 @@ static void template_keys(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t 
   }
 }
 
+/* Records of direct template k (tmpl_index.h) at every position into rec[t * stride] (NULL:
+ * none), prefetching each: its cell's value id leads to its row of records. */
+static void direct_records(const vt_textmodel *m, int32_t k, const int32_t *cid, int32_t T,
+                           size_t stride, const uint8_t **rec) {
+  const vt_tmpl_index *x = m->tix;
+  const vt_tix_cell *cl = x->cells + x->cell0[k];
+  const size_t ncs = (size_t)x->n_cs, dn = x->dn[cl->slot];
+  const uint32_t *d = x->drec + x->dbase[cl->slot] + (size_t)x->dpos[k];
+  const int32_t *c0 = cid + (ptrdiff_t)cl->row * (ptrdiff_t)ncs + cl->slot;
+  for (int32_t t = 0; t < T; t++) {
+    const int32_t a = c0[(size_t)t * ncs];
+    const uint32_t r = a >= 0 ? d[(size_t)a * dn] : 0;
+    rec[(size_t)t * stride] = r ? m->recs + 4 * (uint64_t)(r - 1) : NULL;
+    if (r) __builtin_prefetch(rec[(size_t)t * stride]);
+  }
+}
+
 /* Prefetches the n bytes at p. */
 static inline void prefetch_bytes(const void *p, size_t n) {
   const char *c = p;
@@ -122,14 +139,24 @@ vt_status vt_tix_emissions(const vt_textmodel *m, const int32_t *cid, int32_t T,
   if (!key || !at || !rec) return VT_ENOMEM;
   /* the keys, template by template; then the slots, prefetching the records they lead to; then
    * the sums, token by token in template order: the misses of a sentence overlap */
-  for (size_t j = 0; j < nu; j++) template_keys(x, ts, ts->u_ord[j], cid, T, nu, key + j, at + j);
+  for (size_t j = 0; j < nu; j++) {
+    const int32_t k = ts->u_ord[j];
+    if (x->dpos && x->dpos[k] >= 0)
+      direct_records(m, k, cid, T, nu, rec + j);
+    else
+      template_keys(x, ts, k, cid, T, nu, key + j, at + j);
+  }
   int32_t tail[VT_TIX_MAX_CELLS];
   for (int32_t t = 0; t < T; t++)
     for (size_t j = 0; j < nu; j++) {
       const size_t i = (size_t)t * nu + j;
+      const int32_t k = ts->u_ord[j];
+      if (x->dpos && x->dpos[k] >= 0) {
+        if (rec[i]) prefetch_bytes(rec[i], 72 + 4 * L);
+        continue;
+      }
       rec[i] = NULL;
       if (key[i] == UINT64_MAX) continue;
-      const int32_t k = ts->u_ord[j];
       const uint32_t n_tail = x->ncell[k] > 2 ? x->ncell[k] - 2u : 0;
       uint64_t kk = key[i];
       if (n_tail) vt_tix_key_at(x, ts, k, cid, t, T, &kk, tail);
