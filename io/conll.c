@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/errmsg.h"
 
@@ -258,6 +261,58 @@ static int grow(void **p, size_t elem, size_t need, size_t *cap) {
     (capf) = (uint32_t)cap_;                                                                       \
   } while (0)
 
+/* Bit i: byte i of the 64 at p is a blank or a tab (p + 64 must be readable). */
+static inline uint64_t blanks64(const char *p) {
+  uint64_t bits = 0;
+#if defined(__SSE2__)
+  const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
+  for (int k = 0; k < 64; k += 16) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + k));
+    const __m128i e = _mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab));
+    bits |= (uint64_t)(uint32_t)_mm_movemask_epi8(e) << k;
+  }
+#else
+  for (int k = 0; k < 64; k++) bits |= (uint64_t)(p[k] == ' ' || p[k] == '\t') << k;
+#endif
+  return bits;
+}
+
+/* Appends the fields of line [s, s + len) split at runs of blanks and tabs to fl[*nf..] as
+ * (offset from base, length) pairs, 64 bytes at a time (s + len + 64 must be readable: the bytes
+ * past the line count as blanks); returns how many. fl has room for (len + 1) / 2 fields. */
+static int32_t split_blanks(const char *s, size_t len, uint32_t base, uint32_t *fl, uint32_t *nf) {
+  int32_t n = 0;
+  uint32_t at = *nf, start = 0;
+  uint64_t prev_blank = 1; /* before the line */
+  for (size_t blk = 0; blk < len; blk += 64) {
+    uint64_t ws = blanks64(s + blk);
+    if (len - blk < 64) ws |= ~0ull << (len - blk);
+    const uint64_t before = ws << 1 | prev_blank; /* bit i: byte i - 1 is a blank */
+    uint64_t starts = ~ws & before, ends = ws & ~before;
+    prev_blank = ws >> 63;
+    while (starts | ends) {
+      const uint64_t ns = starts ? starts & -starts : ~0ull, ne = ends ? ends & -ends : ~0ull;
+      if (ns < ne) { /* a field starts */
+        start = (uint32_t)(blk + (size_t)__builtin_ctzll(starts));
+        starts &= starts - 1;
+      } else { /* the open field ends */
+        const uint32_t end = (uint32_t)(blk + (size_t)__builtin_ctzll(ends));
+        fl[at++] = base + start;
+        fl[at++] = end - start;
+        n++;
+        ends &= ends - 1;
+      }
+    }
+  }
+  if (!prev_blank) { /* a field up to the end of a line of whole blocks */
+    fl[at++] = base + start;
+    fl[at++] = (uint32_t)len - start;
+    n++;
+  }
+  *nf = at;
+  return n;
+}
+
 static int is_blank(const char *p, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r') return 0;
@@ -350,8 +405,8 @@ vt_status vt_conll_parse(const vt_conll_opts *o, const vt_conll_text *t, vt_sent
       cur->field0 = b->n_fields / 2;
     }
     GROW32(b->lines, b->n_lines + 1, b->cap_lines);
-    size_t bcap = b->cap_bytes;
-    if (grow((void **)&b->bytes, 1, b->n_bytes + len + 1, &bcap)) goto nomem;
+    size_t bcap = b->cap_bytes; /* 64 bytes past the line: split_blanks reads them */
+    if (grow((void **)&b->bytes, 1, b->n_bytes + len + 64, &bcap)) goto nomem;
     b->cap_bytes = bcap;
     uint32_t off = (uint32_t)b->n_bytes;
     memcpy(b->bytes + off, line, len);
@@ -382,16 +437,8 @@ vt_status vt_conll_parse(const vt_conll_opts *o, const vt_conll_text *t, vt_sent
         p = tab + 1;
       }
     } else {
-      for (;;) {
-        while (p < end && (*p == ' ' || *p == '\t')) p++;
-        if (p >= end) break;
-        const char *fs = p;
-        while (p < end && *p != ' ' && *p != '\t') p++;
-        GROW32(b->fields, b->n_fields + 2, b->cap_fields);
-        b->fields[b->n_fields++] = (uint32_t)(fs - b->bytes);
-        b->fields[b->n_fields++] = (uint32_t)(p - fs);
-        ncols++;
-      }
+      GROW32(b->fields, (size_t)b->n_fields + len + 2, b->cap_fields); /* (len + 1) / 2 fields */
+      ncols = split_blanks(p, len, off, b->fields, &b->n_fields);
     }
     if (o->conllu) {
       const char *id = b->bytes + b->fields[nf0];

@@ -133,6 +133,66 @@ TEST(separators) {
   expect_sents("tabs", tabs, strlen(tabs), &o, 0, tabs_want, 1);
 }
 
+/* Blank-separated lines of every length around the 64-byte blocks the splitter reads, with runs
+ * of blanks and tabs at the ends, at the block edges and inside: each line's fields are those of
+ * a byte-by-byte split. */
+TEST(blank_runs_across_blocks) {
+  vt_conll_opts o;
+  REQUIRE(setup(&o), "temporary directory");
+  enum { N = 600, MAXLEN = 300 };
+  static char text[N * (MAXLEN + 2)];
+  static uint32_t want_off[N][MAXLEN], want_len[N][MAXLEN];
+  static int32_t want_n[N];
+  test_rng r = {29};
+  size_t at = 0;
+  int32_t lines = 0;
+  for (int i = 0; i < N; i++) {
+    const size_t len =
+        i < 8 ? 64 * (size_t)(1 + i % 4) : 1 + (size_t)test_int(&r, i < 200 ? 140 : MAXLEN);
+    char *line = text + at;
+    for (size_t k = 0; k < len; k++) {
+      const int c = test_int(&r, 6);
+      line[k] = c == 0 ? ' ' : c == 1 ? '\t' : c == 2 ? (char)0xff : (char)('a' + test_int(&r, 3));
+    }
+    if (len > 64 && test_int(&r, 2)) line[63] = line[64] = ' '; /* a run over a block's edge */
+    if (i < 8) line[len - 1] = 'z'; /* a field up to the end of whole blocks */
+    int32_t n = 0;
+    for (size_t k = 0; k < len;) { /* the reference split */
+      while (k < len && (line[k] == ' ' || line[k] == '\t')) k++;
+      if (k == len) break;
+      const size_t f = k;
+      while (k < len && line[k] != ' ' && line[k] != '\t') k++;
+      want_off[lines][n] = (uint32_t)f;
+      want_len[lines][n++] = (uint32_t)(k - f);
+    }
+    if (!n) continue; /* a blank line: no sentence */
+    want_n[lines++] = n;
+    at += len;
+    text[at++] = '\n';
+    text[at++] = '\n';
+  }
+  o.sep = VT_SEP_SPACE;
+  vt_sentbatch b;
+  memset(&b, 0, sizeof b);
+  char err[256] = "";
+  const char *path = put("blank_runs", text, at, 0);
+  EXPECT(read_all(path, &o, &b, err) == VT_OK, "read: %s", err);
+  EXPECT_EQ_INT(b.n_sents, lines, "sentences");
+  const char *src = text;
+  for (int32_t s = 0; s < b.n_sents && s < lines; s++) {
+    EXPECT(b.sents[s].T == 1 && b.sents[s].ncols == want_n[s], "line %d: %d columns, want %d", s,
+           b.sents[s].ncols, want_n[s]);
+    for (int32_t c = 0; c < b.sents[s].ncols && c < want_n[s]; c++) {
+      size_t len;
+      const char *f = vt_sentbatch_field(&b, s, 0, c, &len);
+      EXPECT(len == want_len[s][c] && !memcmp(f, src + want_off[s][c], len),
+             "line %d field %d: %zu bytes, want %u", s, c, len, want_len[s][c]);
+    }
+    src = strchr(src, '\n') + 2;
+  }
+  vt_sentbatch_free(&b);
+}
+
 /* A leading # is data unless comments are on. */
 TEST(comments) {
   vt_conll_opts o;
@@ -280,5 +340,6 @@ TEST(truncated_gzip) {
   }
 }
 
-TEST_MAIN(CASE(crlf_and_gz), CASE(separators), CASE(comments), CASE(comment_only_tokens),
-          CASE(nul_bytes), CASE(conllu), CASE(batches), CASE(errors), CASE(truncated_gzip))
+TEST_MAIN(CASE(crlf_and_gz), CASE(separators), CASE(blank_runs_across_blocks), CASE(comments),
+          CASE(comment_only_tokens), CASE(nul_bytes), CASE(conllu), CASE(batches), CASE(errors),
+          CASE(truncated_gzip))
