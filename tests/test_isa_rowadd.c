@@ -49,9 +49,11 @@ TEST(rowadd_same_bits) {
   }
 }
 
-/* The sum of n_rows float rows at level k against scalar, and the scalar sum against zeroing the
- * row and adding each row in turn (f32): the same bits; nothing past n changes. */
-static void sum_case(test_rng *r, const vt_rowadd_ops *k, int n, int n_rows, score_mode m) {
+/* The sum of n_rows float rows at level k against scalar, from zero and onto the row's values,
+ * and the scalar sum against adding each row in turn (f32) to a zeroed row or to the row itself:
+ * the same bits; nothing past n changes. */
+static void sum_case(test_rng *r, const vt_rowadd_ops *k, int n, int n_rows, int onto,
+                     score_mode m) {
   const int w = n + ISA_PAD;
   double *d0 = malloc(sizeof(double) * w), *d1 = malloc(sizeof(double) * w);
   double *d2 = malloc(sizeof(double) * w), *s = malloc(sizeof(double) * w);
@@ -66,11 +68,13 @@ static void sum_case(test_rng *r, const vt_rowadd_ops *k, int n, int n_rows, sco
   memcpy(d1, d0, sizeof(double) * w);
   memcpy(d2, d0, sizeof(double) * w);
   char c[96];
-  snprintf(c, sizeof c, "%s n=%d rows=%d mode=%d", vt_simd_name(k->level), n, n_rows, (int)m);
-  vt_rowadd_scalar.sum_f32(d0, rows, (size_t)n_rows, (size_t)n);
-  k->sum_f32(d1, rows, (size_t)n_rows, (size_t)n);
+  snprintf(c, sizeof c, "%s n=%d rows=%d onto=%d mode=%d", vt_simd_name(k->level), n, n_rows, onto,
+           (int)m);
+  vt_rowadd_scalar.sum_f32(d0, rows, (size_t)n_rows, (size_t)n, onto);
+  k->sum_f32(d1, rows, (size_t)n_rows, (size_t)n, onto);
   EXPECT(isa_same(d0, d1, sizeof(double) * w), "%s: sum", c);
-  for (int i = 0; i < n; i++) d2[i] = 0.0;
+  if (!onto)
+    for (int i = 0; i < n; i++) d2[i] = 0.0;
   for (int q = 0; q < n_rows; q++) vt_rowadd_scalar.f32(d2, rows[q], (size_t)n);
   EXPECT(isa_same(d0, d2, sizeof(double) * w), "%s: sum against adds", c);
   free(d0);
@@ -89,7 +93,8 @@ TEST(rowsum_same_bits) {
     for (int li = 0; li < ISA_N_LENGTHS; li++)
       for (int m = SCORE_REAL; m <= SCORE_NEGINF; m++)
         for (int n_rows = 0; n_rows <= 12; n_rows += 1 + n_rows / 3)
-          sum_case(&r, k, isa_lengths[li], n_rows, (score_mode)m);
+          for (int onto = 0; onto < 2; onto++)
+            sum_case(&r, k, isa_lengths[li], n_rows, onto, (score_mode)m);
   }
 }
 

@@ -18,7 +18,7 @@
 #include "text/template.h"
 #include "text/tmpl_index.h"
 
-enum { L = 3, MAXT = 8, NSENT = 400 };
+enum { L = 12, MAXT = 8, NSENT = 400 }; /* 12 labels: records dense and sparse */
 
 static const char *const VOCAB[] = {"a",
                                     "b",
@@ -60,7 +60,7 @@ static void sent_random(sent *s, test_rng *r) {
 
 /* A model over `tmpl` (template lines, newline-separated) whose features are the expansions of
  * its templates over NSENT random sentences, each kept with probability 3/4, with random
- * weights (some zero). */
+ * weights: half the features a weight or two (sparse records), the others most labels (dense). */
 static vt_textmodel *model_make(const char *tmpl, uint32_t origin, test_rng *r) {
   vt_tmplset ts;
   char err[256];
@@ -92,7 +92,7 @@ static vt_textmodel *model_make(const char *tmpl, uint32_t origin, test_rng *r) 
   }
   EXPECT(vt_peer_build_init(&b, L, 1.0, "t", err, sizeof err) == VT_OK, "init: %s", err);
   b.origin = origin;
-  for (int y = 0; y < L; y++) vt_peer_build_label(&b, y == 0 ? "A" : y == 1 ? "B" : "C", 1);
+  for (int y = 0; y < L; y++) vt_peer_build_label(&b, &"ABCDEFGHIJKL"[y], 1);
   for (const char *p = tmpl; *p;) {
     const char *e = strchr(p, '\n');
     vt_peer_build_template(&b, p, (size_t)(e - p));
@@ -102,7 +102,9 @@ static vt_textmodel *model_make(const char *tmpl, uint32_t origin, test_rng *r) 
   for (int32_t id = 0; id < d.n && id < (1 << 16); id++) {
     if (test_int(r, 4) == 0) continue; /* unknown to the model */
     double w[L * L];
-    for (int i = 0; i < L * L; i++) w[i] = test_int(r, 3) == 0 ? 0.0 : test_unit(r) - 0.5;
+    const int sparse = test_int(r, 2); /* a weight or two: a sparse record, else a dense one */
+    for (int i = 0; i < L * L; i++)
+      w[i] = (sparse ? test_int(r, L) != 0 : test_int(r, 3) == 0) ? 0.0 : test_unit(r) - 0.5;
     size_t n;
     const char *s = vt_featdict_str(&d, id, &n);
     EXPECT(vt_peer_build_feature(&b, s, n, kind[id], w) == VT_OK, "feature");
@@ -211,6 +213,15 @@ TEST(crfpp_all_fast) {
                                VT_ORIGIN_CRFPP, &r);
   REQUIRE(m && m->tix, "a model with an index");
   EXPECT(m->tix->all_fast && m->tix->local_fast, "all fast");
+  uint32_t n_dense = 0, n_sparse = 0;
+  for (uint64_t pos = 0, f = 0; f < m->n_feat; f++) {
+    vt_feat ft;
+    vt_feat_read(m->recs + pos, m->key_bytes, &ft);
+    n_dense += ft.dense;
+    n_sparse += !ft.dense;
+    pos += vt_feat_size(ft.len, ft.nnz, vt_feat_key_bytes(&ft, m->key_bytes));
+  }
+  EXPECT(n_dense > 100 && n_sparse > 100, "dense (%u) and sparse (%u) records", n_dense, n_sparse);
   EXPECT_EQ_INT(compare(m, &r), 0, "sentences whose emissions differ with the index");
   vt_textmodel_free(m);
 }
@@ -245,7 +256,7 @@ TEST(work_bound) {
   vt_textmodel *m = NULL;
   EXPECT(vt_peer_build_init(&b, L, 1.0, "t", err, sizeof err) == VT_OK, "init: %s", err);
   b.origin = VT_ORIGIN_CRFPP;
-  for (int y = 0; y < L; y++) vt_peer_build_label(&b, y == 0 ? "A" : y == 1 ? "B" : "C", 1);
+  for (int y = 0; y < L; y++) vt_peer_build_label(&b, &"ABCDEFGHIJKL"[y], 1);
   for (int k = 0; k < NT; k++) {
     char line[32];
     vt_peer_build_template(&b, line, (size_t)snprintf(line, sizeof line, "U%%x[-1,0]/%04d", k));

@@ -13,10 +13,12 @@ typedef void (*vt_rowadd_f64_fn)(double *dst, const double *src, size_t n);
 /* dst[i] += (double)src[i] for i < n. */
 typedef void (*vt_rowadd_f32_fn)(double *dst, const float *src, size_t n);
 
-/* dst[i] = (double)rows[0][i] + (double)rows[1][i] + ... for i < n, summed from +0.0 in row
- * order: the bits of zeroing dst and adding each row with vt_rowadd_f32_fn in turn, with the sums
- * held in registers, not stored and loaded once a row. n_rows may be 0 (dst is zeroed). */
-typedef void (*vt_rowsum_f32_fn)(double *dst, const float *const *rows, size_t n_rows, size_t n);
+/* dst[i] = s + (double)rows[0][i] + (double)rows[1][i] + ... for i < n, summed in row order from
+ * s = dst[i] (onto) or +0.0: the bits of adding each row with vt_rowadd_f32_fn in turn (onto
+ * dst, or onto a zeroed dst), with the sums held in registers, not stored and loaded once a row.
+ * n_rows may be 0. */
+typedef void (*vt_rowsum_f32_fn)(double *dst, const float *const *rows, size_t n_rows, size_t n,
+                                 int onto);
 
 /* The row additions of one level. Every level gives the same bits: one addition per element, in
  * double (the loops are plain C that the compiler vectorizes for the level's instruction set;

@@ -16,7 +16,8 @@ static void add_f32_avx2(double *restrict dst, const float *restrict src, size_t
 
 /* Blocks of 4 vectors of 4 sums, in registers while the rows are added; masked loads and stores
  * at a block's end read and write nothing past n. */
-static void sum_f32_avx2(double *restrict dst, const float *const *rows, size_t n_rows, size_t n) {
+static void sum_f32_avx2(double *restrict dst, const float *const *rows, size_t n_rows, size_t n,
+                         int onto) {
   const __m128i lanes = _mm_setr_epi32(0, 1, 2, 3);
   for (size_t i0 = 0; i0 < n; i0 += 16) {
     __m128i m32[4];
@@ -26,6 +27,9 @@ static void sum_f32_avx2(double *restrict dst, const float *const *rows, size_t 
       m32[v] = _mm_cmplt_epi32(lanes, _mm_set1_epi32(left >= 4 ? 4 : (int)left));
       acc[v] = _mm256_setzero_pd();
     }
+    if (onto) /* a branch, not a select: a row summed from zero is not read */
+      for (int v = 0; v < 4; v++)
+        acc[v] = _mm256_maskload_pd(dst + i0 + 4 * (size_t)v, _mm256_cvtepi32_epi64(m32[v]));
     for (size_t r = 0; r < n_rows; r++) {
       const float *s = rows[r] + i0;
       for (int v = 0; v < 4; v++)

@@ -16,8 +16,8 @@ static void add_f32_avx512(double *restrict dst, const float *restrict src, size
 
 /* Blocks of 4 vectors of 8 sums, in registers while the rows are added; masked loads and stores
  * at a block's end read and write nothing past n. */
-static void sum_f32_avx512(double *restrict dst, const float *const *rows, size_t n_rows,
-                           size_t n) {
+static void sum_f32_avx512(double *restrict dst, const float *const *rows, size_t n_rows, size_t n,
+                           int onto) {
   for (size_t i0 = 0; i0 < n; i0 += 32) {
     __mmask8 m[4];
     __m512d acc[4];
@@ -26,6 +26,8 @@ static void sum_f32_avx512(double *restrict dst, const float *const *rows, size_
       m[v] = left >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << left) - 1u);
       acc[v] = _mm512_setzero_pd();
     }
+    if (onto) /* a branch, not a select: a row summed from zero is not read */
+      for (int v = 0; v < 4; v++) acc[v] = _mm512_maskz_loadu_pd(m[v], dst + i0 + 8 * v);
     for (size_t r = 0; r < n_rows; r++) {
       const float *s = rows[r] + i0;
       for (int v = 0; v < 4; v++)

@@ -10,10 +10,10 @@ static void add_f32_scalar(double *restrict dst, const float *restrict src, size
   for (size_t i = 0; i < n; i++) dst[i] += (double)src[i];
 }
 
-static void sum_f32_scalar(double *restrict dst, const float *const *rows, size_t n_rows,
-                           size_t n) {
+static void sum_f32_scalar(double *restrict dst, const float *const *rows, size_t n_rows, size_t n,
+                           int onto) {
   for (size_t i = 0; i < n; i++) {
-    double s = 0.0;
+    double s = onto ? dst[i] : 0.0;
     for (size_t r = 0; r < n_rows; r++) s += (double)rows[r][i];
     dst[i] = s;
   }

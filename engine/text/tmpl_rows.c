@@ -165,15 +165,14 @@ vt_status vt_tix_emissions(const vt_textmodel *m, const int32_t *cid, int32_t T,
       rec[i] = m->recs + 4 * (uint64_t)(e->rec - 1);
       prefetch_bytes(rec[i], 72 + 4 * L); /* a dense record with a name of up to 64 bytes */
     }
-  vt_rowadd_f32_fn add = vt_rowadd_f32();
   vt_rowsum_f32_fn sum = vt_rowsum_f32();
   const float **row = (const float **)(void *)key; /* the keys are spent: their room holds these */
   int64_t miss = 0;
   for (int32_t t = 0; t < T; t++) {
     double *e = E + (size_t)t * L;
     const uint8_t *const *r = rec + (size_t)t * nu;
-    /* a token whose records are all dense (CRF++'s) sums their rows in registers; one with a
-     * sparse record adds them one by one: the same bits */
+    /* the records in template order: each run of dense ones summed in registers (CRF++'s are all
+     * dense), a sparse one added where it comes: the bits of adding them one by one */
     size_t n = 0, j = 0;
     for (; j < nu; j++) {
       if (!r[j]) {
@@ -185,18 +184,27 @@ vt_status vt_tix_emissions(const vt_textmodel *m, const int32_t *cid, int32_t T,
       if (!f.dense) break;
       row[n++] = f.vals;
     }
-    if (j == nu) {
-      sum(e, row, n, L);
-      continue;
-    }
-    memset(e, 0, L * sizeof *e);
-    for (size_t i = 0; i < n; i++) add(e, row[i], L);
-    for (; j < nu; j++) {
-      if (r[j])
-        vt_feat_add_unigram(r[j], m->key_bytes, e, add);
-      else
+    sum(e, row, n, L, 0);
+    n = 0;
+    for (; j < nu; j++) { /* from the first sparse record on */
+      if (!r[j]) {
         miss++;
+        continue;
+      }
+      vt_feat f;
+      vt_feat_read(r[j], m->key_bytes, &f);
+      if (f.dense) {
+        row[n++] = f.vals;
+        continue;
+      }
+      sum(e, row, n, L, 1);
+      n = 0;
+      if (m->key_bytes == 2)
+        for (uint32_t i = 0; i < f.nnz; i++) e[((const uint16_t *)f.keys)[i]] += f.vals[i];
+      else
+        for (uint32_t i = 0; i < f.nnz; i++) e[((const uint32_t *)f.keys)[i]] += f.vals[i];
     }
+    if (n) sum(e, row, n, L, 1);
   }
   *unknown = miss;
   return VT_OK;
