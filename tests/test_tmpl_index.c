@@ -209,10 +209,13 @@ TEST(crfpp_all_fast) {
                                "U06:%x[1,0]/x\n"
                                "U07:%X[-1,0]/%t[1,0,\"^\\l\"]/%m[-1,0,\"/.?$\"]\n"
                                "U08:%m[0,0,\"^.?.?\"]%m[0,0,\"a*$\"]\n"
+                               "U09:%x[-2,0]=%x[-1,0]=%x[0,0]=%x[1,0]\n"
                                "B\n",
                                VT_ORIGIN_CRFPP, &r);
   REQUIRE(m && m->tix, "a model with an index");
   EXPECT(m->tix->all_fast && m->tix->local_fast, "all fast");
+  EXPECT(m->tix->ncell[2] == 3 && m->tix->ncell[7] == 4 && m->tix->tails_len > 0,
+         "three cells (a tail id in the entry) and four (tail ids in their own array)");
   uint32_t n_dense = 0, n_sparse = 0;
   for (uint64_t pos = 0, f = 0; f < m->n_feat; f++) {
     vt_feat ft;

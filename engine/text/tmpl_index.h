@@ -40,7 +40,8 @@
 typedef struct vt_tix_entry {
   uint64_t key;  /* template << 52 | id1 << 26 | id2 */
   uint32_t rec;  /* record word offset + 1; 0 = empty */
-  uint32_t tail; /* the ids of cells 3.. in tails, from here */
+  uint32_t tail; /* a template of 3 cells: the id of its third; of more: its ids of cells 3.. in
+                  * tails, from here (vt_tix_tail_eq) */
 } vt_tix_entry;
 
 /* A cell of a template the index finds: where its macro reads. */
@@ -125,6 +126,15 @@ static inline uint32_t vt_tix_slot(const vt_tmpl_index *x, uint64_t key) {
   return (uint32_t)(vt_mix64(key ^ x->k1) & x->mask);
 }
 
+/* Whether entry e holds the ids tail[0..n_tail) of cells 3.. (n_tail >= 1). */
+static inline int vt_tix_tail_eq(const vt_tmpl_index *x, const vt_tix_entry *e, const int32_t *tail,
+                                 uint32_t n_tail) {
+  if (n_tail == 1) return e->tail == (uint32_t)tail[0];
+  uint32_t j = 0;
+  while (j < n_tail && x->tails[e->tail + j] == (uint32_t)tail[j]) j++;
+  return j == n_tail;
+}
+
 /* The entry of (key, tail ids of n_tail cells) probing from slot `at` (vt_tix_slot), NULL when
  * absent. */
 static inline const vt_tix_entry *vt_tix_find(const vt_tmpl_index *x, uint32_t at, uint64_t key,
@@ -132,11 +142,7 @@ static inline const vt_tix_entry *vt_tix_find(const vt_tmpl_index *x, uint32_t a
   for (uint32_t i = at;; i = (i + 1) & x->mask) {
     const vt_tix_entry *e = &x->slots[i];
     if (!e->rec) return NULL;
-    if (e->key == key) {
-      uint32_t j = 0;
-      while (j < n_tail && x->tails[e->tail + j] == (uint32_t)tail[j]) j++;
-      if (j == n_tail) return e;
-    }
+    if (e->key == key && (n_tail == 0 || vt_tix_tail_eq(x, e, tail, n_tail))) return e;
   }
 }
 

@@ -125,14 +125,13 @@ static void emit(split_ctx *c, int ncell) {
   uint32_t i = vt_tix_slot(x, key);
   for (; x->slots[i].rec; i = (i + 1) & x->mask) {
     const vt_tix_entry *e = &x->slots[i];
-    if (e->key == key &&
-        (n_tail == 0 || memcmp(x->tails + e->tail, id + 2, n_tail * sizeof *id) == 0)) {
+    if (e->key == key && (n_tail == 0 || vt_tix_tail_eq(x, e, id + 2, n_tail))) {
       if (e->rec != c->rec) c->bad = 1; /* two records, one string: leave it to the strings */
       return;
     }
   }
-  uint32_t tail = 0;
-  if (n_tail) {
+  uint32_t tail = n_tail == 1 ? (uint32_t)id[2] : 0; /* one tail id: in the entry */
+  if (n_tail > 1) {
     if (x->tails_len + n_tail > x->tails_cap || x->tails_len + n_tail > UINT32_MAX) {
       uint64_t ncap = x->tails_cap ? x->tails_cap * 2 : 1024;
       while (ncap < x->tails_len + n_tail) ncap *= 2;
