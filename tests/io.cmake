@@ -1,7 +1,8 @@
 # tests/io.cmake: tests of io/ (.npy reader/writer, atomic output files, lattice-set validation,
-# whole files mapped or read, and the page advice the loaders give).
+# whole files mapped or read, the page advice the loaders give, and %a-written doubles read back).
 vt_add_test(test_npy unit)
 vt_add_test(test_filemap unit)
+vt_add_test(test_hexfloat unit)
 
 # badinput.CASE: `vitesse decode` on one malformed input exits 2 with one line naming the file
 # and leaves no output; `good` is the control case.

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/errmsg.h"
+#include "io/hexfloat.h"
 #include "io/outfile.h"
 #include "models/peer_build.h"
 #include "models/peer_wapiti.h"
@@ -165,22 +166,27 @@ vt_status vt_peer_wapiti_load(vt_textmodel **out, const void *data, size_t size,
     if (f >= F)
       BAD("weight line %llu: feature %llu out of range", (unsigned long long)i + 1,
           (unsigned long long)f);
-    char tmp[64];
     const char *e = memchr(c.p, '\n', (size_t)(c.end - c.p));
     if (!e) e = c.end;
-    size_t l = (size_t)(e - c.p) < sizeof tmp - 1 ? (size_t)(e - c.p) : sizeof tmp - 1;
-    memcpy(tmp, c.p, l);
-    tmp[l] = '\0';
-    char *te;
-    double v = strtod(tmp, &te);
-    if (te == tmp || (*te && *te != '\r') || !isfinite(v))
-      BAD("weight line %llu: not a number", (unsigned long long)i + 1);
+    double v;
+    if (!vt_hexfloat_parse(c.p, e > c.p && e[-1] == '\r' ? e - 1 : e, &v)) { /* not %a's */
+      char tmp[64];
+      size_t l = (size_t)(e - c.p) < sizeof tmp - 1 ? (size_t)(e - c.p) : sizeof tmp - 1;
+      memcpy(tmp, c.p, l);
+      tmp[l] = '\0';
+      char *te;
+      v = strtod(tmp, &te);
+      if (te == tmp || (*te && *te != '\r') || !isfinite(v))
+        BAD("weight line %llu: not a number", (unsigned long long)i + 1);
+    }
     wt[i] = (weight){f, i, v};
     c.p = e < c.end ? e + 1 : e;
   }
   while (c.p < c.end && (*c.p == '\n' || *c.p == '\r' || *c.p == ' ')) c.p++;
   if (c.p != c.end) BAD("data after the %llu weights", (unsigned long long)nact);
-  qsort(wt, (size_t)nact, sizeof *wt, weight_cmp);
+  int sorted = 1; /* Wapiti writes them by feature: then they are in weight_cmp's order */
+  for (uint64_t i = 1; i < nact && sorted; i++) sorted = wt[i - 1].f <= wt[i].f;
+  if (!sorted) qsort(wt, (size_t)nact, sizeof *wt, weight_cmp);
   size_t nw = 0;
   for (uint64_t i = 0; i < nact; i++) { /* the last line of a feature wins, as Wapiti reads */
     if (nw > 0 && wt[nw - 1].f == wt[i].f) nw--;
