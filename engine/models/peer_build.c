@@ -110,10 +110,12 @@ vt_status vt_peer_build_feature(vt_peer_build *b, const char *s, size_t n, int b
   if (bigram && !b->obs_bigram) return VT_OK;
   const size_t nw = bigram ? (size_t)b->L * (size_t)b->L : (size_t)b->L;
   uint32_t nnz = 0;
-  for (size_t i = 0; i < nw; i++) {
-    if (!isfinite(w[i])) return VT_EFORMAT;
+  int bad = 0;
+  for (size_t i = 0; i < nw; i++) { /* no exit in the loop: it vectorizes */
+    bad |= !isfinite(w[i]);
     nnz += (float)(w[i] * b->cf) != 0.0f;
   }
+  if (bad) return VT_EFORMAT;
   if (nnz == 0) return VT_OK; /* adds nothing anywhere: as if unseen */
   if (n > UINT32_MAX / 2) return VT_EFORMAT;
   /* dense (all L weights, keyless) when it scores at least an eighth of the labels, as the
@@ -125,10 +127,14 @@ vt_status vt_peer_build_feature(vt_peer_build *b, const char *s, size_t n, int b
   uint8_t *keys =
       record_open(b, s, n, nnz, (bigram ? 0x80000000u : 0) | (dense ? 0x40000000u : 0), kb, &vals);
   if (!keys) return VT_ENOMEM;
+  if (dense) { /* every weight, keyless */
+    for (size_t i = 0; i < nw; i++) vals[i] = (float)(w[i] * b->cf);
+    return VT_OK;
+  }
   uint32_t k = 0;
   for (size_t i = 0; i < nw; i++) {
     float v = (float)(w[i] * b->cf);
-    if (v == 0.0f && !dense) continue;
+    if (v == 0.0f) continue;
     if (kb == 2) {
       uint16_t key = (uint16_t)i;
       memcpy(keys + 2 * (size_t)k, &key, 2);
