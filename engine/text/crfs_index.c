@@ -11,12 +11,15 @@
 /* Bytes of a record's name, padded. */
 static uint64_t pad8(uint64_t n) { return (n + 7) & ~7ull; }
 
-/* Whether attribute a's features go in a dense row: they cover a third of the labels or more (a
- * row of vector additions then takes fewer instructions than the scattered ones, for at most
- * twice the memory of the sparse list) and their labels are distinct. */
+/* Whether attribute a's features go in a dense row: they cover a third of the labels or more,
+ * or three labels and a sixth of them (a row of vector additions then takes fewer instructions
+ * than the scattered ones: at 22 labels a run took 1-4% less time with the sixth than with the
+ * third alone, for 4% more memory; at 8 labels a third is three), and their labels are
+ * distinct. */
 static int dense_fits(const vt_crfs_attrs *m, uint32_t a, unsigned char *seen) {
   const uint32_t b = m->st_off[a], n = m->st_off[a + 1] - b;
-  if (n == 0 || (uint64_t)n * 24 < (uint64_t)m->L * 8) return 0;
+  const uint64_t L = (uint64_t)m->L;
+  if (n == 0 || ((uint64_t)n * 3 < L && (n < 3 || (uint64_t)n * 6 < L))) return 0;
   int ok = 1;
   for (uint32_t f = b; f < b + n && ok; f++) {
     const uint32_t y = m->st_label[f];

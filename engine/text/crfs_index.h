@@ -2,8 +2,8 @@
  * built at load time from the model's arrays (crfs.h).
  *
  * Each attribute is one record: its name, then its state features, either as a sparse list of
- * weights and labels or, when they cover a third of the labels or more, as a dense row of L
- * weights.
+ * weights and labels or, when they cover enough of the labels (crfs_index.c: a third, or a sixth
+ * and three), as a dense row of L weights.
  * A table of 64-bit slots (a 32-bit fingerprint of the name's hash beside the record's place)
  * leads to the records: a probe that misses compares fingerprints only, never a name, so a
  * lookup costs one cache miss in the table and one in the record, whose name and weights lie
