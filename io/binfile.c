@@ -112,30 +112,18 @@ int vt_binfile_layout(const vt_binfile_format *fmt, const vt_binfile_section *se
     if (i + 1 < fmt->n_sec) memset(p, 0, (size_t)(next - (at + n)));
     at = next;
   }
-  f->map = b;
-  f->map_len = (size_t)end;
-  f->map_is_heap = 1;
+  f->file = (vt_filemap){b, (size_t)end, 1};
   return VT_OK;
-}
-
-/* Maps (or reads) the whole of `path` into f->map. Returns VT_OK or VT_EIO / VT_ENOMEM. */
-static int map_file(vt_binfile *f, const char *path, char *err, size_t errlen) {
-  vt_filemap m;
-  vt_status st = vt_filemap_open(&m, path, err, errlen);
-  f->map = m.p;
-  f->map_len = m.len;
-  f->map_is_heap = m.heap;
-  return st;
 }
 
 #define BAD(...) VT_BAD(fail, path, __VA_ARGS__)
 
-/* Checks the container held in f->map (see vt_binfile_open); `path` names it in messages. */
+/* Checks the container held in f->file (see vt_binfile_open); `path` names it in messages. */
 static int check(vt_binfile *f, const char *path, const vt_binfile_format *fmt, char *err,
                  size_t errlen) {
   int st;
-  const unsigned char *b = f->map;
-  const uint64_t size = f->map_len;
+  const unsigned char *b = f->file.p;
+  const uint64_t size = f->file.len;
   if (size < 8 || memcmp(b, fmt->magic, 8) != 0) BAD("not a %s (bad magic)", fmt->kind);
   if (size < VT_BINFILE_HEADER)
     BAD("truncated %s (%llu bytes)", fmt->kind, (unsigned long long)size);
@@ -188,34 +176,31 @@ fail:
 int vt_binfile_open(vt_binfile *f, const char *path, const vt_binfile_format *fmt, char *err,
                     size_t errlen) {
   memset(f, 0, sizeof *f);
-  int st = map_file(f, path, err, errlen);
+  int st = vt_filemap_open(&f->file, path, err, errlen);
   return st != VT_OK ? st : check(f, path, fmt, err, errlen);
 }
 
 int vt_binfile_open_mem(vt_binfile *f, const void *data, size_t size, const char *name,
                         const vt_binfile_format *fmt, char *err, size_t errlen) {
   memset(f, 0, sizeof *f);
-  f->map = aligned_alloc(64, (size + 64) / 64 * 64);
-  if (!f->map) {
+  f->file.p = aligned_alloc(64, (size + 64) / 64 * 64);
+  if (!f->file.p) {
     vt_errorf(err, errlen, name, "out of memory");
     return VT_ENOMEM;
   }
-  if (size) memcpy(f->map, data, size);
-  f->map_len = size;
-  f->map_is_heap = 1;
+  if (size) memcpy(f->file.p, data, size);
+  f->file.len = size;
+  f->file.heap = 1;
   return check(f, name, fmt, err, errlen);
 }
 
 void vt_binfile_close(vt_binfile *f) {
-  vt_filemap m = {f->map, f->map_len, f->map_is_heap};
-  vt_filemap_close(&m);
+  vt_filemap_close(&f->file);
   memset(f, 0, sizeof *f);
 }
 
-void vt_binfile_release(vt_binfile *f, void **map, size_t *len, int *is_heap) {
-  *map = f->map;
-  *len = f->map_len;
-  *is_heap = f->map_is_heap;
+void vt_binfile_release(vt_binfile *f, vt_filemap *file) {
+  *file = f->file;
   memset(f, 0, sizeof *f);
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "io/filemap.h"
 #include "vitesse.h"
 
 #define VT_BINFILE_HEADER 64      /* bytes of the header */
@@ -54,11 +55,9 @@ typedef struct vt_binsec {
 } vt_binsec;
 
 /* An opened container: the whole file, mapped (or, for a pipe, read into 64-byte aligned heap
- * memory: map_is_heap), and its known sections by id. */
+ * memory: io/filemap.h), and its known sections by id. */
 typedef struct vt_binfile {
-  void *map;
-  size_t map_len;
-  int map_is_heap;
+  vt_filemap file;
   vt_binsec sec[VT_BINFILE_MAX_SECTIONS + 1];
 } vt_binfile;
 
@@ -95,9 +94,9 @@ int vt_binfile_open_mem(vt_binfile *f, const void *data, size_t size, const char
 /* Unmaps (or frees) the file and zeroes *f. A no-op on a zeroed or released struct. */
 void vt_binfile_close(vt_binfile *f);
 
-/* Hands the mapping to the caller (who unmaps it with munmap(map, len), or frees it when
- * *is_heap) and zeroes *f; the sections' pointers stay valid as long as the mapping. */
-void vt_binfile_release(vt_binfile *f, void **map, size_t *len, int *is_heap);
+/* Hands the file to the caller, who ends it with vt_filemap_close, and zeroes *f; the sections'
+ * pointers stay valid as long as the file. */
+void vt_binfile_release(vt_binfile *f, vt_filemap *file);
 
 /* Bytes [off, off + n) of section s, or NULL when that range is not wholly inside it (overflow
  * included). Every offset or length a model file stores goes through here, or through

@@ -305,7 +305,7 @@ static int load_native(vt_crfs **out, vt_binfile *bf, const char *name, char *er
     if (st == VT_ENOMEM) goto nomem;
     BAD("corrupt model file: cannot bind the transitions: %s", vt_strerror(st));
   }
-  vt_binfile_release(bf, &m->map, &m->map_len, &m->map_heap);
+  vt_binfile_release(bf, &m->file);
   *out = m;
   return VT_OK;
 nomem:

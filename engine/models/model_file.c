@@ -214,7 +214,7 @@ static int load(vt_textmodel **out, const char *path, const void *mem, size_t me
     sz[id] = bf.sec[id].size;
   }
   /* The model owns the mapping from here on (vt_textmodel_free unmaps it). */
-  vt_binfile_release(&bf, &m->map, &m->map_len, &m->map_is_heap);
+  vt_binfile_release(&bf, &m->file);
 
   /* META */
   if (sz[SEC_META] != META_SIZE) BAD("corrupt model file: META section size");
@@ -338,8 +338,7 @@ static int load(vt_textmodel **out, const char *path, const void *mem, size_t me
   }
   if (vt_tmpl_index_build(m, &m->tix) != VT_OK) goto nomem;
   if (m->tix) { /* tagging reads the hash table only for templates the index does not find */
-    const vt_filemap fm = {m->map, m->map_len, m->map_is_heap};
-    vt_filemap_drop(&fm, m->slots, (size_t)sz[SEC_HASH]);
+    vt_filemap_drop(&m->file, m->slots, (size_t)sz[SEC_HASH]);
   }
   *out = m;
   return VT_OK;

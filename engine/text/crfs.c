@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "alloc/arena.h"
 #include "core/clock.h"
@@ -34,8 +33,7 @@ void vt_crfs_free(vt_crfs *m) {
   vt_trans_destroy(m->trans);
   vt_crfs_index_free(&m->idx);
   for (int i = 0; i < m->n_own; i++) free(m->own[i]);
-  if (m->map && m->map_heap) free(m->map);
-  if (m->map && !m->map_heap) munmap(m->map, m->map_len);
+  vt_filemap_close(&m->file);
   free(m);
 }
 

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "io/filemap.h"
 #include "text/crfs_fields.h"
 #include "text/crfs_index.h"
 #include "vitesse.h"
@@ -38,9 +39,7 @@ typedef struct vt_crfs {
   vt_crfs_index idx;        /* the attributes laid out for tagging (vt_crfs_index_build) */
   void *own[12];            /* heap blocks the arrays live in (freed by vt_crfs_free) */
   int n_own;
-  void *map; /* or a mapped file they live in */
-  size_t map_len;
-  int map_heap; /* map is heap memory (a pipe read whole) */
+  vt_filemap file; /* or the file they live in, mapped or read (owned) */
 } vt_crfs;
 
 /* Binds m->trans from m->tw (rank: labels by their number of state features). Returns VT_OK,

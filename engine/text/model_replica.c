@@ -23,7 +23,7 @@ enum { P_FILE, P_A, P_S, P_F, P_T, P_ITEMS, P_POOL, P_UIDX, P_BIDX, P_UORD, N_PA
 static void part_sizes(const vt_textmodel *m, size_t sz[N_PARTS]) {
   size_t L = (size_t)m->L;
   const vt_tmplset *ts = &m->tmpl;
-  sz[P_FILE] = m->map_len;
+  sz[P_FILE] = m->file.len;
   sz[P_A] = L * L * sizeof(double);
   sz[P_S] = sz[P_F] = L * sizeof(double);
   sz[P_T] = (size_t)ts->n * sizeof(vt_tmpl);
@@ -41,7 +41,7 @@ static size_t block_bytes(const vt_textmodel *m) {
 
 /* Moves a pointer into the source file's bytes onto the copy's. */
 static const void *rebase(const void *p, const vt_textmodel *src, const char *file) {
-  return p ? file + ((const char *)p - (const char *)src->map) : NULL;
+  return p ? file + ((const char *)p - (const char *)src->file.p) : NULL;
 }
 
 vt_status vt_textmodel_clone_to(vt_textmodel **out, const vt_textmodel *src, const vt_mem *mem) {
@@ -57,8 +57,8 @@ vt_status vt_textmodel_clone_to(vt_textmodel **out, const vt_textmodel *src, con
     at += round64(sz[i]);
   }
   const vt_tmplset *ts = &src->tmpl;
-  const void *from[N_PARTS] = {src->map,  src->A,   src->S,    src->F,    ts->t,
-                               ts->items, ts->pool, ts->u_idx, ts->b_idx, ts->u_ord};
+  const void *from[N_PARTS] = {src->file.p, src->A,   src->S,    src->F,    ts->t,
+                               ts->items,   ts->pool, ts->u_idx, ts->b_idx, ts->u_ord};
   for (int i = 0; i < N_PARTS; i++)
     if (sz[i] && from[i]) memcpy(part[i], from[i], sz[i]);
 
@@ -81,8 +81,7 @@ vt_status vt_textmodel_clone_to(vt_textmodel **out, const vt_textmodel *src, con
   m->tmpl.u_idx = (int32_t *)(void *)part[P_UIDX];
   m->tmpl.b_idx = (int32_t *)(void *)part[P_BIDX];
   m->tmpl.u_ord = (int32_t *)(void *)part[P_UORD];
-  m->map = part[P_FILE];
-  m->map_is_heap = 0;
+  m->file = (vt_filemap){part[P_FILE], src->file.len, 0};
   m->trans = NULL;
   if (src->trans && vt_trans_clone_to(&m->trans, src->trans, mem) != VT_OK) {
     vt_mem_free(mem, block, total);

@@ -40,7 +40,6 @@ void vt_textmodel_free(vt_textmodel *m) {
   free(m->A);
   free(m->S);
   free(m->F);
-  vt_filemap fm = {m->map, m->map_len, m->map_is_heap};
-  vt_filemap_close(&fm);
+  vt_filemap_close(&m->file);
   free(m);
 }

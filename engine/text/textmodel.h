@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "core/rowadd.h"
+#include "io/filemap.h"
 #include "text/template.h"
 #include "vitesse.h"
 
@@ -87,9 +88,8 @@ typedef struct vt_textmodel {
   struct vt_tmpl_index *tix; /* features by cell values (tmpl_index.h; NULL: none; held, and
                                 shared with the model's replicas) */
   vt_textmodel_meta meta;
-  void *map; /* the file mapping or heap copy (owned) */
-  size_t map_len;
-  int map_is_heap;
+  vt_filemap file; /* the file mapped or read, which the arrays above point into (owned; a
+                     replica's is its own copy, freed with its block, not closed) */
 } vt_textmodel;
 
 /* A feature record's parts. */
