@@ -129,20 +129,27 @@ static inline void vt_feat_read(const uint8_t *rec, int key_bytes, vt_feat *f) {
                                           (((uint64_t)f->nnz * (uint64_t)kb + 3) & ~3ull));
 }
 
+/* Adds the weights of sparse unigram record f (vt_feat_read with key_bytes) to emission row e. */
+static inline __attribute__((always_inline)) void vt_feat_add_sparse(const vt_feat *f,
+                                                                     int key_bytes, double *e) {
+  if (key_bytes == 2) {
+    const uint16_t *k = f->keys;
+    for (uint32_t i = 0; i < f->nnz; i++) e[k[i]] += f->vals[i];
+  } else {
+    const uint32_t *k = f->keys;
+    for (uint32_t i = 0; i < f->nnz; i++) e[k[i]] += f->vals[i];
+  }
+}
+
 /* Adds the weights of unigram record `rec` to emission row e (L entries). */
 static inline __attribute__((always_inline)) void
 vt_feat_add_unigram(const uint8_t *rec, int key_bytes, double *e, vt_rowadd_f32_fn add) {
   vt_feat f;
   vt_feat_read(rec, key_bytes, &f);
-  if (f.dense) {
+  if (f.dense)
     add(e, f.vals, f.nnz);
-  } else if (key_bytes == 2) {
-    const uint16_t *k = f.keys;
-    for (uint32_t i = 0; i < f.nnz; i++) e[k[i]] += f.vals[i];
-  } else {
-    const uint32_t *k = f.keys;
-    for (uint32_t i = 0; i < f.nnz; i++) e[k[i]] += f.vals[i];
-  }
+  else
+    vt_feat_add_sparse(&f, key_bytes, e);
 }
 
 /* Returns the record of feature string [s, s + len), or NULL when the model does not have it. */

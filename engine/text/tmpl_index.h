@@ -102,6 +102,11 @@ typedef struct vt_tmpl_index {
                      nothing */
 } vt_tmpl_index;
 
+/* Whether template k is found by its cell's value id (the direct templates above). */
+static inline int vt_tix_direct(const vt_tmpl_index *x, int32_t k) {
+  return x->dpos && x->dpos[k] >= 0;
+}
+
 /* The keyed hash of `n` bytes at s (reads only those bytes). */
 static inline uint64_t vt_tix_hash(const vt_tmpl_index *x, const char *s, size_t n) {
   return vt_strhash_wide(x->k0, x->k1, s, n);

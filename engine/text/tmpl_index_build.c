@@ -2,7 +2,6 @@
  * tmpl_index.h) from a loaded model's records. */
 #include "text/tmpl_index_build.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,16 +154,20 @@ static void emit(split_ctx *c, int ncell) {
   if (x->n_ent * 2 > (uint64_t)x->mask + 1 && entries_grow(x)) c->bad = c->oom = 1;
 }
 
+/* Whether template k is direct (tmpl_index.h): a fast unigram template of one cell, not on an
+ * absolute row, at most pad away. */
+static int direct_fits(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t k) {
+  if (!x->fast[k] || ts->t[k].bigram || x->ncell[k] != 1) return 0;
+  const vt_tix_cell *c = x->cells + x->cell0[k];
+  return !c->abs && c->row >= -x->pad && c->row <= x->pad;
+}
+
 /* Lays out the direct templates' records by value id (tmpl_index.h), from the table's entries,
  * once every template's fast flag is final. Leaves dpos NULL when no template is direct or their
  * rows would hold more bytes than the table. Returns 0, or -1 when out of memory. */
 static int direct_build(vt_tmpl_index *x, const vt_tmplset *ts) {
   uint64_t places = 0;
-  for (int32_t k = 0; k < ts->n; k++) {
-    const vt_tix_cell *c = x->cells + x->cell0[k];
-    places += x->fast[k] && !ts->t[k].bigram && x->ncell[k] == 1 && !c->abs && c->row >= -x->pad &&
-              c->row <= x->pad;
-  }
+  for (int32_t k = 0; k < ts->n; k++) places += direct_fits(x, ts, k);
   if (!places || places * (uint64_t)x->n_val * 4 > ((uint64_t)x->mask + 1) * sizeof *x->slots)
     return 0;
   x->dpos = malloc((size_t)ts->n * sizeof *x->dpos);
@@ -172,13 +175,8 @@ static int direct_build(vt_tmpl_index *x, const vt_tmplset *ts) {
   x->dbase = calloc((size_t)x->n_cs + 1, sizeof *x->dbase);
   x->drec = calloc((size_t)(places * (uint64_t)x->n_val) + 1, sizeof *x->drec);
   if (!x->dpos || !x->dn || !x->dbase || !x->drec) return -1;
-  for (int32_t k = 0; k < ts->n; k++) {
-    const vt_tix_cell *c = x->cells + x->cell0[k];
-    x->dpos[k] = -1;
-    if (x->fast[k] && !ts->t[k].bigram && x->ncell[k] == 1 && !c->abs && c->row >= -x->pad &&
-        c->row <= x->pad)
-      x->dpos[k] = (int32_t)x->dn[c->slot]++;
-  }
+  for (int32_t k = 0; k < ts->n; k++)
+    x->dpos[k] = direct_fits(x, ts, k) ? (int32_t)x->dn[x->cells[x->cell0[k]].slot]++ : -1;
   for (int32_t sl = 1; sl <= x->n_cs; sl++)
     x->dbase[sl] = x->dbase[sl - 1] + (uint64_t)x->dn[sl - 1] * (uint64_t)x->n_val;
   for (uint64_t i = 0; i <= x->mask; i++) {

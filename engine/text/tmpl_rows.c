@@ -141,7 +141,7 @@ vt_status vt_tix_emissions(const vt_textmodel *m, const int32_t *cid, int32_t T,
    * the sums, token by token in template order: the misses of a sentence overlap */
   for (size_t j = 0; j < nu; j++) {
     const int32_t k = ts->u_ord[j];
-    if (x->dpos && x->dpos[k] >= 0)
+    if (vt_tix_direct(x, k))
       direct_records(m, k, cid, T, nu, rec + j);
     else
       template_keys(x, ts, k, cid, T, nu, key + j, at + j);
@@ -151,7 +151,7 @@ vt_status vt_tix_emissions(const vt_textmodel *m, const int32_t *cid, int32_t T,
     for (size_t j = 0; j < nu; j++) {
       const size_t i = (size_t)t * nu + j;
       const int32_t k = ts->u_ord[j];
-      if (x->dpos && x->dpos[k] >= 0) {
+      if (vt_tix_direct(x, k)) {
         if (rec[i]) prefetch_bytes(rec[i], 72 + 4 * L);
         continue;
       }
@@ -171,8 +171,10 @@ vt_status vt_tix_emissions(const vt_textmodel *m, const int32_t *cid, int32_t T,
   for (int32_t t = 0; t < T; t++) {
     double *e = E + (size_t)t * L;
     const uint8_t *const *r = rec + (size_t)t * nu;
-    /* the records in template order: each run of dense ones summed in registers (CRF++'s are all
-     * dense), a sparse one added where it comes: the bits of adding them one by one */
+    /* the records in template order: each run of dense ones summed in registers, a sparse one
+     * added where it comes: the bits of adding them one by one. The first run has a loop of its
+     * own: a token of dense records only (CRF++'s) takes one sum and no flag (a CRF++ run 2%
+     * faster than with one loop for both; vitesse's own model, which mixes them, 1.5% slower). */
     size_t n = 0, j = 0;
     for (; j < nu; j++) {
       if (!r[j]) {
@@ -199,10 +201,7 @@ vt_status vt_tix_emissions(const vt_textmodel *m, const int32_t *cid, int32_t T,
       }
       sum(e, row, n, L, 1);
       n = 0;
-      if (m->key_bytes == 2)
-        for (uint32_t i = 0; i < f.nnz; i++) e[((const uint16_t *)f.keys)[i]] += f.vals[i];
-      else
-        for (uint32_t i = 0; i < f.nnz; i++) e[((const uint32_t *)f.keys)[i]] += f.vals[i];
+      vt_feat_add_sparse(&f, m->key_bytes, e);
     }
     if (n) sum(e, row, n, L, 1);
   }
