@@ -239,6 +239,7 @@ vt_status vt_obs_decode(const vt_obs_lattice *lat, const vt_decode_opts *opts, v
   }
   vt_status st;
   int32_t n = 1;
+  const int listed = opts->algo == VT_ALGO_KBEST_VITERBI || opts->algo == VT_ALGO_BEAM;
   switch (opts->algo) {
   case VT_ALGO_KBEST_VITERBI: st = kbest(lat, opts->k, arena, labels, &n); break;
   case VT_ALGO_BEAM: st = beam(lat, opts->beam, opts->k, arena, labels, &n); break;
@@ -248,11 +249,9 @@ vt_status vt_obs_decode(const vt_obs_lattice *lat, const vt_decode_opts *opts, v
   default: st = viterbi(lat, vt_kernels_active()->maxplus, arena, labels, scores); break;
   }
   if (st != VT_OK) return st;
-  if (opts->algo == VT_ALGO_KBEST_VITERBI || opts->algo == VT_ALGO_BEAM)
+  if (listed) /* their paths' scores; Viterbi's is its own */
     for (int32_t p = 0; p < n; p++) scores[p] = vt_obs_path_score(lat, labels + (size_t)p * lat->T);
-  if (n == 1 && opts->algo != VT_ALGO_KBEST_VITERBI && opts->algo != VT_ALGO_BEAM &&
-      scores[0] == -INFINITY)
-    n = 0;
+  if (n == 1 && !listed && scores[0] == -INFINITY) n = 0;
   *n_paths = n;
   return VT_OK;
 }
