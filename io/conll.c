@@ -288,19 +288,16 @@ static int32_t split_blanks(const char *s, size_t len, uint32_t base, uint32_t *
     uint64_t ws = blanks64(s + blk);
     if (len - blk < 64) ws |= ~0ull << (len - blk);
     const uint64_t before = ws << 1 | prev_blank; /* bit i: byte i - 1 is a blank */
-    uint64_t starts = ~ws & before, ends = ws & ~before;
+    const uint64_t starts = ~ws & before;         /* the other changes end a field */
     prev_blank = ws >> 63;
-    while (starts | ends) {
-      const uint64_t ns = starts ? starts & -starts : ~0ull, ne = ends ? ends & -ends : ~0ull;
-      if (ns < ne) { /* a field starts */
-        start = (uint32_t)(blk + (size_t)__builtin_ctzll(starts));
-        starts &= starts - 1;
-      } else { /* the open field ends */
-        const uint32_t end = (uint32_t)(blk + (size_t)__builtin_ctzll(ends));
+    for (uint64_t ch = ws ^ before; ch; ch &= ch - 1) { /* starts and ends, in turn */
+      const uint32_t i = (uint32_t)(blk + (size_t)__builtin_ctzll(ch));
+      if (starts >> (i - blk) & 1) {
+        start = i;
+      } else {
         fl[at++] = base + start;
-        fl[at++] = end - start;
+        fl[at++] = i - start;
         n++;
-        ends &= ends - 1;
       }
     }
   }
