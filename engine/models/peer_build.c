@@ -216,7 +216,7 @@ vt_status vt_peer_build_finish(vt_peer_build *b, const char *name, vt_textmodel 
       goto done;
     }
   }
-  free(b->A); /* one copy of the table at a time: the floats, then the image, then the model */
+  free(b->A); /* the doubles go once they are floats; the floats last until the model is built */
   b->A = NULL;
   for (int32_t y = 0; y < L; y++) rank[y] = y; /* no training counts: the peer's order */
   img.L = L;
