@@ -249,6 +249,82 @@ TEST(wapiti) {
   vt_textmodel_free(m);
 }
 
+/* Templates of two to four cells over few values (a token's first byte, whether it holds an
+ * 'a'; '|' between them, which no token holds) are grids: found by their cells' local ids,
+ * without the table. One over every token's text, one far away and the bigram are not. */
+TEST(grids) {
+  test_rng r = {15};
+  vt_textmodel *m = model_make("U00:%m[-1,0,\"^.?\"]|%m[0,0,\"^.?\"]\n"
+                               "U01:%m[-1,0,\"^.?\"]|%m[0,0,\"^.?\"]|%m[1,0,\"^.?\"]\n"
+                               "U02:%t[-2,0,\"a\"]|%t[-1,0,\"a\"]|%t[0,0,\"a\"]|%t[1,0,\"a\"]\n"
+                               "U03:%x[0,0]\n"
+                               "U04:%t[0,0,\"a\"]|%m[1,0,\"^.?\"]\n"
+                               "U05:%m[-9,0,\"^.?\"]|%m[40,0,\"^.?\"]\n"
+                               "U06:%x[-1,0]/%x[0,0]/%x[1,0]\n"
+                               "B\n"
+                               "B07:%t[-1,0,\"a\"]|%t[0,0,\"a\"]\n",
+                               VT_ORIGIN_CRFPP, &r);
+  REQUIRE(m && m->tix, "a model with an index");
+  const vt_tmpl_index *x = m->tix;
+  EXPECT(x->all_fast && m->obs_bigram, "every template through the index, a bigram of cells");
+  EXPECT(vt_tix_grid(x, 0) && vt_tix_grid(x, 1) && vt_tix_grid(x, 2) && vt_tix_grid(x, 4),
+         "two, three and four cells of few values, of one slot or two: grids");
+  EXPECT(!vt_tix_grid(x, 3) && vt_tix_direct(x, 3), "one cell: direct, not a grid");
+  EXPECT(!vt_tix_grid(x, 5), "cells past the sentinels kept beside the tokens: the table");
+  EXPECT(!vt_tix_grid(x, 6), "three cells of every text: too sparse a grid, the table");
+  int bigrams = 0;
+  for (int32_t k = 0; k < m->tmpl.n; k++)
+    if (m->tmpl.t[k].bigram) bigrams += 1 + vt_tix_grid(x, k);
+  EXPECT(bigrams == 1, "the bigram of two cells of few values: the table");
+  EXPECT_EQ_INT(compare(m, &r), 0, "sentences whose emissions differ with the grids");
+  vt_textmodel_free(m);
+}
+
+/* A grid cell spans the values its own template's records hold, not every value of its slot:
+ * U00's first cell holds 'a' and 'b' only, while U01 gives the same slot every first byte; a
+ * token that starts with another byte has a local id past U00's span, and U00 has no feature
+ * there. */
+TEST(grid_spans) {
+  static const char *const FIRST[] = {"a", "b", "/", "", "_", "x", "U"};
+  enum { NF = sizeof FIRST / sizeof *FIRST };
+  char err[256];
+  vt_peer_build b;
+  vt_textmodel *m = NULL;
+  test_rng r = {16};
+  EXPECT(vt_peer_build_init(&b, L, 1.0, "t", err, sizeof err) == VT_OK, "init: %s", err);
+  b.origin = VT_ORIGIN_CRFPP;
+  for (int y = 0; y < L; y++) vt_peer_build_label(&b, &"ABCDEFGHIJKL"[y], 1);
+  static const char *const TMPL[] = {"U00:%m[0,0,\"^.?\"]|%t[0,0,\"a\"]",
+                                     "U01:%m[-1,0,\"^.?\"]|%m[0,0,\"^.?\"]", "B"};
+  for (int k = 0; k < 3; k++) vt_peer_build_template(&b, TMPL[k], strlen(TMPL[k]));
+  EXPECT(vt_peer_build_templates_end(&b, "t", err, sizeof err) == VT_OK, "%s", err);
+  double w[L];
+  char f[64];
+  for (int i = 0; i < 2; i++) {
+    for (int y = 0; y < L; y++) w[y] = test_unit(&r) - 0.5;
+    const int n = snprintf(f, sizeof f, "U00:%s|%s", FIRST[i], i ? "false" : "true");
+    EXPECT(vt_peer_build_feature(&b, f, (size_t)n, 0, w) == VT_OK, "feature");
+  }
+  for (int i = 0; i < NF; i++)
+    for (int j = 0; j < NF; j++) {
+      for (int y = 0; y < L; y++) w[y] = test_unit(&r) - 0.5;
+      const int n = snprintf(f, sizeof f, "U01:%s|%s", FIRST[i], FIRST[j]);
+      EXPECT(vt_peer_build_feature(&b, f, (size_t)n, 0, w) == VT_OK, "feature");
+    }
+  double A[L * L];
+  for (int i = 0; i < L * L; i++) A[i] = test_unit(&r) - 0.5;
+  vt_peer_build_trans(&b, A);
+  EXPECT(vt_peer_build_finish(&b, "t", &m, err, sizeof err) == VT_OK, "finish: %s", err);
+  vt_peer_build_free(&b);
+  REQUIRE(m && m->tix, "a model with an index");
+  const vt_tmpl_index *x = m->tix;
+  REQUIRE(vt_tix_grid(x, 0) && vt_tix_grid(x, 1), "both templates are grids");
+  EXPECT(x->gdim[x->cell0[0]] == 2 && x->gdim[x->cell0[1]] == NF,
+         "U00's first cell spans its two values, U01's every first byte");
+  EXPECT_EQ_INT(compare(m, &r), 0, "sentences whose emissions differ with the grids");
+  vt_textmodel_free(m);
+}
+
 /* A model whose index would take work out of proportion to its size (2,000 templates whose
  * literal before the first macro is one letter, each tried on every record) loads without one,
  * and tags as the strings say. */
@@ -280,4 +356,5 @@ TEST(work_bound) {
   vt_textmodel_free(m);
 }
 
-TEST_MAIN(CASE(crfpp_mixed), CASE(crfpp_all_fast), CASE(wapiti), CASE(work_bound))
+TEST_MAIN(CASE(crfpp_mixed), CASE(crfpp_all_fast), CASE(wapiti), CASE(grids), CASE(grid_spans),
+          CASE(work_bound))

@@ -29,6 +29,11 @@ void vt_tmpl_index_free(vt_tmpl_index *x) {
   free(x->dn);
   free(x->dbase);
   free(x->drec);
+  free(x->gbase);
+  free(x->gdim);
+  free(x->lrow);
+  free(x->lid);
+  free(x->grec);
   free(x);
 }
 

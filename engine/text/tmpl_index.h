@@ -36,6 +36,8 @@
 #define VT_TIX_SENT 32
 /* Cells (macros) a template the index finds may have. */
 #define VT_TIX_MAX_CELLS 16
+/* A value no record of a grid template holds in a slot (tmpl_index.h's grids). */
+#define VT_TIX_NO_LID 0xFFFF
 
 typedef struct vt_tix_entry {
   uint64_t key;  /* template << 52 | id1 << 26 | id2 */
@@ -95,6 +97,20 @@ typedef struct vt_tmpl_index {
   uint32_t *dn;
   uint64_t *dbase;
   uint32_t *drec;
+  /* Grid templates: unigram templates of two or more near cells whose cells hold few values,
+   * found by their cells' local ids in a grid of records, without the table. A slot a grid
+   * template reads numbers the values in its records 0, 1, ..., those in more records first:
+   * value v's local id is lid[lrow[sl] * n_val + v] (VT_TIX_NO_LID: no record holds v there).
+   * Cell i of x->cells (of a grid template) spans local ids 0..gdim[i]-1. Template k's record
+   * for cells of local ids l1..lm is grec[gbase[k] + p], p the ids read as digits of bases
+   * gdim (l1 the most significant): word offset + 1, 0: none (also where some l is past its
+   * span), the entry of the table for the same key. gbase is NULL when no template is a grid;
+   * gbase[k] is UINT64_MAX for a template that is not. */
+  uint64_t *gbase;
+  uint32_t *gdim;
+  int32_t *lrow;
+  uint16_t *lid;
+  uint32_t *grec;
   int any_fast;   /* some unigram template is fast */
   int all_fast;   /* every unigram template is fast */
   int wapiti;     /* the templates' dialect (sentinels) */
@@ -105,6 +121,11 @@ typedef struct vt_tmpl_index {
 /* Whether template k is found by its cell's value id (the direct templates above). */
 static inline int vt_tix_direct(const vt_tmpl_index *x, int32_t k) {
   return x->dpos && x->dpos[k] >= 0;
+}
+
+/* Whether template k is found by its cells' local ids (the grid templates above). */
+static inline int vt_tix_grid(const vt_tmpl_index *x, int32_t k) {
+  return x->gbase && x->gbase[k] != UINT64_MAX;
 }
 
 /* The keyed hash of `n` bytes at s (reads only those bytes). */

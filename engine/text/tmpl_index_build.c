@@ -191,6 +191,155 @@ static int direct_build(vt_tmpl_index *x, const vt_tmplset *ts) {
   return 0;
 }
 
+/* Cells a grid may have per record of its template: a grid is at most this sparse. */
+#define GRID_FILL 64
+/* Cells of one grid at most (1 MB): at 4 MB a grid of POS and word cells made vitesse's own
+ * chunking model no faster. */
+#define GRID_MAX ((uint64_t)1 << 18)
+
+/* Whether template k may be a grid (tmpl_index.h): a fast unigram template of two or more cells,
+ * none on an absolute row or more than pad away. */
+static int grid_may(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t k) {
+  if (!x->fast[k] || ts->t[k].bigram || x->ncell[k] < 2) return 0;
+  const vt_tix_cell *c = x->cells + x->cell0[k];
+  for (int i = 0; i < x->ncell[k]; i++)
+    if (c[i].abs || c[i].row < -x->pad || c[i].row > x->pad) return 0;
+  return 1;
+}
+
+/* The value ids of entry e's n cells. */
+static void entry_ids(const vt_tmpl_index *x, const vt_tix_entry *e, int n, int32_t *id) {
+  id[0] = (int32_t)(e->key >> 26 & 0x3FFFFFF);
+  id[1] = (int32_t)(e->key & 0x3FFFFFF);
+  for (int j = 2; j < n; j++)
+    id[j] = (int32_t)(n == 3 ? e->tail : x->tails[e->tail + (uint32_t)j - 2]);
+}
+
+/* A value of a slot and how many grid records hold it there. */
+typedef struct lid_use {
+  uint32_t n;
+  int32_t v;
+} lid_use;
+
+static int lid_use_cmp(const void *a, const void *b) {
+  const lid_use *p = a, *q = b;
+  if (p->n != q->n) return p->n > q->n ? -1 : 1;
+  return (p->v > q->v) - (p->v < q->v);
+}
+
+/* Lays out the grid templates' records (tmpl_index.h) from the table's entries, after
+ * direct_build. A slot's local ids go to the values in most records of the templates that may be
+ * grids first, so that a cell of a grid spans the values its template's records hold there
+ * (a slot may hold more: a word/POS template whose words hold a '/' reads some of them as POS
+ * values), the common ones first. A template is a grid when its grid has at most GRID_MAX cells
+ * and GRID_FILL per record, and the grids together take no more bytes than the table; gbase
+ * stays NULL when none is. Returns 0, or -1 when out of memory. */
+static int grid_build(vt_tmpl_index *x, const vt_tmplset *ts) {
+  int st = -1;
+  const size_t nv = (size_t)x->n_val, ncs = (size_t)x->n_cs;
+  uint8_t *may = calloc((size_t)ts->n + 1, 1);
+  uint64_t *n_ent = calloc((size_t)ts->n + 1, sizeof *n_ent);
+  uint32_t *cnt = NULL;  /* per slot and value: the may-templates' records that hold it there */
+  uint16_t *lids = NULL; /* per slot and value: its local id */
+  lid_use *use = NULL;
+  int32_t id[VT_TIX_MAX_CELLS];
+  int any = 0;
+  if (!may || !n_ent) goto done;
+  for (int32_t k = 0; k < ts->n; k++) {
+    may[k] = (uint8_t)grid_may(x, ts, k);
+    any |= may[k];
+  }
+  st = 0;
+  if (!any) goto done;
+  st = -1;
+  cnt = calloc(ncs * nv + 1, sizeof *cnt);
+  lids = malloc(ncs * nv * sizeof *lids + 1);
+  use = malloc((nv + 1) * sizeof *use);
+  x->gdim = calloc((size_t)x->cell0[ts->n] + 1, sizeof *x->gdim);
+  x->gbase = malloc(((size_t)ts->n + 1) * sizeof *x->gbase);
+  x->lrow = malloc((ncs + 1) * sizeof *x->lrow);
+  if (!cnt || !lids || !use || !x->gdim || !x->gbase || !x->lrow) goto done;
+  for (uint64_t i = 0; i <= x->mask; i++) {
+    const vt_tix_entry *e = &x->slots[i];
+    const int32_t k = (int32_t)(e->key >> 52);
+    if (!e->rec || !may[k]) continue;
+    const vt_tix_cell *c = x->cells + x->cell0[k];
+    n_ent[k]++;
+    entry_ids(x, e, x->ncell[k], id);
+    for (int j = 0; j < x->ncell[k]; j++) cnt[(size_t)c[j].slot * nv + (size_t)id[j]]++;
+  }
+  memset(lids, 0xFF, ncs * nv * sizeof *lids);
+  for (size_t sl = 0; sl < ncs; sl++) { /* local ids, the values in most records first */
+    size_t m = 0;
+    for (size_t v = 0; v < nv; v++)
+      if (cnt[sl * nv + v]) use[m++] = (lid_use){cnt[sl * nv + v], (int32_t)v};
+    qsort(use, m, sizeof *use, lid_use_cmp);
+    for (size_t i = 0; i < m && i < VT_TIX_NO_LID; i++)
+      lids[sl * nv + (size_t)use[i].v] = (uint16_t)i;
+  }
+  for (uint64_t i = 0; i <= x->mask; i++) { /* each cell's span of local ids */
+    const vt_tix_entry *e = &x->slots[i];
+    const int32_t k = (int32_t)(e->key >> 52);
+    if (!e->rec || !may[k]) continue;
+    const vt_tix_cell *c = x->cells + x->cell0[k];
+    uint32_t *dim = x->gdim + x->cell0[k];
+    entry_ids(x, e, x->ncell[k], id);
+    for (int j = 0; j < x->ncell[k]; j++) {
+      const uint32_t l = lids[(size_t)c[j].slot * nv + (size_t)id[j]];
+      if (l + 1 > dim[j]) dim[j] = l + 1; /* VT_TIX_NO_LID + 1: too many values for a grid */
+    }
+  }
+  uint64_t total = 0;
+  const uint64_t room = ((uint64_t)x->mask + 1) * sizeof *x->slots / sizeof *x->grec;
+  int32_t rows = 0;
+  for (size_t sl = 0; sl < ncs; sl++) x->lrow[sl] = -1;
+  for (int32_t k = 0; k < ts->n; k++) {
+    x->gbase[k] = UINT64_MAX;
+    if (!may[k]) continue;
+    const vt_tix_cell *c = x->cells + x->cell0[k];
+    const uint32_t *dim = x->gdim + x->cell0[k];
+    uint64_t cells = 1;
+    for (int j = 0; j < x->ncell[k] && cells <= GRID_MAX; j++)
+      cells = dim[j] <= VT_TIX_NO_LID ? cells * dim[j] : GRID_MAX + 1;
+    if (cells > GRID_MAX || cells > GRID_FILL * n_ent[k] || total + cells > room) continue;
+    x->gbase[k] = total;
+    total += cells;
+    for (int j = 0; j < x->ncell[k]; j++)
+      if (x->lrow[c[j].slot] < 0) x->lrow[c[j].slot] = rows++;
+  }
+  if (!total) {
+    free(x->gbase);
+    x->gbase = NULL;
+    st = 0;
+    goto done;
+  }
+  x->lid = malloc((size_t)rows * nv * sizeof *x->lid + 1);
+  x->grec = calloc((size_t)total, sizeof *x->grec);
+  if (!x->lid || !x->grec) goto done;
+  for (size_t sl = 0; sl < ncs; sl++)
+    if (x->lrow[sl] >= 0)
+      memcpy(x->lid + (size_t)x->lrow[sl] * nv, lids + sl * nv, nv * sizeof *lids);
+  for (uint64_t i = 0; i <= x->mask; i++) {
+    const vt_tix_entry *e = &x->slots[i];
+    const int32_t k = (int32_t)(e->key >> 52);
+    if (!e->rec || !vt_tix_grid(x, k)) continue;
+    const vt_tix_cell *c = x->cells + x->cell0[k];
+    uint64_t at = 0;
+    entry_ids(x, e, x->ncell[k], id);
+    for (int j = 0; j < x->ncell[k]; j++)
+      at = at * x->gdim[x->cell0[k] + (uint32_t)j] + lids[(size_t)c[j].slot * nv + (size_t)id[j]];
+    x->grec[x->gbase[k] + at] = e->rec;
+  }
+  st = 0;
+done:
+  free(may);
+  free(n_ent);
+  free(cnt);
+  free(lids);
+  free(use);
+  return st;
+}
+
 /* Reads the string from byte `pos` as items j.. of the template (`cell` cells read so far). */
 static void split(split_ctx *c, uint32_t j, size_t pos, int cell) {
   if (c->bad || ++c->steps > MAX_STEPS) {
@@ -433,7 +582,7 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
       const int64_t d = x->cells[i].row < 0 ? -(int64_t)x->cells[i].row : x->cells[i].row;
       if (d > x->pad) x->pad = d > VT_TIX_SENT ? VT_TIX_SENT : (int32_t)d;
     }
-  if (direct_build(x, ts)) goto fail;
+  if (direct_build(x, ts) || grid_build(x, ts)) goto fail;
   x->sent = malloc(((size_t)x->n_cs * 2 * (VT_TIX_SENT + 1) + 1) * sizeof *x->sent);
   if (!x->sent) goto fail;
   for (int32_t sl = 0; sl < x->n_cs; sl++)

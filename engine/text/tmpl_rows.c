@@ -119,6 +119,38 @@ static void direct_records(const vt_textmodel *m, int32_t k, const int32_t *cid,
   }
 }
 
+/* Records of grid template k (tmpl_index.h) at every position into rec[t * stride] (NULL:
+ * none), prefetching each: its cells' local ids lead to its place in the grid. */
+static void grid_records(const vt_textmodel *m, int32_t k, const int32_t *cid, int32_t T,
+                         size_t stride, const uint8_t **rec) {
+  const vt_tmpl_index *x = m->tix;
+  const vt_tix_cell *cl = x->cells + x->cell0[k];
+  const int n = x->ncell[k];
+  const size_t ncs = (size_t)x->n_cs;
+  const uint32_t *g = x->grec + x->gbase[k];
+  const int32_t *c[VT_TIX_MAX_CELLS];
+  const uint16_t *lid[VT_TIX_MAX_CELLS];
+  uint32_t base[VT_TIX_MAX_CELLS];
+  for (int i = 0; i < n; i++) {
+    c[i] = cid + (ptrdiff_t)cl[i].row * (ptrdiff_t)ncs + cl[i].slot;
+    lid[i] = x->lid + (size_t)x->lrow[cl[i].slot] * (size_t)x->n_val;
+    base[i] = x->gdim[x->cell0[k] + (uint32_t)i];
+  }
+  for (int32_t t = 0; t < T; t++) {
+    uint64_t at = 0;
+    int none = 0;
+    for (int i = 0; i < n; i++) {
+      const int32_t a = c[i][(size_t)t * ncs];
+      const uint32_t l = a >= 0 ? lid[i][a] : VT_TIX_NO_LID;
+      none |= l >= base[i];
+      at = at * base[i] + l;
+    }
+    const uint32_t r = none ? 0 : g[at];
+    rec[(size_t)t * stride] = r ? m->recs + 4 * (uint64_t)(r - 1) : NULL;
+    if (r) __builtin_prefetch(rec[(size_t)t * stride]);
+  }
+}
+
 /* Prefetches the n bytes at p. */
 static inline void prefetch_bytes(const void *p, size_t n) {
   const char *c = p;
@@ -143,6 +175,8 @@ vt_status vt_tix_emissions(const vt_textmodel *m, const int32_t *cid, int32_t T,
     const int32_t k = ts->u_ord[j];
     if (vt_tix_direct(x, k))
       direct_records(m, k, cid, T, nu, rec + j);
+    else if (vt_tix_grid(x, k))
+      grid_records(m, k, cid, T, nu, rec + j);
     else
       template_keys(x, ts, k, cid, T, nu, key + j, at + j);
   }
@@ -151,7 +185,7 @@ vt_status vt_tix_emissions(const vt_textmodel *m, const int32_t *cid, int32_t T,
     for (size_t j = 0; j < nu; j++) {
       const size_t i = (size_t)t * nu + j;
       const int32_t k = ts->u_ord[j];
-      if (vt_tix_direct(x, k)) {
+      if (vt_tix_direct(x, k) || vt_tix_grid(x, k)) {
         if (rec[i]) prefetch_bytes(rec[i], 72 + 4 * L);
         continue;
       }
