@@ -314,6 +314,73 @@ static int put_joined(const vt_tokens *tk, int32_t t, vt_textbuf *out) {
   return 0;
 }
 
+/* Copies n bytes from s to d, short ones (the fields and labels of a token line) without a call:
+ * two overlapping words. */
+static inline void copy_short(char *d, const char *s, size_t n) {
+  uint64_t a, b;
+  uint32_t c, e;
+  if (n >= 8 && n <= 16) {
+    memcpy(&a, s, 8);
+    memcpy(&b, s + n - 8, 8);
+    memcpy(d, &a, 8);
+    memcpy(d + n - 8, &b, 8);
+  } else if (n >= 4 && n < 8) {
+    memcpy(&c, s, 4);
+    memcpy(&e, s + n - 4, 4);
+    memcpy(d, &c, 4);
+    memcpy(d + n - 4, &e, 4);
+  } else if (n < 4) {
+    for (size_t i = 0; i < n; i++) d[i] = s[i];
+  } else {
+    memcpy(d, s, n);
+  }
+}
+
+/* put_sentence without marginals: room for the whole sentence is made once, and its lines are
+ * copied without a check per field. 0 or -1. */
+static int put_plain(const vt_textmodel *m, const vt_sentbatch *b, const vt_sentence *se,
+                     const vt_tokens *tk, const int32_t *y, char sep, int join, vt_textbuf *out) {
+  size_t lab_max = 1, room = 0;
+  for (int32_t j = 0; j < m->L; j++) {
+    size_t n;
+    vt_textmodel_label(m, j, &n);
+    lab_max = n > lab_max ? n : lab_max;
+  }
+  const size_t per_line = lab_max + (join ? (size_t)tk->ncols : 0) + 2;
+  for (uint32_t l = se->line0; l < se->line0 + se->nlines; l++) room += b->lines[l].len + per_line;
+  if (vt_textbuf_reserve(out, room)) return -1;
+  char *o = out->p + out->len;
+  for (uint32_t l = se->line0; l < se->line0 + se->nlines; l++) {
+    const vt_sentline *ln = &b->lines[l];
+    if (ln->tok < 0) {
+      copy_short(o, b->bytes + ln->off, ln->len);
+      o += ln->len;
+      *o++ = '\n';
+      continue;
+    }
+    if (join) { /* crf_test's token line: the non-empty columns, each followed by a tab */
+      const uint32_t *f = tk->fields + 2 * ((size_t)ln->tok * (size_t)tk->ncols);
+      for (int32_t c = 0; c < tk->ncols; c++, f += 2) {
+        if (f[1] == 0) continue;
+        copy_short(o, tk->base + f[0], f[1]);
+        o += f[1];
+        *o++ = '\t';
+      }
+    } else {
+      copy_short(o, b->bytes + ln->off, ln->len);
+      o += ln->len;
+      *o++ = sep;
+    }
+    size_t llen = 1;
+    const char *lab = y ? vt_textmodel_label(m, y[ln->tok], &llen) : "_";
+    copy_short(o, lab, llen);
+    o += llen;
+    *o++ = '\n';
+  }
+  out->len = (size_t)(o - out->p);
+  return 0;
+}
+
 /* Appends the lines of sentence `se` with the labels of path y (NULL: "_") after the byte `sep`
  * (0: the line's separator); with `marg` (T*L, verbose >= 1) each label gets its marginal, and
  * with verbose 2 every label of the model follows with its own. With `join` (tk: the sentence's
@@ -322,6 +389,7 @@ static int put_sentence(const vt_textmodel *m, const vt_sentbatch *b, const vt_s
                         const vt_tokens *tk, const int32_t *y, const double *marg, int verbose,
                         char sep, int join, vt_textbuf *out) {
   if (!sep) sep = se->sep;
+  if (!verbose) return put_plain(m, b, se, tk, y, sep, join, out);
   for (uint32_t l = se->line0; l < se->line0 + se->nlines; l++) {
     const vt_sentline *ln = &b->lines[l];
     size_t llen = 0;
