@@ -42,7 +42,7 @@ static void run(check which, int32_t L, int32_t T, score_mode mode, int with_del
     }
     doff[t + 1] = n;
   }
-  vt_obs_lattice lat = {L, T, A, S, F, E, doff, dkey, dval};
+  vt_obs_lattice lat = {L, T, A, S, F, E, doff, dkey, dval, NULL};
 
   /* Brute force: every path's score, sorted. */
   int32_t np = 1;
@@ -210,7 +210,7 @@ TEST(viterbi_path_as_the_plain_loop) {
       }
       doff[t + 1] = n;
     }
-    vt_obs_lattice lat = {L, T, A, S, F, E, doff, dkey, dval};
+    vt_obs_lattice lat = {L, T, A, S, F, E, doff, dkey, dval, NULL};
     viterbi_plain(&lat, want);
     const vt_algo algos[2] = {VT_ALGO_VITERBI, VT_ALGO_VITERBI_SCALAR};
     for (int a = 0; a < 2; a++) {
@@ -230,5 +230,68 @@ TEST(viterbi_path_as_the_plain_loop) {
   EXPECT(cases == 800, "%d cases", cases);
 }
 
+/* A lattice given as one edge matrix per position (A plus that position's deltas, in their
+ * order) decodes as the same lattice given as deltas, with every algorithm: the same paths and
+ * the same score bits, ties (small integer scores) and -inf included. */
+TEST(matrices_as_deltas) {
+  enum { LM = 9, TM = 7, DM = 12 };
+  static double A[LM * LM], S[LM], F[LM], E[TM * LM], dval[TM * DM];
+  static double mats[TM][LM * LM + 16];
+  static int32_t dkey[TM * DM], y1[4 * TM], y2[4 * TM];
+  const double *Mt[TM];
+  int64_t doff[TM + 1];
+  double s1[4], s2[4];
+  test_rng r = {12};
+  int differ = 0, cases = 0;
+  const vt_algo algos[4] = {VT_ALGO_VITERBI, VT_ALGO_VITERBI_SCALAR, VT_ALGO_KBEST_VITERBI,
+                            VT_ALGO_BEAM};
+  for (int rep = 0; rep < 300; rep++) {
+    const int32_t L = 1 + test_int(&r, LM), T = 1 + test_int(&r, TM);
+    for (int32_t i = 0; i < L * L; i++)
+      A[i] = test_int(&r, 9) ? (double)test_int(&r, 3) : -INFINITY;
+    for (int32_t j = 0; j < L; j++) {
+      S[j] = test_int(&r, 3);
+      F[j] = test_int(&r, 3);
+    }
+    for (int32_t i = 0; i < T * L; i++) E[i] = test_int(&r, 3);
+    int64_t n = 0;
+    doff[0] = doff[1] = 0;
+    for (int32_t t = 1; t < T; t++) {
+      for (int32_t k = test_int(&r, DM); k > 0; k--, n++) {
+        dkey[n] = test_int(&r, L * L);
+        dval[n] = (test_int(&r, 5) - 2) * 0.5;
+      }
+      doff[t + 1] = n;
+      memset(mats[t], 0, sizeof mats[t]);
+      memcpy(mats[t], A, (size_t)L * L * sizeof *A);
+      for (int64_t d = doff[t]; d < doff[t + 1]; d++) mats[t][dkey[d]] += dval[d];
+      Mt[t] = mats[t];
+    }
+    Mt[0] = NULL;
+    const vt_obs_lattice ld = {L, T, A, S, F, E, doff, dkey, dval, NULL};
+    const vt_obs_lattice lm = {L, T, A, S, F, E, NULL, NULL, NULL, Mt};
+    for (int a = 0; a < 4; a++) {
+      vt_arena *arena;
+      vt_arena_create(&arena, 0);
+      vt_decode_opts o;
+      vt_decode_opts_init(&o);
+      o.algo = algos[a];
+      o.k = algos[a] == VT_ALGO_KBEST_VITERBI || algos[a] == VT_ALGO_BEAM ? 4 : 1;
+      o.beam = 2;
+      int32_t n1 = 0, n2 = 0;
+      const vt_status st1 = vt_obs_decode(&ld, &o, arena, y1, s1, &n1, NULL);
+      vt_arena_reset(arena);
+      const vt_status st2 = vt_obs_decode(&lm, &o, arena, y2, s2, &n2, NULL);
+      differ += st1 != VT_OK || st2 != VT_OK || n1 != n2 ||
+                memcmp(y1, y2, sizeof(int32_t) * (size_t)(T * n1)) != 0 ||
+                memcmp(s1, s2, sizeof(double) * (size_t)n1) != 0;
+      cases += n1 > 0;
+      vt_arena_destroy(arena);
+    }
+  }
+  EXPECT_EQ_INT(differ, 0, "lattices decoded otherwise as matrices than as deltas");
+  EXPECT(cases > 900, "%d cases with a path", cases);
+}
+
 TEST_MAIN(CASE(viterbi_path_as_the_plain_loop), CASE(viterbi_optimal), CASE(kbest_scores),
-          CASE(beam_full_width_optimal), CASE(staggered_col_refused))
+          CASE(beam_full_width_optimal), CASE(staggered_col_refused), CASE(matrices_as_deltas))

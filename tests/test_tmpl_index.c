@@ -120,6 +120,19 @@ static vt_textmodel *model_make(const char *tmpl, uint32_t origin, test_rng *r) 
   return m;
 }
 
+/* Positions whose edges came as the index's matrices, over every compare() so far. */
+static int64_t mats;
+
+/* Position t's edge scores of lat: its own matrix, or A plus its deltas in their order. */
+static void edges(const vt_obs_lattice *lat, int32_t t, double *M) {
+  if (lat->Mt) {
+    memcpy(M, lat->Mt[t], (size_t)L * L * sizeof *M);
+    return;
+  }
+  memcpy(M, lat->A, (size_t)L * L * sizeof *M);
+  for (int64_t d = lat->doff[t]; d < lat->doff[t + 1]; d++) M[lat->dkey[d]] += lat->dval[d];
+}
+
 /* Emissions (and, for obs-bigram models, the lattice deltas) of NSENT random sentences with
  * the model's index and without it, and with the index and a 16-entry row cache (hits skip the
  * local templates' texts): the same bits and counts. Returns the mismatches. */
@@ -148,12 +161,20 @@ static int64_t compare(vt_textmodel *m, test_rng *r) {
     const size_t TL = (size_t)s.tk.T * L;
     bad += st1 != VT_OK || st2 != VT_OK || memcmp(E1, E2, TL * sizeof *E1) != 0 ||
            s1.unknown_features != s2.unknown_features || s1.lookups != s2.lookups;
-    if (m->obs_bigram && st1 == VT_OK && st2 == VT_OK) {
+    if (m->obs_bigram && st1 == VT_OK && st2 == VT_OK && !l1.Mt) {
       const int64_t nd = l1.doff[s.tk.T];
       bad += memcmp(l1.doff, l2.doff, ((size_t)s.tk.T + 1) * sizeof *l1.doff) != 0 ||
              memcmp(l1.dkey, l2.dkey, (size_t)nd * sizeof *l1.dkey) != 0 ||
              memcmp(l1.dval, l2.dval, (size_t)nd * sizeof *l1.dval) != 0;
     }
+    if (m->obs_bigram && st1 == VT_OK && st2 == VT_OK) /* the edges, however each is held */
+      for (int32_t t = 1; t < s.tk.T; t++) {
+        double M1[L * L], M2[L * L];
+        edges(&l1, t, M1);
+        edges(&l2, t, M2);
+        bad += memcmp(M1, M2, sizeof M1) != 0;
+        mats += l1.Mt != NULL;
+      }
     vt_tag_stats s3; /* the index and the cache (after the lattices are compared: a1 is reset) */
     memset(&s3, 0, sizeof s3);
     vt_arena_reset(a1);
@@ -190,6 +211,7 @@ TEST(crfpp_mixed) {
   EXPECT(!x->fast[9] && !x->all_fast,
          "four adjacent macros over long tokens read too many ways: strings");
   EXPECT(m->obs_bigram && x->fast[8], "the bigram template is found through the index");
+  EXPECT(!x->obs_mats, "a bigram of two cells: the edges as deltas");
   EXPECT(x->dpos && x->dpos[1] >= 0 && x->dpos[5] >= 0 && x->dpos[6] >= 0,
          "the one-cell templates (a field, a regex, a field and a literal) are direct");
   EXPECT(x->dpos && x->dpos[0] < 0 && x->dpos[2] < 0 && x->dpos[4] < 0 && x->dpos[8] < 0,
@@ -245,7 +267,11 @@ TEST(wapiti) {
              m->tix->dpos[2] < 0,
          "the one-cell unigrams are direct; the two-cell one and the bigram are not");
   EXPECT(m->obs_bigram, "the `*` template has a bigram");
+  EXPECT(m->tix->obs_mats && m->tix->obs_k == 2,
+         "one bigram of one cell beside `b`: the edges of each value as one matrix");
+  const int64_t mats0 = mats;
   EXPECT_EQ_INT(compare(m, &r), 0, "sentences whose features differ with the index");
+  EXPECT(mats > mats0 + 100, "the matrices served the positions (%lld)", (long long)(mats - mats0));
   vt_textmodel_free(m);
 }
 
@@ -325,6 +351,30 @@ TEST(grid_spans) {
   vt_textmodel_free(m);
 }
 
+/* CRF++'s bigram templates: one of one cell beside the label bigram. Each position's edges are
+ * the matrix of its cell's value: A plus the deltas of its record, the same bits as the deltas
+ * the strings find; a second bigram template of one cell leaves the edges to the deltas. */
+TEST(obs_matrices) {
+  test_rng r = {17};
+  vt_textmodel *m = model_make("U00:%x[0,0]\n"
+                               "B01:%x[-1,0]\n"
+                               "B\n",
+                               VT_ORIGIN_CRFPP, &r);
+  REQUIRE(m && m->tix && m->obs_bigram, "a model with an index and a bigram template");
+  const vt_tmpl_index *x = m->tix;
+  EXPECT(x->obs_mats && x->obs_k == 1 && x->obs_n > 5,
+         "the bigram of one cell picks a matrix (%d values)", x->obs_n);
+  const int64_t mats0 = mats;
+  EXPECT_EQ_INT(compare(m, &r), 0, "sentences whose edges differ with the matrices");
+  EXPECT(mats > mats0 + 100, "the matrices served the positions (%lld)", (long long)(mats - mats0));
+  vt_textmodel_free(m);
+  m = model_make("U00:%x[0,0]\nB01:%x[-1,0]\nB02:%x[0,0]\n", VT_ORIGIN_CRFPP, &r);
+  REQUIRE(m && m->tix && m->obs_bigram, "a model with two bigram templates");
+  EXPECT(!m->tix->obs_mats, "two bigram templates: the deltas");
+  EXPECT_EQ_INT(compare(m, &r), 0, "sentences whose edges differ with the index");
+  vt_textmodel_free(m);
+}
+
 /* A model whose index would take work out of proportion to its size (2,000 templates whose
  * literal before the first macro is one letter, each tried on every record) loads without one,
  * and tags as the strings say. */
@@ -357,4 +407,4 @@ TEST(work_bound) {
 }
 
 TEST_MAIN(CASE(crfpp_mixed), CASE(crfpp_all_fast), CASE(wapiti), CASE(grids), CASE(grid_spans),
-          CASE(work_bound))
+          CASE(obs_matrices), CASE(work_bound))

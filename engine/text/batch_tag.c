@@ -131,6 +131,36 @@ static vt_status obs_deltas(const vt_textmodel *m, const vt_tokens *tk, vt_arena
   lat->doff = doff;
   lat->dkey = dkey;
   lat->dval = dval;
+  lat->Mt = NULL;
+  return VT_OK;
+}
+
+/* Fills lat (and L, T, A, S, F, E) with the observation-dependent edges of the T tokens whose
+ * value ids are cid as one matrix per position, the index's (tmpl_index.h: obs_mats), picked by
+ * the value of template obs_k's cell there. Returns VT_OK or VT_ENOMEM. */
+static vt_status obs_matrices(const vt_textmodel *m, const int32_t *cid, int32_t T, vt_arena *arena,
+                              double *E, vt_obs_lattice *lat) {
+  const vt_tmpl_index *x = m->tix;
+  const double **Mt = VT_ARENA_NEW(arena, const double *, (size_t)T + 1);
+  if (!Mt) return VT_ENOMEM;
+  const double *none = x->obs_mats + (size_t)x->obs_n * x->obs_stride;
+  const vt_tix_cell *cl = x->cells + x->cell0[x->obs_k];
+  Mt[0] = none; /* never read: position 0 has no edge */
+  for (int32_t t = 1; t < T; t++) {
+    const int32_t v = vt_tix_cell_id(x, &m->tmpl, cl, cid, t, T);
+    const int32_t i = v >= 0 ? x->obs_map[v] : -1;
+    Mt[t] = i >= 0 ? x->obs_mats + (size_t)i * x->obs_stride : none;
+  }
+  lat->L = m->L;
+  lat->T = T;
+  lat->A = m->A;
+  lat->S = m->S;
+  lat->F = m->F;
+  lat->E = E;
+  lat->doff = NULL;
+  lat->dkey = NULL;
+  lat->dval = NULL;
+  lat->Mt = Mt;
   return VT_OK;
 }
 
@@ -156,6 +186,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
       stats->unknown_features += unknown;
     }
     if (!lat || ts->n_b == 0) return VT_OK;
+    if (x->obs_mats) return obs_matrices(m, cid, T, arena, E, lat);
     char *buf = VT_ARENA_NEW(arena, char, need);
     return buf ? obs_deltas(m, tk, arena, E, lat, cid, buf) : VT_ENOMEM;
   }

@@ -20,12 +20,17 @@ int vt_obs_algo_supported(vt_algo algo) {
 /* Fills M (L*L) with the edge scores of position t >= 1. */
 static void edges_at(const vt_obs_lattice *lat, int32_t t, double *M) {
   const size_t LL = (size_t)lat->L * (size_t)lat->L;
+  if (lat->Mt) {
+    memcpy(M, lat->Mt[t], LL * sizeof *M);
+    return;
+  }
   memcpy(M, lat->A, LL * sizeof *M);
   for (int64_t d = lat->doff[t]; d < lat->doff[t + 1]; d++) M[lat->dkey[d]] += lat->dval[d];
 }
 
 static double edge_score(const vt_obs_lattice *lat, int32_t t, int32_t i, int32_t j) {
   int32_t key = i * lat->L + j;
+  if (lat->Mt) return lat->Mt[t][key];
   double s = lat->A[key];
   for (int64_t d = lat->doff[t]; d < lat->doff[t + 1]; d++)
     if (lat->dkey[d] == key) s += lat->dval[d];
@@ -46,7 +51,8 @@ double vt_obs_path_score(const vt_obs_lattice *lat, const int32_t *y) {
 /* Viterbi with the max-plus kernel `mp`: out[j] = max_i (prev[i] + M[i][j]) + E[t][j], the
  * lowest i on ties, as the plain loop over i ascending with a strict > gives. M holds A once;
  * each position adds its deltas in their order (as edges_at), and puts A's entries back after its
- * step. Its rows are read to vt_pad_up(L) entries: the last one's run into zeroed padding. */
+ * step (or reads the position's own matrix, lat->Mt). Its rows are read to vt_pad_up(L) entries:
+ * the last one's run into zeroed padding. */
 static vt_status viterbi(const vt_obs_lattice *lat, vt_maxplus_fn mp, vt_arena *arena,
                          int32_t *labels, double *score) {
   const int32_t L = lat->L, T = lat->T;
@@ -59,10 +65,14 @@ static vt_status viterbi(const vt_obs_lattice *lat, vt_maxplus_fn mp, vt_arena *
   memset(M + LL, 0, pad * sizeof *M);
   for (int32_t j = 0; j < L; j++) prev[j] = lat->S[j] + lat->E[j];
   for (int32_t t = 1; t < T; t++) {
-    const int64_t d0 = lat->doff[t], d1 = lat->doff[t + 1];
-    for (int64_t d = d0; d < d1; d++) M[lat->dkey[d]] += lat->dval[d];
-    mp(prev, L, M, L, lat->E + (size_t)t * L, L, cur, bp + (size_t)t * L);
-    for (int64_t d = d0; d < d1; d++) M[lat->dkey[d]] = lat->A[lat->dkey[d]];
+    if (lat->Mt) { /* the position's matrix as it is */
+      mp(prev, L, lat->Mt[t], L, lat->E + (size_t)t * L, L, cur, bp + (size_t)t * L);
+    } else {
+      const int64_t d0 = lat->doff[t], d1 = lat->doff[t + 1];
+      for (int64_t d = d0; d < d1; d++) M[lat->dkey[d]] += lat->dval[d];
+      mp(prev, L, M, L, lat->E + (size_t)t * L, L, cur, bp + (size_t)t * L);
+      for (int64_t d = d0; d < d1; d++) M[lat->dkey[d]] = lat->A[lat->dkey[d]];
+    }
     double *tmp = prev;
     prev = cur;
     cur = tmp;

@@ -20,6 +20,10 @@ typedef struct vt_obs_lattice {
   const int64_t *doff; /* T + 1: position t's deltas are [doff[t], doff[t+1]) (t = 0: none) */
   const int32_t *dkey; /* prev * L + cur */
   const double *dval;
+  /* NULL, or T pointers: position t's edge scores (t >= 1) as one L*L matrix, A with that
+   * position's deltas added in their order, followed by vt_pad_up(L) readable entries; A and the
+   * deltas are then not read */
+  const double *const *Mt;
 } vt_obs_lattice;
 
 /* Returns 1 when `algo` can decode position-dependent transitions (viterbi, viterbi-scalar,

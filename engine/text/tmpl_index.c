@@ -34,6 +34,8 @@ void vt_tmpl_index_free(vt_tmpl_index *x) {
   free(x->lrow);
   free(x->lid);
   free(x->grec);
+  free(x->obs_mats);
+  free(x->obs_map);
   free(x);
 }
 

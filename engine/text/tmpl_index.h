@@ -111,6 +111,16 @@ typedef struct vt_tmpl_index {
   int32_t *lrow;
   uint16_t *lid;
   uint32_t *grec;
+  /* Observation-dependent edges by value: when the model's one bigram template (beside the
+   * label bigram, which is A) has one cell, position t's edge scores (A plus the deltas of that
+   * template's record at t) depend only on the cell's value id v at t: they are matrix
+   * obs_map[v] of obs_mats (-1, and a value with no id: matrix obs_n, A itself), each L*L
+   * doubles and vt_pad_up(L) zeros, obs_stride apart; obs_k is the template. obs_mats is NULL
+   * for other models, or when the matrices would take more than 4 MB. */
+  double *obs_mats;
+  int32_t *obs_map;
+  int32_t obs_k, obs_n;
+  size_t obs_stride;
   int any_fast;   /* some unigram template is fast */
   int all_fast;   /* every unigram template is fast */
   int wapiti;     /* the templates' dialect (sentinels) */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "alloc/prefault.h"
+#include "core/trans_layout.h"
 #include "text/textmodel.h"
 
 /* Bounds on the splitting of one record against one template: ways it reads, steps tried. A
@@ -340,6 +341,61 @@ done:
   return st;
 }
 
+/* Bytes the matrices of observation-dependent edges may take (tmpl_index.h). */
+#define OBS_MATS_BYTES ((uint64_t)4 << 20)
+
+/* Writes A plus the deltas of bigram record rec (NULL: none) into M (L*L), in the record's order.
+ * Returns 0, or -1 when a key lies outside the matrix. */
+static int obs_fold(const vt_textmodel *m, const uint8_t *rec, double *M) {
+  const size_t LL = (size_t)m->L * (size_t)m->L;
+  memcpy(M, m->A, LL * sizeof *M);
+  if (!rec) return 0;
+  vt_feat f;
+  vt_feat_read(rec, m->key_bytes, &f);
+  const uint32_t *key = f.keys;
+  for (uint32_t e = 0; e < f.nnz; e++) {
+    if (key[e] >= LL) return -1;
+    M[key[e]] += f.vals[e];
+  }
+  return 0;
+}
+
+/* Lays out the observation-dependent edges by value (tmpl_index.h) when the model has one
+ * bigram template, of one cell, found through the table (after the fast flags are final).
+ * Returns 0, or -1 when out of memory. */
+static int obs_build(vt_tmpl_index *x, const vt_textmodel *m) {
+  const vt_tmplset *ts = &m->tmpl;
+  const size_t stride = (size_t)m->L * (size_t)m->L + (size_t)vt_pad_up(m->L);
+  const int32_t k = ts->n_b == 1 ? ts->b_idx[0] : -1;
+  x->obs_k = k;
+  if (!m->obs_bigram || k < 0 || !x->fast[k] || x->ncell[k] != 1) return 0;
+  int32_t n = 0;
+  for (uint64_t i = 0; i <= x->mask; i++)
+    n += x->slots[i].rec && (int32_t)(x->slots[i].key >> 52) == k;
+  if ((uint64_t)(n + 1) * stride * sizeof *x->obs_mats > OBS_MATS_BYTES) return 0;
+  x->obs_mats = calloc((size_t)(n + 1) * stride, sizeof *x->obs_mats);
+  x->obs_map = malloc(((size_t)x->n_val + 1) * sizeof *x->obs_map);
+  if (!x->obs_mats || !x->obs_map) return -1;
+  for (int32_t v = 0; v < x->n_val; v++) x->obs_map[v] = -1;
+  int bad = obs_fold(m, NULL, x->obs_mats + (size_t)n * stride);
+  int32_t at = 0;
+  for (uint64_t i = 0; i <= x->mask && !bad; i++) {
+    const vt_tix_entry *e = &x->slots[i];
+    if (!e->rec || (int32_t)(e->key >> 52) != k) continue;
+    x->obs_map[e->key >> 26 & 0x3FFFFFF] = at;
+    bad = obs_fold(m, m->recs + 4 * (uint64_t)(e->rec - 1), x->obs_mats + (size_t)at++ * stride);
+  }
+  if (bad) { /* the deltas' own path, which reads the records as they are */
+    free(x->obs_mats);
+    free(x->obs_map);
+    x->obs_mats = NULL;
+    x->obs_map = NULL;
+  }
+  x->obs_n = n;
+  x->obs_stride = stride;
+  return 0;
+}
+
 /* Reads the string from byte `pos` as items j.. of the template (`cell` cells read so far). */
 static void split(split_ctx *c, uint32_t j, size_t pos, int cell) {
   if (c->bad || ++c->steps > MAX_STEPS) {
@@ -582,7 +638,7 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
       const int64_t d = x->cells[i].row < 0 ? -(int64_t)x->cells[i].row : x->cells[i].row;
       if (d > x->pad) x->pad = d > VT_TIX_SENT ? VT_TIX_SENT : (int32_t)d;
     }
-  if (direct_build(x, ts) || grid_build(x, ts)) goto fail;
+  if (direct_build(x, ts) || grid_build(x, ts) || obs_build(x, m)) goto fail;
   x->sent = malloc(((size_t)x->n_cs * 2 * (VT_TIX_SENT + 1) + 1) * sizeof *x->sent);
   if (!x->sent) goto fail;
   for (int32_t sl = 0; sl < x->n_cs; sl++)

@@ -153,7 +153,7 @@ vt_status vt_train_predict_from(const vt_weights *W, const vt_tcorpus *c, const 
   int32_t np;
   vt_status st;
   if (!tr) {
-    vt_obs_lattice lat = {L, T, W->A, W->S, W->F, E, NULL, NULL, NULL};
+    vt_obs_lattice lat = {L, T, W->A, W->S, W->F, E, NULL, NULL, NULL, NULL};
     st = vt_train_obs_deltas(W, NULL, c->bfeat + t0 * c->n_b, c->n_b, T, 0, arena, &lat);
     if (st == VT_OK) st = vt_obs_decode(&lat, opts, arena, pred, &score, &np, stats);
   } else {

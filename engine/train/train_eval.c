@@ -42,7 +42,7 @@ static vt_status eval_one(const vt_weights *W, const vt_tcorpus *c, const vt_tra
   int32_t np;
   vt_status st;
   if (!tr) {
-    vt_obs_lattice lat = {L, T, A, S, F, E, NULL, NULL, NULL};
+    vt_obs_lattice lat = {L, T, A, S, F, E, NULL, NULL, NULL, NULL};
     st = vt_train_obs_deltas(W, NULL, c->bfeat + t0 * c->n_b, c->n_b, T, 1, arena, &lat);
     if (st == VT_OK) st = vt_obs_decode(&lat, opts, arena, pred, &score, &np, NULL);
   } else {

@@ -289,7 +289,7 @@ static vt_status shard_round(shard *h, epoch_ctx *x, int64_t r) {
     double score, d0 = vt_clock_seconds();
     int32_t np;
     if (x->obs_bigram) {
-      vt_obs_lattice lat = {L, T, h->A, h->S, h->F, h->E, NULL, NULL, NULL};
+      vt_obs_lattice lat = {L, T, h->A, h->S, h->F, h->E, NULL, NULL, NULL, NULL};
       st = vt_train_obs_deltas(W, &h->own, tc->bfeat + t0 * tc->n_b, tc->n_b, T, 0, h->arena, &lat);
       if (st == VT_OK)
         st = vt_obs_decode(&lat, &x->dopts, h->arena, h->pred, &score, &np, &h->stats);
