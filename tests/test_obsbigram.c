@@ -181,6 +181,27 @@ static void viterbi_plain(const vt_obs_lattice *lat, int32_t *y) {
   free(bp);
 }
 
+/* A random lattice of L labels and T positions into A, S, F, E and deltas of up to dmax a
+ * position: small integer scores (ties everywhere), -inf edges, a key repeated now and then. */
+static void lattice_random(test_rng *r, int32_t L, int32_t T, int dmax, double *A, double *S,
+                           double *F, double *E, int64_t *doff, int32_t *dkey, double *dval) {
+  for (int32_t i = 0; i < L * L; i++) A[i] = test_int(r, 9) ? (double)test_int(r, 3) : -INFINITY;
+  for (int32_t j = 0; j < L; j++) {
+    S[j] = test_int(r, 3);
+    F[j] = test_int(r, 3);
+  }
+  for (int32_t i = 0; i < T * L; i++) E[i] = test_int(r, 3);
+  int64_t n = 0;
+  doff[0] = doff[1] = 0;
+  for (int32_t t = 1; t < T; t++) {
+    for (int32_t k = test_int(r, dmax); k > 0; k--, n++) {
+      dkey[n] = test_int(r, 4) ? test_int(r, L * L) : dkey[n > 0 ? n - 1 : 0] % (L * L);
+      dval[n] = test_int(r, 5) - 2;
+    }
+    doff[t + 1] = n;
+  }
+}
+
 /* Viterbi (and viterbi-scalar) return the textbook loop's path, ties and all, for 1 to 40 labels
  * (the kernels' full vectors and their padding), integer scores (ties everywhere), -inf edges and
  * repeated delta keys. */
@@ -194,22 +215,7 @@ TEST(viterbi_path_as_the_plain_loop) {
   int differ = 0, cases = 0;
   for (int rep = 0; rep < 400; rep++) {
     const int32_t L = 1 + test_int(&r, LMAX), T = 1 + test_int(&r, TMAX);
-    for (int32_t i = 0; i < L * L; i++)
-      A[i] = test_int(&r, 9) ? (double)test_int(&r, 3) : -INFINITY;
-    for (int32_t j = 0; j < L; j++) {
-      S[j] = test_int(&r, 3);
-      F[j] = test_int(&r, 3);
-    }
-    for (int32_t i = 0; i < T * L; i++) E[i] = test_int(&r, 3);
-    int64_t n = 0;
-    doff[0] = doff[1] = 0;
-    for (int32_t t = 1; t < T; t++) {
-      for (int32_t k = test_int(&r, DMAX); k > 0; k--, n++) {
-        dkey[n] = test_int(&r, 4) ? test_int(&r, L * L) : dkey[n > 0 ? n - 1 : 0] % (L * L);
-        dval[n] = test_int(&r, 5) - 2;
-      }
-      doff[t + 1] = n;
-    }
+    lattice_random(&r, L, T, DMAX, A, S, F, E, doff, dkey, dval);
     vt_obs_lattice lat = {L, T, A, S, F, E, doff, dkey, dval, NULL};
     viterbi_plain(&lat, want);
     const vt_algo algos[2] = {VT_ALGO_VITERBI, VT_ALGO_VITERBI_SCALAR};
@@ -232,7 +238,7 @@ TEST(viterbi_path_as_the_plain_loop) {
 
 /* A lattice given as one edge matrix per position (A plus that position's deltas, in their
  * order) decodes as the same lattice given as deltas, with every algorithm: the same paths and
- * the same score bits, ties (small integer scores) and -inf included. */
+ * the same score bits, ties, -inf and repeated keys included. */
 TEST(matrices_as_deltas) {
   enum { LM = 9, TM = 7, DM = 12 };
   static double A[LM * LM], S[LM], F[LM], E[TM * LM], dval[TM * DM];
@@ -247,21 +253,8 @@ TEST(matrices_as_deltas) {
                             VT_ALGO_BEAM};
   for (int rep = 0; rep < 300; rep++) {
     const int32_t L = 1 + test_int(&r, LM), T = 1 + test_int(&r, TM);
-    for (int32_t i = 0; i < L * L; i++)
-      A[i] = test_int(&r, 9) ? (double)test_int(&r, 3) : -INFINITY;
-    for (int32_t j = 0; j < L; j++) {
-      S[j] = test_int(&r, 3);
-      F[j] = test_int(&r, 3);
-    }
-    for (int32_t i = 0; i < T * L; i++) E[i] = test_int(&r, 3);
-    int64_t n = 0;
-    doff[0] = doff[1] = 0;
+    lattice_random(&r, L, T, DM, A, S, F, E, doff, dkey, dval);
     for (int32_t t = 1; t < T; t++) {
-      for (int32_t k = test_int(&r, DM); k > 0; k--, n++) {
-        dkey[n] = test_int(&r, L * L);
-        dval[n] = (test_int(&r, 5) - 2) * 0.5;
-      }
-      doff[t + 1] = n;
       memset(mats[t], 0, sizeof mats[t]);
       memcpy(mats[t], A, (size_t)L * L * sizeof *A);
       for (int64_t d = doff[t]; d < doff[t + 1]; d++) mats[t][dkey[d]] += dval[d];

@@ -73,6 +73,16 @@ static int64_t add_features(const vt_textmodel *m, const uint8_t *const *recs, c
   return unknown;
 }
 
+/* Sets lat's L, T, A, S, F and E: model m's, T tokens, emissions E. */
+static void lattice_frame(const vt_textmodel *m, int32_t T, double *E, vt_obs_lattice *lat) {
+  lat->L = m->L;
+  lat->T = T;
+  lat->A = m->A;
+  lat->S = m->S;
+  lat->F = m->F;
+  lat->E = E;
+}
+
 /* Fills lat (deltas from `arena`, and L, T, A, S, F, E) with the observation-dependent bigram
  * features of tk (value ids cid when m->tix is not NULL; buf: room for the longest feature
  * string). Returns VT_OK or VT_ENOMEM. */
@@ -80,7 +90,7 @@ static vt_status obs_deltas(const vt_textmodel *m, const vt_tokens *tk, vt_arena
                             vt_obs_lattice *lat, const int32_t *cid, char *buf) {
   const vt_tmplset *ts = &m->tmpl;
   const vt_tmpl_index *x = m->tix;
-  const int32_t L = m->L, T = tk->T;
+  const int32_t T = tk->T;
   /* Bigram templates: the records of each position, then their entries as deltas. */
   const size_t nb = (size_t)ts->n_b;
   const uint8_t **brec = VT_ARENA_NEW(arena, const uint8_t *, (size_t)T *nb + 1);
@@ -122,12 +132,7 @@ static vt_status obs_deltas(const vt_textmodel *m, const vt_tokens *tk, vt_arena
       dval[d] = f.vals[e];
     }
   }
-  lat->L = L;
-  lat->T = T;
-  lat->A = m->A;
-  lat->S = m->S;
-  lat->F = m->F;
-  lat->E = E;
+  lattice_frame(m, T, E, lat);
   lat->doff = doff;
   lat->dkey = dkey;
   lat->dval = dval;
@@ -151,12 +156,7 @@ static vt_status obs_matrices(const vt_textmodel *m, const int32_t *cid, int32_t
     const int32_t i = v >= 0 ? x->obs_map[v] : -1;
     Mt[t] = i >= 0 ? x->obs_mats + (size_t)i * x->obs_stride : none;
   }
-  lat->L = m->L;
-  lat->T = T;
-  lat->A = m->A;
-  lat->S = m->S;
-  lat->F = m->F;
-  lat->E = E;
+  lattice_frame(m, T, E, lat);
   lat->doff = NULL;
   lat->dkey = NULL;
   lat->dval = NULL;
