@@ -47,8 +47,9 @@ static void problem_make(vt_crf_data *d, test_rng *r, int32_t L, int32_t A, int6
 
 /* The outputs of one run. */
 typedef struct run_out {
-  double *P, *Al, *Be, *Y, *S, *loss, *G;
+  double *P, *Al, *Be, *Y, *S, *loss, *G; /* G: sparse or dense transition counts */
   int rc;
+  int dense_off; /* dense counts that differ from the whole batch's product past rounding */
 } run_out;
 
 static void run_free(run_out *o) {
@@ -85,6 +86,7 @@ static run_out run_level(const vt_crf_kern_ops *ops, const vt_crf_data *d, const
     o.G = calloc((size_t)sp.nnz + 1, sizeof *o.G);
   } else {
     vt_crf_trans_exp(f, w, 1.0, M, &mA);
+    o.G = calloc(LL + 1, sizeof *o.G); /* the dense counts, summed a position at a time */
   }
   vt_crf_fb_scores(&b, d, f, w, 1.0);
   o.rc = ops->fb_batch(&b, d, f, w, 1.0, M, sparse ? &sp : NULL, mA, o.G);
@@ -95,7 +97,13 @@ static run_out run_level(const vt_crf_kern_ops *ops, const vt_crf_data *d, const
   o.Y = dup(b.Y, cells);
   o.S = dup(b.S, (size_t)b.rows);
   o.loss = dup(b.loss, (size_t)b.nb);
-  if (!sparse) o.G = calloc(1, sizeof *o.G);
+  if (!sparse) { /* against the whole batch's product, alphahat^T Y over every row at once */
+    double *GA = calloc(LL + 1, sizeof *GA);
+    vt_crf_fb_trans_grad(&b, f->L, 0, f->L, GA);
+    for (size_t i = 0; i < LL; i++)
+      o.dense_off += fabs(o.G[i] - GA[i]) > 1e-12 * (1.0 + fabs(GA[i]));
+    free(GA);
+  }
   vt_crf_sparse_free(&sp);
   vt_crf_batch_free(&b);
   free(M);
@@ -118,7 +126,9 @@ TEST(levels_equal_scalar) {
       for (int sparse = 0; sparse < 2; sparse++) {
         run_out ref = run_level(&vt_crf_kern_scalar, &d, &f, w, sparse);
         const size_t cells = (size_t)d.n_tok * (size_t)f.L;
-        int64_t nnz = sparse ? f.n_trans : 0;
+        int64_t nnz = sparse ? f.n_trans : (int64_t)f.L * f.L;
+        EXPECT(ref.dense_off == 0, "L=%d rep %d: %d dense counts differ from the batch's product",
+               Ls[i], rep, ref.dense_off);
         for (vt_simd lv = VT_SIMD_AVX2; lv <= VT_SIMD_AVX512; lv++) {
           if (!isa_level_runs(lv)) continue;
           const vt_crf_kern_ops *ops = vt_crf_kern_get(lv);

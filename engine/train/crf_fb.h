@@ -9,8 +9,9 @@
  * is made (CRFsuite's method), and the state scores of an item are shifted by their maximum
  * before exp, the transitions by theirs, so no exp overflows. With alpha-hat and beta-hat so
  * scaled, an item's marginals are their product and a transition's expected count over the batch
- * is M (.) sum_t alphahat_{t-1}^T Y_t, where Y_t is E'_t (.) betahat_t / S_t: one more product,
- * which the caller accumulates (dense), or which the backward steps add up (sparse). */
+ * is M (.) sum_t alphahat_{t-1}^T Y_t, where Y_t is E'_t (.) betahat_t / S_t: one more product
+ * a position, which the backward steps add up (vt_crf_fb_trans_grad takes it over the whole
+ * batch at once). */
 #ifndef VT_TRAIN_CRF_FB_H
 #define VT_TRAIN_CRF_FB_H
 

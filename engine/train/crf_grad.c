@@ -33,10 +33,9 @@ struct vt_crf_grad {
   int64_t cnt_max;    /* the largest plan's counts (crf_plan.h) */
   double *cnt;        /* threads x (cnt_max + 1): each slot's batch state gradient */
   double *M;          /* L x L (dense transitions) */
-  double *TB;         /* threads x TRANS_ROWS x L: a block of a batch's dense transition counts */
   int sparse;         /* the transitions are in sp (crf_sparse.h), not M */
   vt_crf_sparse sp;
-  double *GB;       /* threads x sp.nnz: each batch's sparse transition counts */
+  double *GB;       /* threads x (sp.nnz, or L x L when dense): each batch's transition counts */
   int64_t *obs_tr;  /* n_trans: the observed transition counts of d (weight id - n_state) */
   vt_fix128 *acc;   /* n + 1: the gradient, then the loss */
   int acc_ready;    /* acc[0, n) holds its starting values (acc_start) */
@@ -93,7 +92,6 @@ void vt_crf_grad_destroy(vt_crf_grad *G) {
   free(G->batch_off);
   free(G->cnt);
   free(G->M);
-  free(G->TB);
   free(G->GB);
   vt_crf_sparse_free(&G->sp);
   free(G->obs_tr);
@@ -150,13 +148,9 @@ vt_status vt_crf_grad_create(vt_crf_grad **out, const vt_crf_data *d, const vt_c
       const int32_t k = f->tr_id[(size_t)d->gold[t - 1] * (size_t)f->L + (size_t)d->gold[t]];
       if (k >= 0) G->obs_tr[k - f->n_state]++;
     }
-  if ((G->sparse = vt_crf_sparse_fits(f))) {
-    if (vt_crf_sparse_init(&G->sp, f) != VT_OK) goto done;
-    const size_t nnz = (size_t)(G->sp.nnz ? G->sp.nnz : 1);
-    if (!(G->GB = malloc((size_t)G->threads * nnz * sizeof *G->GB))) goto done;
-  } else if (!(G->TB = malloc((size_t)G->threads * TRANS_ROWS * (size_t)f->L * sizeof *G->TB))) {
-    goto done;
-  }
+  if ((G->sparse = vt_crf_sparse_fits(f)) && vt_crf_sparse_init(&G->sp, f) != VT_OK) goto done;
+  const size_t gb_size = G->sparse ? (size_t)G->sp.nnz : (size_t)f->L * (size_t)f->L;
+  if (!(G->GB = malloc((size_t)G->threads * (gb_size ? gb_size : 1) * sizeof *G->GB))) goto done;
   /* Each batch's plan, once: the batches never change. */
   int unit = 1;
   for (int64_t i = 0; d->val && unit && i < d->tok_off[d->n_tok]; i++)
@@ -218,19 +212,15 @@ static void counts_add(const vt_crf_plan *p, const vt_crf_feats *f, const double
   }
 }
 
-/* Adds rows i0..i1-1 of batch b's dense transition counts, times M, to acc; TB: TRANS_ROWS x L
- * scratch. */
-static void trans_add(const vt_crf_batch *b, const vt_crf_feats *f, const double *M, int32_t i0,
-                      int32_t i1, double *TB, vt_fix128 *acc) {
+/* Adds rows i0..i1-1 of a batch's dense transition counts TB (L x L, summed by its
+ * forward-backward), times M, to acc. */
+static void trans_add(const vt_crf_feats *f, const double *M, int32_t i0, int32_t i1,
+                      const double *TB, vt_fix128 *acc) {
   const int32_t L = f->L;
-  if (i1 <= i0 || b->rows == 0) return;
-  vt_blas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, i1 - i0, L, (int)b->rows, 1.0, b->Al + i0,
-                L, b->Y, L, 0.0, TB, L);
   for (int32_t i = i0; i < i1; i++)
     for (int32_t j = 0; j < L; j++) {
       const size_t ij = (size_t)i * (size_t)L + (size_t)j;
-      if (f->tr_id[ij] >= 0)
-        vt_fix_add_double(&acc[f->tr_id[ij]], M[ij] * TB[(size_t)(i - i0) * (size_t)L + j]);
+      if (f->tr_id[ij] >= 0) vt_fix_add_double(&acc[f->tr_id[ij]], M[ij] * TB[ij]);
     }
 }
 
@@ -250,6 +240,7 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
   const int64_t nnz = sp ? sp->nnz : 0;
   const int32_t n_tparts =
       sp ? (int32_t)((nnz + TRANS_PAIRS - 1) / TRANS_PAIRS) : (L + TRANS_ROWS - 1) / TRANS_ROWS;
+  const size_t gb_size = sp ? (size_t)nnz : (size_t)L * (size_t)L;
   G->status = VT_OK;
   if (sp)
     vt_crf_sparse_set(&G->sp, w, 1.0, &mA);
@@ -260,7 +251,6 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
   {
     const size_t tid = (size_t)omp_get_thread_num();
     double *scratch = G->scratch + tid * ((size_t)L + 32);
-    double *TB = sp ? NULL : G->TB + tid * TRANS_ROWS * (size_t)L;
     vt_fix128 loss = {0, 0};
     int64_t n_inf = 0, n_nan = 0;
     /* The transitions start at minus the observed counts; the states' are in each batch's. */
@@ -283,8 +273,8 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
         memset(bt->P, 0, (size_t)bt->rows * (size_t)L * sizeof *bt->P);
         vt_crf_plan_scores(&G->plan[b0 + k], f, w, L, bt->P, scratch);
         for (int64_t r = 0; r < bt->rows; r++) bt->gs[r] = bt->P[(size_t)r * (size_t)L + bt->yr[r]];
-        double *gb = sp ? G->GB + (size_t)k * (size_t)nnz : NULL;
-        if (gb) memset(gb, 0, (size_t)nnz * sizeof *gb);
+        double *gb = G->GB + (size_t)k * gb_size;
+        memset(gb, 0, gb_size * sizeof *gb);
         vt_crf_fb_batch(bt, d, f, w, 1.0, G->M, sp, mA, gb);
         for (int32_t i = 0; i < bt->nb; i++) {
           if (isnan(bt->loss[i]))
@@ -316,13 +306,13 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
             } else if (sp) {
               const int64_t e0 = (int64_t)(part - parts) * TRANS_PAIRS;
               const int64_t e1 = e0 + TRANS_PAIRS < nnz ? e0 + TRANS_PAIRS : nnz;
-              const double *gb = G->GB + (size_t)k * (size_t)nnz;
+              const double *gb = G->GB + (size_t)k * gb_size;
               for (int64_t e = e0; e < e1; e++)
                 vt_fix_add_double(&acc[sp->id[e]], sp->m[e] * gb[e]);
             } else {
               const int32_t i0 = (part - parts) * TRANS_ROWS;
               const int32_t i1 = i0 + TRANS_ROWS < L ? i0 + TRANS_ROWS : L;
-              trans_add(&G->bt[k], f, G->M, i0, i1, TB, acc);
+              trans_add(f, G->M, i0, i1, G->GB + (size_t)k * gb_size, acc);
             }
           }
     }

@@ -168,6 +168,9 @@ static int fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f
       untranspose(b->tO, n, L, Bp);
     } else {
       vt_blas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, L, L, 1.0, Yp, L, M, L, 0.0, Bp, L);
+      if (G) /* the step's transition counts, alphahat_{t-1}^T Y_t, while its rows are in cache */
+        vt_blas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L, L, n, 1.0,
+                      b->Al + (size_t)b->off_at[t - 1] * Ls, L, Yp, L, 1.0, G, L);
     }
   }
   /* The rows of the last position have no Y. */
