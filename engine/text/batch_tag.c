@@ -262,7 +262,7 @@ vt_status vt_text_emissions(const vt_textmodel *m, const vt_tokens *tk, vt_arena
           if (n_tail) vt_tix_key_at(x, ts, k, cid, t, T, &key, tail);
           const vt_tix_entry *e = vt_tix_find(x, at[i], key, tail, n_tail);
           if (e) {
-            rec = m->recs + 4 * (uint64_t)(e->rec - 1);
+            rec = vt_tix_rec(m, e->rec);
             __builtin_prefetch(rec);
             __builtin_prefetch(rec + 64);
           }
@@ -371,14 +371,13 @@ static inline void copy_short(char *d, const char *s, size_t n) {
  * copied without a check per field. 0 or -1. */
 static int put_plain(const vt_textmodel *m, const vt_sentbatch *b, const vt_sentence *se,
                      const vt_tokens *tk, const int32_t *y, char sep, int join, vt_textbuf *out) {
-  size_t lab_max = 1, room = 0;
-  for (int32_t j = 0; j < m->L; j++) {
-    size_t n;
-    vt_textmodel_label(m, j, &n);
-    lab_max = n > lab_max ? n : lab_max;
+  size_t room = 0; /* a line, the label it gets (or "_"), a tab a column joined, sep and '\n' */
+  for (uint32_t l = se->line0; l < se->line0 + se->nlines; l++) {
+    const vt_sentline *ln = &b->lines[l];
+    size_t llen = 1;
+    if (ln->tok >= 0 && y) vt_textmodel_label(m, y[ln->tok], &llen);
+    room += ln->len + llen + (join ? (size_t)tk->ncols : 0) + 2;
   }
-  const size_t per_line = lab_max + (join ? (size_t)tk->ncols : 0) + 2;
-  for (uint32_t l = se->line0; l < se->line0 + se->nlines; l++) room += b->lines[l].len + per_line;
   if (vt_textbuf_reserve(out, room)) return -1;
   char *o = out->p + out->len;
   for (uint32_t l = se->line0; l < se->line0 + se->nlines; l++) {

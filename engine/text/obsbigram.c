@@ -57,12 +57,14 @@ static vt_status viterbi(const vt_obs_lattice *lat, vt_maxplus_fn mp, vt_arena *
                          int32_t *labels, double *score) {
   const int32_t L = lat->L, T = lat->T;
   const size_t LL = (size_t)L * (size_t)L, pad = (size_t)vt_pad_up(L);
-  double *M = VT_ARENA_NEW(arena, double, LL + pad);
+  double *M = lat->Mt ? NULL : VT_ARENA_NEW(arena, double, LL + pad); /* A and the deltas */
   double *prev = VT_ARENA_NEW(arena, double, L), *cur = VT_ARENA_NEW(arena, double, L);
   int32_t *bp = VT_ARENA_NEW(arena, int32_t, (size_t)T * L);
-  if (!M || !prev || !cur || !bp) return VT_ENOMEM;
-  memcpy(M, lat->A, LL * sizeof *M);
-  memset(M + LL, 0, pad * sizeof *M);
+  if ((!M && !lat->Mt) || !prev || !cur || !bp) return VT_ENOMEM;
+  if (M) {
+    memcpy(M, lat->A, LL * sizeof *M);
+    memset(M + LL, 0, pad * sizeof *M);
+  }
   for (int32_t j = 0; j < L; j++) prev[j] = lat->S[j] + lat->E[j];
   for (int32_t t = 1; t < T; t++) {
     if (lat->Mt) { /* the position's matrix as it is */

@@ -187,6 +187,18 @@ static inline uint64_t vt_tix_key(int32_t k, int32_t a, int32_t b) {
   return (uint64_t)k << 52 | (uint64_t)(uint32_t)a << 26 | (uint64_t)(uint32_t)b;
 }
 
+/* The template of key `key` (vt_tix_key). */
+static inline int32_t vt_tix_key_tmpl(uint64_t key) { return (int32_t)(key >> 52); }
+
+/* The id of the first cell of key `key` (vt_tix_key). */
+static inline int32_t vt_tix_key_id1(uint64_t key) { return (int32_t)(key >> 26 & 0x3FFFFFF); }
+
+/* Whether cell c reads a near row: a relative one at most x->pad away, whose id the padded ids
+ * of vt_tix_cells hold (sentinels included). */
+static inline int vt_tix_near(const vt_tmpl_index *x, const vt_tix_cell *c) {
+  return !c->abs && c->row >= -x->pad && c->row <= x->pad;
+}
+
 /* The local templates' labels (n_local * L) past which copying their summed row from a row cache
  * (rowcache.h) costs less than adding their rows: then the cache serves the local templates and
  * no index is built (its load time and memory would buy the few other templates little). */

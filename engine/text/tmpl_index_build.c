@@ -8,6 +8,7 @@
 #include "alloc/prefault.h"
 #include "core/trans_layout.h"
 #include "text/textmodel.h"
+#include "text/tmpl_rows.h"
 
 /* Bounds on the splitting of one record against one template: ways it reads, steps tried. A
  * template that needs more is left to the string path. */
@@ -158,9 +159,8 @@ static void emit(split_ctx *c, int ncell) {
 /* Whether template k is direct (tmpl_index.h): a fast unigram template of one cell, not on an
  * absolute row, at most pad away. */
 static int direct_fits(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t k) {
-  if (!x->fast[k] || ts->t[k].bigram || x->ncell[k] != 1) return 0;
-  const vt_tix_cell *c = x->cells + x->cell0[k];
-  return !c->abs && c->row >= -x->pad && c->row <= x->pad;
+  return x->fast[k] && !ts->t[k].bigram && x->ncell[k] == 1 &&
+         vt_tix_near(x, x->cells + x->cell0[k]);
 }
 
 /* Lays out the direct templates' records by value id (tmpl_index.h), from the table's entries,
@@ -183,10 +183,10 @@ static int direct_build(vt_tmpl_index *x, const vt_tmplset *ts) {
   for (uint64_t i = 0; i <= x->mask; i++) {
     const vt_tix_entry *e = &x->slots[i];
     if (!e->rec) continue;
-    const int32_t k = (int32_t)(e->key >> 52);
+    const int32_t k = vt_tix_key_tmpl(e->key);
     if (x->dpos[k] < 0) continue;
     const int32_t sl = x->cells[x->cell0[k]].slot;
-    const uint64_t v = e->key >> 26 & 0x3FFFFFF;
+    const uint64_t v = (uint64_t)vt_tix_key_id1(e->key);
     x->drec[x->dbase[sl] + v * x->dn[sl] + (uint64_t)x->dpos[k]] = e->rec;
   }
   return 0;
@@ -204,13 +204,13 @@ static int grid_may(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t k) {
   if (!x->fast[k] || ts->t[k].bigram || x->ncell[k] < 2) return 0;
   const vt_tix_cell *c = x->cells + x->cell0[k];
   for (int i = 0; i < x->ncell[k]; i++)
-    if (c[i].abs || c[i].row < -x->pad || c[i].row > x->pad) return 0;
+    if (!vt_tix_near(x, &c[i])) return 0;
   return 1;
 }
 
 /* The value ids of entry e's n cells. */
 static void entry_ids(const vt_tmpl_index *x, const vt_tix_entry *e, int n, int32_t *id) {
-  id[0] = (int32_t)(e->key >> 26 & 0x3FFFFFF);
+  id[0] = vt_tix_key_id1(e->key);
   id[1] = (int32_t)(e->key & 0x3FFFFFF);
   for (int j = 2; j < n; j++)
     id[j] = (int32_t)(n == 3 ? e->tail : x->tails[e->tail + (uint32_t)j - 2]);
@@ -262,7 +262,7 @@ static int grid_build(vt_tmpl_index *x, const vt_tmplset *ts) {
   if (!cnt || !lids || !use || !x->gdim || !x->gbase || !x->lrow) goto done;
   for (uint64_t i = 0; i <= x->mask; i++) {
     const vt_tix_entry *e = &x->slots[i];
-    const int32_t k = (int32_t)(e->key >> 52);
+    const int32_t k = vt_tix_key_tmpl(e->key);
     if (!e->rec || !may[k]) continue;
     const vt_tix_cell *c = x->cells + x->cell0[k];
     n_ent[k]++;
@@ -280,7 +280,7 @@ static int grid_build(vt_tmpl_index *x, const vt_tmplset *ts) {
   }
   for (uint64_t i = 0; i <= x->mask; i++) { /* each cell's span of local ids */
     const vt_tix_entry *e = &x->slots[i];
-    const int32_t k = (int32_t)(e->key >> 52);
+    const int32_t k = vt_tix_key_tmpl(e->key);
     if (!e->rec || !may[k]) continue;
     const vt_tix_cell *c = x->cells + x->cell0[k];
     uint32_t *dim = x->gdim + x->cell0[k];
@@ -322,7 +322,7 @@ static int grid_build(vt_tmpl_index *x, const vt_tmplset *ts) {
       memcpy(x->lid + (size_t)x->lrow[sl] * nv, lids + sl * nv, nv * sizeof *lids);
   for (uint64_t i = 0; i <= x->mask; i++) {
     const vt_tix_entry *e = &x->slots[i];
-    const int32_t k = (int32_t)(e->key >> 52);
+    const int32_t k = vt_tix_key_tmpl(e->key);
     if (!e->rec || !vt_tix_grid(x, k)) continue;
     const vt_tix_cell *c = x->cells + x->cell0[k];
     uint64_t at = 0;
@@ -371,7 +371,7 @@ static int obs_build(vt_tmpl_index *x, const vt_textmodel *m) {
   if (!m->obs_bigram || k < 0 || !x->fast[k] || x->ncell[k] != 1) return 0;
   int32_t n = 0;
   for (uint64_t i = 0; i <= x->mask; i++)
-    n += x->slots[i].rec && (int32_t)(x->slots[i].key >> 52) == k;
+    n += x->slots[i].rec && vt_tix_key_tmpl(x->slots[i].key) == k;
   if ((uint64_t)(n + 1) * stride * sizeof *x->obs_mats > OBS_MATS_BYTES) return 0;
   x->obs_mats = calloc((size_t)(n + 1) * stride, sizeof *x->obs_mats);
   x->obs_map = malloc(((size_t)x->n_val + 1) * sizeof *x->obs_map);
@@ -381,9 +381,9 @@ static int obs_build(vt_tmpl_index *x, const vt_textmodel *m) {
   int32_t at = 0;
   for (uint64_t i = 0; i <= x->mask && !bad; i++) {
     const vt_tix_entry *e = &x->slots[i];
-    if (!e->rec || (int32_t)(e->key >> 52) != k) continue;
-    x->obs_map[e->key >> 26 & 0x3FFFFFF] = at;
-    bad = obs_fold(m, m->recs + 4 * (uint64_t)(e->rec - 1), x->obs_mats + (size_t)at++ * stride);
+    if (!e->rec || vt_tix_key_tmpl(e->key) != k) continue;
+    x->obs_map[vt_tix_key_id1(e->key)] = at;
+    bad = obs_fold(m, vt_tix_rec(m, e->rec), x->obs_mats + (size_t)at++ * stride);
   }
   if (bad) { /* the deltas' own path, which reads the records as they are */
     free(x->obs_mats);

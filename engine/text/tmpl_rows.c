@@ -59,7 +59,7 @@ const uint8_t *vt_tix_record(const vt_textmodel *m, const int32_t *cid, int32_t 
   if (!vt_tix_key_at(x, &m->tmpl, k, cid, t, T, &key, tail)) return NULL;
   const uint32_t n_tail = x->ncell[k] > 2 ? x->ncell[k] - 2u : 0;
   const vt_tix_entry *e = vt_tix_find(x, vt_tix_slot(x, key), key, tail, n_tail);
-  return e ? m->recs + 4 * (uint64_t)(e->rec - 1) : NULL;
+  return e ? vt_tix_rec(m, e->rec) : NULL;
 }
 
 /* Keys of template k at every position into key[t * stride] and their slots into at[...]
@@ -73,7 +73,7 @@ static void template_keys(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t 
   const uint64_t base = (uint64_t)k << 52;
   const size_t ncs = (size_t)x->n_cs;
   int near = n <= 2;
-  for (int c = 0; c < n; c++) near &= !cl[c].abs && cl[c].row >= -x->pad && cl[c].row <= x->pad;
+  for (int c = 0; c < n; c++) near &= vt_tix_near(x, &cl[c]);
   /* near cells read the padded ids directly (vt_tix_cells), sentinels included */
   const int32_t *c0 =
       n > 0 && near ? cid + (ptrdiff_t)cl[0].row * (ptrdiff_t)ncs + cl[0].slot : NULL;
@@ -102,6 +102,12 @@ static void template_keys(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t 
   }
 }
 
+/* Sets *out to the record entry value r names (0: NULL), prefetching it. */
+static inline void put_rec(const vt_textmodel *m, uint32_t r, const uint8_t **out) {
+  *out = vt_tix_rec(m, r);
+  if (r) __builtin_prefetch(*out);
+}
+
 /* Records of direct template k (tmpl_index.h) at every position into rec[t * stride] (NULL:
  * none), prefetching each: its cell's value id leads to its row of records. */
 static void direct_records(const vt_textmodel *m, int32_t k, const int32_t *cid, int32_t T,
@@ -113,9 +119,7 @@ static void direct_records(const vt_textmodel *m, int32_t k, const int32_t *cid,
   const int32_t *c0 = cid + (ptrdiff_t)cl->row * (ptrdiff_t)ncs + cl->slot;
   for (int32_t t = 0; t < T; t++) {
     const int32_t a = c0[(size_t)t * ncs];
-    const uint32_t r = a >= 0 ? d[(size_t)a * dn] : 0;
-    rec[(size_t)t * stride] = r ? m->recs + 4 * (uint64_t)(r - 1) : NULL;
-    if (r) __builtin_prefetch(rec[(size_t)t * stride]);
+    put_rec(m, a >= 0 ? d[(size_t)a * dn] : 0, &rec[(size_t)t * stride]);
   }
 }
 
@@ -145,9 +149,7 @@ static void grid_records(const vt_textmodel *m, int32_t k, const int32_t *cid, i
       none |= l >= base[i];
       at = at * base[i] + l;
     }
-    const uint32_t r = none ? 0 : g[at];
-    rec[(size_t)t * stride] = r ? m->recs + 4 * (uint64_t)(r - 1) : NULL;
-    if (r) __builtin_prefetch(rec[(size_t)t * stride]);
+    put_rec(m, none ? 0 : g[at], &rec[(size_t)t * stride]);
   }
 }
 
@@ -196,7 +198,7 @@ vt_status vt_tix_emissions(const vt_textmodel *m, const int32_t *cid, int32_t T,
       if (n_tail) vt_tix_key_at(x, ts, k, cid, t, T, &kk, tail);
       const vt_tix_entry *e = vt_tix_find(x, at[i], kk, tail, n_tail);
       if (!e) continue;
-      rec[i] = m->recs + 4 * (uint64_t)(e->rec - 1);
+      rec[i] = vt_tix_rec(m, e->rec);
       prefetch_bytes(rec[i], 72 + 4 * L); /* a dense record with a name of up to 64 bytes */
     }
   vt_rowsum_f32_fn sum = vt_rowsum_f32();

@@ -13,6 +13,11 @@
 #include "text/tmpl_index.h"
 #include "vitesse.h"
 
+/* The record an index entry's `rec` (word offset + 1; 0: none) names in model m, or NULL. */
+static inline const uint8_t *vt_tix_rec(const vt_textmodel *m, uint32_t rec) {
+  return rec ? m->recs + 4 * (uint64_t)(rec - 1) : NULL;
+}
+
 /* The id of the text the cell `cl` reads at position t of a T-token sentence (cid: the
  * sentence's text ids, x->n_cs per token; a sentinel's outside the sentence; ts: the model's
  * templates); -1 when no record holds it. */

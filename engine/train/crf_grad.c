@@ -35,7 +35,8 @@ struct vt_crf_grad {
   double *M;          /* L x L (dense transitions) */
   int sparse;         /* the transitions are in sp (crf_sparse.h), not M */
   vt_crf_sparse sp;
-  double *GB;       /* threads x (sp.nnz, or L x L when dense): each batch's transition counts */
+  double *GB;       /* threads x gb_size: each batch's transition counts */
+  size_t gb_size;   /* sp.nnz, or L x L when dense */
   int64_t *obs_tr;  /* n_trans: the observed transition counts of d (weight id - n_state) */
   vt_fix128 *acc;   /* n + 1: the gradient, then the loss */
   int acc_ready;    /* acc[0, n) holds its starting values (acc_start) */
@@ -149,8 +150,9 @@ vt_status vt_crf_grad_create(vt_crf_grad **out, const vt_crf_data *d, const vt_c
       if (k >= 0) G->obs_tr[k - f->n_state]++;
     }
   if ((G->sparse = vt_crf_sparse_fits(f)) && vt_crf_sparse_init(&G->sp, f) != VT_OK) goto done;
-  const size_t gb_size = G->sparse ? (size_t)G->sp.nnz : (size_t)f->L * (size_t)f->L;
-  if (!(G->GB = malloc((size_t)G->threads * (gb_size ? gb_size : 1) * sizeof *G->GB))) goto done;
+  G->gb_size = G->sparse ? (size_t)G->sp.nnz : (size_t)f->L * (size_t)f->L;
+  if (!(G->GB = malloc((size_t)G->threads * (G->gb_size ? G->gb_size : 1) * sizeof *G->GB)))
+    goto done;
   /* Each batch's plan, once: the batches never change. */
   int unit = 1;
   for (int64_t i = 0; d->val && unit && i < d->tok_off[d->n_tok]; i++)
@@ -240,7 +242,7 @@ double vt_crf_grad_eval(vt_crf_grad *G, const double *w, double *g) {
   const int64_t nnz = sp ? sp->nnz : 0;
   const int32_t n_tparts =
       sp ? (int32_t)((nnz + TRANS_PAIRS - 1) / TRANS_PAIRS) : (L + TRANS_ROWS - 1) / TRANS_ROWS;
-  const size_t gb_size = sp ? (size_t)nnz : (size_t)L * (size_t)L;
+  const size_t gb_size = G->gb_size;
   G->status = VT_OK;
   if (sp)
     vt_crf_sparse_set(&G->sp, w, 1.0, &mA);

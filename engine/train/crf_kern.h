@@ -41,9 +41,9 @@ typedef struct vt_crf_kern_ops {
  * the marginals, Al, Y and b->loss; with sp, adds the batch's transition counts sum_t
  * alphahat_{t-1}(from_e) Y_t(to_e) to G[e] (sp->nnz doubles); without, when G is not NULL, adds
  * sum_t alphahat_{t-1}^T Y_t to G (L x L), a position at a time as its rows are made (one small
- * product each, in cache, where a product over the whole batch had BLAS copy it all). Single-
- * threaded (BLAS called as is). Runs the widest level vt_simd_active() allows. Returns 0, or -1 when a sequence has no path
- * of non-zero probability in double (its loss is then +inf). */
+ * product each, in cache, where a product over the whole batch had BLAS copy it all).
+ * Single-threaded (BLAS called as is). Runs the widest level vt_simd_active() allows. Returns 0,
+ * or -1 when a sequence has no path of non-zero probability in double (its loss is then +inf). */
 int vt_crf_fb_batch(vt_crf_batch *b, const vt_crf_data *d, const vt_crf_feats *f, const double *w,
                     double ws, const double *M, const vt_crf_sparse *sp, double mA, double *G);
 
