@@ -5,21 +5,53 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "core/errmsg.h"
+#include "io/filemap.h"
 #include "io/outfile.h"
 
 #define READ_CHUNK (1 << 16)
 #define PAGE 4096
 
+struct vt_items_map {
+  char *p;
+  size_t len;
+  atomic_int refs; /* the reader's and each batch's */
+};
+
+/* Lets go of one hold on map m; the last unmaps it. NULL is a no-op. */
+static void map_release(vt_items_map *m) {
+  if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
+  munmap(m->p, m->len);
+  free(m);
+}
+
+/* The plain regular file open at fd, of `size` bytes, mapped, or NULL (io/filemap.h). */
+static vt_items_map *map_plain(int fd, off_t size) {
+  vt_items_map *m = malloc(sizeof *m);
+  char *p = m ? vt_filemap_plain(fd, (int64_t)size) : NULL;
+  if (!p) {
+    free(m);
+    return NULL;
+  }
+  m->p = p;
+  m->len = (size_t)size;
+  atomic_init(&m->refs, 1);
+  return m;
+}
+
 struct vt_items {
-  gzFile gz; /* NULL: memory (vt_items_open_mem), buf borrowed and read only */
+  gzFile gz;         /* NULL: memory (vt_items_open_mem) or a mapped file; buf read only */
+  vt_items_map *map; /* a mapped file: buf is its bytes */
+  size_t dropped;    /* a mapped file: its pages before this offset are dropped */
   const char *name;
   /* Reading a file, buf is the text of the batch being read while vt_items_read runs (the
    * file is read into it, its lines stay where they were read), and between batches the bytes
@@ -33,6 +65,21 @@ struct vt_items {
   size_t max_line;
   int32_t max_items;
 };
+
+/* Sets up reader r over all of its input, `len` bytes at data (memory, or a mapped file), whose
+ * first line follows `first_line` lines; limits as vt_items_open. It is at its end (eof) from the
+ * start: next_line only scans buf, never moves or grows it. */
+static void all_there(vt_items *r, const char *name, const char *data, size_t len,
+                      uint64_t first_line, int32_t max_line, int32_t max_items) {
+  r->buf = (char *)(uintptr_t)data;
+  r->end = r->cap = len;
+  r->eof = 1;
+  r->name = name;
+  r->lineno = first_line;
+  r->size = r->got = (int64_t)len;
+  r->max_line = max_line > 0 ? (size_t)max_line : (size_t)1 << 20;
+  r->max_items = max_items > 0 ? max_items : 10000;
+}
 
 vt_status vt_items_open(vt_items **out, const char *path, int32_t max_line, int32_t max_items,
                         char *err, size_t errlen) {
@@ -52,6 +99,12 @@ vt_status vt_items_open(vt_items **out, const char *path, int32_t max_line, int3
     return VT_EIO;
   }
   vt_items *r = calloc(1, sizeof *r);
+  if (r && !is_stdin && S_ISREG(st.st_mode) && (r->map = map_plain(fd, st.st_size))) {
+    close(fd);
+    all_there(r, name, r->map->p, r->map->len, 0, max_line, max_items);
+    *out = r;
+    return VT_OK;
+  }
   if (r) r->buf = malloc(READ_CHUNK);
   if (!r || !r->buf || !(r->gz = gzdopen(fd, "rb"))) {
     close(fd);
@@ -80,15 +133,7 @@ vt_status vt_items_open_mem(vt_items **out, const char *name, const char *data, 
     vt_errorf(err, errlen, name, "out of memory");
     return VT_ENOMEM;
   }
-  /* All of it is read already (eof): next_line only scans buf, never moves or grows it. */
-  r->buf = (char *)(uintptr_t)(data ? data : "");
-  r->end = r->cap = len;
-  r->eof = 1;
-  r->name = name;
-  r->lineno = first_line;
-  r->size = r->got = (int64_t)len;
-  r->max_line = max_line > 0 ? (size_t)max_line : (size_t)1 << 20;
-  r->max_items = max_items > 0 ? max_items : 10000;
+  all_there(r, name, data ? data : "", len, first_line, max_line, max_items);
   *out = r;
   return VT_OK;
 }
@@ -99,10 +144,12 @@ void vt_items_close(vt_items *r) {
     gzclose(r->gz);
     free(r->buf);
   }
+  map_release(r->map);
   free(r);
 }
 
 void vt_items_batch_free(vt_items_batch *b) {
+  map_release(b->map);
   free(b->text);
   free(b->n_items);
   free(b->line0);
@@ -125,6 +172,11 @@ int64_t vt_items_where(const vt_items *r, uint64_t *lines) {
 }
 
 vt_status vt_items_skip(vt_items *r, int64_t offset, uint64_t lines, char *err, size_t errlen) {
+  if (r->map && !r->start && offset >= 0 && (uint64_t)offset <= r->map->len) {
+    r->start = r->dropped = (size_t)offset;
+    r->lineno = lines;
+    return VT_OK;
+  }
   /* gzdirect reads the head to tell plain from gzip: a plain file then seeks, not reads. */
   if (!r->gz || r->got || r->end || (gzdirect(r->gz), 0) ||
       gzseek(r->gz, (z_off_t)offset, SEEK_SET) != (z_off_t)offset) {
@@ -192,8 +244,8 @@ static int next_line(vt_items *r, const char **line, size_t *len, char *err, siz
   }
 }
 
-/* Notes item `s` (n bytes) as the batch's next: read from a file, where it lies in the batch's
- * text (r->buf); from memory, copied into the batch's text, followed by '\n'. 0 or -1. */
+/* Notes item `s` (n bytes) as the batch's next, where it lies in r->buf (the batch's text, a
+ * mapped file, memory). 0 or -1. */
 static int item_put(const vt_items *r, vt_items_batch *b, const char *s, size_t n) {
   if (b->items >= b->cap_items) {
     const int64_t c = b->cap_items ? 2 * b->cap_items : 4096;
@@ -205,22 +257,7 @@ static int item_put(const vt_items *r, vt_items_batch *b, const char *s, size_t 
     b->cap_items = c;
   }
   b->lens[b->items] = n;
-  if (r->gz) {
-    b->at[b->items] = (size_t)(s - r->buf);
-    return 0;
-  }
-  if (b->cap - b->len < n + 1) {
-    size_t c = b->cap ? b->cap : READ_CHUNK;
-    while (c - b->len < n + 1) c *= 2;
-    char *p = realloc(b->text, c);
-    if (!p) return -1;
-    b->text = p;
-    b->cap = c;
-  }
-  b->at[b->items] = b->len;
-  memcpy(b->text + b->len, s, n);
-  b->text[b->len + n] = '\n';
-  b->len += n + 1;
+  b->at[b->items] = (size_t)(s - r->buf);
   return 0;
 }
 
@@ -258,6 +295,7 @@ static int batch_end(vt_items *r, vt_items_batch *b, char *stash, size_t stash_c
   const int bad = stash_cap < tail;
   if (!bad) memcpy(stash, r->buf + r->start, tail);
   b->text = r->buf;
+  b->src = b->text;
   b->cap = r->cap;
   b->len = r->start;
   r->buf = stash;
@@ -288,7 +326,16 @@ vt_status vt_items_read(vt_items *r, vt_items_batch *b, size_t max_bytes, char *
   vt_status st = VT_OK;
   char *stash = NULL;
   size_t stash_cap = 0;
-  b->len = 0;
+  map_release(b->map);
+  b->map = NULL;
+  if (r->map) r->dropped = vt_filemap_drop_behind(r->buf, r->dropped, r->start);
+  if (!r->gz) { /* the items stay where they lie */
+    b->src = r->buf;
+    b->from = b->len = r->start;
+    if ((b->map = r->map)) atomic_fetch_add(&b->map->refs, 1);
+  } else {
+    b->from = b->len = 0;
+  }
   b->n_seq = 0;
   b->items = 0;
   b->file = r->name;
@@ -304,7 +351,7 @@ vt_status vt_items_read(vt_items *r, vt_items_batch *b, size_t max_bytes, char *
     }
     if (len == 0) { /* the end of a sequence (or of none) */
       in_seq = 0;
-      if ((r->gz ? r->start : b->len) >= max_bytes) break;
+      if (r->start - b->from >= max_bytes) break;
       continue;
     }
     if (!in_seq && (oom = seq_start(b, r->lineno) != 0)) break;
@@ -319,6 +366,7 @@ vt_status vt_items_read(vt_items *r, vt_items_batch *b, size_t max_bytes, char *
     b->items++;
   }
   if (stash && batch_end(r, b, stash, stash_cap)) oom = 1;
+  if (!r->gz) b->len = r->start;
   if (oom) {
     vt_errorf(err, errlen, r->name, "out of memory");
     st = VT_ENOMEM;

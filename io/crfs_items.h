@@ -13,33 +13,45 @@
 
 typedef struct vt_items vt_items;
 
-/* A batch of whole sequences: item i is the line of lens[i] bytes at text + at[i] (no '\n' in
+/* A mapped item file, shared by its reader and by the batches whose items lie in it. */
+typedef struct vt_items_map vt_items_map;
+
+/* A batch of whole sequences: item i is the line of lens[i] bytes at src + at[i] (no '\n' in
  * it), in file order, with per sequence its item count and the line number of its first item.
- * text[0, len) (cap bytes of the batch's own memory) holds, read from a file, the bytes as read
- * (blank lines included), which the reader wrote there directly; from memory, a copy of the items,
- * each followed by '\n'. */
+ * The batch's bytes are src[from, len), blank lines included. Read from gzip or standard input,
+ * src is text (cap bytes of the batch's own memory), which the reader wrote there directly, and
+ * from is 0. From a mapped plain file (map) or from memory, src is the input itself, where the
+ * items lie: nothing is copied. */
 typedef struct vt_items_batch {
+  const char *src;
+  size_t from, len;
   char *text;
-  size_t len, cap;
-  int32_t *n_items; /* per sequence */
-  uint64_t *line0;  /* per sequence */
+  size_t cap;
+  vt_items_map *map; /* the mapping src lies in, held until the batch is read again or freed */
+  int32_t *n_items;  /* per sequence */
+  uint64_t *line0;   /* per sequence */
   int32_t n_seq, cap_seq;
   int64_t items;
   size_t *lens; /* per item, in text order (cap_items) */
-  size_t *at;   /* per item: its line's offset in text (cap_items) */
+  size_t *at;   /* per item: its line's offset in src (cap_items) */
   int64_t cap_items;
   const char *file; /* the file they come from ("-": standard input) */
 } vt_items_batch;
 
-/* Opens `path` ("-" or NULL: standard input; gzip inflated). Lines longer than max_line bytes
+/* Opens `path` ("-" or NULL: standard input; gzip inflated). A plain regular file is mapped, not
+ * read into memory: its batches' items lie where the page cache holds them, and the pages far
+ * behind the reader are dropped from the process as it goes (a batch that still reads them gets
+ * them back from the file), so that its memory stays a few megabytes. Like any mapped file, it
+ * must not shrink while it is read. Lines longer than max_line bytes
  * (0: 1 MiB) and sequences of more than max_items items (0: 10000) are errors. Returns VT_OK,
  * VT_EIO (message "PATH: problem" in err) or VT_ENOMEM. */
 vt_status vt_items_open(vt_items **out, const char *path, int32_t max_line, int32_t max_items,
                         char *err, size_t errlen);
 
-/* Opens `len` bytes at `data` (not copied: valid until vt_items_close; never written) as the
- * item file `name` ("-" when NULL), whose first line follows `first_line` lines of that file
- * (messages count lines from there); limits as vt_items_open. Returns VT_OK or VT_ENOMEM. */
+/* Opens `len` bytes at `data` (not copied: valid until vt_items_close and while a batch read from
+ * it is in use; never written) as the item file `name` ("-" when NULL), whose first line follows
+ * `first_line` lines of that file (messages count lines from there); limits as vt_items_open.
+ * Returns VT_OK or VT_ENOMEM. */
 vt_status vt_items_open_mem(vt_items **out, const char *name, const char *data, size_t len,
                             uint64_t first_line, int32_t max_line, int32_t max_items, char *err,
                             size_t errlen);
@@ -62,7 +74,8 @@ int64_t vt_items_where(const vt_items *r, uint64_t *lines);
  * inflated and skipped), after `lines` lines. Returns VT_OK, or VT_EIO (message in `err`). */
 vt_status vt_items_skip(vt_items *r, int64_t offset, uint64_t lines, char *err, size_t errlen);
 
-/* Closes the reader; NULL is a no-op. Frees a batch's memory (zeroing it). */
+/* Closes the reader; NULL is a no-op. A mapped file stays mapped while a batch holds it. Frees a
+ * batch's memory and lets go of its mapping (zeroing it). */
 void vt_items_close(vt_items *r);
 void vt_items_batch_free(vt_items_batch *b);
 

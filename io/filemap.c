@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -94,4 +95,23 @@ void vt_filemap_close(vt_filemap *m) {
       munmap(m->p, m->len);
   }
   memset(m, 0, sizeof *m);
+}
+
+char *vt_filemap_plain(int fd, int64_t size) {
+  unsigned char magic[2];
+  if (size <= 0 || (uint64_t)size > SIZE_MAX ||
+      (pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b))
+    return NULL;
+  void *p = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+#define DROP_LAG ((size_t)2 << 20)
+#define DROP_STEP ((size_t)2 << 20)
+
+size_t vt_filemap_drop_behind(char *p, size_t dropped, size_t at) {
+  if (at < dropped || at - dropped < DROP_LAG + DROP_STEP) return dropped;
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  const size_t from = dropped & ~(page - 1), to = (at - DROP_LAG) & ~(page - 1);
+  return madvise(p + from, to - from, MADV_DONTNEED) ? dropped : to;
 }

@@ -26,4 +26,17 @@ void vt_filemap_drop(const vt_filemap *m, const void *p, size_t n);
 /* Unmaps or frees the file and zeroes *m. A no-op on a zeroed struct. */
 void vt_filemap_close(vt_filemap *m);
 
+/* A streamed input (an item file) mapped: the plain file open at fd, of `size` bytes,
+ * mapped read only (MAP_PRIVATE; munmap it), or NULL when it is not a regular file (size < 0),
+ * is empty, is gzip (its first bytes 1f 8b) or cannot be mapped: the caller then reads it. fd
+ * stays open. */
+char *vt_filemap_plain(int fd, int64_t size);
+
+/* A mapped input read front to back, pages dropped behind the reader: given the mapping at p,
+ * the offset below which its pages are dropped and the reader's offset `at`, drops the pages
+ * more than 2 MB behind `at` once they make 2 MB more (so that a few large drops keep the
+ * process's memory bounded: each one stops the other threads for a moment), and returns the new
+ * offset. A reader still behind gets a dropped page back from the file as it was. */
+size_t vt_filemap_drop_behind(char *p, size_t dropped, size_t at);
+
 #endif

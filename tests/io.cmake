@@ -1,8 +1,10 @@
 # tests/io.cmake: tests of io/ (.npy reader/writer, atomic output files, lattice-set validation,
-# whole files mapped or read, the page advice the loaders give, and %a-written doubles read back).
+# whole files mapped or read, the page advice the loaders give, %a-written doubles read back, and
+# CRFsuite item files mapped, gzipped or in memory).
 vt_add_test(test_npy unit)
 vt_add_test(test_filemap unit)
 vt_add_test(test_hexfloat unit)
+vt_add_test(test_crfs_items unit)
 
 # badinput.CASE: `vitesse decode` on one malformed input exits 2 with one line naming the file
 # and leaves no output; `good` is the control case.

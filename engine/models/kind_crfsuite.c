@@ -104,7 +104,7 @@ static vt_status tag_batch(const vt_corpus_work *w) {
       snprintf(w->err, w->errlen, "out of memory");
       return VT_ENOMEM;
     }
-    for (int32_t t = 0; t < T; t++) lines[t] = ib->text + ib->at[item + t];
+    for (int32_t t = 0; t < T; t++) lines[t] = ib->src + ib->at[item + t];
     item += T;
     crfs_worker *cw = w->worker;
     vt_status st = vt_crfs_tag(m, opts, w->arena, lines, lens, T, labels, scores, &n_paths, marg,

@@ -167,7 +167,7 @@ vt_status vt_crf_items_compile(vt_crf_names *n, int frozen, vt_crf_data *d, vt_i
       for (int32_t i = 0; i < b.n_items[s]; i++, item++) {
         const size_t len = b.lens[item];
         if (line_attrs_fit(&la, len)) goto nomem;
-        st = item_add(n, frozen, d, b.text + b.at[item], len, &la, b.file,
+        st = item_add(n, frozen, d, b.src + b.at[item], len, &la, b.file,
                       (unsigned long long)(b.line0[s] + (uint64_t)i), err, errlen);
         if (st == VT_ENOMEM) goto nomem;
         if (st != VT_OK) goto done;

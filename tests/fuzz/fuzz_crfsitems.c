@@ -74,13 +74,13 @@ static void fz_read_all(const char *path, const uint8_t *mem, size_t mem_len, si
       double scores[2], logz = 0;
       if (!lines || !lens || !labels || !marg) abort();
       for (int32_t t = 0; t < T; t++, item++) {
-        /* The reader's items are whole lines of its text, in order, each within the text and
-         * ending at a '\n' or at the text's end. */
+        /* The reader's items are whole lines of the batch's bytes, in order, each within them
+         * and ending at a '\n' or at their end. */
         const size_t at = ib.at[item], n = ib.lens[item];
-        if (at > ib.len || n > ib.len - at || memchr(ib.text + at, '\n', n) ||
-            (at + n < ib.len && ib.text[at + n] != '\n') || (item && at <= ib.at[item - 1]))
+        if (at < ib.from || at > ib.len || n > ib.len - at || memchr(ib.src + at, '\n', n) ||
+            (at + n < ib.len && ib.src[at + n] != '\n') || (item && at <= ib.at[item - 1]))
           abort();
-        lines[t] = ib.text + at;
+        lines[t] = ib.src + at;
         lens[t] = n;
       }
       for (int i = 0; i < 1 + full; i++) {
