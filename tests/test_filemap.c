@@ -2,7 +2,7 @@
  * give (alloc/prefault.h, alloc/heap_trim.h): the bytes a caller sees never change. A mapped
  * range dropped from memory reads back from the file; heap memory is never dropped (its pages
  * would come back zeroed); a prefaulted block keeps what it held; a trimmed heap keeps live
- * blocks. */
+ * blocks; a big block is aligned for huge pages and keeps what it held. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdint.h>
@@ -94,5 +94,23 @@ TEST(prefault_and_trim_keep_contents) {
   free(p);
 }
 
+TEST(big_blocks_aligned_for_huge_pages) {
+  const size_t sizes[] = {0, 1, 100, (size_t)2 << 20, ((size_t)5 << 20) + 123};
+  for (int i = 0; i < 5; i++) {
+    const size_t n = sizes[i];
+    unsigned char *p = vt_mem_alloc_big(n);
+    REQUIRE(p != NULL, "alloc %zu", n);
+    const uintptr_t align = n >= ((size_t)2 << 20) ? (uintptr_t)2 << 20 : 64;
+    EXPECT((uintptr_t)p % align == 0, "%zu bytes at %p: aligned to %zu", n, (void *)p,
+           (size_t)align);
+    vt_mem_prefault(p, n); /* huge pages offered, then present: nothing written changes */
+    for (size_t k = 0; k < n; k++) p[k] = pattern(k);
+    vt_mem_prefault(p, n);
+    EXPECT(pattern_holds(p, n), "%zu bytes written and kept", n);
+    free(p);
+  }
+}
+
 TEST_MAIN(CASE(mapped_range_dropped_reads_back), CASE(heap_range_never_dropped),
-          CASE(directory_refused), CASE(prefault_and_trim_keep_contents))
+          CASE(directory_refused), CASE(prefault_and_trim_keep_contents),
+          CASE(big_blocks_aligned_for_huge_pages))

@@ -40,7 +40,7 @@ static vt_crfs *crfs_new(void) { return calloc(1, sizeof(vt_crfs)); }
 
 /* Takes a heap block of n bytes into m's ownership; NULL when out of memory. */
 static void *own(vt_crfs *m, size_t n) {
-  void *p = malloc(n ? n : 1);
+  void *p = vt_mem_alloc_big(n);
   if (p) m->own[m->n_own++] = p;
   vt_mem_prefault(p, n); /* each block is written whole right after */
   return p;

@@ -64,11 +64,12 @@ vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs_attrs *m, uint32_t
   uint64_t n_slots = 16;
   while (n_slots < (uint64_t)A + A / 2 + 1) n_slots *= 2; /* at most two-thirds full */
   if (n_slots - 1 > UINT32_MAX) goto done;
-  x->slots = calloc((size_t)n_slots, sizeof *x->slots);
-  x->recs = aligned_alloc(64, (size_t)((bytes + 63) & ~63ull));
+  x->slots = vt_mem_alloc_big((size_t)n_slots * sizeof *x->slots);
+  x->recs = vt_mem_alloc_big((size_t)bytes);
   if (!x->slots || !x->recs) goto done;
   vt_mem_prefault(x->slots, (size_t)n_slots * sizeof *x->slots); /* both written all over */
   vt_mem_prefault(x->recs, (size_t)bytes);
+  memset(x->slots, 0, (size_t)n_slots * sizeof *x->slots);
   x->mask = (uint32_t)(n_slots - 1);
   x->rec_bytes = bytes;
   memset(x->recs, 0, 16);

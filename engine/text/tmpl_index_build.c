@@ -505,12 +505,13 @@ vt_status vt_tmpl_index_build(const vt_textmodel *m, vt_tmpl_index **out) {
   x->vslots = calloc((size_t)x->vmask + 1, sizeof *x->vslots);
   x->voff = calloc((size_t)x->val_cap + 1, sizeof *x->voff);
   x->vpool = malloc((size_t)x->vpool_cap);
-  x->slots = calloc((size_t)x->mask + 1, sizeof *x->slots);
+  x->slots = vt_mem_alloc_big(((size_t)x->mask + 1) * sizeof *x->slots);
   if (!x->fast || !x->ncell || !x->cell0 || !x->cells || !x->cs_col || !x->cs_item || !x->vslots ||
       !x->voff || !x->vpool || !x->slots)
     goto fail;
   /* at half load, the entries land on every page of the table */
   vt_mem_prefault(x->slots, ((size_t)x->mask + 1) * sizeof *x->slots);
+  memset(x->slots, 0, ((size_t)x->mask + 1) * sizeof *x->slots);
   int any = 0;
   uint32_t n_cells = 0;
   for (int32_t k = 0; k < ts->n; k++) {
