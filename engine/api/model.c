@@ -12,6 +12,7 @@
 #include "alloc/heap_trim.h"
 #include "api/model_impl.h"
 #include "core/errmsg.h"
+#include "io/filemap.h"
 #include "models/peer_model.h"
 #include "text/featdict.h"
 
@@ -88,13 +89,16 @@ static vt_status open_end(vt_model *m, vt_status st, const char *name, char *err
   return VT_OK;
 }
 
-/* Opens a model that can be read only once (a pipe): all of it into memory, then as from there. */
+/* Opens a model as from all of its bytes in memory: a peer's model converted, or one that can be
+ * read only once (a pipe). A regular file is mapped (its page cache, not a copy of it), anything
+ * else read (io/filemap.h). */
 static vt_status open_stream(vt_model **out, const char *path) {
-  char *buf;
-  size_t len;
-  vt_status st = vt_file_read(path, 0, &buf, &len);
-  if (st == VT_OK) st = vt_model_open_memory(out, buf, len, path);
-  free(buf);
+  char err[VT_ERR_LINE];
+  vt_filemap fm;
+  vt_status st = vt_filemap_open(&fm, path, err, sizeof err);
+  if (st != VT_OK) return vt_fail(st, "%s", err);
+  st = vt_model_open_memory(out, fm.p, fm.len, path);
+  vt_filemap_close(&fm);
   if (st == VT_OK) vt_heap_trim();
   return st;
 }
