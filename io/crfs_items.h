@@ -41,10 +41,10 @@ typedef struct vt_items_batch {
 /* Opens `path` ("-" or NULL: standard input; gzip inflated). A plain regular file is mapped, not
  * read into memory: its batches' items lie where the page cache holds them, and the pages far
  * behind the reader are dropped from the process as it goes (a batch that still reads them gets
- * them back from the file), so that its memory stays a few megabytes. Like any mapped file, it
- * must not shrink while it is read. Lines longer than max_line bytes
- * (0: 1 MiB) and sequences of more than max_items items (0: 10000) are errors. Returns VT_OK,
- * VT_EIO (message "PATH: problem" in err) or VT_ENOMEM. */
+ * them back from the file), so that it holds a megabyte or two of the file. Like any mapped file,
+ * it must not shrink while it is read. Lines longer than max_line bytes (0: 1 MiB) and sequences of
+ * more than max_items items (0: 10000) are errors. Returns VT_OK, VT_EIO (message "PATH: problem"
+ * in err) or VT_ENOMEM. */
 vt_status vt_items_open(vt_items **out, const char *path, int32_t max_line, int32_t max_items,
                         char *err, size_t errlen);
 

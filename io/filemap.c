@@ -106,8 +106,8 @@ char *vt_filemap_plain(int fd, int64_t size) {
   return p == MAP_FAILED ? NULL : p;
 }
 
-#define DROP_LAG ((size_t)2 << 20)
-#define DROP_STEP ((size_t)2 << 20)
+#define DROP_LAG ((size_t)1 << 20)
+#define DROP_STEP ((size_t)1 << 20)
 
 size_t vt_filemap_drop_behind(char *p, size_t dropped, size_t at) {
   if (at < dropped || at - dropped < DROP_LAG + DROP_STEP) return dropped;
