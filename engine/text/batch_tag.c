@@ -345,28 +345,6 @@ static int put_joined(const vt_tokens *tk, int32_t t, vt_textbuf *out) {
   return 0;
 }
 
-/* Copies n bytes from s to d, short ones (the fields and labels of a token line) without a call:
- * two overlapping words. */
-static inline void copy_short(char *d, const char *s, size_t n) {
-  uint64_t a, b;
-  uint32_t c, e;
-  if (n >= 8 && n <= 16) {
-    memcpy(&a, s, 8);
-    memcpy(&b, s + n - 8, 8);
-    memcpy(d, &a, 8);
-    memcpy(d + n - 8, &b, 8);
-  } else if (n >= 4 && n < 8) {
-    memcpy(&c, s, 4);
-    memcpy(&e, s + n - 4, 4);
-    memcpy(d, &c, 4);
-    memcpy(d + n - 4, &e, 4);
-  } else if (n < 4) {
-    for (size_t i = 0; i < n; i++) d[i] = s[i];
-  } else {
-    memcpy(d, s, n);
-  }
-}
-
 /* put_sentence without marginals: room for the whole sentence is made once, and its lines are
  * copied without a check per field. 0 or -1. */
 static int put_plain(const vt_textmodel *m, const vt_sentbatch *b, const vt_sentence *se,
@@ -383,7 +361,7 @@ static int put_plain(const vt_textmodel *m, const vt_sentbatch *b, const vt_sent
   for (uint32_t l = se->line0; l < se->line0 + se->nlines; l++) {
     const vt_sentline *ln = &b->lines[l];
     if (ln->tok < 0) {
-      copy_short(o, b->bytes + ln->off, ln->len);
+      vt_bytes_copy(o, b->bytes + ln->off, ln->len);
       o += ln->len;
       *o++ = '\n';
       continue;
@@ -392,18 +370,18 @@ static int put_plain(const vt_textmodel *m, const vt_sentbatch *b, const vt_sent
       const uint32_t *f = tk->fields + 2 * ((size_t)ln->tok * (size_t)tk->ncols);
       for (int32_t c = 0; c < tk->ncols; c++, f += 2) {
         if (f[1] == 0) continue;
-        copy_short(o, tk->base + f[0], f[1]);
+        vt_bytes_copy(o, tk->base + f[0], f[1]);
         o += f[1];
         *o++ = '\t';
       }
     } else {
-      copy_short(o, b->bytes + ln->off, ln->len);
+      vt_bytes_copy(o, b->bytes + ln->off, ln->len);
       o += ln->len;
       *o++ = sep;
     }
     size_t llen = 1;
     const char *lab = y ? vt_textmodel_label(m, y[ln->tok], &llen) : "_";
-    copy_short(o, lab, llen);
+    vt_bytes_copy(o, lab, llen);
     o += llen;
     *o++ = '\n';
   }

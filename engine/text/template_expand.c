@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "text/regex.h"
+#include "text/strhash.h"
 #include "text/template.h"
 
 /* Longest sentinel: "_B-" or "_B+" and up to 10 digits. */
@@ -74,29 +75,6 @@ size_t vt_tmpl_sentinel(int wapiti, int64_t idx, int32_t T, char *buf) {
   return sentinel(wapiti, idx, T, buf);
 }
 
-/* Copies the `n` bytes at src to dst (not overlapping), reading and writing only those: up to
- * 16 bytes in two overlapping loads and stores, not a call to memcpy (the fields and literals of
- * a feature are a few bytes; memcpy's calls were a quarter of the expansion's instructions). */
-static inline void copy_short(char *dst, const char *src, size_t n) {
-  if (n >= 8 && n <= 16) {
-    uint64_t a, b;
-    memcpy(&a, src, 8);
-    memcpy(&b, src + n - 8, 8);
-    memcpy(dst, &a, 8);
-    memcpy(dst + n - 8, &b, 8);
-  } else if (n >= 4 && n < 8) {
-    uint32_t a, b;
-    memcpy(&a, src, 4);
-    memcpy(&b, src + n - 4, 4);
-    memcpy(dst, &a, 4);
-    memcpy(dst + n - 4, &b, 4);
-  } else if (n < 4) {
-    for (size_t i = 0; i < n; i++) dst[i] = src[i];
-  } else {
-    memcpy(dst, src, n);
-  }
-}
-
 static void lower(char *p, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (p[i] >= 'A' && p[i] <= 'Z') p[i] = (char)(p[i] - 'A' + 'a');
@@ -133,7 +111,7 @@ size_t vt_tmpl_item_text(const vt_tmplset *ts, const vt_tmpl_item *it, const cha
                          char *buf, const char **out) {
   item_value(ts, it, &v, &n);
   if (it->caps) {
-    copy_short(buf, v, n);
+    vt_bytes_copy(buf, v, n);
     lower(buf, n);
     v = buf;
   }
@@ -148,7 +126,7 @@ size_t vt_tmpl_expand(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int32
   size_t n = 0;
   for (uint32_t k = 0; k < tm->n; k++, it++) {
     if (it->kind == VT_TI_LIT) {
-      copy_short(buf + n, ts->pool + it->off, it->len);
+      vt_bytes_copy(buf + n, ts->pool + it->off, it->len);
       n += it->len;
       continue;
     }
@@ -164,7 +142,7 @@ size_t vt_tmpl_expand(const vt_tmplset *ts, int32_t i, const vt_tokens *s, int32
       vlen = f[1];
     }
     item_value(ts, it, &v, &vlen);
-    copy_short(buf + n, v, vlen);
+    vt_bytes_copy(buf + n, v, vlen);
     if (it->caps) lower(buf + n, vlen);
     n += vlen;
   }

@@ -193,6 +193,9 @@ static inline int32_t vt_tix_key_tmpl(uint64_t key) { return (int32_t)(key >> 52
 /* The id of the first cell of key `key` (vt_tix_key). */
 static inline int32_t vt_tix_key_id1(uint64_t key) { return (int32_t)(key >> 26 & 0x3FFFFFF); }
 
+/* The id of the second cell of key `key` (vt_tix_key). */
+static inline int32_t vt_tix_key_id2(uint64_t key) { return (int32_t)(key & 0x3FFFFFF); }
+
 /* Whether cell c reads a near row: a relative one at most x->pad away, whose id the padded ids
  * of vt_tix_cells hold (sentinels included). */
 static inline int vt_tix_near(const vt_tmpl_index *x, const vt_tix_cell *c) {

@@ -211,7 +211,7 @@ static int grid_may(const vt_tmpl_index *x, const vt_tmplset *ts, int32_t k) {
 /* The value ids of entry e's n cells. */
 static void entry_ids(const vt_tmpl_index *x, const vt_tix_entry *e, int n, int32_t *id) {
   id[0] = vt_tix_key_id1(e->key);
-  id[1] = (int32_t)(e->key & 0x3FFFFFF);
+  id[1] = vt_tix_key_id2(e->key);
   for (int j = 2; j < n; j++)
     id[j] = (int32_t)(n == 3 ? e->tail : x->tails[e->tail + (uint32_t)j - 2]);
 }
