@@ -750,7 +750,9 @@ typedef struct vt_engine_opts {
    * threads: still one call at a time, in input order, each call seeing the previous one's
    * effects (a lock orders them), so a sink writing to a FILE* or a buffer needs no locking of
    * its own. The worker that completes the batch next in order writes it, and the calling
-   * thread only reads. 0 (default): every sink call on the calling thread. */
+   * thread only reads; but a run of one worker on input that costs little to read (files that
+   * are neither gzip nor standard input, memory, lattices) starts no thread: the calling thread
+   * reads, works and writes. 0 (default): every sink call on the calling thread. */
   int sink_any_thread;
   int reserved32;
   int64_t reserved[7];

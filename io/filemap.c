@@ -97,6 +97,17 @@ void vt_filemap_close(vt_filemap *m) {
   memset(m, 0, sizeof *m);
 }
 
+int vt_file_is_plain(const char *path) {
+  unsigned char magic[2];
+  struct stat st;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const int plain = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                    !(pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b);
+  close(fd);
+  return plain;
+}
+
 char *vt_filemap_plain(int fd, int64_t size) {
   unsigned char magic[2];
   if (size <= 0 || (uint64_t)size > SIZE_MAX ||

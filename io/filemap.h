@@ -26,6 +26,11 @@ void vt_filemap_drop(const vt_filemap *m, const void *p, size_t n);
 /* Unmaps or frees the file and zeroes *m. A no-op on a zeroed struct. */
 void vt_filemap_close(vt_filemap *m);
 
+/* Whether `path` names a regular file that does not start with gzip's magic (1f 8b): an input
+ * read from the page cache with no decompression (an empty file is one). 0 otherwise, or when
+ * it cannot be opened (its reader then says why). */
+int vt_file_is_plain(const char *path);
+
 /* A streamed input (an item file) mapped: the plain file open at fd, of `size` bytes,
  * mapped read only (MAP_PRIVATE; munmap it), or NULL when it is not a regular file (size < 0),
  * is empty, is gzip (its first bytes 1f 8b) or cannot be mapped: the caller then reads it. fd

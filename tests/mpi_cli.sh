@@ -285,8 +285,9 @@ errors)
   run_mpi 2 tag -m model.bin --threads -1 bad.txt -o out/o.txt
   one_error "bad option"
   # SIGTERM, as in the single-process engine: every rank stops, one line "vitesse: interrupted by
-  # SIGTERM: ...", no output file, a non-zero exit status. The job (20 copies of a corpus in
-  # rounds of 40 bytes) would run for minutes: it is still running when the signal comes. The
+  # SIGTERM: ...", no output file, a non-zero exit status. The job (640 copies of a corpus in
+  # rounds of 40 bytes: some 40 s of work on one core of a 2-core VM, and four times the 10 s
+  # below on a faster one) is still running when the signal comes. The
   # signal goes out only once the temporary output exists: rank 0 creates it after every rank set
   # up its engine and its signal handlers (before that, a rank still in MPI_Init dies of the
   # signal). Two ways: (1) to every rank at once, as Slurm's scancel does and as mpirun does
@@ -297,6 +298,8 @@ errors)
   # was why the earlier check failed with no message under load. Here it is 10 s.
   corpus 3000 33 >long.txt
   set -- long.txt long.txt long.txt long.txt long.txt long.txt long.txt long.txt long.txt long.txt
+  set -- "$@" "$@"
+  set -- "$@" "$@" "$@" "$@" "$@" "$@" "$@" "$@" "$@" "$@" "$@" "$@" "$@" "$@" "$@" "$@"
   set -- "$@" "$@"
   # sigterm_job HOW TIMEOUT P FILE...: starts the job (P ranks, mpirun's SIGKILL timeout), signals
   # it (HOW: ranks or mpirun) once out/ holds the temporary file, waits for it (at most 5 minutes,

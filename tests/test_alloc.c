@@ -194,7 +194,7 @@ static void check_engine(const vt_synth *syn, const vt_trans *tr) {
     j.syn = syn;
     j.n_sent = syn->n_rows / ENGINE_T < N_SENT ? syn->n_rows / ENGINE_T : N_SENT;
     opts_for(algos[a], &j.o);
-    vt_sched_job job = {&j, ejob_read, ejob_work, ejob_write, NULL, 0, NULL, 0};
+    vt_sched_job job = {&j, ejob_read, ejob_work, ejob_write, NULL, 0, NULL, 0, 0};
     vt_sched_stats st;
     uint64_t blocks[2] = {0, 0};
     for (int run = 0; run < 2; run++) {

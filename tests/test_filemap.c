@@ -2,7 +2,8 @@
  * give (alloc/prefault.h, alloc/heap_trim.h): the bytes a caller sees never change. A mapped
  * range dropped from memory reads back from the file; heap memory is never dropped (its pages
  * would come back zeroed); a prefaulted block keeps what it held; a trimmed heap keeps live
- * blocks; a big block is aligned for huge pages and keeps what it held. */
+ * blocks; a big block is aligned for huge pages and keeps what it held; a plain file is told
+ * from a gzip one. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdint.h>
@@ -77,6 +78,31 @@ TEST(directory_refused) {
   EXPECT(strstr(err, "/nonexistent/vt_filemap: cannot open") != NULL, "message '%s'", err);
 }
 
+/* Writes the n bytes at p to a new temporary file named into path (a mkstemp template). */
+static int temp_with(char *path, const void *p, size_t n) {
+  const int fd = mkstemp(path);
+  if (fd < 0) return 0;
+  const int ok = write(fd, p, n) == (ssize_t)n;
+  close(fd);
+  return ok;
+}
+
+TEST(plain_files_told_from_gzip) {
+  char text[] = "/tmp/vt_plain_XXXXXX", gz[] = "/tmp/vt_plain_XXXXXX",
+       empty[] = "/tmp/vt_plain_XXXXXX";
+  REQUIRE(temp_with(text, "B-NP\tw=a\n", 9), "text file");
+  REQUIRE(temp_with(gz, "\x1f\x8b\x08\x00", 4), "gzip file");
+  REQUIRE(temp_with(empty, "", 0), "empty file");
+  EXPECT(vt_file_is_plain(text) == 1, "a text file is plain");
+  EXPECT(vt_file_is_plain(empty) == 1, "an empty file is plain");
+  EXPECT(vt_file_is_plain(gz) == 0, "a file with gzip's magic is not");
+  EXPECT(vt_file_is_plain("/tmp") == 0, "a directory is not");
+  EXPECT(vt_file_is_plain("/nonexistent/vt_plain") == 0, "a missing file is not");
+  unlink(text);
+  unlink(gz);
+  unlink(empty);
+}
+
 TEST(prefault_and_trim_keep_contents) {
   unsigned char *p = malloc(BYTES + 123);
   REQUIRE(p != NULL, "malloc");
@@ -113,4 +139,4 @@ TEST(big_blocks_aligned_for_huge_pages) {
 
 TEST_MAIN(CASE(mapped_range_dropped_reads_back), CASE(heap_range_never_dropped),
           CASE(directory_refused), CASE(prefault_and_trim_keep_contents),
-          CASE(big_blocks_aligned_for_huge_pages))
+          CASE(big_blocks_aligned_for_huge_pages), CASE(plain_files_told_from_gzip))

@@ -16,6 +16,7 @@
 
 static int replicas_made;        /* model replicas made by the scheduler being tested */
 static int workers_write;        /* the jobs run with write_on_workers (the ordered commit) */
+static int read_light;           /* the jobs say their reads are light (read_light) */
 static atomic_int wrong_replica; /* a worker saw another node's replica */
 
 typedef struct tjob {
@@ -34,8 +35,9 @@ typedef struct tjob {
   /* Checked after the run (written is also read by the reader, while workers write): */
   _Atomic int64_t written; /* batches written, which must be 0, 1, 2, ... */
   int order_ok, content_ok, bound_ok;
-  int overlap;               /* two write() calls ran at once */
-  int on_caller, off_caller; /* write() calls on the calling thread, on another one */
+  int overlap;                /* two write() calls ran at once */
+  int on_caller, off_caller;  /* write() calls on the calling thread, on another one */
+  atomic_int work_off_caller; /* work() calls on another thread than the calling one */
   int writes_after_failure;
   int progress_final;
 } tjob;
@@ -64,6 +66,7 @@ static int job_read(void *ctx, vt_sched_batch *b) {
 
 static vt_status job_work(void *ctx, const vt_sched_worker *w, vt_sched_batch *b) {
   tjob *j = ctx;
+  if (!pthread_equal(pthread_self(), j->caller)) atomic_fetch_add(&j->work_off_caller, 1);
   if (*(const int *)w->model != w->node) atomic_store(&wrong_replica, 1);
   if (w->id == 0 && j->slow_worker0_ms && atomic_fetch_add(&j->worker0_batches, 1) < 3) {
     struct timespec ts = {0, (long)j->slow_worker0_ms * 1000000L};
@@ -117,8 +120,8 @@ static void job_init(tjob *j, int64_t n, int slots) {
 }
 
 static vt_status job_run(vt_sched *s, tjob *j, vt_sched_stats *st, char *err, size_t errlen) {
-  vt_sched_job job = {j,     job_read,   job_work,     job_write, job_progress,
-                      0.001, &j->cancel, workers_write};
+  vt_sched_job job = {j,     job_read,   job_work,      job_write, job_progress,
+                      0.001, &j->cancel, workers_write, read_light};
   j->caller = pthread_self();
   vt_status rc = vt_sched_run(s, &job, st, err, errlen);
   /* Writes are one at a time, and made where the mode says: with worker commit and a team with
@@ -129,6 +132,11 @@ static vt_status job_run(vt_sched *s, tjob *j, vt_sched_stats *st, char *err, si
   if (!workers_write)
     EXPECT(j->off_caller == 0 && !st->write_on_workers,
            "coordinator writes: %d writes on another thread", j->off_caller);
+  /* One worker and light reads: the calling thread works and writes every batch itself. */
+  if (read_light && st->n_workers == 1)
+    EXPECT(!atomic_load(&j->work_off_caller) && !j->off_caller && !st->write_on_workers,
+           "light reads, one worker: %d batches worked and %d written on another thread",
+           atomic_load(&j->work_off_caller), j->off_caller);
   return rc;
 }
 
@@ -329,5 +337,38 @@ TEST(worker_commit) {
   workers_write = 0;
 }
 
+/* Jobs whose reads are light: one worker's batches are worked on the calling thread (no team),
+ * with the same order, bounds, failures and cancel; several workers as before. Asked with the
+ * ordered commit too, which a run without worker threads cannot use. */
+TEST(light_reads) {
+  read_light = 1;
+  for (workers_write = 0; workers_write < 2; workers_write++) {
+    order_this_machine();
+    work_failure_one_worker();
+    failures_four_workers();
+    vt_topo t;
+    vt_plan p;
+    char err[256];
+    vt_sched_stats st;
+    tjob j;
+    vt_sched *s = make(&t, &p, NULL, 1, VT_BIND_CORE, 0);
+    REQUIRE(s != NULL, "scheduler");
+    job_init(&j, 100, vt_sched_slots(s));
+    j.fail_read_at = 20;
+    vt_status rc = job_run(s, &j, &st, err, sizeof err);
+    EXPECT(rc == VT_EFORMAT && strstr(err, "bad input at batch 20"), "one worker: read failure");
+    EXPECT(j.written == 20 && j.order_ok, "one worker, read failure: batches 0..19 written (%lld)",
+           (long long)j.written);
+    job_init(&j, 100000, vt_sched_slots(s));
+    j.cancel_after = 25;
+    rc = job_run(s, &j, &st, err, sizeof err);
+    EXPECT(rc == VT_ECANCELED && j.written == 25 && j.order_ok,
+           "one worker, cancel: status %d, %lld written", rc, (long long)j.written);
+    unmake(s, &t, &p);
+  }
+  workers_write = read_light = 0;
+}
+
 TEST_MAIN(CASE(order_this_machine), CASE(order_synthetic_nodes), CASE(steal), CASE(cancel),
-          CASE(work_failure_one_worker), CASE(failures_four_workers), CASE(worker_commit))
+          CASE(work_failure_one_worker), CASE(failures_four_workers), CASE(worker_commit),
+          CASE(light_reads))

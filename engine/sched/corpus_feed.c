@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "io/filemap.h"
+
 #define BYTES_PER_TOKEN 16
 
 int vt_corpus_feed_read(vt_corpus_feed *f, vt_conll_text *t, vt_sentbatch *sb, vt_sched_batch *b) {
@@ -103,6 +105,14 @@ static int64_t input_size(const vt_corpus_feed *f) {
     sum += (int64_t)st.st_size;
   }
   return sum;
+}
+
+int vt_corpus_feed_light(const vt_corpus_feed *f) {
+  if (f->part) return 1;
+  if (!f->n_files) return 0;
+  for (int i = 0; i < f->n_files; i++)
+    if (!strcmp(f->files[i], "-") || !vt_file_is_plain(f->files[i])) return 0;
+  return 1;
 }
 
 int64_t vt_corpus_feed_bytes(vt_corpus_feed *f, int64_t *total) {

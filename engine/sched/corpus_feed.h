@@ -57,6 +57,11 @@ vt_status vt_corpus_feed_parse(const vt_corpus_feed *f, const vt_conll_text *t, 
  * thread that reads. */
 int64_t vt_corpus_feed_bytes(vt_corpus_feed *f, int64_t *total);
 
+/* Whether reading the feed's input costs little beside tagging it: a piece of memory, or files
+ * that are all plain (vt_file_is_plain), not standard input nor gzip (vt_sched_job.read_light).
+ * Opens each file once. */
+int vt_corpus_feed_light(const vt_corpus_feed *f);
+
 /* Closes the file being read, if any. */
 void vt_corpus_feed_close(vt_corpus_feed *f);
 

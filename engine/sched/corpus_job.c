@@ -129,7 +129,8 @@ vt_status vt_corpus_job_run(vt_engine *e, const vt_model *m, const vt_tag_opts *
   j.marks = marks && !part ? marks : NULL;
   j.out = (vt_corpus_out){sink, sink_ctx, 0, rep};
   j.eo = &e->opts;
-  vt_engine_job ej = {{&j, corpus_read, corpus_work, corpus_write, corpus_progress, 0, NULL, 0},
+  vt_engine_job ej = {{&j, corpus_read, corpus_work, corpus_write, corpus_progress, 0, NULL, 0,
+                       vt_corpus_feed_light(&j.feed)},
                       j.k->clone ? m : NULL,
                       j.k->clone,
                       j.k->clone_free,

@@ -282,7 +282,8 @@ vt_status vt_decode_job_run(vt_engine *e, const vt_trans *trans, const vt_decode
       goto fail;
     }
   }
-  vt_engine_job ej = {{&j, decode_read, decode_work, decode_write, decode_progress, 0, NULL, 0},
+  /* Light reads: the lattices are mapped, and a batch is a range of them. */
+  vt_engine_job ej = {{&j, decode_read, decode_work, decode_write, decode_progress, 0, NULL, 0, 1},
                       trans,
                       trans_clone,
                       trans_free,

@@ -572,13 +572,17 @@ vt_status vt_sched_run(vt_sched *s, const vt_sched_job *job, vt_sched_stats *sta
   /* One OpenMP team: thread 0 (the calling thread) coordinates, threads 1 .. n_workers work.
    * The runtime may give fewer threads (OMP_THREAD_LIMIT, dynamic adjustment, an enclosing
    * parallel region): coordinate() runs with those there are. */
+  if (s->n_workers == 1 && job->read_light) /* the one worker's batches worked here, unbound */
+    result = coordinate(s, job, 1, t_start, &rs, &read_failed, err, errlen);
+  else {
 #pragma omp parallel num_threads(s->n_workers + 1)
-  {
-    const int tid = omp_get_thread_num();
-    if (tid == 0)
-      result = coordinate(s, job, omp_get_num_threads(), t_start, &rs, &read_failed, err, errlen);
-    else if (tid <= s->n_workers)
-      worker_main(&s->workers[tid - 1]);
+    {
+      const int tid = omp_get_thread_num();
+      if (tid == 0)
+        result = coordinate(s, job, omp_get_num_threads(), t_start, &rs, &read_failed, err, errlen);
+      else if (tid <= s->n_workers)
+        worker_main(&s->workers[tid - 1]);
+    }
   }
 
   /* A failed batch behind the first gap was never reached by the writer: report the earliest.

@@ -38,7 +38,8 @@
  * (OMP_PROC_BIND), so exactly one layer binds. With --bind none nothing of ours binds, and what
  * OMP_PROC_BIND/OMP_PLACES ask for stays. A team smaller than asked (OMP_THREAD_LIMIT, or a run
  * started inside the caller's own parallel region without nested parallelism) runs the
- * workers it got; with none, the coordinator works the batches itself. Inside the region the
+ * workers it got; with none, the coordinator works the batches itself, and so it does, with no
+ * team started, for a run of one worker whose job reads light (read_light). Inside the region the
  * workers wait on pthread mutexes and condition variables, which ThreadSanitizer sees; the
  * fork and join it sees through LLVM's OpenMP runtime and its Archer tool (.ci/check.sh).
  * One mutex guards every queue and slot state:
@@ -117,6 +118,11 @@ typedef struct vt_sched_job {
    * effects are visible to the next call), and the coordinator only reads: it sleeps while the
    * ring is full and wakes once half of it is free. 0: write() runs on the coordinator. */
   int write_on_workers;
+  /* 1: read() costs little beside work() (a mapped or in-memory input: no decompression, no
+   * pipe). With one worker the calling thread then works each batch itself right after reading
+   * it, and no other thread starts: no hand-offs, and the batch's bytes are still in its cache.
+   * 0: the worker has a thread of its own, so that a costly read overlaps the work. */
+  int read_light;
 } vt_sched_job;
 
 typedef struct vt_sched_config {
