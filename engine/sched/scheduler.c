@@ -414,6 +414,21 @@ static void workers_stop(vt_sched *s) {
 /* Takes the oldest queued batch of any node, or returns -1 (caller holds mu). */
 static int queue_take_any(vt_sched *s) { return queue_steal(s, -1); }
 
+/* Calls the job's progress (without the lock, which the caller holds) when `interval` seconds
+ * went by since *last; returns whether it did. */
+static int progress_due(vt_sched *s, const vt_sched_job *job, const vt_sched_stats *rs,
+                        double t_start, double *last, double interval) {
+  const double t = vt_clock_seconds();
+  if (!job->progress || t - *last < interval) return 0;
+  vt_sched_progress pr = {rs->batches_written, rs->items_written, rs->tokens_written, t - t_start,
+                          0};
+  *last = t;
+  pthread_mutex_unlock(&s->mu);
+  job->progress(job->ctx, &pr);
+  pthread_mutex_lock(&s->mu);
+  return 1;
+}
+
 /* The coordinator: reads and dispatches on the calling thread (thread 0 of the team), and
  * writes in order unless the job lets the workers do it (write_on_workers), until the run ends,
  * then stops the workers. `team` is the number of threads the OpenMP team has: workers
@@ -482,6 +497,7 @@ static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, doub
         double c0 = thread_cpu_seconds();
         batch_run(s, w0, &view0, idx, 0);
         inline_cpu += thread_cpu_seconds() - c0;
+        progress_due(s, job, rs, t_start, &t_progress, pinterval); /* never idle: report here */
         continue;
       }
     }
@@ -525,16 +541,7 @@ static vt_status coordinate(vt_sched *s, const vt_sched_job *job, int team, doub
         (s->writing && s->write_status == VT_OK ? s->next_write == s->next_read : s->running == 0))
       break;
 
-    double t = vt_clock_seconds();
-    if (job->progress && t - t_progress >= pinterval) {
-      vt_sched_progress pr = {rs->batches_written, rs->items_written, rs->tokens_written,
-                              t - t_start, 0};
-      t_progress = t;
-      pthread_mutex_unlock(&s->mu);
-      job->progress(job->ctx, &pr);
-      pthread_mutex_lock(&s->mu);
-      continue;
-    }
+    if (progress_due(s, job, rs, t_start, &t_progress, pinterval)) continue;
     /* Wake up at least every 50 ms to see a cancel flag set by a signal handler (and to call
      * progress). */
     struct timespec until;
