@@ -770,7 +770,9 @@ VT_API vt_status vt_bind_parse(const char *name, vt_bind *out);
  * then the workers write, in order); workers decode. Reusable for any number of runs. */
 typedef struct vt_engine vt_engine;
 
-/* Loads the topology and plans the workers. Returns VT_OK, VT_EINVAL (bad option or topology:
+/* Loads the topology and plans the workers; one worker on this machine is planned without it
+ * (unbound), and the topology is read only by a run that gives the worker a thread of its own
+ * (input that is gzip or standard input). Returns VT_OK, VT_EINVAL (bad option or topology:
  * message in vt_last_error) or VT_ENOMEM. */
 VT_API vt_status vt_engine_create(vt_engine **out, const vt_engine_opts *opts);
 
@@ -785,7 +787,8 @@ VT_API int vt_engine_threads(const vt_engine *e);
  * VT_ECANCELED. Async-signal-safe and thread-safe: a signal handler may call it. */
 VT_API void vt_engine_cancel(vt_engine *e);
 
-/* Prints the engine's plan (nodes, workers and their cores) to `f`, as `vitesse topo` does. */
+/* Prints the engine's plan (nodes, workers and their cores) to `f`, as `vitesse topo` does: for
+ * one worker, the placement a run with a thread of its own gets. */
 VT_API void vt_engine_print_plan(const vt_engine *e, FILE *f);
 
 /* Receives the output, in input order, on the calling thread (or, with the engine option

@@ -79,7 +79,22 @@ threads)
     gzip -c test.txt >test.txt.gz
     "$VITESSE" tag -m model.bin --threads 2 test.txt.gz -o gz.out 2>stderr || fail "tag .gz"
     cmp -s out/t1 gz.out || fail ".gz output differs"
+    "$VITESSE" tag -m model.bin --threads 1 --stats test.txt.gz -o gz1.out 2>stats ||
+      fail "tag .gz, one worker"
+    cmp -s out/t1 gz1.out || fail ".gz output of one worker differs"
+    grep -q '"bind": "core"' stats || fail "one worker on .gz: its own thread, bound: $(cat stats)"
   fi
+  # One worker on a plain file: the calling thread works every batch and reads no topology
+  # (--stats: bind none, the worker on no PU); on standard input it has a thread of its own,
+  # placed as --bind says. The same bytes either way.
+  "$VITESSE" tag -m model.bin --threads 1 --stats test.txt -o out/s1 2>stats || fail "tag --stats"
+  cmp -s out/t1 out/s1 || fail "--stats output differs"
+  grep -q '"bind": "none"' stats && grep -q '"pu_os": -1' stats ||
+    fail "one worker on a plain file: no topology, no binding: $(cat stats)"
+  "$VITESSE" tag -m model.bin --threads 1 --stats <test.txt >stdin1.out 2>stats ||
+    fail "tag stdin, one worker"
+  cmp -s out/t1 stdin1.out || fail "stdin output of one worker differs"
+  grep -q '"bind": "core"' stats || fail "one worker on stdin: its own thread, bound: $(cat stats)"
   for a in viterbi viterbi-scalar kbest-viterbi staggered staggered-col; do
     "$VITESSE" tag -m model.bin --algo $a --threads 2 test.txt -o algo.out 2>stderr || continue
     cmp -s out/t1 algo.out || fail "exact decoder $a gives other labels"

@@ -32,7 +32,6 @@ void vt_engine_opts_init(vt_engine_opts *o) {
 }
 
 vt_status vt_engine_create(vt_engine **out, const vt_engine_opts *opts) {
-  char err[700];
   vt_engine *e = calloc(1, sizeof *e);
   *out = NULL;
   if (!e) return vt_fail(VT_ENOMEM, "out of memory");
@@ -45,17 +44,8 @@ vt_status vt_engine_create(vt_engine **out, const vt_engine_opts *opts) {
     return vt_fail(VT_EINVAL, "engine: threads >= 0, batch_tokens >= 1 and slots >= 0 expected");
   }
   atomic_init(&e->cancel, 0);
-  if (vt_topo_load(&e->topo, e->opts.topology, err, sizeof err) != VT_OK) {
-    free(e);
-    return vt_fail(VT_EINVAL, "--topology: %s", err);
-  }
-  /* No thread count: OpenMP's (OMP_NUM_THREADS, else every CPU the process may run on); on a
-   * synthetic topology, one per core of it. */
-  int threads = e->opts.threads;
-  if (!threads && !e->opts.topology) threads = omp_get_max_threads();
-  if (vt_topo_plan(&e->topo, threads, e->opts.bind, &e->plan) != VT_OK) {
-    vt_status st = vt_fail(VT_EINVAL, "cannot plan %d worker(s) on %s", threads, e->topo.source);
-    vt_topo_free(&e->topo);
+  vt_status st = vt_engine_plan(e);
+  if (st != VT_OK) {
     free(e);
     return st;
   }
@@ -75,7 +65,17 @@ int vt_engine_threads(const vt_engine *e) { return e->plan.n_workers; }
 
 void vt_engine_cancel(vt_engine *e) { atomic_store(&e->cancel, 1); }
 
-void vt_engine_print_plan(const vt_engine *e, FILE *f) { vt_plan_print(f, &e->topo, &e->plan); }
+void vt_engine_print_plan(const vt_engine *e, FILE *f) {
+  vt_topo t;
+  vt_plan p;
+  if (e->topo.hw) /* a plan of one worker prints the plan a run that binds it would make */
+    vt_plan_print(f, &e->topo, &e->plan);
+  else if (vt_engine_plan_read(&e->opts, &t, &p) == VT_OK) {
+    vt_plan_print(f, &t, &p);
+    vt_plan_free(&p);
+    vt_topo_free(&t);
+  }
+}
 
 vt_status vt_sink_file(void *ctx, const char *data, size_t len) {
   errno = 0;

@@ -9,12 +9,17 @@
 vt_status vt_engine_job_run(vt_engine *e, vt_engine_job *j, vt_run_report *rep, char *err,
                             size_t errlen) {
   vt_sched *sched = NULL;
+  vt_status st = VT_OK;
   vt_sched_stats rs;
   memset(&rs, 0, sizeof rs);
   err[0] = '\0';
   vt_sched_config cfg = {&e->topo, &e->plan, e->opts.slots, 0, j->model, j->clone, j->clone_free};
-  vt_status st = vt_sched_create(&sched, &cfg);
-  if (st != VT_OK) {
+  /* One worker planned without the machine works here when the job reads light; else it gets
+   * a thread, placed and bound as the options say. */
+  if (!(e->plan.n_workers == 1 && j->job.read_light) &&
+      (st = vt_engine_topo_need(e, err, errlen)) != VT_OK)
+    goto done;
+  if ((st = vt_sched_create(&sched, &cfg)) != VT_OK) {
     snprintf(err, errlen, "cannot set up the engine: %s", vt_strerror(st));
     goto done;
   }
