@@ -44,10 +44,11 @@ vt_status vt_engine_create(vt_engine **out, const vt_engine_opts *opts) {
     return vt_fail(VT_EINVAL, "engine: threads >= 0, batch_tokens >= 1 and slots >= 0 expected");
   }
   atomic_init(&e->cancel, 0);
-  vt_status st = vt_engine_plan(e);
+  char err[VT_ERR_LINE];
+  vt_status st = vt_engine_plan(e, err, sizeof err);
   if (st != VT_OK) {
     free(e);
-    return st;
+    return vt_fail(st, "%s", err);
   }
   *out = e;
   return VT_OK;
@@ -70,7 +71,7 @@ void vt_engine_print_plan(const vt_engine *e, FILE *f) {
   vt_plan p;
   if (e->topo.hw) /* a plan of one worker prints the plan a run that binds it would make */
     vt_plan_print(f, &e->topo, &e->plan);
-  else if (vt_engine_plan_read(&e->opts, &t, &p) == VT_OK) {
+  else if (vt_engine_plan_read(&e->opts, &t, &p, NULL, 0) == VT_OK) {
     vt_plan_print(f, &t, &p);
     vt_plan_free(&p);
     vt_topo_free(&t);

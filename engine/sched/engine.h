@@ -22,12 +22,13 @@ struct vt_engine {
 /* Plans e's workers for e->opts (engine_plan.c): one worker on this machine alone, unbound, on
  * no topology (a run on light reads needs none: vt_engine_topo_need reads it for a run that gives
  * the worker a thread); any other count on the topology the options name. Returns VT_OK, or
- * VT_EINVAL / VT_ENOMEM with the message in vt_last_error. */
-vt_status vt_engine_plan(vt_engine *e);
+ * VT_EINVAL / VT_ENOMEM with its line in err. */
+vt_status vt_engine_plan(vt_engine *e, char *err, size_t errlen);
 
 /* Reads the topology options `o` name into *t and plans their workers on it into *p. Returns
- * VT_OK, or VT_EINVAL with the message in vt_last_error (*t and *p then zeroed). */
-vt_status vt_engine_plan_read(const vt_engine_opts *o, vt_topo *t, vt_plan *p);
+ * VT_OK, or VT_EINVAL with its line in err (*t and *p then zeroed). */
+vt_status vt_engine_plan_read(const vt_engine_opts *o, vt_topo *t, vt_plan *p, char *err,
+                              size_t errlen);
 
 /* Reads the machine's topology and plans the workers on it, when vt_engine_plan planned one
  * worker without it: for a run that starts a worker thread. Returns VT_OK, or the failure with

@@ -12,7 +12,7 @@
 /* A plan of one worker, unbound, on no topology: what a run of one worker on input that reads
  * light uses (vt_sched_job.read_light: the calling thread works it, no thread is bound), so that
  * such a run never reads the machine (hwloc's discovery: 1.5-2 ms of a process). */
-static vt_status plan_solo(vt_engine *e) {
+static vt_status plan_solo(vt_engine *e, char *err, size_t errlen) {
   vt_plan *p = &e->plan;
   memset(p, 0, sizeof *p);
   memset(&e->topo, 0, sizeof e->topo);
@@ -20,7 +20,7 @@ static vt_status plan_solo(vt_engine *e) {
   p->nodes = calloc(1, sizeof *p->nodes);
   if (!p->workers || !p->nodes) {
     vt_plan_free(p);
-    return vt_fail(VT_ENOMEM, "out of memory");
+    return vt_fail_into(err, errlen, VT_ENOMEM, "out of memory");
   }
   p->bind = VT_BIND_NONE;
   p->n_workers = p->n_nodes = 1;
@@ -37,34 +37,32 @@ static int threads_asked(const vt_engine_opts *o) {
   return !o->threads && !o->topology ? omp_get_max_threads() : o->threads;
 }
 
-vt_status vt_engine_plan_read(const vt_engine_opts *o, vt_topo *t, vt_plan *p) {
-  char err[700];
+vt_status vt_engine_plan_read(const vt_engine_opts *o, vt_topo *t, vt_plan *p, char *err,
+                              size_t errlen) {
+  char why[600];
   memset(p, 0, sizeof *p);
-  if (vt_topo_load(t, o->topology, err, sizeof err) != VT_OK)
-    return vt_fail(VT_EINVAL, "--topology: %s", err);
+  if (vt_topo_load(t, o->topology, why, sizeof why) != VT_OK)
+    return vt_fail_into(err, errlen, VT_EINVAL, "--topology: %s", why);
   const int threads = threads_asked(o);
   if (vt_topo_plan(t, threads, o->bind, p) != VT_OK) {
-    vt_status st = vt_fail(VT_EINVAL, "cannot plan %d worker(s) on %s", threads, t->source);
+    vt_fail_into(err, errlen, VT_EINVAL, "cannot plan %d worker(s) on %s", threads, t->source);
     vt_topo_free(t);
-    return st;
+    return VT_EINVAL;
   }
   return VT_OK;
 }
 
-vt_status vt_engine_plan(vt_engine *e) {
-  if (!e->opts.topology && threads_asked(&e->opts) == 1) return plan_solo(e);
-  return vt_engine_plan_read(&e->opts, &e->topo, &e->plan);
+vt_status vt_engine_plan(vt_engine *e, char *err, size_t errlen) {
+  if (!e->opts.topology && threads_asked(&e->opts) == 1) return plan_solo(e, err, errlen);
+  return vt_engine_plan_read(&e->opts, &e->topo, &e->plan, err, errlen);
 }
 
 vt_status vt_engine_topo_need(vt_engine *e, char *err, size_t errlen) {
   if (e->topo.hw) return VT_OK;
   vt_topo t;
   vt_plan p;
-  vt_status st = vt_engine_plan_read(&e->opts, &t, &p);
-  if (st != VT_OK) {
-    snprintf(err, errlen, "%s", vt_last_error());
-    return st;
-  }
+  vt_status st = vt_engine_plan_read(&e->opts, &t, &p, err, errlen);
+  if (st != VT_OK) return st;
   vt_plan_free(&e->plan);
   e->topo = t;
   e->plan = p;
