@@ -256,14 +256,15 @@ TEST(cancel) {
   unmake(s, &t, &p);
 }
 
-/* A failing batch: its error, and exactly the batches before it written. */
+/* One worker: batches run in order, so a failing batch (of work or of reading) follows exactly the
+ * batches before it, written; a cancel after 25 written stops with an in-order prefix (exactly 25
+ * where the calling thread works each batch as soon as it reads it: nothing else is read). */
 TEST(work_failure_one_worker) {
   vt_topo t;
   vt_plan p;
   char err[256];
   vt_sched_stats st;
   tjob j;
-  /* One worker: batches run in order, so a failing batch 37 follows 37 written ones. */
   vt_sched *s = make(&t, &p, NULL, 1, VT_BIND_NONE, 0);
   REQUIRE(s != NULL, "scheduler");
   job_init(&j, 100, vt_sched_slots(s));
@@ -273,6 +274,17 @@ TEST(work_failure_one_worker) {
   EXPECT(strstr(err, "batch 37") != NULL, "work failure message: '%s'", err);
   EXPECT(j.written == 37 && j.order_ok, "work failure: batches 0..36 written (%lld)",
          (long long)j.written);
+  job_init(&j, 100, vt_sched_slots(s));
+  j.fail_read_at = 20;
+  rc = job_run(s, &j, &st, err, sizeof err);
+  EXPECT(rc == VT_EFORMAT && strstr(err, "bad input at batch 20"), "read failure: '%s'", err);
+  EXPECT(j.written == 20 && j.order_ok, "read failure: batches 0..19 written (%lld)",
+         (long long)j.written);
+  job_init(&j, 100000, vt_sched_slots(s));
+  j.cancel_after = 25;
+  rc = job_run(s, &j, &st, err, sizeof err);
+  EXPECT(rc == VT_ECANCELED && j.order_ok && j.written >= 25 && (!read_light || j.written == 25),
+         "cancel: status %d, %lld written", rc, (long long)j.written);
   unmake(s, &t, &p);
 }
 
@@ -338,33 +350,14 @@ TEST(worker_commit) {
 }
 
 /* Jobs whose reads are light: one worker's batches are worked on the calling thread (no team),
- * with the same order, bounds, failures and cancel; several workers as before. Asked with the
- * ordered commit too, which a run without worker threads cannot use. */
+ * with the same order, bounds, failures and cancel (job_run checks the thread); several workers
+ * as before. Asked with the ordered commit too, which a run without worker threads cannot use. */
 TEST(light_reads) {
   read_light = 1;
   for (workers_write = 0; workers_write < 2; workers_write++) {
     order_this_machine();
     work_failure_one_worker();
     failures_four_workers();
-    vt_topo t;
-    vt_plan p;
-    char err[256];
-    vt_sched_stats st;
-    tjob j;
-    vt_sched *s = make(&t, &p, NULL, 1, VT_BIND_CORE, 0);
-    REQUIRE(s != NULL, "scheduler");
-    job_init(&j, 100, vt_sched_slots(s));
-    j.fail_read_at = 20;
-    vt_status rc = job_run(s, &j, &st, err, sizeof err);
-    EXPECT(rc == VT_EFORMAT && strstr(err, "bad input at batch 20"), "one worker: read failure");
-    EXPECT(j.written == 20 && j.order_ok, "one worker, read failure: batches 0..19 written (%lld)",
-           (long long)j.written);
-    job_init(&j, 100000, vt_sched_slots(s));
-    j.cancel_after = 25;
-    rc = job_run(s, &j, &st, err, sizeof err);
-    EXPECT(rc == VT_ECANCELED && j.written == 25 && j.order_ok,
-           "one worker, cancel: status %d, %lld written", rc, (long long)j.written);
-    unmake(s, &t, &p);
   }
   workers_write = read_light = 0;
 }
