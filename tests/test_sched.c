@@ -256,9 +256,10 @@ TEST(cancel) {
   unmake(s, &t, &p);
 }
 
-/* One worker: batches run in order, so a failing batch (of work or of reading) follows exactly the
- * batches before it, written; a cancel after 25 written stops with an in-order prefix (exactly 25
- * where the calling thread works each batch as soon as it reads it: nothing else is read). */
+/* One worker: batches run in order, so a failing batch of work follows exactly the batches before
+ * it, written. A failed read, or a cancel after 25 written, stops with an in-order prefix: the
+ * batches still queued are dropped. Where the calling thread works each batch as soon as it reads
+ * it, none is ever queued: exactly 20 and 25. */
 TEST(work_failure_one_worker) {
   vt_topo t;
   vt_plan p;
@@ -278,8 +279,8 @@ TEST(work_failure_one_worker) {
   j.fail_read_at = 20;
   rc = job_run(s, &j, &st, err, sizeof err);
   EXPECT(rc == VT_EFORMAT && strstr(err, "bad input at batch 20"), "read failure: '%s'", err);
-  EXPECT(j.written == 20 && j.order_ok, "read failure: batches 0..19 written (%lld)",
-         (long long)j.written);
+  EXPECT(j.written <= 20 && (!read_light || j.written == 20) && j.order_ok,
+         "read failure: an in-order prefix of batches 0..19 written (%lld)", (long long)j.written);
   job_init(&j, 100000, vt_sched_slots(s));
   j.cancel_after = 25;
   rc = job_run(s, &j, &st, err, sizeof err);
