@@ -3,7 +3,7 @@
 # --threads (1, 2, 3), --batch-tokens (1, 7, default), --bind, SIMD level this CPU runs (viterbi;
 # the others at the best level), and a 4-node synthetic plan (4 queues, stealing); a write
 # error on the workers' ordered commit (-o /dev/full: one line, exit status 1); and
-# `vitesse topo` prints the planned placement.
+# `vitesse topo` prints the planned placement (for one worker too, which runs plan without it).
 set -u
 VITESSE=$1
 base=$(mktemp -d "${TMPDIR:-/tmp}/vt_schedcli.XXXXXX") || exit 1
@@ -110,6 +110,12 @@ grep -q '^plan: 5 worker(s), bind core, 4 queue(s), 4 model replica(s)' "$base/t
 grep -Eq '^ +4 +2 +2 +1 +0 +0 +0$' "$base/topo" || fail "topo worker 4 line: $(cat "$base/topo")"
 grep -q '^queue/replica 0: NUMA node 0 (os 0), 2 worker(s): 0 4$' "$base/topo" ||
   fail "topo queue 0 line"
+# One worker is planned without the machine (its runs on plain files need none), but topo shows
+# the plan a run that gives it a thread of its own makes: this machine's, bound to a core.
+"$VITESSE" topo --threads 1 >"$base/topo1" || fail "topo --threads 1 exit $?"
+grep -q '^topology: this machine$' "$base/topo1" &&
+  grep -q '^plan: 1 worker(s), bind core, 1 queue(s)' "$base/topo1" ||
+  fail "topo --threads 1: $(cat "$base/topo1")"
 "$VITESSE" topo --topology "not a topology" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "topo with a bad topology must exit 2"
 

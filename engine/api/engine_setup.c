@@ -66,10 +66,12 @@ int vt_engine_threads(const vt_engine *e) { return e->plan.n_workers; }
 
 void vt_engine_cancel(vt_engine *e) { atomic_store(&e->cancel, 1); }
 
+/* One worker planned alone has no topology: the plan printed is the one a run that gives it a
+ * thread of its own makes. */
 void vt_engine_print_plan(const vt_engine *e, FILE *f) {
   vt_topo t;
   vt_plan p;
-  if (e->topo.hw) /* a plan of one worker prints the plan a run that binds it would make */
+  if (e->topo.hw)
     vt_plan_print(f, &e->topo, &e->plan);
   else if (vt_engine_plan_read(&e->opts, &t, &p, NULL, 0) == VT_OK) {
     vt_plan_print(f, &t, &p);
