@@ -97,22 +97,23 @@ void vt_filemap_close(vt_filemap *m) {
   memset(m, 0, sizeof *m);
 }
 
-int vt_file_is_plain(const char *path) {
+/* Whether the file open at fd starts with gzip's magic, 1f 8b. */
+static int gzip_head(int fd) {
   unsigned char magic[2];
+  return pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
+int vt_file_is_plain(const char *path) {
   struct stat st;
   const int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
-  const int plain = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-                    !(pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b);
+  const int plain = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !gzip_head(fd);
   close(fd);
   return plain;
 }
 
 char *vt_filemap_plain(int fd, int64_t size) {
-  unsigned char magic[2];
-  if (size <= 0 || (uint64_t)size > SIZE_MAX ||
-      (pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b))
-    return NULL;
+  if (size <= 0 || (uint64_t)size > SIZE_MAX || gzip_head(fd)) return NULL;
   void *p = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
   return p == MAP_FAILED ? NULL : p;
 }

@@ -30,15 +30,21 @@ static int pattern_holds(const unsigned char *p, size_t n) {
   return 1;
 }
 
+/* Writes the n bytes at p to a new temporary file named into path (a mkstemp template). */
+static int temp_with(char *path, const void *p, size_t n) {
+  const int fd = mkstemp(path);
+  if (fd < 0) return 0;
+  const int ok = write(fd, p, n) == (ssize_t)n;
+  close(fd);
+  return ok;
+}
+
 TEST(mapped_range_dropped_reads_back) {
   char path[] = "/tmp/vt_filemap_XXXXXX";
-  int fd = mkstemp(path);
-  REQUIRE(fd >= 0, "mkstemp");
   unsigned char *buf = malloc(BYTES);
   REQUIRE(buf != NULL, "malloc");
   for (size_t i = 0; i < BYTES; i++) buf[i] = pattern(i);
-  const int wrote = write(fd, buf, BYTES) == (ssize_t)BYTES;
-  close(fd);
+  const int wrote = temp_with(path, buf, BYTES);
   free(buf);
   REQUIRE(wrote, "write %s", path);
   vt_filemap m;
@@ -76,15 +82,6 @@ TEST(directory_refused) {
   EXPECT(m.p == NULL, "zeroed on failure");
   EXPECT(vt_filemap_open(&m, "/nonexistent/vt_filemap", err, sizeof err) == VT_EIO, "missing");
   EXPECT(strstr(err, "/nonexistent/vt_filemap: cannot open") != NULL, "message '%s'", err);
-}
-
-/* Writes the n bytes at p to a new temporary file named into path (a mkstemp template). */
-static int temp_with(char *path, const void *p, size_t n) {
-  const int fd = mkstemp(path);
-  if (fd < 0) return 0;
-  const int ok = write(fd, p, n) == (ssize_t)n;
-  close(fd);
-  return ok;
 }
 
 TEST(plain_files_told_from_gzip) {

@@ -16,7 +16,7 @@ vt_status vt_engine_job_run(vt_engine *e, vt_engine_job *j, vt_run_report *rep, 
   vt_sched_config cfg = {&e->topo, &e->plan, e->opts.slots, 0, j->model, j->clone, j->clone_free};
   /* One worker planned without the machine works here when the job reads light; else it gets
    * a thread, placed and bound as the options say. */
-  if (!(e->plan.n_workers == 1 && j->job.read_light) &&
+  if (!vt_sched_job_inline(e->plan.n_workers, &j->job) &&
       (st = vt_engine_topo_need(e, err, errlen)) != VT_OK)
     goto done;
   if ((st = vt_sched_create(&sched, &cfg)) != VT_OK) {

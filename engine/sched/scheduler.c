@@ -579,7 +579,7 @@ vt_status vt_sched_run(vt_sched *s, const vt_sched_job *job, vt_sched_stats *sta
   /* One OpenMP team: thread 0 (the calling thread) coordinates, threads 1 .. n_workers work.
    * The runtime may give fewer threads (OMP_THREAD_LIMIT, dynamic adjustment, an enclosing
    * parallel region): coordinate() runs with those there are. */
-  if (s->n_workers == 1 && job->read_light) /* the one worker's batches worked here, unbound */
+  if (vt_sched_job_inline(s->n_workers, job)) /* the one worker's batches worked here, unbound */
     result = coordinate(s, job, 1, t_start, &rs, &read_failed, err, errlen);
   else {
 #pragma omp parallel num_threads(s->n_workers + 1)

@@ -125,6 +125,11 @@ typedef struct vt_sched_job {
   int read_light;
 } vt_sched_job;
 
+/* Whether a run of `n_workers` workers on `job` starts no thread: one worker, light reads. */
+static inline int vt_sched_job_inline(int n_workers, const vt_sched_job *job) {
+  return n_workers == 1 && job->read_light;
+}
+
 typedef struct vt_sched_config {
   const vt_topo *topo; /* must outlive the scheduler */
   const vt_plan *plan; /* must outlive the scheduler */

@@ -102,22 +102,19 @@ static inline size_t next_special(scan *sc, size_t pos) {
  * returns 0 when the line holds no ':', '\\' or NUL byte, so that its fields are the spans
  * between tabs, each an attribute of value 1 used where it lies. */
 static int line_tabs(const char *line, size_t len, uint64_t *tabs) {
-#if defined(__AVX512BW__)
-  { /* 64 bytes a step, each word of tabs one compare; the last step's masked load reads no byte
-     * past the line */
-    const __m512i tab = _mm512_set1_epi8('\t'), colon = _mm512_set1_epi8(':'),
-                  bs = _mm512_set1_epi8('\\');
-    __mmask64 o = 0;
-    for (size_t k = 0; k < len; k += 64) {
-      const size_t left = len - k;
-      const __mmask64 m = left >= 64 ? ~0ull : (1ull << left) - 1;
-      const __m512i v = _mm512_maskz_loadu_epi8(m, line + k);
-      tabs[k / 64] = _mm512_mask_cmpeq_epi8_mask(m, v, tab);
-      o |= _mm512_mask_cmpeq_epi8_mask(m, v, colon) | _mm512_mask_cmpeq_epi8_mask(m, v, bs) |
-           _mm512_mask_testn_epi8_mask(m, v, v); /* a NUL byte */
-    }
-    return o != 0;
+#if defined(__AVX512BW__) /* 64 bytes a step, each word of tabs one compare */
+  const __m512i tab = _mm512_set1_epi8('\t'), colon = _mm512_set1_epi8(':'),
+                bs = _mm512_set1_epi8('\\');
+  __mmask64 o = 0;
+  for (size_t k = 0; k < len; k += 64) { /* the last step's masked load reads no byte past it */
+    const size_t left = len - k;
+    const __mmask64 m = left >= 64 ? ~0ull : (1ull << left) - 1;
+    const __m512i v = _mm512_maskz_loadu_epi8(m, line + k);
+    tabs[k / 64] = _mm512_mask_cmpeq_epi8_mask(m, v, tab);
+    o |= _mm512_mask_cmpeq_epi8_mask(m, v, colon) | _mm512_mask_cmpeq_epi8_mask(m, v, bs) |
+         _mm512_mask_testn_epi8_mask(m, v, v); /* a NUL byte */
   }
+  return o != 0;
 #else
   memset(tabs, 0, ((len + 63) / 64) * sizeof *tabs);
   size_t k = 0;
