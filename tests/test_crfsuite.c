@@ -1158,7 +1158,65 @@ TEST(fingerprint_twins) {
   vt_crfs_free(probe);
 }
 
-TEST_MAIN(CASE(rows_match_reference), CASE(fingerprint_twins), CASE(brute_force),
-          CASE(convert_roundtrip), CASE(overflow), CASE(control_labels), CASE(damaged_models),
-          CASE(bad_items), CASE(parts), CASE(cli), CASE(peer), CASE(flooded_attributes),
-          CASE(label_count_bound), CASE(shared_reference_lists))
+/* The index's hash of the n bytes at s, NH written out as defined: the bytes zero-padded to 64,
+ * eight pairs of 32-bit words, each word plus its key word, the pair's product; their sum mixed
+ * with the length. Longer strings take the wide hash. */
+static uint64_t nh_reference(const vt_nh_key *K, const char *s, size_t n) {
+  if (n > 64) return vt_strhash_wide(K->k0, K->k1, s, n);
+  unsigned char block[64] = {0};
+  memcpy(block, s, n);
+  uint64_t sum = 0;
+  for (int j = 0; j < 8; j++) {
+    uint32_t lo = 0, hi = 0;
+    for (int b = 0; b < 4; b++) {
+      lo |= (uint32_t)block[8 * j + b] << (8 * b);
+      hi |= (uint32_t)block[8 * j + 4 + b] << (8 * b);
+    }
+    sum += (uint64_t)(uint32_t)(lo + K->k[2 * j]) * (uint32_t)(hi + K->k[2 * j + 1]);
+  }
+  return vt_mum(sum ^ K->k1, (uint64_t)n ^ K->k0);
+}
+
+/* Every level's hash of the lookups is the index's (a name hashed otherwise is never found), for
+ * every length up to past the one-step 64 bytes, at every alignment, and the index's is NH as
+ * defined; names that differ only by a trailing zero byte hash apart (the length). */
+TEST(index_hash_levels) {
+  char err[512];
+  crf1d_buf b;
+  const char *names[1] = {"x"};
+  crf1d_feat pf[1] = {{0, 0, 0, 1.0}};
+  crf1d_build(&b, LABEL_NAMES, 2, names, 1, pf, 1);
+  vt_crfs *m = NULL;
+  REQUIRE(vt_crfs_load_mem(&m, b.p, b.len, "probe", err, sizeof err) == VT_OK, "%s", err);
+  free(b.p);
+  test_rng r = {12345};
+  char buf[256];
+  int checked = 0;
+  for (int round = 0; round < 20; round++) {
+    for (size_t i = 0; i < sizeof buf; i++) buf[i] = (char)(test_next(&r) >> 56);
+    for (size_t off = 0; off < 8; off++)
+      for (size_t n = 0; n <= 140; n++) {
+        const uint64_t h = vt_crfs_index_hash(&m->idx, buf + off, n);
+        EXPECT(h == nh_reference(&m->idx.key, buf + off, n), "%zu bytes: NH as defined", n);
+        for (int lv = VT_SIMD_SCALAR; lv <= VT_SIMD_AVX512; lv++) {
+          const vt_crfs_rows_ops *k = vt_crfs_rows_get((vt_simd)lv);
+          if (!k) continue;
+          EXPECT(k->hash(&m->idx, buf + off, n) == h, "%s, %zu bytes at %zu: the index's hash",
+                 vt_simd_name((vt_simd)lv), n, off);
+          checked++;
+        }
+      }
+  }
+  memset(buf, 'a', 70);
+  buf[70] = '\0';
+  for (size_t n = 0; n <= 70; n++)
+    EXPECT(vt_crfs_index_hash(&m->idx, buf, n) != vt_crfs_index_hash(&m->idx, buf, n + 1),
+           "%zu and %zu bytes of 'a', or a trailing zero", n, n + 1);
+  EXPECT(checked >= 20 * 8 * 141, "%d hashes compared", checked);
+  vt_crfs_free(m);
+}
+
+TEST_MAIN(CASE(rows_match_reference), CASE(fingerprint_twins), CASE(index_hash_levels),
+          CASE(brute_force), CASE(convert_roundtrip), CASE(overflow), CASE(control_labels),
+          CASE(damaged_models), CASE(bad_items), CASE(parts), CASE(cli), CASE(peer),
+          CASE(flooded_attributes), CASE(label_count_bound), CASE(shared_reference_lists))

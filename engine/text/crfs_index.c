@@ -48,8 +48,7 @@ vt_status vt_crfs_index_build(vt_crfs_index *x, const vt_crfs_attrs *m, uint32_t
   memset(x, 0, sizeof *x);
   if (!seen || !dense) goto done;
   const uint64_t key = vt_hash_key();
-  x->k0 = vt_mix64(key ^ 0xA0761D6478BD642Full);
-  x->k1 = vt_mix64(key ^ 0xE7037ED1A0B428DBull) | 1;
+  vt_nh_key_init(&x->key, key);
   uint64_t bytes = 16; /* unit 0 and 1 unused: a slot's unit is never 0 */
   for (uint32_t f = 0; f < m->st_off[A]; f++)
     if (fabs(m->st_w[f]) > x->wmax) x->wmax = fabs(m->st_w[f]);

@@ -37,16 +37,17 @@ typedef struct vt_crfs_rec {
 typedef struct vt_crfs_index {
   uint64_t *slots; /* mask + 1 slots: (fingerprint << 32) | record unit; 0 = empty */
   uint32_t mask;
-  uint64_t k0, k1;     /* the hash's key */
+  vt_nh_key key;       /* the hash's key */
   unsigned char *recs; /* records, 8-byte units, unit 0 unused */
   uint64_t rec_bytes;
   uint32_t dense; /* attributes stored dense */
   double wmax;    /* the largest |weight| of a state feature */
 } vt_crfs_index;
 
-/* The keyed hash of the index: `n` bytes at s (reads only those bytes). */
+/* The keyed hash of the index: `n` bytes at s (reads only those bytes). The rows compute the
+ * same value at their level (vt_crfs_rows_ops.hash). */
 static inline uint64_t vt_crfs_index_hash(const vt_crfs_index *x, const char *s, size_t n) {
-  return vt_strhash_wide(x->k0, x->k1, s, n);
+  return vt_strhash_nh(&x->key, s, n);
 }
 
 /* The record at slot value v. */

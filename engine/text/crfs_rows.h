@@ -28,6 +28,7 @@ typedef int (*vt_crfs_rows_fn)(const vt_crfs_index *x, int32_t L, vt_arena *aren
 typedef struct vt_crfs_rows_ops {
   vt_simd level;
   vt_crfs_rows_fn rows;
+  uint64_t (*hash)(const vt_crfs_index *x, const char *s, size_t n); /* vt_crfs_index_hash */
 } vt_crfs_rows_ops;
 
 /* Returns the rows of `level`, or NULL when this build or CPU cannot run them. */

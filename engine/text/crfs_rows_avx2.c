@@ -5,4 +5,4 @@
 
 #include "text/crfs_rows_body.h"
 
-const vt_crfs_rows_ops vt_crfs_rows_avx2 = {VT_SIMD_AVX2, crfs_rows_level};
+const vt_crfs_rows_ops vt_crfs_rows_avx2 = {VT_SIMD_AVX2, crfs_rows_level, index_hash};

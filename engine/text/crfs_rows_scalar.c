@@ -5,4 +5,4 @@
 
 #include "text/crfs_rows_body.h"
 
-const vt_crfs_rows_ops vt_crfs_rows_scalar = {VT_SIMD_SCALAR, crfs_rows_level};
+const vt_crfs_rows_ops vt_crfs_rows_scalar = {VT_SIMD_SCALAR, crfs_rows_level, index_hash};

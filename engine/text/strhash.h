@@ -90,6 +90,82 @@ static inline uint64_t vt_strhash_wide(uint64_t k0, uint64_t k1, const char *s, 
 #undef VT_MUM
 }
 
+/* The high and low halves of a * b, folded: the mixing step of the keyed hashes below. */
+static inline uint64_t vt_mum(uint64_t a, uint64_t b) {
+  __extension__ typedef unsigned __int128 u128;
+  const u128 r = (u128)a * b;
+  return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+/* The key of vt_strhash_nh: NH's 16 words (Black et al., UMAC), the sums their pairs add for the
+ * zero words past a short string, and the final mix's two words. */
+typedef struct vt_nh_key {
+  uint32_t k[16];
+  uint64_t tail[9]; /* tail[j]: the sum over pairs i >= j of k[2i] * k[2i + 1] */
+  uint64_t k0, k1;  /* k1 odd */
+} vt_nh_key;
+
+/* Draws the key of vt_strhash_nh from `seed` (nonzero: vt_hash_key(), mixed with a constant of
+ * the table's own). */
+static inline void vt_nh_key_init(vt_nh_key *K, uint64_t seed) {
+  for (int i = 0; i < 8; i++) {
+    const uint64_t w = vt_mix64(seed + 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1));
+    K->k[2 * i] = (uint32_t)w;
+    K->k[2 * i + 1] = (uint32_t)(w >> 32);
+  }
+  K->tail[8] = 0;
+  for (int i = 7; i >= 0; i--)
+    K->tail[i] = K->tail[i + 1] + (uint64_t)K->k[2 * i] * K->k[2 * i + 1];
+  K->k0 = vt_mix64(seed ^ 0xA0761D6478BD642Full);
+  K->k1 = vt_mix64(seed ^ 0xE7037ED1A0B428DBull) | 1;
+}
+
+/* NH's term of the 64-bit little-endian word w at pair j: (low + k[2j]) (high + k[2j + 1]), each
+ * sum mod 2^32, their product in 64 bits. */
+static inline uint64_t vt_nh_pair(const vt_nh_key *K, size_t j, uint64_t w) {
+  return (uint64_t)(uint32_t)((uint32_t)w + K->k[2 * j]) *
+         (uint32_t)((uint32_t)(w >> 32) + K->k[2 * j + 1]);
+}
+
+/* The hash of a string of n bytes whose NH sum is `sum`. */
+static inline uint64_t vt_nh_final(const vt_nh_key *K, uint64_t sum, size_t n) {
+  return vt_mum(sum ^ K->k1, (uint64_t)n ^ K->k0);
+}
+
+/* A keyed hash of the `n` bytes at s (reads only those bytes) for lookups of short names: up to
+ * 64 bytes, NH over the bytes zero-padded to 64 (eight products, one per 8 bytes; a pair of
+ * distinct strings of one length collides under at most 2^-32 of the keys), then one
+ * multiply-fold with the length; longer strings take vt_strhash_wide. A level with 64-byte
+ * vectors computes the same value in a few instructions (crfs_rows_body.h). */
+static inline uint64_t vt_strhash_nh(const vt_nh_key *K, const char *s, size_t n) {
+  if (n > 64) return vt_strhash_wide(K->k0, K->k1, s, n);
+  const unsigned char *p = (const unsigned char *)s;
+  const size_t q = n / 8, r = n % 8;
+  uint64_t sum = K->tail[q + (r != 0)];
+  for (size_t j = 0; j < q; j++) {
+    uint64_t w;
+    memcpy(&w, p + 8 * j, 8);
+    sum += vt_nh_pair(K, j, w);
+  }
+  if (r) { /* the last r bytes, zero above */
+    uint64_t w;
+    if (n >= 8) {
+      memcpy(&w, p + n - 8, 8);
+      w >>= 8 * (8 - r);
+    } else if (r >= 4) {
+      uint32_t lo, hi;
+      memcpy(&lo, p, 4);
+      memcpy(&hi, p + r - 4, 4);
+      w = (uint64_t)lo | (uint64_t)hi << (8 * (r - 4));
+    } else {
+      w = (uint64_t)p[0] | (uint64_t)p[r >> 1] << (8 * (r >> 1)) |
+          (uint64_t)p[r - 1] << (8 * (r - 1));
+    }
+    sum += vt_nh_pair(K, q, w);
+  }
+  return vt_nh_final(K, sum, n);
+}
+
 /* The key of this process's run-time tables: random, drawn once (the environment variable
  * VITESSE_HASH_KEY, a number, sets it for tests that check nothing depends on it). Never 0. */
 uint64_t vt_hash_key(void);
