@@ -99,10 +99,22 @@ static int cmp_u64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Checks the list of feature ids < n_feat at absolute offset r. Returns NULL or what is wrong. */
+static const char *ref_list_check(const unsigned char *d, uint64_t size, uint64_t r,
+                                  uint64_t n_feat) {
+  if (r > size || size - r < 4 || (size - r - 4) / 4 < vt_bin_get32(d + r))
+    return "reference list out of the file";
+  const uint64_t k = vt_bin_get32(d + r);
+  for (uint64_t j = 0; j < k; j++)
+    if (vt_bin_get32(d + r + 4 + 4 * j) >= n_feat) return "reference to no feature";
+  return NULL;
+}
+
 /* Checks a reference chunk ("LFRF" or "AFRF") at off: `num` entries, the first `used` of them
  * absolute offsets of lists of feature ids < n_feat. Each distinct list is checked once (a file
- * whose entries all point at one long list would otherwise cost used x its length). Returns
- * NULL or what is wrong. */
+ * whose entries all point at one long list would otherwise cost used x its length): CRFsuite
+ * writes the lists in order, read so in one pass; a file that does not has its offsets sorted
+ * first. Returns NULL or what is wrong. */
 static const char *refs_check(const unsigned char *d, uint64_t size, uint64_t off,
                               const char *magic, uint64_t num, uint64_t used, uint64_t n_feat) {
   if (off > size || size - off < 12 || memcmp(d + off, magic, 4))
@@ -110,25 +122,20 @@ static const char *refs_check(const unsigned char *d, uint64_t size, uint64_t of
   if (vt_bin_get32(d + off + 8) != num) return "reference chunk has another number of entries";
   if ((size - off - 12) / 4 < num) return "reference chunk out of the file";
   const char *why = NULL;
-  uint64_t *at = malloc((size_t)(used ? used : 1) * sizeof *at);
+  uint64_t i = 0, last = 0;
+  for (; i < used && !why; i++) { /* in order: each list checked where it first appears */
+    const uint64_t r = vt_bin_get32(d + off + 12 + 4 * i);
+    if (i > 0 && r < last) break;
+    if (i == 0 || r != last) why = ref_list_check(d, size, r, n_feat);
+    last = r;
+  }
+  if (why || i == used) return why;
+  uint64_t *at = malloc((size_t)used * sizeof *at); /* out of order: sorted, then checked */
   if (!at) return refs_nomem;
-  int sorted = 1; /* CRFsuite writes the lists in order: sort only a file that does not */
-  for (uint64_t i = 0; i < used; i++) {
-    at[i] = vt_bin_get32(d + off + 12 + 4 * i);
-    sorted &= i == 0 || at[i] >= at[i - 1];
-  }
-  if (!sorted) qsort(at, (size_t)used, sizeof *at, cmp_u64);
-  for (uint64_t i = 0; i < used && !why; i++) {
-    const uint64_t r = at[i];
-    if (i > 0 && r == at[i - 1]) continue; /* checked already */
-    if (r > size || size - r < 4 || (size - r - 4) / 4 < vt_bin_get32(d + r)) {
-      why = "reference list out of the file";
-      continue;
-    }
-    const uint64_t k = vt_bin_get32(d + r);
-    for (uint64_t j = 0; j < k && !why; j++)
-      if (vt_bin_get32(d + r + 4 + 4 * j) >= n_feat) why = "reference to no feature";
-  }
+  for (uint64_t j = 0; j < used; j++) at[j] = vt_bin_get32(d + off + 12 + 4 * j);
+  qsort(at, (size_t)used, sizeof *at, cmp_u64);
+  for (uint64_t j = 0; j < used && !why; j++)
+    if (j == 0 || at[j] != at[j - 1]) why = ref_list_check(d, size, at[j], n_feat);
   free(at);
   return why;
 }
@@ -181,13 +188,19 @@ static int load_crf1d(vt_crfs **out, const unsigned char *d, uint64_t size, cons
   }
 
   /* Features: transitions into tw (a later one for the same pair wins, as CRFsuite's labelref
-   * loop assigns), state features grouped by attribute in file order (a counting sort). */
+   * loop assigns), state features grouped by attribute in file order. CRFsuite writes them
+   * grouped, in attribute order: they are copied in the one pass that checks them; a file whose
+   * state features are not in attribute order is grouped after it (a counting sort). */
   double *tw = own(m, (size_t)(L * L) * sizeof(double));
   uint32_t *so = own(m, ((size_t)A + 1) * 4);
-  if (!tw || !so) goto nomem;
+  uint32_t *sl = own(m, (size_t)(nf ? nf : 1) * 4);
+  double *sw = own(m, (size_t)(nf ? nf : 1) * sizeof(double));
+  if (!tw || !so || !sl || !sw) goto nomem;
   memset(tw, 0, (size_t)(L * L) * sizeof(double));
   memset(so, 0, ((size_t)A + 1) * 4);
   uint64_t ns = 0;
+  uint32_t last = 0;
+  int grouped = 1; /* the state features so far are in attribute order */
   for (uint64_t f = 0; f < nf; f++) {
     const unsigned char *r = d + off_feat + 12 + 20 * f;
     uint32_t type = vt_bin_get32(r), src = vt_bin_get32(r + 4), dst = vt_bin_get32(r + 8);
@@ -199,6 +212,10 @@ static int load_crf1d(vt_crfs **out, const unsigned char *d, uint64_t size, cons
       if (src >= A || dst >= L)
         BAD("corrupt CRFsuite model: state feature %llu out of range", (unsigned long long)f);
       so[src + 1]++;
+      grouped &= src >= last;
+      last = src;
+      sl[ns] = dst;
+      sw[ns] = w;
       ns++;
     } else if (type == 1) {
       if (src >= L || dst >= L)
@@ -209,10 +226,7 @@ static int load_crf1d(vt_crfs **out, const unsigned char *d, uint64_t size, cons
     }
   }
   for (uint64_t a = 0; a < A; a++) so[a + 1] += so[a];
-  uint32_t *sl = own(m, (size_t)ns * 4);
-  double *sw = own(m, (size_t)ns * sizeof(double));
-  if (!sl || !sw) goto nomem;
-  {
+  if (!grouped) {
     uint32_t *fill = calloc((size_t)A + 1, 4);
     if (!fill) goto nomem;
     for (uint64_t f = 0; f < nf; f++) {
