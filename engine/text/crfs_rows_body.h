@@ -239,7 +239,11 @@ static inline uint64_t index_hash(const vt_crfs_index *x, const char *s, size_t 
     const __m512i v =
         _mm512_add_epi32(_mm512_maskz_loadu_epi8(m, s), _mm512_loadu_si512((const void *)x->key.k));
     const __m512i p = _mm512_mul_epu32(v, _mm512_srli_epi64(v, 32));
-    return vt_nh_final(&x->key, (uint64_t)_mm512_reduce_add_epi64(p), n);
+    /* the sum mod 2^64 in unsigned lanes (the compiler's reduce adds signed ones) */
+    const __m256i s4 = _mm256_add_epi64(_mm512_castsi512_si256(p), _mm512_extracti64x4_epi64(p, 1));
+    const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(s4), _mm256_extracti128_si256(s4, 1));
+    const uint64_t sum = (uint64_t)_mm_cvtsi128_si64(s2) + (uint64_t)_mm_extract_epi64(s2, 1);
+    return vt_nh_final(&x->key, sum, n);
   }
 #endif
   return vt_crfs_index_hash(x, s, n);
