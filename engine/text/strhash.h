@@ -133,8 +133,8 @@ static inline uint64_t vt_nh_final(const vt_nh_key *K, uint64_t sum, size_t n) {
 }
 
 /* A keyed hash of the `n` bytes at s (reads only those bytes) for lookups of short names: up to
- * 64 bytes, NH over the bytes zero-padded to 64 (eight products, one per 8 bytes; a pair of
- * distinct strings of one length collides under at most 2^-32 of the keys), then one
+ * 64 bytes, NH over the bytes zero-padded to 64 (eight products, one per 8 bytes; the NH sums of
+ * two distinct strings of one length are equal under at most 2^-32 of the keys), then one
  * multiply-fold with the length; longer strings take vt_strhash_wide. A level with 64-byte
  * vectors computes the same value in a few instructions (crfs_rows_body.h). */
 static inline uint64_t vt_strhash_nh(const vt_nh_key *K, const char *s, size_t n) {
