@@ -43,6 +43,12 @@ typedef struct pending {
   const vt_crfs_rec *r; /* the first record whose fingerprint matches */
 } pending;
 
+#if defined(__AVX512BW__)
+/* The mask of the first n bytes of a 64-byte vector (n <= 64): a masked load of them reads no
+ * byte past them. */
+static inline __mmask64 first_bytes(size_t n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
+#endif
+
 /* Bits of the tab, ':' and '\' bytes among the `avail` (at most 64) bytes at p, of a line that
  * starts `back` bytes before p. */
 static uint64_t specials64(const char *p, size_t avail, size_t back) {
@@ -108,7 +114,7 @@ static int line_tabs(const char *line, size_t len, uint64_t *tabs) {
   __mmask64 o = 0;
   for (size_t k = 0; k < len; k += 64) { /* the last step's masked load reads no byte past it */
     const size_t left = len - k;
-    const __mmask64 m = left >= 64 ? ~0ull : (1ull << left) - 1;
+    const __mmask64 m = first_bytes(left);
     const __m512i v = _mm512_maskz_loadu_epi8(m, line + k);
     tabs[k / 64] = _mm512_mask_cmpeq_epi8_mask(m, v, tab);
     o |= _mm512_mask_cmpeq_epi8_mask(m, v, colon) | _mm512_mask_cmpeq_epi8_mask(m, v, bs) |
@@ -195,7 +201,7 @@ static inline void rec_add(const vt_crfs_rec *r, double v, double *restrict row)
 static inline int rec_named(const vt_crfs_rec *r, const char *s, size_t n) {
 #if defined(__AVX512BW__)
   if (n <= 64) {
-    const __mmask64 m = n == 64 ? ~0ull : (1ull << n) - 1;
+    const __mmask64 m = first_bytes(n);
     const __m512i a = _mm512_maskz_loadu_epi8(m, vt_crfs_rec_name(r));
     const __m512i b = _mm512_maskz_loadu_epi8(m, s);
     return r->len == n && !_mm512_cmpneq_epi8_mask(a, b);
@@ -235,7 +241,7 @@ static void group_flush(const vt_crfs_index *x, pending *g, int n, double *E, in
 static inline uint64_t index_hash(const vt_crfs_index *x, const char *s, size_t n) {
 #if defined(__AVX512BW__)
   if (n <= 64) {
-    const __mmask64 m = n == 64 ? ~0ull : (1ull << n) - 1;
+    const __mmask64 m = first_bytes(n);
     const __m512i v =
         _mm512_add_epi32(_mm512_maskz_loadu_epi8(m, s), _mm512_loadu_si512((const void *)x->key.k));
     const __m512i p = _mm512_mul_epu32(v, _mm512_srli_epi64(v, 32));

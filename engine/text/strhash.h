@@ -47,6 +47,13 @@ static inline uint64_t vt_strhash(const void *data, size_t n) {
   return vt_strhash_keyed(data, n, 0);
 }
 
+/* The high and low halves of a * b, folded: the mixing step of the keyed hashes below. */
+static inline uint64_t vt_mum(uint64_t a, uint64_t b) {
+  __extension__ typedef unsigned __int128 u128;
+  const u128 r = (u128)a * b;
+  return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
 /* A keyed hash of the `n` bytes at s (reads only those bytes), with two 64-bit keys (k1 odd):
  * 128-bit multiply-fold rounds over 16 bytes at a time, the lookups' hash of the attribute and
  * template indexes (crfs_index.h, tmpl_index.h). Keys drawn per process (vt_hash_key) keep
@@ -54,8 +61,6 @@ static inline uint64_t vt_strhash(const void *data, size_t n) {
 static inline uint64_t vt_strhash_wide(uint64_t k0, uint64_t k1, const char *s, size_t n) {
   const unsigned char *p = (const unsigned char *)s;
   uint64_t a, b, seed = k0;
-  __extension__ typedef unsigned __int128 u128;
-#define VT_MUM(A, B) ((uint64_t)((u128)(A) * (B)) ^ (uint64_t)(((u128)(A) * (B)) >> 64))
   if (n <= 16) {
     if (n >= 4) {
       uint32_t w0, w1, w2, w3;
@@ -78,23 +83,15 @@ static inline uint64_t vt_strhash_wide(uint64_t k0, uint64_t k1, const char *s, 
       uint64_t w0, w1;
       memcpy(&w0, p, 8);
       memcpy(&w1, p + 8, 8);
-      seed = VT_MUM(w0 ^ k1, w1 ^ seed);
+      seed = vt_mum(w0 ^ k1, w1 ^ seed);
       p += 16;
       i -= 16;
     }
     memcpy(&a, p + i - 16, 8);
     memcpy(&b, p + i - 8, 8);
   }
-  uint64_t h = VT_MUM(a ^ k1, b ^ seed);
-  return VT_MUM(h ^ k0, (uint64_t)n ^ k1);
-#undef VT_MUM
-}
-
-/* The high and low halves of a * b, folded: the mixing step of the keyed hashes below. */
-static inline uint64_t vt_mum(uint64_t a, uint64_t b) {
-  __extension__ typedef unsigned __int128 u128;
-  const u128 r = (u128)a * b;
-  return (uint64_t)r ^ (uint64_t)(r >> 64);
+  uint64_t h = vt_mum(a ^ k1, b ^ seed);
+  return vt_mum(h ^ k0, (uint64_t)n ^ k1);
 }
 
 /* The key of vt_strhash_nh: NH's 16 words (Black et al., UMAC), the sums their pairs add for the
